@@ -1,0 +1,152 @@
+# Makefile: build smpvfs, boot it in QEMU, run its tests.
+#
+#   make            build build/smpvfs.elf and build/smpvfs.iso
+#   make run        boot in QEMU: self-tests on every CPU, then the shell
+#   make test       the test matrix: BIOS and UEFI x SMP 1, 2, 4, 8
+#   make deps       install the Debian packages everything needs
+#   make debug/gdb  QEMU paused with a gdb stub / gdb attached to it
+#   make clean
+#
+# Variables: SMP MEM FIRMWARE MACHINE ACCEL KARGS INITRD V CROSS (README.md).
+
+CROSS   ?=
+CC      := $(CROSS)gcc
+LD      := $(CROSS)ld
+NM      := $(CROSS)nm
+PYTHON  ?= python3
+BUILD   := build
+
+SMP      ?=
+MEM      ?= 512M
+FIRMWARE ?=
+MACHINE  ?= pc
+ACCEL    ?= tcg
+KARGS    ?=
+INITRD   ?=
+
+ifeq ($(V),1)
+Q :=
+else
+Q := @
+endif
+
+CFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror \
+	-ffreestanding -fno-builtin -nostdlib -fno-stack-protector -fno-pic -fno-pie \
+	-mno-red-zone -mcmodel=kernel -mgeneral-regs-only -mno-mmx -mno-sse -mno-sse2 \
+	-fno-omit-frame-pointer -fno-optimize-sibling-calls -fno-strict-aliasing \
+	-fno-asynchronous-unwind-tables -I. -MMD -MP
+ASFLAGS := -I. -MMD -MP -D__ASSEMBLER__
+LDFLAGS := -nostdlib -static -z max-page-size=0x1000 -z noexecstack --no-warn-rwx-segments -T linker.ld
+
+SRCS := $(wildcard boot/*.S arch/x86_64/*.S arch/x86_64/*.c kernel/*.c kernel/*/*.c fs/*.c fs/*/*.c tests/*.c)
+OBJS := $(patsubst %,$(BUILD)/%.o,$(basename $(SRCS)))
+
+.PHONY: all iso run test test-matrix test-negative debug gdb clean deps check-tools
+all: $(BUILD)/smpvfs.iso
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/%.o: %.S
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  AS      $<")
+	$(Q)$(CC) $(ASFLAGS) -c $< -o $@
+
+# The symbol table for backtraces: link once without it, list the text
+# symbols, link again with them (.ksyms follows .text, so nothing moves),
+# then check that the final image's symbols are the ones embedded.
+$(BUILD)/ksyms-empty.S:
+	@mkdir -p $(dir $@)
+	$(Q)awk -f kernel/ksyms.awk /dev/null > $@
+
+$(BUILD)/ksyms-%.o: $(BUILD)/ksyms-%.S
+	$(Q)$(CC) $(ASFLAGS) -c $< -o $@
+
+$(BUILD)/smpvfs.stage1.elf: $(OBJS) $(BUILD)/ksyms-empty.o linker.ld
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(LD) $(LDFLAGS) -o $@ $(OBJS) $(BUILD)/ksyms-empty.o
+
+$(BUILD)/ksyms-final.S: $(BUILD)/smpvfs.stage1.elf kernel/ksyms.awk
+	$(Q)$(NM) -n $< | awk -f kernel/ksyms.awk > $@
+
+$(BUILD)/smpvfs.elf: $(OBJS) $(BUILD)/ksyms-final.o linker.ld
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(LD) $(LDFLAGS) -o $@ $(OBJS) $(BUILD)/ksyms-final.o
+	$(Q)$(NM) -n $@ | awk -f kernel/ksyms.awk | cmp -s - $(BUILD)/ksyms-final.S || \
+		{ echo "error: symbol table moved between links (see Makefile)"; rm -f $@; exit 1; }
+
+# The default ISO (empty command line); tests/run.py makes one per command line.
+$(BUILD)/smpvfs.iso: $(BUILD)/smpvfs.elf boot/grub.cfg
+	@$(if $(Q),echo "  ISO     $@")
+	$(Q)rm -rf $(BUILD)/isoroot && mkdir -p $(BUILD)/isoroot/boot/grub
+	$(Q)cp $< $(BUILD)/isoroot/boot/smpvfs.elf
+	$(Q)sed -e 's/@KARGS@//' -e 's/@MODULES@//' boot/grub.cfg > $(BUILD)/isoroot/boot/grub/grub.cfg
+	$(Q)grub-mkrescue -o $@ $(BUILD)/isoroot >$(BUILD)/grub-mkrescue.log 2>&1 || \
+		{ cat $(BUILD)/grub-mkrescue.log; exit 1; }
+
+iso: $(BUILD)/smpvfs.iso
+
+# ---- running ------------------------------------------------------------
+
+RUN_ARGS = --mem $(MEM) --machine $(MACHINE) --accel $(ACCEL) \
+	$(if $(INITRD),--initrd $(INITRD))
+
+run: check-tools $(BUILD)/smpvfs.elf
+	$(Q)$(PYTHON) tests/run.py boot --smp $(or $(SMP),4) --firmware $(or $(FIRMWARE),bios) \
+		$(RUN_ARGS) --kargs "$(KARGS)"
+
+debug: check-tools $(BUILD)/smpvfs.elf
+	$(Q)$(PYTHON) tests/run.py boot --gdb --smp $(or $(SMP),4) --firmware $(or $(FIRMWARE),bios) \
+		$(RUN_ARGS) --kargs "$(KARGS)"
+
+gdb: $(BUILD)/smpvfs.elf
+	gdb -q $(BUILD)/smpvfs.elf -ex 'target remote :1234'
+
+# make test: first prove the harness can fail (a deliberately failing and
+# a hung case must be reported, a fault must panic with a backtrace), then
+# run the matrix.  SMP=n and/or FIRMWARE=x narrow the matrix.
+test: check-tools $(BUILD)/smpvfs.elf
+	$(Q)$(MAKE) --no-print-directory test-negative
+	$(Q)$(MAKE) --no-print-directory test-matrix
+
+test-negative: $(BUILD)/smpvfs.elf
+	$(Q)$(PYTHON) tests/run.py test --smp 2 --firmware bios $(RUN_ARGS) \
+		--kargs "ktest=ktest_negative ktest.timeout=10 $(KARGS)" \
+		--expect-fail ktest_negative.deliberate_failure,ktest_negative.failing_assert,ktest_negative.hung_case,ktest_negative.hung_on_all_cpus,ktest_negative.hung_irqs_off
+	$(Q)$(PYTHON) tests/run.py test --smp 2 --firmware bios $(RUN_ARGS) \
+		--kargs "ktest=ktest_fault $(KARGS)" --expect-panic fault_null_deref
+
+test-matrix: $(BUILD)/smpvfs.elf
+	$(Q)$(PYTHON) tests/run.py test --smp $(or $(SMP),1,2,4,8) --firmware $(or $(FIRMWARE),bios,uefi) \
+		$(RUN_ARGS) --kargs "$(KARGS)"
+
+# ---- set-up -------------------------------------------------------------
+
+DEB_PACKAGES := make gcc binutils gawk python3 qemu-system-x86 grub-pc-bin grub-efi-amd64-bin \
+	grub-common xorriso mtools ovmf cpio gnuplot-nox gdb
+TOOLS := $(CC) $(LD) $(NM) awk $(PYTHON) qemu-system-x86_64 grub-mkrescue xorriso mformat cpio
+
+# Install whatever is missing (apt-get as root, else through sudo).
+deps:
+	$(Q)missing=""; for p in $(DEB_PACKAGES); do \
+		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || missing="$$missing $$p"; \
+	done; \
+	[ -f /usr/share/OVMF/OVMF_CODE_4M.fd ] || missing="$$missing ovmf"; \
+	if [ -z "$$missing" ]; then echo "deps: everything is installed"; exit 0; fi; \
+	echo "deps: installing:$$missing"; \
+	if [ "$$(id -u)" = 0 ]; then SUDO=""; elif command -v sudo >/dev/null; then SUDO=sudo; \
+	else echo "deps: not root and no sudo; run as root: apt-get update && apt-get install -y$$missing"; exit 1; fi; \
+	$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq$$missing
+
+# Before running QEMU: install the tools if any is missing.
+check-tools:
+	$(Q)for t in $(TOOLS); do command -v $$t >/dev/null || { echo "missing $$t: running make deps"; \
+		$(MAKE) --no-print-directory deps; break; }; done; \
+	[ -f /usr/share/OVMF/OVMF_CODE_4M.fd ] || $(MAKE) --no-print-directory deps
+
+clean:
+	rm -rf $(BUILD)
+
+-include $(OBJS:.o=.d)

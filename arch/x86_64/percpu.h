@@ -1,0 +1,62 @@
+/*
+ * percpu.h: the per-CPU area, reached through the GS base.
+ *
+ * Each CPU owns one struct cpu in cpus[] and points its GS base at it, so
+ * this_cpu() is one instruction (mov %gs:0) and needs no lock: only the
+ * owning CPU writes the fields marked "own CPU"; the others are written
+ * once during bring-up or are atomics, as marked.
+ */
+#ifndef ARCH_PERCPU_H
+#define ARCH_PERCPU_H
+
+#include <stdint.h>
+#include <stdbool.h>
+#include "arch/x86_64/gdt.h"
+
+#define MAX_CPUS 64
+
+struct jmp_buf;
+
+struct cpu {
+	struct cpu *self;          /* gs:0, so this_cpu() is one load */
+	unsigned id;               /* dense index: 0 is the boot CPU */
+	uint32_t apic_id;          /* from the MADT */
+
+	/* Set once during bring-up. */
+	uint64_t lapic_timer_count; /* initial count for one tick */
+	void *stack_top;
+	void *ist_top[IST_COUNT];
+	struct tss tss;
+	uint64_t gdt[GDT_ENTRIES];
+
+	/* Own CPU. */
+	int preempt_count;         /* > 0: spinlock held or preemption off */
+	int irq_depth;             /* > 0: inside an interrupt handler */
+
+	/* Atomics, read by other CPUs. */
+	bool online;
+	uint64_t ticks;            /* timer interrupts taken on this CPU */
+
+	/* The test runner's abort point (kernel/ktest.c); own CPU. */
+	struct jmp_buf *ktest_recover;
+	volatile int ktest_abort_reason;
+};
+
+extern struct cpu cpus[MAX_CPUS];
+extern unsigned ncpus;            /* CPUs found in the MADT (and started) */
+
+static inline struct cpu *this_cpu(void)
+{
+	struct cpu *c;
+	__asm__ volatile("mov %%gs:0, %0" : "=r"(c));
+	return c;
+}
+
+static inline unsigned cpu_id(void)
+{
+	return this_cpu()->id;
+}
+
+void percpu_init(struct cpu *c);   /* set this CPU's GS base to c */
+
+#endif

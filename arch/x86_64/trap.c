@@ -1,0 +1,67 @@
+/*
+ * trap.c: what happens on an interrupt or exception.
+ *
+ * Device and IPI vectors go to the handler registered for them (and get
+ * their end-of-interrupt).  A CPU exception in the kernel is always a bug:
+ * it panics, printing the registers and a backtrace.  An NMI either stops
+ * this CPU because another one panicked, or is the test framework's
+ * watchdog poking a CPU that spins with interrupts off.
+ */
+#include "arch/x86_64/trap.h"
+#include "arch/x86_64/apic.h"
+#include "arch/x86_64/percpu.h"
+#include "arch/x86_64/cpu.h"
+#include "kernel/panic.h"
+#include "kernel/kprintf.h"
+
+irq_handler_t irq_handler(unsigned vector);
+void (*trap_nmi_hook)(struct trap_frame *tf);
+
+static const char *const exception_names[32] = {
+	"divide error", "debug", "NMI", "breakpoint", "overflow",
+	"bound range exceeded", "invalid opcode", "device not available",
+	"double fault", "coprocessor segment overrun", "invalid TSS",
+	"segment not present", "stack-segment fault", "general protection fault",
+	"page fault", "reserved (15)", "x87 floating-point error",
+	"alignment check", "machine check", "SIMD floating-point error",
+	"virtualization exception", "control protection exception",
+	"reserved (22)", "reserved (23)", "reserved (24)", "reserved (25)",
+	"reserved (26)", "reserved (27)", "hypervisor injection",
+	"VMM communication", "security exception", "reserved (31)",
+};
+
+static void handle_nmi(struct trap_frame *tf)
+{
+	if (panicking) {
+		/* Another CPU panicked: stop here, quietly, for good. */
+		for (;;) {
+			irq_disable();
+			halt();
+		}
+	}
+	if (trap_nmi_hook)
+		trap_nmi_hook(tf);
+}
+
+void trap_dispatch(struct trap_frame *tf)
+{
+	unsigned v = (unsigned)tf->vector;
+
+	if (v == VEC_NMI) {
+		handle_nmi(tf);
+		return;
+	}
+	if (v < 32)
+		panic_trap(tf, exception_names[v]);
+
+	struct cpu *c = this_cpu();
+	c->irq_depth++;
+	irq_handler_t h = irq_handler(v);
+	if (h)
+		h(tf);
+	else if (v != VEC_SPURIOUS)
+		kprintf("trap: unexpected interrupt vector %u on CPU %u\n", v, c->id);
+	if (v != VEC_SPURIOUS)
+		lapic_eoi();
+	c->irq_depth--;
+}

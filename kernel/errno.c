@@ -1,0 +1,26 @@
+/* errno.c: errno names, for messages and for fstest's output. */
+#include "kernel/errno.h"
+
+static const char *const names[] = {
+	[EPERM] = "EPERM", [ENOENT] = "ENOENT", [ESRCH] = "ESRCH",
+	[EINTR] = "EINTR", [EIO] = "EIO", [ENXIO] = "ENXIO", [E2BIG] = "E2BIG",
+	[EBADF] = "EBADF", [EAGAIN] = "EAGAIN", [ENOMEM] = "ENOMEM",
+	[EACCES] = "EACCES", [EFAULT] = "EFAULT", [EBUSY] = "EBUSY",
+	[EEXIST] = "EEXIST", [EXDEV] = "EXDEV", [ENODEV] = "ENODEV",
+	[ENOTDIR] = "ENOTDIR", [EISDIR] = "EISDIR", [EINVAL] = "EINVAL",
+	[ENFILE] = "ENFILE", [EMFILE] = "EMFILE", [EFBIG] = "EFBIG",
+	[ENOSPC] = "ENOSPC", [ESPIPE] = "ESPIPE", [EROFS] = "EROFS",
+	[EMLINK] = "EMLINK", [ERANGE] = "ERANGE", [EDEADLK] = "EDEADLK",
+	[ENAMETOOLONG] = "ENAMETOOLONG", [ENOSYS] = "ENOSYS",
+	[ENOTEMPTY] = "ENOTEMPTY", [ELOOP] = "ELOOP", [EOVERFLOW] = "EOVERFLOW",
+	[ETIMEDOUT] = "ETIMEDOUT",
+};
+
+const char *errno_name(int err)
+{
+	if (err < 0)
+		err = -err;
+	if (err < (int)(sizeof(names) / sizeof(names[0])) && names[err])
+		return names[err];
+	return "E?";
+}

@@ -1,0 +1,76 @@
+/*
+ * ksyms.c: address-to-name lookups for backtraces.
+ *
+ * The build links the kernel once, extracts its text symbols with nm
+ * (kernel/ksyms.awk), assembles them into the .ksyms section and links
+ * again; .ksyms sits after .text, so the second link moves no function.
+ */
+#include "kernel/ksyms.h"
+#include "kernel/kprintf.h"
+#include "kernel/string.h"
+#include "kernel/layout.h"
+#include "arch/x86_64/percpu.h"
+
+extern const uint64_t ksyms_count;
+extern const uint64_t ksyms_addrs[];
+extern const uint32_t ksyms_name_offsets[];
+extern const char ksyms_names[];
+
+const char *ksym_lookup(uint64_t addr, uint64_t *offset)
+{
+	if (ksyms_count == 0 || addr < ksyms_addrs[0] || addr >= (uint64_t)__text_end)
+		return NULL;
+	/* Last symbol whose address is <= addr. */
+	uint64_t lo = 0, hi = ksyms_count;
+	while (hi - lo > 1) {
+		uint64_t mid = lo + (hi - lo) / 2;
+		if (ksyms_addrs[mid] <= addr)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	*offset = addr - ksyms_addrs[lo];
+	return ksyms_names + ksyms_name_offsets[lo];
+}
+
+uint64_t ksym_address(const char *name)
+{
+	for (uint64_t i = 0; i < ksyms_count; i++)
+		if (strcmp(ksyms_names + ksyms_name_offsets[i], name) == 0)
+			return ksyms_addrs[i];
+	return 0;
+}
+
+static void print_frame(int depth, uint64_t rip)
+{
+	uint64_t off;
+	const char *name = ksym_lookup(rip, &off);
+
+	if (name)
+		kprintf("  #%-2d %p %s+0x%lx\n", depth, (void *)rip, name, off);
+	else
+		kprintf("  #%-2d %p ?\n", depth, (void *)rip);
+}
+
+/* A frame pointer we may follow: in the kernel's half, aligned. */
+static int frame_ok(uint64_t rbp)
+{
+	return rbp >= DIRECT_MAP_BASE && (rbp & 7) == 0 && rbp < 0xFFFFFFFFFFFFF000ULL;
+}
+
+void backtrace_print(uint64_t rip, uint64_t rbp)
+{
+	kprintf("Backtrace (CPU %u):\n", cpu_id());
+	print_frame(0, rip);
+	/* Each frame: [rbp] = caller's rbp, [rbp+8] = return address. */
+	for (int depth = 1; depth < 32 && frame_ok(rbp); depth++) {
+		uint64_t *frame = (uint64_t *)rbp;
+		uint64_t ret = frame[1];
+		if (ret < (uint64_t)__text_start || ret >= (uint64_t)__text_end)
+			break;
+		print_frame(depth, ret - 1);	/* -1: inside the call instruction */
+		if (frame[0] <= rbp)
+			break;	/* stacks grow down: a caller's frame is higher */
+		rbp = frame[0];
+	}
+}

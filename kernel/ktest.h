@@ -1,0 +1,110 @@
+/*
+ * ktest.h: the on-boot test framework.
+ *
+ * A test file lists its cases in an array and registers the array as a
+ * suite; suites gather in the .ktest_suites section, so adding a file to
+ * the build adds its tests.  Typical file:
+ *
+ *     static void adds_up(void)
+ *     {
+ *         EXPECT_EQ(1 + 1, 2);            // reports and goes on
+ *         ASSERT_TRUE(p != NULL);         // reports and ends the case
+ *     }
+ *     static const struct ktest_case math_cases[] = {
+ *         KTEST_CASE(adds_up),
+ *         KTEST_CASE_TIMEOUT(slow_one, 5),   // seconds before it is cut off
+ *     };
+ *     KTEST_SUITE(math, math_cases);
+ *
+ * Results go to the serial line as KTAP version 1; the last line is
+ * `N passed, N failed, N skipped`.  A case that runs past its time limit
+ * is aborted (its CPUs are pulled out of it by the timer interrupt, or by
+ * an NMI if they spin with interrupts off), reported as failed, and the
+ * run goes on.  ktest_run_on_all_cpus() runs a function on every CPU at
+ * once behind a start barrier: the basis of every concurrency test.
+ */
+#ifndef KERNEL_KTEST_H
+#define KERNEL_KTEST_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stddef.h>
+
+struct ktest_case {
+	const char *name;
+	void (*fn)(void);
+	unsigned timeout_s;        /* 0: the default (ktest.timeout=) */
+};
+
+struct ktest_suite {
+	const char *name;
+	const struct ktest_case *cases;
+	size_t ncases;
+	bool explicit_only;        /* runs only when named in ktest= (negative tests) */
+} __attribute__((aligned(8)));
+
+#define KTEST_CASE(f) { #f, f, 0 }
+#define KTEST_CASE_TIMEOUT(f, s) { #f, f, (s) }
+
+#define KTEST_SUITE_(sname, arr, expl) \
+	static const struct ktest_suite __ktest_suite_##sname \
+	__attribute__((used, section(".ktest_suites"), aligned(8))) = \
+	{ #sname, arr, sizeof(arr) / sizeof(arr[0]), expl }
+#define KTEST_SUITE(sname, arr) KTEST_SUITE_(sname, arr, false)
+#define KTEST_SUITE_EXPLICIT(sname, arr) KTEST_SUITE_(sname, arr, true)
+
+/* Checks.  Each returns whether it held; failures print file:line and values. */
+bool ktest_check(bool ok, const char *file, int line, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+bool ktest_check_cmp(bool ok, const char *file, int line, const char *macro,
+		     const char *a, const char *b, uint64_t va, uint64_t vb);
+__attribute__((noreturn)) void ktest_abort(void);
+__attribute__((noreturn)) void ktest_skip(const char *reason);
+
+#define KTEST_CMP_(macro, a, op, b) ({ \
+	__typeof__(a) a_ = (a); __typeof__(b) b_ = (b); \
+	ktest_check_cmp(a_ op b_, __FILE__, __LINE__, macro, #a, #b, \
+			(uint64_t)(a_), (uint64_t)(b_)); })
+
+#define EXPECT_TRUE(c)  ktest_check(!!(c), __FILE__, __LINE__, "EXPECT_TRUE(%s) failed", #c)
+#define EXPECT_FALSE(c) ktest_check(!(c), __FILE__, __LINE__, "EXPECT_FALSE(%s) failed", #c)
+#define EXPECT_EQ(a, b) KTEST_CMP_("EXPECT_EQ", a, ==, b)
+#define EXPECT_NE(a, b) KTEST_CMP_("EXPECT_NE", a, !=, b)
+#define EXPECT_LT(a, b) KTEST_CMP_("EXPECT_LT", a, <, b)
+#define EXPECT_LE(a, b) KTEST_CMP_("EXPECT_LE", a, <=, b)
+#define EXPECT_GT(a, b) KTEST_CMP_("EXPECT_GT", a, >, b)
+#define EXPECT_GE(a, b) KTEST_CMP_("EXPECT_GE", a, >=, b)
+#define EXPECT_NULL(p)     EXPECT_EQ((const void *)(p), (const void *)0)
+#define EXPECT_NOT_NULL(p) EXPECT_NE((const void *)(p), (const void *)0)
+#define EXPECT_STREQ(a, b) ({ const char *sa_ = (a), *sb_ = (b); \
+	ktest_check(strcmp(sa_, sb_) == 0, __FILE__, __LINE__, \
+		    "EXPECT_STREQ(%s, %s) failed: \"%s\" vs \"%s\"", #a, #b, sa_, sb_); })
+
+#define ASSERT_(check) do { if (!(check)) ktest_abort(); } while (0)
+#define ASSERT_TRUE(c)     ASSERT_(EXPECT_TRUE(c))
+#define ASSERT_FALSE(c)    ASSERT_(EXPECT_FALSE(c))
+#define ASSERT_EQ(a, b)    ASSERT_(EXPECT_EQ(a, b))
+#define ASSERT_NE(a, b)    ASSERT_(EXPECT_NE(a, b))
+#define ASSERT_LT(a, b)    ASSERT_(EXPECT_LT(a, b))
+#define ASSERT_LE(a, b)    ASSERT_(EXPECT_LE(a, b))
+#define ASSERT_GT(a, b)    ASSERT_(EXPECT_GT(a, b))
+#define ASSERT_GE(a, b)    ASSERT_(EXPECT_GE(a, b))
+#define ASSERT_NOT_NULL(p) ASSERT_(EXPECT_NOT_NULL(p))
+
+/* This case's seed: derived from ktest.seed and the case's name, so a
+ * case replays the same random choices whatever else runs. */
+uint64_t ktest_seed(void);
+
+/* Run fn(cpu, arg) on every online CPU at once (start barrier); returns
+ * when all are done.  Checks inside fn may be used on any CPU. */
+void ktest_run_on_all_cpus(void (*fn)(unsigned cpu, void *arg), void *arg);
+
+/* How many CPUs the host started QEMU with (ktest.cpus=), 0 if not told. */
+extern uint64_t ktest_host_cpus;
+
+/* Run the suites chosen by ktest=; returns the number of failed cases. */
+unsigned ktest_run_selected(void);
+/* Run the named suites (NULL: all default suites); for the shell. */
+unsigned ktest_run_names(const char *names);
+
+#endif

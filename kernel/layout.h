@@ -1,0 +1,49 @@
+/* layout.h: where the kernel, the direct map and boot data live in memory. */
+#ifndef KERNEL_LAYOUT_H
+#define KERNEL_LAYOUT_H
+
+/*
+ * Virtual address space (48-bit, 4-level paging):
+ *
+ *   0x0000000000000000  user half: unmapped once the APs are up, so a NULL
+ *                       dereference faults (the boot code identity-maps the
+ *                       low 4 GiB until then; the AP trampoline needs it)
+ *   0xFFFF800000000000  DIRECT_MAP_BASE: all physical memory, phys + base
+ *   0xFFFFFFFF80000000  KERNEL_VMA: the kernel image, phys + KERNEL_VMA
+ *                       (-mcmodel=kernel: code and data in the top 2 GiB)
+ */
+#define KERNEL_VMA        0xFFFFFFFF80000000
+#define DIRECT_MAP_BASE   0xFFFF800000000000
+#define PAGE_SIZE         4096
+#define PAGE_SHIFT        12
+#define BOOT_STACK_SIZE   16384
+#define KSTACK_SIZE       16384   /* every CPU's and thread's kernel stack */
+#define IST_STACK_SIZE    8192    /* double fault, NMI, machine check */
+
+/* Boot-time page tables map this much physical memory at DIRECT_MAP_BASE. */
+#define BOOT_DIRECT_MAP_GIB 4
+
+#ifndef __ASSEMBLER__
+#include <stdint.h>
+
+static inline void *phys_to_virt(uint64_t pa)
+{
+	return (void *)(pa + DIRECT_MAP_BASE);
+}
+
+/* Valid for direct-map and kernel-image addresses alike. */
+static inline uint64_t virt_to_phys(const void *va)
+{
+	uint64_t a = (uint64_t)va;
+	return a >= KERNEL_VMA ? a - KERNEL_VMA : a - DIRECT_MAP_BASE;
+}
+
+#define ALIGN_UP(x, a)   (((x) + (a) - 1) & ~((__typeof__(x))(a) - 1))
+#define ALIGN_DOWN(x, a) ((x) & ~((__typeof__(x))(a) - 1))
+
+extern char __kernel_phys_start[], __kernel_phys_end[];
+extern char __text_start[], __text_end[], __kernel_end[];
+extern char __bss_start[], __bss_end[];
+#endif
+
+#endif

@@ -1,0 +1,178 @@
+/*
+ * page_alloc.c: the buddy allocator over all usable RAM.
+ *
+ * A free block of 2^k pages starting at frame f has a "buddy" at
+ * f ^ 2^k.  Freeing a block merges it with its buddy while the buddy is
+ * free and of the same order, so free memory stays in blocks as large as
+ * alignment allows.  Allocating order k takes the smallest free block of
+ * order >= k and splits off halves until it is order k.
+ *
+ * Locking: zone_lock protects the free lists, the PG_BUDDY flag and order
+ * of free blocks, and the counters.  It is taken with interrupts off, so
+ * the allocator may be used from interrupt handlers; it is a leaf lock
+ * (nothing else is taken while holding it).
+ */
+#include "kernel/page_alloc.h"
+#include "kernel/bootmem.h"
+#include "kernel/spinlock.h"
+#include "kernel/kprintf.h"
+#include "kernel/panic.h"
+#include "kernel/string.h"
+
+struct page *page_array;
+uint64_t max_pfn;
+
+static struct spinlock zone_lock = SPINLOCK_INIT("zone");
+static struct list_head free_lists[MAX_ORDER];
+static uint64_t nr_free[MAX_ORDER];      /* blocks on each list */
+static uint64_t free_pages_count, total_pages;
+
+static bool buddy_is_free(uint64_t pfn, unsigned order)
+{
+	if (pfn >= max_pfn)
+		return false;
+	struct page *p = &page_array[pfn];
+	return (p->flags & PG_BUDDY) && p->order == order;
+}
+
+static void add_free_block(struct page *p, unsigned order)
+{
+	p->flags |= PG_BUDDY;
+	p->order = (uint8_t)order;
+	list_add(&p->list, &free_lists[order]);
+	nr_free[order]++;
+}
+
+static void remove_free_block(struct page *p, unsigned order)
+{
+	list_del(&p->list);
+	p->flags &= ~PG_BUDDY;
+	nr_free[order]--;
+}
+
+/* Caller holds zone_lock. */
+static void __free_block(uint64_t pfn, unsigned order)
+{
+	while (order < MAX_ORDER - 1) {
+		uint64_t buddy = pfn ^ (1ULL << order);
+		if (!buddy_is_free(buddy, order))
+			break;
+		remove_free_block(&page_array[buddy], order);
+		pfn &= ~(1ULL << order);	/* the merged block starts at the lower */
+		order++;
+	}
+	add_free_block(&page_array[pfn], order);
+}
+
+struct page *alloc_pages(unsigned order)
+{
+	if (order >= MAX_ORDER)
+		return NULL;
+	unsigned long flags = spin_lock_irqsave(&zone_lock);
+	unsigned k = order;
+	while (k < MAX_ORDER && list_empty(&free_lists[k]))
+		k++;
+	if (k == MAX_ORDER) {
+		spin_unlock_irqrestore(&zone_lock, flags);
+		return NULL;
+	}
+	struct page *p = list_first_entry(&free_lists[k], struct page, list);
+	remove_free_block(p, k);
+	while (k > order) {	/* give back the upper halves */
+		k--;
+		add_free_block(p + (1ULL << k), k);
+	}
+	free_pages_count -= 1ULL << order;
+	spin_unlock_irqrestore(&zone_lock, flags);
+	p->order = (uint8_t)order;
+	return p;
+}
+
+void free_pages(struct page *p, unsigned order)
+{
+	uint64_t pfn = page_to_pfn(p);
+
+	BUG_ON(order >= MAX_ORDER || pfn + (1ULL << order) > max_pfn);
+	BUG_ON(pfn & ((1ULL << order) - 1));
+	if (p->flags & (PG_BUDDY | PG_RESERVED))
+		panic("free_pages: pfn 0x%lx is %s", pfn,
+		      (p->flags & PG_BUDDY) ? "already free (double free)" : "reserved");
+	p->flags = 0;
+	unsigned long flags = spin_lock_irqsave(&zone_lock);
+	__free_block(pfn, order);
+	free_pages_count += 1ULL << order;
+	spin_unlock_irqrestore(&zone_lock, flags);
+}
+
+void *page_alloc(unsigned order)
+{
+	struct page *p = alloc_pages(order);
+	return p ? page_to_virt(p) : NULL;
+}
+
+void page_free(void *va, unsigned order)
+{
+	if (va)
+		free_pages(virt_to_page(va), order);
+}
+
+uint64_t page_free_count(void)
+{
+	return __atomic_load_n(&free_pages_count, __ATOMIC_RELAXED);
+}
+
+uint64_t page_total_count(void)
+{
+	return total_pages;
+}
+
+uint64_t page_free_blocks(unsigned order)
+{
+	return order < MAX_ORDER ? __atomic_load_n(&nr_free[order], __ATOMIC_RELAXED) : 0;
+}
+
+/* Hand [start, end) to the free lists in the largest aligned blocks. */
+static void free_range(uint64_t start_pfn, uint64_t end_pfn)
+{
+	for (uint64_t pfn = start_pfn; pfn < end_pfn; pfn++)
+		page_array[pfn].flags &= ~PG_RESERVED;
+	while (start_pfn < end_pfn) {
+		unsigned order = 0;
+		while (order + 1 < MAX_ORDER &&
+		       !(start_pfn & ((1ULL << (order + 1)) - 1)) &&
+		       start_pfn + (1ULL << (order + 1)) <= end_pfn)
+			order++;
+		__free_block(start_pfn, order);
+		start_pfn += 1ULL << order;
+	}
+}
+
+void page_alloc_init(void)
+{
+	for (unsigned k = 0; k < MAX_ORDER; k++)
+		list_init(&free_lists[k]);
+	max_pfn = bootmem_max_phys() >> PAGE_SHIFT;
+	uint64_t array_bytes = max_pfn * sizeof(struct page);
+	uint64_t pa = bootmem_alloc(array_bytes);
+	if (!pa)
+		panic("page_alloc: no room below 4 GiB for the page array (%lu KiB)",
+		      array_bytes / 1024);
+	page_array = phys_to_virt(pa);
+	for (uint64_t pfn = 0; pfn < max_pfn; pfn++) {
+		page_array[pfn].flags = PG_RESERVED;
+		list_init(&page_array[pfn].list);
+	}
+	/* Interrupts are not on yet, but __free_block expects the lock. */
+	unsigned long flags = spin_lock_irqsave(&zone_lock);
+	for (unsigned i = 0; i < bootmem_nranges; i++) {
+		uint64_t s = bootmem_ranges[i].start >> PAGE_SHIFT;
+		uint64_t e = bootmem_ranges[i].end >> PAGE_SHIFT;
+		free_range(s, e);
+		total_pages += e - s;
+	}
+	free_pages_count = total_pages;
+	bootmem_nranges = 0;
+	spin_unlock_irqrestore(&zone_lock, flags);
+	kprintf("mem: %lu MiB usable in the page allocator, page array %lu KiB, top of RAM 0x%lx\n",
+		total_pages >> 8, array_bytes / 1024, bootmem_max_phys());
+}

@@ -1,0 +1,77 @@
+/*
+ * page_alloc.h: the physical page allocator (a buddy allocator).
+ *
+ * Memory is handed out in blocks of 2^order pages, naturally aligned.
+ * Every physical page frame has a struct page; for a free block, its
+ * first page is on the free list of its order.  Typical use:
+ *
+ *     void *p = page_alloc(0);          // one page; its contents are undefined
+ *     if (!p) return -ENOMEM;           // allocation failure is NULL, always
+ *     ...
+ *     page_free(p, 0);                  // same order as allocated
+ */
+#ifndef KERNEL_PAGE_ALLOC_H
+#define KERNEL_PAGE_ALLOC_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include "kernel/list.h"
+#include "kernel/layout.h"
+
+#define MAX_ORDER 19               /* orders 0..18: up to 1 GiB blocks */
+
+/* Page flags. */
+#define PG_RESERVED 0x01           /* never allocatable (firmware, kernel, holes) */
+#define PG_BUDDY    0x02           /* first page of a free block of `order` */
+#define PG_SLAB     0x04           /* part of a slab (kernel/slab.c) */
+#define PG_LARGE    0x08           /* first page of a large kmalloc */
+
+struct kmem_cache;
+
+struct page {
+	struct list_head list;     /* free list (buddy) or a cache's slab list */
+	uint32_t flags;
+	uint8_t order;             /* size of the block this page heads */
+	uint16_t inuse;            /* slab: objects allocated from it */
+	struct kmem_cache *cache;  /* slab: the owning cache */
+	struct page *head;         /* slab: first page of the slab */
+	void *freelist;            /* slab: first free object */
+};
+
+extern struct page *page_array;
+extern uint64_t max_pfn;
+
+void page_alloc_init(void);
+
+struct page *alloc_pages(unsigned order);
+void free_pages(struct page *p, unsigned order);
+
+/* The same, in direct-map addresses. */
+void *page_alloc(unsigned order);
+void page_free(void *va, unsigned order);
+
+uint64_t page_free_count(void);    /* free pages, all orders */
+uint64_t page_total_count(void);   /* pages the allocator manages */
+uint64_t page_free_blocks(unsigned order);
+
+static inline uint64_t page_to_pfn(const struct page *p)
+{
+	return (uint64_t)(p - page_array);
+}
+
+static inline uint64_t page_to_phys(const struct page *p)
+{
+	return page_to_pfn(p) << PAGE_SHIFT;
+}
+
+static inline void *page_to_virt(const struct page *p)
+{
+	return phys_to_virt(page_to_phys(p));
+}
+
+static inline struct page *virt_to_page(const void *va)
+{
+	return &page_array[virt_to_phys(va) >> PAGE_SHIFT];
+}
+
+#endif

@@ -1,0 +1,50 @@
+/*
+ * slab.h: object caches: many objects of one size, allocated fast.
+ *
+ * A cache carves slabs (blocks of pages from the page allocator) into
+ * equal objects and keeps the free ones on a list inside each slab.  Each
+ * cache counts its live objects, so a test can prove that a subsystem
+ * gives back everything it took.  Typical use:
+ *
+ *     static struct kmem_cache *dentry_cache;
+ *     dentry_cache = kmem_cache_create("dentry", sizeof(struct dentry), 8);
+ *     struct dentry *d = kmem_cache_alloc(dentry_cache);   // NULL if no memory
+ *     kmem_cache_free(dentry_cache, d);
+ */
+#ifndef KERNEL_SLAB_H
+#define KERNEL_SLAB_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "kernel/spinlock.h"
+#include "kernel/list.h"
+
+struct kmem_cache {
+	const char *name;
+	size_t object_size;        /* what the user asked for */
+	size_t size;               /* object_size rounded up to the alignment */
+	unsigned order;            /* pages per slab = 2^order */
+	unsigned per_slab;         /* objects per slab */
+	struct list_head caches;   /* on the list of all caches (cache_list_lock) */
+
+	struct spinlock lock;      /* protects everything below */
+	struct list_head partial;  /* slabs with free objects */
+	struct list_head full;     /* slabs with none */
+	uint64_t live;             /* objects allocated and not freed */
+	uint64_t slabs;            /* slabs owned */
+	uint64_t allocs, frees;    /* totals since creation */
+};
+
+struct kmem_cache *kmem_cache_create(const char *name, size_t size, size_t align);
+/* Returns -EBUSY (and keeps the cache) if it still has live objects. */
+int kmem_cache_destroy(struct kmem_cache *c);
+void *kmem_cache_alloc(struct kmem_cache *c);
+void kmem_cache_free(struct kmem_cache *c, void *obj);
+uint64_t kmem_cache_live(struct kmem_cache *c);
+
+/* Call fn for every cache (for the `slab` command and the leak tests). */
+void kmem_cache_for_each(void (*fn)(struct kmem_cache *c, void *arg), void *arg);
+
+void slab_init(void);
+
+#endif
