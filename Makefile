@@ -33,7 +33,7 @@ endif
 CFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror \
 	-ffreestanding -fno-builtin -nostdlib -fno-stack-protector -fno-pic -fno-pie \
 	-mno-red-zone -mcmodel=kernel -mgeneral-regs-only -mno-mmx -mno-sse -mno-sse2 \
-	-fno-omit-frame-pointer -fno-optimize-sibling-calls -fno-strict-aliasing \
+	-fno-omit-frame-pointer -fno-optimize-sibling-calls -fno-strict-aliasing -fno-delete-null-pointer-checks \
 	-fno-asynchronous-unwind-tables -I. -MMD -MP
 ASFLAGS := -I. -MMD -MP -D__ASSEMBLER__
 LDFLAGS := -nostdlib -static -z max-page-size=0x1000 -z noexecstack --no-warn-rwx-segments -T linker.ld

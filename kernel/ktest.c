@@ -46,7 +46,6 @@ static uint64_t seed;
 static bool seed_given;
 static uint64_t repeat = 1;
 static uint64_t timeout_s = 60;
-uint64_t ktest_host_cpus;
 
 static struct {
 	const struct ktest_suite *suite;
@@ -111,8 +110,6 @@ KPARAM("ktest.seed", set_seed, seed, 0, UINT64_MAX,
 KPARAM("ktest.repeat", kparam_set_u64, repeat, 1, 1000, "run the chosen suites N times");
 KPARAM("ktest.timeout", kparam_set_u64, timeout_s, 1, 3600,
        "seconds a case may run before it is cut off and failed (default 60)");
-KPARAM("ktest.cpus", kparam_set_u64, ktest_host_cpus, 0, MAX_CPUS,
-       "CPUs the host gave QEMU (-smp), which the smp suite checks against");
 
 /* ---- checks ------------------------------------------------------ */
 
@@ -169,6 +166,12 @@ void ktest_skip(const char *reason)
 	strlcpy(cur.skip_reason, reason, sizeof(cur.skip_reason));
 	cur.skipped = true;
 	leave_case(ABORT_SKIP);
+}
+
+unsigned ktest_ops_per_cpu(unsigned total)
+{
+	unsigned n = total / ncpus;
+	return n < 50 ? 50 : n;
 }
 
 uint64_t ktest_seed(void)

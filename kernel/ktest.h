@@ -99,8 +99,14 @@ uint64_t ktest_seed(void);
  * when all are done.  Checks inside fn may be used on any CPU. */
 void ktest_run_on_all_cpus(void (*fn)(unsigned cpu, void *arg), void *arg);
 
-/* How many CPUs the host started QEMU with (ktest.cpus=), 0 if not told. */
-extern uint64_t ktest_host_cpus;
+/*
+ * Operations each CPU should do so that all CPUs together do about
+ * `total`.  Stress tests are bounded by counts, not time, and keep the
+ * total fixed: under TCG, 8 vCPUs on 2 host cores hand a contended lock
+ * over only when the host schedules the next waiter, so every contended
+ * operation costs a host time slice.
+ */
+unsigned ktest_ops_per_cpu(unsigned total);
 
 /* Run the suites chosen by ktest=; returns the number of failed cases. */
 unsigned ktest_run_selected(void);

@@ -9,7 +9,10 @@ Subcommands (run from the repository root):
         save each serial log under build/test-logs/, check the KTAP output of
         each and end with one `N passed, N failed[, N skipped]` line.
         With --expect-fail it is the negative check instead: the kernel must
-        report exactly the given failing cases.
+        report exactly the given failing cases.  With --expect-panic SYMBOL
+        the kernel must panic, printing registers and a backtrace that names
+        SYMBOL.  Every matrix configuration must also bring up exactly the
+        CPUs QEMU was given ("smp: N CPUs online").
   ktap  Parse a saved log and print its summary.
 
 The kernel ends a run by writing to QEMU's isa-debug-exit port (0xf4): 0 for
@@ -744,13 +747,19 @@ def run_config(position, cfg, iso, kargs, files, timeout, expected):
         print(rerun_hint(cfg, kargs, files))
         return Outcome(cfg, False, totals, "timeout")
     verdict, status_message = interpret_status(status, stderr_lines)
-    if expected is None:
-        problems = verdict_problems(k, verdict, status_message)
+    if isinstance(expected, PanicExpected):
+        problems = panic_problems(k, verdict, status_message, expected.symbol)
+    elif expected is None:
+        problems = verdict_problems(k, verdict, status_message) + cpu_count_problems(k, cfg)
     else:
         problems = negative_problems(k, verdict, status_message, expected)
     flag = "" if not problems or expected is not None else "FAIL: "
     print(f"{label}: {flag}{format_counts(*totals)} ({elapsed:.1f} s)")
-    if expected is not None:
+    if isinstance(expected, PanicExpected):
+        detail = "; ".join(problems) or ("the kernel panicked as expected, with "
+                                         f"{expected.symbol} in its backtrace")
+        print(f"negative check: {detail}")
+    elif expected is not None:
         detail = "; ".join(problems) or ("the kernel reported the expected failures "
                                          f"({', '.join(expected)})")
         print(f"negative check: {detail}")
@@ -779,6 +788,40 @@ def verdict_problems(k, verdict, status_message):
     if verdict == "pass" and failed:
         problems.append("the kernel reported success to QEMU although cases failed")
     return problems + consistency_problems(k)
+
+
+@dataclasses.dataclass
+class PanicExpected:
+    symbol: str
+
+
+def cpu_count_problems(k, cfg):
+    """The kernel must bring up exactly the CPUs QEMU was given (-smp)."""
+    pattern = re.compile(r"smp: (\d+) CPUs online")
+    counts = [int(m.group(1)) for line in k.lines if (m := pattern.search(line))]
+    if not counts:
+        return ["the kernel never printed 'smp: N CPUs online'"]
+    if counts[-1] != cfg.smp:
+        return [f"the kernel brought up {counts[-1]} CPUs, but QEMU was given -smp {cfg.smp}"]
+    return []
+
+
+def panic_problems(k, verdict, status_message, symbol):
+    """The fault check: the kernel must panic, print registers and a backtrace
+    naming `symbol`, and exit QEMU with a failure status."""
+    problems = []
+    if verdict != "fail":
+        problems.append(f"expected a panic and a failure status, but {status_message}")
+    if k.panic_index is None:
+        problems.append("the kernel did not panic")
+        return problems
+    tail = k.lines[k.panic_index:]
+    if not any("RIP" in line and "RSP" not in line or "RIP " in line for line in tail):
+        problems.append("the panic printed no registers")
+    trace = [line for line in tail if line.strip().startswith("#")]
+    if not any(symbol in line for line in trace):
+        problems.append(f"the backtrace does not name {symbol}")
+    return problems
 
 
 def negative_problems(k, verdict, status_message, expected):
@@ -811,11 +854,14 @@ def cmd_test(args):
     files = [] if elf.resolve() == DEFAULT_ELF.resolve() else ["--elf", show(elf)]
     files += ["--initrd", show(initrd)] if initrd else []
     expected = args.expect_fail
+    if args.expect_panic:
+        expected = PanicExpected(args.expect_panic)
     matrix = [(fw, n) for fw in args.firmware for n in args.smp]
     outcomes = []
     for number, (firmware, smp) in enumerate(matrix, 1):
         machine = "" if args.machine == "pc" else f"-{args.machine}"
-        suffix = "" if expected is None else "-negative"
+        suffix = ("" if expected is None else
+                  "-panic" if isinstance(expected, PanicExpected) else "-negative")
         name = f"{firmware}{machine}-smp{smp}{suffix}"
         cfg = Config(firmware, smp, args.machine, accel, args.mem, name)
         outcomes.append(run_config(f"{number}/{len(matrix)}", cfg, iso, kargs, files,
@@ -929,6 +975,8 @@ def build_parser():
                       help="seconds allowed for each configuration (default 240)")
     test.add_argument("--expect-fail", type=name_list, metavar="CASE[,CASE...]",
                       help="negative check: exactly these cases must fail")
+    test.add_argument("--expect-panic", metavar="SYMBOL",
+                      help="fault check: the kernel must panic with SYMBOL in its backtrace")
     test.set_defaults(func=cmd_test)
 
     ktap = sub.add_parser("ktap", help="summarize the KTAP output in a saved log")
