@@ -105,8 +105,9 @@ gdb: $(BUILD)/smpvfs.elf
 	gdb -q $(BUILD)/smpvfs.elf -ex 'target remote :1234'
 
 # make test: first prove the harness can fail (a deliberately failing and
-# a hung case must be reported, a fault must panic with a backtrace), then
-# run the matrix.  SMP=n and/or FIRMWARE=x narrow the matrix.
+# a hung case must be reported, a fault must panic with a backtrace), test
+# the page allocator with RAM above 4 GiB, then run the matrix.  SMP=n
+# and/or FIRMWARE=x narrow the matrix.
 test: check-tools $(BUILD)/smpvfs.elf
 	$(Q)$(MAKE) --no-print-directory test-negative
 	$(Q)$(MAKE) --no-print-directory test-matrix
@@ -117,9 +118,14 @@ test-negative: $(BUILD)/smpvfs.elf
 		--expect-fail ktest_negative.deliberate_failure,ktest_negative.failing_assert,ktest_negative.hung_case,ktest_negative.hung_on_all_cpus,ktest_negative.hung_irqs_off
 	$(Q)$(PYTHON) tests/run.py test --smp 2 --firmware bios $(RUN_ARGS) \
 		--kargs "ktest=ktest_fault $(KARGS)" --expect-panic fault_null_deref
+	$(Q)$(PYTHON) tests/run.py test --smp 2 --firmware bios $(RUN_ARGS) --mem 5G \
+		--kargs "ktest=page_alloc $(KARGS)"
 
+MATRIX_SMP := 1,2,4,8
+MATRIX_FIRMWARE := bios,uefi
 test-matrix: $(BUILD)/smpvfs.elf
-	$(Q)$(PYTHON) tests/run.py test --smp $(or $(SMP),1,2,4,8) --firmware $(or $(FIRMWARE),bios,uefi) \
+	$(Q)$(PYTHON) tests/run.py test --smp $(if $(SMP),$(SMP),$(MATRIX_SMP)) \
+		--firmware $(if $(FIRMWARE),$(FIRMWARE),$(MATRIX_FIRMWARE)) \
 		$(RUN_ARGS) --kargs "$(KARGS)"
 
 # ---- set-up -------------------------------------------------------------
