@@ -1,22 +1,26 @@
 /*
  * ktest.c: the test runner (see ktest.h for how to write tests).
  *
- * One case runs at a time, started from the boot CPU.  `cur` describes
- * it: checks on any CPU add to cur.failures atomically and print their
+ * One case runs at a time, in a thread of its own ("ktest"), while the
+ * runner (the boot thread) waits for it.  `cur` describes the case:
+ * checks in any thread add to cur.failures atomically and print their
  * message with kprintf (whole lines, so CPUs do not garble each other).
  *
- * Cutting off a hung case: every CPU running part of a case has a
- * recovery point (this_cpu()->ktest_recover, a jmp_buf saved where the
- * case was entered).  Once the case's deadline passes, each CPU's timer
- * interrupt rewrites its own interrupted frame to resume in
- * ktest_abort_trampoline, which longjmps to the recovery point.  A CPU
- * spinning with interrupts off takes no timer interrupt, so after a grace
- * period the other CPUs send it an NMI, whose handler does the same.  An
- * aborted case may leave locks it held taken; the report says so.
+ * Cutting off a hung case: every thread running part of a case has a
+ * recovery point (thread->ktest_recover, a jmp_buf saved where it entered
+ * the case).  Once the case's deadline passes, each CPU's timer interrupt
+ * that finds such a thread running rewrites the interrupted frame to
+ * resume in ktest_abort_trampoline, which longjmps to the recovery point.
+ * A CPU spinning with interrupts off takes no timer interrupt, so after a
+ * grace period the other CPUs send it an NMI, whose handler does the same.
+ * A case whose threads are asleep (deadlocked) cannot be pulled out; the
+ * runner stops waiting for it, reports it, leaves its threads blocked and
+ * goes on.  An aborted case may leave locks it held taken; the report
+ * says so.
  *
- * Locking: none of its own.  `cur` is written by the boot CPU between
- * cases, while no other CPU runs test code; during a case the others only
- * touch its atomic counters.
+ * Locking: `cur` is written by the runner between cases, when no test
+ * thread runs; during a case the test threads only touch its atomics.
+ * case_wq (a wait queue) tells the runner that the case thread finished.
  */
 #include "kernel/ktest.h"
 #include "kernel/cmdline.h"
@@ -27,6 +31,9 @@
 #include "kernel/time.h"
 #include "kernel/smp_call.h"
 #include "kernel/panic.h"
+#include "kernel/sched.h"
+#include "kernel/thread.h"
+#include "kernel/waitqueue.h"
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/apic.h"
 #include "arch/x86_64/percpu.h"
@@ -150,10 +157,10 @@ bool ktest_check_cmp(bool ok, const char *file, int line, const char *macro,
 
 static __attribute__((noreturn)) void leave_case(int how)
 {
-	struct cpu *c = this_cpu();
-	if (!c->ktest_recover)
+	struct thread *t = current_thread();
+	if (!t->ktest_recover)
 		panic("ktest: abort outside a test case");
-	longjmp(c->ktest_recover, how);
+	longjmp(t->ktest_recover, how);
 }
 
 void ktest_abort(void)
@@ -204,7 +211,8 @@ static bool deadline_passed(void)
 static void redirect(struct trap_frame *tf)
 {
 	struct cpu *c = this_cpu();
-	if (!c->ktest_recover || tf->rip == (uint64_t)ktest_abort_trampoline)
+	if (!c->current || !c->current->ktest_recover ||
+	    tf->rip == (uint64_t)ktest_abort_trampoline)
 		return;
 	tf->rip = (uint64_t)ktest_abort_trampoline;
 	if (c->id < 32)
@@ -227,9 +235,11 @@ static void watchdog_tick(struct trap_frame *tf)
 					 now + NMI_GRACE_MS * tsc_khz, false,
 					 __ATOMIC_RELAXED, __ATOMIC_RELAXED))
 		return;
-	for (unsigned i = 0; i < ncpus; i++)
-		if (i != cpu_id() && __atomic_load_n(&cpus[i].ktest_recover, __ATOMIC_RELAXED))
+	for (unsigned i = 0; i < ncpus; i++) {
+		struct thread *t = __atomic_load_n(&cpus[i].current, __ATOMIC_RELAXED);
+		if (i != cpu_id() && t && __atomic_load_n(&t->ktest_recover, __ATOMIC_RELAXED))
 			lapic_send_nmi(cpus[i].apic_id);
+	}
 }
 
 static void watchdog_nmi(struct trap_frame *tf)
@@ -244,21 +254,22 @@ static void watchdog_nmi(struct trap_frame *tf)
  */
 static int run_guarded(void (*fn)(void *), void *arg)
 {
-	struct cpu *c = this_cpu();
+	struct thread *t = current_thread();
 	struct jmp_buf jb;
-	struct jmp_buf *volatile outer = c->ktest_recover;
-	volatile int preempt = c->preempt_count;
 
 	int how = setjmp(&jb);
 	if (how == 0) {
-		__atomic_store_n(&c->ktest_recover, &jb, __ATOMIC_RELEASE);
+		__atomic_store_n(&t->ktest_recover, &jb, __ATOMIC_RELEASE);
 		irq_enable();
 		fn(arg);
 	}
-	__atomic_store_n(&c->ktest_recover, outer, __ATOMIC_RELEASE);
-	if (how == ABORT_TIMEOUT && c->preempt_count != preempt)
-		kprintf("    # CPU %u was cut off holding a lock: later results may suffer\n", c->id);
-	c->preempt_count = preempt;
+	__atomic_store_n(&t->ktest_recover, NULL, __ATOMIC_RELEASE);
+	/* A thread holds no spinlock when it enters a case; one cut off while
+	 * holding one leaves it taken, and the CPU's count raised. */
+	if (how == ABORT_TIMEOUT && this_cpu()->preempt_count != 0) {
+		kprintf("    # %s was cut off holding a spinlock: later results may suffer\n", t->name);
+		this_cpu()->preempt_count = 0;
+	}
 	irq_enable();	/* an NMI abort may have come from code with them off */
 	return how;
 }
@@ -268,7 +279,8 @@ static int run_guarded(void (*fn)(void *), void *arg)
 struct all_cpus_call {
 	void (*fn)(unsigned cpu, void *arg);
 	void *arg;
-	int timed_out;
+	unsigned arrived;          /* start barrier */
+	unsigned participants;
 };
 
 static void all_cpus_body(void *p)
@@ -277,24 +289,31 @@ static void all_cpus_body(void *p)
 	call->fn(cpu_id(), call->arg);
 }
 
-static void all_cpus_guarded(void *p)
+static int all_cpus_thread(void *p)
 {
 	struct all_cpus_call *call = p;
-	if (run_guarded(all_cpus_body, call) == ABORT_TIMEOUT)
-		__atomic_store_n(&call->timed_out, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&call->arrived, 1, __ATOMIC_ACQ_REL);
+	while (__atomic_load_n(&call->arrived, __ATOMIC_ACQUIRE) < call->participants)
+		cpu_relax();
+	return run_guarded(all_cpus_body, call);
 }
 
 void ktest_run_on_all_cpus(void (*fn)(unsigned cpu, void *arg), void *arg)
 {
-	struct cpu *c = this_cpu();
-	struct all_cpus_call call = { fn, arg, 0 };
+	struct all_cpus_call call = { fn, arg, 0, ncpus };
+	struct thread *threads[MAX_CPUS];
+	bool timed_out = false;
 
-	/* Not abortable while inside smp_call_all: the others must finish first. */
-	struct jmp_buf *saved = c->ktest_recover;
-	__atomic_store_n(&c->ktest_recover, NULL, __ATOMIC_RELEASE);
-	smp_call_all(all_cpus_guarded, &call);
-	__atomic_store_n(&c->ktest_recover, saved, __ATOMIC_RELEASE);
-	if (call.timed_out && saved)
+	/* One thread pinned to each CPU; they start together at the barrier. */
+	for (unsigned i = 0; i < ncpus; i++) {
+		threads[i] = thread_create("ktest/cpu", all_cpus_thread, &call, (int)i);
+		if (!threads[i])
+			panic("ktest: cannot create a thread for CPU %u", i);
+	}
+	for (unsigned i = 0; i < ncpus; i++)
+		if (thread_join(threads[i]) == ABORT_TIMEOUT)
+			timed_out = true;
+	if (timed_out)
 		leave_case(ABORT_TIMEOUT);
 }
 
@@ -320,6 +339,37 @@ static void case_body(void *p)
 	((const struct ktest_case *)p)->fn();
 }
 
+static struct wait_queue_head case_wq = WAIT_QUEUE_HEAD_INIT(case_wq);
+static int case_how;
+static bool case_done;
+
+static int case_thread(void *p)
+{
+	case_how = run_guarded(case_body, p);
+	__atomic_store_n(&case_done, true, __ATOMIC_RELEASE);
+	wake_up_all(&case_wq);
+	return 0;
+}
+
+/* Run the case in its own thread; wait for it, at most its time limit
+ * plus grace periods for the abort to work.  Returns how it ended. */
+static int run_case_thread(const struct ktest_case *k, uint64_t limit_s)
+{
+	case_done = false;
+	struct thread *t = thread_create("ktest", case_thread, (void *)k, THREAD_ANY_CPU);
+	if (!t)
+		panic("ktest: cannot create the case thread");
+	long ticks = (long)((limit_s * 1000 + 3 * NMI_GRACE_MS) * HZ / 1000);
+	if (!wait_event_timeout(case_wq, __atomic_load_n(&case_done, __ATOMIC_ACQUIRE), ticks)) {
+		kprintf("    # %s is stuck asleep past its time limit: leaving its threads blocked\n",
+			k->name);
+		thread_put(t);	/* never joined: it stays blocked */
+		return ABORT_TIMEOUT;
+	}
+	thread_join(t);
+	return case_how;
+}
+
 /* Run one case and print its KTAP result line; returns 0 pass, 1 fail, 2 skip. */
 static int run_case(const struct ktest_suite *s, const struct ktest_case *k, unsigned num,
 		    unsigned rep)
@@ -334,7 +384,7 @@ static int run_case(const struct ktest_suite *s, const struct ktest_case *k, uns
 	cur.nmi_after_tsc = start + (limit * 1000 + NMI_GRACE_MS) * tsc_khz;
 	__atomic_store_n(&cur.deadline_tsc, start + limit * 1000 * tsc_khz, __ATOMIC_RELEASE);
 
-	int how = run_guarded(case_body, (void *)k);
+	int how = run_case_thread(k, limit);
 
 	__atomic_store_n(&cur.deadline_tsc, 0, __ATOMIC_RELEASE);
 	if (how == ABORT_TIMEOUT || cur.timed_out_count) {

@@ -11,6 +11,9 @@
 #include "kernel/cmdline.h"
 #include "kernel/errno.h"
 #include "kernel/kprintf.h"
+#include "kernel/ktimer.h"
+#include "kernel/sched.h"
+#include "kernel/thread.h"
 #include "kernel/ktest.h"
 #include "kernel/page_alloc.h"
 #include "kernel/panic.h"
@@ -84,6 +87,8 @@ void kmain(uint32_t magic, uint32_t mbi)
 	vm_init();
 	page_alloc_init();
 	slab_init();
+	ktimer_init_all();
+	thread_init();
 
 	cpu_setup_stacks(0);
 	gdt_init_cpu(&cpus[0]);
@@ -95,6 +100,7 @@ void kmain(uint32_t magic, uint32_t mbi)
 	cpus[0].apic_id = lapic_id();
 	apic_ready = true;
 	time_init();
+	sched_init();		/* from here on, kmain is the thread "main" */
 	timer_init_cpu();
 	irq_enable();
 	kprintf("cpu0: APIC id %u online (boot CPU)\n", cpus[0].apic_id);

@@ -1,19 +1,19 @@
 /*
- * smp_call.c: running a function on all CPUs.
+ * smp_call.c: running a function on all CPUs from an IPI.
  *
- * The caller publishes (fn, arg) under a new generation number, then
- * sends every other CPU a wake-up IPI.  Idle CPUs notice the generation
- * change, check in at the start barrier (`arrived`), run fn once all have
- * arrived, and check out (`done`).  The caller takes part like the
- * others and returns when `done` reaches the number of CPUs.
+ * The caller publishes (fn, arg) under a new generation number and sends
+ * every other CPU a VEC_IPI_CALL.  Each CPU's handler runs the call once
+ * per generation: it checks in at the start barrier (`arrived`), runs fn
+ * once all have arrived, and checks out (`done`).  The caller takes part
+ * and returns when `done` reaches the number of CPUs.
  *
- * Locking: `busy` (taken by compare-and-swap) admits one call at a time;
- * it is not a spinlock because fn may run for a long time with
- * interrupts on.  The other fields are written by the holder of `busy`
- * before the release-store of `gen`, and read by the CPUs after their
- * acquire-load of it.
+ * Locking: `busy` (taken by compare-and-swap, spinning with interrupts on
+ * so that the current call's IPI still gets through) admits one call at a
+ * time.  The other fields are written by the holder of `busy` before the
+ * release-store of `gen`, and read after an acquire-load of it.
  */
 #include "kernel/smp_call.h"
+#include "kernel/panic.h"
 #include "arch/x86_64/apic.h"
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/percpu.h"
@@ -28,6 +28,8 @@ static struct {
 	unsigned gen;
 } call;
 
+static unsigned seen_gen[MAX_CPUS];
+
 static void run_call(void)
 {
 	__atomic_fetch_add(&call.arrived, 1, __ATOMIC_ACQ_REL);
@@ -39,7 +41,12 @@ static void run_call(void)
 
 static void ipi_call_handler(struct trap_frame *tf)
 {
-	(void)tf;	/* the wake-up is the point: the idle loop does the work */
+	(void)tf;
+	unsigned gen = __atomic_load_n(&call.gen, __ATOMIC_ACQUIRE);
+	if (gen != seen_gen[cpu_id()]) {
+		seen_gen[cpu_id()] = gen;
+		run_call();
+	}
 }
 
 void smp_call_all(void (*fn)(void *arg), void *arg)
@@ -47,6 +54,8 @@ void smp_call_all(void (*fn)(void *arg), void *arg)
 	static bool handler_set;
 	int expect = 0;
 
+	if (!irqs_enabled())
+		panic("smp_call_all: called with interrupts off (would deadlock)");
 	if (!handler_set) {	/* first call is on the boot CPU, before any other */
 		irq_register(VEC_IPI_CALL, ipi_call_handler);
 		handler_set = true;
@@ -56,40 +65,21 @@ void smp_call_all(void (*fn)(void *arg), void *arg)
 		expect = 0;
 		cpu_relax();
 	}
+	unsigned long flags = irq_save();	/* stay on this CPU until done */
 	call.fn = fn;
 	call.arg = arg;
 	call.participants = ncpus;
 	call.arrived = 0;
 	call.done = 0;
-	__atomic_store_n(&call.gen, call.gen + 1, __ATOMIC_RELEASE);
+	unsigned gen = call.gen + 1;
+	seen_gen[cpu_id()] = gen;
+	__atomic_store_n(&call.gen, gen, __ATOMIC_RELEASE);
 	for (unsigned i = 0; i < ncpus; i++)
 		if (i != cpu_id())
 			lapic_send_ipi(cpus[i].apic_id, VEC_IPI_CALL);
-
-	unsigned long was_on = irqs_enabled();
-	irq_enable();
 	run_call();
 	while (__atomic_load_n(&call.done, __ATOMIC_ACQUIRE) < call.participants)
 		cpu_relax();
-	if (!was_on)
-		irq_disable();
+	irq_restore(flags);
 	__atomic_store_n(&call.busy, 0, __ATOMIC_RELEASE);
 }
-
-void smp_idle_loop(void)
-{
-	unsigned seen = __atomic_load_n(&call.gen, __ATOMIC_ACQUIRE);
-
-	for (;;) {
-		irq_disable();
-		unsigned gen = __atomic_load_n(&call.gen, __ATOMIC_ACQUIRE);
-		if (gen != seen) {
-			seen = gen;
-			irq_enable();
-			run_call();
-			continue;
-		}
-		safe_halt();	/* sti; hlt: the IPI cannot be lost in between */
-	}
-}
-

@@ -118,6 +118,9 @@ struct exhaust {
 	uint64_t highest_phys;
 	unsigned exhausted;	/* CPUs that have seen NULL */
 	unsigned participants;
+	unsigned ready;		/* CPUs waiting to start */
+	bool go;
+	uint64_t free_at_start;	/* once every worker thread exists */
 };
 
 #define BIG_ORDER 4
@@ -129,6 +132,17 @@ static void exhaust_worker(unsigned cpu, void *arg)
 {
 	struct exhaust *e = arg;
 	uint64_t *chain = NULL, n = 0, pages = 0, high = 0;
+
+	/* Count free pages only once all workers (and their stacks) exist. */
+	__atomic_fetch_add(&e->ready, 1, __ATOMIC_ACQ_REL);
+	while (__atomic_load_n(&e->ready, __ATOMIC_ACQUIRE) < e->participants)
+		cpu_relax();
+	if (cpu == 0) {
+		e->free_at_start = page_free_count();
+		__atomic_store_n(&e->go, true, __ATOMIC_RELEASE);
+	}
+	while (!__atomic_load_n(&e->go, __ATOMIC_ACQUIRE))
+		cpu_relax();
 
 	for (unsigned order = BIG_ORDER;; ) {
 		uint64_t *p = page_alloc(order);
@@ -176,7 +190,7 @@ static void exhaustion_returns_null(void)
 	ktest_run_on_all_cpus(exhaust_worker, &e);
 	for (unsigned i = 0; i < ncpus; i++)
 		total += e.taken[i];
-	EXPECT_EQ(total, free0);	/* every free page was handed out once */
+	EXPECT_EQ(total, e.free_at_start);	/* every free page was handed out once */
 	EXPECT_EQ(page_free_count(), free0);
 	EXPECT_NULL(page_alloc(MAX_ORDER + 3));
 }

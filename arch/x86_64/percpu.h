@@ -15,7 +15,7 @@
 
 #define MAX_CPUS 64
 
-struct jmp_buf;
+struct thread;
 
 struct cpu {
 	struct cpu *self;          /* gs:0, so this_cpu() is one load */
@@ -32,14 +32,12 @@ struct cpu {
 	/* Own CPU. */
 	int preempt_count;         /* > 0: spinlock held or preemption off */
 	int irq_depth;             /* > 0: inside an interrupt handler */
+	struct thread *current;    /* the thread running here (read by others racily) */
+	struct thread *switched_from; /* set across a context switch (kernel/sched.c) */
 
 	/* Atomics, read by other CPUs. */
 	bool online;
 	uint64_t ticks;            /* timer interrupts taken on this CPU */
-
-	/* The test runner's abort point (kernel/ktest.c); own CPU. */
-	struct jmp_buf *ktest_recover;
-	volatile int ktest_abort_reason;
 };
 
 extern struct cpu cpus[MAX_CPUS];

@@ -22,6 +22,7 @@
 #include "kernel/bootinfo.h"
 #include "kernel/page_alloc.h"
 #include "kernel/smp_call.h"
+#include "kernel/sched.h"
 #include "kernel/kprintf.h"
 #include "kernel/panic.h"
 #include "kernel/string.h"
@@ -96,7 +97,7 @@ void ap_entry(struct cpu *c)
 	timer_init_cpu();
 	kprintf("cpu%u: APIC id %u online\n", c->id, c->apic_id);
 	__atomic_store_n(&c->online, true, __ATOMIC_RELEASE);
-	smp_idle_loop();
+	sched_run_ap();
 }
 
 static void patch32(char *blob, const char *field, uint32_t v)

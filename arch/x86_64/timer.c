@@ -9,6 +9,8 @@
  */
 #include "kernel/time.h"
 #include "kernel/kprintf.h"
+#include "kernel/ktimer.h"
+#include "kernel/sched.h"
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/apic.h"
 #include "arch/x86_64/trap.h"
@@ -82,6 +84,8 @@ static void timer_interrupt(struct trap_frame *tf)
 	__atomic_store_n(&c->ticks, c->ticks + 1, __ATOMIC_RELAXED);
 	if (c->id == 0)
 		__atomic_store_n(&jiffies, jiffies + 1, __ATOMIC_RELAXED);
+	ktimer_run_expired();
+	sched_tick();
 	if (timer_tick_hook)
 		timer_tick_hook(tf);
 }

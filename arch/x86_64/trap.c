@@ -13,6 +13,7 @@
 #include "arch/x86_64/cpu.h"
 #include "kernel/panic.h"
 #include "kernel/kprintf.h"
+#include "kernel/sched.h"
 
 irq_handler_t irq_handler(unsigned vector);
 void (*trap_nmi_hook)(struct trap_frame *tf);
@@ -64,4 +65,5 @@ void trap_dispatch(struct trap_frame *tf)
 	if (v != VEC_SPURIOUS)
 		lapic_eoi();
 	c->irq_depth--;
+	sched_irq_exit(tf);	/* a time slice ran out, or a thread was woken here */
 }

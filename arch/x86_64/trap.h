@@ -19,6 +19,7 @@ struct trap_frame {
 #define VEC_TIMER      0x20
 #define VEC_IPI_CALL   0xF0      /* run the work posted in smp_call.c */
 #define VEC_IPI_TLB    0xF1      /* flush this CPU's TLB */
+#define VEC_IPI_RESCHED 0xF2     /* a thread was queued here: reschedule */
 #define VEC_SPURIOUS   0xFF
 
 typedef void (*irq_handler_t)(struct trap_frame *tf);

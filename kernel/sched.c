@@ -1,0 +1,387 @@
+/*
+ * sched.c: per-CPU run queues and the context switch.
+ *
+ * Locking:
+ *   runqueue.lock   the queue, and for every thread whose `cpu` is this
+ *                   run queue: its state changes, on_rq, on_cpu, slice.
+ *                   Taken with interrupts off.  It is held across
+ *                   context_switch: the thread switching in releases the
+ *                   lock the thread switching out took (finish_switch).
+ * Order: a thread's run queue lock may be taken under a wait queue lock
+ * (wake-ups) and is taken before the slab and page allocator locks (a
+ * dead thread is freed in finish_switch).  Two run queue locks are never
+ * held at once: stealing moves a thread with one lock at a time.
+ *
+ * Invariants: a thread is on at most one queue; a queued thread is
+ * runnable and not on a CPU; only the CPU whose run queue a thread is on
+ * may start running it; a thread still switching off its stack
+ * (on_cpu) is never run anywhere else.
+ */
+#include "kernel/sched.h"
+#include "kernel/thread.h"
+#include "kernel/spinlock.h"
+#include "kernel/preempt.h"
+#include "kernel/panic.h"
+#include "kernel/kprintf.h"
+#include "kernel/ktimer.h"
+#include "kernel/time.h"
+#include "arch/x86_64/apic.h"
+#include "arch/x86_64/cpu.h"
+#include "arch/x86_64/percpu.h"
+#include "arch/x86_64/trap.h"
+
+struct runqueue {
+	struct spinlock lock;
+	struct list_head queue;
+	unsigned nr_queued;
+	bool need_resched;
+	struct thread *idle;
+	uint64_t switches;
+};
+
+static struct runqueue runqueues[MAX_CPUS];
+
+void context_switch(uint64_t *prev_rsp, uint64_t next_rsp);
+struct thread *thread_boot_context(const char *name, unsigned cpu);
+void thread_release_dead(struct thread *t);
+
+static struct runqueue *rq_of(unsigned cpu)
+{
+	return &runqueues[cpu];
+}
+
+bool sched_running(void)
+{
+	return this_cpu()->current != NULL;
+}
+
+/* Caller holds rq->lock. */
+static void __enqueue(struct runqueue *rq, struct thread *t)
+{
+	list_add_tail(&t->rq_node, &rq->queue);
+	t->on_rq = true;
+	rq->nr_queued++;
+}
+
+static void __dequeue(struct runqueue *rq, struct thread *t)
+{
+	list_del(&t->rq_node);
+	t->on_rq = false;
+	rq->nr_queued--;
+}
+
+static void kick_cpu(unsigned cpu)
+{
+	if (cpu != cpu_id())
+		lapic_send_ipi(cpus[cpu].apic_id, VEC_IPI_RESCHED);
+}
+
+/* Runs in the thread just switched to, with this CPU's run queue locked. */
+static void finish_switch(void)
+{
+	struct cpu *c = this_cpu();
+	struct thread *prev = c->switched_from;
+
+	c->switched_from = NULL;
+	__atomic_store_n(&prev->on_cpu, false, __ATOMIC_RELEASE);
+	if (prev->state == THREAD_DEAD)
+		thread_release_dead(prev);
+}
+
+/*
+ * Switch to the next thread.  A thread that calls schedule() in a sleeping
+ * state leaves the CPU until woken.  A preempted thread (preempt) stays
+ * runnable whatever its state: it may have set THREAD_SLEEPING and been
+ * interrupted before checking its condition, and dropping it then could
+ * lose a wake-up that already happened.
+ */
+static void __schedule(bool preempt)
+{
+	unsigned long flags = irq_save();
+	struct cpu *c = this_cpu();
+	struct runqueue *rq = rq_of(c->id);
+	struct thread *prev = c->current;
+
+	spin_lock(&rq->lock);
+	if (c->preempt_count != 1)
+		panic("schedule: called with preemption disabled (count %d): sleeping under a spinlock?",
+		      c->preempt_count - 1);
+	if ((prev->state == THREAD_RUNNING || preempt) && prev != rq->idle)
+		__enqueue(rq, prev);
+	struct thread *next = rq->idle;
+	if (!list_empty(&rq->queue)) {
+		next = list_first_entry(&rq->queue, struct thread, rq_node);
+		__dequeue(rq, next);
+	}
+	rq->need_resched = false;
+	next->slice = SCHED_SLICE_TICKS;
+	if (next != prev) {
+		next->on_cpu = true;
+		next->switches_in++;
+		rq->switches++;
+		c->current = next;
+		c->switched_from = prev;
+		context_switch(&prev->saved_rsp, next->saved_rsp);
+		/* Back in prev, perhaps much later and on another CPU. */
+		c = this_cpu();
+		rq = rq_of(c->id);
+		finish_switch();
+	}
+	spin_unlock(&rq->lock);
+	irq_restore(flags);
+}
+
+void schedule(void)
+{
+	__schedule(false);
+}
+
+/* A new thread's first code: finish the switch that started it. */
+void thread_entry(void);
+void thread_entry(void)
+{
+	struct thread *self = this_cpu()->current;
+
+	finish_switch();
+	spin_unlock(&rq_of(cpu_id())->lock);
+	irq_enable();
+	thread_exit(self->fn(self->arg));
+}
+
+void yield(void)
+{
+	__schedule(true);	/* to the back of the queue, whatever the state */
+}
+
+/* Lock the run queue t belongs to; t->cpu may change until we hold it. */
+static struct runqueue *lock_thread_rq(struct thread *t)
+{
+	for (;;) {
+		unsigned cpu = __atomic_load_n(&t->cpu, __ATOMIC_ACQUIRE);
+		struct runqueue *rq = rq_of(cpu);
+		spin_lock(&rq->lock);
+		if (t->cpu == cpu)
+			return rq;
+		spin_unlock(&rq->lock);
+	}
+}
+
+bool wake_up_state(struct thread *t, int states)
+{
+	unsigned long flags = irq_save();
+	struct runqueue *rq = lock_thread_rq(t);
+	bool woke = false;
+
+	if ((1 << t->state) & states) {
+		__atomic_store_n(&t->state, THREAD_RUNNING, __ATOMIC_RELEASE);
+		woke = true;
+		/* Still on its CPU on the way to sleep?  schedule() will see it
+		 * runnable and keep it.  Otherwise queue it. */
+		if (!t->on_cpu && !t->on_rq) {
+			__enqueue(rq, t);
+			if (cpus[t->cpu].current == rq->idle) {
+				rq->need_resched = true;
+				kick_cpu(t->cpu);
+			}
+		}
+	}
+	spin_unlock(&rq->lock);
+	irq_restore(flags);
+	return woke;
+}
+
+bool wake_up_thread(struct thread *t)
+{
+	return wake_up_state(t, (1 << THREAD_SLEEPING) | (1 << THREAD_KILLABLE));
+}
+
+void set_current_state(int state)
+{
+	__atomic_store_n(&current_thread()->state, state, __ATOMIC_SEQ_CST);
+}
+
+static unsigned least_loaded_cpu(void)
+{
+	unsigned best = 0, best_load = ~0u;
+	for (unsigned i = 0; i < ncpus; i++) {
+		unsigned load = __atomic_load_n(&rq_of(i)->nr_queued, __ATOMIC_RELAXED) +
+				(cpus[i].current != rq_of(i)->idle);
+		if (load < best_load) {
+			best = i;
+			best_load = load;
+		}
+	}
+	return best;
+}
+
+void sched_enqueue_new(struct thread *t)
+{
+	unsigned cpu = t->pinned_cpu >= 0 ? (unsigned)t->pinned_cpu : least_loaded_cpu();
+	unsigned long flags = irq_save();
+	struct runqueue *rq = rq_of(cpu);
+
+	spin_lock(&rq->lock);
+	t->cpu = cpu;
+	__enqueue(rq, t);
+	if (cpus[cpu].current == rq->idle) {
+		rq->need_resched = true;
+		kick_cpu(cpu);
+	}
+	spin_unlock(&rq->lock);
+	irq_restore(flags);
+}
+
+/* Idle CPU: take one queued, movable thread from another CPU's queue. */
+static bool steal_work(void)
+{
+	unsigned me = cpu_id();
+
+	for (unsigned k = 1; k < ncpus; k++) {
+		unsigned victim = (me + k) % ncpus;
+		struct runqueue *vrq = rq_of(victim);
+		if (__atomic_load_n(&vrq->nr_queued, __ATOMIC_RELAXED) == 0 || !spin_trylock(&vrq->lock))
+			continue;
+		struct thread *t = NULL;
+		struct list_head *pos;
+		list_for_each(pos, &vrq->queue) {
+			struct thread *cand = list_entry(pos, struct thread, rq_node);
+			if (cand->pinned_cpu < 0 && !cand->on_cpu) {
+				t = cand;
+				break;
+			}
+		}
+		if (t) {
+			__dequeue(vrq, t);
+			__atomic_store_n(&t->cpu, me, __ATOMIC_RELEASE);
+		}
+		spin_unlock(&vrq->lock);
+		if (t) {
+			struct runqueue *rq = rq_of(me);
+			spin_lock(&rq->lock);
+			__enqueue(rq, t);
+			spin_unlock(&rq->lock);
+			return true;
+		}
+	}
+	return false;
+}
+
+static __attribute__((noreturn)) void idle_loop(void)
+{
+	struct runqueue *rq = rq_of(cpu_id());
+
+	for (;;) {
+		irq_disable();
+		if (__atomic_load_n(&rq->nr_queued, __ATOMIC_RELAXED) || steal_work()) {
+			irq_enable();
+			schedule();
+			continue;
+		}
+		safe_halt();	/* sti; hlt: a wake-up IPI cannot slip in between */
+	}
+}
+
+static void resched_ipi(struct trap_frame *tf)
+{
+	(void)tf;	/* need_resched is set; sched_irq_exit acts on it */
+}
+
+static void init_rq(unsigned cpu)
+{
+	struct runqueue *rq = rq_of(cpu);
+	spin_init(&rq->lock, "runqueue");
+	list_init(&rq->queue);
+}
+
+static int idle_thread_fn(void *unused)
+{
+	(void)unused;
+	idle_loop();
+}
+
+void sched_init(void)
+{
+	for (unsigned i = 0; i < MAX_CPUS; i++)
+		init_rq(i);
+	irq_register(VEC_IPI_RESCHED, resched_ipi);
+	struct cpu *c = this_cpu();
+	c->current = thread_boot_context("main", 0);
+	/* The boot CPU's idle thread: a real thread, started on demand. */
+	rq_of(0)->idle = thread_create("idle0", idle_thread_fn, NULL, 0);
+	/* thread_create queued it; an idle thread is never queued. */
+	unsigned long flags = spin_lock_irqsave(&rq_of(0)->lock);
+	__dequeue(rq_of(0), rq_of(0)->idle);
+	spin_unlock_irqrestore(&rq_of(0)->lock, flags);
+}
+
+void sched_run_ap(void)
+{
+	struct cpu *c = this_cpu();
+	struct thread *idle = thread_boot_context("idle", c->id);
+	rq_of(c->id)->idle = idle;
+	c->current = idle;
+	idle_loop();
+}
+
+void sched_tick(void)
+{
+	struct cpu *c = this_cpu();
+	struct runqueue *rq = rq_of(c->id);
+	struct thread *t = c->current;
+
+	if (!t)
+		return;
+	if (t == rq->idle) {
+		if (__atomic_load_n(&rq->nr_queued, __ATOMIC_RELAXED))
+			rq->need_resched = true;
+	} else if (t->slice && --t->slice == 0) {
+		rq->need_resched = true;
+	}
+}
+
+void sched_irq_exit(struct trap_frame *tf)
+{
+	struct cpu *c = this_cpu();
+	if (!c->current || !rq_of(c->id)->need_resched)
+		return;
+	/* Only preempt code that ran with interrupts on and no spinlock. */
+	if (c->preempt_count == 0 && (tf->rflags & RFLAGS_IF) && c->irq_depth == 0)
+		__schedule(true);
+}
+
+uint64_t sched_context_switches(unsigned cpu)
+{
+	return __atomic_load_n(&rq_of(cpu)->switches, __ATOMIC_RELAXED);
+}
+
+unsigned sched_queued(unsigned cpu)
+{
+	return __atomic_load_n(&rq_of(cpu)->nr_queued, __ATOMIC_RELAXED);
+}
+
+static void timeout_expired(void *arg)
+{
+	wake_up_thread(arg);
+}
+
+long schedule_timeout(long ticks)
+{
+	struct ktimer timer;
+	uint64_t expires = jiffies + (uint64_t)ticks;
+
+	ktimer_init(&timer, timeout_expired, current_thread());
+	ktimer_add(&timer, expires);
+	schedule();
+	ktimer_cancel(&timer);
+	int64_t left = (int64_t)(expires - jiffies);
+	return left > 0 ? left : 0;
+}
+
+void sleep_ms(unsigned ms)
+{
+	long ticks = (long)(((uint64_t)ms * HZ + 999) / 1000);
+	while (ticks > 0) {
+		set_current_state(THREAD_SLEEPING);
+		ticks = schedule_timeout(ticks);
+	}
+}

@@ -1,0 +1,43 @@
+/*
+ * sched.h: the scheduler: per-CPU run queues, round robin, preemptive.
+ *
+ * Each CPU has a run queue of runnable threads and an idle thread.  A
+ * running thread is preempted when its time slice (SCHED_SLICE_TICKS)
+ * runs out, at the end of the timer interrupt, unless preemption is off
+ * (a spinlock is held).  New threads go to the least loaded CPU; a woken
+ * thread goes back to the CPU it last ran on; an idle CPU steals a queued
+ * thread from a busy one.  Pinned threads never move.
+ */
+#ifndef KERNEL_SCHED_H
+#define KERNEL_SCHED_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct thread;
+struct trap_frame;
+
+#define SCHED_SLICE_TICKS 2
+
+void sched_init(void);              /* boot CPU: kmain becomes thread "main" */
+__attribute__((noreturn)) void sched_run_ap(void); /* an AP: become its idle thread */
+
+void schedule(void);                /* give up the CPU (see thread.h on sleeping) */
+void yield(void);                   /* let other runnable threads run first */
+bool wake_up_thread(struct thread *t);            /* wakes a sleeping or killable thread */
+bool wake_up_state(struct thread *t, int states); /* only if in one of these (bitmask 1<<state) */
+void sched_enqueue_new(struct thread *t);
+
+void sched_tick(void);              /* timer interrupt, every CPU */
+void sched_irq_exit(struct trap_frame *tf); /* end of every interrupt: maybe preempt */
+
+uint64_t sched_context_switches(unsigned cpu);
+unsigned sched_queued(unsigned cpu);
+bool sched_running(void);           /* the scheduler has started on this CPU */
+
+/* Sleep for at least `ticks` timer ticks (state set by the caller);
+ * returns the ticks left if woken early, else 0. */
+long schedule_timeout(long ticks);
+void sleep_ms(unsigned ms);
+
+#endif

@@ -1,0 +1,171 @@
+/*
+ * thread.c: creating, ending, joining and killing threads.
+ *
+ * Locking:
+ *   threads_lock    all_threads and nr_threads; interrupts off.
+ *   exit_wq         joiners waiting for a thread to exit (a wait queue).
+ * Reference counts are atomics.  A thread's own reference is dropped by
+ * the next thread to run on its CPU (finish_switch -> thread_release_dead),
+ * because until then the dead thread is still on its stack.
+ */
+#include "kernel/thread.h"
+#include "kernel/sched.h"
+#include "kernel/waitqueue.h"
+#include "kernel/slab.h"
+#include "kernel/kmalloc.h"
+#include "kernel/page_alloc.h"
+#include "kernel/panic.h"
+#include "kernel/string.h"
+#include "kernel/layout.h"
+
+static struct kmem_cache *thread_cache;
+static struct spinlock threads_lock = SPINLOCK_INIT("threads");
+static struct list_head all_threads = LIST_HEAD_INIT(all_threads);
+static unsigned nr_threads, next_tid = 1;
+static struct wait_queue_head exit_wq = WAIT_QUEUE_HEAD_INIT(exit_wq);
+
+void thread_entry_trampoline(void);
+
+#define STACK_ORDER 2	/* KSTACK_SIZE = 16 KiB */
+
+void thread_init(void)
+{
+	thread_cache = kmem_cache_create("thread", sizeof(struct thread), 16);
+	if (!thread_cache)
+		panic("thread: cannot create the thread cache");
+}
+
+static struct thread *thread_alloc(const char *name, int cpu)
+{
+	struct thread *t = kmem_cache_alloc(thread_cache);
+	if (!t)
+		return NULL;
+	memset(t, 0, sizeof(*t));
+	strlcpy(t->name, name, sizeof(t->name));
+	t->pinned_cpu = cpu;
+	t->refcount = 1;	/* the thread's own */
+	list_init(&t->rq_node);
+	unsigned long flags = spin_lock_irqsave(&threads_lock);
+	t->tid = next_tid++;
+	list_add_tail(&t->all_node, &all_threads);
+	nr_threads++;
+	spin_unlock_irqrestore(&threads_lock, flags);
+	return t;
+}
+
+/* The context already running on a CPU at boot becomes a thread. */
+struct thread *thread_boot_context(const char *name, unsigned cpu);
+struct thread *thread_boot_context(const char *name, unsigned cpu)
+{
+	struct thread *t = thread_alloc(name, (int)cpu);
+	if (!t)
+		panic("thread: no memory for CPU %u's boot thread", cpu);
+	if (cpu != 0) {	/* "idle" + CPU number */
+		size_t n = strlen(t->name);
+		if (n + 3 < sizeof(t->name)) {
+			if (cpu >= 10)
+				t->name[n++] = (char)('0' + cpu / 10);
+			t->name[n++] = (char)('0' + cpu % 10);
+			t->name[n] = '\0';
+		}
+	}
+	t->cpu = cpu;
+	t->on_cpu = true;
+	return t;
+}
+
+struct thread *thread_create(const char *name, int (*fn)(void *), void *arg, int cpu)
+{
+	if (cpu >= (int)ncpus)
+		return NULL;
+	struct thread *t = thread_alloc(name, cpu);
+	if (!t)
+		return NULL;
+	t->stack = page_alloc(STACK_ORDER);
+	if (!t->stack) {
+		thread_put(t);
+		return NULL;
+	}
+	t->fn = fn;
+	t->arg = arg;
+	t->refcount = 2;	/* its own and the creator's */
+	/* The first frame context_switch pops: six zeroed registers, then the
+	 * trampoline as the return address; 16-byte alignment as after a call. */
+	uint64_t *sp = (uint64_t *)((char *)t->stack + KSTACK_SIZE);
+	*--sp = 0;
+	*--sp = (uint64_t)thread_entry_trampoline;
+	for (int i = 0; i < 6; i++)
+		*--sp = 0;
+	t->saved_rsp = (uint64_t)sp;
+	t->state = THREAD_RUNNING;
+	sched_enqueue_new(t);
+	return t;
+}
+
+void thread_get(struct thread *t)
+{
+	__atomic_fetch_add(&t->refcount, 1, __ATOMIC_RELAXED);
+}
+
+void thread_put(struct thread *t)
+{
+	if (__atomic_sub_fetch(&t->refcount, 1, __ATOMIC_ACQ_REL) != 0)
+		return;
+	unsigned long flags = spin_lock_irqsave(&threads_lock);
+	list_del(&t->all_node);
+	nr_threads--;
+	spin_unlock_irqrestore(&threads_lock, flags);
+	if (t->stack)
+		page_free(t->stack, STACK_ORDER);
+	kmem_cache_free(thread_cache, t);
+}
+
+/* Called by the scheduler once a dead thread is off its stack. */
+void thread_release_dead(struct thread *t);
+void thread_release_dead(struct thread *t)
+{
+	thread_put(t);
+}
+
+void thread_exit(int code)
+{
+	struct thread *self = current_thread();
+
+	self->exit_code = code;
+	__atomic_store_n(&self->exited, true, __ATOMIC_RELEASE);
+	wake_up_all(&exit_wq);
+	set_current_state(THREAD_DEAD);
+	schedule();
+	panic("thread_exit: a dead thread was scheduled");
+}
+
+int thread_join(struct thread *t)
+{
+	/* Exited and off its stack (on_cpu clear): then nothing of it runs. */
+	wait_event(exit_wq, __atomic_load_n(&t->exited, __ATOMIC_ACQUIRE));
+	while (__atomic_load_n(&t->on_cpu, __ATOMIC_ACQUIRE))
+		yield();
+	int code = t->exit_code;
+	thread_put(t);
+	return code;
+}
+
+void thread_kill(struct thread *t)
+{
+	__atomic_store_n(&t->fatal_pending, true, __ATOMIC_RELEASE);
+	wake_up_state(t, 1 << THREAD_KILLABLE);
+}
+
+void thread_for_each(void (*fn)(struct thread *t, void *arg), void *arg)
+{
+	unsigned long flags = spin_lock_irqsave(&threads_lock);
+	struct list_head *pos;
+	list_for_each(pos, &all_threads)
+		fn(list_entry(pos, struct thread, all_node), arg);
+	spin_unlock_irqrestore(&threads_lock, flags);
+}
+
+unsigned thread_count(void)
+{
+	return __atomic_load_n(&nr_threads, __ATOMIC_RELAXED);
+}

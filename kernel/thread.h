@@ -1,0 +1,97 @@
+/*
+ * thread.h: kernel threads.
+ *
+ * A thread is a stack, saved registers and a place in the scheduler.
+ * Typical use:
+ *
+ *     struct thread *t = thread_create("worker", work, arg, THREAD_ANY_CPU);
+ *     if (!t) return -ENOMEM;
+ *     int ret = thread_join(t);        // waits for work() to return; frees t
+ *
+ * Lifetime: a thread holds one reference on itself while it lives and the
+ * creator gets another; thread_join (or thread_put, to let it run
+ * detached) gives the creator's back.  The struct and stack are freed
+ * when the last reference goes, which is never before the thread has
+ * switched off its stack for the last time.
+ *
+ * Sleeping: set the state with set_current_state(THREAD_SLEEPING or
+ * THREAD_KILLABLE), check the condition, then schedule(); a waker calls
+ * wake_up_thread().  Wait queues (waitqueue.h) wrap this protocol; use
+ * them rather than raw schedule().
+ */
+#ifndef KERNEL_THREAD_H
+#define KERNEL_THREAD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "kernel/list.h"
+#include "arch/x86_64/percpu.h"
+
+#define THREAD_ANY_CPU (-1)
+#define THREAD_NAME_MAX 24
+
+enum thread_state {
+	THREAD_RUNNING = 0,        /* running, or runnable on a run queue */
+	THREAD_SLEEPING = 1,       /* waits; only its wake-up ends the wait */
+	THREAD_KILLABLE = 2,       /* waits; thread_kill also ends it */
+	THREAD_DEAD = 3,           /* has exited */
+};
+
+struct jmp_buf;
+
+struct thread {
+	/* Fixed at creation. */
+	unsigned tid;
+	char name[THREAD_NAME_MAX];
+	int pinned_cpu;            /* THREAD_ANY_CPU or the only CPU it runs on */
+	int (*fn)(void *arg);
+	void *arg;
+	void *stack;               /* KSTACK_SIZE bytes; NULL for boot contexts */
+
+	/* Scheduler: protected by the run queue lock of `cpu`. */
+	uint64_t saved_rsp;        /* while switched out */
+	int state;                 /* enum thread_state; written under the lock, read anywhere */
+	unsigned cpu;              /* the run queue it belongs to */
+	bool on_rq;                /* queued (not running) */
+	bool on_cpu;               /* running, or still switching off its stack */
+	struct list_head rq_node;
+	unsigned slice;            /* ticks left before preemption */
+	uint64_t switches_in;      /* times it was switched to */
+
+	/* Atomics. */
+	int refcount;
+	bool fatal_pending;        /* thread_kill was called */
+	bool exited;               /* set once, before waking joiners */
+	int exit_code;
+
+	struct list_head all_node; /* all_threads (threads_lock) */
+	struct jmp_buf *ktest_recover; /* test framework: where to abort a hung case */
+};
+
+static inline struct thread *current_thread(void)
+{
+	return this_cpu()->current;
+}
+
+struct thread *thread_create(const char *name, int (*fn)(void *), void *arg, int cpu);
+int thread_join(struct thread *t);
+__attribute__((noreturn)) void thread_exit(int code);
+void thread_get(struct thread *t);
+void thread_put(struct thread *t);
+
+/* Mark a fatal signal pending and wake t from a killable sleep. */
+void thread_kill(struct thread *t);
+static inline bool fatal_signal_pending(void)
+{
+	return __atomic_load_n(&current_thread()->fatal_pending, __ATOMIC_ACQUIRE);
+}
+
+void set_current_state(int state);
+
+/* Call fn for every thread (under the threads lock: fn must not sleep). */
+void thread_for_each(void (*fn)(struct thread *t, void *arg), void *arg);
+unsigned thread_count(void);
+
+void thread_init(void);            /* boot CPU, once the heap works */
+
+#endif
