@@ -115,7 +115,7 @@ test: check-tools $(BUILD)/smpvfs.elf
 test-negative: $(BUILD)/smpvfs.elf
 	$(Q)$(PYTHON) tests/run.py test --smp 2 --firmware bios $(RUN_ARGS) \
 		--kargs "ktest=ktest_negative ktest.timeout=10 $(KARGS)" \
-		--expect-fail ktest_negative.deliberate_failure,ktest_negative.failing_assert,ktest_negative.hung_case,ktest_negative.hung_on_all_cpus,ktest_negative.hung_irqs_off
+		--expect-fail ktest_negative.deliberate_failure,ktest_negative.failing_assert,ktest_negative.hung_case,ktest_negative.hung_on_all_cpus,ktest_negative.hung_irqs_off,ktest_negative.hung_asleep
 	$(Q)$(PYTHON) tests/run.py test --smp 2 --firmware bios $(RUN_ARGS) \
 		--kargs "ktest=ktest_fault $(KARGS)" --expect-panic fault_null_deref
 	$(Q)$(PYTHON) tests/run.py test --smp 2 --firmware bios $(RUN_ARGS) --mem 5G \

@@ -361,8 +361,8 @@ static int run_case_thread(const struct ktest_case *k, uint64_t limit_s)
 		panic("ktest: cannot create the case thread");
 	long ticks = (long)((limit_s * 1000 + 3 * NMI_GRACE_MS) * HZ / 1000);
 	if (!wait_event_timeout(case_wq, __atomic_load_n(&case_done, __ATOMIC_ACQUIRE), ticks)) {
-		kprintf("    # %s is stuck asleep past its time limit: leaving its threads blocked\n",
-			k->name);
+		kprintf("    # %s did not end after its time limit (asleep, or its CPU could not be "
+			"interrupted): leaving its threads behind\n", k->name);
 		thread_put(t);	/* never joined: it stays blocked */
 		return ABORT_TIMEOUT;
 	}

@@ -24,6 +24,7 @@
 #include "kernel/panic.h"
 #include "kernel/kprintf.h"
 #include "kernel/ktimer.h"
+#include "kernel/ksyms.h"
 #include "kernel/time.h"
 #include "arch/x86_64/apic.h"
 #include "arch/x86_64/cpu.h"
@@ -357,6 +358,28 @@ uint64_t sched_context_switches(unsigned cpu)
 unsigned sched_queued(unsigned cpu)
 {
 	return __atomic_load_n(&rq_of(cpu)->nr_queued, __ATOMIC_RELAXED);
+}
+
+static uint64_t bad_sleeps;
+
+void __might_sleep(const char *file, int line)
+{
+	struct cpu *c = this_cpu();
+	if (!c->current || panicking)
+		return;
+	if (c->preempt_count == 0 && irqs_enabled() && c->irq_depth == 0)
+		return;
+	__atomic_fetch_add(&bad_sleeps, 1, __ATOMIC_RELAXED);
+	kprintf("BUG: sleeping function called from invalid context at %s:%d "
+		"(thread %s, CPU %u, preempt count %d, interrupts %s, irq depth %d)\n",
+		file, line, c->current->name, c->id, c->preempt_count,
+		irqs_enabled() ? "on" : "off", c->irq_depth);
+	backtrace_print((uint64_t)__might_sleep, (uint64_t)__builtin_frame_address(0));
+}
+
+uint64_t might_sleep_reports(void)
+{
+	return __atomic_load_n(&bad_sleeps, __ATOMIC_RELAXED);
 }
 
 static void timeout_expired(void *arg)

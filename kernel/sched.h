@@ -35,6 +35,15 @@ uint64_t sched_context_switches(unsigned cpu);
 unsigned sched_queued(unsigned cpu);
 bool sched_running(void);           /* the scheduler has started on this CPU */
 
+/*
+ * might_sleep(): say "this function may sleep".  Reports (once per call
+ * site is not tracked: every time, with a backtrace) when called with a
+ * spinlock held or interrupts off, where sleeping would deadlock.
+ */
+#define might_sleep() __might_sleep(__FILE__, __LINE__)
+void __might_sleep(const char *file, int line);
+uint64_t might_sleep_reports(void);
+
 /* Sleep for at least `ticks` timer ticks (state set by the caller);
  * returns the ticks left if woken early, else 0. */
 long schedule_timeout(long ticks);

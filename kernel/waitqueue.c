@@ -85,3 +85,14 @@ bool waitqueue_active(struct wait_queue_head *wq)
 {
 	return !list_empty(&wq->list);
 }
+
+unsigned waitqueue_length(struct wait_queue_head *wq)
+{
+	unsigned n = 0;
+	unsigned long flags = spin_lock_irqsave(&wq->lock);
+	struct list_head *pos;
+	list_for_each(pos, &wq->list)
+		n++;
+	spin_unlock_irqrestore(&wq->lock, flags);
+	return n;
+}

@@ -54,6 +54,7 @@ unsigned wake_up(struct wait_queue_head *wq);      /* returns the number woken *
 unsigned wake_up_all(struct wait_queue_head *wq);
 unsigned wake_up_nr(struct wait_queue_head *wq, unsigned nr_exclusive);
 bool waitqueue_active(struct wait_queue_head *wq);
+unsigned waitqueue_length(struct wait_queue_head *wq);   /* entries queued now */
 
 /* Sleep until cond holds (not killable). */
 #define wait_event(wq, cond) do { \

@@ -9,6 +9,7 @@
  */
 #include "kernel/ktest.h"
 #include "kernel/string.h"
+#include "kernel/waitqueue.h"
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/percpu.h"
 
@@ -90,6 +91,14 @@ static void hung_irqs_off(void)
 	ktest_run_on_all_cpus(spin_irqs_off, NULL);
 }
 
+/* Asleep for good: no interrupt can pull it out; the runner must give up
+ * waiting, report it, and go on. */
+static void hung_asleep(void)
+{
+	static struct wait_queue_head never = WAIT_QUEUE_HEAD_INIT(never);
+	wait_event(never, false);
+}
+
 static void count_cpus(unsigned cpu, void *arg)
 {
 	(void)cpu;
@@ -111,6 +120,7 @@ static const struct ktest_case negative_cases[] = {
 	KTEST_CASE_TIMEOUT(hung_case, 2),
 	KTEST_CASE_TIMEOUT(hung_on_all_cpus, 2),
 	KTEST_CASE_TIMEOUT(hung_irqs_off, 2),
+	KTEST_CASE_TIMEOUT(hung_asleep, 2),
 	KTEST_CASE(run_goes_on_after_hangs),
 };
 KTEST_SUITE_EXPLICIT(ktest_negative, negative_cases);

@@ -1,0 +1,202 @@
+/*
+ * rwsem.c: see rwsem.h for the rules and the fairness policy.
+ *
+ * count = readers * RWSEM_READER | RWSEM_WAITERS | RWSEM_WRITER.
+ *
+ * Fast paths (no waiters): a reader adds RWSEM_READER by compare-and-swap
+ * if neither WRITER nor WAITERS is set; a writer swaps 0 for WRITER.
+ * Releases subtract their share; one that leaves the rwsem free while
+ * WAITERS is set takes wait_lock and grants it to the head of the queue.
+ *
+ * Slow path: under wait_lock, a thread that cannot take the rwsem sets
+ * WAITERS, queues itself, and calls grant() (the rwsem may have been
+ * released between its failed attempt and setting the bit), then sleeps
+ * until a granter marks it `granted`.  Granting does the taking on the
+ * waiter's behalf (adds its reader share or sets WRITER) before waking
+ * it, so a woken waiter already holds the rwsem: hand-off, no retry.
+ *
+ * Locking: wait_lock protects the waiter list and the WAITERS bit; it is
+ * taken with interrupts off.  `count` is an atomic.
+ * Order: rwsem.wait_lock -> runqueue.lock (wake-ups).
+ */
+#include "kernel/rwsem.h"
+#include "kernel/thread.h"
+#include "kernel/sched.h"
+#include "kernel/panic.h"
+#include "kernel/errno.h"
+
+enum waiter_type { WAIT_READ, WAIT_WRITE };
+
+struct rwsem_waiter {
+	struct list_head node;
+	struct thread *thread;
+	enum waiter_type type;
+	bool granted;
+};
+
+void init_rwsem(struct rw_semaphore *s, const char *name)
+{
+	s->count = 0;
+	spin_init(&s->wait_lock, "rwsem.wait_lock");
+	list_init(&s->waiters);
+	s->name = name;
+}
+
+bool down_read_trylock(struct rw_semaphore *s)
+{
+	uint64_t c = __atomic_load_n(&s->count, __ATOMIC_RELAXED);
+	while (!(c & (RWSEM_WRITER | RWSEM_WAITERS)))
+		if (__atomic_compare_exchange_n(&s->count, &c, c + RWSEM_READER, false,
+						__ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+			return true;
+	return false;
+}
+
+bool down_write_trylock(struct rw_semaphore *s)
+{
+	uint64_t expect = 0;
+	return __atomic_compare_exchange_n(&s->count, &expect, RWSEM_WRITER, false,
+					   __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
+}
+
+static void hand_over(struct rwsem_waiter *w)
+{
+	struct thread *t = w->thread;
+	list_del(&w->node);
+	thread_get(t);	/* the waiter may run and exit once granted is set */
+	__atomic_store_n(&w->granted, true, __ATOMIC_RELEASE);
+	wake_up_thread(t);
+	thread_put(t);
+}
+
+/*
+ * Caller holds wait_lock.  Give the rwsem to the head of the queue if it
+ * can have it: a writer when nobody holds it, readers when no writer
+ * does.  Clears WAITERS when the queue empties.
+ */
+static void grant(struct rw_semaphore *s)
+{
+	while (!list_empty(&s->waiters)) {
+		struct rwsem_waiter *w = list_first_entry(&s->waiters, struct rwsem_waiter, node);
+		uint64_t c = __atomic_load_n(&s->count, __ATOMIC_ACQUIRE);
+		if (w->type == WAIT_WRITE) {
+			if (c & ~RWSEM_WAITERS)
+				return;	/* held by someone: its release will call us */
+			if (!__atomic_compare_exchange_n(&s->count, &c, c | RWSEM_WRITER, false,
+							 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+				continue;	/* a reader left meanwhile: look again */
+			hand_over(w);
+			break;		/* one writer, and nobody else */
+		}
+		if (c & RWSEM_WRITER)
+			return;
+		__atomic_fetch_add(&s->count, RWSEM_READER, __ATOMIC_ACQUIRE);
+		hand_over(w);	/* and go on: the next may be a reader too */
+	}
+	if (list_empty(&s->waiters))
+		__atomic_fetch_and(&s->count, ~RWSEM_WAITERS, __ATOMIC_RELAXED);
+}
+
+static int down_slow(struct rw_semaphore *s, enum waiter_type type, bool killable)
+{
+	struct rwsem_waiter w = { .thread = current_thread(), .type = type, .granted = false };
+	unsigned long flags = spin_lock_irqsave(&s->wait_lock);
+
+	list_add_tail(&w.node, &s->waiters);
+	__atomic_fetch_or(&s->count, RWSEM_WAITERS, __ATOMIC_RELAXED);
+	grant(s);	/* it may have become free before the bit was set */
+	spin_unlock_irqrestore(&s->wait_lock, flags);
+
+	for (;;) {
+		set_current_state(killable ? THREAD_KILLABLE : THREAD_SLEEPING);
+		if (__atomic_load_n(&w.granted, __ATOMIC_ACQUIRE))
+			break;
+		if (killable && fatal_signal_pending()) {
+			flags = spin_lock_irqsave(&s->wait_lock);
+			if (__atomic_load_n(&w.granted, __ATOMIC_ACQUIRE)) {
+				spin_unlock_irqrestore(&s->wait_lock, flags);
+				break;	/* granted meanwhile: we hold it */
+			}
+			list_del(&w.node);
+			/* Those behind us may be grantable now (readers behind a
+			 * killed writer); grant() also clears WAITERS if empty. */
+			grant(s);
+			spin_unlock_irqrestore(&s->wait_lock, flags);
+			set_current_state(THREAD_RUNNING);
+			return -EINTR;
+		}
+		schedule();
+	}
+	set_current_state(THREAD_RUNNING);
+	return 0;
+}
+
+void down_read(struct rw_semaphore *s)
+{
+	might_sleep();
+	if (!down_read_trylock(s))
+		down_slow(s, WAIT_READ, false);
+}
+
+int down_read_killable(struct rw_semaphore *s)
+{
+	might_sleep();
+	if (down_read_trylock(s))
+		return 0;
+	return down_slow(s, WAIT_READ, true);
+}
+
+void down_write(struct rw_semaphore *s)
+{
+	might_sleep();
+	if (!down_write_trylock(s))
+		down_slow(s, WAIT_WRITE, false);
+}
+
+int down_write_killable(struct rw_semaphore *s)
+{
+	might_sleep();
+	if (down_write_trylock(s))
+		return 0;
+	return down_slow(s, WAIT_WRITE, true);
+}
+
+static void release_slow(struct rw_semaphore *s)
+{
+	unsigned long flags = spin_lock_irqsave(&s->wait_lock);
+	grant(s);
+	spin_unlock_irqrestore(&s->wait_lock, flags);
+}
+
+void up_read(struct rw_semaphore *s)
+{
+	uint64_t c = __atomic_sub_fetch(&s->count, RWSEM_READER, __ATOMIC_RELEASE);
+	if ((c & RWSEM_WRITER) || (int64_t)c < 0)
+		panic("rwsem %s: up_read without a reader holding it (count 0x%lx)", s->name, c);
+	if (c == RWSEM_WAITERS)	/* last reader out, and threads wait */
+		release_slow(s);
+}
+
+void up_write(struct rw_semaphore *s)
+{
+	uint64_t c = __atomic_load_n(&s->count, __ATOMIC_RELAXED);
+	if (!(c & RWSEM_WRITER))
+		panic("rwsem %s: up_write while not write-locked (count 0x%lx)", s->name, c);
+	uint64_t expect = RWSEM_WRITER;
+	if (__atomic_compare_exchange_n(&s->count, &expect, 0, false,
+					__ATOMIC_RELEASE, __ATOMIC_RELAXED))
+		return;
+	__atomic_fetch_and(&s->count, ~RWSEM_WRITER, __ATOMIC_RELEASE);
+	release_slow(s);
+}
+
+void downgrade_write(struct rw_semaphore *s)
+{
+	uint64_t c = __atomic_load_n(&s->count, __ATOMIC_RELAXED);
+	if (!(c & RWSEM_WRITER))
+		panic("rwsem %s: downgrade_write while not write-locked", s->name);
+	/* One atomic step from writer to reader: no writer can slip in. */
+	c = __atomic_add_fetch(&s->count, RWSEM_READER - RWSEM_WRITER, __ATOMIC_RELEASE);
+	if (c & RWSEM_WAITERS)
+		release_slow(s);	/* readers at the head may join us */
+}

@@ -1,0 +1,65 @@
+/*
+ * rwsem.h: read/write semaphores: many readers or one writer.
+ *
+ * This is the lock the VFS puts in every inode (i_rwsem): lookups take it
+ * shared, so they run in parallel; directory changes take it exclusive.
+ *
+ * Fairness: waiters queue in FIFO order and a released rwsem is handed
+ * directly to the head of the queue (one writer, or every reader at the
+ * head up to the first writer).  While anyone waits, newcomers queue too,
+ * even readers that could share with current readers: so a writer that
+ * waits is never overtaken by readers arriving after it, and a stream of
+ * readers cannot starve it.
+ *
+ * Cost: the uncontended read path is one compare-and-swap to take and one
+ * atomic subtract to release; the uncontended write path one
+ * compare-and-swap each way.
+ *
+ * All down_* may sleep.  The _killable variants return -EINTR, without
+ * the lock, when the thread is killed while waiting.
+ */
+#ifndef KERNEL_RWSEM_H
+#define KERNEL_RWSEM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "kernel/list.h"
+#include "kernel/spinlock.h"
+
+struct rw_semaphore {
+	/* Bit 0: a writer holds it.  Bit 1: threads wait.  Bits 8 and up:
+	 * the number of readers holding it (RWSEM_READER units). */
+	uint64_t count;
+	struct spinlock wait_lock; /* protects waiters and the waiters bit */
+	struct list_head waiters;  /* struct rwsem_waiter, FIFO */
+	const char *name;
+};
+
+#define RWSEM_WRITER  1ULL
+#define RWSEM_WAITERS 2ULL
+#define RWSEM_READER  256ULL
+
+#define RWSEM_INIT(s, n) { 0, SPINLOCK_INIT("rwsem.wait_lock"), LIST_HEAD_INIT((s).waiters), (n) }
+
+void init_rwsem(struct rw_semaphore *s, const char *name);
+void down_read(struct rw_semaphore *s);
+int down_read_killable(struct rw_semaphore *s);
+bool down_read_trylock(struct rw_semaphore *s);
+void up_read(struct rw_semaphore *s);
+void down_write(struct rw_semaphore *s);
+int down_write_killable(struct rw_semaphore *s);
+bool down_write_trylock(struct rw_semaphore *s);
+void up_write(struct rw_semaphore *s);
+void downgrade_write(struct rw_semaphore *s);
+
+static inline unsigned rwsem_readers(const struct rw_semaphore *s)
+{
+	return (unsigned)(__atomic_load_n(&s->count, __ATOMIC_RELAXED) / RWSEM_READER);
+}
+
+static inline bool rwsem_is_write_locked(const struct rw_semaphore *s)
+{
+	return __atomic_load_n(&s->count, __ATOMIC_RELAXED) & RWSEM_WRITER;
+}
+
+#endif

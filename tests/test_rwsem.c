@@ -1,0 +1,350 @@
+/*
+ * test_rwsem.c: the read/write semaphore the VFS's i_rwsem is built on.
+ *
+ * Claims tested: readers share (observed holding it together), a writer
+ * excludes everyone, no reader sees a half-written buffer, a waiting
+ * writer is not starved by a stream of readers (bounded by a count of
+ * reader acquisitions), killable waits return -EINTR and leave the rwsem
+ * usable (also for readers queued behind a killed writer), and
+ * downgrade_write lets waiting readers in while keeping writers out.
+ */
+#include "kernel/ktest.h"
+#include "kernel/errno.h"
+#include "kernel/rwsem.h"
+#include "kernel/thread.h"
+#include "kernel/sched.h"
+#include "kernel/random.h"
+#include "kernel/string.h"
+#include "arch/x86_64/cpu.h"
+#include "arch/x86_64/percpu.h"
+
+static void wait_until_state(struct thread *t, int state)
+{
+	while (__atomic_load_n(&t->state, __ATOMIC_ACQUIRE) != state)
+		yield();
+}
+
+/* ---- readers share ---- */
+
+struct share {
+	struct rw_semaphore sem;
+	unsigned inside, want;
+};
+
+static int reader_waits_for_all(void *p)
+{
+	struct share *s = p;
+	down_read(&s->sem);
+	__atomic_fetch_add(&s->inside, 1, __ATOMIC_ACQ_REL);
+	/* Only possible if every reader holds it at once. */
+	while (__atomic_load_n(&s->inside, __ATOMIC_ACQUIRE) < s->want)
+		yield();
+	up_read(&s->sem);
+	return 0;
+}
+
+static void readers_hold_it_together(void)
+{
+	static struct share s;
+	struct thread *t[MAX_CPUS * 2];
+	unsigned n = ncpus * 2;
+
+	s = (struct share){ .want = n };
+	init_rwsem(&s.sem, "test");
+	for (unsigned i = 0; i < n; i++) {
+		t[i] = thread_create("reader", reader_waits_for_all, &s, (int)(i % ncpus));
+		ASSERT_NOT_NULL(t[i]);
+	}
+	for (unsigned i = 0; i < n; i++)
+		thread_join(t[i]);
+	EXPECT_EQ(s.inside, n);
+	EXPECT_EQ(s.sem.count, 0u);
+}
+
+/* ---- torture: readers and writers on every CPU ---- */
+
+#define BUF_WORDS 64
+#define TOTAL_OPS 4000
+
+struct torture {
+	struct rw_semaphore sem;
+	uint64_t buf[BUF_WORDS];    /* all words equal, written only by writers */
+	unsigned readers_in, writers_in, max_readers;
+	unsigned torn, excl_broken;
+	unsigned ops_each;
+	uint64_t seed;
+};
+
+static int torture_thread(void *p)
+{
+	struct torture *t = p;
+	struct prng r;
+	prng_seed(&r, t->seed + current_thread()->tid);
+	for (unsigned i = 0; i < t->ops_each; i++) {
+		if (prng_below(&r, 4) == 0) {
+			down_write(&t->sem);
+			if (__atomic_add_fetch(&t->writers_in, 1, __ATOMIC_RELAXED) != 1 ||
+			    __atomic_load_n(&t->readers_in, __ATOMIC_RELAXED) != 0)
+				__atomic_fetch_add(&t->excl_broken, 1, __ATOMIC_RELAXED);
+			uint64_t v = t->buf[0] + 1;
+			for (int w = 0; w < BUF_WORDS; w++) {
+				*(volatile uint64_t *)&t->buf[w] = v;
+				if (w == BUF_WORDS / 2)
+					cpu_relax();
+			}
+			__atomic_sub_fetch(&t->writers_in, 1, __ATOMIC_RELAXED);
+			up_write(&t->sem);
+		} else {
+			down_read(&t->sem);
+			unsigned in = __atomic_add_fetch(&t->readers_in, 1, __ATOMIC_RELAXED);
+			unsigned max = __atomic_load_n(&t->max_readers, __ATOMIC_RELAXED);
+			while (in > max && !__atomic_compare_exchange_n(&t->max_readers, &max, in, false,
+									 __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+				;
+			if (__atomic_load_n(&t->writers_in, __ATOMIC_RELAXED))
+				__atomic_fetch_add(&t->excl_broken, 1, __ATOMIC_RELAXED);
+			uint64_t first = *(volatile uint64_t *)&t->buf[0];
+			for (int w = 1; w < BUF_WORDS; w++)
+				if (*(volatile uint64_t *)&t->buf[w] != first) {
+					__atomic_fetch_add(&t->torn, 1, __ATOMIC_RELAXED);
+					break;
+				}
+			__atomic_sub_fetch(&t->readers_in, 1, __ATOMIC_RELAXED);
+			up_read(&t->sem);
+		}
+	}
+	return 0;
+}
+
+static void torture_all_cpus(void)
+{
+	static struct torture t;
+	struct thread *th[MAX_CPUS * 2];
+	unsigned n = ncpus * 2;
+
+	memset(&t, 0, sizeof(t));
+	init_rwsem(&t.sem, "test");
+	t.seed = ktest_seed();
+	t.ops_each = TOTAL_OPS / n;
+	for (unsigned i = 0; i < n; i++) {
+		th[i] = thread_create("rwsem", torture_thread, &t, (int)(i % ncpus));
+		ASSERT_NOT_NULL(th[i]);
+	}
+	for (unsigned i = 0; i < n; i++)
+		thread_join(th[i]);
+	EXPECT_EQ(t.torn, 0u);
+	EXPECT_EQ(t.excl_broken, 0u);
+	EXPECT_EQ(t.sem.count, 0u);
+	EXPECT_TRUE(list_empty(&t.sem.waiters));
+}
+
+/* ---- a writer is not starved ---- */
+
+struct starve {
+	struct rw_semaphore sem;
+	uint64_t reader_acquisitions;
+	uint64_t overtakes;         /* readers that saw the writer queued, yet got in first */
+	bool writer_got;
+	bool writer_done;
+};
+
+static int stream_reader(void *p)
+{
+	struct starve *s = p;
+	while (!__atomic_load_n(&s->writer_done, __ATOMIC_ACQUIRE)) {
+		/* Only the writer ever queues first here, so WAITERS means it waits. */
+		bool writer_queued = (__atomic_load_n(&s->sem.count, __ATOMIC_ACQUIRE) & RWSEM_WAITERS) &&
+				     !__atomic_load_n(&s->writer_got, __ATOMIC_ACQUIRE);
+		down_read(&s->sem);
+		if (writer_queued && !__atomic_load_n(&s->writer_got, __ATOMIC_ACQUIRE))
+			__atomic_fetch_add(&s->overtakes, 1, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&s->reader_acquisitions, 1, __ATOMIC_RELAXED);
+		for (int i = 0; i < 50; i++)
+			cpu_relax();
+		up_read(&s->sem);
+	}
+	return 0;
+}
+
+static void writer_not_starved_by_readers(void)
+{
+	static struct starve s;
+	struct thread *t[MAX_CPUS * 2];
+	unsigned n = ncpus * 2;
+
+	s = (struct starve){ .writer_got = false };
+	init_rwsem(&s.sem, "test");
+	for (unsigned i = 0; i < n; i++) {
+		t[i] = thread_create("stream", stream_reader, &s, (int)(i % ncpus));
+		ASSERT_NOT_NULL(t[i]);
+	}
+	while (__atomic_load_n(&s.reader_acquisitions, __ATOMIC_RELAXED) < 200)
+		yield();	/* the stream is flowing */
+	down_write(&s.sem);
+	__atomic_store_n(&s.writer_got, true, __ATOMIC_RELEASE);
+	up_write(&s.sem);
+	__atomic_store_n(&s.writer_done, true, __ATOMIC_RELEASE);
+	for (unsigned i = 0; i < n; i++)
+		thread_join(t[i]);
+	/* Once the writer is queued, no reader arriving after it gets in first,
+	 * however many keep coming (FIFO: they queue behind it). */
+	EXPECT_EQ(s.overtakes, 0u);
+	EXPECT_GT(s.reader_acquisitions, 200u);
+}
+
+/* ---- killable ---- */
+
+struct kill_arg {
+	struct rw_semaphore *sem;
+	bool write;
+	int result;
+	bool holds;
+};
+
+static int take_killable(void *p)
+{
+	struct kill_arg *a = p;
+	a->result = a->write ? down_write_killable(a->sem) : down_read_killable(a->sem);
+	if (a->result == 0) {
+		__atomic_store_n(&a->holds, true, __ATOMIC_RELEASE);
+		if (a->write)
+			up_write(a->sem);
+		else
+			up_read(a->sem);
+	}
+	return 0;
+}
+
+static void killed_writer_returns_eintr(void)
+{
+	struct rw_semaphore sem;
+	init_rwsem(&sem, "test");
+	down_read(&sem);
+	struct kill_arg k = { &sem, true, 99, false };
+	struct thread *tk = thread_create("writer", take_killable, &k, THREAD_ANY_CPU);
+	ASSERT_NOT_NULL(tk);
+	wait_until_state(tk, THREAD_KILLABLE);
+	/* A reader behind the waiting writer must queue (FIFO)... */
+	struct kill_arg r = { &sem, false, 99, false };
+	struct thread *tr = thread_create("reader", take_killable, &r, THREAD_ANY_CPU);
+	ASSERT_NOT_NULL(tr);
+	wait_until_state(tr, THREAD_KILLABLE);
+	EXPECT_FALSE(r.holds);
+	/* ...and get in as soon as the writer is killed, while we still read. */
+	thread_kill(tk);
+	thread_join(tk);
+	EXPECT_EQ(k.result, -EINTR);
+	thread_join(tr);
+	EXPECT_EQ(r.result, 0);
+	EXPECT_TRUE(r.holds);
+	up_read(&sem);
+	EXPECT_EQ(sem.count, 0u);
+	EXPECT_TRUE(down_write_trylock(&sem));	/* fully usable */
+	up_write(&sem);
+}
+
+static void killed_reader_returns_eintr(void)
+{
+	struct rw_semaphore sem;
+	init_rwsem(&sem, "test");
+	down_write(&sem);
+	struct kill_arg r = { &sem, false, 99, false };
+	struct thread *t = thread_create("reader", take_killable, &r, THREAD_ANY_CPU);
+	ASSERT_NOT_NULL(t);
+	wait_until_state(t, THREAD_KILLABLE);
+	thread_kill(t);
+	thread_join(t);
+	EXPECT_EQ(r.result, -EINTR);
+	EXPECT_FALSE(r.holds);
+	up_write(&sem);
+	EXPECT_EQ(sem.count, 0u);
+	EXPECT_TRUE(down_read_trylock(&sem));
+	up_read(&sem);
+}
+
+/* ---- downgrade ---- */
+
+struct downgrade {
+	struct rw_semaphore sem;
+	unsigned readers_in;
+	bool writer_in;
+};
+
+static int dg_reader(void *p)
+{
+	struct downgrade *d = p;
+	down_read(&d->sem);
+	__atomic_fetch_add(&d->readers_in, 1, __ATOMIC_ACQ_REL);
+	while (__atomic_load_n(&d->readers_in, __ATOMIC_ACQUIRE) < 3)
+		yield();	/* we and the downgraded writer hold it together */
+	up_read(&d->sem);
+	return 0;
+}
+
+static int dg_writer(void *p)
+{
+	struct downgrade *d = p;
+	down_write(&d->sem);
+	__atomic_store_n(&d->writer_in, true, __ATOMIC_RELEASE);
+	up_write(&d->sem);
+	return 0;
+}
+
+static void downgrade_lets_readers_in(void)
+{
+	static struct downgrade d;
+	d = (struct downgrade){ .readers_in = 0 };
+	init_rwsem(&d.sem, "test");
+
+	down_write(&d.sem);
+	struct thread *r1 = thread_create("r1", dg_reader, &d, THREAD_ANY_CPU);
+	ASSERT_NOT_NULL(r1);
+	wait_until_state(r1, THREAD_SLEEPING);
+	struct thread *r2 = thread_create("r2", dg_reader, &d, THREAD_ANY_CPU);
+	ASSERT_NOT_NULL(r2);
+	wait_until_state(r2, THREAD_SLEEPING);
+	struct thread *w = thread_create("w", dg_writer, &d, THREAD_ANY_CPU);
+	ASSERT_NOT_NULL(w);
+	wait_until_state(w, THREAD_SLEEPING);
+
+	downgrade_write(&d.sem);
+	__atomic_fetch_add(&d.readers_in, 1, __ATOMIC_ACQ_REL);	/* we read now */
+	while (__atomic_load_n(&d.readers_in, __ATOMIC_ACQUIRE) < 3)
+		yield();	/* both waiting readers got in */
+	EXPECT_FALSE(__atomic_load_n(&d.writer_in, __ATOMIC_ACQUIRE));	/* the writer did not */
+	EXPECT_GE(rwsem_readers(&d.sem), 1u);
+	up_read(&d.sem);
+	thread_join(r1);
+	thread_join(r2);
+	thread_join(w);
+	EXPECT_TRUE(d.writer_in);
+	EXPECT_EQ(d.sem.count, 0u);
+}
+
+static void trylocks(void)
+{
+	struct rw_semaphore sem;
+	init_rwsem(&sem, "test");
+	EXPECT_TRUE(down_read_trylock(&sem));
+	EXPECT_TRUE(down_read_trylock(&sem));
+	EXPECT_EQ(rwsem_readers(&sem), 2u);
+	EXPECT_FALSE(down_write_trylock(&sem));
+	up_read(&sem);
+	up_read(&sem);
+	EXPECT_TRUE(down_write_trylock(&sem));
+	EXPECT_TRUE(rwsem_is_write_locked(&sem));
+	EXPECT_FALSE(down_read_trylock(&sem));
+	up_write(&sem);
+	EXPECT_EQ(sem.count, 0u);
+}
+
+static const struct ktest_case rwsem_cases[] = {
+	KTEST_CASE(readers_hold_it_together),
+	KTEST_CASE(torture_all_cpus),
+	KTEST_CASE(writer_not_starved_by_readers),
+	KTEST_CASE(killed_writer_returns_eintr),
+	KTEST_CASE(killed_reader_returns_eintr),
+	KTEST_CASE(downgrade_lets_readers_in),
+	KTEST_CASE(trylocks),
+};
+KTEST_SUITE(rwsem, rwsem_cases);

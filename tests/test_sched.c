@@ -1,0 +1,229 @@
+/* test_sched.c: threads start, run, get preempted, move, sleep, die and
+ * are killed as the scheduler promises.  Every assertion is on counts or
+ * states, never on how long something took. */
+#include "kernel/ktest.h"
+#include "kernel/sched.h"
+#include "kernel/thread.h"
+#include "kernel/time.h"
+#include "kernel/waitqueue.h"
+#include "arch/x86_64/cpu.h"
+#include "arch/x86_64/percpu.h"
+
+static int return_arg(void *arg)
+{
+	return (int)(uintptr_t)arg;
+}
+
+static void create_and_join(void)
+{
+	struct thread *t[32];
+	unsigned before = thread_count();
+
+	for (int i = 0; i < 32; i++) {
+		t[i] = thread_create("t", return_arg, (void *)(uintptr_t)(i * 3), THREAD_ANY_CPU);
+		ASSERT_NOT_NULL(t[i]);
+	}
+	for (int i = 0; i < 32; i++)
+		EXPECT_EQ(thread_join(t[i]), i * 3);
+	EXPECT_EQ(thread_count(), before);	/* every thread was freed */
+	EXPECT_NULL(thread_create("bad", return_arg, NULL, (int)ncpus));	/* no such CPU */
+}
+
+struct pin_check {
+	unsigned wrong;
+};
+
+static int stay_on_cpu(void *arg)
+{
+	struct pin_check *p = arg;
+	unsigned want = current_thread()->pinned_cpu;
+	for (int i = 0; i < 200; i++) {
+		if (cpu_id() != want)
+			__atomic_fetch_add(&p->wrong, 1, __ATOMIC_RELAXED);
+		yield();
+	}
+	return 0;
+}
+
+static void pinned_threads_stay(void)
+{
+	struct pin_check p = { 0 };
+	struct thread *t[2 * MAX_CPUS];
+	unsigned n = 2 * ncpus;
+
+	for (unsigned i = 0; i < n; i++) {
+		t[i] = thread_create("pinned", stay_on_cpu, &p, (int)(i % ncpus));
+		ASSERT_NOT_NULL(t[i]);
+	}
+	for (unsigned i = 0; i < n; i++)
+		thread_join(t[i]);
+	EXPECT_EQ(p.wrong, 0u);
+}
+
+struct preempt_pair {
+	volatile bool other_ran;
+	uint64_t spins;
+};
+
+static int spin_until_other(void *arg)
+{
+	struct preempt_pair *p = arg;
+	while (!p->other_ran)	/* never yields: only preemption lets the other in */
+		__atomic_store_n(&p->spins, p->spins + 1, __ATOMIC_RELAXED);
+	return 0;
+}
+
+static int set_flag(void *arg)
+{
+	((struct preempt_pair *)arg)->other_ran = true;
+	return 0;
+}
+
+static void busy_thread_is_preempted(void)
+{
+	struct preempt_pair p = { false, 0 };
+	unsigned cpu = ncpus - 1;	/* share a CPU: pin both to it */
+	struct thread *spinner = thread_create("spinner", spin_until_other, &p, (int)cpu);
+	ASSERT_NOT_NULL(spinner);
+	while (__atomic_load_n(&p.spins, __ATOMIC_RELAXED) == 0)	/* it runs */
+		yield();
+	struct thread *setter = thread_create("setter", set_flag, &p, (int)cpu);
+	ASSERT_NOT_NULL(setter);
+	thread_join(setter);
+	thread_join(spinner);
+	EXPECT_TRUE(p.other_ran);
+}
+
+struct spread {
+	unsigned long cpus_seen;	/* bitmask, atomic */
+	unsigned started, stop;
+};
+
+static int spin_and_note(void *arg)
+{
+	struct spread *s = arg;
+	__atomic_fetch_add(&s->started, 1, __ATOMIC_RELAXED);
+	while (!__atomic_load_n(&s->stop, __ATOMIC_ACQUIRE)) {
+		__atomic_fetch_or(&s->cpus_seen, 1UL << cpu_id(), __ATOMIC_RELAXED);
+		cpu_relax();
+	}
+	return 0;
+}
+
+static int bits_set(unsigned long m)
+{
+	int n = 0;
+	for (; m; m &= m - 1)
+		n++;
+	return n;
+}
+
+static void load_spreads_over_cpus(void)
+{
+	struct spread s = { 0, 0, 0 };
+	struct thread *t[MAX_CPUS];
+
+	if (ncpus < 2)
+		ktest_skip("needs 2 CPUs");
+	for (unsigned i = 0; i < ncpus; i++) {
+		t[i] = thread_create("spread", spin_and_note, &s, THREAD_ANY_CPU);
+		ASSERT_NOT_NULL(t[i]);
+	}
+	/* Busy threads, unpinned: placement and stealing must use every CPU.
+	 * Sleep while waiting, so this thread does not hold a CPU itself. */
+	while (bits_set(__atomic_load_n(&s.cpus_seen, __ATOMIC_RELAXED)) < (int)ncpus)
+		sleep_ms(10);
+	__atomic_store_n(&s.stop, 1, __ATOMIC_RELEASE);
+	for (unsigned i = 0; i < ncpus; i++)
+		thread_join(t[i]);
+	EXPECT_EQ(bits_set(s.cpus_seen), (int)ncpus);
+}
+
+static void sleep_counts_ticks(void)
+{
+	uint64_t start = jiffies;
+	sleep_ms(50);
+	EXPECT_GE(jiffies, start + 5);	/* 50 ms = 5 ticks of the kernel's own clock */
+}
+
+struct waiter_arg {
+	struct wait_queue_head wq;
+	volatile bool cond;
+	int result;
+};
+
+static int wait_killable(void *arg)
+{
+	struct waiter_arg *w = arg;
+	w->result = wait_event_killable(w->wq, w->cond);
+	return 0;
+}
+
+static int wait_unkillable(void *arg)
+{
+	struct waiter_arg *w = arg;
+	wait_event(w->wq, w->cond);
+	w->result = fatal_signal_pending() ? 1 : 0;
+	return 0;
+}
+
+static void kill_ends_killable_sleep_only(void)
+{
+	struct waiter_arg a = { .cond = false, .result = 99 };
+	wait_queue_init(&a.wq);
+	struct thread *t = thread_create("killable", wait_killable, &a, THREAD_ANY_CPU);
+	ASSERT_NOT_NULL(t);
+	while (waitqueue_length(&a.wq) == 0)
+		yield();
+	thread_kill(t);
+	thread_join(t);
+	EXPECT_EQ(a.result, -EINTR);
+
+	struct waiter_arg b = { .cond = false, .result = 99 };
+	wait_queue_init(&b.wq);
+	t = thread_create("unkillable", wait_unkillable, &b, THREAD_ANY_CPU);
+	ASSERT_NOT_NULL(t);
+	while (waitqueue_length(&b.wq) == 0)
+		yield();
+	thread_kill(t);
+	for (int i = 0; i < 100; i++)
+		yield();
+	EXPECT_EQ(__atomic_load_n(&t->state, __ATOMIC_RELAXED), THREAD_SLEEPING);	/* still asleep */
+	EXPECT_EQ(b.result, 99);
+	b.cond = true;
+	wake_up_all(&b.wq);
+	thread_join(t);
+	EXPECT_EQ(b.result, 1);	/* ended by its condition; the kill stays pending */
+}
+
+static int count_switches(void *arg)
+{
+	for (int i = 0; i < 50; i++)
+		yield();
+	(void)arg;
+	return 0;
+}
+
+static void idle_cpus_switch_threads(void)
+{
+	uint64_t before = 0, after = 0;
+	for (unsigned i = 0; i < ncpus; i++)
+		before += sched_context_switches(i);
+	struct thread *t = thread_create("yielder", count_switches, NULL, THREAD_ANY_CPU);
+	ASSERT_NOT_NULL(t);
+	thread_join(t);
+	for (unsigned i = 0; i < ncpus; i++)
+		after += sched_context_switches(i);
+	EXPECT_GT(after, before);
+}
+
+static const struct ktest_case sched_cases[] = {
+	KTEST_CASE(create_and_join),
+	KTEST_CASE(pinned_threads_stay),
+	KTEST_CASE(busy_thread_is_preempted),
+	KTEST_CASE(load_spreads_over_cpus),
+	KTEST_CASE(sleep_counts_ticks),
+	KTEST_CASE(kill_ends_killable_sleep_only),
+	KTEST_CASE(idle_cpus_switch_threads),
+};
+KTEST_SUITE(sched, sched_cases);

@@ -1,0 +1,142 @@
+/* test_spinlock.c: spinlocks exclude, on every CPU at once (locktorture
+ * style: a non-atomic read-modify-write that breaks if two CPUs are ever
+ * inside together). */
+#include "kernel/ktest.h"
+#include "kernel/spinlock.h"
+#include "kernel/thread.h"
+#include "kernel/sched.h"
+#include "arch/x86_64/cpu.h"
+#include "arch/x86_64/percpu.h"
+
+#define TOTAL_OPS 4000
+
+struct guarded {
+	struct spinlock lock;
+	uint64_t a, b;              /* equal whenever the lock is free */
+	unsigned inside;            /* CPUs in the critical section */
+	unsigned max_inside;
+	uint64_t per_cpu[MAX_CPUS];
+	bool irqsave;
+};
+
+static void hammer(unsigned cpu, void *arg)
+{
+	struct guarded *g = arg;
+	unsigned ops = ktest_ops_per_cpu(TOTAL_OPS);
+
+	for (unsigned i = 0; i < ops; i++) {
+		unsigned long flags = 0;
+		if (g->irqsave)
+			flags = spin_lock_irqsave(&g->lock);
+		else
+			spin_lock(&g->lock);
+		unsigned in = __atomic_add_fetch(&g->inside, 1, __ATOMIC_RELAXED);
+		if (in > g->max_inside)
+			g->max_inside = in;
+		EXPECT_EQ(g->a, g->b);
+		/* Read, pause, write: another CPU inside would lose an update. */
+		uint64_t a = *(volatile uint64_t *)&g->a;
+		cpu_relax();
+		*(volatile uint64_t *)&g->a = a + 1;
+		*(volatile uint64_t *)&g->b = g->b + 1;
+		__atomic_sub_fetch(&g->inside, 1, __ATOMIC_RELAXED);
+		if (g->irqsave)
+			spin_unlock_irqrestore(&g->lock, flags);
+		else
+			spin_unlock(&g->lock);
+		g->per_cpu[cpu]++;
+	}
+}
+
+static void run(bool irqsave)
+{
+	static struct guarded g;
+	uint64_t expected = 0;
+
+	g = (struct guarded){ .lock = SPINLOCK_INIT("test"), .irqsave = irqsave };
+	ktest_run_on_all_cpus(hammer, &g);
+	for (unsigned i = 0; i < ncpus; i++)
+		expected += g.per_cpu[i];
+	EXPECT_EQ(g.a, expected);	/* no update lost */
+	EXPECT_EQ(g.b, expected);
+	EXPECT_EQ(g.max_inside, 1u);	/* never two inside */
+	EXPECT_FALSE(spin_is_locked(&g.lock));
+}
+
+static void excludes_on_all_cpus(void)
+{
+	run(false);
+}
+
+static void irqsave_excludes_on_all_cpus(void)
+{
+	run(true);
+}
+
+static void irqsave_restores_state(void)
+{
+	struct spinlock l = SPINLOCK_INIT("test");
+	irq_enable();
+	unsigned long f = spin_lock_irqsave(&l);
+	EXPECT_FALSE(irqs_enabled());
+	EXPECT_TRUE(spin_held_by_me(&l));
+	spin_unlock_irqrestore(&l, f);
+	EXPECT_TRUE(irqs_enabled());
+	irq_disable();
+	f = spin_lock_irqsave(&l);
+	spin_unlock_irqrestore(&l, f);
+	EXPECT_FALSE(irqs_enabled());	/* stays off: it was off */
+	irq_enable();
+}
+
+struct try_arg {
+	struct spinlock *l;
+	int got;
+};
+
+static int try_from_other(void *p)
+{
+	struct try_arg *a = p;
+	int got = spin_trylock(a->l);
+	if (got)
+		spin_unlock(a->l);
+	__atomic_store_n(&a->got, got, __ATOMIC_RELEASE);
+	return 0;
+}
+
+static void trylock_fails_while_held(void)
+{
+	struct spinlock l = SPINLOCK_INIT("test");
+	struct try_arg a = { &l, -1 };
+
+	EXPECT_TRUE(spin_trylock(&l));
+	EXPECT_EQ(this_cpu()->preempt_count, 1);	/* holding one lock */
+	struct thread *t = thread_create("try", try_from_other, &a, (int)((cpu_id() + 1) % ncpus));
+	ASSERT_NOT_NULL(t);
+	if (ncpus > 1) {
+		/* Wait without sleeping: we hold a spinlock. */
+		while (__atomic_load_n(&a.got, __ATOMIC_ACQUIRE) == -1)
+			cpu_relax();
+		EXPECT_EQ(a.got, 0);
+		spin_unlock(&l);
+		thread_join(t);
+	} else {
+		spin_unlock(&l);	/* one CPU: it can only run once we let go */
+		thread_join(t);
+		EXPECT_EQ(a.got, 1);
+	}
+	EXPECT_EQ(this_cpu()->preempt_count, 0);
+	a.got = -1;
+	t = thread_create("try", try_from_other, &a, THREAD_ANY_CPU);
+	ASSERT_NOT_NULL(t);
+	thread_join(t);
+	EXPECT_EQ(a.got, 1);	/* free: trylock takes it */
+}
+
+static const struct ktest_case spinlock_cases[] = {
+	KTEST_CASE(excludes_on_all_cpus),
+	KTEST_CASE(irqsave_excludes_on_all_cpus),
+	KTEST_CASE(irqsave_restores_state),
+	KTEST_CASE(trylock_fails_while_held),
+};
+KTEST_SUITE(spinlock, spinlock_cases);
