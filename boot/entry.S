@@ -46,6 +46,13 @@ _start:
 	cpuid
 	testl $(1 << 29), %edx
 	jz no_long_mode
+	/* NX (EDX bit 20) is optional: enable EFER.NXE only if it is there,
+	 * or setting the bit faults. */
+	xorl %eax, %eax
+	testl $(1 << 20), %edx
+	jz 0f
+	movl $EFER_NXE, %eax
+0:	movl %eax, boot_efer_nxe
 
 	/* Clear the kernel's .bss (linked high, addressed here physically). */
 	movl $(__bss_start - KERNEL_VMA), %edi
@@ -103,7 +110,8 @@ _start:
 	movl %eax, %cr3
 	movl $MSR_EFER, %ecx
 	rdmsr
-	orl $(EFER_LME | EFER_NXE), %eax
+	orl $EFER_LME, %eax
+	orl boot_efer_nxe, %eax
 	wrmsr
 	movl %cr0, %eax
 	orl $(CR0_PG | CR0_WP | CR0_PE), %eax
@@ -150,6 +158,8 @@ boot_gdt_ptr:
 boot_mb2_magic:
 	.long 0
 boot_mb2_info:
+	.long 0
+boot_efer_nxe:
 	.long 0
 no_long_mode_msg:
 	.asciz "smpvfs: this CPU has no 64-bit long mode; cannot boot\r\n"

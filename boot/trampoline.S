@@ -17,7 +17,7 @@
 	.section .rodata
 	.global trampoline_start, trampoline_end
 	.global tr_gdt, tr_gdt_ptr, tr_pm_ptr, tr_lm_ptr, tr_pm, tr_lm
-	.global tr_cr3, tr_stack, tr_cpu, tr_entry
+	.global tr_cr3, tr_efer, tr_stack, tr_cpu, tr_entry
 
 	.code16
 trampoline_start:
@@ -44,9 +44,9 @@ tr_pm:
 	movl %eax, %cr4
 	movl OFF(tr_cr3)(%ebx), %eax
 	movl %eax, %cr3
-	movl $0xC0000080, %ecx		/* EFER: LME, NXE */
+	movl $0xC0000080, %ecx		/* EFER: the boot CPU's LME and NXE */
 	rdmsr
-	orl $((1 << 8) | (1 << 11)), %eax
+	orl OFF(tr_efer)(%ebx), %eax
 	wrmsr
 	movl %cr0, %eax
 	orl $((1 << 31) | (1 << 16)), %eax	/* PG, WP */
@@ -85,6 +85,8 @@ tr_lm_ptr:
 	.long 0				/* base + OFF(tr_lm) */
 	.short 0x18
 tr_cr3:
+	.long 0
+tr_efer:
 	.long 0
 	.align 8
 tr_stack:

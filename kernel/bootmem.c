@@ -57,7 +57,9 @@ void bootmem_init(void)
 		const struct mem_region *m = &boot_info.memmap[i];
 		if (m->type != MEM_USABLE)
 			continue;
-		add_range(ALIGN_UP(m->base, PAGE_SIZE), ALIGN_DOWN(m->base + m->length, PAGE_SIZE));
+		uint64_t s = ALIGN_UP(m->base, PAGE_SIZE), e = ALIGN_DOWN(m->base + m->length, PAGE_SIZE);
+		bootmem_reserve(s, e);	/* firmware maps may overlap: never add a page twice */
+		add_range(s, e);
 		if (m->base + m->length > max_phys)
 			max_phys = m->base + m->length;
 	}

@@ -31,6 +31,7 @@
 #include "kernel/time.h"
 #include "kernel/smp_call.h"
 #include "kernel/panic.h"
+#include "kernel/kmalloc.h"
 #include "kernel/sched.h"
 #include "kernel/thread.h"
 #include "kernel/waitqueue.h"
@@ -207,12 +208,21 @@ static bool deadline_passed(void)
 	return d && rdtsc() >= d;
 }
 
-/* Make the interrupted context continue in ktest_abort_trampoline. */
+extern char __entry_text_start[], __entry_text_end[];
+
+/*
+ * Make the interrupted context continue in ktest_abort_trampoline, if it
+ * is safe to abandon: not holding a spinlock or inside the scheduler
+ * (preempt count), nothing of its stack on shared lists (no_abort), not
+ * in interrupt entry or the context switch.  Otherwise try again later.
+ */
 static void redirect(struct trap_frame *tf)
 {
 	struct cpu *c = this_cpu();
-	if (!c->current || !c->current->ktest_recover ||
-	    tf->rip == (uint64_t)ktest_abort_trampoline)
+	struct thread *t = c->current;
+	if (!t || !t->ktest_recover || t->no_abort || c->preempt_count ||
+	    tf->rip == (uint64_t)ktest_abort_trampoline ||
+	    (tf->rip >= (uint64_t)__entry_text_start && tf->rip < (uint64_t)__entry_text_end))
 		return;
 	tf->rip = (uint64_t)ktest_abort_trampoline;
 	if (c->id < 32)
@@ -246,6 +256,18 @@ static void watchdog_nmi(struct trap_frame *tf)
 {
 	if (deadline_passed() && this_cpu()->irq_depth == 0)
 		redirect(tf);
+}
+
+/* might_sleep() in a test thread: leave now if the case's time is up. */
+static void watchdog_sleep_point(void)
+{
+	if (deadline_passed()) {
+		struct cpu *c = this_cpu();
+		if (c->id < 32)
+			__atomic_fetch_or(&cur.timed_out_cpus, 1u << c->id, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&cur.timed_out_count, 1, __ATOMIC_RELAXED);
+		leave_case(ABORT_TIMEOUT);
+	}
 }
 
 /*
@@ -286,7 +308,8 @@ struct all_cpus_call {
 static void all_cpus_body(void *p)
 {
 	struct all_cpus_call *call = p;
-	call->fn(cpu_id(), call->arg);
+	/* The CPU this thread is pinned to, so tests can check they are there. */
+	call->fn((unsigned)current_thread()->pinned_cpu, call->arg);
 }
 
 static int all_cpus_thread(void *p)
@@ -340,14 +363,29 @@ static void case_body(void *p)
 }
 
 static struct wait_queue_head case_wq = WAIT_QUEUE_HEAD_INIT(case_wq);
-static int case_how;
-static bool case_done;
+
+/* One case's run, shared by the runner and the case thread; whichever is
+ * last to let go frees it (an abandoned thread may finish much later). */
+struct case_run {
+	const struct ktest_case *kase;
+	int how;
+	bool done;
+	int refs;
+};
+
+static void case_run_put(struct case_run *r)
+{
+	if (__atomic_sub_fetch(&r->refs, 1, __ATOMIC_ACQ_REL) == 0)
+		kfree(r);
+}
 
 static int case_thread(void *p)
 {
-	case_how = run_guarded(case_body, p);
-	__atomic_store_n(&case_done, true, __ATOMIC_RELEASE);
+	struct case_run *r = p;
+	r->how = run_guarded(case_body, (void *)r->kase);
+	__atomic_store_n(&r->done, true, __ATOMIC_RELEASE);
 	wake_up_all(&case_wq);
+	case_run_put(r);
 	return 0;
 }
 
@@ -355,19 +393,26 @@ static int case_thread(void *p)
  * plus grace periods for the abort to work.  Returns how it ended. */
 static int run_case_thread(const struct ktest_case *k, uint64_t limit_s)
 {
-	case_done = false;
-	struct thread *t = thread_create("ktest", case_thread, (void *)k, THREAD_ANY_CPU);
+	struct case_run *r = kzalloc(sizeof(*r));
+	if (!r)
+		panic("ktest: no memory to run a case");
+	r->kase = k;
+	r->refs = 2;
+	struct thread *t = thread_create("ktest", case_thread, r, THREAD_ANY_CPU);
 	if (!t)
 		panic("ktest: cannot create the case thread");
 	long ticks = (long)((limit_s * 1000 + 3 * NMI_GRACE_MS) * HZ / 1000);
-	if (!wait_event_timeout(case_wq, __atomic_load_n(&case_done, __ATOMIC_ACQUIRE), ticks)) {
+	if (!wait_event_timeout(case_wq, __atomic_load_n(&r->done, __ATOMIC_ACQUIRE), ticks)) {
 		kprintf("    # %s did not end after its time limit (asleep, or its CPU could not be "
 			"interrupted): leaving its threads behind\n", k->name);
 		thread_put(t);	/* never joined: it stays blocked */
+		case_run_put(r);
 		return ABORT_TIMEOUT;
 	}
 	thread_join(t);
-	return case_how;
+	int how = r->how;
+	case_run_put(r);
+	return how;
 }
 
 /* Run one case and print its KTAP result line; returns 0 pass, 1 fail, 2 skip. */
@@ -456,6 +501,7 @@ static void install_watchdog(void)
 	if (!done) {
 		timer_tick_hook = watchdog_tick;
 		trap_nmi_hook = watchdog_nmi;
+		sched_abort_point = watchdog_sleep_point;
 		done = true;
 	}
 }

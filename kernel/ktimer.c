@@ -84,8 +84,10 @@ void ktimer_run_expired(void)
 		if (t->expires > now)
 			break;
 		list_del(&t->node);
-		__atomic_store_n(&t->cpu, -1, __ATOMIC_RELEASE);
 		t->fn(t->arg);
+		/* Only now, and under the lock: a ktimer_cancel waiting for the
+		 * lock must not return while fn may still be running. */
+		__atomic_store_n(&t->cpu, -1, __ATOMIC_RELEASE);
 	}
 	spin_unlock(&b->lock);
 }

@@ -49,6 +49,7 @@ static inline void list_add_tail(struct list_head *n, struct list_head *head)
 	__list_add(n, head->prev, head);
 }
 
+/* Unlink e and leave it an empty list of its own (list_empty(e) is true). */
 static inline void list_del(struct list_head *e)
 {
 	e->prev->next = e->next;

@@ -92,6 +92,7 @@ void kmain(uint32_t magic, uint32_t mbi)
 
 	cpu_setup_stacks(0);
 	gdt_init_cpu(&cpus[0]);
+	idt_enable_ist();
 	pic_disable();
 	cmdline_init(boot_info.cmdline);
 

@@ -43,6 +43,21 @@ struct module_tag {
 	char name[];
 };
 
+/* The smallest size a tag of this type can have and still be read. */
+static uint32_t min_size(uint32_t type)
+{
+	switch (type) {
+	case TAG_MODULE:
+		return sizeof(struct module_tag);
+	case TAG_MMAP:
+		return sizeof(struct mmap_tag);
+	case TAG_ACPI_OLD:
+		return sizeof(struct tag) + 20;	/* an ACPI 1.0 RSDP */
+	default:
+		return sizeof(struct tag);
+	}
+}
+
 static void copy_string(char *dst, size_t cap, const char *src, size_t max, bool *truncated)
 {
 	size_t n = strnlen(src, max);
@@ -60,6 +75,8 @@ static void parse_mmap(const struct mmap_tag *t)
 	if (t->entry_size < sizeof(struct mmap_entry))
 		return;
 	const uint8_t *p = (const uint8_t *)(t + 1), *end = (const uint8_t *)t + t->size;
+	if (t->entry_size > t->size)
+		return;
 	for (; p + t->entry_size <= end; p += t->entry_size) {
 		const struct mmap_entry *e = (const void *)p;
 		if (boot_info.nmemmap == BOOT_MAX_MEMMAP) {
@@ -76,6 +93,10 @@ static void parse_module(const struct module_tag *t)
 {
 	if (boot_info.nmodules == BOOT_MAX_MODULES) {
 		kprintf("multiboot2: more than %d modules; ignoring the rest\n", BOOT_MAX_MODULES);
+		return;
+	}
+	if (t->mod_end < t->mod_start) {
+		kprintf("multiboot2: module ends before it starts; ignored\n");
 		return;
 	}
 	struct boot_module *m = &boot_info.modules[boot_info.nmodules++];
@@ -107,10 +128,19 @@ int multiboot2_parse(uint32_t magic, uint64_t mbi)
 	boot_info.mbi_phys = mbi;
 	boot_info.mbi_size = total;
 
-	for (uint32_t off = 8; off + sizeof(struct tag) <= total;) {
+	if (total < 16 || total > (16u << 20)) {
+		kprintf("multiboot2: implausible information size %u\n", total);
+		return -EINVAL;
+	}
+	for (uint64_t off = 8; off + sizeof(struct tag) <= total;) {
 		const struct tag *t = (const void *)(base + off);
-		if (t->type == TAG_END || t->size < sizeof(*t))
+		if (t->type == TAG_END)
 			break;
+		if (t->size < sizeof(*t) || t->size > total - off || t->size < min_size(t->type)) {
+			kprintf("multiboot2: tag %u at offset %lu has bad size %u; ignoring the rest\n",
+				t->type, off, t->size);
+			break;
+		}
 		const char *payload = (const char *)(t + 1);
 		size_t plen = t->size - sizeof(*t);
 		switch (t->type) {
@@ -132,7 +162,7 @@ int multiboot2_parse(uint32_t magic, uint64_t mbi)
 			parse_rsdp(t);
 			break;
 		}
-		off += ALIGN_UP(t->size, 8);
+		off += ALIGN_UP((uint64_t)t->size, 8);
 	}
 	if (boot_info.nmemmap == 0) {
 		kprintf("multiboot2: no memory map from the boot loader\n");

@@ -65,37 +65,50 @@ static bool __take_or_queue(struct mutex *m, struct mutex_waiter *w)
 	return false;
 }
 
+static int mutex_wait(struct mutex *m, struct mutex_waiter *w, bool killable);
+
 static int mutex_lock_slow(struct mutex *m, bool killable)
 {
 	struct mutex_waiter w = { .thread = current_thread(), .granted = false };
-	unsigned long flags = spin_lock_irqsave(&m->wait_lock);
+	int ret = 0;
 
-	if (__take_or_queue(m, &w)) {
-		spin_unlock_irqrestore(&m->wait_lock, flags);
-		return 0;
-	}
+	abort_unsafe_begin();	/* w is on a shared list until we return */
+	unsigned long flags = spin_lock_irqsave(&m->wait_lock);
+	bool took = __take_or_queue(m, &w);
 	spin_unlock_irqrestore(&m->wait_lock, flags);
+	if (!took)
+		ret = mutex_wait(m, &w, killable);
+	abort_unsafe_end();
+	return ret;
+}
+
+/* Sleep until w is granted the mutex (0), or killed (-EINTR, dequeued). */
+static int mutex_wait(struct mutex *m, struct mutex_waiter *w, bool killable)
+{
+	unsigned long flags;
+	int ret = 0;
+
 	for (;;) {
 		set_current_state(killable ? THREAD_KILLABLE : THREAD_SLEEPING);
-		if (__atomic_load_n(&w.granted, __ATOMIC_ACQUIRE))
+		if (__atomic_load_n(&w->granted, __ATOMIC_ACQUIRE))
 			break;
 		if (killable && fatal_signal_pending()) {
 			flags = spin_lock_irqsave(&m->wait_lock);
-			if (__atomic_load_n(&w.granted, __ATOMIC_ACQUIRE)) {
+			if (__atomic_load_n(&w->granted, __ATOMIC_ACQUIRE)) {
 				spin_unlock_irqrestore(&m->wait_lock, flags);
 				break;	/* handed over meanwhile: we own it */
 			}
-			list_del(&w.node);
+			list_del(&w->node);
 			if (list_empty(&m->waiters))
 				__atomic_fetch_and(&m->owner, ~MUTEX_WAITERS, __ATOMIC_RELAXED);
 			spin_unlock_irqrestore(&m->wait_lock, flags);
-			set_current_state(THREAD_RUNNING);
-			return -EINTR;
+			ret = -EINTR;
+			break;
 		}
 		schedule();
 	}
 	set_current_state(THREAD_RUNNING);
-	return 0;
+	return ret;
 }
 
 void mutex_lock(struct mutex *m)

@@ -83,8 +83,9 @@ struct page *alloc_pages(unsigned order)
 		add_free_block(p + (1ULL << k), k);
 	}
 	free_pages_count -= 1ULL << order;
-	spin_unlock_irqrestore(&zone_lock, flags);
 	p->order = (uint8_t)order;
+	p->flags |= PG_HEAD;
+	spin_unlock_irqrestore(&zone_lock, flags);
 	return p;
 }
 
@@ -93,12 +94,15 @@ void free_pages(struct page *p, unsigned order)
 	uint64_t pfn = page_to_pfn(p);
 
 	BUG_ON(order >= MAX_ORDER || pfn + (1ULL << order) > max_pfn);
-	BUG_ON(pfn & ((1ULL << order) - 1));
-	if (p->flags & (PG_BUDDY | PG_RESERVED))
-		panic("free_pages: pfn 0x%lx is %s", pfn,
-		      (p->flags & PG_BUDDY) ? "already free (double free)" : "reserved");
-	p->flags = 0;
 	unsigned long flags = spin_lock_irqsave(&zone_lock);
+	/* Only the head of an allocated block may be freed, with its order:
+	 * anything else is a double free, a free of a reserved page, or a
+	 * free of part of a block. */
+	if (!(p->flags & PG_HEAD) || p->order != order)
+		panic("free_pages: pfn 0x%lx order %u is not an allocated block (%s)", pfn, order,
+		      (p->flags & PG_RESERVED) ? "reserved" :
+		      (p->flags & PG_HEAD) ? "allocated with another order" : "double free?");
+	p->flags = 0;
 	__free_block(pfn, order);
 	free_pages_count += 1ULL << order;
 	spin_unlock_irqrestore(&zone_lock, flags);

@@ -25,6 +25,7 @@
 #define PG_BUDDY    0x02           /* first page of a free block of `order` */
 #define PG_SLAB     0x04           /* part of a slab (kernel/slab.c) */
 #define PG_LARGE    0x08           /* first page of a large kmalloc */
+#define PG_HEAD     0x10           /* first page of an allocated block of `order` */
 
 struct kmem_cache;
 

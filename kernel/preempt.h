@@ -6,16 +6,16 @@
 
 #include "arch/x86_64/percpu.h"
 
+/* One instruction each (see percpu.h): a thread must not bump the count
+ * of a CPU it was just moved away from. */
 static inline void preempt_disable(void)
 {
-	this_cpu()->preempt_count++;
-	__asm__ volatile("" ::: "memory");
+	this_cpu_inc_preempt();
 }
 
 static inline void preempt_enable(void)
 {
-	__asm__ volatile("" ::: "memory");
-	this_cpu()->preempt_count--;
+	this_cpu_dec_preempt();
 }
 
 #endif

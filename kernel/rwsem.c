@@ -100,6 +100,9 @@ static void grant(struct rw_semaphore *s)
 static int down_slow(struct rw_semaphore *s, enum waiter_type type, bool killable)
 {
 	struct rwsem_waiter w = { .thread = current_thread(), .type = type, .granted = false };
+	int ret = 0;
+
+	abort_unsafe_begin();	/* w is on a shared list until we return */
 	unsigned long flags = spin_lock_irqsave(&s->wait_lock);
 
 	list_add_tail(&w.node, &s->waiters);
@@ -122,13 +125,14 @@ static int down_slow(struct rw_semaphore *s, enum waiter_type type, bool killabl
 			 * killed writer); grant() also clears WAITERS if empty. */
 			grant(s);
 			spin_unlock_irqrestore(&s->wait_lock, flags);
-			set_current_state(THREAD_RUNNING);
-			return -EINTR;
+			ret = -EINTR;
+			break;
 		}
 		schedule();
 	}
 	set_current_state(THREAD_RUNNING);
-	return 0;
+	abort_unsafe_end();
+	return ret;
 }
 
 void down_read(struct rw_semaphore *s)

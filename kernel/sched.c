@@ -9,8 +9,8 @@
  *                   lock the thread switching out took (finish_switch).
  * Order: a thread's run queue lock may be taken under a wait queue lock
  * (wake-ups) and is taken before the slab and page allocator locks (a
- * dead thread is freed in finish_switch).  Two run queue locks are never
- * held at once: stealing moves a thread with one lock at a time.
+ * dead thread is freed in finish_switch).  Two run queue locks are held
+ * together only to move a thread (steal_work), with trylocks.
  *
  * Invariants: a thread is on at most one queue; a queued thread is
  * runnable and not on a CPU; only the CPU whose run queue a thread is on
@@ -107,7 +107,8 @@ static void __schedule(bool preempt)
 	if (c->preempt_count != 1)
 		panic("schedule: called with preemption disabled (count %d): sleeping under a spinlock?",
 		      c->preempt_count - 1);
-	if ((prev->state == THREAD_RUNNING || preempt) && prev != rq->idle)
+	if ((prev->state == THREAD_RUNNING || (preempt && prev->state != THREAD_DEAD)) &&
+	    prev != rq->idle)
 		__enqueue(rq, prev);
 	struct thread *next = rq->idle;
 	if (!list_empty(&rq->queue)) {
@@ -151,6 +152,7 @@ void thread_entry(void)
 
 void yield(void)
 {
+	might_sleep();
 	__schedule(true);	/* to the back of the queue, whatever the state */
 }
 
@@ -232,15 +234,36 @@ void sched_enqueue_new(struct thread *t)
 	irq_restore(flags);
 }
 
-/* Idle CPU: take one queued, movable thread from another CPU's queue. */
+/*
+ * Try to lock two run queues.  Trylocks, so the order cannot deadlock,
+ * and an idle CPU never spins on a busy CPU's lock: under TCG a vCPU that
+ * holds a lock may be descheduled by the host for a whole time slice.
+ */
+static bool trylock_two(struct runqueue *a, struct runqueue *b)
+{
+	if (!spin_trylock(&a->lock))
+		return false;
+	if (!spin_trylock(&b->lock)) {
+		spin_unlock(&a->lock);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * Idle CPU (interrupts off): take one queued, movable thread from another
+ * CPU.  Both queues stay locked during the move, so a wake-up, which goes
+ * by t->cpu, never finds the thread on neither queue and queues it twice.
+ */
 static bool steal_work(void)
 {
 	unsigned me = cpu_id();
+	struct runqueue *rq = rq_of(me);
 
 	for (unsigned k = 1; k < ncpus; k++) {
 		unsigned victim = (me + k) % ncpus;
 		struct runqueue *vrq = rq_of(victim);
-		if (__atomic_load_n(&vrq->nr_queued, __ATOMIC_RELAXED) == 0 || !spin_trylock(&vrq->lock))
+		if (__atomic_load_n(&vrq->nr_queued, __ATOMIC_RELAXED) == 0 || !trylock_two(rq, vrq))
 			continue;
 		struct thread *t = NULL;
 		struct list_head *pos;
@@ -254,15 +277,12 @@ static bool steal_work(void)
 		if (t) {
 			__dequeue(vrq, t);
 			__atomic_store_n(&t->cpu, me, __ATOMIC_RELEASE);
+			__enqueue(rq, t);
 		}
 		spin_unlock(&vrq->lock);
-		if (t) {
-			struct runqueue *rq = rq_of(me);
-			spin_lock(&rq->lock);
-			__enqueue(rq, t);
-			spin_unlock(&rq->lock);
+		spin_unlock(&rq->lock);
+		if (t)
 			return true;
-		}
 	}
 	return false;
 }
@@ -361,14 +381,22 @@ unsigned sched_queued(unsigned cpu)
 }
 
 static uint64_t bad_sleeps;
+void (*sched_abort_point)(void);
 
 void __might_sleep(const char *file, int line)
 {
+	unsigned long flags = irq_save();	/* stay on this CPU while we look */
 	struct cpu *c = this_cpu();
+	bool ok = c->preempt_count == 0 && (flags & RFLAGS_IF) && c->irq_depth == 0;
+	irq_restore(flags);
 	if (!c->current || panicking)
 		return;
-	if (c->preempt_count == 0 && irqs_enabled() && c->irq_depth == 0)
+	if (ok) {
+		/* A safe point: no lock held, nothing of ours on shared lists. */
+		if (c->current->ktest_recover && sched_abort_point)
+			sched_abort_point();
 		return;
+	}
 	__atomic_fetch_add(&bad_sleeps, 1, __ATOMIC_RELAXED);
 	kprintf("BUG: sleeping function called from invalid context at %s:%d "
 		"(thread %s, CPU %u, preempt count %d, interrupts %s, irq depth %d)\n",
@@ -393,15 +421,18 @@ long schedule_timeout(long ticks)
 	uint64_t expires = jiffies + (uint64_t)ticks;
 
 	ktimer_init(&timer, timeout_expired, current_thread());
+	abort_unsafe_begin();	/* the timer on our stack is on a shared list */
 	ktimer_add(&timer, expires);
 	schedule();
 	ktimer_cancel(&timer);
+	abort_unsafe_end();
 	int64_t left = (int64_t)(expires - jiffies);
 	return left > 0 ? left : 0;
 }
 
 void sleep_ms(unsigned ms)
 {
+	might_sleep();
 	long ticks = (long)(((uint64_t)ms * HZ + 999) / 1000);
 	while (ticks > 0) {
 		set_current_state(THREAD_SLEEPING);

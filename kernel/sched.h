@@ -42,6 +42,9 @@ bool sched_running(void);           /* the scheduler has started on this CPU */
  */
 #define might_sleep() __might_sleep(__FILE__, __LINE__)
 void __might_sleep(const char *file, int line);
+/* Called at might_sleep() points in threads running a test case (set by
+ * kernel/ktest.c to abort a case whose time is up). */
+extern void (*sched_abort_point)(void);
 uint64_t might_sleep_reports(void);
 
 /* Sleep for at least `ticks` timer ticks (state set by the caller);

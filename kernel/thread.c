@@ -17,6 +17,7 @@
 #include "kernel/panic.h"
 #include "kernel/string.h"
 #include "kernel/layout.h"
+#include "arch/x86_64/cpu.h"
 
 static struct kmem_cache *thread_cache;
 static struct spinlock threads_lock = SPINLOCK_INIT("threads");
@@ -134,6 +135,7 @@ void thread_exit(int code)
 	self->exit_code = code;
 	__atomic_store_n(&self->exited, true, __ATOMIC_RELEASE);
 	wake_up_all(&exit_wq);
+	irq_disable();		/* no preemption between "dead" and the switch */
 	set_current_state(THREAD_DEAD);
 	schedule();
 	panic("thread_exit: a dead thread was scheduled");
@@ -141,12 +143,16 @@ void thread_exit(int code)
 
 int thread_join(struct thread *t)
 {
-	/* Exited and off its stack (on_cpu clear): then nothing of it runs. */
+	/* Exited, and its own reference dropped by the CPU it last ran on
+	 * (so it is off its stack), and nobody else's left: then ours is the
+	 * last, and the memory is back when we return. */
+	abort_unsafe_begin();	/* a test abort would leak t: finish first */
 	wait_event(exit_wq, __atomic_load_n(&t->exited, __ATOMIC_ACQUIRE));
-	while (__atomic_load_n(&t->on_cpu, __ATOMIC_ACQUIRE))
+	while (__atomic_load_n(&t->refcount, __ATOMIC_ACQUIRE) > 1)
 		yield();
 	int code = t->exit_code;
 	thread_put(t);
+	abort_unsafe_end();
 	return code;
 }
 

@@ -65,12 +65,28 @@ struct thread {
 	int exit_code;
 
 	struct list_head all_node; /* all_threads (threads_lock) */
-	struct jmp_buf *ktest_recover; /* test framework: where to abort a hung case */
+	/* Test framework (kernel/ktest.c): where to abort a hung case, and
+	 * how many structures on this thread's stack are linked into shared
+	 * lists right now (a wait entry, a timer): while that is nonzero an
+	 * abort would leave them dangling, so it waits. */
+	struct jmp_buf *ktest_recover;
+	int no_abort;
 };
 
 static inline struct thread *current_thread(void)
 {
-	return this_cpu()->current;
+	return this_cpu_current();	/* one gs-relative load: safe anywhere */
+}
+
+/* Own thread only. */
+static inline void abort_unsafe_begin(void)
+{
+	current_thread()->no_abort++;
+}
+
+static inline void abort_unsafe_end(void)
+{
+	current_thread()->no_abort--;
 }
 
 struct thread *thread_create(const char *name, int (*fn)(void *), void *arg, int cpu);

@@ -24,6 +24,13 @@
 #define GIB (1ULL << 30)
 #define PML4_DIRECT 256           /* DIRECT_MAP_BASE's PML4 slot */
 
+static uint64_t mapped_top = (uint64_t)BOOT_DIRECT_MAP_GIB * GIB;
+
+uint64_t vm_direct_map_end(void)
+{
+	return mapped_top;
+}
+
 static uint64_t *pml4(void)
 {
 	return phys_to_virt(read_cr3() & PTE_ADDR);
@@ -55,6 +62,8 @@ void vm_init(void)
 			pd[i] = (g * GIB + i * (2ULL << 20)) | PTE_P | PTE_W | PTE_PS;
 		pdpt[g] = pd_phys | PTE_P | PTE_W;
 	}
+	if (gibs * GIB > mapped_top)
+		mapped_top = gibs * GIB;
 	write_cr3(read_cr3());
 }
 

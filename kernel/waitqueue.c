@@ -17,6 +17,10 @@ static void prepare(struct wait_queue_head *wq, struct wait_queue_entry *w, int 
 {
 	unsigned long flags = spin_lock_irqsave(&wq->lock);
 	w->exclusive = excl;
+	if (!w->counted) {
+		w->counted = true;
+		abort_unsafe_begin();
+	}
 	if (list_empty(&w->node)) {
 		if (excl)
 			list_add_tail(&w->node, &wq->list);
@@ -44,6 +48,10 @@ void finish_wait(struct wait_queue_head *wq, struct wait_queue_entry *w)
 	if (!list_empty(&w->node))
 		list_del(&w->node);
 	spin_unlock_irqrestore(&wq->lock, flags);
+	if (w->counted) {
+		w->counted = false;
+		abort_unsafe_end();
+	}
 }
 
 /* Wake every non-exclusive waiter and up to nr exclusive ones.  A woken

@@ -40,11 +40,12 @@ struct wait_queue_entry {
 	struct thread *thread;
 	bool exclusive;
 	bool woken;                /* a wake-up reached it (under the queue lock) */
+	bool counted;              /* counted in the thread's no_abort */
 	struct list_head node;     /* on the queue, or empty */
 };
 
 #define WAIT_QUEUE_HEAD_INIT(name) { SPINLOCK_INIT("waitqueue"), LIST_HEAD_INIT((name).list) }
-#define DEFINE_WAIT(w) struct wait_queue_entry w = { current_thread(), false, false, { &(w).node, &(w).node } }
+#define DEFINE_WAIT(w) struct wait_queue_entry w = { current_thread(), false, false, false, { &(w).node, &(w).node } }
 
 void wait_queue_init(struct wait_queue_head *wq);
 void prepare_to_wait(struct wait_queue_head *wq, struct wait_queue_entry *w, int state);
@@ -58,6 +59,7 @@ unsigned waitqueue_length(struct wait_queue_head *wq);   /* entries queued now *
 
 /* Sleep until cond holds (not killable). */
 #define wait_event(wq, cond) do { \
+	might_sleep(); \
 	DEFINE_WAIT(w_); \
 	for (;;) { \
 		prepare_to_wait(&(wq), &w_, THREAD_SLEEPING); \
@@ -71,6 +73,7 @@ unsigned waitqueue_length(struct wait_queue_head *wq);   /* entries queued now *
 /* Sleep until cond holds or the thread is killed: 0, or -EINTR. */
 #define wait_event_killable(wq, cond) ({ \
 	int r_ = 0; \
+	might_sleep(); \
 	DEFINE_WAIT(w_); \
 	for (;;) { \
 		prepare_to_wait(&(wq), &w_, THREAD_KILLABLE); \
@@ -89,6 +92,7 @@ unsigned waitqueue_length(struct wait_queue_head *wq);   /* entries queued now *
  * ran out with cond false, else the ticks left (at least 1), as Linux. */
 #define wait_event_timeout(wq, cond, ticks) ({ \
 	long left_ = (ticks); \
+	might_sleep(); \
 	DEFINE_WAIT(w_); \
 	for (;;) { \
 		prepare_to_wait(&(wq), &w_, THREAD_SLEEPING); \

@@ -10,7 +10,7 @@
 #include "arch/x86_64/percpu.h"
 
 #define THREADS_PER_CPU 2
-#define TOTAL_OPS 6000
+#define TOTAL_OPS 2000
 
 struct torture {
 	struct mutex m;

@@ -11,6 +11,7 @@
 #include "arch/x86_64/acpi.h"
 #include "kernel/bootinfo.h"
 #include "kernel/layout.h"
+#include "kernel/vm.h"
 #include "kernel/string.h"
 #include "kernel/kprintf.h"
 #include "kernel/errno.h"
@@ -87,10 +88,17 @@ int acpi_init(void)
 	return 0;
 }
 
+#define ACPI_TABLE_MAX (1u << 20)	/* no table we read is anywhere near 1 MiB */
+
+/* A table we may read: mapped, of sane length, with a valid checksum. */
 static const struct acpi_header *table_at(uint64_t phys)
 {
+	uint64_t mapped = vm_direct_map_end();
+	if (phys == 0 || phys + sizeof(struct acpi_header) > mapped)
+		return NULL;
 	const struct acpi_header *h = phys_to_virt(phys);
-	if (phys == 0 || checksum(h, h->length) != 0)
+	if (h->length < sizeof(*h) || h->length > ACPI_TABLE_MAX || phys + h->length > mapped ||
+	    checksum(h, h->length) != 0)
 		return NULL;
 	return h;
 }
@@ -101,7 +109,7 @@ const struct acpi_header *acpi_find_table(const char sig[4])
 		return NULL;
 	bool x = rsdp->revision >= 2 && rsdp->xsdt;
 	const struct acpi_header *root = table_at(x ? rsdp->xsdt : rsdp->rsdt);
-	if (!root)
+	if (!root || memcmp(root->signature, x ? "XSDT" : "RSDT", 4) != 0)
 		return NULL;
 	size_t width = x ? 8 : 4;
 	size_t n = (root->length - sizeof(*root)) / width;
@@ -114,6 +122,20 @@ const struct acpi_header *acpi_find_table(const char sig[4])
 			return t;
 	}
 	return NULL;
+}
+
+static unsigned madt_entry_min(uint8_t type)
+{
+	switch (type) {
+	case MADT_LAPIC:
+		return 8;
+	case MADT_X2APIC:
+		return 16;
+	case MADT_LAPIC_OVERRIDE:
+		return 12;
+	default:
+		return 2;
+	}
 }
 
 static void add_cpu(struct madt_info *out, uint32_t apic_id, uint32_t flags)
@@ -138,6 +160,11 @@ int acpi_parse_madt(struct madt_info *out)
 	out->lapic_phys = m->lapic_addr;
 	const uint8_t *p = m->entries, *end = (const uint8_t *)m + m->h.length;
 	while (p + 2 <= end && p[1] >= 2 && p + p[1] <= end) {
+		if (p[1] < madt_entry_min(p[0])) {
+			kprintf("acpi: MADT entry type %u too short (%u bytes); ignoring the rest\n",
+				p[0], p[1]);
+			break;
+		}
 		switch (p[0]) {
 		case MADT_LAPIC:	/* u8 acpi id, u8 apic id, u32 flags */
 			add_cpu(out, p[3], *(const uint32_t *)(p + 4));

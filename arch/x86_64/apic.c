@@ -67,6 +67,9 @@ static void lapic_write(uint32_t reg, uint32_t v)
 static void lapic_write_icr(uint32_t dest, uint32_t low)
 {
 	if (x2apic) {
+		/* An x2APIC ICR write is not serializing: without the fences the
+		 * IPI may arrive before our earlier stores are visible. */
+		__asm__ volatile("mfence; lfence" ::: "memory");
 		wrmsr(MSR_X2APIC_FIRST + (REG_ICR_LO >> 4), ((uint64_t)dest << 32) | low);
 		return;
 	}

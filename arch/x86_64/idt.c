@@ -40,6 +40,11 @@ void idt_init(void)
 {
 	for (unsigned v = 0; v < 256; v++)
 		set_gate(v, isr_stub_table[v], 0);
+}
+
+/* Once the boot CPU has a TSS: before that an IST gate would fault. */
+void idt_enable_ist(void)
+{
 	set_gate(VEC_DOUBLE_FAULT, isr_stub_table[VEC_DOUBLE_FAULT], IST_DOUBLE_FAULT);
 	set_gate(VEC_NMI, isr_stub_table[VEC_NMI], IST_NMI);
 	set_gate(VEC_MACHINE_CHECK, isr_stub_table[VEC_MACHINE_CHECK], IST_MACHINE_CHECK);

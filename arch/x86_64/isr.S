@@ -6,7 +6,7 @@
  * so every frame has the same shape, then its vector number; the common
  * path saves the general registers and calls trap_dispatch(frame).
  */
-	.text
+	.section .text.entry, "ax"
 
 /* Vectors for which the CPU pushes an error code. */
 #define HAS_ERROR(v) ((v) == 8 || ((v) >= 10 && (v) <= 14) || (v) == 17 || (v) == 21 || (v) == 29 || (v) == 30)

@@ -43,6 +43,13 @@ struct cpu {
 extern struct cpu cpus[MAX_CPUS];
 extern unsigned ncpus;            /* CPUs found in the MADT (and started) */
 
+/*
+ * this_cpu() is right only while the thread cannot move to another CPU
+ * (interrupts or preemption off): a thread preempted between loading the
+ * pointer and using it may resume elsewhere.  The accessors below are one
+ * gs-relative instruction each, so they are right at any time (cpu_id()'s
+ * answer may of course be stale a moment later).
+ */
 static inline struct cpu *this_cpu(void)
 {
 	struct cpu *c;
@@ -52,7 +59,26 @@ static inline struct cpu *this_cpu(void)
 
 static inline unsigned cpu_id(void)
 {
-	return this_cpu()->id;
+	unsigned id;
+	__asm__ volatile("movl %%gs:%c1, %0" : "=r"(id) : "i"(__builtin_offsetof(struct cpu, id)));
+	return id;
+}
+
+static inline struct thread *this_cpu_current(void)
+{
+	struct thread *t;
+	__asm__ volatile("mov %%gs:%c1, %0" : "=r"(t) : "i"(__builtin_offsetof(struct cpu, current)));
+	return t;
+}
+
+static inline void this_cpu_inc_preempt(void)
+{
+	__asm__ volatile("incl %%gs:%c0" : : "i"(__builtin_offsetof(struct cpu, preempt_count)) : "memory");
+}
+
+static inline void this_cpu_dec_preempt(void)
+{
+	__asm__ volatile("decl %%gs:%c0" : : "i"(__builtin_offsetof(struct cpu, preempt_count)) : "memory");
 }
 
 void percpu_init(struct cpu *c);   /* set this CPU's GS base to c */

@@ -33,7 +33,11 @@
 
 extern const char trampoline_start[], trampoline_end[];
 extern const char tr_gdt[], tr_gdt_ptr[], tr_pm_ptr[], tr_lm_ptr[], tr_pm[], tr_lm[];
-extern const char tr_cr3[], tr_stack[], tr_cpu[], tr_entry[];
+extern const char tr_cr3[], tr_efer[], tr_stack[], tr_cpu[], tr_entry[];
+
+#define MSR_EFER  0xC0000080
+#define EFER_LME  (1u << 8)
+#define EFER_NXE  (1u << 11)
 
 unsigned madt_cpu_count;
 static uint64_t trampoline_phys;
@@ -87,9 +91,16 @@ void cpu_setup_stacks(unsigned id)
 	}
 }
 
+static bool bringup_closed;	/* set when the boot CPU stopped waiting */
+
 void ap_entry(struct cpu *c);
 void ap_entry(struct cpu *c)
 {
+	if (__atomic_load_n(&bringup_closed, __ATOMIC_ACQUIRE))
+		for (;;) {	/* too late: the boot CPU gave up on us */
+			irq_disable();
+			halt();
+		}
 	percpu_init(c);
 	gdt_init_cpu(c);
 	idt_load();
@@ -164,6 +175,7 @@ void smp_boot(void)
 	patch32(blob, tr_pm_ptr, (uint32_t)(trampoline_phys + (tr_pm - trampoline_start)));
 	patch32(blob, tr_lm_ptr, (uint32_t)(trampoline_phys + (tr_lm - trampoline_start)));
 	patch32(blob, tr_cr3, (uint32_t)read_cr3());
+	patch32(blob, tr_efer, (uint32_t)rdmsr(MSR_EFER) & (EFER_LME | EFER_NXE));
 
 	unsigned n = 1;
 	for (unsigned i = 0; i < madt.ncpus; i++) {
@@ -180,6 +192,10 @@ void smp_boot(void)
 		if (!start_ap(c)) {
 			kprintf("smp: CPU %u (APIC id %u) did not start within %d ms; not starting more\n",
 				n, c->apic_id, AP_START_TIMEOUT_MS);
+			/* Park it (INIT: wait for a startup IPI that never comes); if
+			 * it is already past the trampoline, ap_entry halts it. */
+			__atomic_store_n(&bringup_closed, true, __ATOMIC_RELEASE);
+			lapic_send_init(c->apic_id);
 			break;
 		}
 		n++;

@@ -7,7 +7,7 @@
  * stack: into next's own call of context_switch, or, for a new thread,
  * into thread_entry (kernel/thread.c laid out its first frame so).
  */
-	.text
+	.section .text.entry, "ax"
 	.global context_switch, thread_entry_trampoline
 context_switch:
 	pushq %rbp

@@ -40,8 +40,11 @@ static uint64_t pit_measure_tsc(unsigned ms)
 	outb(PIT_CH2, count >> 8);
 	uint64_t start = rdtsc();
 	outb(PIT_GATE_PORT, (gate & ~0x02) | 0x01);	/* gate high: count */
-	while (!(inb(PIT_GATE_PORT) & 0x20))		/* OUT2 goes high at zero */
-		cpu_relax();
+	/* OUT2 goes high at zero.  Bounded, for machines without a PIT: 2^33
+	 * cycles is over a second on any CPU that can run us. */
+	while (!(inb(PIT_GATE_PORT) & 0x20))
+		if (rdtsc() - start > (1ULL << 33))
+			return 0;
 	uint64_t cycles = rdtsc() - start;
 	outb(PIT_GATE_PORT, gate);
 	return cycles;
@@ -53,12 +56,16 @@ void time_init(void)
 	uint64_t best = ~0ULL;
 	for (int i = 0; i < 3; i++) {
 		uint64_t c = pit_measure_tsc(CALIBRATE_MS);
-		if (c < best)
+		if (c && c < best)
 			best = c;
 	}
+	if (best == ~0ULL)
+		best = 0;
 	tsc_khz = best / CALIBRATE_MS;
-	if (tsc_khz == 0)
-		tsc_khz = 1000000;	/* no PIT answer: assume 1 GHz */
+	if (tsc_khz == 0) {
+		tsc_khz = 1000000;
+		kprintf("time: the PIT did not answer; assuming a 1 GHz TSC\n");
+	}
 	ns_mult = (1000000ULL << 32) / tsc_khz;
 	tsc_boot = rdtsc();
 	kprintf("time: TSC %lu.%03lu MHz (PIT-calibrated)\n", tsc_khz / 1000, tsc_khz % 1000);

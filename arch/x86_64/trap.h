@@ -25,6 +25,7 @@ struct trap_frame {
 typedef void (*irq_handler_t)(struct trap_frame *tf);
 
 void idt_init(void);            /* build the IDT once (boot CPU) */
+void idt_enable_ist(void);      /* switch DF/NMI/MC to IST stacks (needs a TSS) */
 void idt_load(void);            /* load it on this CPU */
 void irq_register(unsigned vector, irq_handler_t h);
 
