@@ -357,6 +357,11 @@ static uint64_t name_hash(const char *a, const char *b)
 	return h;
 }
 
+uint64_t ktest_case_seed(uint64_t run_seed, const char *suite, const char *kase, unsigned rep)
+{
+	return mix64(run_seed ^ name_hash(suite, kase) ^ rep);
+}
+
 static void case_body(void *p)
 {
 	((const struct ktest_case *)p)->fn();
@@ -424,7 +429,7 @@ static int run_case(const struct ktest_suite *s, const struct ktest_case *k, uns
 	memset(&cur, 0, sizeof(cur));
 	cur.suite = s;
 	cur.kase = k;
-	cur.seed = mix64(seed ^ name_hash(s->name, k->name) ^ rep);
+	cur.seed = ktest_case_seed(seed, s->name, k->name, rep);
 	uint64_t start = rdtsc();
 	cur.nmi_after_tsc = start + (limit * 1000 + NMI_GRACE_MS) * tsc_khz;
 	__atomic_store_n(&cur.deadline_tsc, start + limit * 1000 * tsc_khz, __ATOMIC_RELEASE);

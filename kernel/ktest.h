@@ -94,6 +94,8 @@ __attribute__((noreturn)) void ktest_skip(const char *reason);
 /* This case's seed: derived from ktest.seed and the case's name, so a
  * case replays the same random choices whatever else runs. */
 uint64_t ktest_seed(void);
+/* The seed a case gets: a function of ktest.seed, its names and repetition. */
+uint64_t ktest_case_seed(uint64_t run_seed, const char *suite, const char *kase, unsigned rep);
 
 /* Run fn(cpu, arg) on every online CPU at once (start barrier); returns
  * when all are done.  Checks inside fn may be used on any CPU. */

@@ -28,6 +28,13 @@ static void seed_is_per_case_and_stable(void)
 {
 	uint64_t s = ktest_seed();
 	EXPECT_EQ(ktest_seed(), s);
+	/* Replayable: the same run seed and names give the same case seed... */
+	EXPECT_EQ(ktest_case_seed(42, "a", "b", 0), ktest_case_seed(42, "a", "b", 0));
+	/* ...and any difference gives another. */
+	EXPECT_NE(ktest_case_seed(42, "a", "b", 0), ktest_case_seed(43, "a", "b", 0));
+	EXPECT_NE(ktest_case_seed(42, "a", "b", 0), ktest_case_seed(42, "a", "c", 0));
+	EXPECT_NE(ktest_case_seed(42, "ab", "c", 0), ktest_case_seed(42, "a", "bc", 0));
+	EXPECT_NE(ktest_case_seed(42, "a", "b", 0), ktest_case_seed(42, "a", "b", 1));
 }
 
 static void skip_is_reported(void)
