@@ -6,6 +6,7 @@
  * -> page allocator -> object caches), interrupts, the local APIC and
  * its timer, the other CPUs, and finally the self-tests.
  */
+#include "kernel/bench/bench.h"
 #include "kernel/bootinfo.h"
 #include "kernel/bootmem.h"
 #include "kernel/cmdline.h"
@@ -108,5 +109,7 @@ void kmain(uint32_t magic, uint32_t mbi)
 	__atomic_store_n(&cpus[0].online, true, __ATOMIC_RELEASE);
 
 	smp_boot();
-	finish(ktest_run_selected());
+	unsigned failed = ktest_run_selected();
+	bench_run_selected();
+	finish(failed);
 }
