@@ -443,6 +443,7 @@ static int run_case(const struct ktest_suite *s, const struct ktest_case *k, uns
 		cur.failures++;
 	}
 	if (cur.failures) {
+		kprintf("    # replay: ktest.seed=%lu ktest=%s (case seed %lu)\n", seed, s->name, cur.seed);
 		kprintf("    not ok %u %s\n", num, k->name);
 		return 1;
 	}
