@@ -12,7 +12,14 @@
  * ktest_abort_trampoline, which longjmps to the recovery point.  A CPU
  * spinning with interrupts off takes no timer interrupt, so after a grace
  * period the other CPUs send it an NMI, whose handler does the same.  An
- * aborted case may leave locks it held taken; the report says so.
+ * aborted case may leave locks it held taken; the report says so.  The
+ * lock validator forgets them (its held-lock stack is cut back to where
+ * the case began), or every later acquisition would be checked against
+ * locks nobody holds any more.
+ *
+ * The lock validator's reports count as failures: a case fails if the
+ * validator reported during it more often than the case announced with
+ * ktest_expect_lockdep_reports() (only its own negative tests do).
  *
  * Locking: none of its own.  `cur` is written by the boot CPU between
  * cases, while no other CPU runs test code; during a case the others only
@@ -21,6 +28,7 @@
 #include "kernel/ktest.h"
 #include "kernel/cmdline.h"
 #include "kernel/kprintf.h"
+#include "kernel/lockdep.h"
 #include "kernel/string.h"
 #include "kernel/errno.h"
 #include "kernel/random.h"
@@ -59,6 +67,8 @@ static struct {
 	uint64_t nmi_after_tsc;
 	unsigned timed_out_cpus;    /* atomic bitmask of CPUs (low 32) */
 	unsigned timed_out_count;   /* atomic */
+	uint64_t lockdep_reports;   /* the validator's count when the case began */
+	unsigned lockdep_expected;  /* reports the case announced */
 } cur;
 
 /* ---- parameters -------------------------------------------------- */
@@ -174,6 +184,11 @@ unsigned ktest_ops_per_cpu(unsigned total)
 	return n < 50 ? 50 : n;
 }
 
+void ktest_expect_lockdep_reports(unsigned n)
+{
+	__atomic_fetch_add(&cur.lockdep_expected, n, __ATOMIC_RELAXED);
+}
+
 uint64_t ktest_seed(void)
 {
 	return cur.seed;
@@ -232,9 +247,10 @@ static void watchdog_tick(struct trap_frame *tf)
 			lapic_send_nmi(cpus[i].apic_id);
 }
 
+/* Not inside an interrupt handler or the lock validator: it is tried again. */
 static void watchdog_nmi(struct trap_frame *tf)
 {
-	if (deadline_passed() && this_cpu()->irq_depth == 0)
+	if (deadline_passed() && this_cpu()->irq_depth == 0 && !lockdep_busy())
 		redirect(tf);
 }
 
@@ -248,6 +264,7 @@ static int run_guarded(void (*fn)(void *), void *arg)
 	struct jmp_buf jb;
 	struct jmp_buf *volatile outer = c->ktest_recover;
 	volatile int preempt = c->preempt_count;
+	volatile unsigned held = lockdep_depth();
 
 	int how = setjmp(&jb);
 	if (how == 0) {
@@ -259,6 +276,8 @@ static int run_guarded(void (*fn)(void *), void *arg)
 	if (how == ABORT_TIMEOUT && c->preempt_count != preempt)
 		kprintf("    # CPU %u was cut off holding a lock: later results may suffer\n", c->id);
 	c->preempt_count = preempt;
+	if (how != RUN_OK)
+		lockdep_forget_held(held);
 	irq_enable();	/* an NMI abort may have come from code with them off */
 	return how;
 }
@@ -330,6 +349,7 @@ static int run_case(const struct ktest_suite *s, const struct ktest_case *k, uns
 	cur.suite = s;
 	cur.kase = k;
 	cur.seed = mix64(seed ^ name_hash(s->name, k->name) ^ rep);
+	cur.lockdep_reports = lockdep_reports();
 	uint64_t start = rdtsc();
 	cur.nmi_after_tsc = start + (limit * 1000 + NMI_GRACE_MS) * tsc_khz;
 	__atomic_store_n(&cur.deadline_tsc, start + limit * 1000 * tsc_khz, __ATOMIC_RELEASE);
@@ -340,6 +360,12 @@ static int run_case(const struct ktest_suite *s, const struct ktest_case *k, uns
 	if (how == ABORT_TIMEOUT || cur.timed_out_count) {
 		kprintf("    # %s: timed out after %lu s and was cut off (CPU mask 0x%x)\n",
 			k->name, limit, cur.timed_out_cpus);
+		cur.failures++;
+	}
+	uint64_t reports = lockdep_reports() - cur.lockdep_reports;
+	if (reports != cur.lockdep_expected) {
+		kprintf("    # %s: the lock validator reported %lu time(s), expected %u\n",
+			k->name, reports, cur.lockdep_expected);
 		cur.failures++;
 	}
 	if (cur.failures) {
