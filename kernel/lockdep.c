@@ -100,9 +100,11 @@ static unsigned nr_classes, nr_edges;
 static unsigned short bfs_queue[MAX_CLASSES], bfs_parent[MAX_CLASSES];
 static uint64_t bfs_seen[CLASS_WORDS];
 
-/* Own CPU, with interrupts off. */
-static bool busy[MAX_CPUS];
-static struct chain chains[MAX_CPUS];
+/* Own CPU, with interrupts off; a cache line apart, as every lock op writes `busy`. */
+static struct lockdep_cpu {
+	bool busy;                   /* inside the validator */
+	struct chain chain;          /* the inversion being reported */
+} __attribute__((aligned(64))) per_cpu[MAX_CPUS];
 
 /* Atomics. */
 static bool validator_off;
@@ -133,7 +135,7 @@ static void graph_unlock(void)
 static bool enter(unsigned long *flags)
 {
 	*flags = irq_save();
-	bool *b = &busy[cpu_id()];
+	bool *b = &per_cpu[cpu_id()].busy;
 	if (*b || __atomic_load_n(&validator_off, __ATOMIC_RELAXED)) {
 		irq_restore(*flags);
 		return false;
@@ -146,7 +148,7 @@ static bool enter(unsigned long *flags)
 static void leave(unsigned long flags)
 {
 	barrier();
-	busy[cpu_id()] = false;
+	per_cpu[cpu_id()].busy = false;
 	irq_restore(flags);
 }
 
@@ -453,7 +455,7 @@ static void add_dependencies(const struct lockdep_held *h, unsigned to, unsigned
 	if (i == h->depth)
 		return;
 
-	struct chain *c = &chains[cpu_id()];
+	struct chain *c = &per_cpu[cpu_id()].chain;
 	graph_lock();
 	search_from(to);
 	for (i = h->depth; i-- > 0 && !full;) {
@@ -625,7 +627,7 @@ uint64_t lockdep_reports(void)
 bool lockdep_busy(void)
 {
 	unsigned long flags = irq_save();
-	bool b = busy[cpu_id()];
+	bool b = per_cpu[cpu_id()].busy;
 	irq_restore(flags);
 	return b;
 }

@@ -20,11 +20,14 @@
 
 #include "arch/x86_64/percpu.h"
 
-static struct lockdep_held held_per_cpu[MAX_CPUS];
+/* Aligned so that no two CPUs' stacks share a cache line. */
+static struct {
+	struct lockdep_held held;
+} __attribute__((aligned(64))) held_per_cpu[MAX_CPUS];
 
 struct lockdep_held *lockdep_current(void)
 {
-	return &held_per_cpu[cpu_id()];
+	return &held_per_cpu[cpu_id()].held;
 }
 
 #endif
