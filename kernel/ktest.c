@@ -18,8 +18,9 @@
  * locks nobody holds any more.
  *
  * The lock validator's reports count as failures: a case fails if the
- * validator reported during it more often than the case announced with
- * ktest_expect_lockdep_reports() (only its own negative tests do).
+ * validator reported during it a different number of times than the
+ * case announced with ktest_expect_lockdep_reports() (zero, except in
+ * the validator's own negative tests).
  *
  * Locking: none of its own.  `cur` is written by the boot CPU between
  * cases, while no other CPU runs test code; during a case the others only
