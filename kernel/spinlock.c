@@ -3,8 +3,8 @@
  *
  * The validator hears of an acquisition before the lock is waited for,
  * so that an order inversion is reported before it can hang, and of a
- * release before the lock is let go.  `ip`, the caller's return address,
- * is the site its reports name.
+ * release just after the lock is let go (see unlock_at).  `ip`, the
+ * caller's return address, is the site its reports name.
  */
 #include "kernel/spinlock.h"
 #include "kernel/preempt.h"
@@ -34,13 +34,24 @@ static void lock_at(struct spinlock *l, unsigned subclass, unsigned long ip)
 	l->holder = (int)cpu_id();
 }
 
+/*
+ * The ticket is handed on first and the validator told after, so that its
+ * bookkeeping does not lengthen the critical section (under TCG, with more
+ * vCPUs than host cores, a longer hold is a longer convoy).  Interrupts
+ * stay off in between: no handler on this CPU may take a lock while the
+ * validator still counts this one as held, or it would record an order
+ * that never was.
+ */
 static void unlock_at(struct spinlock *l, unsigned long ip)
 {
 	if (l->holder != (int)cpu_id())
 		panic("spinlock %s: unlocked by CPU %u, held by %d", l->name, cpu_id(), l->holder);
-	lock_release(&l->dep_map, ip);
+	unsigned long flags = CONFIG_LOCKDEP ? irq_save() : 0;
 	l->holder = -1;
 	__atomic_store_n(&l->owner, l->owner + 1, __ATOMIC_RELEASE);
+	lock_release(&l->dep_map, ip);
+	if (CONFIG_LOCKDEP)
+		irq_restore(flags);
 	preempt_enable();
 }
 
