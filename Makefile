@@ -7,14 +7,20 @@
 #   make debug/gdb  QEMU paused with a gdb stub / gdb attached to it
 #   make clean
 #
-# Variables: SMP MEM FIRMWARE MACHINE ACCEL KARGS INITRD V CROSS (README.md).
+# Variables: SMP MEM FIRMWARE MACHINE ACCEL KARGS INITRD LOCKDEP BUILD V CROSS
+# (README.md).
 
 CROSS   ?=
 CC      := $(CROSS)gcc
 LD      := $(CROSS)ld
 NM      := $(CROSS)nm
 PYTHON  ?= python3
-BUILD   := build
+BUILD   ?= build
+
+# The lock validator (kernel/lockdep.c): 1 checks every lock's order at
+# run time; 0 compiles its hooks to nothing.  Changing it rebuilds
+# everything (see $(BUILD)/cflags below).
+LOCKDEP ?= 1
 
 SMP      ?=
 MEM      ?= 512M
@@ -34,22 +40,29 @@ CFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror \
 	-ffreestanding -fno-builtin -nostdlib -fno-stack-protector -fno-pic -fno-pie \
 	-mno-red-zone -mcmodel=kernel -mgeneral-regs-only -mno-mmx -mno-sse -mno-sse2 \
 	-fno-omit-frame-pointer -fno-optimize-sibling-calls -fno-strict-aliasing -fno-delete-null-pointer-checks \
-	-fno-asynchronous-unwind-tables -I. -MMD -MP
+	-fno-asynchronous-unwind-tables -I. -MMD -MP \
+	-DCONFIG_LOCKDEP=$(if $(filter 1,$(LOCKDEP)),1,0)
 ASFLAGS := -I. -MMD -MP -D__ASSEMBLER__
 LDFLAGS := -nostdlib -static -z max-page-size=0x1000 -z noexecstack --no-warn-rwx-segments -T linker.ld
 
 SRCS := $(wildcard boot/*.S arch/x86_64/*.S arch/x86_64/*.c kernel/*.c kernel/*/*.c fs/*.c fs/*/*.c tests/*.c)
 OBJS := $(patsubst %,$(BUILD)/%.o,$(basename $(SRCS)))
 
-.PHONY: all iso run test test-matrix test-negative debug gdb clean deps check-tools
+.PHONY: all iso run test test-matrix test-negative debug gdb clean deps check-tools FORCE
 all: $(BUILD)/smpvfs.iso
 
-$(BUILD)/%.o: %.c
+# The compiler flags of the last build: rewritten only when they change
+# (LOCKDEP=0 after LOCKDEP=1, say), so that every object is rebuilt then.
+$(BUILD)/cflags: FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(CC) $(CFLAGS) $(ASFLAGS)' | cmp -s - $@ || echo '$(CC) $(CFLAGS) $(ASFLAGS)' > $@
+
+$(BUILD)/%.o: %.c $(BUILD)/cflags
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(CFLAGS) -c $< -o $@
 
-$(BUILD)/%.o: %.S
+$(BUILD)/%.o: %.S $(BUILD)/cflags
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  AS      $<")
 	$(Q)$(CC) $(ASFLAGS) -c $< -o $@
@@ -90,7 +103,7 @@ iso: $(BUILD)/smpvfs.iso
 
 # ---- running ------------------------------------------------------------
 
-RUN_ARGS = --mem $(MEM) --machine $(MACHINE) --accel $(ACCEL) \
+RUN_ARGS = --elf $(BUILD)/smpvfs.elf --mem $(MEM) --machine $(MACHINE) --accel $(ACCEL) \
 	$(if $(INITRD),--initrd $(INITRD))
 
 run: check-tools $(BUILD)/smpvfs.elf

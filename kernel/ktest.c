@@ -18,6 +18,13 @@
  * goes on.  An aborted case may leave locks it held taken; the report
  * says so.
  *
+ * The lock validator forgets the locks an aborted case held (its
+ * held-lock stack is cut back to where the case began), or every later
+ * acquisition would be checked against locks nobody holds any more.  Its
+ * reports count as failures: a case fails if the validator reported
+ * during it a different number of times than the case announced with
+ * ktest_expect_lockdep_reports() (zero, except in its own negative tests).
+ *
  * Locking: `cur` is written by the runner between cases, when no test
  * thread runs; during a case the test threads only touch its atomics.
  * case_wq (a wait queue) tells the runner that the case thread finished.
@@ -25,6 +32,7 @@
 #include "kernel/ktest.h"
 #include "kernel/cmdline.h"
 #include "kernel/kprintf.h"
+#include "kernel/lockdep.h"
 #include "kernel/string.h"
 #include "kernel/errno.h"
 #include "kernel/random.h"
@@ -67,6 +75,8 @@ static struct {
 	uint64_t nmi_after_tsc;
 	unsigned timed_out_cpus;    /* atomic bitmask of CPUs (low 32) */
 	unsigned timed_out_count;   /* atomic */
+	uint64_t lockdep_reports;   /* the validator's count when the case began */
+	unsigned lockdep_expected;  /* reports the case announced */
 } cur;
 
 /* ---- parameters -------------------------------------------------- */
@@ -182,6 +192,11 @@ unsigned ktest_ops_per_cpu(unsigned total)
 	return n < 50 ? 50 : n;
 }
 
+void ktest_expect_lockdep_reports(unsigned n)
+{
+	__atomic_fetch_add(&cur.lockdep_expected, n, __ATOMIC_RELAXED);
+}
+
 uint64_t ktest_seed(void)
 {
 	return cur.seed;
@@ -252,9 +267,10 @@ static void watchdog_tick(struct trap_frame *tf)
 	}
 }
 
+/* Not inside an interrupt handler or the lock validator: it is tried again. */
 static void watchdog_nmi(struct trap_frame *tf)
 {
-	if (deadline_passed() && this_cpu()->irq_depth == 0)
+	if (deadline_passed() && this_cpu()->irq_depth == 0 && !lockdep_busy())
 		redirect(tf);
 }
 
@@ -278,6 +294,7 @@ static int run_guarded(void (*fn)(void *), void *arg)
 {
 	struct thread *t = current_thread();
 	struct jmp_buf jb;
+	volatile unsigned held = lockdep_depth();
 
 	int how = setjmp(&jb);
 	if (how == 0) {
@@ -292,6 +309,8 @@ static int run_guarded(void (*fn)(void *), void *arg)
 		kprintf("    # %s was cut off holding a spinlock: later results may suffer\n", t->name);
 		this_cpu()->preempt_count = 0;
 	}
+	if (how != RUN_OK)
+		lockdep_forget_held(held);
 	irq_enable();	/* an NMI abort may have come from code with them off */
 	return how;
 }
@@ -430,6 +449,7 @@ static int run_case(const struct ktest_suite *s, const struct ktest_case *k, uns
 	cur.suite = s;
 	cur.kase = k;
 	cur.seed = ktest_case_seed(seed, s->name, k->name, rep);
+	cur.lockdep_reports = lockdep_reports();
 	uint64_t start = rdtsc();
 	cur.nmi_after_tsc = start + (limit * 1000 + NMI_GRACE_MS) * tsc_khz;
 	__atomic_store_n(&cur.deadline_tsc, start + limit * 1000 * tsc_khz, __ATOMIC_RELEASE);
@@ -440,6 +460,12 @@ static int run_case(const struct ktest_suite *s, const struct ktest_case *k, uns
 	if (how == ABORT_TIMEOUT || cur.timed_out_count) {
 		kprintf("    # %s: timed out after %lu s and was cut off (CPU mask 0x%x)\n",
 			k->name, limit, cur.timed_out_cpus);
+		cur.failures++;
+	}
+	uint64_t reports = lockdep_reports() - cur.lockdep_reports;
+	if (reports != cur.lockdep_expected) {
+		kprintf("    # %s: the lock validator reported %lu time(s), expected %u\n",
+			k->name, reports, cur.lockdep_expected);
 		cur.failures++;
 	}
 	if (cur.failures) {

@@ -91,6 +91,10 @@ __attribute__((noreturn)) void ktest_skip(const char *reason);
 #define ASSERT_GE(a, b)    ASSERT_(EXPECT_GE(a, b))
 #define ASSERT_NOT_NULL(p) ASSERT_(EXPECT_NOT_NULL(p))
 
+/* This case makes the lock validator report n more times, on purpose.  A
+ * case whose report count differs from what it announced fails. */
+void ktest_expect_lockdep_reports(unsigned n);
+
 /* This case's seed: derived from ktest.seed and the case's name, so a
  * case replays the same random choices whatever else runs. */
 uint64_t ktest_seed(void);

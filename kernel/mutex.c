@@ -25,12 +25,15 @@ struct mutex_waiter {
 	bool granted;              /* the mutex was handed to this waiter */
 };
 
-void mutex_init(struct mutex *m, const char *name)
+#define CALLER_IP ((unsigned long)__builtin_return_address(0))
+
+void __mutex_init(struct mutex *m, const char *name, struct lock_class_key *key)
 {
 	m->owner = 0;
 	spin_init(&m->wait_lock, "mutex.wait_lock");
 	list_init(&m->waiters);
 	m->name = name;
+	lockdep_init_map(&m->dep_map, name, key, 0);
 }
 
 static uintptr_t me(void)
@@ -38,11 +41,19 @@ static uintptr_t me(void)
 	return (uintptr_t)current_thread();
 }
 
-bool mutex_trylock(struct mutex *m)
+static bool __mutex_trylock(struct mutex *m)
 {
 	uintptr_t expect = 0;
 	return __atomic_compare_exchange_n(&m->owner, &expect, me(), false,
 					   __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
+}
+
+bool mutex_trylock(struct mutex *m)
+{
+	if (!__mutex_trylock(m))
+		return false;
+	lock_acquire(&m->dep_map, 0, 0, 1, CALLER_IP);
+	return true;
 }
 
 /* Caller holds wait_lock.  Take the mutex if free, else queue w. */
@@ -111,19 +122,26 @@ static int mutex_wait(struct mutex *m, struct mutex_waiter *w, bool killable)
 	return ret;
 }
 
+/* The validator hears of the acquisition before any waiting, so an order
+ * inversion is reported before it can deadlock. */
 void mutex_lock(struct mutex *m)
 {
 	might_sleep();
-	if (!mutex_trylock(m))
+	lock_acquire(&m->dep_map, 0, 0, 0, CALLER_IP);
+	if (!__mutex_trylock(m))
 		mutex_lock_slow(m, false);
 }
 
 int mutex_lock_killable(struct mutex *m)
 {
 	might_sleep();
-	if (mutex_trylock(m))
+	lock_acquire(&m->dep_map, 0, 0, 0, CALLER_IP);
+	if (__mutex_trylock(m))
 		return 0;
-	return mutex_lock_slow(m, true);
+	int ret = mutex_lock_slow(m, true);
+	if (ret)
+		lock_release(&m->dep_map, CALLER_IP);	/* killed: not taken after all */
+	return ret;
 }
 
 static void mutex_unlock_slow(struct mutex *m)
@@ -154,6 +172,7 @@ void mutex_unlock(struct mutex *m)
 	if ((o & ~MUTEX_WAITERS) != me())
 		panic("mutex %s: unlocked by %s, which does not own it", m->name,
 		      current_thread()->name);
+	lock_release(&m->dep_map, CALLER_IP);
 	uintptr_t expect = me();
 	if (!__atomic_compare_exchange_n(&m->owner, &expect, 0, false,
 					 __ATOMIC_RELEASE, __ATOMIC_RELAXED))

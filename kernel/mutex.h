@@ -26,12 +26,22 @@ struct mutex {
 	struct spinlock wait_lock; /* protects waiters */
 	struct list_head waiters;  /* struct mutex_waiter, FIFO */
 	const char *name;
+	struct lockdep_map dep_map;
 };
 
 #define MUTEX_WAITERS 1UL
-#define MUTEX_INIT(m, n) { 0, SPINLOCK_INIT("mutex.wait_lock"), LIST_HEAD_INIT((m).waiters), (n) }
+#define MUTEX_INIT(m, n) { .owner = 0, .wait_lock = SPINLOCK_INIT("mutex.wait_lock"), \
+	.waiters = LIST_HEAD_INIT((m).waiters), .name = (n), .dep_map = LOCKDEP_MAP_INIT(n) }
 
-void mutex_init(struct mutex *m, const char *name);
+/* mutex_init gives each call site its own lock class. */
+void __mutex_init(struct mutex *m, const char *name, struct lock_class_key *key);
+#if CONFIG_LOCKDEP
+#define mutex_init(m, name) ({ \
+	static struct lock_class_key mutex_key_; \
+	__mutex_init((m), (name), &mutex_key_); })
+#else
+#define mutex_init(m, name) __mutex_init((m), (name), 0)
+#endif
 void mutex_lock(struct mutex *m);
 int mutex_lock_killable(struct mutex *m);    /* 0, or -EINTR (not acquired) */
 bool mutex_trylock(struct mutex *m);

@@ -34,15 +34,18 @@ struct rwsem_waiter {
 	bool granted;
 };
 
-void init_rwsem(struct rw_semaphore *s, const char *name)
+#define CALLER_IP ((unsigned long)__builtin_return_address(0))
+
+void __init_rwsem(struct rw_semaphore *s, const char *name, struct lock_class_key *key)
 {
 	s->count = 0;
 	spin_init(&s->wait_lock, "rwsem.wait_lock");
 	list_init(&s->waiters);
 	s->name = name;
+	lockdep_init_map(&s->dep_map, name, key, 0);
 }
 
-bool down_read_trylock(struct rw_semaphore *s)
+static bool __down_read_trylock(struct rw_semaphore *s)
 {
 	uint64_t c = __atomic_load_n(&s->count, __ATOMIC_RELAXED);
 	while (!(c & (RWSEM_WRITER | RWSEM_WAITERS)))
@@ -52,11 +55,27 @@ bool down_read_trylock(struct rw_semaphore *s)
 	return false;
 }
 
-bool down_write_trylock(struct rw_semaphore *s)
+static bool __down_write_trylock(struct rw_semaphore *s)
 {
 	uint64_t expect = 0;
 	return __atomic_compare_exchange_n(&s->count, &expect, RWSEM_WRITER, false,
 					   __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
+}
+
+bool down_read_trylock(struct rw_semaphore *s)
+{
+	if (!__down_read_trylock(s))
+		return false;
+	lock_acquire(&s->dep_map, 0, 1, 1, CALLER_IP);
+	return true;
+}
+
+bool down_write_trylock(struct rw_semaphore *s)
+{
+	if (!__down_write_trylock(s))
+		return false;
+	lock_acquire(&s->dep_map, 0, 0, 1, CALLER_IP);
+	return true;
 }
 
 static void hand_over(struct rwsem_waiter *w)
@@ -135,34 +154,54 @@ static int down_slow(struct rw_semaphore *s, enum waiter_type type, bool killabl
 	return ret;
 }
 
-void down_read(struct rw_semaphore *s)
+/*
+ * The acquire paths: tell the validator first (before any waiting, so an
+ * inversion is reported before it can deadlock), then the fast path, then
+ * the queue.  A killed waiter did not get the rwsem: the validator is told
+ * so.  subclass 0 is the usual case; the _nested variants give another.
+ */
+static int down_common(struct rw_semaphore *s, enum waiter_type type, bool killable,
+		       unsigned subclass, unsigned long ip)
 {
 	might_sleep();
-	if (!down_read_trylock(s))
-		down_slow(s, WAIT_READ, false);
+	lock_acquire(&s->dep_map, subclass, type == WAIT_READ, 0, ip);
+	bool got = type == WAIT_READ ? __down_read_trylock(s) : __down_write_trylock(s);
+	if (got)
+		return 0;
+	int ret = down_slow(s, type, killable);
+	if (ret)
+		lock_release(&s->dep_map, ip);
+	return ret;
+}
+
+void down_read(struct rw_semaphore *s)
+{
+	down_common(s, WAIT_READ, false, 0, CALLER_IP);
+}
+
+void down_read_nested(struct rw_semaphore *s, unsigned subclass)
+{
+	down_common(s, WAIT_READ, false, subclass, CALLER_IP);
 }
 
 int down_read_killable(struct rw_semaphore *s)
 {
-	might_sleep();
-	if (down_read_trylock(s))
-		return 0;
-	return down_slow(s, WAIT_READ, true);
+	return down_common(s, WAIT_READ, true, 0, CALLER_IP);
 }
 
 void down_write(struct rw_semaphore *s)
 {
-	might_sleep();
-	if (!down_write_trylock(s))
-		down_slow(s, WAIT_WRITE, false);
+	down_common(s, WAIT_WRITE, false, 0, CALLER_IP);
+}
+
+void down_write_nested(struct rw_semaphore *s, unsigned subclass)
+{
+	down_common(s, WAIT_WRITE, false, subclass, CALLER_IP);
 }
 
 int down_write_killable(struct rw_semaphore *s)
 {
-	might_sleep();
-	if (down_write_trylock(s))
-		return 0;
-	return down_slow(s, WAIT_WRITE, true);
+	return down_common(s, WAIT_WRITE, true, 0, CALLER_IP);
 }
 
 static void release_slow(struct rw_semaphore *s)
@@ -174,6 +213,7 @@ static void release_slow(struct rw_semaphore *s)
 
 void up_read(struct rw_semaphore *s)
 {
+	lock_release(&s->dep_map, CALLER_IP);
 	uint64_t c = __atomic_sub_fetch(&s->count, RWSEM_READER, __ATOMIC_RELEASE);
 	if ((c & RWSEM_WRITER) || (int64_t)c < 0)
 		panic("rwsem %s: up_read without a reader holding it (count 0x%lx)", s->name, c);
@@ -186,6 +226,7 @@ void up_write(struct rw_semaphore *s)
 	uint64_t c = __atomic_load_n(&s->count, __ATOMIC_RELAXED);
 	if (!(c & RWSEM_WRITER))
 		panic("rwsem %s: up_write while not write-locked (count 0x%lx)", s->name, c);
+	lock_release(&s->dep_map, CALLER_IP);
 	uint64_t expect = RWSEM_WRITER;
 	if (__atomic_compare_exchange_n(&s->count, &expect, 0, false,
 					__ATOMIC_RELEASE, __ATOMIC_RELAXED))
@@ -199,6 +240,9 @@ void downgrade_write(struct rw_semaphore *s)
 	uint64_t c = __atomic_load_n(&s->count, __ATOMIC_RELAXED);
 	if (!(c & RWSEM_WRITER))
 		panic("rwsem %s: downgrade_write while not write-locked", s->name);
+	/* Held all along, now shared: no new ordering, so a "trylock". */
+	lock_release(&s->dep_map, CALLER_IP);
+	lock_acquire(&s->dep_map, 0, 1, 1, CALLER_IP);
 	/* One atomic step from writer to reader: no writer can slip in. */
 	c = __atomic_add_fetch(&s->count, RWSEM_READER - RWSEM_WRITER, __ATOMIC_RELEASE);
 	if (c & RWSEM_WAITERS)

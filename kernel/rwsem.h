@@ -33,15 +33,30 @@ struct rw_semaphore {
 	struct spinlock wait_lock; /* protects waiters and the waiters bit */
 	struct list_head waiters;  /* struct rwsem_waiter, FIFO */
 	const char *name;
+	struct lockdep_map dep_map;
 };
 
 #define RWSEM_WRITER  1ULL
 #define RWSEM_WAITERS 2ULL
 #define RWSEM_READER  256ULL
 
-#define RWSEM_INIT(s, n) { 0, SPINLOCK_INIT("rwsem.wait_lock"), LIST_HEAD_INIT((s).waiters), (n) }
+#define RWSEM_INIT(s, n) { .count = 0, .wait_lock = SPINLOCK_INIT("rwsem.wait_lock"), \
+	.waiters = LIST_HEAD_INIT((s).waiters), .name = (n), .dep_map = LOCKDEP_MAP_INIT(n) }
 
-void init_rwsem(struct rw_semaphore *s, const char *name);
+/* init_rwsem gives each call site its own lock class. */
+void __init_rwsem(struct rw_semaphore *s, const char *name, struct lock_class_key *key);
+#if CONFIG_LOCKDEP
+#define init_rwsem(s, name) ({ \
+	static struct lock_class_key rwsem_key_; \
+	__init_rwsem((s), (name), &rwsem_key_); })
+#else
+#define init_rwsem(s, name) __init_rwsem((s), (name), 0)
+#endif
+
+/* Take an rwsem of a class this thread already holds: subclass 1..7
+ * names the nesting level (a parent directory's, then a child's). */
+void down_write_nested(struct rw_semaphore *s, unsigned subclass);
+void down_read_nested(struct rw_semaphore *s, unsigned subclass);
 void down_read(struct rw_semaphore *s);
 int down_read_killable(struct rw_semaphore *s);
 bool down_read_trylock(struct rw_semaphore *s);

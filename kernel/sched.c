@@ -25,6 +25,7 @@
 #include "kernel/kprintf.h"
 #include "kernel/ktimer.h"
 #include "kernel/ksyms.h"
+#include "kernel/lockdep.h"
 #include "kernel/time.h"
 #include "arch/x86_64/apic.h"
 #include "arch/x86_64/cpu.h"
@@ -121,12 +122,17 @@ static void __schedule(bool preempt)
 		next->on_cpu = true;
 		next->switches_in++;
 		rq->switches++;
+		/* The run queue lock passes to next, which releases it: tell the
+		 * validator (its held-lock stacks are per thread) while prev is
+		 * still the current thread. */
+		lock_release(&rq->lock.dep_map, (unsigned long)__schedule);
 		c->current = next;
 		c->switched_from = prev;
 		context_switch(&prev->saved_rsp, next->saved_rsp);
 		/* Back in prev, perhaps much later and on another CPU. */
 		c = this_cpu();
 		rq = rq_of(c->id);
+		lock_acquire(&rq->lock.dep_map, 0, 0, 1, (unsigned long)__schedule);
 		finish_switch();
 	}
 	spin_unlock(&rq->lock);
@@ -144,6 +150,7 @@ void thread_entry(void)
 {
 	struct thread *self = this_cpu()->current;
 
+	lock_acquire(&rq_of(cpu_id())->lock.dep_map, 0, 0, 1, (unsigned long)thread_entry);
 	finish_switch();
 	spin_unlock(&rq_of(cpu_id())->lock);
 	irq_enable();
@@ -398,6 +405,10 @@ void __might_sleep(const char *file, int line)
 		return;
 	}
 	__atomic_fetch_add(&bad_sleeps, 1, __ATOMIC_RELAXED);
+	if (CONFIG_LOCKDEP) {	/* the validator reports it, and counts it */
+		might_sleep_check(file, line);
+		return;
+	}
 	kprintf("BUG: sleeping function called from invalid context at %s:%d "
 		"(thread %s, CPU %u, preempt count %d, interrupts %s, irq depth %d)\n",
 		file, line, c->current->name, c->id, c->preempt_count,

@@ -8,29 +8,55 @@
  * Holding a spinlock disables preemption.  Use the _irqsave variants for
  * any lock that an interrupt handler also takes, or the handler can spin
  * forever on a lock its own CPU holds.
+ *
+ * Every spinlock is known to the lock validator (kernel/lockdep.h).  Its
+ * class is the lock itself for SPINLOCK_INIT, and the call site for
+ * spin_init: all locks initialized by one spin_init line share a class,
+ * so taking two of them at once needs spin_lock_nested with a subclass.
  */
 #ifndef KERNEL_SPINLOCK_H
 #define KERNEL_SPINLOCK_H
 
 #include <stdint.h>
 #include <stdbool.h>
+#include "kernel/lockdep.h"
 
 struct spinlock {
 	uint32_t next;         /* next ticket to hand out */
 	uint32_t owner;        /* ticket now allowed in */
 	int holder;            /* CPU id holding it, -1 when free (debugging) */
 	const char *name;
+	struct lockdep_map dep_map;
 };
 
-#define SPINLOCK_INIT(n) { .next = 0, .owner = 0, .holder = -1, .name = (n) }
+#define SPINLOCK_INIT(n) \
+	{ .next = 0, .owner = 0, .holder = -1, .name = (n), .dep_map = LOCKDEP_MAP_INIT(n) }
 
-void spin_init(struct spinlock *l, const char *name);
+/* Only for the console lock, through which the validator prints. */
+#define SPINLOCK_INIT_UNTRACKED(n) \
+	{ .next = 0, .owner = 0, .holder = -1, .name = (n), .dep_map = LOCKDEP_MAP_INIT_UNTRACKED(n) }
+
+/* spin_init gives each call site its own class key. */
+void __spin_init(struct spinlock *l, const char *name, struct lock_class_key *key);
+#if CONFIG_LOCKDEP
+#define spin_init(l, name) ({ \
+	static struct lock_class_key spin_key_; \
+	__spin_init((l), (name), &spin_key_); })
+#else
+#define spin_init(l, name) __spin_init((l), (name), 0)
+#endif
+
 void spin_lock(struct spinlock *l);
+/* Take a second lock of a class already held: subclass 1..7 names the level. */
+void spin_lock_nested(struct spinlock *l, unsigned subclass);
 bool spin_trylock(struct spinlock *l);
 void spin_unlock(struct spinlock *l);
 unsigned long spin_lock_irqsave(struct spinlock *l);
 void spin_unlock_irqrestore(struct spinlock *l, unsigned long flags);
 bool spin_is_locked(const struct spinlock *l);
 bool spin_held_by_me(const struct spinlock *l);
+
+/* "Caller must hold l", checked by the validator (reported, not fatal). */
+#define spin_assert_held(l) lockdep_assert_held(&(l)->dep_map)
 
 #endif

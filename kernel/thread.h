@@ -25,6 +25,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "kernel/list.h"
+#include "kernel/lockdep.h"
 #include "arch/x86_64/percpu.h"
 
 #define THREAD_ANY_CPU (-1)
@@ -71,6 +72,10 @@ struct thread {
 	 * abort would leave them dangling, so it waits. */
 	struct jmp_buf *ktest_recover;
 	int no_abort;
+
+#if CONFIG_LOCKDEP
+	struct lockdep_held held;  /* the validator's stack of this thread's locks */
+#endif
 };
 
 static inline struct thread *current_thread(void)

@@ -71,7 +71,8 @@ static void readers_never_see_torn_values(void)
 
 static void a_write_forces_a_retry(void)
 {
-	struct seqlock sl = SEQLOCK_INIT("test");
+	struct seqlock sl;
+	seqlock_init(&sl, "test");	/* on the stack: a class per call site */
 	unsigned seq = read_seqbegin(&sl);
 	EXPECT_FALSE(read_seqretry(&sl, seq));	/* nothing happened */
 	seq = read_seqbegin(&sl);

@@ -75,7 +75,8 @@ static void irqsave_excludes_on_all_cpus(void)
 
 static void irqsave_restores_state(void)
 {
-	struct spinlock l = SPINLOCK_INIT("test");
+	struct spinlock l;
+	spin_init(&l, "test");	/* on the stack: a class per call site, not per address */
 	irq_enable();
 	unsigned long f = spin_lock_irqsave(&l);
 	EXPECT_FALSE(irqs_enabled());
@@ -106,7 +107,8 @@ static int try_from_other(void *p)
 
 static void trylock_fails_while_held(void)
 {
-	struct spinlock l = SPINLOCK_INIT("test");
+	struct spinlock l;
+	spin_init(&l, "test");
 	struct try_arg a = { &l, -1 };
 
 	EXPECT_TRUE(spin_trylock(&l));

@@ -1,0 +1,299 @@
+/*
+ * test_lockdep.c: the lock validator reports what it must, once, and
+ * nothing else, and the kernel goes on after each report.
+ *
+ * Most cases are negative tests: they commit a locking bug on purpose
+ * (always on uncontended locks, so nothing hangs) and check that
+ * lockdep_reports() grows by exactly the expected amount, announcing the
+ * reports to the test runner, which otherwise fails any case the
+ * validator reports in.  Each case uses lock classes of its own and
+ * forgets them at the end (lockdep_free_key), so the suite can be
+ * repeated (ktest.repeat=N) and still see every report for the first time.
+ */
+#include "kernel/ktest.h"
+#include "kernel/sched.h"
+#include "kernel/kprintf.h"
+#include "kernel/lockdep.h"
+#include "kernel/spinlock.h"
+#include "arch/x86_64/cpu.h"
+#include "arch/x86_64/percpu.h"
+
+#define IP(f) ((unsigned long)(f))
+
+/* Do `what`, expecting exactly n reports from the validator. */
+#define EXPECT_REPORTS(n, what) do { \
+	uint64_t before_ = lockdep_reports(); \
+	what; \
+	EXPECT_EQ(lockdep_reports() - before_, (uint64_t)(n)); \
+	ktest_expect_lockdep_reports(n); \
+} while (0)
+
+static void need_lockdep(void)
+{
+	if (!CONFIG_LOCKDEP)
+		ktest_skip("built with LOCKDEP=0");
+}
+
+/* Take x, then y while holding x; let both go. */
+static void take2(struct spinlock *x, struct spinlock *y)
+{
+	spin_lock(x);
+	spin_lock(y);
+	spin_unlock(y);
+	spin_unlock(x);
+}
+
+static void abba_inversion_reported(void)
+{
+	static struct lock_class_key ka, kb;
+	struct spinlock a, b;
+	need_lockdep();
+	unsigned depth = lockdep_depth();
+	__spin_init(&a, "test-abba-a", &ka);
+	__spin_init(&b, "test-abba-b", &kb);
+
+	EXPECT_REPORTS(0, take2(&a, &b));
+	EXPECT_REPORTS(1, take2(&b, &a));
+	EXPECT_REPORTS(0, take2(&a, &b));	/* the first order is still fine */
+	EXPECT_FALSE(spin_is_locked(&a) || spin_is_locked(&b));
+	EXPECT_EQ(lockdep_depth(), depth);
+	lockdep_free_key(&ka);
+	lockdep_free_key(&kb);
+}
+
+static void three_lock_cycle_reported(void)
+{
+	static struct lock_class_key ka, kb, kc;
+	struct spinlock a, b, c;
+	need_lockdep();
+	__spin_init(&a, "test-cycle-a", &ka);
+	__spin_init(&b, "test-cycle-b", &kb);
+	__spin_init(&c, "test-cycle-c", &kc);
+
+	EXPECT_REPORTS(0, take2(&a, &b));
+	EXPECT_REPORTS(0, take2(&b, &c));
+	EXPECT_REPORTS(1, take2(&c, &a));	/* closes a -> b -> c -> a */
+	lockdep_free_key(&ka);
+	lockdep_free_key(&kb);
+	lockdep_free_key(&kc);
+}
+
+/* A cycle longer than a report shows in full: reported all the same. */
+static void long_cycle_reported(void)
+{
+	enum { N = 20 };
+	static struct lock_class_key keys[N];
+	static char names[N][16];
+	struct lockdep_map maps[N];
+	need_lockdep();
+	for (unsigned i = 0; i < N; i++) {
+		snprintf(names[i], sizeof(names[i]), "test-long-%u", i);
+		lockdep_init_map(&maps[i], names[i], &keys[i], 0);
+	}
+
+	uint64_t before = lockdep_reports();
+	for (unsigned i = 0; i + 1 < N; i++) {
+		lock_acquire(&maps[i], 0, 0, 0, IP(long_cycle_reported));
+		lock_acquire(&maps[i + 1], 0, 0, 0, IP(long_cycle_reported));
+		lock_release(&maps[i + 1], IP(long_cycle_reported));
+		lock_release(&maps[i], IP(long_cycle_reported));
+	}
+	EXPECT_EQ(lockdep_reports(), before);
+	lock_acquire(&maps[N - 1], 0, 0, 0, IP(long_cycle_reported));
+	EXPECT_REPORTS(1, lock_acquire(&maps[0], 0, 0, 0, IP(long_cycle_reported)));
+	lock_release(&maps[0], IP(long_cycle_reported));
+	lock_release(&maps[N - 1], IP(long_cycle_reported));
+	for (unsigned i = 0; i < N; i++)
+		lockdep_free_key(&keys[i]);
+}
+
+static void consistent_order_not_reported(void)
+{
+	static struct lock_class_key ka, kb;
+	struct spinlock a, b;
+	need_lockdep();
+	__spin_init(&a, "test-order-a", &ka);
+	__spin_init(&b, "test-order-b", &kb);
+
+	EXPECT_REPORTS(0, take2(&a, &b));
+	EXPECT_REPORTS(0, take2(&a, &b));
+	/* Releasing out of order is allowed. */
+	EXPECT_REPORTS(0, { spin_lock(&a); spin_lock(&b); spin_unlock(&a); spin_unlock(&b); });
+	lockdep_free_key(&ka);
+	lockdep_free_key(&kb);
+}
+
+static void release_of_unheld_reported(void)
+{
+	static struct lock_class_key k;
+	struct lockdep_map m;
+	need_lockdep();
+	unsigned depth = lockdep_depth();
+	lockdep_init_map(&m, "test-unheld", &k, 0);
+
+	/* On the map alone, so that no real lock is harmed. */
+	EXPECT_REPORTS(1, lock_release(&m, IP(release_of_unheld_reported)));
+	lock_acquire(&m, 0, 0, 0, IP(release_of_unheld_reported));
+	EXPECT_REPORTS(0, lock_release(&m, IP(release_of_unheld_reported)));
+	EXPECT_REPORTS(1, lock_release(&m, IP(release_of_unheld_reported)));
+	EXPECT_EQ(lockdep_depth(), depth);
+	lockdep_free_key(&k);
+}
+
+static void recursion_reported_unless_nested(void)
+{
+	static struct lock_class_key k, kr;
+	struct spinlock a, b;
+	struct lockdep_map r;
+	need_lockdep();
+	__spin_init(&a, "test-rec-a", &k);	/* one class: one init site */
+	__spin_init(&b, "test-rec-b", &k);
+	lockdep_init_map(&r, "test-rec-read", &kr, 0);
+
+	EXPECT_REPORTS(1, take2(&a, &b));
+	EXPECT_REPORTS(0, { spin_lock(&a); spin_lock_nested(&b, 1); spin_unlock(&b); spin_unlock(&a); });
+	/* A shared re-acquisition is reported as well (see check_recursion). */
+	lock_acquire(&r, 0, 1, 0, IP(recursion_reported_unless_nested));
+	EXPECT_REPORTS(1, lock_acquire(&r, 0, 1, 0, IP(recursion_reported_unless_nested)));
+	lock_release(&r, IP(recursion_reported_unless_nested));
+	lock_release(&r, IP(recursion_reported_unless_nested));
+	lockdep_free_key(&k);
+	lockdep_free_key(&kr);
+}
+
+static void sleeping_in_atomic_reported(void)
+{
+	static struct lock_class_key k;
+	struct spinlock a;
+	need_lockdep();
+	__spin_init(&a, "test-sleep", &k);
+
+	EXPECT_REPORTS(0, might_sleep());
+	spin_lock(&a);
+	EXPECT_REPORTS(1, might_sleep());
+	spin_unlock(&a);
+	irq_disable();
+	EXPECT_REPORTS(1, might_sleep());
+	irq_enable();
+	EXPECT_REPORTS(0, might_sleep());
+	lockdep_free_key(&k);
+}
+
+static void trylock_adds_no_dependency(void)
+{
+	static struct lock_class_key ka, kb;
+	struct spinlock a, a2, b;
+	need_lockdep();
+	__spin_init(&a, "test-try-a", &ka);
+	__spin_init(&a2, "test-try-a2", &ka);	/* a's class */
+	__spin_init(&b, "test-try-b", &kb);
+
+	EXPECT_REPORTS(0, {
+		spin_lock(&b);
+		EXPECT_TRUE(spin_trylock(&a));	/* b -> a, but it cannot wait */
+		EXPECT_TRUE(lock_is_held(&a.dep_map));	/* yet it is held */
+		spin_unlock(&a);
+		spin_unlock(&b);
+	});
+	/* Had the trylock recorded b -> a, this would be an inversion. */
+	EXPECT_REPORTS(0, take2(&a, &b));
+	/* And a trylock of a class already held is no recursion either. */
+	EXPECT_REPORTS(0, { spin_lock(&a); EXPECT_TRUE(spin_trylock(&a2)); spin_unlock(&a2); spin_unlock(&a); });
+	lockdep_free_key(&ka);
+	lockdep_free_key(&kb);
+}
+
+static void inversion_reported_once(void)
+{
+	static struct lock_class_key ka, kb;
+	struct spinlock a, b;
+	need_lockdep();
+	__spin_init(&a, "test-once-a", &ka);
+	__spin_init(&b, "test-once-b", &kb);
+
+	take2(&a, &b);
+	EXPECT_REPORTS(1, take2(&b, &a));
+	EXPECT_REPORTS(0, take2(&b, &a));
+	EXPECT_REPORTS(0, take2(&b, &a));
+	lockdep_free_key(&ka);
+	lockdep_free_key(&kb);
+}
+
+static void assert_held_checks(void)
+{
+	static struct lock_class_key k;
+	struct spinlock a;
+	need_lockdep();
+	__spin_init(&a, "test-assert", &k);
+
+	spin_lock(&a);
+	EXPECT_TRUE(lock_is_held(&a.dep_map));
+	EXPECT_REPORTS(0, spin_assert_held(&a));
+	spin_unlock(&a);
+	EXPECT_FALSE(lock_is_held(&a.dep_map));
+	EXPECT_REPORTS(1, spin_assert_held(&a));
+	lockdep_free_key(&k);
+}
+
+/* Every CPU takes the same two locks in the same order: nothing to report. */
+static struct lock_class_key all_ka, all_kb;
+static struct spinlock all_a, all_b;
+static unsigned all_count;
+
+static void same_order_worker(unsigned cpu, void *arg)
+{
+	(void)cpu;
+	(void)arg;
+	unsigned ops = ktest_ops_per_cpu(2000);
+	for (unsigned i = 0; i < ops; i++) {
+		unsigned long flags = spin_lock_irqsave(&all_a);
+		spin_lock(&all_b);
+		all_count++;
+		spin_unlock(&all_b);
+		spin_unlock_irqrestore(&all_a, flags);
+	}
+}
+
+static void all_cpus_same_order_not_reported(void)
+{
+	need_lockdep();
+	__spin_init(&all_a, "test-all-a", &all_ka);
+	__spin_init(&all_b, "test-all-b", &all_kb);
+	all_count = 0;
+
+	EXPECT_REPORTS(0, ktest_run_on_all_cpus(same_order_worker, NULL));
+	EXPECT_EQ(all_count, ktest_ops_per_cpu(2000) * ncpus);
+	lockdep_free_key(&all_ka);
+	lockdep_free_key(&all_kb);
+}
+
+/* The listing prints; it must not report or take a tracked lock. */
+static void classes_listed(void)
+{
+	static struct lock_class_key ka, kb;
+	struct spinlock a, b;
+	need_lockdep();
+	__spin_init(&a, "test-list-a", &ka);
+	__spin_init(&b, "test-list-b", &kb);
+
+	take2(&a, &b);
+	EXPECT_REPORTS(0, lockdep_print_classes());
+	lockdep_free_key(&ka);
+	lockdep_free_key(&kb);
+}
+
+static const struct ktest_case lockdep_cases[] = {
+	KTEST_CASE(abba_inversion_reported),
+	KTEST_CASE(three_lock_cycle_reported),
+	KTEST_CASE(long_cycle_reported),
+	KTEST_CASE(consistent_order_not_reported),
+	KTEST_CASE(release_of_unheld_reported),
+	KTEST_CASE(recursion_reported_unless_nested),
+	KTEST_CASE(sleeping_in_atomic_reported),
+	KTEST_CASE(trylock_adds_no_dependency),
+	KTEST_CASE(inversion_reported_once),
+	KTEST_CASE(assert_held_checks),
+	KTEST_CASE(all_cpus_same_order_not_reported),
+	KTEST_CASE(classes_listed),
+};
+KTEST_SUITE(lockdep, lockdep_cases);
