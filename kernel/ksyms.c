@@ -58,19 +58,34 @@ static int frame_ok(uint64_t rbp)
 	return rbp >= DIRECT_MAP_BASE && (rbp & 7) == 0 && rbp < 0xFFFFFFFFFFFFF000ULL;
 }
 
-void backtrace_print(uint64_t rip, uint64_t rbp)
+unsigned backtrace_collect(uint64_t rip, uint64_t rbp, uint64_t *out, unsigned max)
 {
-	kprintf("Backtrace (CPU %u):\n", cpu_id());
-	print_frame(0, rip);
+	unsigned n = 0;
+	if (max)
+		out[n++] = rip;
 	/* Each frame: [rbp] = caller's rbp, [rbp+8] = return address. */
-	for (int depth = 1; depth < 32 && frame_ok(rbp); depth++) {
+	while (n < max && frame_ok(rbp)) {
 		uint64_t *frame = (uint64_t *)rbp;
 		uint64_t ret = frame[1];
 		if (ret < (uint64_t)__text_start || ret >= (uint64_t)__text_end)
 			break;
-		print_frame(depth, ret - 1);	/* -1: inside the call instruction */
+		out[n++] = ret - 1;	/* -1: inside the call instruction */
 		if (frame[0] <= rbp)
 			break;	/* stacks grow down: a caller's frame is higher */
 		rbp = frame[0];
 	}
+	return n;
+}
+
+void backtrace_print_addrs(unsigned cpu, const uint64_t *addrs, unsigned n)
+{
+	kprintf("Backtrace (CPU %u):\n", cpu);
+	for (unsigned i = 0; i < n; i++)
+		print_frame((int)i, addrs[i]);
+}
+
+void backtrace_print(uint64_t rip, uint64_t rbp)
+{
+	uint64_t addrs[32];
+	backtrace_print_addrs(cpu_id(), addrs, backtrace_collect(rip, rbp, addrs, 32));
 }

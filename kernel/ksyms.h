@@ -13,5 +13,9 @@ uint64_t ksym_address(const char *name);
 
 /* Print a backtrace starting at this rip and frame pointer. */
 void backtrace_print(uint64_t rip, uint64_t rbp);
+/* The same in two steps: the return addresses of this CPU's own stack
+ * (safe from an NMI: nothing printed), then printing them for `cpu`. */
+unsigned backtrace_collect(uint64_t rip, uint64_t rbp, uint64_t *out, unsigned max);
+void backtrace_print_addrs(unsigned cpu, const uint64_t *addrs, unsigned n);
 
 #endif

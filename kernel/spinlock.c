@@ -9,7 +9,13 @@
 #include "kernel/spinlock.h"
 #include "kernel/preempt.h"
 #include "kernel/panic.h"
+#include "kernel/cmdline.h"
+#include "kernel/kprintf.h"
+#include "kernel/ksyms.h"
+#include "kernel/time.h"
+#include "arch/x86_64/apic.h"
 #include "arch/x86_64/cpu.h"
+#include "arch/x86_64/percpu.h"
 
 #define CALLER_IP ((unsigned long)__builtin_return_address(0))
 
@@ -22,6 +28,98 @@ void __spin_init(struct spinlock *l, const char *name, struct lock_class_key *ke
 	lockdep_init_map(&l->dep_map, name, key, 0);
 }
 
+/* ---- the watchdog (debug builds) ---------------------------------- */
+
+uint64_t spin_watchdog_ms = 10000;
+static uint64_t watchdog_reports, remote_traces;
+
+uint64_t spin_watchdog_reports(void)
+{
+	return __atomic_load_n(&watchdog_reports, __ATOMIC_RELAXED);
+}
+
+uint64_t spin_watchdog_remote_traces(void)
+{
+	return __atomic_load_n(&remote_traces, __ATOMIC_RELAXED);
+}
+
+#if CONFIG_LOCKDEP
+KPARAM("spinlock.watchdog_ms", kparam_set_u64, spin_watchdog_ms, 0, 3600000,
+       "report a spinlock waited for or held longer than this (debug builds; 0: off)");
+
+static bool too_long(uint64_t cycles)
+{
+	uint64_t ms = __atomic_load_n(&spin_watchdog_ms, __ATOMIC_RELAXED);
+	return ms && tsc_khz && cycles / tsc_khz > ms;	/* tsc_khz: 0 until calibrated */
+}
+
+/* Ask `cpu` for its backtrace by NMI and print it (bounded wait). */
+static void print_remote_trace(unsigned cpu)
+{
+	struct cpu *h = &cpus[cpu];
+	int idle = 0;
+	if (!__atomic_compare_exchange_n(&h->nmi_trace_req, &idle, 1, false,
+					 __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+		return;	/* someone else is asking already */
+	lapic_send_nmi(h->apic_id);
+	uint64_t deadline = rdtsc() + 200 * tsc_khz;
+	while (__atomic_load_n(&h->nmi_trace_req, __ATOMIC_ACQUIRE) != 2 && rdtsc() < deadline)
+		cpu_relax();
+	if (__atomic_load_n(&h->nmi_trace_req, __ATOMIC_ACQUIRE) == 2) {
+		kprintf("  the holder, CPU %u, is at:\n", cpu);
+		backtrace_print_addrs(cpu, h->nmi_trace, h->nmi_trace_len);
+		__atomic_fetch_add(&remote_traces, 1, __ATOMIC_RELAXED);
+	} else {
+		kprintf("  the holder, CPU %u, did not answer the NMI\n", cpu);
+	}
+	__atomic_store_n(&h->nmi_trace_req, 0, __ATOMIC_RELEASE);
+}
+
+static void report_wait(struct spinlock *l, uint64_t cycles)
+{
+	int holder = __atomic_load_n(&l->holder, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&watchdog_reports, 1, __ATOMIC_RELAXED);
+	kprintf("spinlock watchdog: CPU %u has spun %lu ms on %s, held by CPU %d\n",
+		cpu_id(), cycles / tsc_khz, l->name, holder);
+	backtrace_print((uint64_t)report_wait, (uint64_t)__builtin_frame_address(0));
+	if (holder >= 0 && holder != (int)cpu_id() && holder < (int)ncpus)
+		print_remote_trace((unsigned)holder);
+}
+
+static void report_hold(struct spinlock *l, uint64_t cycles)
+{
+	__atomic_fetch_add(&watchdog_reports, 1, __ATOMIC_RELAXED);
+	kprintf("spinlock watchdog: CPU %u held %s for %lu ms\n", cpu_id(), l->name,
+		cycles / tsc_khz);
+	backtrace_print((uint64_t)report_hold, (uint64_t)__builtin_frame_address(0));
+}
+#endif
+
+static void wait_for_ticket(struct spinlock *l, uint32_t ticket)
+{
+#if CONFIG_LOCKDEP
+	uint64_t spins = 0, start = 0;
+	bool reported = false;
+	while (__atomic_load_n(&l->owner, __ATOMIC_ACQUIRE) != ticket) {
+		cpu_relax();
+		/* Look at the clock now and then only; never for the console
+		 * lock, through which a report would print. */
+		if ((++spins & 1023) || reported || l->dep_map.key == LOCKDEP_UNTRACKED_KEY)
+			continue;
+		if (!start)
+			start = rdtsc();
+		else if (too_long(rdtsc() - start)) {
+			report_wait(l, rdtsc() - start);
+			reported = true;
+		}
+	}
+	l->acquired_tsc = rdtsc();
+#else
+	while (__atomic_load_n(&l->owner, __ATOMIC_ACQUIRE) != ticket)
+		cpu_relax();
+#endif
+}
+
 static void lock_at(struct spinlock *l, unsigned subclass, unsigned long ip)
 {
 	preempt_disable();
@@ -29,8 +127,7 @@ static void lock_at(struct spinlock *l, unsigned subclass, unsigned long ip)
 		panic("spinlock %s: recursive lock on CPU %u", l->name, cpu_id());
 	lock_acquire(&l->dep_map, subclass, 0, 0, ip);
 	uint32_t ticket = __atomic_fetch_add(&l->next, 1, __ATOMIC_RELAXED);
-	while (__atomic_load_n(&l->owner, __ATOMIC_ACQUIRE) != ticket)
-		cpu_relax();
+	wait_for_ticket(l, ticket);
 	l->holder = (int)cpu_id();
 }
 
@@ -46,6 +143,11 @@ static void unlock_at(struct spinlock *l, unsigned long ip)
 {
 	if (l->holder != (int)cpu_id())
 		panic("spinlock %s: unlocked by CPU %u, held by %d", l->name, cpu_id(), l->holder);
+#if CONFIG_LOCKDEP
+	uint64_t held = rdtsc() - l->acquired_tsc;
+	if (too_long(held) && l->dep_map.key != LOCKDEP_UNTRACKED_KEY)
+		report_hold(l, held);	/* (not the console lock: we print through it) */
+#endif
 	unsigned long flags = CONFIG_LOCKDEP ? irq_save() : 0;
 	l->holder = -1;
 	__atomic_store_n(&l->owner, l->owner + 1, __ATOMIC_RELEASE);
@@ -74,6 +176,9 @@ bool spin_trylock(struct spinlock *l)
 	if (__atomic_compare_exchange_n(&l->next, &expect, owner + 1, false,
 					__ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
 		l->holder = (int)cpu_id();
+#if CONFIG_LOCKDEP
+		l->acquired_tsc = rdtsc();
+#endif
 		lock_acquire(&l->dep_map, 0, 0, 1, CALLER_IP);
 		return true;
 	}

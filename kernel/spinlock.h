@@ -27,6 +27,9 @@ struct spinlock {
 	int holder;            /* CPU id holding it, -1 when free (debugging) */
 	const char *name;
 	struct lockdep_map dep_map;
+#if CONFIG_LOCKDEP
+	uint64_t acquired_tsc;     /* debug builds: when the holder got it (watchdog) */
+#endif
 };
 
 #define SPINLOCK_INIT(n) \
@@ -45,6 +48,15 @@ void __spin_init(struct spinlock *l, const char *name, struct lock_class_key *ke
 #else
 #define spin_init(l, name) __spin_init((l), (name), 0)
 #endif
+
+/*
+ * The watchdog (debug builds, LOCKDEP=1): a CPU that spins on a lock, or
+ * holds one, longer than spin_watchdog_ms reports it once, with its own
+ * backtrace and (for a wait) the holder's, fetched by NMI.  0 turns it off.
+ */
+extern uint64_t spin_watchdog_ms;
+uint64_t spin_watchdog_reports(void);
+uint64_t spin_watchdog_remote_traces(void);
 
 void spin_lock(struct spinlock *l);
 /* Take a second lock of a class already held: subclass 1..7 names the level. */

@@ -123,11 +123,12 @@ struct exhaust {
 	uint64_t free_at_start;	/* once every worker thread exists */
 };
 
-#define BIG_ORDER 4
+#define BIG_ORDER 8
 
-/* Take blocks until the allocator says no: 16 pages at a time, then
- * single pages for what is left.  Blocks are chained through their first
- * words (next, order, tag); afterwards the chain is checked and freed. */
+/* Take blocks until the allocator says no: 256 pages at a time, then ever
+ * smaller blocks down to single pages for what is left.  Blocks are
+ * chained through their first words (next, order, tag); afterwards the
+ * chain is checked and freed. */
 static void exhaust_worker(unsigned cpu, void *arg)
 {
 	struct exhaust *e = arg;
@@ -149,7 +150,7 @@ static void exhaust_worker(unsigned cpu, void *arg)
 		if (!p) {
 			if (order == 0)
 				break;
-			order = 0;
+			order--;
 			continue;
 		}
 		p[0] = (uint64_t)chain;

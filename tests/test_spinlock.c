@@ -5,6 +5,7 @@
 #include "kernel/spinlock.h"
 #include "kernel/thread.h"
 #include "kernel/sched.h"
+#include "kernel/time.h"
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/percpu.h"
 
@@ -135,10 +136,68 @@ static void trylock_fails_while_held(void)
 	EXPECT_EQ(a.got, 1);	/* free: trylock takes it */
 }
 
+struct long_hold {
+	struct spinlock *l;
+	volatile bool held, waiter_ready;
+};
+
+/* Hold the lock for 300 ms once the waiter is about to spin on it. */
+static int hold_long(void *p)
+{
+	struct long_hold *h = p;
+	spin_lock(h->l);
+	h->held = true;
+	while (ncpus > 1 && !h->waiter_ready)
+		cpu_relax();
+	delay_us(300000);
+	spin_unlock(h->l);
+	return 0;
+}
+
+static int wait_on_it(void *p)
+{
+	struct long_hold *h = p;
+	while (!h->held)
+		cpu_relax();
+	h->waiter_ready = true;
+	spin_lock(h->l);
+	spin_unlock(h->l);
+	return 0;
+}
+
+/* With the threshold at 100 ms, a 300 ms hold and the wait for it are
+ * both reported, the wait with the holder's backtrace (fetched by NMI). */
+static void watchdog_reports_long_waits_and_holds(void)
+{
+	static struct spinlock l;
+	struct long_hold h = { &l, false, false };
+
+	if (!CONFIG_LOCKDEP)
+		ktest_skip("the watchdog is in debug builds (LOCKDEP=1)");
+	spin_init(&l, "test-watchdog");
+	uint64_t saved = spin_watchdog_ms;
+	uint64_t reports = spin_watchdog_reports(), traces = spin_watchdog_remote_traces();
+	spin_watchdog_ms = 100;
+	struct thread *holder = thread_create("holder", hold_long, &h, (int)(ncpus - 1));
+	struct thread *waiter = ncpus > 1 ? thread_create("waiter", wait_on_it, &h, 0) : NULL;
+	ASSERT_NOT_NULL(holder);
+	thread_join(holder);
+	if (waiter)
+		thread_join(waiter);
+	spin_watchdog_ms = saved;
+	if (ncpus > 1) {
+		EXPECT_GE(spin_watchdog_reports() - reports, 2u);
+		EXPECT_GE(spin_watchdog_remote_traces() - traces, 1u);
+	} else {
+		EXPECT_GE(spin_watchdog_reports() - reports, 1u);
+	}
+}
+
 static const struct ktest_case spinlock_cases[] = {
 	KTEST_CASE(excludes_on_all_cpus),
 	KTEST_CASE(irqsave_excludes_on_all_cpus),
 	KTEST_CASE(irqsave_restores_state),
 	KTEST_CASE(trylock_fails_while_held),
+	KTEST_CASE(watchdog_reports_long_waits_and_holds),
 };
 KTEST_SUITE(spinlock, spinlock_cases);

@@ -38,6 +38,13 @@ struct cpu {
 	/* Atomics, read by other CPUs. */
 	bool online;
 	uint64_t ticks;            /* timer interrupts taken on this CPU */
+
+	/* A backtrace another CPU asked for by NMI (the spinlock watchdog):
+	 * it sets nmi_trace_req to 1, this CPU's NMI handler fills the rest
+	 * and sets it to 2. */
+	int nmi_trace_req;
+	unsigned nmi_trace_len;
+	uint64_t nmi_trace[16];
 };
 
 extern struct cpu cpus[MAX_CPUS];

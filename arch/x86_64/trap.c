@@ -14,6 +14,7 @@
 #include "kernel/panic.h"
 #include "kernel/kprintf.h"
 #include "kernel/sched.h"
+#include "kernel/ksyms.h"
 
 irq_handler_t irq_handler(unsigned vector);
 void (*trap_nmi_hook)(struct trap_frame *tf);
@@ -39,6 +40,11 @@ static void handle_nmi(struct trap_frame *tf)
 			irq_disable();
 			halt();
 		}
+	}
+	struct cpu *c = this_cpu();
+	if (__atomic_load_n(&c->nmi_trace_req, __ATOMIC_ACQUIRE) == 1) {
+		c->nmi_trace_len = backtrace_collect(tf->rip, tf->rbp, c->nmi_trace, 16);
+		__atomic_store_n(&c->nmi_trace_req, 2, __ATOMIC_RELEASE);
 	}
 	if (trap_nmi_hook)
 		trap_nmi_hook(tf);
