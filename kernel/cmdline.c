@@ -25,6 +25,42 @@ int kparam_set_u64(const struct kparam *p, const char *val, size_t len, char *wh
 	return 0;
 }
 
+int kparam_set_names(const struct kparam *p, const char *val, size_t len, char *why, size_t whylen,
+		     bool (*exists)(const char *name, size_t len), const char *what)
+{
+	if (len == 0 || len >= p->max) {
+		snprintf(why, whylen, "expected all, none or a comma list of %s names", what);
+		return -EINVAL;
+	}
+	bool special = (len == 3 && !strncmp(val, "all", 3)) || (len == 4 && !strncmp(val, "none", 4));
+	for (size_t i = 0; !special && i < len;) {
+		size_t j = i;
+		while (j < len && val[j] != ',')
+			j++;
+		if (!exists(val + i, j - i)) {
+			snprintf(why, whylen, "no %s named '%.*s'", what, (int)(j - i), val + i);
+			return -EINVAL;
+		}
+		i = j + 1;
+	}
+	memcpy(p->var, val, len);
+	((char *)p->var)[len] = '\0';
+	return 0;
+}
+
+bool name_list_contains(const char *list, const char *name)
+{
+	size_t len = strlen(name);
+	for (const char *p = list; *p;) {
+		const char *e = strchr(p, ',');
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+		if (n == len && strncmp(p, name, n) == 0)
+			return true;
+		p += n + (e ? 1 : 0);
+	}
+	return false;
+}
+
 static const struct kparam *find(const struct kparam *params, size_t n, const char *key, size_t klen)
 {
 	for (size_t i = 0; i < n; i++)

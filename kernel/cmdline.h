@@ -10,6 +10,7 @@
 #ifndef KERNEL_CMDLINE_H
 #define KERNEL_CMDLINE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -36,6 +37,16 @@ int kparam_set_u64(const struct kparam *p, const char *val, size_t len, char *wh
 struct cmdline_result {
 	unsigned applied, unknown, rejected;
 };
+
+/*
+ * Values that name things: `all`, `none`, or a comma list of names.
+ * kparam_set_names checks every name with exists() (what: "suite", ...)
+ * and copies the value into the char array p->var of p->max bytes.
+ * name_list_contains says whether such a list names `name`.
+ */
+int kparam_set_names(const struct kparam *p, const char *val, size_t len, char *why, size_t whylen,
+		     bool (*exists)(const char *name, size_t len), const char *what);
+bool name_list_contains(const char *list, const char *name);
 
 /* Parse `line` against a table of parameters (the boot uses the section's;
  * tests use their own).  Prints one line for every unknown or bad word. */

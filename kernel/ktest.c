@@ -89,28 +89,14 @@ static const struct ktest_suite *find_suite(const char *name, size_t len)
 	return NULL;
 }
 
+static bool suite_exists(const char *name, size_t len)
+{
+	return find_suite(name, len) != NULL;
+}
+
 static int set_selection(const struct kparam *p, const char *val, size_t len, char *why, size_t n)
 {
-	(void)p;
-	if (len == 0 || len >= sizeof(selection)) {
-		snprintf(why, n, "expected all, none or SUITE[,SUITE...]");
-		return -EINVAL;
-	}
-	bool special = (len == 3 && !strncmp(val, "all", 3)) || (len == 4 && !strncmp(val, "none", 4));
-	for (size_t i = 0; !special && i < len;) {
-		size_t j = i;
-		while (j < len && val[j] != ',')
-			j++;
-		if (!find_suite(val + i, j - i)) {
-			snprintf(why, n, "no suite named '%.*s' (the shell's `ktest` lists them)",
-				 (int)(j - i), val + i);
-			return -EINVAL;
-		}
-		i = j + 1;
-	}
-	memcpy(selection, val, len);
-	selection[len] = '\0';
-	return 0;
+	return kparam_set_names(p, val, len, why, n, suite_exists, "suite");
 }
 
 static int set_seed(const struct kparam *p, const char *val, size_t len, char *why, size_t n)
@@ -121,7 +107,7 @@ static int set_seed(const struct kparam *p, const char *val, size_t len, char *w
 	return err;
 }
 
-KPARAM("ktest", set_selection, selection, 0, 0,
+KPARAM("ktest", set_selection, selection, 0, sizeof(selection),
        "which test suites run at boot: all (default), none, or SUITE[,SUITE...]");
 KPARAM("ktest.seed", set_seed, seed, 0, UINT64_MAX,
        "seed for randomized tests (default: from the TSC; printed at the start)");
@@ -514,17 +500,7 @@ static bool selected(const struct ktest_suite *s, const char *names)
 {
 	if (!names || strcmp(names, "all") == 0)
 		return !s->explicit_only;
-	if (strcmp(names, "none") == 0)
-		return false;
-	size_t len = strlen(s->name);
-	for (const char *p = names; *p;) {
-		const char *e = strchr(p, ',');
-		size_t n = e ? (size_t)(e - p) : strlen(p);
-		if (n == len && strncmp(p, s->name, n) == 0)
-			return true;
-		p += n + (e ? 1 : 0);
-	}
-	return false;
+	return strcmp(names, "none") != 0 && name_list_contains(names, s->name);
 }
 
 static void install_watchdog(void)

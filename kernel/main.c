@@ -108,6 +108,7 @@ void kmain(uint32_t magic, uint32_t mbi)
 	kprintf("cpu0: APIC id %u online (boot CPU)\n", cpus[0].apic_id);
 	__atomic_store_n(&cpus[0].online, true, __ATOMIC_RELEASE);
 
+	smp_call_init();
 	smp_boot();
 	unsigned failed = ktest_run_selected();
 	bench_run_selected();

@@ -345,7 +345,9 @@ void sched_init(void)
 void sched_run_ap(void)
 {
 	struct cpu *c = this_cpu();
-	struct thread *idle = thread_boot_context("idle", c->id);
+	char name[THREAD_NAME_MAX];
+	snprintf(name, sizeof(name), "idle%u", c->id);
+	struct thread *idle = thread_boot_context(name, c->id);
 	rq_of(c->id)->idle = idle;
 	c->current = idle;
 	idle_loop();

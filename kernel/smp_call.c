@@ -49,17 +49,17 @@ static void ipi_call_handler(struct trap_frame *tf)
 	}
 }
 
+void smp_call_init(void)
+{
+	irq_register(VEC_IPI_CALL, ipi_call_handler);
+}
+
 void smp_call_all(void (*fn)(void *arg), void *arg)
 {
-	static bool handler_set;
 	int expect = 0;
 
 	if (!irqs_enabled())
 		panic("smp_call_all: called with interrupts off (would deadlock)");
-	if (!handler_set) {	/* first call is on the boot CPU, before any other */
-		irq_register(VEC_IPI_CALL, ipi_call_handler);
-		handler_set = true;
-	}
 	while (!__atomic_compare_exchange_n(&call.busy, &expect, 1, false,
 					    __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
 		expect = 0;

@@ -12,5 +12,6 @@
  * flushes and the like; tests use ktest_run_on_all_cpus (threads).
  */
 void smp_call_all(void (*fn)(void *arg), void *arg);
+void smp_call_init(void);          /* boot CPU, before the others start */
 
 #endif

@@ -61,15 +61,6 @@ struct thread *thread_boot_context(const char *name, unsigned cpu)
 	struct thread *t = thread_alloc(name, (int)cpu);
 	if (!t)
 		panic("thread: no memory for CPU %u's boot thread", cpu);
-	if (cpu != 0) {	/* "idle" + CPU number */
-		size_t n = strlen(t->name);
-		if (n + 3 < sizeof(t->name)) {
-			if (cpu >= 10)
-				t->name[n++] = (char)('0' + cpu / 10);
-			t->name[n++] = (char)('0' + cpu % 10);
-			t->name[n] = '\0';
-		}
-	}
 	t->cpu = cpu;
 	t->on_cpu = true;
 	return t;

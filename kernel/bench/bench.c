@@ -23,27 +23,9 @@ bool bench_exists(const char *name, size_t len)
 
 static int set_selection(const struct kparam *p, const char *val, size_t len, char *why, size_t n)
 {
-	(void)p;
-	if (len == 0 || len >= sizeof(selection)) {
-		snprintf(why, n, "expected all, none or NAME[,NAME...]");
-		return -EINVAL;
-	}
-	bool special = (len == 3 && !strncmp(val, "all", 3)) || (len == 4 && !strncmp(val, "none", 4));
-	for (size_t i = 0; !special && i < len;) {
-		size_t j = i;
-		while (j < len && val[j] != ',')
-			j++;
-		if (!bench_exists(val + i, j - i)) {
-			snprintf(why, n, "no benchmark named '%.*s'", (int)(j - i), val + i);
-			return -EINVAL;
-		}
-		i = j + 1;
-	}
-	memcpy(selection, val, len);
-	selection[len] = '\0';
-	return 0;
+	return kparam_set_names(p, val, len, why, n, bench_exists, "benchmark");
 }
-KPARAM("bench", set_selection, selection, 0, 0,
+KPARAM("bench", set_selection, selection, 0, sizeof(selection),
        "benchmarks to run after the self-tests: none (default), all, or NAME[,NAME...]");
 
 /* Insertion sort: repetitions are few. */
@@ -91,26 +73,11 @@ const char *bench_accelerator(void)
 	return "a hypervisor";
 }
 
-static bool named(const char *names, const char *name)
-{
-	if (strcmp(names, "all") == 0)
-		return true;
-	size_t len = strlen(name);
-	for (const char *p = names; *p;) {
-		const char *e = strchr(p, ',');
-		size_t n = e ? (size_t)(e - p) : strlen(p);
-		if (n == len && strncmp(p, name, n) == 0)
-			return true;
-		p += n + (e ? 1 : 0);
-	}
-	return false;
-}
-
 unsigned bench_run_names(const char *names, unsigned scale)
 {
 	unsigned ran = 0;
 	for (const struct kbench *b = __kbench_start; b < __kbench_end; b++) {
-		if (!named(names, b->name))
+		if (strcmp(names, "all") != 0 && !name_list_contains(names, b->name))
 			continue;
 		kprintf("bench %s: %s (accelerator: %s)\n", b->name, b->what, bench_accelerator());
 		b->run(scale);
