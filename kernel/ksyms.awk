@@ -1,9 +1,10 @@
 # ksyms.awk: turn `nm -n` output into an assembly file holding the
-# kernel's text symbols, sorted by address, for kernel/ksyms.c.
+# kernel's text symbols (not the linker script's __*_start/_end markers),
+# sorted by address, for kernel/ksyms.c.
 # Layout: ksyms_count, then ksyms_addrs[count] (.quad), then
 # ksyms_name_offsets[count] (.long) into ksyms_names (NUL-separated).
 BEGIN { n = 0 }
-NF == 3 && $2 ~ /^[tTwW]$/ && $3 !~ /^\./ {
+NF == 3 && $2 ~ /^[tTwW]$/ && $3 !~ /^\./ && $3 !~ /^__.*_(start|end)$/ {
 	addr[n] = $1; name[n] = $3; n++
 }
 END {
