@@ -13,6 +13,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "kernel/lockdep.h"
 
 struct thread;
 struct trap_frame;
@@ -36,11 +37,18 @@ unsigned sched_queued(unsigned cpu);
 bool sched_running(void);           /* the scheduler has started on this CPU */
 
 /*
- * might_sleep(): say "this function may sleep".  Reports (once per call
- * site is not tracked: every time, with a backtrace) when called with a
- * spinlock held or interrupts off, where sleeping would deadlock.
+ * might_sleep(): say "this function may sleep".  In debug builds
+ * (LOCKDEP=1) it reports, every time, with a backtrace, a call made with a
+ * spinlock held or interrupts off, where sleeping would deadlock; it is
+ * also where a test case whose time is up is stopped.
  */
+#if CONFIG_LOCKDEP
 #define might_sleep() __might_sleep(__FILE__, __LINE__)
+#else
+/* Release builds: nothing on the lock fast paths (schedule() still
+ * refuses to switch with a spinlock held). */
+#define might_sleep() do { } while (0)
+#endif
 void __might_sleep(const char *file, int line);
 /* Called at might_sleep() points in threads running a test case (set by
  * kernel/ktest.c to abort a case whose time is up). */
