@@ -6,6 +6,8 @@
  * -> page allocator -> object caches), interrupts, the local APIC and
  * its timer, the other CPUs, and finally the self-tests.
  */
+#include "fs/dcache.h"
+#include "fs/fs.h"
 #include "kernel/bench/bench.h"
 #include "kernel/bootinfo.h"
 #include "kernel/bootmem.h"
@@ -90,6 +92,8 @@ void kmain(uint32_t magic, uint32_t mbi)
 	slab_init();
 	ktimer_init_all();
 	thread_init();
+	icache_init();
+	dcache_init();
 
 	cpu_setup_stacks(0);
 	gdt_init_cpu(&cpus[0]);

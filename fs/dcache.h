@@ -1,0 +1,120 @@
+/*
+ * dcache.h: dentries and the dentry cache.
+ *
+ * A dentry is a name in a directory: (parent, name) -> inode, or no inode
+ * at all (a negative dentry: "this name does not exist", cached too).
+ * The dcache hashes dentries by (parent, name) so that a lookup that hits
+ * never calls the filesystem nor takes the directory's i_rwsem.
+ *
+ * The state machine of a name's dentry (the heart of parallel lookups):
+ *
+ *   (absent) --d_alloc_parallel--> IN_LOOKUP --d_add--> HASHED (positive
+ *        ^                            |                 or negative)
+ *        |                            +--d_lookup_done without d_add
+ *        +------- dropped ------------+   (the lookup failed)
+ *
+ * While a dentry is IN_LOOKUP it sits in the in-lookup hash instead of
+ * the dcache hash (its d_hash link is reused: it is never on both), and a
+ * second lookup of the same (parent, name) finds it there and waits for it
+ * instead of asking the filesystem again.  Invariant: never two HASHED
+ * dentries with the same parent and name.
+ *
+ * What each lock protects:
+ *   dcache bucket lock     a dcache hash chain, and HASHED on its dentries
+ *   in-lookup bucket lock  an in-lookup hash chain, IN_LOOKUP on its
+ *                          dentries, and moving a dentry from it to the
+ *                          dcache hash (so holding it freezes that step)
+ *   dentry.d_lock          the dentry's list of children
+ *   d_count                atomic; its 1 -> 0 step is taken under the
+ *                          dentry's dcache bucket lock (see dput)
+ * Order: parent's i_rwsem -> in-lookup bucket -> dcache bucket -> d_lock.
+ */
+#ifndef FS_DCACHE_H
+#define FS_DCACHE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "kernel/list.h"
+#include "kernel/spinlock.h"
+
+struct inode;
+struct super_block;
+
+struct qstr {
+	const char *name;
+	uint32_t len;
+	uint32_t hash;             /* of (parent, name): see d_hash_name */
+};
+
+#define DNAME_INLINE_LEN 40
+
+#define DCACHE_HASHED    0x1
+#define DCACHE_IN_LOOKUP 0x2
+
+struct dentry {
+	/* Fixed at allocation. */
+	struct dentry *d_parent;   /* holds a reference; the root is its own parent */
+	struct qstr d_name;        /* d_name.name points at d_iname or the heap */
+	struct super_block *d_sb;
+	char d_iname[DNAME_INLINE_LEN];
+
+	/* Bucket locks (see above). */
+	unsigned d_flags;          /* DCACHE_HASHED, DCACHE_IN_LOOKUP */
+	struct list_head d_hash;   /* dcache chain, or in-lookup chain while IN_LOOKUP */
+	struct inode *d_inode;     /* set by d_add before HASHED; NULL: negative */
+	int d_count;               /* references (atomic) */
+
+	/* The parent's d_lock. */
+	struct list_head d_child;  /* on the parent's d_subdirs */
+	/* d_lock. */
+	struct spinlock d_lock;
+	struct list_head d_subdirs;
+};
+
+void dcache_init(void);
+uint64_t dcache_live(void);
+uint64_t dcache_buckets(void);
+
+/* Fill q->hash for a name in parent (name must stay valid while q is used). */
+void d_hash_name(const struct dentry *parent, struct qstr *q);
+
+struct dentry *d_make_root(struct super_block *sb, struct inode *root_inode);
+struct dentry *dget(struct dentry *d);
+void dput(struct dentry *d);
+
+/* The fast path: the hashed dentry for (parent, name) with a reference,
+ * or NULL.  Takes no sleeping lock. */
+struct dentry *d_lookup(struct dentry *parent, const struct qstr *name);
+
+/*
+ * The slow path's first step, called with parent's i_rwsem held (shared
+ * or exclusive).  Returns, with a reference, one of:
+ *   - the hashed dentry, if the name turned out to be cached after all, or
+ *     an earlier lookup of it finished while we waited;
+ *   - a new dentry in the IN_LOOKUP state: the caller owns the lookup,
+ *     calls the filesystem, then d_lookup_done();
+ *   - ERR_PTR(-ENOMEM).
+ * A caller that finds another lookup of the same name in progress sleeps
+ * until it is done (it never calls the filesystem for that name at the
+ * same time), then looks again.
+ */
+struct dentry *d_alloc_parallel(struct dentry *parent, const struct qstr *name);
+static inline bool d_in_lookup(const struct dentry *d)
+{
+	return __atomic_load_n(&d->d_flags, __ATOMIC_ACQUIRE) & DCACHE_IN_LOOKUP;
+}
+
+/* The filesystem's answer: attach inode (NULL: negative) and hash d.  For
+ * an in-lookup dentry this moves it from the in-lookup hash; the waiters
+ * are woken by d_lookup_done. */
+void d_add(struct dentry *d, struct inode *inode);
+/* End an in-lookup dentry's lookup (after d_add, or after a failure) and
+ * wake everyone waiting for it. */
+void d_lookup_done(struct dentry *d);
+
+/* Unhash and free every unused dentry under dir (leaves first). */
+void d_prune_unused(struct dentry *dir);
+/* For tests: hashed dentries for (parent, name): never more than one. */
+unsigned d_count_hashed(struct dentry *parent, const struct qstr *name);
+
+#endif

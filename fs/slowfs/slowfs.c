@@ -1,0 +1,137 @@
+/*
+ * slowfs.c: see slowfs.h.  Inode numbers: 1 the root, 2 + i for "f<i>".
+ * Locking: the counters are atomics; the gate is a wait queue.
+ */
+#include "fs/slowfs/slowfs.h"
+#include "fs/dcache.h"
+#include "fs/fs.h"
+#include "kernel/errno.h"
+#include "kernel/kmalloc.h"
+#include "kernel/sched.h"
+#include "kernel/string.h"
+#include "kernel/waitqueue.h"
+
+struct slowfs {
+	unsigned latency_ms, nnames, gate;
+	struct slowfs_stats stats;
+	unsigned *calls_per_name;
+	struct wait_queue_head gate_wq;
+};
+
+static const struct file_system_type slowfs_type = { "slowfs" };
+
+/* "f<decimal>" below nnames, as an index; -1 for any other name. */
+static long name_index(const struct slowfs *fs, const struct qstr *q)
+{
+	if (q->len < 2 || q->len > 10 || q->name[0] != 'f' || (q->name[1] == '0' && q->len > 2))
+		return -1;
+	uint64_t v = 0;
+	for (uint32_t i = 1; i < q->len; i++) {
+		if (q->name[i] < '0' || q->name[i] > '9')
+			return -1;
+		v = v * 10 + (uint64_t)(q->name[i] - '0');
+	}
+	return v < fs->nnames ? (long)v : -1;
+}
+
+static void note_in_flight(struct slowfs *fs)
+{
+	unsigned now = __atomic_add_fetch(&fs->stats.in_flight, 1, __ATOMIC_ACQ_REL);
+	unsigned max = __atomic_load_n(&fs->stats.max_in_flight, __ATOMIC_RELAXED);
+	while (now > max && !__atomic_compare_exchange_n(&fs->stats.max_in_flight, &max, now, false,
+							 __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+	wake_up_all(&fs->gate_wq);
+}
+
+static int slowfs_lookup(struct inode *dir, struct dentry *d)
+{
+	struct slowfs *fs = dir->i_sb->s_fs_info;
+
+	note_in_flight(fs);
+	if (fs->gate)
+		wait_event(fs->gate_wq, __atomic_load_n(&fs->stats.max_in_flight, __ATOMIC_ACQUIRE) >=
+					fs->gate);
+	if (fs->latency_ms)
+		sleep_ms(fs->latency_ms);
+	long idx = name_index(fs, &d->d_name);
+	struct inode *inode = NULL;
+	int err = 0;
+	if (idx >= 0) {
+		bool is_new;
+		inode = iget(dir->i_sb, 2 + (uint64_t)idx, &is_new);
+		if (!inode)
+			err = -ENOMEM;
+		else if (is_new)
+			inode->i_mode = S_IFREG | 0644;
+		__atomic_fetch_add(&fs->calls_per_name[idx], 1, __ATOMIC_RELAXED);
+	} else {
+		__atomic_fetch_add(&fs->stats.misses, 1, __ATOMIC_RELAXED);
+	}
+	if (!err)
+		d_add(d, inode);	/* inode NULL: a negative dentry */
+	__atomic_fetch_add(&fs->stats.calls, 1, __ATOMIC_RELAXED);
+	__atomic_sub_fetch(&fs->stats.in_flight, 1, __ATOMIC_RELEASE);
+	return err;
+}
+
+static const struct inode_operations slowfs_dir_ops = { .lookup = slowfs_lookup };
+
+struct super_block *slowfs_mount(unsigned latency_ms, unsigned nnames, unsigned gate)
+{
+	struct super_block *sb = kzalloc(sizeof(*sb));
+	struct slowfs *fs = kzalloc(sizeof(*fs));
+	unsigned *calls = kcalloc(nnames ? nnames : 1, sizeof(unsigned));
+	bool is_new;
+	struct inode *root = sb ? iget(sb, 1, &is_new) : NULL;
+	if (!sb || !fs || !calls || !root) {
+		iput(root);
+		kfree(calls);
+		kfree(fs);
+		kfree(sb);
+		return NULL;
+	}
+	*fs = (struct slowfs){ .latency_ms = latency_ms, .nnames = nnames, .gate = gate,
+			       .calls_per_name = calls };
+	wait_queue_init(&fs->gate_wq);
+	root->i_mode = S_IFDIR | 0755;
+	root->i_op = &slowfs_dir_ops;
+	sb->s_type = &slowfs_type;
+	sb->s_fs_info = fs;
+	sb->s_root = d_make_root(sb, root);
+	if (!sb->s_root) {
+		iput(root);
+		kfree(calls);
+		kfree(fs);
+		kfree(sb);
+		return NULL;
+	}
+	return sb;
+}
+
+void slowfs_unmount(struct super_block *sb)
+{
+	struct slowfs *fs = sb->s_fs_info;
+	d_prune_unused(sb->s_root);
+	dput(sb->s_root);	/* and the root inode with it */
+	kfree(fs->calls_per_name);
+	kfree(fs);
+	kfree(sb);
+}
+
+struct slowfs_stats slowfs_stats(struct super_block *sb)
+{
+	struct slowfs *fs = sb->s_fs_info;
+	struct slowfs_stats s;
+	__atomic_load(&fs->stats.calls, &s.calls, __ATOMIC_ACQUIRE);
+	s.in_flight = __atomic_load_n(&fs->stats.in_flight, __ATOMIC_ACQUIRE);
+	s.max_in_flight = __atomic_load_n(&fs->stats.max_in_flight, __ATOMIC_ACQUIRE);
+	s.misses = __atomic_load_n(&fs->stats.misses, __ATOMIC_ACQUIRE);
+	return s;
+}
+
+unsigned slowfs_calls_for(struct super_block *sb, unsigned index)
+{
+	struct slowfs *fs = sb->s_fs_info;
+	return index < fs->nnames ? __atomic_load_n(&fs->calls_per_name[index], __ATOMIC_ACQUIRE) : 0;
+}
