@@ -31,6 +31,7 @@
 #include "kernel/err.h"
 #include "kernel/errno.h"
 #include "kernel/kmalloc.h"
+#include "kernel/kprintf.h"
 #include "kernel/page_alloc.h"
 #include "kernel/panic.h"
 #include "kernel/random.h"
@@ -308,6 +309,26 @@ void d_lookup_done(struct dentry *d)
 	wake_up_all(lookup_wq(d));
 }
 
+void d_instantiate(struct dentry *d, struct inode *inode)
+{
+	struct bucket *b = dcache_bucket(d->d_name.hash);
+	unsigned long flags = spin_lock_irqsave(&b->lock);
+	BUG_ON(d->d_inode);
+	__atomic_store_n(&d->d_inode, inode, __ATOMIC_RELEASE);
+	spin_unlock_irqrestore(&b->lock, flags);
+}
+
+void d_drop(struct dentry *d)
+{
+	struct bucket *b = dcache_bucket(d->d_name.hash);
+	unsigned long flags = spin_lock_irqsave(&b->lock);
+	if (d->d_flags & DCACHE_HASHED) {
+		list_del(&d->d_hash);
+		__atomic_store_n(&d->d_flags, d->d_flags & ~DCACHE_HASHED, __ATOMIC_RELEASE);
+	}
+	spin_unlock_irqrestore(&b->lock, flags);
+}
+
 unsigned d_count_hashed(struct dentry *parent, const struct qstr *q)
 {
 	unsigned n = 0;
@@ -321,16 +342,19 @@ unsigned d_count_hashed(struct dentry *parent, const struct qstr *q)
 	return n;
 }
 
-/* Unhash every unused childless dentry under dir from bucket b onto
- * `victims` (their d_hash links are reused for the list). */
-static unsigned collect_unused(struct bucket *b, struct dentry *dir, struct list_head *victims)
+/* Unhash every unused childless dentry of bucket b that is a child of
+ * dir (or, with dir NULL, any dentry of sb) onto `victims` (their d_hash
+ * links are reused for the list). */
+static unsigned collect_unused(struct bucket *b, struct dentry *dir, struct super_block *sb,
+			       struct list_head *victims)
 {
 	unsigned n = 0;
 	unsigned long flags = spin_lock_irqsave(&b->lock);
 	struct list_head *pos, *tmp;
 	list_for_each_safe(pos, tmp, &b->chain) {
 		struct dentry *d = list_entry(pos, struct dentry, d_hash);
-		if (d->d_parent != dir || __atomic_load_n(&d->d_count, __ATOMIC_RELAXED) != 0 ||
+		bool mine = dir ? d->d_parent == dir : d->d_sb == sb;
+		if (!mine || __atomic_load_n(&d->d_count, __ATOMIC_RELAXED) != 0 ||
 		    !list_empty(&d->d_subdirs))
 			continue;
 		list_del(&d->d_hash);
@@ -342,15 +366,73 @@ static unsigned collect_unused(struct bucket *b, struct dentry *dir, struct list
 	return n;
 }
 
-void d_prune_unused(struct dentry *dir)
+/* One pass over the table; returns how many dentries it freed. */
+static unsigned prune_pass(struct dentry *dir, struct super_block *sb)
 {
 	struct list_head victims = LIST_HEAD_INIT(victims);
+	unsigned n = 0;
 
 	for (uint64_t i = 0; i <= dcache_mask; i++)
-		collect_unused(&dcache_table[i], dir, &victims);
+		n += collect_unused(&dcache_table[i], dir, sb, &victims);
 	while (!list_empty(&victims)) {
 		struct dentry *d = list_first_entry(&victims, struct dentry, d_hash);
 		list_del(&d->d_hash);
 		dput(d_free(d));	/* the parent's reference it held */
 	}
+	return n;
+}
+
+void d_prune_unused(struct dentry *dir)
+{
+	prune_pass(dir, NULL);
+}
+
+void d_prune_sb(struct super_block *sb)
+{
+	/* Leaves first: freeing them makes their parents childless. */
+	while (prune_pass(NULL, sb))
+		;
+}
+
+static bool listed_under_parent(struct dentry *d)
+{
+	bool found = false;
+	struct dentry *p = d->d_parent;
+	unsigned long flags = spin_lock_irqsave(&p->d_lock);
+	struct list_head *pos;
+	list_for_each(pos, &p->d_subdirs)
+		if (list_entry(pos, struct dentry, d_child) == d)
+			found = true;
+	spin_unlock_irqrestore(&p->d_lock, flags);
+	return found;
+}
+
+unsigned d_check_sb(struct super_block *sb)
+{
+	unsigned bad = 0;
+	for (uint64_t i = 0; i <= dcache_mask; i++) {
+		struct bucket *b = &dcache_table[i];
+		unsigned long flags = spin_lock_irqsave(&b->lock);
+		struct list_head *pos, *pos2;
+		list_for_each(pos, &b->chain) {
+			struct dentry *d = list_entry(pos, struct dentry, d_hash);
+			if (d->d_sb != sb)
+				continue;
+			if (__atomic_load_n(&d->d_count, __ATOMIC_RELAXED) < 0) {
+				kprintf("dcache: %s has count %d\n", d->d_name.name, d->d_count);
+				bad++;
+			}
+			for (pos2 = pos->next; pos2 != &b->chain; pos2 = pos2->next)
+				if (same_name(list_entry(pos2, struct dentry, d_hash), d->d_parent, &d->d_name)) {
+					kprintf("dcache: '%s' is hashed twice in one directory\n", d->d_name.name);
+					bad++;
+				}
+			if (!listed_under_parent(d)) {
+				kprintf("dcache: '%s' is missing from its parent's children\n", d->d_name.name);
+				bad++;
+			}
+		}
+		spin_unlock_irqrestore(&b->lock, flags);
+	}
+	return bad;
 }

@@ -112,8 +112,19 @@ void d_add(struct dentry *d, struct inode *inode);
  * wake everyone waiting for it. */
 void d_lookup_done(struct dentry *d);
 
+/* Give a hashed negative dentry its new inode (create, mkdir). */
+void d_instantiate(struct dentry *d, struct inode *inode);
+/* Unhash d: later lookups miss it and ask the filesystem (unlink). */
+void d_drop(struct dentry *d);
+
 /* Unhash and free every unused dentry under dir (leaves first). */
 void d_prune_unused(struct dentry *dir);
+/* The same for every dentry of a super block but its root (unmount). */
+void d_prune_sb(struct super_block *sb);
+/* For tests: count broken invariants among sb's hashed dentries (two
+ * hashed with one parent and name; a child missing from its parent's
+ * list; a negative reference count), printing each. */
+unsigned d_check_sb(struct super_block *sb);
 /* For tests: hashed dentries for (parent, name): never more than one. */
 unsigned d_count_hashed(struct dentry *parent, const struct qstr *name);
 

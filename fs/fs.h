@@ -30,6 +30,7 @@
 #define S_IFREG  0100000
 #define S_IFLNK  0120000
 #define S_ISDIR(m) (((m) & S_IFMT) == S_IFDIR)
+#define S_ISREG(m) (((m) & S_IFMT) == S_IFREG)
 
 struct dentry;
 struct inode;
@@ -44,6 +45,21 @@ struct inode_operations {
 	 * 0, or returns a negative errno without hashing d.
 	 */
 	int (*lookup)(struct inode *dir, struct dentry *d);
+	/*
+	 * Directory changes, called with dir->i_rwsem held exclusive and d a
+	 * hashed dentry of dir: negative for create and mkdir (which make a
+	 * new inode and d_instantiate it), positive for unlink and rmdir
+	 * (rmdir fails with -ENOTEMPTY unless the directory is empty).
+	 */
+	int (*create)(struct inode *dir, struct dentry *d, uint32_t mode);
+	int (*mkdir)(struct inode *dir, struct dentry *d, uint32_t mode);
+	int (*unlink)(struct inode *dir, struct dentry *d);
+	int (*rmdir)(struct inode *dir, struct dentry *d);
+};
+
+struct super_operations {
+	/* The last reference to inode is going: free what the fs keeps in it. */
+	void (*evict)(struct inode *inode);
 };
 
 struct inode {
@@ -69,6 +85,7 @@ struct file_system_type {
 
 struct super_block {
 	const struct file_system_type *s_type;
+	const struct super_operations *s_op;
 	struct dentry *s_root;
 	void *s_fs_info;                /* the filesystem's */
 };

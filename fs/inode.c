@@ -112,6 +112,9 @@ void iput(struct inode *inode)
 	if (left == 0)
 		list_del(&inode->i_hash);	/* under the lock: iget cannot find it now */
 	spin_unlock_irqrestore(&b->lock, flags);
-	if (left == 0)
+	if (left == 0) {
+		if (inode->i_sb->s_op && inode->i_sb->s_op->evict)
+			inode->i_sb->s_op->evict(inode);
 		kmem_cache_free(inode_cache, inode);
+	}
 }

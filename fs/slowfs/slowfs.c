@@ -112,7 +112,7 @@ struct super_block *slowfs_mount(unsigned latency_ms, unsigned nnames, unsigned 
 void slowfs_unmount(struct super_block *sb)
 {
 	struct slowfs *fs = sb->s_fs_info;
-	d_prune_unused(sb->s_root);
+	d_prune_sb(sb);
 	dput(sb->s_root);	/* and the root inode with it */
 	kfree(fs->calls_per_name);
 	kfree(fs);
