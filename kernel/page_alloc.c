@@ -18,6 +18,7 @@
 #include "kernel/kprintf.h"
 #include "kernel/panic.h"
 #include "kernel/string.h"
+#include "kernel/fault_inject.h"
 
 struct page *page_array;
 uint64_t max_pfn;
@@ -66,7 +67,7 @@ static void __free_block(uint64_t pfn, unsigned order)
 
 struct page *alloc_pages(unsigned order)
 {
-	if (order >= MAX_ORDER)
+	if (order >= MAX_ORDER || fault_inject_should_fail())
 		return NULL;
 	unsigned long flags = spin_lock_irqsave(&zone_lock);
 	unsigned k = order;

@@ -26,6 +26,7 @@
 #include "kernel/string.h"
 #include "kernel/errno.h"
 #include "kernel/kmalloc.h"
+#include "kernel/fault_inject.h"
 
 #define POISON 0x6b
 #define MIN_OBJECTS_PER_SLAB 8
@@ -131,6 +132,8 @@ static void check_poison(struct kmem_cache *c, const char *obj)
 
 void *kmem_cache_alloc(struct kmem_cache *c)
 {
+	if (fault_inject_should_fail())
+		return NULL;
 	unsigned long flags = spin_lock_irqsave(&c->lock);
 	if (list_empty(&c->partial)) {
 		/* Grow without holding the cache lock: the page allocator may be slow. */

@@ -73,6 +73,9 @@ struct thread {
 	struct jmp_buf *ktest_recover;
 	int no_abort;
 
+	/* Fault injection (kernel/fault_inject.h): own thread only. */
+	unsigned fail_nth, fail_count;
+
 #if CONFIG_LOCKDEP
 	struct lockdep_held held;  /* the validator's stack of this thread's locks */
 #endif

@@ -10,6 +10,7 @@
 #include "fs/ramfs/ramfs.h"
 #include "kernel/err.h"
 #include "kernel/errno.h"
+#include "kernel/fault_inject.h"
 #include "kernel/kprintf.h"
 #include "kernel/random.h"
 #include "kernel/string.h"
@@ -178,8 +179,69 @@ static void racing_directory_operations(void)
 	EXPECT_EQ(icache_live(), inodes0);
 }
 
+/* The same kinds of operations with every n-th allocation failing: each
+ * call succeeds, fails as it may anyway, or fails with -ENOMEM; then the
+ * dcache still agrees with ramfs, and unmount still frees everything. */
+static void allocation_failures_are_clean(void)
+{
+	static const unsigned every[] = { 1, 2, 3, 5, 7, 11 };
+	uint64_t dentries0 = dcache_live(), inodes0 = icache_live();
+	struct prng r;
+	prng_seed(&r, ktest_seed());
+
+	for (unsigned k = 0; k < sizeof(every) / sizeof(every[0]); k++) {
+		struct super_block *sb = ramfs_mount();
+		ASSERT_NOT_NULL(sb);
+		unsigned bad = 0, enomem = 0;
+		fault_inject_every(every[k]);
+		for (int i = 0; i < 300; i++) {
+			char name[3] = { 'n', (char)('0' + prng_below(&r, NAMES)), 0 };
+			int err;
+			bool ok;
+			switch (prng_below(&r, 5)) {
+			case 0:
+				err = vfs_create(sb->s_root, S(name), 0644);
+				ok = err == 0 || err == -EEXIST;
+				break;
+			case 1:
+				err = vfs_mkdir(sb->s_root, S(name), 0755);
+				ok = err == 0 || err == -EEXIST;
+				break;
+			case 2:
+				err = vfs_unlink(sb->s_root, S(name));
+				ok = err == 0 || err == -ENOENT || err == -EISDIR;
+				break;
+			case 3:
+				err = vfs_rmdir(sb->s_root, S(name));
+				ok = err == 0 || err == -ENOENT || err == -ENOTDIR || err == -ENOTEMPTY;
+				break;
+			default: {
+				struct dentry *d = look(sb->s_root, name);
+				err = IS_ERR(d) ? (int)PTR_ERR(d) : 0;
+				ok = !err;
+				if (!err)
+					dput(d);
+			}
+			}
+			if (err == -ENOMEM)
+				enomem++;
+			else if (!ok)
+				bad++;
+		}
+		fault_inject_every(0);
+		EXPECT_EQ(bad, 0u);
+		EXPECT_GT(enomem, 0u);		/* the injection did happen */
+		EXPECT_EQ(d_check_sb(sb), 0u);
+		check_against_fs(sb->s_root);
+		ramfs_unmount(sb);
+		EXPECT_EQ(dcache_live(), dentries0);
+		EXPECT_EQ(icache_live(), inodes0);
+	}
+}
+
 static const struct ktest_case ramfs_cases[] = {
 	KTEST_CASE(directory_operations_and_errors),
 	KTEST_CASE(racing_directory_operations),
+	KTEST_CASE(allocation_failures_are_clean),
 };
 KTEST_SUITE(ramfs, ramfs_cases);
