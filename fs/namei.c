@@ -86,3 +86,121 @@ struct dentry *lookup_one(struct dentry *dir, const char *name, size_t len)
 	struct dentry *d = lookup_fast(dir, &q);
 	return d ? d : lookup_slow(dir, &q);
 }
+
+/* ---- the path walk ---------------------------------------------------- */
+
+static bool is_dir(const struct dentry *d)
+{
+	return d->d_inode && S_ISDIR(d->d_inode->i_mode);
+}
+
+/* One step from d (a directory we hold) by the component [name, len):
+ * the next dentry, positive, with a reference; d's reference is dropped. */
+static struct dentry *step(struct dentry *root, struct dentry *d, const char *name, size_t len)
+{
+	if (len == 1 && name[0] == '.')
+		return d;
+	if (len == 2 && name[0] == '.' && name[1] == '.') {
+		if (d == root)
+			return d;	/* ".." at the root stays at the root */
+		struct dentry *parent = dget(d->d_parent);
+		dput(d);
+		return parent;
+	}
+	struct dentry *next = lookup_one(d, name, len);
+	dput(d);
+	if (!IS_ERR(next) && !next->d_inode) {
+		dput(next);
+		return ERR_PTR(-ENOENT);
+	}
+	return next;
+}
+
+static int check_path(const char *path)
+{
+	size_t n = strnlen(path, PATH_MAX);
+	if (n == 0)
+		return -ENOENT;
+	if (n == PATH_MAX)
+		return -ENAMETOOLONG;	/* PATH_MAX counts the terminating NUL */
+	return 0;
+}
+
+/*
+ * Walk every component of path from its start directory; with `stop_last`
+ * stop before the final one, giving its name.  Returns the dentry reached.
+ */
+static struct dentry *walk(struct dentry *root, struct dentry *cwd, const char *path,
+			   bool stop_last, const char **last, size_t *last_len)
+{
+	int err = check_path(path);
+	if (err)
+		return ERR_PTR(err);
+	struct dentry *d = dget(path[0] == '/' ? root : cwd);
+	const char *p = path;
+	for (;;) {
+		while (*p == '/')
+			p++;
+		const char *name = p;
+		while (*p && *p != '/')
+			p++;
+		size_t len = (size_t)(p - name);
+		const char *rest = p;
+		while (*rest == '/')
+			rest++;
+		bool final = *rest == '\0';
+		if (len == 0) {		/* the path ended in '/' (or was "/") */
+			if (stop_last) {
+				*last = name;
+				*last_len = 0;
+			}
+			return d;
+		}
+		if (len > NAME_MAX) {
+			dput(d);
+			return ERR_PTR(-ENAMETOOLONG);
+		}
+		if (!is_dir(d)) {
+			dput(d);
+			return ERR_PTR(-ENOTDIR);
+		}
+		if (final && stop_last) {
+			*last = name;
+			*last_len = len;
+			return d;
+		}
+		d = step(root, d, name, len);
+		if (IS_ERR(d))
+			return d;
+		if (final) {
+			if (*p == '/' && !is_dir(d)) {	/* "file/": a directory was demanded */
+				dput(d);
+				return ERR_PTR(-ENOTDIR);
+			}
+			return d;
+		}
+	}
+}
+
+struct dentry *walk_path(struct dentry *root, struct dentry *cwd, const char *path)
+{
+	const char *last;
+	size_t len;
+	return walk(root, cwd, path, false, &last, &len);
+}
+
+struct dentry *walk_parent(struct dentry *root, struct dentry *cwd, const char *path,
+			   const char **last, size_t *last_len)
+{
+	struct dentry *d = walk(root, cwd, path, true, last, last_len);
+	if (IS_ERR(d))
+		return d;
+	bool dot = (*last_len == 1 && (*last)[0] == '.') ||
+		   (*last_len == 2 && (*last)[0] == '.' && (*last)[1] == '.');
+	if (*last_len == 0 || dot) {
+		/* No name of its own to create or remove: "/", "dir/", ".", "..". */
+		dput(d);
+		return ERR_PTR(*last_len == 0 ? -EEXIST : -EINVAL);
+	}
+	return d;
+}

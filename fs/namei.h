@@ -16,4 +16,24 @@ extern bool vfs_lookup_exclusive;
  * filesystem's error). */
 struct dentry *lookup_one(struct dentry *dir, const char *name, size_t len);
 
+/*
+ * The path walk (no mounts or symlinks yet).  `path` is absolute (from
+ * root) or relative (from cwd); "." stays, ".." goes to the parent (and
+ * stays at root), repeated slashes count as one, and a trailing slash
+ * demands a directory.  Errors, as Linux gives them: -ENOENT for "" or a
+ * missing component, -ENOTDIR for a non-directory before a slash,
+ * -ENAMETOOLONG for a component over NAME_MAX or a path of PATH_MAX bytes
+ * or more.
+ *
+ * walk_path returns the final dentry (positive) with a reference.
+ * walk_parent stops before the last component (a trailing slash after it
+ * is allowed, as mkdir and rmdir allow it): it returns the parent
+ * directory with a reference and sets last and last_len to the final
+ * name inside `path`.  A path with no final name ("/") gives -EEXIST, and
+ * a final "." or ".." gives -EINVAL, as mkdir and rmdir want.
+ */
+struct dentry *walk_path(struct dentry *root, struct dentry *cwd, const char *path);
+struct dentry *walk_parent(struct dentry *root, struct dentry *cwd, const char *path,
+			   const char **last, size_t *last_len);
+
 #endif

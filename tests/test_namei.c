@@ -1,0 +1,152 @@
+/* test_namei.c: the path walk's rules, one case each (a ramfs tree:
+ * /a, /a/b, /a/b/c directories and the file /a/f). */
+#include "kernel/ktest.h"
+#include "fs/dcache.h"
+#include "fs/dirops.h"
+#include "fs/fs.h"
+#include "fs/namei.h"
+#include "fs/ramfs/ramfs.h"
+#include "kernel/err.h"
+#include "kernel/errno.h"
+#include "kernel/string.h"
+
+static struct super_block *sb;
+static struct dentry *a, *b, *c, *f;
+
+static struct dentry *must(struct dentry *dir, const char *name)
+{
+	struct dentry *d = lookup_one(dir, name, strlen(name));
+	return IS_ERR(d) || !d->d_inode ? NULL : d;
+}
+
+static bool setup(void)
+{
+	sb = ramfs_mount();
+	if (!sb)
+		return false;
+	struct dentry *r = sb->s_root;
+	if (vfs_mkdir(r, "a", 1, 0755) || !(a = must(r, "a")) || vfs_mkdir(a, "b", 1, 0755) ||
+	    !(b = must(a, "b")) || vfs_mkdir(b, "c", 1, 0755) || !(c = must(b, "c")) ||
+	    vfs_create(a, "f", 1, 0644) || !(f = must(a, "f")))
+		return false;
+	return true;
+}
+
+static void teardown(void)
+{
+	dput(f);
+	dput(c);
+	dput(b);
+	dput(a);
+	f = c = b = a = NULL;
+	ramfs_unmount(sb);
+}
+
+/* Walk, compare with the expected dentry or errno, drop the reference. */
+static bool walks_to(struct dentry *cwd, const char *path, struct dentry *want, long err)
+{
+	struct dentry *got = walk_path(sb->s_root, cwd, path);
+	bool ok = want ? got == want : PTR_ERR(got) == err;
+	if (!IS_ERR(got))
+		dput(got);
+	return ok;
+}
+
+#define CASE(fn) static void fn(void) { ASSERT_TRUE(setup()); fn##_body(); teardown(); }
+
+static void absolute_and_relative_body(void)
+{
+	EXPECT_TRUE(walks_to(NULL, "/a/b/c", c, 0));
+	EXPECT_TRUE(walks_to(a, "b/c", c, 0));
+	EXPECT_TRUE(walks_to(b, "/a/f", f, 0));
+	EXPECT_TRUE(walks_to(NULL, "/", sb->s_root, 0));
+}
+CASE(absolute_and_relative)
+
+static void dot_and_dotdot_body(void)
+{
+	EXPECT_TRUE(walks_to(c, ".", c, 0));
+	EXPECT_TRUE(walks_to(c, "..", b, 0));
+	EXPECT_TRUE(walks_to(c, "../../f", f, 0));
+	EXPECT_TRUE(walks_to(NULL, "/..", sb->s_root, 0));		/* stays at the root */
+	EXPECT_TRUE(walks_to(NULL, "/../../a/./b/../b/c", c, 0));
+}
+CASE(dot_and_dotdot)
+
+static void repeated_and_trailing_slashes_body(void)
+{
+	EXPECT_TRUE(walks_to(NULL, "//a///b////c", c, 0));
+	EXPECT_TRUE(walks_to(NULL, "/a/b/c/", c, 0));		/* a directory: fine */
+	EXPECT_TRUE(walks_to(NULL, "/a/f/", NULL, -ENOTDIR));	/* a file: not a directory */
+	EXPECT_TRUE(walks_to(NULL, "/a/f/.", NULL, -ENOTDIR));
+}
+CASE(repeated_and_trailing_slashes)
+
+static void empty_path_is_enoent_body(void)
+{
+	EXPECT_TRUE(walks_to(a, "", NULL, -ENOENT));
+}
+CASE(empty_path_is_enoent)
+
+static void missing_component_is_enoent_body(void)
+{
+	EXPECT_TRUE(walks_to(NULL, "/a/nope", NULL, -ENOENT));
+	EXPECT_TRUE(walks_to(NULL, "/a/nope/c", NULL, -ENOENT));
+}
+CASE(missing_component_is_enoent)
+
+static void file_in_the_middle_is_enotdir_body(void)
+{
+	EXPECT_TRUE(walks_to(NULL, "/a/f/x", NULL, -ENOTDIR));
+}
+CASE(file_in_the_middle_is_enotdir)
+
+static void long_names_and_paths_body(void)
+{
+	static char path[PATH_MAX + 8];
+	memset(path, 'x', NAME_MAX + 1);
+	path[NAME_MAX + 1] = '\0';
+	EXPECT_TRUE(walks_to(a, path, NULL, -ENAMETOOLONG));	/* component of 256 */
+	path[NAME_MAX] = '\0';
+	EXPECT_TRUE(walks_to(a, path, NULL, -ENOENT));		/* 255 is allowed */
+	memset(path, '/', PATH_MAX - 1);
+	path[PATH_MAX - 1] = '\0';
+	EXPECT_TRUE(walks_to(NULL, path, sb->s_root, 0));	/* 4095 bytes: fine */
+	path[PATH_MAX - 1] = '/';
+	path[PATH_MAX] = '\0';
+	EXPECT_TRUE(walks_to(NULL, path, NULL, -ENAMETOOLONG));	/* 4096 bytes: too long */
+}
+CASE(long_names_and_paths)
+
+static void parent_of_the_last_component_body(void)
+{
+	const char *last;
+	size_t len;
+	struct dentry *p = walk_parent(sb->s_root, NULL, "/a/b/new", &last, &len);
+	EXPECT_EQ(p, b);
+	EXPECT_EQ(len, 3u);
+	EXPECT_EQ(strncmp(last, "new", 3), 0);
+	if (!IS_ERR(p))
+		dput(p);
+	p = walk_parent(sb->s_root, NULL, "/a/b/new/", &last, &len);	/* mkdir allows it */
+	EXPECT_EQ(p, b);
+	if (!IS_ERR(p))
+		dput(p);
+	EXPECT_EQ(PTR_ERR(walk_parent(sb->s_root, NULL, "/", &last, &len)), -EEXIST);
+	EXPECT_EQ(PTR_ERR(walk_parent(sb->s_root, NULL, "/a/..", &last, &len)), -EINVAL);
+	EXPECT_EQ(PTR_ERR(walk_parent(sb->s_root, NULL, "/a/nope/x", &last, &len)), -ENOENT);
+	EXPECT_EQ(PTR_ERR(walk_parent(sb->s_root, NULL, "/a/f/x", &last, &len)), -ENOTDIR);
+}
+CASE(parent_of_the_last_component)
+
+static const struct ktest_case namei_cases[] = {
+	KTEST_CASE(absolute_and_relative),
+	KTEST_CASE(dot_and_dotdot),
+	KTEST_CASE(repeated_and_trailing_slashes),
+	KTEST_CASE(empty_path_is_enoent),
+	KTEST_CASE(missing_component_is_enoent),
+	KTEST_CASE(file_in_the_middle_is_enotdir),
+	KTEST_CASE(long_names_and_paths),
+	KTEST_CASE(parent_of_the_last_component),
+};
+KTEST_SUITE(namei, namei_cases);
