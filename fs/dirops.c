@@ -18,6 +18,7 @@
 #include "fs/fs.h"
 #include "kernel/err.h"
 #include "kernel/errno.h"
+#include "kernel/string.h"
 
 /* Look q up in dir, whose i_rwsem the caller holds (exclusive). */
 static struct dentry *lookup_locked(struct dentry *dir, struct qstr *q)
@@ -47,7 +48,7 @@ static int check_name(struct dentry *dir, const char *name, size_t len)
 	return 0;
 }
 
-enum op { OP_CREATE, OP_MKDIR, OP_UNLINK, OP_RMDIR };
+enum op { OP_CREATE, OP_MKDIR, OP_SYMLINK, OP_UNLINK, OP_RMDIR };
 
 static bool supported(const struct inode_operations *iop, enum op op)
 {
@@ -56,6 +57,8 @@ static bool supported(const struct inode_operations *iop, enum op op)
 		return iop->create;
 	case OP_MKDIR:
 		return iop->mkdir;
+	case OP_SYMLINK:
+		return iop->symlink;
 	case OP_UNLINK:
 		return iop->unlink;
 	default:
@@ -63,7 +66,8 @@ static bool supported(const struct inode_operations *iop, enum op op)
 	}
 }
 
-static int change(struct dentry *dir, const char *name, size_t len, uint32_t mode, enum op op)
+static int change(struct dentry *dir, const char *name, size_t len, uint32_t mode,
+		  const char *target, enum op op)
 {
 	int err = check_name(dir, name, len);
 	if (err)
@@ -78,15 +82,15 @@ static int change(struct dentry *dir, const char *name, size_t len, uint32_t mod
 		up_write(&di->i_rwsem);
 		return (int)PTR_ERR(d);
 	}
-	struct inode *target = d->d_inode;
-	if (op == OP_CREATE || op == OP_MKDIR)
-		err = target ? -EEXIST : __atomic_load_n(&di->i_nlink, __ATOMIC_ACQUIRE) == 0 ?
+	struct inode *victim = d->d_inode;
+	if (op == OP_CREATE || op == OP_MKDIR || op == OP_SYMLINK)
+		err = victim ? -EEXIST : __atomic_load_n(&di->i_nlink, __ATOMIC_ACQUIRE) == 0 ?
 		      -ENOENT : 0;	/* nlink 0: the directory itself was removed */
-	else if (!target)
+	else if (!victim)
 		err = -ENOENT;
-	else if (op == OP_UNLINK && S_ISDIR(target->i_mode))
+	else if (op == OP_UNLINK && S_ISDIR(victim->i_mode))
 		err = -EISDIR;
-	else if (op == OP_RMDIR && !S_ISDIR(target->i_mode))
+	else if (op == OP_RMDIR && !S_ISDIR(victim->i_mode))
 		err = -ENOTDIR;
 	const struct inode_operations *iop = di->i_op;
 	if (!err && !supported(iop, op))
@@ -100,15 +104,18 @@ static int change(struct dentry *dir, const char *name, size_t len, uint32_t mod
 		case OP_MKDIR:
 			err = iop->mkdir(di, d, S_IFDIR | (mode & 07777));
 			break;
+		case OP_SYMLINK:
+			err = iop->symlink(di, d, target);
+			break;
 		case OP_UNLINK:
 			err = iop->unlink(di, d);
 			break;
 		case OP_RMDIR:
 			/* The victim's lock too (a child of di: subclass 1), so no
 			 * create inside it slips past the emptiness check. */
-			down_write_nested(&target->i_rwsem, 1);
+			down_write_nested(&victim->i_rwsem, 1);
 			err = iop->rmdir(di, d);
-			up_write(&target->i_rwsem);
+			up_write(&victim->i_rwsem);
 			break;
 		}
 		if (!err && (op == OP_UNLINK || op == OP_RMDIR))
@@ -122,20 +129,30 @@ static int change(struct dentry *dir, const char *name, size_t len, uint32_t mod
 
 int vfs_create(struct dentry *dir, const char *name, size_t len, uint32_t mode)
 {
-	return change(dir, name, len, mode, OP_CREATE);
+	return change(dir, name, len, mode, NULL, OP_CREATE);
 }
 
 int vfs_mkdir(struct dentry *dir, const char *name, size_t len, uint32_t mode)
 {
-	return change(dir, name, len, mode, OP_MKDIR);
+	return change(dir, name, len, mode, NULL, OP_MKDIR);
 }
 
 int vfs_unlink(struct dentry *dir, const char *name, size_t len)
 {
-	return change(dir, name, len, 0, OP_UNLINK);
+	return change(dir, name, len, 0, NULL, OP_UNLINK);
 }
 
 int vfs_rmdir(struct dentry *dir, const char *name, size_t len)
 {
-	return change(dir, name, len, 0, OP_RMDIR);
+	return change(dir, name, len, 0, NULL, OP_RMDIR);
+}
+
+int vfs_symlink(struct dentry *dir, const char *name, size_t len, const char *target)
+{
+	size_t n = strnlen(target, PATH_MAX);
+	if (n == 0)
+		return -ENOENT;
+	if (n == PATH_MAX)
+		return -ENAMETOOLONG;
+	return change(dir, name, len, 0, target, OP_SYMLINK);
 }

@@ -13,5 +13,7 @@ int vfs_create(struct dentry *dir, const char *name, size_t len, uint32_t mode);
 int vfs_mkdir(struct dentry *dir, const char *name, size_t len, uint32_t mode);
 int vfs_unlink(struct dentry *dir, const char *name, size_t len);
 int vfs_rmdir(struct dentry *dir, const char *name, size_t len);
+/* A symlink `name` in dir whose target is the path `target`. */
+int vfs_symlink(struct dentry *dir, const char *name, size_t len, const char *target);
 
 #endif

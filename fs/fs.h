@@ -24,6 +24,7 @@
 
 #define NAME_MAX 255
 #define PATH_MAX 4096
+#define MAXSYMLINKS 40          /* symlinks one path walk may follow */
 
 #define S_IFMT   0170000
 #define S_IFDIR  0040000
@@ -31,6 +32,7 @@
 #define S_IFLNK  0120000
 #define S_ISDIR(m) (((m) & S_IFMT) == S_IFDIR)
 #define S_ISREG(m) (((m) & S_IFMT) == S_IFREG)
+#define S_ISLNK(m) (((m) & S_IFMT) == S_IFLNK)
 
 struct dentry;
 struct inode;
@@ -47,14 +49,17 @@ struct inode_operations {
 	int (*lookup)(struct inode *dir, struct dentry *d);
 	/*
 	 * Directory changes, called with dir->i_rwsem held exclusive and d a
-	 * hashed dentry of dir: negative for create and mkdir (which make a
-	 * new inode and d_instantiate it), positive for unlink and rmdir
+	 * hashed dentry of dir: negative for create, mkdir and symlink (which
+	 * make a new inode and d_instantiate it), positive for unlink and rmdir
 	 * (rmdir fails with -ENOTEMPTY unless the directory is empty).
 	 */
 	int (*create)(struct inode *dir, struct dentry *d, uint32_t mode);
 	int (*mkdir)(struct inode *dir, struct dentry *d, uint32_t mode);
 	int (*unlink)(struct inode *dir, struct dentry *d);
 	int (*rmdir)(struct inode *dir, struct dentry *d);
+	int (*symlink)(struct inode *dir, struct dentry *d, const char *target);
+	/* A symlink's target, valid while the caller holds the inode. */
+	const char *(*get_link)(struct inode *inode);
 };
 
 struct super_operations {

@@ -89,26 +89,32 @@ struct dentry *lookup_one(struct dentry *dir, const char *name, size_t len)
 
 /* ---- the path walk ---------------------------------------------------- */
 
+/* One walk's state: where "/" is, and how many symlinks it has followed
+ * (all of them, nested or one after another: at most MAXSYMLINKS). */
+struct walk_state {
+	struct dentry *root;
+	unsigned links;
+};
+
 static bool is_dir(const struct dentry *d)
 {
 	return d->d_inode && S_ISDIR(d->d_inode->i_mode);
 }
 
-/* One step from d (a directory we hold) by the component [name, len):
- * the next dentry, positive, with a reference; d's reference is dropped. */
-static struct dentry *step(struct dentry *root, struct dentry *d, const char *name, size_t len)
+static bool is_symlink(const struct dentry *d)
+{
+	return d->d_inode && S_ISLNK(d->d_inode->i_mode);
+}
+
+/* The dentry component [name, len) leads to from directory d, positive,
+ * with a reference (d keeps its own). */
+static struct dentry *component(struct walk_state *w, struct dentry *d, const char *name, size_t len)
 {
 	if (len == 1 && name[0] == '.')
-		return d;
-	if (len == 2 && name[0] == '.' && name[1] == '.') {
-		if (d == root)
-			return d;	/* ".." at the root stays at the root */
-		struct dentry *parent = dget(d->d_parent);
-		dput(d);
-		return parent;
-	}
+		return dget(d);
+	if (len == 2 && name[0] == '.' && name[1] == '.')
+		return dget(d == w->root ? d : d->d_parent);	/* ".." stays at the root */
 	struct dentry *next = lookup_one(d, name, len);
-	dput(d);
 	if (!IS_ERR(next) && !next->d_inode) {
 		dput(next);
 		return ERR_PTR(-ENOENT);
@@ -126,17 +132,34 @@ static int check_path(const char *path)
 	return 0;
 }
 
+static struct dentry *walk_from(struct walk_state *w, struct dentry *start, const char *path,
+				unsigned flags, const char **last, size_t *last_len);
+
+/* Replace link (a symlink found in dir) by what its target names, read
+ * from the filesystem and walked from dir (or the root, if absolute). */
+static struct dentry *follow(struct walk_state *w, struct dentry *dir, struct dentry *link)
+{
+	if (++w->links > MAXSYMLINKS)
+		return ERR_PTR(-ELOOP);
+	struct inode *inode = link->d_inode;
+	const char *target = inode->i_op && inode->i_op->get_link ? inode->i_op->get_link(inode) : NULL;
+	if (!target)
+		return ERR_PTR(-EINVAL);
+	return walk_from(w, target[0] == '/' ? w->root : dir, target, 0, NULL, NULL);
+}
+
 /*
- * Walk every component of path from its start directory; with `stop_last`
- * stop before the final one, giving its name.  Returns the dentry reached.
+ * Walk every component of path from start.  WALK_PARENT: stop before the
+ * final one and give its name.  WALK_NOFOLLOW: do not follow a symlink
+ * as the final component.  Returns the dentry reached, with a reference.
  */
-static struct dentry *walk(struct dentry *root, struct dentry *cwd, const char *path,
-			   bool stop_last, const char **last, size_t *last_len)
+static struct dentry *walk_from(struct walk_state *w, struct dentry *start, const char *path,
+				unsigned flags, const char **last, size_t *last_len)
 {
 	int err = check_path(path);
 	if (err)
 		return ERR_PTR(err);
-	struct dentry *d = dget(path[0] == '/' ? root : cwd);
+	struct dentry *d = dget(path[0] == '/' ? w->root : start);
 	const char *p = path;
 	for (;;) {
 		while (*p == '/')
@@ -148,32 +171,34 @@ static struct dentry *walk(struct dentry *root, struct dentry *cwd, const char *
 		const char *rest = p;
 		while (*rest == '/')
 			rest++;
-		bool final = *rest == '\0';
+		bool final = *rest == '\0', slash_after = *p == '/';
 		if (len == 0) {		/* the path ended in '/' (or was "/") */
-			if (stop_last) {
-				*last = name;
+			if (flags & WALK_PARENT)
 				*last_len = 0;
-			}
 			return d;
 		}
-		if (len > NAME_MAX) {
+		if (len > NAME_MAX || !is_dir(d)) {
 			dput(d);
-			return ERR_PTR(-ENAMETOOLONG);
+			return ERR_PTR(len > NAME_MAX ? -ENAMETOOLONG : -ENOTDIR);
 		}
-		if (!is_dir(d)) {
-			dput(d);
-			return ERR_PTR(-ENOTDIR);
-		}
-		if (final && stop_last) {
+		if (final && (flags & WALK_PARENT)) {
 			*last = name;
 			*last_len = len;
 			return d;
 		}
-		d = step(root, d, name, len);
-		if (IS_ERR(d))
-			return d;
+		struct dentry *next = component(w, d, name, len);
+		if (!IS_ERR(next) && is_symlink(next) &&
+		    (!final || slash_after || !(flags & WALK_NOFOLLOW))) {
+			struct dentry *target = follow(w, d, next);
+			dput(next);
+			next = target;
+		}
+		dput(d);
+		if (IS_ERR(next))
+			return next;
+		d = next;
 		if (final) {
-			if (*p == '/' && !is_dir(d)) {	/* "file/": a directory was demanded */
+			if (slash_after && !is_dir(d)) {	/* "file/": a directory was demanded */
 				dput(d);
 				return ERR_PTR(-ENOTDIR);
 			}
@@ -184,15 +209,21 @@ static struct dentry *walk(struct dentry *root, struct dentry *cwd, const char *
 
 struct dentry *walk_path(struct dentry *root, struct dentry *cwd, const char *path)
 {
-	const char *last;
-	size_t len;
-	return walk(root, cwd, path, false, &last, &len);
+	return walk_path_flags(root, cwd, path, 0);
+}
+
+struct dentry *walk_path_flags(struct dentry *root, struct dentry *cwd, const char *path,
+			       unsigned flags)
+{
+	struct walk_state w = { root, 0 };
+	return walk_from(&w, cwd, path, flags & WALK_NOFOLLOW, NULL, NULL);
 }
 
 struct dentry *walk_parent(struct dentry *root, struct dentry *cwd, const char *path,
 			   const char **last, size_t *last_len)
 {
-	struct dentry *d = walk(root, cwd, path, true, last, last_len);
+	struct walk_state w = { root, 0 };
+	struct dentry *d = walk_from(&w, cwd, path, WALK_PARENT, last, last_len);
 	if (IS_ERR(d))
 		return d;
 	bool dot = (*last_len == 1 && (*last)[0] == '.') ||

@@ -17,13 +17,15 @@ extern bool vfs_lookup_exclusive;
 struct dentry *lookup_one(struct dentry *dir, const char *name, size_t len);
 
 /*
- * The path walk (no mounts or symlinks yet).  `path` is absolute (from
- * root) or relative (from cwd); "." stays, ".." goes to the parent (and
- * stays at root), repeated slashes count as one, and a trailing slash
- * demands a directory.  Errors, as Linux gives them: -ENOENT for "" or a
- * missing component, -ENOTDIR for a non-directory before a slash,
- * -ENAMETOOLONG for a component over NAME_MAX or a path of PATH_MAX bytes
- * or more.
+ * The path walk (no mounts yet).  `path` is absolute (from root) or
+ * relative (from cwd); "." stays, ".." goes to the parent (and stays at
+ * root), repeated slashes count as one, and a trailing slash demands a
+ * directory.  Symlinks are followed (relative ones from their directory),
+ * MAXSYMLINKS of them per walk at most, nested or not.  Errors, as Linux
+ * gives them: -ENOENT for "" or a missing component (or a dangling link),
+ * -ENOTDIR for a non-directory before a slash, -ENAMETOOLONG for a
+ * component over NAME_MAX or a path of PATH_MAX bytes or more, -ELOOP
+ * past MAXSYMLINKS.
  *
  * walk_path returns the final dentry (positive) with a reference.
  * walk_parent stops before the last component (a trailing slash after it
@@ -33,6 +35,11 @@ struct dentry *lookup_one(struct dentry *dir, const char *name, size_t len);
  * a final "." or ".." gives -EINVAL, as mkdir and rmdir want.
  */
 struct dentry *walk_path(struct dentry *root, struct dentry *cwd, const char *path);
+/* walk_path with WALK_NOFOLLOW: a final symlink is returned itself. */
+#define WALK_NOFOLLOW 0x1
+#define WALK_PARENT   0x2      /* internal: walk_parent */
+struct dentry *walk_path_flags(struct dentry *root, struct dentry *cwd, const char *path,
+			       unsigned flags);
 struct dentry *walk_parent(struct dentry *root, struct dentry *cwd, const char *path,
 			   const char **last, size_t *last_len);
 

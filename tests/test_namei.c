@@ -1,5 +1,6 @@
 /* test_namei.c: the path walk's rules, one case each (a ramfs tree:
- * /a, /a/b, /a/b/c directories and the file /a/f). */
+ * /a, /a/b, /a/b/c directories and the file /a/f; symlinks added by the
+ * cases that need them). */
 #include "kernel/ktest.h"
 #include "fs/dcache.h"
 #include "fs/dirops.h"
@@ -9,6 +10,7 @@
 #include "kernel/err.h"
 #include "kernel/errno.h"
 #include "kernel/string.h"
+#include "kernel/kprintf.h"
 
 static struct super_block *sb;
 static struct dentry *a, *b, *c, *f;
@@ -139,6 +141,57 @@ static void parent_of_the_last_component_body(void)
 }
 CASE(parent_of_the_last_component)
 
+static void symlinks_body(void)
+{
+	EXPECT_EQ(vfs_symlink(a, "rel", 3, "b"), 0);
+	EXPECT_EQ(vfs_symlink(a, "abs", 3, "/a/b/c"), 0);
+	EXPECT_EQ(vfs_symlink(a, "up", 2, "../a/b"), 0);
+	EXPECT_EQ(vfs_symlink(a, "tofile", 6, "f"), 0);
+	EXPECT_EQ(vfs_symlink(a, "dangling", 8, "nope"), 0);
+	EXPECT_EQ(vfs_symlink(a, "rel", 3, "b"), -EEXIST);
+	EXPECT_EQ(vfs_symlink(a, "empty", 5, ""), -ENOENT);
+
+	EXPECT_TRUE(walks_to(NULL, "/a/rel/c", c, 0));		/* relative: from /a */
+	EXPECT_TRUE(walks_to(NULL, "/a/rel", b, 0));		/* followed at the end too */
+	EXPECT_TRUE(walks_to(NULL, "/a/abs", c, 0));		/* absolute: from the root */
+	EXPECT_TRUE(walks_to(NULL, "/a/up/c/..", b, 0));
+	EXPECT_TRUE(walks_to(NULL, "/a/tofile", f, 0));
+	EXPECT_TRUE(walks_to(NULL, "/a/tofile/", NULL, -ENOTDIR));
+	EXPECT_TRUE(walks_to(NULL, "/a/dangling", NULL, -ENOENT));
+
+	/* Not followed at the end with WALK_NOFOLLOW, but followed before a slash. */
+	struct dentry *l = walk_path_flags(sb->s_root, NULL, "/a/rel", WALK_NOFOLLOW);
+	ASSERT_FALSE(IS_ERR(l));
+	EXPECT_TRUE(S_ISLNK(l->d_inode->i_mode));
+	dput(l);
+	l = walk_path_flags(sb->s_root, NULL, "/a/rel/", WALK_NOFOLLOW);
+	EXPECT_EQ(l, b);
+	if (!IS_ERR(l))
+		dput(l);
+}
+CASE(symlinks)
+
+static void symlink_loops_are_eloop_body(void)
+{
+	EXPECT_EQ(vfs_symlink(a, "loop1", 5, "loop2"), 0);
+	EXPECT_EQ(vfs_symlink(a, "loop2", 5, "loop1"), 0);
+	EXPECT_TRUE(walks_to(NULL, "/a/loop1", NULL, -ELOOP));
+	EXPECT_TRUE(walks_to(NULL, "/a/loop2/x", NULL, -ELOOP));
+
+	/* A chain: l0 -> b, l<i> -> l<i-1>.  Reaching b through l39 follows 40
+	 * links (allowed); through l40, 41 (-ELOOP). */
+	char name[8], target[8];
+	EXPECT_EQ(vfs_symlink(a, "l0", 2, "b"), 0);
+	for (int i = 1; i <= MAXSYMLINKS; i++) {
+		snprintf(name, sizeof(name), "l%d", i);
+		snprintf(target, sizeof(target), "l%d", i - 1);
+		EXPECT_EQ(vfs_symlink(a, name, strlen(name), target), 0);
+	}
+	EXPECT_TRUE(walks_to(NULL, "/a/l39", b, 0));
+	EXPECT_TRUE(walks_to(NULL, "/a/l40", NULL, -ELOOP));
+}
+CASE(symlink_loops_are_eloop)
+
 static const struct ktest_case namei_cases[] = {
 	KTEST_CASE(absolute_and_relative),
 	KTEST_CASE(dot_and_dotdot),
@@ -148,5 +201,7 @@ static const struct ktest_case namei_cases[] = {
 	KTEST_CASE(file_in_the_middle_is_enotdir),
 	KTEST_CASE(long_names_and_paths),
 	KTEST_CASE(parent_of_the_last_component),
+	KTEST_CASE(symlinks),
+	KTEST_CASE(symlink_loops_are_eloop),
 };
 KTEST_SUITE(namei, namei_cases);

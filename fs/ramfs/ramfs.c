@@ -39,6 +39,7 @@ struct ramfs_entry {
 
 static const struct file_system_type ramfs_type = { "ramfs" };
 static const struct inode_operations ramfs_dir_ops;
+static const struct inode_operations ramfs_symlink_ops;
 
 static struct ramfs_entry *find(struct inode *dir, const char *name, uint32_t len)
 {
@@ -137,6 +138,36 @@ static int ramfs_mkdir(struct inode *dir, struct dentry *d, uint32_t mode)
 	return make(dir, d, mode);
 }
 
+/* A symlink keeps its target in i_private (freed at evict). */
+static int ramfs_symlink(struct inode *dir, struct dentry *d, const char *target)
+{
+	size_t n = strlen(target);
+	char *copy = kmalloc(n + 1);
+	if (!copy)
+		return -ENOMEM;
+	memcpy(copy, target, n + 1);
+	struct inode *inode = new_inode(dir->i_sb, S_IFLNK | 0777);
+	if (!inode) {
+		kfree(copy);
+		return -ENOMEM;
+	}
+	inode->i_private = copy;
+	inode->i_op = &ramfs_symlink_ops;
+	inode->i_size = n;
+	int err = add_entry(dir, d, inode);
+	if (err) {
+		iput(inode);
+		return err;
+	}
+	d_instantiate(d, inode);
+	return 0;
+}
+
+static const char *ramfs_get_link(struct inode *inode)
+{
+	return inode->i_private;
+}
+
 static int ramfs_unlink(struct inode *dir, struct dentry *d)
 {
 	struct ramfs_entry *e = find(dir, d->d_name.name, d->d_name.len);
@@ -168,11 +199,14 @@ static const struct inode_operations ramfs_dir_ops = {
 	.mkdir = ramfs_mkdir,
 	.unlink = ramfs_unlink,
 	.rmdir = ramfs_rmdir,
+	.symlink = ramfs_symlink,
 };
+
+static const struct inode_operations ramfs_symlink_ops = { .get_link = ramfs_get_link };
 
 static void ramfs_evict(struct inode *inode)
 {
-	kfree(inode->i_private);	/* an (empty) directory's list, or NULL */
+	kfree(inode->i_private);	/* an (empty) directory's list, a link's target, or NULL */
 }
 
 static const struct super_operations ramfs_super_ops = { .evict = ramfs_evict };
