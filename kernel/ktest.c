@@ -61,7 +61,7 @@ static char selection[256] = "all";
 static uint64_t seed;
 static bool seed_given;
 static uint64_t repeat = 1;
-static uint64_t timeout_s = 60;
+static uint64_t timeout_s = 120;
 
 static struct {
 	const struct ktest_suite *suite;
@@ -113,7 +113,7 @@ KPARAM("ktest.seed", set_seed, seed, 0, UINT64_MAX,
        "seed for randomized tests (default: from the TSC; printed at the start)");
 KPARAM("ktest.repeat", kparam_set_u64, repeat, 1, 1000, "run the chosen suites N times");
 KPARAM("ktest.timeout", kparam_set_u64, timeout_s, 1, 3600,
-       "seconds a case may run before it is cut off and failed (default 60)");
+       "seconds a case may run before it is cut off and failed (default 120)");
 
 /* ---- checks ------------------------------------------------------ */
 
@@ -454,6 +454,9 @@ static int run_case(const struct ktest_suite *s, const struct ktest_case *k, uns
 			k->name, reports, cur.lockdep_expected);
 		cur.failures++;
 	}
+	uint64_t ms = (rdtsc() - start) / tsc_khz;
+	if (ms >= 2000)	/* for people reading the log; never a verdict */
+		kprintf("    # %s took %lu ms\n", k->name, ms);
 	if (cur.failures) {
 		kprintf("    # replay: ktest.seed=%lu ktest=%s (case seed %lu)\n", seed, s->name, cur.seed);
 		kprintf("    not ok %u %s\n", num, k->name);

@@ -971,8 +971,8 @@ def build_parser():
                       help="CPU counts, comma separated (default 1,2,4,8)")
     test.add_argument("--firmware", type=firmware_list, default=["bios", "uefi"],
                       help="firmwares, comma separated (default bios,uefi)")
-    test.add_argument("--timeout", type=positive_seconds, default=240,
-                      help="seconds allowed for each configuration (default 240)")
+    test.add_argument("--timeout", type=positive_seconds, default=480,
+                      help="seconds allowed for each configuration (default 480)")
     test.add_argument("--expect-fail", type=name_list, metavar="CASE[,CASE...]",
                       help="negative check: exactly these cases must fail")
     test.add_argument("--expect-panic", metavar="SYMBOL",

@@ -86,7 +86,7 @@ static void large_allocation(void)
 }
 
 #define SLOTS 48
-#define TOTAL_OPS 8000
+#define TOTAL_OPS 4000
 
 static void heap_worker(unsigned cpu, void *arg)
 {

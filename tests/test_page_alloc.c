@@ -66,7 +66,7 @@ struct stress {
 };
 
 #define HELD 24
-#define TOTAL_OPS 6000
+#define TOTAL_OPS 3000
 
 static void alloc_free_worker(unsigned cpu, void *arg)
 {

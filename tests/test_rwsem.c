@@ -64,7 +64,7 @@ static void readers_hold_it_together(void)
 /* ---- torture: readers and writers on every CPU ---- */
 
 #define BUF_WORDS 64
-#define TOTAL_OPS 4000
+#define TOTAL_OPS 2000
 
 struct torture {
 	struct rw_semaphore sem;

@@ -9,7 +9,7 @@
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/percpu.h"
 
-#define TOTAL_OPS 4000
+#define TOTAL_OPS 2000
 
 struct guarded {
 	struct spinlock lock;
