@@ -120,7 +120,12 @@ static void exclusive_wakes_exactly_one(void)
 	EXPECT_EQ(wake_up(&t.wq), 1u);		/* one woken... */
 	while (__atomic_load_n(&t.woke, __ATOMIC_ACQUIRE) < 1)
 		yield();
-	EXPECT_EQ(waitqueue_length(&t.wq), 3u);	/* ...the other three still queued */
+	/* (A waiter still checking may take the token before the woken one;
+	 * then the woken one queues again.)  Once three are queued: */
+	while (waitqueue_length(&t.wq) < 3)
+		yield();
+	EXPECT_EQ(t.woke, 1u);			/* ...exactly one got through */
+	EXPECT_EQ(waitqueue_length(&t.wq), 3u);
 	__atomic_store_n(&t.tokens, 3, __ATOMIC_RELEASE);
 	EXPECT_EQ(wake_up_all(&t.wq), 3u);
 	for (int i = 0; i < 4; i++)
@@ -171,8 +176,13 @@ static void complete_one_then_all(void)
 	complete(&c);			/* lets exactly one through */
 	while (__atomic_load_n(&passed, __ATOMIC_ACQUIRE) < 1)
 		yield();
-	EXPECT_EQ(waitqueue_length(&c.wq), n - 1);
+	/* The woken waiter need not be the one that got through (a waiter
+	 * still checking may take it first); either way, once the others are
+	 * all back asleep in the queue, exactly one has passed. */
+	while (waitqueue_length(&c.wq) < n - 1)
+		yield();
 	EXPECT_EQ(passed, 1u);
+	EXPECT_EQ(waitqueue_length(&c.wq), n - 1);
 	complete_all(&c);		/* and now every waiter */
 	for (unsigned i = 0; i < n; i++)
 		thread_join(t[i]);
