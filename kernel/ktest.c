@@ -29,6 +29,7 @@
  * thread runs; during a case the test threads only touch its atomics.
  * case_wq (a wait queue) tells the runner that the case thread finished.
  */
+#include "kernel/barrier.h"
 #include "kernel/ktest.h"
 #include "kernel/cmdline.h"
 #include "kernel/kprintf.h"
@@ -320,9 +321,7 @@ static void all_cpus_body(void *p)
 static int all_cpus_thread(void *p)
 {
 	struct all_cpus_call *call = p;
-	__atomic_fetch_add(&call->arrived, 1, __ATOMIC_ACQ_REL);
-	while (__atomic_load_n(&call->arrived, __ATOMIC_ACQUIRE) < call->participants)
-		cpu_relax();
+	barrier_wait(&call->arrived, call->participants);
 	return run_guarded(all_cpus_body, call);
 }
 

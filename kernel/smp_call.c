@@ -12,6 +12,7 @@
  * time.  The other fields are written by the holder of `busy` before the
  * release-store of `gen`, and read after an acquire-load of it.
  */
+#include "kernel/barrier.h"
 #include "kernel/smp_call.h"
 #include "kernel/panic.h"
 #include "arch/x86_64/apic.h"
@@ -32,9 +33,7 @@ static unsigned seen_gen[MAX_CPUS];
 
 static void run_call(void)
 {
-	__atomic_fetch_add(&call.arrived, 1, __ATOMIC_ACQ_REL);
-	while (__atomic_load_n(&call.arrived, __ATOMIC_ACQUIRE) < call.participants)
-		cpu_relax();
+	barrier_wait(&call.arrived, call.participants);
 	call.fn(call.arg);
 	__atomic_fetch_add(&call.done, 1, __ATOMIC_RELEASE);
 }

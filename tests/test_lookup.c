@@ -10,6 +10,7 @@
  *  - Never two hashed dentries for one (parent, name); every dentry and
  *    inode is freed at unmount.
  */
+#include "kernel/barrier.h"
 #include "kernel/ktest.h"
 #include "fs/dcache.h"
 #include "fs/fs.h"
@@ -52,9 +53,7 @@ static int storm_thread(void *p)
 		snprintf(name, sizeof(name), "f%u", a->i);
 		n = name;
 	}
-	__atomic_fetch_add(&s->arrived, 1, __ATOMIC_ACQ_REL);
-	while (__atomic_load_n(&s->arrived, __ATOMIC_ACQUIRE) < s->n)
-		cpu_relax();	/* start together */
+	barrier_wait(&s->arrived, s->n);	/* start together */
 	s->got[a->i] = lookup_one(s->sb->s_root, n, strlen(n));
 	return 0;
 }

@@ -1,6 +1,7 @@
 /* test_page_alloc.c: the buddy allocator hands out distinct, aligned,
  * writable blocks, merges them back, fails with NULL when memory runs
  * out, and stays consistent when every CPU uses it at once. */
+#include "kernel/barrier.h"
 #include "kernel/ktest.h"
 #include "kernel/page_alloc.h"
 #include "kernel/random.h"
@@ -135,9 +136,7 @@ static void exhaust_worker(unsigned cpu, void *arg)
 	uint64_t *chain = NULL, n = 0, pages = 0, high = 0;
 
 	/* Count free pages only once all workers (and their stacks) exist. */
-	__atomic_fetch_add(&e->ready, 1, __ATOMIC_ACQ_REL);
-	while (__atomic_load_n(&e->ready, __ATOMIC_ACQUIRE) < e->participants)
-		cpu_relax();
+	barrier_wait(&e->ready, e->participants);
 	if (cpu == 0) {
 		e->free_at_start = page_free_count();
 		__atomic_store_n(&e->go, true, __ATOMIC_RELEASE);
@@ -165,9 +164,7 @@ static void exhaust_worker(unsigned cpu, void *arg)
 	e->taken[cpu] = pages;
 	/* Free nothing until every CPU has run dry, or the others would
 	 * take what this one gives back and count it twice. */
-	__atomic_fetch_add(&e->exhausted, 1, __ATOMIC_ACQ_REL);
-	while (__atomic_load_n(&e->exhausted, __ATOMIC_ACQUIRE) < e->participants)
-		cpu_relax();
+	barrier_wait(&e->exhausted, e->participants);
 	uint64_t prev = __atomic_load_n(&e->highest_phys, __ATOMIC_RELAXED);
 	while (high > prev && !__atomic_compare_exchange_n(&e->highest_phys, &prev, high, false,
 							  __ATOMIC_RELAXED, __ATOMIC_RELAXED))

@@ -84,13 +84,8 @@ struct super_block *slowfs_mount(unsigned latency_ms, unsigned nnames, unsigned 
 	unsigned *calls = kcalloc(nnames ? nnames : 1, sizeof(unsigned));
 	bool is_new;
 	struct inode *root = sb ? iget(sb, 1, &is_new) : NULL;
-	if (!sb || !fs || !calls || !root) {
-		iput(root);
-		kfree(calls);
-		kfree(fs);
-		kfree(sb);
-		return NULL;
-	}
+	if (!sb || !fs || !calls || !root)
+		goto fail;
 	*fs = (struct slowfs){ .latency_ms = latency_ms, .nnames = nnames, .gate = gate,
 			       .calls_per_name = calls };
 	wait_queue_init(&fs->gate_wq);
@@ -99,14 +94,14 @@ struct super_block *slowfs_mount(unsigned latency_ms, unsigned nnames, unsigned 
 	sb->s_type = &slowfs_type;
 	sb->s_fs_info = fs;
 	sb->s_root = d_make_root(sb, root);
-	if (!sb->s_root) {
-		iput(root);
-		kfree(calls);
-		kfree(fs);
-		kfree(sb);
-		return NULL;
-	}
-	return sb;
+	if (sb->s_root)
+		return sb;
+fail:
+	iput(root);
+	kfree(calls);
+	kfree(fs);
+	kfree(sb);
+	return NULL;
 }
 
 void slowfs_unmount(struct super_block *sb)

@@ -9,6 +9,7 @@
  * pairs per second.  Build with LOCKDEP=0 for figures without the
  * validator's cost (the table says which it is).
  */
+#include "kernel/barrier.h"
 #include "kernel/bench/bench.h"
 #include "kernel/kprintf.h"
 #include "kernel/mutex.h"
@@ -77,9 +78,7 @@ struct contended {
 static int contend(void *p)
 {
 	struct contended *c = p;
-	__atomic_fetch_add(&c->arrived, 1, __ATOMIC_ACQ_REL);
-	while (__atomic_load_n(&c->arrived, __ATOMIC_ACQUIRE) < c->participants)
-		cpu_relax();
+	barrier_wait(&c->arrived, c->participants);
 	for (unsigned i = 0; i < c->loops; i++)
 		pair(c->l, c->k);
 	return 0;
