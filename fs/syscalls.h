@@ -1,0 +1,101 @@
+/*
+ * syscalls.h: the VFS as a program sees it: paths and file descriptors.
+ *
+ * These are the calls the shell, the initramfs unpacker and the tests
+ * use.  Each works in the calling thread's context: its root, its
+ * current directory and its descriptor table (fs/task_fs.h), which a new
+ * thread shares with the thread that created it.  Every call returns 0
+ * (or a count, a descriptor, an offset) on success and a negative errno
+ * with Linux's meaning on failure; flag values are Linux's x86-64 ones,
+ * so a host build of the same program passes the same numbers.
+ */
+#ifndef FS_SYSCALLS_H
+#define FS_SYSCALLS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* open() flags (Linux's values). */
+#define O_ACCMODE   00000003
+#define O_RDONLY    00000000
+#define O_WRONLY    00000001
+#define O_RDWR      00000002
+#define O_CREAT     00000100
+#define O_EXCL      00000200
+#define O_NOCTTY    00000400
+#define O_TRUNC     00001000
+#define O_APPEND    00002000
+#define O_NONBLOCK  00004000
+#define O_DIRECTORY 00200000
+#define O_NOFOLLOW  00400000
+#define O_CLOEXEC   02000000
+
+#define SEEK_SET 0
+#define SEEK_CUR 1
+#define SEEK_END 2
+
+#define AT_SYMLINK_NOFOLLOW 0x100
+
+struct kstat {
+	uint64_t dev;              /* which mounted filesystem */
+	uint64_t ino;
+	uint32_t mode;             /* S_IF* type and permission bits */
+	uint32_t nlink;
+	uint32_t uid, gid;         /* always 0: one user */
+	int64_t size;
+	int64_t blocks;            /* 512-byte units allocated */
+	uint32_t blksize;
+	int64_t atime_ns, mtime_ns, ctime_ns;   /* nanoseconds since the epoch */
+};
+
+/* getdents() records: Linux's struct linux_dirent64. */
+struct linux_dirent64 {
+	uint64_t d_ino;
+	int64_t d_off;             /* the position after this entry */
+	uint16_t d_reclen;         /* this record's length, 8-aligned */
+	uint8_t d_type;            /* DT_* */
+	char d_name[];             /* NUL-terminated */
+};
+#define DT_UNKNOWN 0
+#define DT_DIR     4
+#define DT_REG     8
+#define DT_LNK     10
+
+/* Files. */
+int sys_open(const char *path, int flags, uint32_t mode);     /* the new fd */
+int sys_close(int fd);
+long sys_read(int fd, void *buf, size_t n);
+long sys_write(int fd, const void *buf, size_t n);
+long sys_pread(int fd, void *buf, size_t n, int64_t off);
+long sys_pwrite(int fd, const void *buf, size_t n, int64_t off);
+int64_t sys_lseek(int fd, int64_t off, int whence);
+long sys_getdents(int fd, void *buf, size_t n);               /* bytes filled, 0 at the end */
+int sys_dup(int fd);
+int sys_dup2(int fd, int newfd);
+int sys_ftruncate(int fd, int64_t len);
+int sys_fstat(int fd, struct kstat *st);
+
+/* Paths. */
+int sys_stat(const char *path, struct kstat *st);
+int sys_lstat(const char *path, struct kstat *st);
+int sys_truncate(const char *path, int64_t len);
+int sys_chmod(const char *path, uint32_t mode);
+/* Set atime and mtime (nanoseconds since the epoch); flags 0 or
+ * AT_SYMLINK_NOFOLLOW. */
+int sys_utimens(const char *path, int64_t atime_ns, int64_t mtime_ns, unsigned flags);
+long sys_readlink(const char *path, char *buf, size_t n);     /* bytes, not NUL-terminated */
+int sys_chdir(const char *path);
+long sys_getcwd(char *buf, size_t n);                         /* length with the NUL */
+int sys_mkdir(const char *path, uint32_t mode);
+int sys_rmdir(const char *path);
+int sys_unlink(const char *path);
+int sys_rename(const char *oldpath, const char *newpath);
+int sys_link(const char *oldpath, const char *newpath);
+int sys_symlink(const char *target, const char *linkpath);
+
+/* Mounts: type is a registered filesystem's name ("ramfs", "slowfs");
+ * options a comma list the filesystem parses (NULL or "" for none). */
+int sys_mount(const char *type, const char *dir, const char *options);
+int sys_umount(const char *dir);
+
+#endif
