@@ -29,21 +29,6 @@
 #include "fs/namei.h"
 #include "fs/syscalls.h"
 
-/* Look q up in dir, whose i_rwsem the caller holds (exclusive). */
-static struct dentry *lookup_locked(struct dentry *dir, struct qstr *q)
-{
-	struct dentry *d = d_alloc_parallel(dir, q);
-	if (IS_ERR(d) || !d_in_lookup(d))
-		return d;
-	int err = dir->d_inode->i_op->lookup(dir->d_inode, d);
-	d_lookup_done(d);
-	if (err) {
-		dput(d);
-		return ERR_PTR(err);
-	}
-	return d;
-}
-
 static int check_name(struct dentry *dir, const char *name, size_t len)
 {
 	if (len == 0)
@@ -88,7 +73,7 @@ static int change(struct dentry *dir, const char *name, size_t len, uint32_t mod
 	d_hash_name(dir, &q);
 
 	down_write(&di->i_rwsem);
-	struct dentry *d = lookup_locked(dir, &q);
+	struct dentry *d = lookup_one_held(dir, &q);
 	if (IS_ERR(d)) {
 		up_write(&di->i_rwsem);
 		return (int)PTR_ERR(d);

@@ -53,6 +53,20 @@ static struct dentry *lookup_fast(struct dentry *dir, const struct qstr *q)
 	}
 }
 
+struct dentry *lookup_one_held(struct dentry *dir, const struct qstr *q)
+{
+	struct dentry *d = d_alloc_parallel(dir, q);
+	if (IS_ERR(d) || !d_in_lookup(d))
+		return d;
+	int err = dir->d_inode->i_op->lookup(dir->d_inode, d);	/* we alone, for this name */
+	d_lookup_done(d);
+	if (err) {
+		dput(d);
+		return ERR_PTR(err);
+	}
+	return d;
+}
+
 static struct dentry *lookup_slow(struct dentry *dir, const struct qstr *q)
 {
 	struct inode *inode = dir->d_inode;
@@ -62,15 +76,7 @@ static struct dentry *lookup_slow(struct dentry *dir, const struct qstr *q)
 		down_write(&inode->i_rwsem);
 	else
 		down_read(&inode->i_rwsem);
-	struct dentry *d = d_alloc_parallel(dir, q);
-	if (!IS_ERR(d) && d_in_lookup(d)) {
-		int err = inode->i_op->lookup(inode, d);
-		d_lookup_done(d);
-		if (err) {
-			dput(d);
-			d = ERR_PTR(err);
-		}
-	}
+	struct dentry *d = lookup_one_held(dir, q);
 	if (excl)
 		up_write(&inode->i_rwsem);
 	else

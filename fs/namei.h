@@ -16,6 +16,12 @@ extern bool vfs_lookup_exclusive;
  * filesystem's error). */
 struct dentry *lookup_one(struct dentry *dir, const char *name, size_t len);
 
+/* The slow path's core, for callers that hold dir's i_rwsem themselves
+ * (shared or exclusive): the hashed dentry for q (q->hash filled in by
+ * d_hash_name), positive or negative, with a reference. */
+struct qstr;
+struct dentry *lookup_one_held(struct dentry *dir, const struct qstr *q);
+
 /*
  * The path walk.  `path` is absolute (from root) or
  * relative (from cwd); "." stays, ".." goes to the parent (and stays at

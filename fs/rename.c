@@ -37,21 +37,6 @@ static bool is_ancestor(struct dentry *a, struct dentry *d)
 	}
 }
 
-/* Look q up in dir (i_rwsem held exclusive): a hashed dentry. */
-static struct dentry *lookup_held(struct dentry *dir, struct qstr *q)
-{
-	struct dentry *d = d_alloc_parallel(dir, q);
-	if (IS_ERR(d) || !d_in_lookup(d))
-		return d;
-	int err = dir->d_inode->i_op->lookup(dir->d_inode, d);
-	d_lookup_done(d);
-	if (err) {
-		dput(d);
-		return ERR_PTR(err);
-	}
-	return d;
-}
-
 static int check_one(struct dentry *dir, size_t len)
 {
 	if (len == 0)
@@ -113,8 +98,8 @@ int vfs_rename(struct dentry *old_dir, const char *old_name, size_t old_len,
 		down_write_nested(new_first ? &ndi->i_rwsem : &odi->i_rwsem, I_RWSEM_PARENT);
 		down_write_nested(new_first ? &odi->i_rwsem : &ndi->i_rwsem, I_RWSEM_PARENT2);
 	}
-	struct dentry *old = lookup_held(old_dir, &oq);
-	struct dentry *new = IS_ERR(old) ? NULL : lookup_held(new_dir, &nq);
+	struct dentry *old = lookup_one_held(old_dir, &oq);
+	struct dentry *new = IS_ERR(old) ? NULL : lookup_one_held(new_dir, &nq);
 	if (IS_ERR(old))
 		err = (int)PTR_ERR(old);
 	else if (IS_ERR(new))
