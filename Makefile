@@ -7,7 +7,7 @@
 #   make debug/gdb  QEMU paused with a gdb stub / gdb attached to it
 #   make clean
 #
-# Variables: SMP MEM FIRMWARE MACHINE ACCEL KARGS INITRD LOCKDEP BUILD V CROSS
+# Variables: SMP MEM FIRMWARE MACHINE ACCEL KARGS INITRD SCRIPT LOCKDEP BUILD V CROSS
 # (README.md).
 
 CROSS   ?=
@@ -48,7 +48,7 @@ LDFLAGS := -nostdlib -static -z max-page-size=0x1000 -z noexecstack --no-warn-rw
 SRCS := $(wildcard boot/*.S arch/x86_64/*.S arch/x86_64/*.c kernel/*.c kernel/*/*.c fs/*.c fs/*/*.c tests/*.c)
 OBJS := $(patsubst %,$(BUILD)/%.o,$(basename $(SRCS)))
 
-.PHONY: all iso run test test-matrix test-negative debug gdb clean deps check-tools FORCE
+.PHONY: all iso run test test-matrix test-negative test-shell debug gdb clean deps check-tools FORCE
 all: $(BUILD)/smpvfs.iso
 
 # The compiler flags of the last build: rewritten only when they change
@@ -106,9 +106,10 @@ iso: $(BUILD)/smpvfs.iso
 RUN_ARGS = --elf $(BUILD)/smpvfs.elf --mem $(MEM) --machine $(MACHINE) --accel $(ACCEL) \
 	$(if $(INITRD),--initrd $(INITRD))
 
+# SCRIPT=PATH: run that shell script (from the initramfs) after the tests.
 run: check-tools $(BUILD)/smpvfs.elf
 	$(Q)$(PYTHON) tests/run.py boot --smp $(or $(SMP),4) --firmware $(or $(FIRMWARE),bios) \
-		$(RUN_ARGS) --kargs "$(KARGS)"
+		$(RUN_ARGS) --kargs "$(if $(SCRIPT),script=$(SCRIPT) )$(KARGS)"
 
 debug: check-tools $(BUILD)/smpvfs.elf
 	$(Q)$(PYTHON) tests/run.py boot --gdb --smp $(or $(SMP),4) --firmware $(or $(FIRMWARE),bios) \
@@ -124,6 +125,7 @@ gdb: $(BUILD)/smpvfs.elf
 test: check-tools $(BUILD)/smpvfs.elf
 	$(Q)$(MAKE) --no-print-directory test-negative
 	$(Q)$(MAKE) --no-print-directory test-matrix
+	$(Q)$(MAKE) --no-print-directory test-shell
 
 test-negative: $(BUILD)/smpvfs.elf
 	$(Q)$(PYTHON) tests/run.py test --smp 2 --firmware bios $(RUN_ARGS) \
@@ -140,6 +142,13 @@ test-matrix: $(BUILD)/smpvfs.elf
 	$(Q)$(PYTHON) tests/run.py test --smp $(if $(SMP),$(SMP),$(MATRIX_SMP)) \
 		--firmware $(if $(FIRMWARE),$(FIRMWARE),$(MATRIX_FIRMWARE)) \
 		$(RUN_ARGS) --kargs "$(KARGS)"
+
+# The shell scripts tests/shell/*.sh, each booted with script= and its
+# output compared with its .out file (tests/shell/run.py).
+test-shell: $(BUILD)/smpvfs.elf
+	$(Q)$(PYTHON) tests/shell/run.py --smp $(if $(SMP),$(SMP),$(MATRIX_SMP)) \
+		--firmware $(if $(FIRMWARE),$(FIRMWARE),$(MATRIX_FIRMWARE)) \
+		--elf $(BUILD)/smpvfs.elf --mem $(MEM) --machine $(MACHINE) --accel $(ACCEL)
 
 # ---- set-up -------------------------------------------------------------
 

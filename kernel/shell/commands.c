@@ -27,7 +27,7 @@ CMD(dcache); CMD(icache); CMD(slab); CMD(locks); CMD(ktest); CMD(bench); CMD(lat
 static const struct sh_command commands[] = {
 	{ "help", cmd_help, "[COMMAND]", "list the commands, or show one's usage", 0 },
 	{ "echo", cmd_echo, "[-n] [WORD...]", "print the words (-n: no newline)", 0 },
-	{ "sleep", cmd_sleep, "MS", "sleep MS milliseconds (killable: Ctrl-C ends it)", 0 },
+	{ "sleep", cmd_sleep, "N | Ns | Nms", "sleep N seconds or N milliseconds (Ctrl-C ends it)", 0 },
 	{ "true", cmd_true, "", "exit with status 0", 0 },
 	{ "false", cmd_false, "", "exit with status 1", 0 },
 	{ "exit", cmd_exit, "[STATUS]", "end the script being run, with STATUS (default $?)", SH_INLINE },
@@ -41,7 +41,7 @@ static const struct sh_command commands[] = {
 	{ "tree", cmd_tree, "[PATH]", "list a directory and everything below it", 0 },
 	{ "mkdir", cmd_mkdir, "[-p] DIR...", "make directories (-p: with their parents, no error if they exist)", 0 },
 	{ "rmdir", cmd_rmdir, "DIR...", "remove empty directories", 0 },
-	{ "touch", cmd_touch, "FILE...", "create files, or set their times to now", 0 },
+	{ "touch", cmd_touch, "FILE...", "create files that do not exist", 0 },
 	{ "rm", cmd_rm, "[-r] [-f] PATH...", "remove files (-r: directories too; -f: no error if missing)", 0 },
 	{ "mv", cmd_mv, "OLD NEW", "rename", 0 },
 	{ "ln", cmd_ln, "[-s] TARGET NAME", "make a hard link (-s: a symbolic link)", 0 },
