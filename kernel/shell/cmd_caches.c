@@ -1,26 +1,105 @@
 /*
  * cmd_caches.c: the kernel's caches: dcache, icache, slab.
  *
- * `slab` copies each cache's counters under the cache list lock
- * (kmem_cache_for_each callbacks must not sleep) and prints the copy.
- * The counters are read without each cache's lock: a snapshot, not a
- * proof.
+ * `slab` and `dcache dump` copy what they show inside callbacks that run
+ * under a lock (the cache list lock; the directory's d_lock) and must
+ * not sleep, then print the copy.  Counters are read without their
+ * locks: a snapshot, not a proof.
  *
- * Locking: see kmem_cache_for_each (kernel/slab.h).
+ * Locking: see kmem_cache_for_each (kernel/slab.h) and d_for_each_child
+ * (fs/dcache.h).
  */
 #include "kernel/shell/cmd.h"
 #include "fs/dcache.h"
 #include "fs/fs.h"
+#include "fs/namei.h"
+#include "kernel/err.h"
+#include "kernel/kprintf.h"
 #include "kernel/kmalloc.h"
 #include "kernel/slab.h"
 #include "kernel/string.h"
 
+#define DUMP_MAX 256                /* children shown by dcache dump */
+
+struct child_row {
+	char name[32];
+	int count;
+	unsigned flags;
+	uint64_t ino;              /* 0: negative */
+};
+
+struct child_list {
+	struct child_row *rows;
+	unsigned n, missed;
+};
+
+/* Under the parent's d_lock: copy, never sleep. */
+static void copy_child(struct dentry *d, void *arg)
+{
+	struct child_list *l = arg;
+	if (l->n == DUMP_MAX) {
+		l->missed++;
+		return;
+	}
+	struct child_row *r = &l->rows[l->n++];
+	size_t len = d->d_name.len < sizeof(r->name) - 1 ? d->d_name.len : sizeof(r->name) - 1;
+	memcpy(r->name, d->d_name.name, len);
+	r->name[len] = '\0';
+	r->count = __atomic_load_n(&d->d_count, __ATOMIC_RELAXED);
+	r->flags = __atomic_load_n(&d->d_flags, __ATOMIC_RELAXED);
+	struct inode *inode = __atomic_load_n(&d->d_inode, __ATOMIC_ACQUIRE);
+	r->ino = inode ? inode->i_ino : 0;
+}
+
+static void flag_string(unsigned flags, char *buf, size_t n)
+{
+	snprintf(buf, n, "%s%s%s", flags & DCACHE_HASHED ? "hashed " : "",
+		 flags & DCACHE_IN_LOOKUP ? "in-lookup " : "", flags & DCACHE_MOUNTED ? "mounted " : "");
+	size_t len = strlen(buf);
+	if (len && buf[len - 1] == ' ')
+		buf[len - 1] = '\0';
+	if (!buf[0])
+		strlcpy(buf, "-", n);
+}
+
+/* dcache dump DIR: DIR's children with their counts and flags. */
+static int dump_dir(struct sh_ctx *c, const char *path)
+{
+	struct child_list l = { kcalloc(DUMP_MAX, sizeof(struct child_row)), 0, 0 };
+	if (!l.rows)
+		return sh_error(c, "out of memory");
+	struct dentry *dir = path_lookup(path, 0);
+	if (IS_ERR(dir)) {
+		kfree(l.rows);
+		return sh_errno(c, path, (int)PTR_ERR(dir));
+	}
+	d_for_each_child(dir, copy_child, &l);
+	dput(dir);
+	sh_printf(c, "%-24s %5s %8s  %s\n", "NAME", "REFS", "INODE", "FLAGS");
+	for (unsigned i = 0; i < l.n; i++) {
+		char flags[40], ino[24] = "negative";
+		flag_string(l.rows[i].flags, flags, sizeof(flags));
+		if (l.rows[i].ino)
+			snprintf(ino, sizeof(ino), "%lu", l.rows[i].ino);
+		sh_printf(c, "%-24s %5d %8s  %s\n", l.rows[i].name, l.rows[i].count, ino, flags);
+	}
+	sh_printf(c, "%u children%s\n", l.n + l.missed, l.missed ? " (the first shown)" : "");
+	kfree(l.rows);
+	return 0;
+}
+
 int cmd_dcache(struct sh_ctx *c, int argc, char **argv)
 {
-	(void)argv;
+	if (argc == 3 && strcmp(argv[1], "dump") == 0)
+		return dump_dir(c, argv[2]);
 	if (argc != 1)
-		return sh_usage(c, "no arguments expected");
-	sh_printf(c, "dcache: %lu buckets, %lu dentries\n", dcache_buckets(), dcache_live());
+		return sh_usage(c, "expected no arguments, or dump DIR");
+	struct dcache_stats s;
+	dcache_get_stats(&s);
+	sh_printf(c, "dcache: %lu buckets, %lu dentries: %lu positive, %lu negative, %lu in lookup\n"
+		  "        %lu unused, %lu on the LRU\n",
+		  s.buckets, s.positive + s.negative + s.in_lookup, s.positive, s.negative, s.in_lookup,
+		  s.unused, s.lru);
 	return 0;
 }
 
@@ -29,7 +108,7 @@ int cmd_icache(struct sh_ctx *c, int argc, char **argv)
 	(void)argv;
 	if (argc != 1)
 		return sh_usage(c, "no arguments expected");
-	sh_printf(c, "icache: %lu inodes\n", icache_live());
+	sh_printf(c, "icache: %lu inodes, %lu unused on the LRU\n", icache_live(), icache_lru_count());
 	return 0;
 }
 

@@ -7,36 +7,58 @@
  * OPTIONS is the filesystem's comma list, e.g. for slowfs
  * "latency=50,names=16" (fs/slowfs/slowfs.h).
  *
+ * The list is copied inside vfs_for_each_mount's callback, which must
+ * not sleep, and printed afterwards.
+ *
  * Locking: none of its own (the mount table is the VFS's).
  */
 #include "kernel/shell/cmd.h"
 #include "fs/syscalls.h"
-#include "kernel/string.h"
-#if __has_include("fs/mount.h")
 #include "fs/mount.h"
-#define HAVE_MOUNT_LIST 1
-#endif
+#include "kernel/kmalloc.h"
+#include "kernel/string.h"
 
-#ifdef HAVE_MOUNT_LIST
-static void print_mount(const char *mountpoint, const char *type, const char *options, void *arg)
+#define MAX_MOUNTS 32
+
+struct mount_row {
+	char mountpoint[64], type[16], options[64];
+};
+
+struct mount_list {
+	struct mount_row rows[MAX_MOUNTS];
+	unsigned n, missed;
+};
+
+/* Under the mount lock: copy, never sleep. */
+static void copy_mount(const char *mountpoint, const char *type, const char *options, void *arg)
 {
-	struct sh_ctx *c = arg;
-	sh_printf(c, "%-8s %-24s %s\n", type, mountpoint, options && options[0] ? options : "-");
+	struct mount_list *l = arg;
+	if (l->n == MAX_MOUNTS) {
+		l->missed++;
+		return;
+	}
+	struct mount_row *r = &l->rows[l->n++];
+	strlcpy(r->mountpoint, mountpoint, sizeof(r->mountpoint));
+	strlcpy(r->type, type, sizeof(r->type));
+	strlcpy(r->options, options && options[0] ? options : "-", sizeof(r->options));
 }
-#endif
 
 int cmd_mounts(struct sh_ctx *c, int argc, char **argv)
 {
 	(void)argv;
 	if (argc != 1)
 		return sh_usage(c, "no arguments expected");
-#ifdef HAVE_MOUNT_LIST
+	struct mount_list *l = kzalloc(sizeof(*l));
+	if (!l)
+		return sh_error(c, "out of memory");
+	vfs_for_each_mount(copy_mount, l);
 	sh_printf(c, "%-8s %-24s %s\n", "TYPE", "MOUNTED ON", "OPTIONS");
-	vfs_for_each_mount(print_mount, c);
+	for (unsigned i = 0; i < l->n; i++)
+		sh_printf(c, "%-8s %-24s %s\n", l->rows[i].type, l->rows[i].mountpoint, l->rows[i].options);
+	if (l->missed)
+		sh_printf(c, "(%u more not shown)\n", l->missed);
+	kfree(l);
 	return 0;
-#else
-	return sh_error(c, "the VFS has no mount list yet");
-#endif
 }
 
 int cmd_mount(struct sh_ctx *c, int argc, char **argv)

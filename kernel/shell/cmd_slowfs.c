@@ -1,17 +1,28 @@
 /*
  * cmd_slowfs.c: slowfs DIR: the lookup counters of the slowfs mounted on
- * DIR (fs/slowfs/slowfs.h): lookups answered, misses, and the most that
- * were in the filesystem at once, which is how a user sees parallel
- * lookup happen.
+ * DIR (fs/slowfs/slowfs.h): lookups the filesystem answered, how many of
+ * them were misses, how many are in it now and the most that ever were
+ * at once -- how a user sees parallel lookup happen.  Mount one with
+ *
+ *     mount -t slowfs latency=MS,names=N DIR
  *
  * Locking: none of its own.
  */
 #include "kernel/shell/cmd.h"
+#include "fs/slowfs/slowfs.h"
+#include "kernel/errno.h"
 
 int cmd_slowfs(struct sh_ctx *c, int argc, char **argv)
 {
-	(void)argv;
+	struct slowfs_stats s;
 	if (argc != 2)
 		return sh_usage(c, "expected the directory slowfs is mounted on");
-	return sh_error(c, "the VFS cannot find a mount's counters yet");
+	int err = slowfs_stats_at(argv[1], &s);
+	if (err == -EINVAL)
+		return sh_error(c, "%s: not a slowfs mount", argv[1]);
+	if (err < 0)
+		return sh_errno(c, argv[1], err);
+	sh_printf(c, "slowfs %s: %u lookups (%u misses), %u in flight, at most %u at once\n",
+		  argv[1], s.calls, s.misses, s.in_flight, s.max_in_flight);
+	return 0;
 }
