@@ -8,6 +8,7 @@
  */
 #include "fs/dcache.h"
 #include "fs/fs.h"
+#include "fs/initramfs.h"
 #include "kernel/bench/bench.h"
 #include "kernel/bootinfo.h"
 #include "kernel/bootmem.h"
@@ -114,6 +115,7 @@ void kmain(uint32_t magic, uint32_t mbi)
 
 	smp_call_init();
 	smp_boot();
+	initramfs_unpack_modules();	/* into the root, before the tests read it */
 	unsigned failed = ktest_run_selected();
 	bench_run_selected();
 	finish(failed);
