@@ -305,7 +305,55 @@ static void every_file_has_a_case(void)
 	EXPECT_EQ(seen, (unsigned)(sizeof(files) / sizeof(files[0])));
 }
 
+/* Malformed command lines give a usage error (2), never a crash. */
+static void count_lines(const char *line, void *arg)
+{
+	(void)line;
+	++*(unsigned *)arg;
+}
+
+static void usage_errors(void)
+{
+	static const char *const bad[][6] = {
+		{ "fstest" },
+		{ "fstest", "nosuchcall", "x" },
+		{ "fstest", "mkdir", "d" },
+		{ "fstest", "mkdir", "d", "0755", "extra" },
+		{ "fstest", "mkdir", "d", "08" },
+		{ "fstest", "mkdir", "d", "0x" },
+		{ "fstest", "mkdir", "d", "-" },
+		{ "fstest", "truncate", "f", "99999999999999999999" },
+		{ "fstest", "open", "f", "O_BOGUS" },
+		{ "fstest", "open", "f", "O_RDONLY,", },
+		{ "fstest", "open", "f", "O_CREAT" },
+		{ "fstest", "open", "f", "O_RDONLY", "0644" },
+		{ "fstest", "fstat", "0", "type" },
+		{ "fstest", "write", "-1", "x" },
+		{ "fstest", "stat", ".", "type,bogus" },
+		{ "fstest", "stat", ".", "" },
+		{ "fstest", "stat", ".", "type", ":" },
+		{ "fstest", ":" },
+		{ "fstest", "pread", "BADFD", "-1", "0" },
+	};
+	for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		int argc = 0;
+		while (argc < 6 && bad[i][argc])
+			argc++;
+		unsigned lines = 0;
+		int r = fstest_main(argc, (char **)bad[i], count_lines, &lines);
+		ktest_check(r == 2, __FILE__, __LINE__, "line %u of the list (%s %s): status %d, not 2",
+			    i, argc > 1 ? bad[i][1] : "", argc > 2 ? bad[i][2] : "", r);
+		EXPECT_GE(lines, 1u);      /* the usage message */
+	}
+	/* A success and a failure, for contrast. */
+	unsigned lines = 0;
+	char *ok[] = { "fstest", "stat", "/", "type", ":", "stat", "/nothere", "type", NULL };
+	EXPECT_EQ(fstest_main(8, ok, count_lines, &lines), 1);
+	EXPECT_EQ(lines, 2u);
+}
+
 static const struct ktest_case fstest_cases[] = {
+	KTEST_CASE(usage_errors),
 	KTEST_CASE(every_file_has_a_case),
 	KTEST_CASE(chmod_t),
 	KTEST_CASE(io_t),

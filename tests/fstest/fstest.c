@@ -33,10 +33,14 @@ struct fst {
 	char line[LINE_MAX_];
 };
 
-/* Print a usage error (always returns USAGE, for `return usage(...)`). */
+/* Print a usage error about word (or none: NULL); returns USAGE, for
+ * `return usage(...)`. */
 static long usage(struct fst *f, const char *what, const char *word)
 {
-	snprintf(f->line, sizeof(f->line), "fstest: %s '%s'", what, word);
+	if (word)
+		snprintf(f->line, sizeof(f->line), "fstest: %s '%s'", what, word);
+	else
+		snprintf(f->line, sizeof(f->line), "fstest: %s", what);
 	f->emit(f->line, f->arg);
 	return USAGE;
 }
@@ -238,6 +242,8 @@ static long show_stat(struct fst *f, const struct fso_stat *st, const char *whic
 {
 	size_t at = 0;
 	f->line[0] = '\0';
+	if (!*which)
+		return usage(f, "no stat fields in", which);
 	for (const char *p = which; *p;) {
 		size_t len = 0;
 		while (p[len] && p[len] != ',')
@@ -395,7 +401,7 @@ static int run_chain(struct fst *f, int argc, char **argv)
 {
 	int i = 1;
 	if (argc < 2)
-		return usage(f, "usage: fstest SYSCALL ARGS... [: SYSCALL ARGS...]; got", ""), 2;
+		return usage(f, "usage: fstest SYSCALL ARGS... [: SYSCALL ARGS...]", NULL), 2;
 	while (i < argc) {
 		const struct call *c = NULL;
 		for (unsigned k = 0; k < sizeof(calls) / sizeof(calls[0]); k++)

@@ -23,6 +23,8 @@ expect EBUSY rename d0 m
 expect 0 create m/f 0644
 expect regular stat m/f type
 expect ENOTEMPTY rmdir m/sub
+# A filesystem with an open file cannot be unmounted.
+expect EBUSY open m/f O_RDONLY : umount m
 # Mount errors.
 expect ENOENT mount ramfs nothere
 expect ENOTDIR mount ramfs f
