@@ -151,17 +151,41 @@ static void expect_counts(const struct counts *was)
 			break;
 }
 
-static void fresh_fs(void)
+/*
+ * DEST is made once and stays, so that its dentry is there before any
+ * case counts the caches; each archive gets a fresh ramfs mounted on it.
+ */
+static void make_dest(void)
 {
 	int r = sys_mkdir(DEST, 0755);
 	ASSERT_TRUE(r == 0 || r == -EEXIST);
+}
+
+static void fresh_fs(void)
+{
+	make_dest();
 	ASSERT_EQ(sys_mount("ramfs", DEST, NULL), 0);
 }
 
 static void drop_fs(void)
 {
 	EXPECT_EQ(sys_umount(DEST), 0);
-	EXPECT_EQ(sys_rmdir(DEST), 0);
+}
+
+/* Entries in "/": an unpack that wrote outside DEST would change it.
+ * (Counted with getdents, which leaves no dentries behind.) */
+static long root_entries(void)
+{
+	char buf[1024];
+	int fd = sys_open("/", O_RDONLY | O_DIRECTORY, 0);
+	if (fd < 0)
+		return fd;
+	long total = 0, n;
+	while ((n = sys_getdents(fd, buf, sizeof(buf))) > 0)
+		for (long at = 0; at < n; total++)
+			at += ((struct linux_dirent64 *)(buf + at))->d_reclen;
+	sys_close(fd);
+	return n < 0 ? n : total;
 }
 
 static int unpack(struct cpio_w *w, struct initramfs_report *rep)
@@ -238,6 +262,7 @@ static void check_rich(void)
 
 static void unpacks_every_kind_of_entry(void)
 {
+	make_dest();
 	struct counts was;
 	counts_take(&was);
 	struct cpio_w *w = writer(false);
@@ -269,7 +294,7 @@ static void crc_variant(void)
 	check_rich();
 	drop_fs();
 	/* a wrong checksum: that entry is refused, the others are made */
-	w->buf[w->hdr[2] + 6 + 8 * 12 + 7] ^= 1;    /* dir/file's check field */
+	memcpy(w->buf + w->hdr[2] + 6 + 8 * 12, "00000000", 8);   /* dir/file's check */
 	fresh_fs();
 	struct initramfs_report rep = { .quiet = false };
 	EXPECT_EQ(unpack(w, &rep), -EINVAL);
@@ -347,14 +372,17 @@ static struct cpio_w *start(void)
 #define MALFORMED(name, ...) \
 	static void name(void) \
 	{ \
+		make_dest(); \
 		struct counts was; \
 		counts_take(&was); \
+		long root0 = root_entries(); \
 		struct cpio_w *w = start(); \
 		ASSERT_NOT_NULL(w); \
 		fresh_fs(); \
 		__VA_ARGS__ \
 		drop_fs(); \
 		writer_free(w); \
+		EXPECT_EQ(root_entries(), root0); \
 		expect_counts(&was); \
 	}
 
@@ -447,7 +475,6 @@ MALFORMED(absolute_name_is_stripped, {
 	EXPECT_EQ(rep.warnings, 2u);
 	EXPECT_EQ(rep.errors, 1u);
 	EXPECT_TRUE(contents_are(DEST "/abs", "x"));
-	EXPECT_FALSE(exists("/abs"));
 })
 
 MALFORMED(dotdot_is_refused, {
@@ -457,8 +484,6 @@ MALFORMED(dotdot_is_refused, {
 	entry(w, "after", S_IFREG | 0644, 1, "");
 	trailer(w);
 	expect_problem(w, -EINVAL, 3);
-	EXPECT_FALSE(exists("/escape"));
-	EXPECT_FALSE(exists("/escape2"));
 	EXPECT_TRUE(exists(DEST "/after"));
 })
 
@@ -479,7 +504,6 @@ MALFORMED(parent_is_a_symlink, {
 	entry(w, "sd/f", S_IFREG | 0644, 1, "x");
 	trailer(w);
 	expect_problem(w, -ENOTDIR, 2);
-	EXPECT_FALSE(exists("/escape"));
 	EXPECT_FALSE(exists(DEST "/d/f"));
 })
 
@@ -571,20 +595,6 @@ static void mutate(struct prng *r, uint8_t *buf, size_t *len, const struct cpio_
 	}
 }
 
-static long root_entries(void)
-{
-	char buf[1024];
-	int fd = sys_open("/", O_RDONLY | O_DIRECTORY, 0);
-	if (fd < 0)
-		return fd;
-	long total = 0, n;
-	while ((n = sys_getdents(fd, buf, sizeof(buf))) > 0)
-		for (long at = 0; at < n; total++)
-			at += ((struct linux_dirent64 *)(buf + at))->d_reclen;
-	sys_close(fd);
-	return n < 0 ? n : total;
-}
-
 static void fuzz(void)
 {
 	uint64_t seed = ktest_seed();
@@ -594,7 +604,7 @@ static void fuzz(void)
 	rich_archive(w);
 	uint8_t *buf = kmalloc(CAP);
 	ASSERT_NOT_NULL(buf);
-	ASSERT_EQ(sys_mkdir(DEST, 0755), 0);
+	make_dest();
 	long root0 = root_entries();
 	struct counts was;
 	counts_take(&was);
@@ -625,7 +635,6 @@ static void fuzz(void)
 		by_result[0], by_result[1], by_result[2]);
 	EXPECT_GT(by_result[1], 0u);        /* the mutations do reach the checks */
 	expect_counts(&was);
-	EXPECT_EQ(sys_rmdir(DEST), 0);
 	kfree(buf);
 	writer_free(w);
 }
