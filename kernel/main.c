@@ -6,6 +6,7 @@
  * -> page allocator -> object caches), interrupts, the local APIC and
  * its timer, the other CPUs, and finally the self-tests.
  */
+#include "fs/initramfs.h"
 #include "fs/vfs.h"
 #include "kernel/bench/bench.h"
 #include "kernel/bootinfo.h"
@@ -116,6 +117,7 @@ void kmain(uint32_t magic, uint32_t mbi)
 
 	smp_call_init();
 	smp_boot();
+	initramfs_unpack_modules();	/* into the root, before the tests read it */
 	unsigned failed = ktest_run_selected();
 	bench_run_selected();
 	finish(failed);
