@@ -75,6 +75,12 @@ static int dump_dir(struct sh_ctx *c, const char *path)
 	}
 	d_for_each_child(dir, copy_child, &l);
 	dput(dir);
+	for (unsigned i = 1; i < l.n; i++)	/* by name: the list's order is the race's */
+		for (unsigned k = i; k > 0 && strcmp(l.rows[k - 1].name, l.rows[k].name) > 0; k--) {
+			struct child_row t = l.rows[k];
+			l.rows[k] = l.rows[k - 1];
+			l.rows[k - 1] = t;
+		}
 	sh_printf(c, "%-24s %5s %8s  %s\n", "NAME", "REFS", "INODE", "FLAGS");
 	for (unsigned i = 0; i < l.n; i++) {
 		char flags[40], ino[24] = "negative";

@@ -2,7 +2,7 @@
  * cmd_ls.c: ls [-l] [-a] [PATH...].
  *
  * Names come sorted; -a adds the ones starting with '.', -l one line
- * each: mode, links, size, inode number, name (and a symlink's target).
+ * each: mode, links, size, name (and a symlink's target).
  * No times: there is no wall clock, and scripts compare the output.
  *
  * Locking: none of its own.
@@ -26,7 +26,7 @@ static void long_line(struct sh_ctx *c, const char *path, const char *name)
 		return;
 	}
 	sh_mode_string(st.mode, mode);
-	sh_printf(c, "%s %2u %8ld %6lu %s", mode, st.nlink, st.size, st.ino, name);
+	sh_printf(c, "%s %2u %8ld %s", mode, st.nlink, st.size, name);
 	if (S_ISLNK(st.mode)) {
 		long n = sys_readlink(path, target, sizeof(target) - 1);
 		target[n > 0 ? n : 0] = '\0';

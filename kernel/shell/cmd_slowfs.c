@@ -22,7 +22,8 @@ int cmd_slowfs(struct sh_ctx *c, int argc, char **argv)
 		return sh_error(c, "%s: not a slowfs mount", argv[1]);
 	if (err < 0)
 		return sh_errno(c, argv[1], err);
-	sh_printf(c, "slowfs %s: %u lookups (%u misses), %u in flight, at most %u at once\n",
-		  argv[1], s.calls, s.misses, s.in_flight, s.max_in_flight);
+	sh_printf(c, "slowfs %s: %u lookup%s (%u miss%s), %u in flight, at most %u at once\n",
+		  argv[1], s.calls, s.calls == 1 ? "" : "s", s.misses, s.misses == 1 ? "" : "es",
+		  s.in_flight, s.max_in_flight);
 	return 0;
 }
