@@ -11,6 +11,7 @@
  */
 #include "kernel/shell/cmd.h"
 #include "fs/syscalls.h"
+#include "kernel/string.h"
 #include "kernel/time.h"
 
 #define BUCKETS 24                 /* 1 us .. 2^23 us (8 s) */
@@ -50,9 +51,8 @@ int cmd_lat(struct sh_ctx *c, int argc, char **argv)
 			continue;
 		char bar[41];
 		unsigned len = (unsigned)(hist[b] * 40 / done);
-		for (unsigned i = 0; i < 40; i++)
-			bar[i] = i < len ? '#' : ' ';
-		bar[40] = '\0';
+		memset(bar, '#', len ? len : 1);	/* every non-empty bucket shows */
+		bar[len ? len : 1] = '\0';
 		sh_printf(c, "  %8lu us+ %8lu  %s\n", b ? (uint64_t)1 << b : 0, hist[b], bar);
 	}
 	if (failures)

@@ -115,10 +115,9 @@ int sh_run_script(struct shell *sh, const char *path)
 	kfree(text);
 	if (sh->interrupted)
 		sh->status = 130;
-	if (--sh->depth == 0) {
-		sh->exiting = false;
+	sh->exiting = false;	/* `exit` ends the script it is in, not the one that sourced it */
+	if (--sh->depth == 0)
 		sh->interrupted = false;
-	}
 	return sh->status;
 }
 
