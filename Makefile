@@ -7,7 +7,7 @@
 #   make debug/gdb  QEMU paused with a gdb stub / gdb attached to it
 #   make clean
 #
-# Variables: SMP MEM FIRMWARE MACHINE ACCEL KARGS INITRD LOCKDEP BUILD V CROSS
+# Variables: SMP MEM FIRMWARE MACHINE ACCEL KARGS INITRD SCRIPT LOCKDEP BUILD V CROSS
 # (README.md).
 
 CROSS   ?=
@@ -45,10 +45,11 @@ CFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror \
 ASFLAGS := -I. -MMD -MP -D__ASSEMBLER__
 LDFLAGS := -nostdlib -static -z max-page-size=0x1000 -z noexecstack --no-warn-rwx-segments -T linker.ld
 
-SRCS := $(wildcard boot/*.S arch/x86_64/*.S arch/x86_64/*.c kernel/*.c kernel/*/*.c fs/*.c fs/*/*.c tests/*.c)
+SRCS := $(wildcard boot/*.S arch/x86_64/*.S arch/x86_64/*.c kernel/*.c kernel/*/*.c fs/*.c fs/*/*.c tests/*.c) \
+	tests/fstest/fstest.c
 OBJS := $(patsubst %,$(BUILD)/%.o,$(basename $(SRCS)))
 
-.PHONY: all iso run test test-matrix test-negative debug gdb clean deps check-tools FORCE
+.PHONY: all iso run test test-matrix test-negative test-fstest-host test-shell debug gdb clean deps check-tools FORCE
 all: $(BUILD)/smpvfs.iso
 
 # The compiler flags of the last build: rewritten only when they change
@@ -101,31 +102,68 @@ $(BUILD)/smpvfs.iso: $(BUILD)/smpvfs.elf boot/grub.cfg
 
 iso: $(BUILD)/smpvfs.iso
 
+# ---- the initramfs and the host fstest --------------------------------
+
+# Every boot gets build/initrd.cpio as its multiboot2 module: the fstest
+# files (/tests/fstest/*.t, for tests/test_fstest.c), then INITRD's
+# contents (INITRD=DIR is packed with cpio, INITRD=file.cpio is taken as
+# it is), concatenated so that INITRD's entries win.  Rebuilt on every
+# make, but rewritten only when its bytes change (the ISO cache keys on it).
+FSTEST_FILES := $(wildcard tests/fstest/*.t)
+CPIO_PACK = cpio --quiet -o -H newc -R 0:0
+
+$(BUILD)/initrd.cpio: $(FSTEST_FILES) FORCE
+	@mkdir -p $(BUILD)/initrd-tests/tests/fstest
+	$(Q)rm -f $(BUILD)/initrd-tests/tests/fstest/*.t && cp -p $(FSTEST_FILES) $(BUILD)/initrd-tests/tests/fstest/
+	$(Q)touch -d @0 $(BUILD)/initrd-tests $(BUILD)/initrd-tests/tests $(BUILD)/initrd-tests/tests/fstest
+	$(Q)cd $(BUILD)/initrd-tests && find . | LC_ALL=C sort | $(CPIO_PACK) > ../initrd.cpio.new
+	$(Q)if [ -z "$(INITRD)" ]; then :; \
+	elif [ -d "$(INITRD)" ]; then (cd "$(INITRD)" && find . | LC_ALL=C sort | $(CPIO_PACK)) >> $@.new; \
+	elif [ -f "$(INITRD)" ]; then cat "$(INITRD)" >> $@.new; \
+	else echo "INITRD=$(INITRD): no such directory or file"; rm -f $@.new; exit 1; fi
+	$(Q)cmp -s $@.new $@ && rm $@.new || mv $@.new $@
+
+# fstest for the host (tests/fstest/run.py checks the test files on Linux).
+HOST_CC ?= gcc
+$(BUILD)/host/fstest: tests/fstest/fstest.c tests/fstest/host_main.c tests/fstest/fstest.h \
+		tests/fstest/fstest_os.h kernel/errno.c kernel/errno.h
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  HOSTCC  $@")
+	$(Q)$(HOST_CC) -std=gnu11 -O2 -Wall -Wextra -Werror -D_GNU_SOURCE -DFSTEST_HOST -I. -o $@ \
+		tests/fstest/fstest.c tests/fstest/host_main.c kernel/errno.c
+
+test-fstest-host: $(BUILD)/host/fstest
+	$(Q)$(PYTHON) tests/fstest/run.py --fstest $(BUILD)/host/fstest
+
 # ---- running ------------------------------------------------------------
 
 RUN_ARGS = --elf $(BUILD)/smpvfs.elf --mem $(MEM) --machine $(MACHINE) --accel $(ACCEL) \
-	$(if $(INITRD),--initrd $(INITRD))
+	--initrd $(BUILD)/initrd.cpio
 
-run: check-tools $(BUILD)/smpvfs.elf
+# SCRIPT=PATH: run that shell script (from the initramfs) after the tests.
+run: check-tools $(BUILD)/smpvfs.elf $(BUILD)/initrd.cpio
 	$(Q)$(PYTHON) tests/run.py boot --smp $(or $(SMP),4) --firmware $(or $(FIRMWARE),bios) \
-		$(RUN_ARGS) --kargs "$(KARGS)"
+		$(RUN_ARGS) --kargs "$(if $(SCRIPT),script=$(SCRIPT) )$(KARGS)"
 
-debug: check-tools $(BUILD)/smpvfs.elf
+debug: check-tools $(BUILD)/smpvfs.elf $(BUILD)/initrd.cpio
 	$(Q)$(PYTHON) tests/run.py boot --gdb --smp $(or $(SMP),4) --firmware $(or $(FIRMWARE),bios) \
 		$(RUN_ARGS) --kargs "$(KARGS)"
 
 gdb: $(BUILD)/smpvfs.elf
 	gdb -q $(BUILD)/smpvfs.elf -ex 'target remote :1234'
 
-# make test: first prove the harness can fail (a deliberately failing and
-# a hung case must be reported, a fault must panic with a backtrace), test
-# the page allocator with RAM above 4 GiB, then run the matrix.  SMP=n
-# and/or FIRMWARE=x narrow the matrix.
-test: check-tools $(BUILD)/smpvfs.elf
+# make test: check the fstest files against the host's Linux, prove the
+# harness can fail (a deliberately failing and a hung case must be
+# reported, a fault must panic with a backtrace), test the page allocator
+# with RAM above 4 GiB, then run the matrix.  SMP=n and/or FIRMWARE=x
+# narrow the matrix.
+test: check-tools $(BUILD)/smpvfs.elf $(BUILD)/initrd.cpio
+	$(Q)$(MAKE) --no-print-directory test-fstest-host
 	$(Q)$(MAKE) --no-print-directory test-negative
 	$(Q)$(MAKE) --no-print-directory test-matrix
+	$(Q)$(MAKE) --no-print-directory test-shell
 
-test-negative: $(BUILD)/smpvfs.elf
+test-negative: $(BUILD)/smpvfs.elf $(BUILD)/initrd.cpio
 	$(Q)$(PYTHON) tests/run.py test --smp 2 --firmware bios $(RUN_ARGS) \
 		--kargs "ktest=ktest_negative ktest.timeout=10 $(KARGS)" \
 		--expect-fail ktest_negative.deliberate_failure,ktest_negative.failing_assert,ktest_negative.hung_case,ktest_negative.hung_on_all_cpus,ktest_negative.hung_irqs_off,ktest_negative.hung_asleep
@@ -136,10 +174,17 @@ test-negative: $(BUILD)/smpvfs.elf
 
 MATRIX_SMP := 1,2,4,8
 MATRIX_FIRMWARE := bios,uefi
-test-matrix: $(BUILD)/smpvfs.elf
+test-matrix: $(BUILD)/smpvfs.elf $(BUILD)/initrd.cpio
 	$(Q)$(PYTHON) tests/run.py test --smp $(if $(SMP),$(SMP),$(MATRIX_SMP)) \
 		--firmware $(if $(FIRMWARE),$(FIRMWARE),$(MATRIX_FIRMWARE)) \
 		$(RUN_ARGS) --kargs "$(KARGS)"
+
+# The shell scripts tests/shell/*.sh, each booted with script= and its
+# output compared with its .out file (tests/shell/run.py).
+test-shell: $(BUILD)/smpvfs.elf
+	$(Q)$(PYTHON) tests/shell/run.py --smp $(if $(SMP),$(SMP),$(MATRIX_SMP)) \
+		--firmware $(if $(FIRMWARE),$(FIRMWARE),$(MATRIX_FIRMWARE)) \
+		--elf $(BUILD)/smpvfs.elf --mem $(MEM) --machine $(MACHINE) --accel $(ACCEL)
 
 # ---- set-up -------------------------------------------------------------
 

@@ -6,6 +6,7 @@
  * -> page allocator -> object caches), interrupts, the local APIC and
  * its timer, the other CPUs, and finally the self-tests.
  */
+#include "fs/initramfs.h"
 #include "fs/vfs.h"
 #include "kernel/bench/bench.h"
 #include "kernel/bootinfo.h"
@@ -15,6 +16,7 @@
 #include "kernel/kprintf.h"
 #include "kernel/ktimer.h"
 #include "kernel/sched.h"
+#include "kernel/shell/shell.h"
 #include "kernel/thread.h"
 #include "kernel/ktest.h"
 #include "kernel/page_alloc.h"
@@ -56,16 +58,18 @@ static int set_after(const struct kparam *p, const char *val, size_t len, char *
 KPARAM("after", set_after, after, 0, 0,
        "what to do when the self-tests end: shell (default), poweroff (exit QEMU with the test status) or halt");
 
+/* After the tests (and benchmarks): script=, then what after= says. */
 static void finish(unsigned failed)
 {
+	int script_status = shell_boot_script();	/* 0 without script= */
 	if (strcmp(after, "poweroff") == 0) {
-		kprintf("smpvfs: powering off (%s)\n", failed ? "tests failed" : "all tests passed");
-		machine_exit(failed == 0);
+		kprintf("smpvfs: powering off (%s)\n", failed ? "tests failed" :
+			script_status ? "the script failed" : "all tests passed");
+		machine_exit(failed == 0 && script_status == 0);
 	}
 	if (strcmp(after, "shell") == 0)
-		kprintf("smpvfs: the shell is not written yet; halting (Ctrl-A X quits QEMU)\n");
-	else
-		kprintf("smpvfs: halted (Ctrl-A X quits QEMU)\n");
+		shell_main();
+	kprintf("smpvfs: halted (Ctrl-A X quits QEMU)\n");
 	for (;;)
 		safe_halt();
 }
@@ -113,6 +117,7 @@ void kmain(uint32_t magic, uint32_t mbi)
 
 	smp_call_init();
 	smp_boot();
+	initramfs_unpack_modules();	/* into the root, before the tests read it */
 	unsigned failed = ktest_run_selected();
 	bench_run_selected();
 	finish(failed);

@@ -1,0 +1,65 @@
+/*
+ * job.h: a command running on a thread of its own (the shell's inside).
+ *
+ * Every command but the SH_INLINE ones runs as a job: a thread with a
+ * copy of its arguments and its output context.  A foreground job is
+ * waited for at once; a background one gets a number in the shell's job
+ * table and is reaped by `jobs` or `wait`.
+ *
+ * Lifetime: the shell thread creates a job, and only it frees one, after
+ * thread_join(): the job's thread may still be inside wake_up_all() on
+ * the job's queue after it has set `done`.
+ *
+ * Locking: `done` is written once by the job's thread (release) and read
+ * by anyone (acquire); `status` is valid once `done` is seen.  The table
+ * belongs to the shell thread (jobs.c).
+ */
+#ifndef KERNEL_SHELL_JOB_H
+#define KERNEL_SHELL_JOB_H
+
+#include "kernel/shell/cmd.h"
+#include "kernel/shell/parse.h"
+#include "kernel/waitqueue.h"
+
+struct sh_job {
+	unsigned id;                   /* its number in the table; 0: foreground */
+	struct thread *thread;
+	struct sh_ctx ctx;
+	int argc;
+	char **argv;                   /* a copy, in the same allocation */
+	char *text;                    /* the command line, for `jobs` */
+	int status;                    /* valid once done */
+	bool done;                     /* atomic */
+	bool killed;                   /* the shell thread_kill()ed it */
+	struct wait_queue_head wq;     /* woken when done */
+};
+
+/* A job for cmd, writing to out_fd (owned by the job from now on). */
+struct sh_job *job_new(struct shell *sh, const struct sh_command *def, const struct sh_cmd *cmd,
+		       int out_fd);
+/* Start its thread: 0, or -ENOMEM (the job is then freed). */
+int job_start(struct sh_job *j);
+static inline bool job_done(struct sh_job *j)
+{
+	return __atomic_load_n(&j->done, __ATOMIC_ACQUIRE);
+}
+/* Wait for it to end while watching the terminal (exec.c): 0 once it
+ * has ended, -EINTR as soon as Ctrl-C is typed (other bytes are kept). */
+int sh_watch(struct shell *sh, struct sh_job *j);
+/* Join its thread and free it; returns its status. */
+int job_free(struct sh_job *j);
+
+/* The background table: add (the job's number, or -EAGAIN if full);
+ * find by number (NULL if none); take a finished job out. */
+int jobs_add(struct shell *sh, struct sh_job *j);
+struct sh_job *jobs_find(struct shell *sh, unsigned id);
+void jobs_remove(struct shell *sh, struct sh_job *j);
+/* Interactive shells: print "[N] Done (status) text" for finished jobs
+ * and forget them. */
+void jobs_report_done(struct shell *sh);
+
+/* Take a typed byte off the typeahead ring (-1 if empty), put one on. */
+int sh_ahead_get(struct shell *sh);
+void sh_ahead_put(struct shell *sh, int c);
+
+#endif

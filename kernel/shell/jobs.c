@@ -1,0 +1,152 @@
+/*
+ * jobs.c: commands on threads of their own, and the background table
+ * (the rules are in job.h).
+ *
+ * Locking: the table (sh->jobs[], sh->next_job) belongs to the shell
+ * thread: every command that touches it (jobs, wait, kill) is SH_INLINE,
+ * so only that thread adds, removes and frees jobs.  A job's own fields
+ * are written by the shell thread before its thread starts; afterwards
+ * the job's thread writes only `status` and then `done`.
+ */
+#include "kernel/shell/job.h"
+#include "fs/syscalls.h"
+#include "kernel/errno.h"
+#include "kernel/kmalloc.h"
+#include "kernel/kprintf.h"
+#include "kernel/string.h"
+
+struct sh_job *job_new(struct shell *sh, const struct sh_command *def, const struct sh_cmd *cmd,
+		       int out_fd)
+{
+	size_t bytes = sizeof(struct sh_job) + (size_t)(cmd->argc + 1) * sizeof(char *);
+	for (int i = 0; i < cmd->argc; i++)
+		bytes += strlen(cmd->argv[i]) + 1;
+	bytes += strlen(cmd->text) + 1;
+
+	struct sh_job *j = kzalloc(bytes);
+	if (!j)
+		return NULL;
+	j->ctx = (struct sh_ctx){ sh, def, out_fd, 0 };
+	j->argc = cmd->argc;
+	j->argv = (char **)(j + 1);
+	char *p = (char *)(j->argv + cmd->argc + 1);
+	for (int i = 0; i < cmd->argc; i++) {
+		size_t n = strlen(cmd->argv[i]) + 1;
+		memcpy(p, cmd->argv[i], n);
+		j->argv[i] = p;
+		p += n;
+	}
+	j->argv[cmd->argc] = NULL;
+	j->text = p;
+	strlcpy(p, cmd->text, strlen(cmd->text) + 1);
+	wait_queue_init(&j->wq);
+	return j;
+}
+
+static int job_thread(void *arg)
+{
+	struct sh_job *j = arg;
+	int status = j->ctx.cmd->fn(&j->ctx, j->argc, j->argv);
+	if (j->ctx.write_error && !fatal_signal_pending()) {
+		sh_errno(&j->ctx, "write error", j->ctx.write_error);
+		if (status == 0)
+			status = 1;
+	}
+	if (fatal_signal_pending())
+		status = 130;
+	if (j->ctx.out_fd >= 0)
+		sys_close(j->ctx.out_fd);
+	j->status = status;
+	__atomic_store_n(&j->done, true, __ATOMIC_RELEASE);
+	wake_up_all(&j->wq);
+	return status;
+}
+
+int job_start(struct sh_job *j)
+{
+	char name[THREAD_NAME_MAX];
+	snprintf(name, sizeof(name), "sh:%s", j->argv[0]);
+	j->thread = thread_create(name, job_thread, j, THREAD_ANY_CPU);
+	if (!j->thread) {
+		if (j->ctx.out_fd >= 0)
+			sys_close(j->ctx.out_fd);
+		kfree(j);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+int job_free(struct sh_job *j)
+{
+	thread_join(j->thread);
+	int status = j->status;
+	kfree(j);
+	return status;
+}
+
+int jobs_add(struct shell *sh, struct sh_job *j)
+{
+	for (unsigned i = 0; i < SH_MAX_JOBS; i++)
+		if (!sh->jobs[i]) {
+			sh->jobs[i] = j;
+			j->id = ++sh->next_job;
+			return (int)j->id;
+		}
+	return -EAGAIN;
+}
+
+struct sh_job *jobs_find(struct shell *sh, unsigned id)
+{
+	for (unsigned i = 0; i < SH_MAX_JOBS; i++)
+		if (sh->jobs[i] && sh->jobs[i]->id == id)
+			return sh->jobs[i];
+	return NULL;
+}
+
+void jobs_remove(struct shell *sh, struct sh_job *j)
+{
+	bool any = false;
+	for (unsigned i = 0; i < SH_MAX_JOBS; i++) {
+		if (sh->jobs[i] == j)
+			sh->jobs[i] = NULL;
+		any |= sh->jobs[i] != NULL;
+	}
+	if (!any)
+		sh->next_job = 0;	/* numbers start at 1 again, as in sh */
+}
+
+void jobs_report_done(struct shell *sh)
+{
+	for (unsigned i = 0; i < SH_MAX_JOBS; i++) {
+		struct sh_job *j = sh->jobs[i];
+		if (j && job_done(j)) {
+			sh_term_printf(sh, "[%u] done (status %d)  %s\n", j->id, j->status, j->text);
+			jobs_remove(sh, j);
+			job_free(j);
+		}
+	}
+}
+
+void sh_wait_all(struct shell *sh)
+{
+	for (unsigned i = 0; i < SH_MAX_JOBS; i++) {
+		struct sh_job *j = sh->jobs[i];
+		if (j) {
+			jobs_remove(sh, j);
+			job_free(j);
+		}
+	}
+}
+
+int sh_ahead_get(struct shell *sh)
+{
+	if (sh->ahead_head == sh->ahead_tail)
+		return -1;
+	return sh->ahead[sh->ahead_tail++ % SH_TYPEAHEAD];
+}
+
+void sh_ahead_put(struct shell *sh, int c)
+{
+	if (sh->ahead_head - sh->ahead_tail < SH_TYPEAHEAD)
+		sh->ahead[sh->ahead_head++ % SH_TYPEAHEAD] = (unsigned char)c;
+}

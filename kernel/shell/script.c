@@ -1,0 +1,206 @@
+/*
+ * script.c: running shell scripts: `source FILE` and `script=PATH` at boot.
+ *
+ * A script is read whole (at most SCRIPT_MAX bytes) and run line by line
+ * as if typed.  With echo_commands set (boot scripts), each line is
+ * printed after the prompt before it runs, so the serial log reads as a
+ * transcript of a session; blank lines and comment-only lines are not
+ * printed.  `exit N` ends the script with status N; Ctrl-C ends it with
+ * 130; otherwise its status is its last command's.  Background jobs still
+ * running when a boot script ends are waited for.
+ *
+ * script=PATH names a file, or a directory whose *.sh files run in name
+ * order (each starting in /).  Around each, the boot prints
+ *     sh: script PATH
+ *     sh: script PATH: status N
+ * which tests/shell/run.py cuts the log at.
+ *
+ * Locking: runs on the shell's thread.
+ */
+#include "kernel/shell/job.h"
+#include "kernel/shell/shell.h"
+#include "fs/syscalls.h"
+#include "kernel/cmdline.h"
+#include "kernel/errno.h"
+#include "kernel/kmalloc.h"
+#include "kernel/kprintf.h"
+#include "kernel/string.h"
+
+#define SCRIPT_MAX (64 * 1024)
+#define SCRIPT_LINE 1024
+#define MAX_SCRIPTS 64             /* in a script= directory */
+
+static char script_path[256];
+
+static int set_script(const struct kparam *p, const char *val, size_t len, char *why, size_t n)
+{
+	(void)p;
+	if (len == 0 || len >= sizeof(script_path) || val[0] != '/') {
+		snprintf(why, n, "expected an absolute path shorter than %zu bytes", sizeof(script_path));
+		return -EINVAL;
+	}
+	memcpy(script_path, val, len);
+	script_path[len] = '\0';
+	return 0;
+}
+KPARAM("script", set_script, script_path, 0, 0,
+       "a shell script (or a directory of *.sh) to run after the self-tests");
+
+/* Read a whole file into a new NUL-terminated buffer (*out), or an error. */
+static int read_file(const char *path, char **out)
+{
+	int fd = sys_open(path, O_RDONLY, 0);
+	if (fd < 0)
+		return fd;
+	char *buf = kmalloc(SCRIPT_MAX + 1);
+	long total = 0, n = 0;
+	if (!buf) {
+		sys_close(fd);
+		return -ENOMEM;
+	}
+	while (total < SCRIPT_MAX && (n = sys_read(fd, buf + total, (size_t)(SCRIPT_MAX - total))) > 0)
+		total += n;
+	sys_close(fd);
+	if (n < 0 || total == SCRIPT_MAX) {
+		kfree(buf);
+		return n < 0 ? (int)n : -EFBIG;
+	}
+	buf[total] = '\0';
+	*out = buf;
+	return 0;
+}
+
+static bool only_comment(const char *line)
+{
+	while (*line == ' ' || *line == '\t')
+		line++;
+	return *line == '\0' || *line == '#';
+}
+
+static void run_text(struct shell *sh, char *text)
+{
+	char prompt[300];
+	for (char *line = text; *line && !sh->exiting && !sh->interrupted;) {
+		char *end = strchr(line, '\n');
+		char *next = end ? end + 1 : line + strlen(line);
+		if (end)
+			*end = '\0';
+		if (end > line && end[-1] == '\r')
+			end[-1] = '\0';
+		if (strlen(line) >= SCRIPT_LINE) {
+			sh_term_printf(sh, "sh: a line longer than %d bytes\n", SCRIPT_LINE - 1);
+			sh->status = 2;
+		} else if (!only_comment(line)) {
+			if (sh->echo_commands) {
+				sh_prompt(prompt, sizeof(prompt));
+				sh_term_printf(sh, "%s%s\n", prompt, line);
+			}
+			sh_run_line(sh, line);
+		}
+		line = next;
+	}
+}
+
+int sh_run_script(struct shell *sh, const char *path)
+{
+	char *text = NULL;
+	int err = read_file(path, &text);
+	if (err < 0) {
+		sh_term_printf(sh, "sh: %s: %s\n", path, sh_strerror(err));
+		return sh->status = 1;
+	}
+	sh->depth++;
+	sh->status = 0;
+	run_text(sh, text);
+	kfree(text);
+	if (sh->interrupted)
+		sh->status = 130;
+	sh->exiting = false;	/* `exit` ends the script it is in, not the one that sourced it */
+	if (--sh->depth == 0)
+		sh->interrupted = false;
+	return sh->status;
+}
+
+/* ---- script= at boot ---------------------------------------------------- */
+
+bool shell_have_script(void)
+{
+	return script_path[0] != '\0';
+}
+
+static int boot_one(struct shell *sh, const char *path)
+{
+	kprintf("sh: script %s\n", path);
+	sys_chdir("/");
+	int status = sh_run_script(sh, path);
+	sh_wait_all(sh);
+	kprintf("sh: script %s: status %d\n", path, status);
+	return status;
+}
+
+static bool is_script_name(const char *name)
+{
+	size_t n = strlen(name);
+	return n > 3 && strcmp(name + n - 3, ".sh") == 0;
+}
+
+/* The *.sh names in dir, sorted, into names[]; returns how many. */
+static int list_scripts(int fd, char names[][64], int max)
+{
+	char *buf = kmalloc(4096);
+	int count = 0;
+	long n;
+	if (!buf)
+		return -ENOMEM;
+	while ((n = sys_getdents(fd, buf, 4096)) > 0)
+		for (long off = 0; off < n;) {
+			struct linux_dirent64 *d = (struct linux_dirent64 *)(buf + off);
+			if (is_script_name(d->d_name) && strlen(d->d_name) < 64 && count < max)
+				strlcpy(names[count++], d->d_name, 64);
+			off += d->d_reclen;
+		}
+	kfree(buf);
+	for (int i = 1; i < count; i++)	/* insertion sort: a few names */
+		for (int k = i; k > 0 && strcmp(names[k - 1], names[k]) > 0; k--) {
+			char tmp[64];
+			strlcpy(tmp, names[k], 64);
+			strlcpy(names[k], names[k - 1], 64);
+			strlcpy(names[k - 1], tmp, 64);
+		}
+	return n < 0 ? (int)n : count;
+}
+
+/* Run every script in the directory open at fd (closes it). */
+static int boot_directory(struct shell *sh, int fd)
+{
+	char (*names)[64] = kmalloc(MAX_SCRIPTS * 64);
+	char path[sizeof(script_path) + 64];
+	int failed = 0;
+	if (!names) {
+		sys_close(fd);
+		return 1;
+	}
+	int count = list_scripts(fd, names, MAX_SCRIPTS);
+	sys_close(fd);
+	if (count <= 0)
+		kprintf("sh: %s: %s\n", script_path, count < 0 ? sh_strerror(count) : "no *.sh scripts");
+	for (int i = 0; i < count; i++) {
+		snprintf(path, sizeof(path), "%s/%s", script_path, names[i]);
+		failed += boot_one(sh, path) != 0;
+	}
+	kfree(names);
+	return count <= 0 || failed;
+}
+
+int shell_boot_script(void)
+{
+	static struct shell sh;
+	if (!shell_have_script())
+		return 0;
+	shell_init_console(&sh, false);
+	sh.echo_commands = true;
+	int fd = sys_open(script_path, O_RDONLY | O_DIRECTORY, 0);
+	if (fd < 0)
+		return boot_one(&sh, script_path);
+	return boot_directory(&sh, fd);	/* closes fd */
+}

@@ -1,0 +1,195 @@
+#!/usr/bin/env python3
+"""Run the shell scripts tests/shell/*.sh in the kernel and compare their output.
+
+Each script boots once per configuration (a fresh kernel, so inode numbers
+and cache counts do not depend on the scripts before it), from an
+initramfs holding tests/shell/ as /tests/shell/, with
+
+    after=poweroff ktest=none script=/tests/shell/NAME.sh
+
+The kernel prints the script as a transcript (each line after the prompt,
+then its output) between two marker lines,
+
+    sh: script /tests/shell/NAME.sh
+    ...
+    sh: script /tests/shell/NAME.sh: status N
+
+and the part between them must equal NAME.out line for line, the status
+must be 0 and QEMU must exit with "success".  In NAME.out, `{*}` matches
+any text within one line (for numbers that vary: times, TSC counts).  A
+lock validator report or a panic anywhere in the log fails the script.
+
+  python3 tests/shell/run.py [--smp 1,2] [--firmware bios,uefi] [NAME...]
+  python3 tests/shell/run.py --update NAME     rewrite NAME.out from a run (then read it!)
+
+Exit status: 0 all passed, 1 a script failed, 2 usage or setup error.
+"""
+
+import argparse
+import difflib
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+import run  # noqa: E402  (tests/run.py: ISOs, QEMU, log cleaning)
+
+STAGE = run.BUILD / "shell-initrd"
+CPIO = run.BUILD / "shell-tests.cpio"
+LOGS = run.BUILD / "test-logs" / "shell"
+BASE_KARGS = "after=poweroff ktest=none"
+TIMEOUT = 300
+
+
+def pack_initrd():
+    """tests/shell/ (scripts and any data beside them) as /tests/shell/ in a newc cpio."""
+    shutil.rmtree(STAGE, ignore_errors=True)
+    dest = STAGE / "tests" / "shell"
+    shutil.copytree(HERE, dest, ignore=shutil.ignore_patterns("*.py", "__pycache__", "*.out"))
+    names = sorted(str(p.relative_to(STAGE)) for p in STAGE.rglob("*"))
+    names = ["."] + names
+    try:
+        data = subprocess.run(["cpio", "--quiet", "-o", "-H", "newc", "-R", "0:0"], cwd=STAGE,
+                              input=("\n".join(names) + "\n").encode(), capture_output=True,
+                              check=True).stdout
+    except FileNotFoundError:
+        run.die("cpio not found (install cpio)")
+    except subprocess.CalledProcessError as err:
+        run.die(f"cpio failed: {err.stderr.decode(errors='replace')}")
+    if not CPIO.exists() or CPIO.read_bytes() != data:
+        CPIO.write_bytes(data)   # rewritten only on change: the ISO cache keys on it
+    return CPIO
+
+
+def segment(lines, path):
+    """The transcript between the markers of `path`, and its status (None if absent)."""
+    start = f"sh: script {path}"
+    end = re.compile(re.escape(start) + r": status (-?\d+)$")
+    body, inside = [], False
+    for line in lines:
+        if not inside and line == start:
+            inside = True
+            continue
+        if inside:
+            m = end.match(line)
+            if m:
+                return body, int(m.group(1))
+            body.append(line)
+    return (body if inside else None), None
+
+
+def line_matches(expected, actual):
+    if "{*}" not in expected:
+        return expected == actual
+    pattern = ".*".join(re.escape(part) for part in expected.split("{*}"))
+    return re.fullmatch(pattern, actual) is not None
+
+
+def compare(expected, actual):
+    """None if they match, else a unified diff."""
+    if len(expected) == len(actual) and all(map(line_matches, expected, actual)):
+        return None
+    return "\n".join(difflib.unified_diff(expected, actual, "expected", "actual", lineterm=""))
+
+
+def log_problems(lines):
+    problems = []
+    for number, line in enumerate(lines, 1):
+        if line.startswith("lockdep:"):
+            problems.append(f"line {number}: a lock validator report: {line}")
+        elif "PANIC" in line:
+            problems.append(f"line {number}: {line}")
+    return problems
+
+
+def run_script(name, cfg, elf, initrd, update):
+    path = f"/tests/shell/{name}.sh"
+    kargs = f"{BASE_KARGS} script={path}"
+    iso = run.make_iso(elf, kargs, run.BUILD / "iso", initrd)
+    log = LOGS / f"{name}-{cfg.name}.log"
+    status, stderr_lines, elapsed = run.run_captured(run.qemu_command(cfg, iso), log, TIMEOUT)
+    lines = [run.clean_line(raw) for raw in
+             log.read_bytes().decode(errors="replace").splitlines()]
+    problems = log_problems(lines)
+    if status is None:
+        problems.append(f"timeout after {TIMEOUT} s")
+    else:
+        verdict, message = run.interpret_status(status, stderr_lines)
+        if verdict != "pass":
+            problems.append(message)
+    body, script_status = segment(lines, path)
+    expected_file = HERE / f"{name}.out"
+    if body is None:
+        problems.append("the kernel never started the script (no 'sh: script' line)")
+    elif script_status is None:
+        problems.append("the script never finished (no status line)")
+    elif script_status != 0:
+        problems.append(f"the script ended with status {script_status}")
+    if body is not None and update:
+        expected_file.write_text("\n".join(body) + "\n")
+    elif body is not None:
+        if not expected_file.exists():
+            problems.append(f"{run.show(expected_file)} is missing (--update writes it)")
+        else:
+            diff = compare(expected_file.read_text().splitlines(), body)
+            if diff:
+                problems.append("output differs from " + run.show(expected_file) + ":\n" + diff)
+    return problems, elapsed, log
+
+
+def main():
+    sys.stdout.reconfigure(line_buffering=True)
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("names", nargs="*", help="scripts to run (default: every tests/shell/*.sh)")
+    parser.add_argument("--smp", type=run.smp_list, default=[2], help="CPU counts (default 2)")
+    parser.add_argument("--firmware", type=run.firmware_list, default=["bios"],
+                        help="firmwares (default bios)")
+    parser.add_argument("--elf", type=Path, default=run.DEFAULT_ELF)
+    parser.add_argument("--mem", default="512M")
+    parser.add_argument("--machine", choices=("pc", "q35"), default="pc")
+    parser.add_argument("--accel", choices=("tcg", "kvm", "auto"))
+    parser.add_argument("--update", action="store_true",
+                        help="write each NAME.out from this run's output (one configuration)")
+    args = parser.parse_args()
+
+    elf = run.check_elf(args.elf)
+    names = args.names or sorted(p.stem for p in HERE.glob("*.sh"))
+    for name in names:
+        if not (HERE / f"{name}.sh").exists():
+            run.die(f"no script tests/shell/{name}.sh")
+    if args.update and (len(args.smp) > 1 or len(args.firmware) > 1):
+        run.die("--update takes one configuration")
+    accel, why = run.resolve_accel(args.accel, elf)
+    run.print_accel(accel, why)
+    initrd = pack_initrd()
+
+    failed, total = [], 0
+    for firmware in args.firmware:
+        for smp in args.smp:
+            machine = "" if args.machine == "pc" else f"-{args.machine}"
+            cfg = run.Config(firmware, smp, args.machine, accel, args.mem,
+                             f"shell-{firmware}{machine}-smp{smp}")
+            for name in names:
+                total += 1
+                problems, elapsed, log = run_script(name, cfg, elf, initrd, args.update)
+                label = f"shell {name} [{cfg.label()}]"
+                if not problems:
+                    print(f"{label}: ok ({elapsed:.1f} s)")
+                    continue
+                failed.append(label)
+                print(f"{label}: FAIL ({elapsed:.1f} s)")
+                for problem in problems:
+                    for i, text in enumerate(problem.splitlines()):
+                        print(("  - " if i == 0 else "    ") + text)
+                print(f"  full log: {run.show(log)}")
+    if failed:
+        print("failed: " + ", ".join(failed))
+    print(f"{total - len(failed)} passed, {len(failed)} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,371 @@
+/*
+ * test_fstest.c: the fstest test files (tests/fstest/NAME.t) run inside
+ * smpvfs, one case per file.  tests/fstest/run.py runs the same files on
+ * Linux, so every expectation here has been checked against a real
+ * kernel.  The files reach the kernel in the initramfs that `make test`
+ * builds (build/initrd.cpio holds /tests/fstest/NAME.t); booted without it,
+ * the cases are skipped.
+ *
+ * The format (run.py's docstring has it in full): `expect RESULT CALL
+ * ARGS...` compares fstest's last output line with RESULT (`A|B`: either);
+ * `set NAME CALL ARGS...` keeps the last line as $NAME; {STR*N} is STR
+ * repeated N times.  Each file runs in a fresh ramfs mounted at
+ * /fstest-tmp/FILE, which is the working directory meanwhile, and every
+ * dentry and inode it made must be gone after the unmount.
+ */
+#include "kernel/ktest.h"
+#include "fs/dcache.h"
+#include "fs/fs.h"
+#include "fs/syscalls.h"
+#include "kernel/errno.h"
+#include "kernel/kmalloc.h"
+#include "kernel/kprintf.h"
+#include "kernel/string.h"
+#include "tests/fstest/fstest.h"
+
+#define TDIR      "/tests/fstest"
+#define WORK      "/fstest-tmp"
+#define MAX_FILE  (64 * 1024)
+#define MAX_WORDS 64
+#define WORD_MAX  (2 * PATH_MAX)     /* an expanded word: {n*4096} and more */
+#define MAX_VARS  16
+#define OUT_MAX   1200
+
+struct var {
+	char name[32];
+	char value[128];
+};
+
+struct runner {
+	const char *file;
+	char *words[MAX_WORDS];          /* WORD_MAX bytes each */
+	struct var vars[MAX_VARS];
+	unsigned nvars;
+	char last[OUT_MAX];              /* fstest's last output line */
+	unsigned expectations, failed;
+};
+
+static void keep_last(const char *line, void *arg)
+{
+	strlcpy(arg, line, OUT_MAX);
+}
+
+static const char *var_value(struct runner *r, const char *name, size_t len)
+{
+	for (unsigned i = 0; i < r->nvars; i++)
+		if (strlen(r->vars[i].name) == len && strncmp(r->vars[i].name, name, len) == 0)
+			return r->vars[i].value;
+	return NULL;
+}
+
+static bool is_name_char(char c)
+{
+	return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
+
+/* Expand {STR*N} and $NAME in the word w[0..n) into out (WORD_MAX). */
+static bool expand(struct runner *r, const char *w, size_t n, char *out)
+{
+	size_t at = 0;
+	for (size_t i = 0; i < n;) {
+		const char *rep = NULL;
+		size_t rlen = 0, times = 1, skip = 1;
+		if (w[i] == '{') {
+			size_t j = i + 1, star = 0;
+			while (j < n && w[j] != '}' && w[j] != '{')
+				if (w[j++] == '*' && !star)
+					star = j - 1;
+			uint64_t v;
+			if (j < n && w[j] == '}' && star > i + 1 &&
+			    parse_u64(w + star + 1, j - star - 1, &v) == 0) {
+				rep = w + i + 1;
+				rlen = star - i - 1;
+				times = (size_t)v;
+				skip = j + 1 - i;
+			}
+		} else if (w[i] == '$') {
+			size_t j = i + 1;
+			while (j < n && is_name_char(w[j]))
+				j++;
+			rep = var_value(r, w + i + 1, j - i - 1);
+			if (rep) {
+				rlen = strlen(rep);
+				skip = j - i;
+			}
+		}
+		if (!rep) {
+			rep = w + i;
+			rlen = 1;
+		}
+		if (times && rlen > (WORD_MAX - 1 - at) / times)
+			return false;
+		for (size_t t = 0; t < times; t++, at += rlen)
+			memcpy(out + at, rep, rlen);
+		i += skip;
+	}
+	out[at] = '\0';
+	return true;
+}
+
+/* Split a line into expanded words; returns how many (-1: too many or
+ * too long). */
+static int split(struct runner *r, const char *line, size_t len)
+{
+	int n = 0;
+	for (size_t i = 0; i < len;) {
+		while (i < len && (line[i] == ' ' || line[i] == '\t'))
+			i++;
+		size_t start = i;
+		while (i < len && line[i] != ' ' && line[i] != '\t')
+			i++;
+		if (i == start)
+			break;
+		if (n == MAX_WORDS || !expand(r, line + start, i - start, r->words[n]))
+			return -1;
+		n++;
+	}
+	return n;
+}
+
+/* Does `got` equal one of the '|'-separated alternatives of `want`? */
+static bool matches(const char *want, const char *got)
+{
+	size_t glen = strlen(got);
+	for (const char *p = want;;) {
+		const char *bar = strchr(p, '|');
+		size_t len = bar ? (size_t)(bar - p) : strlen(p);
+		if (len == glen && strncmp(p, got, len) == 0)
+			return true;
+		if (!bar)
+			return false;
+		p = bar + 1;
+	}
+}
+
+static void fail_line(struct runner *r, unsigned lineno, const char *fmt, const char *a,
+		      const char *b)
+{
+	char msg[200];
+	snprintf(msg, sizeof(msg), fmt, a, b);
+	ktest_check(false, __FILE__, __LINE__, "%s.t:%u: %s", r->file, lineno, msg);
+	r->failed++;
+}
+
+static void run_line(struct runner *r, unsigned lineno, const char *line, size_t len)
+{
+	size_t i = 0;
+	while (i < len && (line[i] == ' ' || line[i] == '\t'))
+		i++;
+	if (i == len || line[i] == '#')
+		return;                 /* blank or a comment */
+	int n = split(r, line, len);
+	if (n < 0) {
+		fail_line(r, lineno, "too many words, or a word too long%s%s", "", "");
+		return;
+	}
+	if (n < 3 || (strcmp(r->words[0], "expect") != 0 && strcmp(r->words[0], "set") != 0)) {
+		fail_line(r, lineno, "not 'expect RESULT CALL...' or 'set NAME CALL...'%s%s", "", "");
+		return;
+	}
+	/* argv for fstest_main: words[1] stands in for argv[0] (ignored). */
+	strlcpy(r->last, "(no output)", sizeof(r->last));
+	fstest_main(n - 1, r->words + 1, keep_last, r->last);
+	if (strcmp(r->words[0], "set") == 0) {
+		if (r->nvars == MAX_VARS) {
+			fail_line(r, lineno, "too many variables%s%s", "", "");
+			return;
+		}
+		strlcpy(r->vars[r->nvars].name, r->words[1], sizeof(r->vars[0].name));
+		strlcpy(r->vars[r->nvars++].value, r->last, sizeof(r->vars[0].value));
+		return;
+	}
+	r->expectations++;
+	if (!matches(r->words[1], r->last)) {
+		char shown[100];
+		size_t at = 0;
+		for (int i = 2; i < n && at < sizeof(shown) - 1; i++)
+			at += snprintf(shown + at, sizeof(shown) - at, "%s%.40s", i > 2 ? " " : "",
+				       r->words[i]);
+		char want[64];
+		snprintf(want, sizeof(want), "%.40s, got %.20s", r->words[1], r->last);
+		fail_line(r, lineno, "expected %s: fstest %s", want, shown);
+	}
+}
+
+/* Read path into a new buffer (NUL-terminated); NULL if it is not there. */
+static char *read_file(const char *path, long *len)
+{
+	int fd = sys_open(path, O_RDONLY, 0);
+	if (fd < 0)
+		return NULL;
+	char *buf = kmalloc(MAX_FILE + 1);
+	long n = 0, r = 0;
+	while (buf && n < MAX_FILE && (r = sys_read(fd, buf + n, MAX_FILE - n)) > 0)
+		n += r;
+	sys_close(fd);
+	if (buf && r < 0) {
+		kfree(buf);
+		return NULL;
+	}
+	if (buf)
+		buf[n] = '\0';
+	*len = n;
+	return buf;
+}
+
+static void run_file(const char *name)
+{
+	char path[96], dir[96];
+	snprintf(path, sizeof(path), TDIR "/%s.t", name);
+	snprintf(dir, sizeof(dir), WORK "/%s", name);
+	long len;
+	char *text = read_file(path, &len);
+	if (!text)
+		ktest_skip("no " TDIR " in the root: boot with make test's initramfs");
+	struct runner *r = kzalloc(sizeof(*r));
+	ASSERT_NOT_NULL(r);
+	r->file = name;
+	bool words_ok = true;
+	for (int i = 0; i < MAX_WORDS; i++)
+		words_ok &= (r->words[i] = kmalloc(WORD_MAX)) != NULL;
+
+	int e = sys_mkdir(WORK, 0755);
+	EXPECT_TRUE(e == 0 || e == -EEXIST);
+	EXPECT_EQ(sys_mkdir(dir, 0755), 0);
+	uint64_t dentries0 = dcache_live(), inodes0 = icache_live();
+	if (words_ok && EXPECT_EQ(sys_mount("ramfs", dir, NULL), 0)) {
+		EXPECT_EQ(sys_chdir(dir), 0);
+		unsigned lineno = 1;
+		for (char *p = text; *p; lineno++) {
+			char *nl = strchr(p, '\n');
+			size_t n = nl ? (size_t)(nl - p) : strlen(p);
+			run_line(r, lineno, p, n);
+			p += n + (nl != NULL);
+		}
+		EXPECT_EQ(sys_chdir("/"), 0);
+		EXPECT_EQ(sys_umount(dir), 0);
+		EXPECT_EQ(dcache_live(), dentries0);
+		EXPECT_EQ(icache_live(), inodes0);
+		kprintf("    # %s.t: %u expectations, %u failed\n", name, r->expectations, r->failed);
+	}
+	EXPECT_EQ(sys_rmdir(dir), 0);
+	EXPECT_GT(r->expectations, 0u);
+	for (int i = 0; i < MAX_WORDS; i++)
+		kfree(r->words[i]);
+	kfree(r);
+	kfree(text);
+}
+
+/* The files, one case each; every_file_has_a_case keeps the list true. */
+static const char *const files[] = {
+	"chmod", "io", "link", "mkdir", "mount", "open", "rename", "rmdir", "stat",
+	"symlink", "truncate", "unlink",
+};
+
+#define FSTEST_FILE(name) static void name##_t(void) { run_file(#name); }
+FSTEST_FILE(chmod)
+FSTEST_FILE(io)
+FSTEST_FILE(link)
+FSTEST_FILE(mkdir)
+FSTEST_FILE(mount)
+FSTEST_FILE(open)
+FSTEST_FILE(rename)
+FSTEST_FILE(rmdir)
+FSTEST_FILE(stat)
+FSTEST_FILE(symlink)
+FSTEST_FILE(truncate)
+FSTEST_FILE(unlink)
+
+static void every_file_has_a_case(void)
+{
+	int fd = sys_open(TDIR, O_RDONLY | O_DIRECTORY, 0);
+	if (fd < 0)
+		ktest_skip("no " TDIR " in the root: boot with make test's initramfs");
+	char buf[1024];
+	long n;
+	unsigned seen = 0;
+	while ((n = sys_getdents(fd, buf, sizeof(buf))) > 0) {
+		for (long at = 0; at < n;) {
+			struct linux_dirent64 *d = (void *)(buf + at);
+			at += d->d_reclen;
+			size_t len = strlen(d->d_name);
+			if (len < 3 || strcmp(d->d_name + len - 2, ".t") != 0)
+				continue;
+			bool listed = false;
+			for (unsigned i = 0; i < sizeof(files) / sizeof(files[0]); i++)
+				listed |= strlen(files[i]) == len - 2 &&
+					  strncmp(files[i], d->d_name, len - 2) == 0;
+			ktest_check(listed, __FILE__, __LINE__,
+				    "%s has no case in tests/test_fstest.c", d->d_name);
+			seen++;
+		}
+	}
+	EXPECT_EQ(n, 0);
+	sys_close(fd);
+	EXPECT_EQ(seen, (unsigned)(sizeof(files) / sizeof(files[0])));
+}
+
+/* Malformed command lines give a usage error (2), never a crash. */
+static void count_lines(const char *line, void *arg)
+{
+	(void)line;
+	++*(unsigned *)arg;
+}
+
+static void usage_errors(void)
+{
+	static const char *const bad[][6] = {
+		{ "fstest" },
+		{ "fstest", "nosuchcall", "x" },
+		{ "fstest", "mkdir", "d" },
+		{ "fstest", "mkdir", "d", "0755", "extra" },
+		{ "fstest", "mkdir", "d", "08" },
+		{ "fstest", "mkdir", "d", "0x" },
+		{ "fstest", "mkdir", "d", "-" },
+		{ "fstest", "truncate", "f", "99999999999999999999" },
+		{ "fstest", "open", "f", "O_BOGUS" },
+		{ "fstest", "open", "f", "O_RDONLY,", },
+		{ "fstest", "open", "f", "O_CREAT" },
+		{ "fstest", "open", "f", "O_RDONLY", "0644" },
+		{ "fstest", "fstat", "0", "type" },
+		{ "fstest", "write", "-1", "x" },
+		{ "fstest", "stat", ".", "type,bogus" },
+		{ "fstest", "stat", ".", "" },
+		{ "fstest", "stat", ".", "type", ":" },
+		{ "fstest", ":" },
+		{ "fstest", "pread", "BADFD", "-1", "0" },
+	};
+	for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		int argc = 0;
+		while (argc < 6 && bad[i][argc])
+			argc++;
+		unsigned lines = 0;
+		int r = fstest_main(argc, (char **)bad[i], count_lines, &lines);
+		ktest_check(r == 2, __FILE__, __LINE__, "line %u of the list (%s %s): status %d, not 2",
+			    i, argc > 1 ? bad[i][1] : "", argc > 2 ? bad[i][2] : "", r);
+		EXPECT_GE(lines, 1u);      /* the usage message */
+	}
+	/* A success and a failure, for contrast. */
+	unsigned lines = 0;
+	char *ok[] = { "fstest", "stat", "/", "type", ":", "stat", "/nothere", "type", NULL };
+	EXPECT_EQ(fstest_main(8, ok, count_lines, &lines), 1);
+	EXPECT_EQ(lines, 2u);
+}
+
+static const struct ktest_case fstest_cases[] = {
+	KTEST_CASE(usage_errors),
+	KTEST_CASE(every_file_has_a_case),
+	KTEST_CASE(chmod_t),
+	KTEST_CASE(io_t),
+	KTEST_CASE(link_t),
+	KTEST_CASE(mkdir_t),
+	KTEST_CASE(mount_t),
+	KTEST_CASE(open_t),
+	KTEST_CASE(rename_t),
+	KTEST_CASE(rmdir_t),
+	KTEST_CASE(stat_t),
+	KTEST_CASE(symlink_t),
+	KTEST_CASE(truncate_t),
+	KTEST_CASE(unlink_t),
+};
+KTEST_SUITE(fstest, fstest_cases);

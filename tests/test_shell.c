@@ -1,0 +1,528 @@
+/*
+ * test_shell.c: the shell's parts, as plain functions.
+ *
+ *  - shell_parse: lines to commands: words, quoting, $?, ;, &, > and >>,
+ *    comments, and every error the parser reports.
+ *  - shell_lineedit: byte strings (with the escape sequences of arrows,
+ *    Backspace, Ctrl-U, history) to the finished line, and the echo.
+ *  - shell_exec: a shell on a scripted terminal: output, $?, unknown
+ *    commands and bad usage; Ctrl-C ends a command blocked in a killable
+ *    wait (sleep) and the rest of its line; background jobs with jobs,
+ *    wait and kill; Ctrl-C ends a `wait` and leaves the job running.
+ *    None of these need the file layer.
+ */
+#include "kernel/ktest.h"
+#include "kernel/shell/job.h"
+#include "kernel/shell/lineedit.h"
+#include "kernel/shell/parse.h"
+#include "kernel/shell/shell.h"
+#include "kernel/errno.h"
+#include "kernel/kmalloc.h"
+#include "kernel/kprintf.h"
+#include "kernel/spinlock.h"
+#include "kernel/string.h"
+
+/* ---- parse ---------------------------------------------------------------- */
+
+static struct sh_line *parse_ok(const char *line, int status)
+{
+	static struct sh_line pl;	/* cases run one at a time */
+	char err[96];
+	int r = sh_parse(line, status, &pl, err, sizeof(err));
+	if (!EXPECT_EQ(r, 0))
+		kprintf("# parse of '%s' failed: %s\n", line, err);
+	return &pl;
+}
+
+static void expect_error(const char *line, const char *reason)
+{
+	static struct sh_line pl;
+	char err[96];
+	int r = sh_parse(line, 0, &pl, err, sizeof(err));
+	if (!EXPECT_EQ(r, -EINVAL))
+		kprintf("# '%s' parsed, expected '%s'\n", line, reason);
+	else
+		EXPECT_STREQ(err, reason);
+}
+
+static void words(void)
+{
+	struct sh_line *pl = parse_ok("  ls\t-l   /tmp  ", 0);
+	ASSERT_EQ(pl->ncmds, 1u);
+	struct sh_cmd *c = &pl->cmds[0];
+	ASSERT_EQ(c->argc, 3);
+	EXPECT_STREQ(c->argv[0], "ls");
+	EXPECT_STREQ(c->argv[1], "-l");
+	EXPECT_STREQ(c->argv[2], "/tmp");
+	EXPECT_NULL(c->argv[3]);
+	EXPECT_NULL(c->redir);
+	EXPECT_FALSE(c->background);
+	EXPECT_STREQ(c->text, "ls\t-l   /tmp");
+}
+
+static void blank_and_comment_lines(void)
+{
+	EXPECT_EQ(parse_ok("", 0)->ncmds, 0u);
+	EXPECT_EQ(parse_ok("   \t ", 0)->ncmds, 0u);
+	EXPECT_EQ(parse_ok("# a comment; with > stuff", 0)->ncmds, 0u);
+	struct sh_line *pl = parse_ok("echo a # b c", 0);
+	ASSERT_EQ(pl->ncmds, 1u);
+	EXPECT_EQ(pl->cmds[0].argc, 2);
+	EXPECT_STREQ(pl->cmds[0].text, "echo a");
+	pl = parse_ok("echo a#b '#c'", 0);
+	ASSERT_EQ(pl->cmds[0].argc, 3);
+	EXPECT_STREQ(pl->cmds[0].argv[1], "a#b");
+	EXPECT_STREQ(pl->cmds[0].argv[2], "#c");
+}
+
+static void quoting(void)
+{
+	struct sh_line *pl = parse_ok("echo 'a b' \"c  d\" e\\ f a'b'\"c\"d '' \"\"", 0);
+	struct sh_cmd *c = &pl->cmds[0];
+	ASSERT_EQ(c->argc, 7);
+	EXPECT_STREQ(c->argv[1], "a b");
+	EXPECT_STREQ(c->argv[2], "c  d");
+	EXPECT_STREQ(c->argv[3], "e f");
+	EXPECT_STREQ(c->argv[4], "abcd");
+	EXPECT_STREQ(c->argv[5], "");
+	EXPECT_STREQ(c->argv[6], "");
+
+	pl = parse_ok("x \"a\\\"b\" 'a\\b' \"\\x\" \\' \"it's\" '\"' \\;", 0);
+	c = &pl->cmds[0];
+	ASSERT_EQ(c->argc, 8);
+	EXPECT_STREQ(c->argv[1], "a\"b");
+	EXPECT_STREQ(c->argv[2], "a\\b");
+	EXPECT_STREQ(c->argv[3], "\\x");
+	EXPECT_STREQ(c->argv[4], "'");
+	EXPECT_STREQ(c->argv[5], "it's");
+	EXPECT_STREQ(c->argv[6], "\"");
+	EXPECT_STREQ(c->argv[7], ";");
+
+	pl = parse_ok("echo '>' \">>\" '&' ';' '|'", 0);
+	c = &pl->cmds[0];
+	ASSERT_EQ(pl->ncmds, 1u);
+	ASSERT_EQ(c->argc, 6);
+	EXPECT_NULL(c->redir);
+	EXPECT_STREQ(c->argv[1], ">");
+	EXPECT_STREQ(c->argv[5], "|");
+}
+
+static void status_expansion(void)
+{
+	struct sh_line *pl = parse_ok("echo $? \"[$?]\" '$?' \\$? $x $ x$?y", 130);
+	struct sh_cmd *c = &pl->cmds[0];
+	ASSERT_EQ(c->argc, 8);
+	EXPECT_STREQ(c->argv[7], "x130y");
+	EXPECT_STREQ(c->argv[1], "130");
+	EXPECT_STREQ(c->argv[2], "[130]");
+	EXPECT_STREQ(c->argv[3], "$?");
+	EXPECT_STREQ(c->argv[4], "$?");
+	EXPECT_STREQ(c->argv[5], "$x");
+	EXPECT_STREQ(c->argv[6], "$");
+	pl = parse_ok("echo x$?y", 0);
+	EXPECT_STREQ(pl->cmds[0].argv[1], "x0y");
+}
+
+static void sequences_and_background(void)
+{
+	struct sh_line *pl = parse_ok("a 1; b ;c;", 0);
+	ASSERT_EQ(pl->ncmds, 3u);
+	EXPECT_STREQ(pl->cmds[0].argv[0], "a");
+	EXPECT_STREQ(pl->cmds[0].text, "a 1");
+	EXPECT_STREQ(pl->cmds[1].argv[0], "b");
+	EXPECT_STREQ(pl->cmds[2].argv[0], "c");
+	for (unsigned i = 0; i < 3; i++)
+		EXPECT_FALSE(pl->cmds[i].background);
+
+	pl = parse_ok("stat /s/f1 & stat /s/f2& wait", 0);
+	ASSERT_EQ(pl->ncmds, 3u);
+	EXPECT_TRUE(pl->cmds[0].background);
+	EXPECT_STREQ(pl->cmds[0].text, "stat /s/f1");
+	EXPECT_TRUE(pl->cmds[1].background);
+	EXPECT_STREQ(pl->cmds[1].argv[1], "/s/f2");
+	EXPECT_FALSE(pl->cmds[2].background);
+}
+
+static void redirections(void)
+{
+	struct sh_line *pl = parse_ok("echo hi > /tmp/f", 0);
+	struct sh_cmd *c = &pl->cmds[0];
+	EXPECT_EQ(c->argc, 2);
+	ASSERT_NOT_NULL(c->redir);
+	EXPECT_STREQ(c->redir, "/tmp/f");
+	EXPECT_FALSE(c->append);
+
+	pl = parse_ok("echo>>'my file' a", 0);
+	c = &pl->cmds[0];
+	EXPECT_EQ(c->argc, 2);
+	EXPECT_STREQ(c->argv[1], "a");
+	ASSERT_NOT_NULL(c->redir);
+	EXPECT_STREQ(c->redir, "my file");
+	EXPECT_TRUE(c->append);
+
+	pl = parse_ok("ls >a & echo x >b", 0);
+	ASSERT_EQ(pl->ncmds, 2u);
+	EXPECT_TRUE(pl->cmds[0].background);
+	EXPECT_STREQ(pl->cmds[0].redir, "a");
+	EXPECT_STREQ(pl->cmds[1].redir, "b");
+}
+
+static void errors(void)
+{
+	expect_error("echo 'abc", "unterminated quote '");
+	expect_error("echo \"abc", "unterminated quote \"");
+	expect_error("echo abc\\", "a backslash at the end of the line");
+	expect_error(";", "syntax error near ';'");
+	expect_error("a ;; b", "syntax error near ';'");
+	expect_error("& a", "syntax error near '&'");
+	expect_error("a && b", "syntax error near '&'");
+	expect_error("echo >", "missing file name after >");
+	expect_error("echo >> ;", "missing file name after >>");
+	expect_error("echo > a > b", "only one redirection per command");
+	expect_error("> f", "a redirection without a command");
+	expect_error("> f; ls", "a redirection without a command");
+	expect_error("ls | wc", "pipes are not supported");
+	expect_error("cat < f", "input redirection is not supported");
+
+	char *line = kmalloc(2 * SH_STORE);
+	ASSERT_NOT_NULL(line);
+	strlcpy(line, "echo", 2 * SH_STORE);
+	for (int i = 0; i < SH_MAX_ARGS; i++)
+		strlcpy(line + strlen(line), " x", 2 * SH_STORE - strlen(line));
+	expect_error(line, "too many arguments");
+	line[strlen(line) - 2] = '\0';	/* exactly SH_MAX_ARGS words */
+	EXPECT_EQ(parse_ok(line, 0)->cmds[0].argc, SH_MAX_ARGS);
+
+	memset(line, 'a', SH_STORE + 10);
+	line[SH_STORE + 10] = '\0';
+	expect_error(line, "line too long");
+
+	line[0] = '\0';
+	for (int i = 0; i <= SH_MAX_CMDS; i++)
+		strlcpy(line + strlen(line), "a;", 2 * SH_STORE - strlen(line));
+	expect_error(line, "too many commands on one line");
+	kfree(line);
+}
+
+static const struct ktest_case parse_cases[] = {
+	KTEST_CASE(words),
+	KTEST_CASE(blank_and_comment_lines),
+	KTEST_CASE(quoting),
+	KTEST_CASE(status_expansion),
+	KTEST_CASE(sequences_and_background),
+	KTEST_CASE(redirections),
+	KTEST_CASE(errors),
+};
+KTEST_SUITE(shell_parse, parse_cases);
+
+/* ---- line editor ----------------------------------------------------------- */
+
+struct echo_buf {
+	char text[1024];
+	size_t len;
+};
+
+static void capture_echo(const char *s, size_t n, void *arg)
+{
+	struct echo_buf *e = arg;
+	for (size_t i = 0; i < n && e->len + 1 < sizeof(e->text); i++)
+		e->text[e->len++] = s[i];
+	e->text[e->len] = '\0';
+}
+
+static struct le_history test_hist;
+static struct echo_buf test_echo;
+
+/* Feed bytes; the result of the last byte, the line in le->buf. */
+static int feed(struct line_editor *le, const char *bytes)
+{
+	int r = LE_MORE;
+	for (const char *p = bytes; *p; p++)
+		r = le_feed(le, (unsigned char)*p);
+	return r;
+}
+
+static void expect_line(const char *bytes, const char *want)
+{
+	static struct line_editor le;
+	le_begin(&le, &test_hist, capture_echo, &test_echo);
+	int r = feed(&le, bytes);
+	EXPECT_EQ(r, LE_LINE);
+	if (!EXPECT_STREQ(le.buf, want))
+		kprintf("# fed: %s\n", bytes);
+	EXPECT_EQ(le.len, strlen(want));
+}
+
+static void typing_and_enter(void)
+{
+	static struct line_editor le;
+	test_echo.len = 0;
+	le_begin(&le, NULL, capture_echo, &test_echo);
+	EXPECT_EQ(feed(&le, "ls -l"), LE_MORE);
+	EXPECT_EQ(feed(&le, "\r"), LE_LINE);
+	EXPECT_STREQ(le.buf, "ls -l");
+	/* Typing at the end echoes exactly what was typed. */
+	EXPECT_STREQ(test_echo.text, "ls -l\n");
+
+	expect_line("pwd\n", "pwd");
+	expect_line("\r", "");
+	/* CR LF is one Enter: the LF after a CR starts nothing. */
+	le_begin(&le, NULL, NULL, NULL);
+	EXPECT_EQ(feed(&le, "a\r"), LE_LINE);
+	le_begin(&le, NULL, NULL, NULL);	/* the next line, same editor */
+	EXPECT_EQ(feed(&le, "\nb"), LE_MORE);
+	EXPECT_EQ(feed(&le, "\r"), LE_LINE);
+	EXPECT_STREQ(le.buf, "b");
+	/* Control bytes and 8-bit bytes are ignored; a tab is a space. */
+	expect_line("a\x02\x80\tb\r", "a b");
+}
+
+static void backspace_and_kill(void)
+{
+	expect_line("abx\x7f" "c\r", "abc");
+	expect_line("abx\b" "c\r", "abc");
+	expect_line("\x7f\x7f" "ok\r", "ok");
+	expect_line("junk\x15" "ok\r", "ok");
+	/* Ctrl-U kills only what is left of the cursor. */
+	expect_line("xxabc\x1b[D\x1b[D\x1b[D\x15\r", "abc");
+	/* Backspace in the middle. */
+	expect_line("abXc\x1b[D\x7f\r", "abc");
+}
+
+static void cursor_keys(void)
+{
+	expect_line("ac\x1b[Db\r", "abc");
+	expect_line("ab\x1b[D\x1b[D\x1b[CX\r", "aXb");
+	expect_line("bc\x01" "a\x05" "d\r", "abcd");		/* Ctrl-A, Ctrl-E */
+	expect_line("bc\x1b[Ha\x1b[F" "d\r", "abcd");		/* Home, End */
+	expect_line("bc\x1bOHa\x1bOF" "d\r", "abcd");		/* their SS3 forms */
+	expect_line("bc\x1b[1~a\x1b[4~d\r", "abcd");
+	expect_line("abc\x1b[D\x1b[D\x1b[3~\r", "ac");		/* Delete */
+	expect_line("abc\x1b[3~\r", "abc");			/* nothing under the cursor */
+	expect_line("\x1b[D\x1b[Dab\x1b[C\x1b[C" "c\r", "abc");	/* moves stop at the ends */
+	expect_line("a\x1b[1;5Cb\x1b[99zc\r", "abc");		/* unknown sequences are dropped */
+}
+
+static void history(void)
+{
+	memset(&test_hist, 0, sizeof(test_hist));
+	le_history_add(&test_hist, "first");
+	le_history_add(&test_hist, "second");
+	le_history_add(&test_hist, "second");	/* a repeat is not added */
+	le_history_add(&test_hist, "");		/* nor an empty line */
+	EXPECT_EQ(test_hist.count, 2u);
+	expect_line("\x1b[A\r", "second");
+	expect_line("\x1b[A\x1b[A\r", "first");
+	expect_line("\x1b[A\x1b[A\x1b[A\x1b[A\r", "first");	/* stops at the oldest */
+	expect_line("new\x1b[A\x1b[B\r", "new");		/* down comes back to the new line */
+	expect_line("\x1b[B\r", "");
+	expect_line("\x1b[A!\r", "second!");			/* a recalled line can be edited */
+	expect_line("\x1b[A\x1b[A\x1b[B\r", "second");
+
+	for (int i = 0; i < LE_HISTORY + 5; i++) {
+		char line[16];
+		snprintf(line, sizeof(line), "cmd%d", i);
+		le_history_add(&test_hist, line);
+	}
+	EXPECT_STREQ(le_history_get(&test_hist, 1), "cmd36");
+	EXPECT_STREQ(le_history_get(&test_hist, LE_HISTORY), "cmd5");
+	EXPECT_NULL(le_history_get(&test_hist, LE_HISTORY + 1));
+}
+
+static void ctrl_c_and_full_line(void)
+{
+	static struct line_editor le;
+	le_begin(&le, NULL, NULL, NULL);
+	EXPECT_EQ(feed(&le, "rm -r /\x03"), LE_INTR);
+	EXPECT_STREQ(le.buf, "");
+	EXPECT_EQ(le.len, 0u);
+
+	le_begin(&le, NULL, NULL, NULL);
+	for (int i = 0; i < LE_MAX + 20; i++)
+		le_feed(&le, 'x');
+	EXPECT_EQ(le.len, (unsigned)LE_MAX - 1);
+	EXPECT_EQ((int)le_feed(&le, '\r'), LE_LINE);
+	EXPECT_EQ(strlen(le.buf), (size_t)LE_MAX - 1);
+}
+
+static const struct ktest_case lineedit_cases[] = {
+	KTEST_CASE(typing_and_enter),
+	KTEST_CASE(backspace_and_kill),
+	KTEST_CASE(cursor_keys),
+	KTEST_CASE(history),
+	KTEST_CASE(ctrl_c_and_full_line),
+};
+KTEST_SUITE(shell_lineedit, lineedit_cases);
+
+/* ---- a shell on a scripted terminal ---------------------------------------- */
+
+struct fake_term {
+	struct spinlock lock;      /* out: job threads write too */
+	char out[2048];
+	size_t len;
+	const char *input;         /* bytes to type, after `quiet` empty reads */
+	unsigned quiet;
+	unsigned reads;            /* getc calls */
+};
+
+static int fake_getc(struct shell *sh)
+{
+	struct fake_term *t = sh->priv;
+	t->reads++;
+	if (t->quiet > 0) {
+		t->quiet--;
+		return -1;
+	}
+	if (!t->input || !*t->input)
+		return -1;
+	return (unsigned char)*t->input++;
+}
+
+static void fake_write(struct shell *sh, const char *s, size_t n)
+{
+	struct fake_term *t = sh->priv;
+	unsigned long flags = spin_lock_irqsave(&t->lock);
+	for (size_t i = 0; i < n && t->len + 1 < sizeof(t->out); i++)
+		t->out[t->len++] = s[i];
+	t->out[t->len] = '\0';
+	spin_unlock_irqrestore(&t->lock, flags);
+}
+
+static struct shell *new_shell(struct fake_term *t)
+{
+	memset(t, 0, sizeof(*t));
+	spin_init(&t->lock, "fake terminal");
+	struct shell *sh = kzalloc(sizeof(*sh));
+	if (sh)
+		shell_init(sh, fake_getc, fake_write, t);
+	return sh;
+}
+
+static void clear(struct fake_term *t)
+{
+	t->len = 0;
+	t->out[0] = '\0';
+}
+
+static bool contains(const char *hay, const char *needle)
+{
+	size_t n = strlen(needle);
+	for (; *hay; hay++)
+		if (strncmp(hay, needle, n) == 0)
+			return true;
+	return n == 0;
+}
+
+static struct fake_term term;
+
+static void output_and_status(void)
+{
+	struct shell *sh = new_shell(&term);
+	ASSERT_NOT_NULL(sh);
+	EXPECT_EQ(sh_run_line(sh, "echo hi 'a  b'; echo -n x; echo y"), 0);
+	EXPECT_STREQ(term.out, "hi a  b\nxy\n");
+	clear(&term);
+	EXPECT_EQ(sh_run_line(sh, "false"), 1);
+	EXPECT_EQ(sh_run_line(sh, "echo $?; true; echo $?"), 0);
+	EXPECT_STREQ(term.out, "1\n0\n");
+	clear(&term);
+	EXPECT_EQ(sh_run_line(sh, "frobnicate x"), 127);
+	EXPECT_TRUE(contains(term.out, "sh: frobnicate: unknown command"));
+	clear(&term);
+	EXPECT_EQ(sh_run_line(sh, "sleep"), 2);
+	EXPECT_TRUE(contains(term.out, "sleep: expected one duration\nusage: sleep "));
+	clear(&term);
+	EXPECT_EQ(sh_run_line(sh, "sleep soon"), 2);
+	EXPECT_EQ(sh_run_line(sh, "help nothing"), 1);
+	EXPECT_TRUE(contains(term.out, "help: nothing: unknown command\n"));
+	clear(&term);
+	EXPECT_EQ(sh_run_line(sh, "echo 'oops"), 2);
+	EXPECT_STREQ(term.out, "sh: unterminated quote '\n");
+	clear(&term);
+	EXPECT_EQ(sh_run_line(sh, "exit 3"), 1);	/* not in a script */
+	EXPECT_FALSE(sh->exiting);
+	EXPECT_EQ(sh_run_line(sh, "sleep 10ms; sleep 0"), 0);
+	kfree(sh);
+}
+
+/* A command blocked in a killable wait ends at Ctrl-C, with status 130,
+ * and the rest of its line is abandoned. */
+static void ctrl_c_interrupts(void)
+{
+	struct shell *sh = new_shell(&term);
+	ASSERT_NOT_NULL(sh);
+	term.quiet = 3;
+	term.input = "\x03";
+	EXPECT_EQ(sh_run_line(sh, "sleep 80000; echo after"), 130);
+	EXPECT_TRUE(sh->interrupted);
+	EXPECT_TRUE(contains(term.out, "^C\n"));
+	EXPECT_FALSE(contains(term.out, "after"));
+	clear(&term);
+	EXPECT_EQ(sh_run_line(sh, "echo $?"), 0);
+	EXPECT_STREQ(term.out, "130\n");
+	EXPECT_FALSE(sh->interrupted);
+
+	/* Bytes typed while a command runs are kept for the next line. */
+	term.quiet = 2;
+	term.input = "ls\x03";
+	EXPECT_EQ(sh_run_line(sh, "sleep 80000"), 130);
+	EXPECT_EQ(sh_ahead_get(sh), 'l');
+	EXPECT_EQ(sh_ahead_get(sh), 's');
+	EXPECT_EQ(sh_ahead_get(sh), -1);
+	kfree(sh);
+}
+
+static void background_jobs(void)
+{
+	struct shell *sh = new_shell(&term);
+	ASSERT_NOT_NULL(sh);
+	EXPECT_EQ(sh_run_line(sh, "sleep 20ms & sleep 30ms &"), 0);
+	ASSERT_NOT_NULL(jobs_find(sh, 1));
+	ASSERT_NOT_NULL(jobs_find(sh, 2));
+	EXPECT_STREQ(jobs_find(sh, 2)->text, "sleep 30ms");
+	EXPECT_EQ(sh_run_line(sh, "wait %2"), 0);
+	EXPECT_NULL(jobs_find(sh, 2));
+	EXPECT_EQ(sh_run_line(sh, "wait"), 0);
+	EXPECT_NULL(jobs_find(sh, 1));
+	EXPECT_EQ(sh_run_line(sh, "wait 7"), 127);	/* no such job */
+
+	/* A job's status comes back through wait; kill ends a killable wait. */
+	EXPECT_EQ(sh_run_line(sh, "false &"), 0);
+	EXPECT_EQ(sh_run_line(sh, "wait 1"), 1);
+	EXPECT_EQ(sh_run_line(sh, "sleep 80000 &"), 0);
+	clear(&term);
+	EXPECT_EQ(sh_run_line(sh, "jobs"), 0);
+	EXPECT_STREQ(term.out, "[1] running  sleep 80000\n");
+	EXPECT_EQ(sh_run_line(sh, "kill %1; wait %1"), 130);
+	EXPECT_NULL(jobs_find(sh, 1));
+
+	/* Ctrl-C ends `wait`, not the job it waits for. */
+	EXPECT_EQ(sh_run_line(sh, "sleep 80000 &"), 0);
+	term.quiet = 2;
+	term.input = "\x03";
+	EXPECT_EQ(sh_run_line(sh, "wait"), 130);
+	struct sh_job *j = jobs_find(sh, 1);
+	ASSERT_NOT_NULL(j);
+	EXPECT_FALSE(job_done(j));
+	EXPECT_EQ(sh_run_line(sh, "kill 1"), 0);
+	sh_wait_all(sh);
+	EXPECT_NULL(jobs_find(sh, 1));
+
+	/* The table is bounded; a full one says so. */
+	for (int i = 0; i < SH_MAX_JOBS; i++)
+		EXPECT_EQ(sh_run_line(sh, "sleep 80000 &"), 0);
+	clear(&term);
+	EXPECT_EQ(sh_run_line(sh, "sleep 1 &"), 1);
+	EXPECT_TRUE(contains(term.out, "too many background jobs"));
+	for (unsigned id = 1; id <= SH_MAX_JOBS; id++)
+		thread_kill(jobs_find(sh, id)->thread);
+	sh_wait_all(sh);
+	kfree(sh);
+}
+
+static const struct ktest_case exec_cases[] = {
+	KTEST_CASE(output_and_status),
+	KTEST_CASE_TIMEOUT(ctrl_c_interrupts, 60),
+	KTEST_CASE_TIMEOUT(background_jobs, 60),
+};
+KTEST_SUITE(shell_exec, exec_cases);
