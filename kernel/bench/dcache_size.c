@@ -4,10 +4,10 @@
  *
  * slowfs with no latency and no files: every name is missing, so looking
  * up "n0", "n1", ... fills the dcache with negative dentries and no
- * inodes.  At SMALL and at LARGE dentries (1,000 and 1,000,000; tiny:
- * 1,000 and 10,000) it times cached lookups of names picked at random
- * among those present: TSC cycles per lookup, median of REPS.  Target:
- * LARGE within 1.5x of SMALL.  The dcache's hash table does not grow, so
+ * inodes.  At 1,000, 100,000 and 1,000,000 dentries (tiny: 1,000, 3,000,
+ * 10,000) it times cached lookups of names picked at random among those
+ * present: TSC cycles per lookup, median of REPS.  Target: the largest
+ * within 1.5x of the smallest.  The dcache's hash table does not grow, so
  * the average chain length (dentries / buckets) is printed alongside.
  *
  * Memory: free pages before and after filling give the bytes per dentry
@@ -115,7 +115,11 @@ static void size_row(uint64_t n, struct bench_stats s, uint64_t base)
 
 static void bench_dcache_size(unsigned scale)
 {
-	uint64_t small = 1000, large = scale ? 1000000 : 10000, ninodes = scale ? 100000 : 1000;
+	/* 100,000 in between shows how the cost follows the chain length. */
+	static const uint64_t sizes[] = { 1000, 100000, 1000000 };
+	static const uint64_t tiny_sizes[] = { 1000, 3000, 10000 };
+	const uint64_t *n = scale ? sizes : tiny_sizes;
+	uint64_t small = n[0], large = n[2], ninodes = scale ? 100000 : 1000;
 	unsigned reps = scale ? SIZE_REPS : 1, loops = scale ? SIZE_LOOPS : 50;
 	struct super_block *sb = slowfs_mount(0, 0, 0);
 	if (!sb) {
@@ -124,21 +128,25 @@ static void bench_dcache_size(unsigned scale)
 	}
 	struct dentry *dir = sb->s_root;
 	uint64_t live0 = dcache_live(), free0 = page_free_count();
-	unsigned failed = fill(dir, 'n', 0, small);
-	struct bench_stats s_small = hit_cycles(dir, small, reps, loops, 1);
-	uint64_t t0 = ktime_ns();
-	failed += fill(dir, 'n', small, large);
-	uint64_t fill_ns = ktime_ns() - t0;
+	struct bench_stats st[3];
+	unsigned failed = 0;
+	uint64_t fill_ns = 0;
+	for (unsigned k = 0; k < 3; k++) {
+		uint64_t t0 = ktime_ns();
+		failed += fill(dir, 'n', k ? n[k - 1] : 0, n[k]);
+		if (k)
+			fill_ns += ktime_ns() - t0;
+		st[k] = hit_cycles(dir, n[k], reps, loops, k + 1);
+	}
 	uint64_t grown = dcache_live() - live0;
 	uint64_t used = (free0 - page_free_count()) * PAGE_SIZE;
-	struct bench_stats s_large = hit_cycles(dir, large, reps, loops, 2);
 
 	kprintf("  cached lookups of random names, %u per rep, %u reps; %lu hash buckets\n", loops, reps,
 		dcache_buckets());
 	kprintf("  %9s %24s %10s %10s\n", "dentries", "cycles per lookup", "avg chain", "vs small");
 	kprintf("  %9s %24s %10s %10s\n", "", "median [min..max]", "", "");
-	size_row(small, s_small, s_small.median);
-	size_row(large, s_large, s_small.median);
+	for (unsigned k = 0; k < 3; k++)
+		size_row(n[k], st[k], st[0].median);
 	slowfs_unmount(sb);
 
 	/* Inodes: every "f<i>" exists, so each lookup adds a dentry and an inode. */

@@ -21,7 +21,7 @@
 #include "kernel/string.h"
 
 #define STORM_NAME "storm"
-#define STORM_REPS 5
+#define STORM_REPS 9
 
 struct storm_run {
 	struct super_block *sb;
