@@ -178,14 +178,14 @@ def plot_specs(grouped, subtitle):
                  r["exclusive_per_s"]["min"], r["exclusive_per_s"]["max"],
                  r["ratio_milli"] / 1000, r["target_milli"] / 1000) for r in slow]
         specs.append(("lookup_slow", data, f"""
-set title "Slow lookups in one directory: shared vs exclusive i_rwsem\\n{{/*0.8 {subtitle}}}"
+set title "Slow lookups in one directory: shared vs exclusive i_rwsem\\n{subtitle}"
 set xlabel "threads T"; set ylabel "lookups per second"; set logscale xy 2
 set key top left
 plot DATA using 1:2:3:4 with yerrorlines title "shared (default)", \\
      DATA using 1:5:6:7 with yerrorlines title "exclusive (vfs.lookup=exclusive)"
 """))
         specs.append(("lookup_slow_ratio", data, f"""
-set title "Slow lookups: shared/exclusive throughput ratio\\n{{/*0.8 {subtitle}}}"
+set title "Slow lookups: shared/exclusive throughput ratio\\n{subtitle}"
 set xlabel "threads T"; set ylabel "ratio shared / exclusive"; set logscale xy 2
 set key top left
 plot DATA using 1:8 with linespoints title "measured", DATA using 1:9 with lines dt 2 title "target 0.9 T"
@@ -194,7 +194,7 @@ plot DATA using 1:8 with linespoints title "measured", DATA using 1:9 with lines
     if storm:
         data = [(r["threads"], r["in_latency_milli"] / 1000, r["in_t1_milli"] / 1000) for r in storm]
         specs.append(("lookup_storm", data, f"""
-set title "Same-name storm: time for all T lookups to finish\\n{{/*0.8 {subtitle}}}"
+set title "Same-name storm: time for all T lookups to finish\\n{subtitle}"
 set xlabel "threads T"; set ylabel "time / L"; set logscale x 2; set yrange [0:*]
 set key bottom right
 plot DATA using 1:2 with linespoints title "in units of L (nominal)", \\
@@ -210,24 +210,36 @@ plot DATA using 1:2 with linespoints title "in units of L (nominal)", \\
                  m["private"]["per_thread_per_s"], m["shared"]["per_thread_per_s"])
                 for n, m in sorted(by_n.items()) if "private" in m and "shared" in m]
         specs.append(("pathwalk", data, f"""
-set title "Cached 6-component path walk: scaling efficiency\\n{{/*0.8 {subtitle}}}"
+set title "Cached 6-component path walk: scaling efficiency\\n{subtitle}"
 set xlabel "threads N (one per CPU)"; set ylabel "throughput(N) / (N throughput(1))"
 set yrange [0:1.2]; set xtics 1; set key bottom left
 plot DATA using 1:2 with linespoints title "private paths", \\
      DATA using 1:3 with linespoints title "one shared path", 0.8 with lines dt 2 title "target 0.8 (private)"
 """))
         specs.append(("pathwalk_rate", data, f"""
-set title "Cached 6-component path walk: walks per second per thread\\n{{/*0.8 {subtitle}}}"
+set title "Cached 6-component path walk: walks per second per thread\\n{subtitle}"
 set xlabel "threads N (one per CPU)"; set ylabel "walks/s per thread"; set yrange [0:*]
 set xtics 1; set key bottom left
 plot DATA using 1:4 with linespoints title "private paths", DATA using 1:5 with linespoints title "one shared path"
+"""))
+    size = grouped.get("dcache_size", {}).get("tables", {}).get("lookup")
+    if size:
+        data = [(r["dentries"], median(r["cycles_per_lookup"]), r["cycles_per_lookup"]["min"],
+                 r["cycles_per_lookup"]["max"], r["chain_milli"] / 1000) for r in size]
+        specs.append(("dcache_size", data, f"""
+set title "Cached lookup cost as the dcache grows (hash table of fixed size)\\n{subtitle}"
+set xlabel "dentries in the cache"; set ylabel "TSC cycles per lookup"; set logscale x 10
+set y2label "average chain length"; set y2tics; set yrange [0:*]; set y2range [0:*]; set ytics nomirror
+set key top left
+plot DATA using 1:2:3:4 with yerrorlines title "cycles per cached lookup", \\
+     DATA using 1:5 axes x1y2 with linespoints dt 2 title "average chain (right axis)"
 """))
     locks = grouped.get("locks", {}).get("tables", {}).get("pair")
     if locks:
         data = [(f'"{r["lock"]}"', median(r["cycles_per_pair"]), r["cycles_per_pair"]["min"],
                  r["cycles_per_pair"]["max"]) for r in locks]
         specs.append(("locks", data, f"""
-set title "Uncontended lock/unlock pair\\n{{/*0.8 {subtitle}}}"
+set title "Uncontended lock/unlock pair\\n{subtitle}"
 set ylabel "TSC cycles per pair"; set yrange [0:*]; set style fill solid 0.5; set boxwidth 0.6
 set key off
 plot DATA using 0:2:xtic(1) with boxes, DATA using 0:2:3:4 with yerrorbars lc black pt 0
@@ -245,7 +257,9 @@ def make_plots(grouped, out, subtitle):
         dat = out / f"{name}.dat"
         dat.write_text("".join(" ".join(str(x) for x in row) + "\n" for row in data))
         png = out / f"{name}.png"
-        script = f"set terminal {term}\nset output '{png}'\nset grid\nDATA = '{dat}'\n{commands}"
+        # noenhanced: names like i_rwsem must not turn into subscripts.
+        script = (f"set terminal {term} noenhanced\nset output '{png}'\nset grid\n"
+                  f"DATA = '{dat}'\n{commands}")
         (out / f"{name}.gp").write_text(script)
         proc = subprocess.run(["gnuplot", str(out / f"{name}.gp")], capture_output=True, text=True)
         if proc.returncode != 0:
