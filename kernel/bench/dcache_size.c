@@ -183,4 +183,4 @@ static void bench_dcache_size(unsigned scale)
 	bench_rec_emit(&rec);
 }
 KBENCH("dcache_size", bench_dcache_size,
-       "cached lookup cost with 1,000 vs 1,000,000 dentries, and bytes per dentry and inode");
+       "cached lookup cost with 1,000 to 1,000,000 dentries, and bytes per dentry and inode");

@@ -8,9 +8,10 @@
  * Both modes run in the same boot, alternating repetition by repetition,
  * so the ratio shared/exclusive compares like with like; the target is
  * at least 0.9 T.  slowfs's "most lookups in flight at once" is reported
- * as the proof of overlap.  L is 50 ms: sleeps end on timer ticks (10 ms),
- * and a thread that misses one tick costs the whole run a tenth of its
- * time; shorter L measures the tick more than the lookups.
+ * as the proof of overlap.  L is 50 ms and K is 4: sleeps end on timer
+ * ticks (10 ms), and threads that start on either side of a tick finish
+ * a tick apart; over K L = 200 ms that costs the shared run 5%, where a
+ * shorter run would measure the tick more than the lookups.
  *
  * Locking: none of its own.  vfs_lookup_exclusive is flipped only between
  * runs, with no lookup in flight, and restored at the end.
@@ -73,7 +74,7 @@ static void bench_lookup_slow(unsigned scale)
 {
 	static const unsigned threads[] = { 1, 2, 4, 8, 16, 32 };
 	unsigned nt = scale ? 6 : 2, reps = scale ? SLOW_REPS : 1;
-	unsigned latency = scale ? 50 : 10, k = scale ? 2 : 1;
+	unsigned latency = scale ? 50 : 10, k = scale ? 4 : 1;
 
 	kprintf("  L = %u ms sleep per lookup, K = %u lookups per thread, %u reps per mode\n",
 		latency, k, reps);
