@@ -38,6 +38,10 @@
 #include "kernel/slab.h"
 #include "kernel/string.h"
 #include "kernel/waitqueue.h"
+#include "kernel/seqlock.h"
+#include "kernel/shrinker.h"
+#include "fs/mount.h"
+#include "arch/x86_64/cpu.h"
 
 struct bucket {
 	struct spinlock lock;
@@ -52,6 +56,26 @@ static uint64_t dcache_mask;
 static struct bucket in_lookup_table[IN_LOOKUP_BUCKETS];
 static struct wait_queue_head lookup_wqs[LOOKUP_WQS];
 static struct kmem_cache *dentry_cache;
+static struct spinlock lru_lock = SPINLOCK_INIT("dentry_lru");
+static struct list_head lru = LIST_HEAD_INIT(lru);
+static uint64_t lru_len;
+static struct seqlock rename_lock = SEQLOCK_INIT("rename_lock");
+
+static unsigned long shrink_dentries(unsigned long nr)
+{
+	return dcache_shrink((unsigned)nr);
+}
+static struct shrinker dcache_shrinker = { "dentries", shrink_dentries, NULL };
+
+static void flag_set(struct dentry *d, unsigned f)
+{
+	__atomic_fetch_or(&d->d_flags, f, __ATOMIC_RELEASE);
+}
+
+static void flag_clear(struct dentry *d, unsigned f)
+{
+	__atomic_fetch_and(&d->d_flags, ~f, __ATOMIC_RELEASE);
+}
 
 void dcache_init(void)
 {
@@ -77,6 +101,7 @@ void dcache_init(void)
 	dentry_cache = kmem_cache_create("dentry", sizeof(struct dentry), 16);
 	if (!dentry_cache)
 		panic("dcache: cannot create the dentry cache");
+	register_shrinker(&dcache_shrinker);
 }
 
 uint64_t dcache_live(void)
@@ -144,6 +169,7 @@ static struct dentry *d_alloc(struct dentry *parent, const struct qstr *q)
 	d->d_count = 1;
 	list_init(&d->d_hash);
 	list_init(&d->d_subdirs);
+	list_init(&d->d_lru);
 	spin_init(&d->d_lock, "dentry.d_lock");
 	if (parent) {
 		d->d_parent = dget(parent);
@@ -174,6 +200,15 @@ struct dentry *d_make_root(struct super_block *sb, struct inode *root_inode)
 static struct dentry *d_free(struct dentry *d)
 {
 	struct dentry *parent = d->d_parent;
+	struct bucket *b = dcache_bucket(d->d_name.hash);
+	unsigned long lf = spin_lock_irqsave(&b->lock);
+	if (!list_empty(&d->d_lru)) {	/* the shrinker may still see it: take it off */
+		spin_lock(&lru_lock);
+		list_del(&d->d_lru);
+		lru_len--;
+		spin_unlock(&lru_lock);
+	}
+	spin_unlock_irqrestore(&b->lock, lf);
 	if (parent != d) {
 		unsigned long flags = spin_lock_irqsave(&parent->d_lock);
 		list_del(&d->d_child);
@@ -206,6 +241,12 @@ void dput(struct dentry *d)
 		int left = __atomic_sub_fetch(&d->d_count, 1, __ATOMIC_ACQ_REL);
 		BUG_ON(left < 0);
 		bool free = left == 0 && !(d->d_flags & (DCACHE_HASHED | DCACHE_IN_LOOKUP));
+		if (left == 0 && (d->d_flags & DCACHE_HASHED) && list_empty(&d->d_lru)) {
+			spin_lock(&lru_lock);	/* unused now: the shrinker may have it */
+			list_add_tail(&d->d_lru, &lru);
+			lru_len++;
+			spin_unlock(&lru_lock);
+		}
 		spin_unlock_irqrestore(&b->lock, flags);
 		d = free ? d_free(d) : NULL;
 	}
@@ -264,7 +305,7 @@ struct dentry *d_alloc_parallel(struct dentry *parent, const struct qstr *q)
 			}
 		}
 		if (!other) {	/* ours to look up */
-			fresh->d_flags |= DCACHE_IN_LOOKUP;
+			flag_set(fresh, DCACHE_IN_LOOKUP);
 			list_add(&fresh->d_hash, &ib->chain);
 			spin_unlock_irqrestore(&ib->lock, flags);
 			return fresh;
@@ -291,7 +332,7 @@ void d_add(struct dentry *d, struct inode *inode)
 	if (in_lookup)
 		list_del(&d->d_hash);	/* leaves the in-lookup hash... */
 	list_add(&d->d_hash, &b->chain);	/* ...and joins the dcache, atomically */
-	__atomic_store_n(&d->d_flags, (d->d_flags | DCACHE_HASHED), __ATOMIC_RELEASE);
+	flag_set(d, DCACHE_HASHED);
 	spin_unlock(&b->lock);
 	if (in_lookup)
 		spin_unlock(&ib->lock);
@@ -304,7 +345,7 @@ void d_lookup_done(struct dentry *d)
 	unsigned long flags = spin_lock_irqsave(&ib->lock);
 	if (!(d->d_flags & DCACHE_HASHED))
 		list_del(&d->d_hash);	/* failed: still on the in-lookup chain */
-	__atomic_store_n(&d->d_flags, d->d_flags & ~DCACHE_IN_LOOKUP, __ATOMIC_RELEASE);
+	flag_clear(d, DCACHE_IN_LOOKUP);
 	spin_unlock_irqrestore(&ib->lock, flags);
 	wake_up_all(lookup_wq(d));
 }
@@ -324,7 +365,7 @@ void d_drop(struct dentry *d)
 	unsigned long flags = spin_lock_irqsave(&b->lock);
 	if (d->d_flags & DCACHE_HASHED) {
 		list_del(&d->d_hash);
-		__atomic_store_n(&d->d_flags, d->d_flags & ~DCACHE_HASHED, __ATOMIC_RELEASE);
+		flag_clear(d, DCACHE_HASHED);
 	}
 	spin_unlock_irqrestore(&b->lock, flags);
 }
@@ -358,7 +399,7 @@ static unsigned collect_unused(struct bucket *b, struct dentry *dir, struct supe
 		    !list_empty(&d->d_subdirs))
 			continue;
 		list_del(&d->d_hash);
-		d->d_flags &= ~DCACHE_HASHED;
+		flag_clear(d, DCACHE_HASHED);
 		list_add(&d->d_hash, victims);
 		n++;
 	}
@@ -435,4 +476,235 @@ unsigned d_check_sb(struct super_block *sb)
 		spin_unlock_irqrestore(&b->lock, flags);
 	}
 	return bad;
+}
+
+/* ---- the LRU and the shrinker ------------------------------------------ */
+
+/*
+ * Move up to nr unused dentries from the LRU onto victims (unhashed), and
+ * drop from the LRU those found in use.  Returns how many it moved, or -1
+ * if it met a busy bucket: the caller lets go and tries again, since the
+ * bucket's holder may be waiting for the LRU lock.
+ */
+static int lru_collect(unsigned nr, unsigned *budget, struct list_head *victims)
+{
+	int n = 0;
+	unsigned long flags = spin_lock_irqsave(&lru_lock);
+	while (!list_empty(&lru) && (unsigned)n < nr && *budget) {
+		(*budget)--;
+		struct dentry *d = list_first_entry(&lru, struct dentry, d_lru);
+		struct bucket *b = dcache_bucket(d->d_name.hash);
+		if (!spin_trylock(&b->lock)) {
+			n = n ? n : -1;
+			break;
+		}
+		list_del(&d->d_lru);
+		lru_len--;
+		if (__atomic_load_n(&d->d_count, __ATOMIC_RELAXED) == 0 && (d->d_flags & DCACHE_HASHED)) {
+			list_del(&d->d_hash);	/* unused: no children either (they hold it) */
+			flag_clear(d, DCACHE_HASHED);
+			list_add(&d->d_hash, victims);
+			n++;
+		}
+		spin_unlock(&b->lock);
+	}
+	spin_unlock_irqrestore(&lru_lock, flags);
+	return n;
+}
+
+unsigned dcache_shrink(unsigned nr)
+{
+	unsigned freed = 0, budget = 4 * nr + 64;
+	while (freed < nr && budget) {
+		struct list_head victims = LIST_HEAD_INIT(victims);
+		int n = lru_collect(nr - freed, &budget, &victims);
+		if (n < 0) {
+			cpu_relax();
+			continue;
+		}
+		if (n == 0)
+			break;
+		while (!list_empty(&victims)) {
+			struct dentry *d = list_first_entry(&victims, struct dentry, d_hash);
+			list_del(&d->d_hash);
+			dput(d_free(d));	/* the parent may become unused in turn */
+		}
+		freed += (unsigned)n;
+	}
+	return freed;
+}
+
+void dcache_get_stats(struct dcache_stats *st)
+{
+	*st = (struct dcache_stats){ .buckets = dcache_mask + 1 };
+	for (uint64_t i = 0; i <= dcache_mask; i++) {
+		struct bucket *b = &dcache_table[i];
+		unsigned long flags = spin_lock_irqsave(&b->lock);
+		struct list_head *pos;
+		list_for_each(pos, &b->chain) {
+			struct dentry *d = list_entry(pos, struct dentry, d_hash);
+			if (d->d_inode)
+				st->positive++;
+			else
+				st->negative++;
+			if (__atomic_load_n(&d->d_count, __ATOMIC_RELAXED) == 0)
+				st->unused++;
+		}
+		spin_unlock_irqrestore(&b->lock, flags);
+	}
+	for (unsigned i = 0; i < IN_LOOKUP_BUCKETS; i++) {
+		struct bucket *b = &in_lookup_table[i];
+		unsigned long flags = spin_lock_irqsave(&b->lock);
+		struct list_head *pos;
+		list_for_each(pos, &b->chain)
+			st->in_lookup++;
+		spin_unlock_irqrestore(&b->lock, flags);
+	}
+	st->lru = __atomic_load_n(&lru_len, __ATOMIC_RELAXED);
+}
+
+void d_for_each_child(struct dentry *dir, void (*fn)(struct dentry *child, void *arg), void *arg)
+{
+	unsigned long flags = spin_lock_irqsave(&dir->d_lock);
+	struct list_head *pos;
+	list_for_each(pos, &dir->d_subdirs)
+		fn(list_entry(pos, struct dentry, d_child), arg);
+	spin_unlock_irqrestore(&dir->d_lock, flags);
+}
+
+void d_set_mounted(struct dentry *d, bool mounted)
+{
+	if (mounted)
+		flag_set(d, DCACHE_MOUNTED);
+	else
+		flag_clear(d, DCACHE_MOUNTED);
+}
+
+/* ---- rename ------------------------------------------------------------ */
+
+/* Exchange two dentries' names (inline names are copied, heap names
+ * change hands), lengths and hashes.  Caller holds the locks d_move takes. */
+static void swap_names(struct dentry *a, struct dentry *b)
+{
+	bool a_inline = a->d_name.name == a->d_iname, b_inline = b->d_name.name == b->d_iname;
+	if (a_inline && b_inline) {
+		char tmp[DNAME_INLINE_LEN];
+		memcpy(tmp, a->d_iname, sizeof(tmp));
+		memcpy(a->d_iname, b->d_iname, sizeof(tmp));
+		memcpy(b->d_iname, tmp, sizeof(tmp));
+	} else if (a_inline) {
+		memcpy(b->d_iname, a->d_iname, sizeof(a->d_iname));
+		a->d_name.name = b->d_name.name;
+		b->d_name.name = b->d_iname;
+	} else if (b_inline) {
+		memcpy(a->d_iname, b->d_iname, sizeof(b->d_iname));
+		b->d_name.name = a->d_name.name;
+		a->d_name.name = a->d_iname;
+	} else {
+		const char *t = a->d_name.name;
+		a->d_name.name = b->d_name.name;
+		b->d_name.name = t;
+	}
+	uint32_t len = a->d_name.len, hash = a->d_name.hash;
+	a->d_name.len = b->d_name.len, a->d_name.hash = b->d_name.hash;
+	b->d_name.len = len, b->d_name.hash = hash;
+}
+
+/* Lock two spinlocks of one class in address order (once if they are the
+ * same lock); the caller holds rename_lock, so only one thread does this. */
+static void lock_pair(struct spinlock *a, struct spinlock *b)
+{
+	if (a == b) {
+		spin_lock(a);
+		return;
+	}
+	if (a > b) {
+		struct spinlock *t = a;
+		a = b;
+		b = t;
+	}
+	spin_lock(a);
+	spin_lock_nested(b, 1);
+}
+
+static void unlock_pair(struct spinlock *a, struct spinlock *b)
+{
+	if (a != b)
+		spin_unlock(b);
+	spin_unlock(a);
+}
+
+void d_move(struct dentry *d, struct dentry *target)
+{
+	struct dentry *old_parent = d->d_parent, *new_parent = target->d_parent;
+	struct bucket *b1 = dcache_bucket(d->d_name.hash), *b2 = dcache_bucket(target->d_name.hash);
+
+	unsigned long flags = spin_lock_irqsave(&rename_lock.lock);
+	write_seqcount_begin(&rename_lock.seq);
+	lock_pair(&b1->lock, &b2->lock);
+	lock_pair(&old_parent->d_lock, &new_parent->d_lock);
+
+	if (d->d_flags & DCACHE_HASHED)
+		list_del(&d->d_hash);
+	if (target->d_flags & DCACHE_HASHED) {
+		list_del(&target->d_hash);
+		flag_clear(target, DCACHE_HASHED);
+	}
+	swap_names(d, target);
+	/* Each held a reference on its parent; they trade parents and so
+	 * trade references: no count changes. */
+	d->d_parent = new_parent;
+	target->d_parent = old_parent;
+	list_del(&d->d_child);
+	list_add(&d->d_child, &new_parent->d_subdirs);
+	list_del(&target->d_child);
+	list_add(&target->d_child, &old_parent->d_subdirs);
+	list_add(&d->d_hash, &b2->chain);	/* target's old bucket: d's new hash */
+	flag_set(d, DCACHE_HASHED);
+
+	unlock_pair(&old_parent->d_lock, &new_parent->d_lock);
+	unlock_pair(&b1->lock, &b2->lock);
+	write_seqcount_end(&rename_lock.seq);
+	spin_unlock_irqrestore(&rename_lock.lock, flags);
+}
+
+long d_path(struct dentry *d, struct dentry *root, char *buf, size_t n)
+{
+	if (n == 0)
+		return -ERANGE;
+	size_t at = n - 1;
+	buf[at] = '\0';
+	long err = 0;
+	unsigned long flags = spin_lock_irqsave(&rename_lock.lock);
+	if (d != root && d != d->d_sb->s_root && d_unhashed(d))
+		err = -ENOENT;	/* removed: it has no path any more */
+	while (!err && d != root) {
+		if (d == d->d_sb->s_root) {
+			struct dentry *mp = mount_point_of(d->d_sb);
+			if (!mp)
+				break;	/* the top of a tree not under root */
+			d = mp;
+			continue;
+		}
+		uint32_t len = d->d_name.len;
+		if (at < len + 1) {
+			err = -ERANGE;
+			break;
+		}
+		at -= len;
+		memcpy(buf + at, d->d_name.name, len);
+		buf[--at] = '/';
+		d = d->d_parent;
+	}
+	spin_unlock_irqrestore(&rename_lock.lock, flags);
+	if (err)
+		return err;
+	if (at == n - 1) {	/* the root itself */
+		if (n < 2)
+			return -ERANGE;
+		buf[--at] = '/';
+	}
+	size_t len = n - at;
+	memmove(buf, buf + at, len);
+	return (long)len;
 }

@@ -24,10 +24,25 @@
  *   in-lookup bucket lock  an in-lookup hash chain, IN_LOOKUP on its
  *                          dentries, and moving a dentry from it to the
  *                          dcache hash (so holding it freezes that step)
- *   dentry.d_lock          the dentry's list of children
+ *   dentry.d_lock          the dentry's list of children, and its
+ *                          children's names (d_move changes them under it)
  *   d_count                atomic; its 1 -> 0 step is taken under the
  *                          dentry's dcache bucket lock (see dput)
- * Order: parent's i_rwsem -> in-lookup bucket -> dcache bucket -> d_lock.
+ *   dentry LRU lock        the LRU of unused dentries; d_lru changes only
+ *                          under both it and the dentry's bucket lock
+ *   rename_lock            d_parent and d_name of every dentry: d_move
+ *                          writes them under it (and the bucket and d_lock
+ *                          locks); d_path reads a chain of them under it
+ * Order: parent's i_rwsem -> rename_lock -> in-lookup bucket -> dcache
+ * bucket -> d_lock -> dentry LRU lock.  The shrinker starts from the LRU,
+ * so it only trylocks buckets.
+ *
+ * Unused dentries: a hashed dentry whose last reference goes stays in the
+ * cache and joins the LRU (once: later uses leave it there, and the
+ * shrinker drops from the LRU any it finds in use, to be queued again
+ * when they are next unused).  When memory runs out the shrinker frees
+ * from the LRU's old end.  A dentry's children hold references on it, so
+ * an unused dentry never has children.
  */
 #ifndef FS_DCACHE_H
 #define FS_DCACHE_H
@@ -50,6 +65,7 @@ struct qstr {
 
 #define DCACHE_HASHED    0x1
 #define DCACHE_IN_LOOKUP 0x2
+#define DCACHE_MOUNTED   0x4       /* a filesystem is mounted here (fs/mount.c) */
 
 struct dentry {
 	/* Fixed at allocation. */
@@ -59,7 +75,7 @@ struct dentry {
 	char d_iname[DNAME_INLINE_LEN];
 
 	/* Bucket locks (see above). */
-	unsigned d_flags;          /* DCACHE_HASHED, DCACHE_IN_LOOKUP */
+	unsigned d_flags;          /* DCACHE_*; changed with atomic or/and */
 	struct list_head d_hash;   /* dcache chain, or in-lookup chain while IN_LOOKUP */
 	struct inode *d_inode;     /* set by d_add before HASHED; NULL: negative */
 	int d_count;               /* references (atomic) */
@@ -69,11 +85,33 @@ struct dentry {
 	/* d_lock. */
 	struct spinlock d_lock;
 	struct list_head d_subdirs;
+	/* Bucket lock and LRU lock. */
+	struct list_head d_lru;
 };
 
 void dcache_init(void);
 uint64_t dcache_live(void);
 uint64_t dcache_buckets(void);
+
+/* What the cache holds now (a scan: for the shell and tests). */
+struct dcache_stats {
+	uint64_t buckets, positive, negative, in_lookup, unused, lru;
+};
+void dcache_get_stats(struct dcache_stats *s);
+/* Free up to nr unused dentries, oldest first; returns how many. */
+unsigned dcache_shrink(unsigned nr);
+/* Call fn on each child of dir, under dir's d_lock (fn must not sleep). */
+void d_for_each_child(struct dentry *dir, void (*fn)(struct dentry *child, void *arg), void *arg);
+
+static inline bool d_unhashed(const struct dentry *d)
+{
+	return !(__atomic_load_n(&d->d_flags, __ATOMIC_ACQUIRE) & DCACHE_HASHED);
+}
+static inline bool d_mountpoint(const struct dentry *d)
+{
+	return __atomic_load_n(&d->d_flags, __ATOMIC_ACQUIRE) & DCACHE_MOUNTED;
+}
+void d_set_mounted(struct dentry *d, bool mounted);
 
 /* Fill q->hash for a name in parent (name must stay valid while q is used). */
 void d_hash_name(const struct dentry *parent, struct qstr *q);
@@ -116,6 +154,21 @@ void d_lookup_done(struct dentry *d);
 void d_instantiate(struct dentry *d, struct inode *inode);
 /* Unhash d: later lookups miss it and ask the filesystem (unlink). */
 void d_drop(struct dentry *d);
+
+/*
+ * Rename: d takes target's parent and name, and target (the dentry the
+ * new name had, negative or about to lose its inode) takes d's, unhashed.
+ * One step for lookups: d_lookup sees the old state or the new one.
+ * Caller holds both parents' i_rwsem exclusive.
+ */
+void d_move(struct dentry *d, struct dentry *target);
+
+/*
+ * The path of d from root, into buf: its length with the NUL, -ERANGE if
+ * n is too small, -ENOENT if d was removed.  Crosses mount points
+ * upwards (a mounted root continues at its mount point).
+ */
+long d_path(struct dentry *d, struct dentry *root, char *buf, size_t n);
 
 /* Unhash and free every unused dentry under dir (leaves first). */
 void d_prune_unused(struct dentry *dir);

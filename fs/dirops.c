@@ -1,5 +1,6 @@
 /*
- * dirops.c: create, mkdir, unlink, rmdir.
+ * dirops.c: create, mkdir, symlink, link, unlink, rmdir (rename is in
+ * fs/rename.c), and their path-based system calls.
  *
  * Each takes the directory's i_rwsem exclusive, so no lookup of that
  * directory is in progress (lookups hold it shared) and none can start
@@ -12,6 +13,12 @@
  * (d_instantiate); removal unhashes the dentry (d_drop), so that later
  * lookups miss and ask the filesystem, while threads still holding the
  * old dentry keep a consistent (if stale) view of it.
+ *
+ * Locks beyond the directory's: unlink and link also take the inode they
+ * change (subclass I_RWSEM_VICTIM), so a link cannot bring back a file
+ * whose last link an unlink is removing; rmdir takes the victim directory
+ * (I_RWSEM_PARENT2) so no create inside it slips past the emptiness check.
+ * A mount point cannot be removed: -EBUSY.
  */
 #include "fs/dirops.h"
 #include "fs/dcache.h"
@@ -19,21 +26,8 @@
 #include "kernel/err.h"
 #include "kernel/errno.h"
 #include "kernel/string.h"
-
-/* Look q up in dir, whose i_rwsem the caller holds (exclusive). */
-static struct dentry *lookup_locked(struct dentry *dir, struct qstr *q)
-{
-	struct dentry *d = d_alloc_parallel(dir, q);
-	if (IS_ERR(d) || !d_in_lookup(d))
-		return d;
-	int err = dir->d_inode->i_op->lookup(dir->d_inode, d);
-	d_lookup_done(d);
-	if (err) {
-		dput(d);
-		return ERR_PTR(err);
-	}
-	return d;
-}
+#include "fs/namei.h"
+#include "fs/syscalls.h"
 
 static int check_name(struct dentry *dir, const char *name, size_t len)
 {
@@ -48,7 +42,7 @@ static int check_name(struct dentry *dir, const char *name, size_t len)
 	return 0;
 }
 
-enum op { OP_CREATE, OP_MKDIR, OP_SYMLINK, OP_UNLINK, OP_RMDIR };
+enum op { OP_CREATE, OP_MKDIR, OP_SYMLINK, OP_LINK, OP_UNLINK, OP_RMDIR };
 
 static bool supported(const struct inode_operations *iop, enum op op)
 {
@@ -59,6 +53,8 @@ static bool supported(const struct inode_operations *iop, enum op op)
 		return iop->mkdir;
 	case OP_SYMLINK:
 		return iop->symlink;
+	case OP_LINK:
+		return iop->link;
 	case OP_UNLINK:
 		return iop->unlink;
 	default:
@@ -67,7 +63,7 @@ static bool supported(const struct inode_operations *iop, enum op op)
 }
 
 static int change(struct dentry *dir, const char *name, size_t len, uint32_t mode,
-		  const char *target, enum op op)
+		  const char *target, struct dentry *old, enum op op)
 {
 	int err = check_name(dir, name, len);
 	if (err)
@@ -77,13 +73,13 @@ static int change(struct dentry *dir, const char *name, size_t len, uint32_t mod
 	d_hash_name(dir, &q);
 
 	down_write(&di->i_rwsem);
-	struct dentry *d = lookup_locked(dir, &q);
+	struct dentry *d = lookup_one_held(dir, &q);
 	if (IS_ERR(d)) {
 		up_write(&di->i_rwsem);
 		return (int)PTR_ERR(d);
 	}
 	struct inode *victim = d->d_inode;
-	if (op == OP_CREATE || op == OP_MKDIR || op == OP_SYMLINK)
+	if (op == OP_CREATE || op == OP_MKDIR || op == OP_SYMLINK || op == OP_LINK)
 		err = victim ? -EEXIST : __atomic_load_n(&di->i_nlink, __ATOMIC_ACQUIRE) == 0 ?
 		      -ENOENT : 0;	/* nlink 0: the directory itself was removed */
 	else if (!victim)
@@ -92,9 +88,22 @@ static int change(struct dentry *dir, const char *name, size_t len, uint32_t mod
 		err = -EISDIR;
 	else if (op == OP_RMDIR && !S_ISDIR(victim->i_mode))
 		err = -ENOTDIR;
+	else if (d_mountpoint(d))
+		err = -EBUSY;
 	const struct inode_operations *iop = di->i_op;
 	if (!err && !supported(iop, op))
 		err = -EPERM;	/* this filesystem cannot do that (slowfs) */
+	/* The inode the change is to (see the top of the file), locked before
+	 * i_dir_seq goes odd: lock-free lookups spin while it is odd, so
+	 * nothing in that window may sleep waiting for someone else. */
+	struct inode *target_inode = op == OP_LINK ? old->d_inode :
+				     op == OP_UNLINK || op == OP_RMDIR ? victim : NULL;
+	bool locked_target = !err && target_inode;
+	if (locked_target)
+		down_write_nested(&target_inode->i_rwsem,
+				  op == OP_RMDIR ? I_RWSEM_PARENT2 : I_RWSEM_VICTIM);
+	if (!err && op == OP_LINK && __atomic_load_n(&target_inode->i_nlink, __ATOMIC_ACQUIRE) == 0)
+		err = -ENOENT;	/* its last link went before we got here */
 	if (!err) {
 		inode_dir_change_begin(di);
 		switch (op) {
@@ -107,21 +116,22 @@ static int change(struct dentry *dir, const char *name, size_t len, uint32_t mod
 		case OP_SYMLINK:
 			err = iop->symlink(di, d, target);
 			break;
+		case OP_LINK:
+			err = iop->link(old, di, d);
+			break;
 		case OP_UNLINK:
 			err = iop->unlink(di, d);
 			break;
 		case OP_RMDIR:
-			/* The victim's lock too (a child of di: subclass 1), so no
-			 * create inside it slips past the emptiness check. */
-			down_write_nested(&victim->i_rwsem, 1);
 			err = iop->rmdir(di, d);
-			up_write(&victim->i_rwsem);
 			break;
 		}
 		if (!err && (op == OP_UNLINK || op == OP_RMDIR))
 			d_drop(d);
 		inode_dir_change_end(di);
 	}
+	if (locked_target)
+		up_write(&target_inode->i_rwsem);
 	up_write(&di->i_rwsem);
 	dput(d);
 	return err;
@@ -129,22 +139,22 @@ static int change(struct dentry *dir, const char *name, size_t len, uint32_t mod
 
 int vfs_create(struct dentry *dir, const char *name, size_t len, uint32_t mode)
 {
-	return change(dir, name, len, mode, NULL, OP_CREATE);
+	return change(dir, name, len, mode, NULL, NULL, OP_CREATE);
 }
 
 int vfs_mkdir(struct dentry *dir, const char *name, size_t len, uint32_t mode)
 {
-	return change(dir, name, len, mode, NULL, OP_MKDIR);
+	return change(dir, name, len, mode, NULL, NULL, OP_MKDIR);
 }
 
 int vfs_unlink(struct dentry *dir, const char *name, size_t len)
 {
-	return change(dir, name, len, 0, NULL, OP_UNLINK);
+	return change(dir, name, len, 0, NULL, NULL, OP_UNLINK);
 }
 
 int vfs_rmdir(struct dentry *dir, const char *name, size_t len)
 {
-	return change(dir, name, len, 0, NULL, OP_RMDIR);
+	return change(dir, name, len, 0, NULL, NULL, OP_RMDIR);
 }
 
 int vfs_symlink(struct dentry *dir, const char *name, size_t len, const char *target)
@@ -154,5 +164,117 @@ int vfs_symlink(struct dentry *dir, const char *name, size_t len, const char *ta
 		return -ENOENT;
 	if (n == PATH_MAX)
 		return -ENAMETOOLONG;
-	return change(dir, name, len, 0, target, OP_SYMLINK);
+	return change(dir, name, len, 0, target, NULL, OP_SYMLINK);
+}
+
+int vfs_link(struct dentry *old, struct dentry *dir, const char *name, size_t len)
+{
+	if (!old->d_inode)
+		return -ENOENT;
+	if (S_ISDIR(old->d_inode->i_mode))
+		return -EPERM;	/* no hard links to directories */
+	if (old->d_sb != dir->d_sb)
+		return -EXDEV;
+	return change(dir, name, len, 0, NULL, old, OP_LINK);
+}
+
+/* ---- the system calls --------------------------------------------------- */
+
+/* Errors for a path whose last component is not a plain name, by call. */
+static int not_a_name(const struct last_name *last, int dot, int dotdot, int root)
+{
+	return last->type == LAST_DOT ? dot : last->type == LAST_DOTDOT ? dotdot : root;
+}
+
+int sys_mkdir(const char *path, uint32_t mode)
+{
+	struct last_name last;
+	struct dentry *dir = path_parent(path, &last);
+	if (IS_ERR(dir))
+		return (int)PTR_ERR(dir);
+	int err = last.type != LAST_NORM ? -EEXIST : vfs_mkdir(dir, last.name, last.len, mode);
+	dput(dir);
+	return err;
+}
+
+int sys_rmdir(const char *path)
+{
+	struct last_name last;
+	struct dentry *dir = path_parent(path, &last);
+	if (IS_ERR(dir))
+		return (int)PTR_ERR(dir);
+	int err = last.type != LAST_NORM ? not_a_name(&last, -EINVAL, -ENOTEMPTY, -EBUSY) :
+		  vfs_rmdir(dir, last.name, last.len);
+	dput(dir);
+	return err;
+}
+
+/* What a trailing slash after a name that is not to be a directory means:
+ * the name must exist and be a directory, and then it is the wrong kind. */
+static int slash_error(struct dentry *dir, const struct last_name *last, int if_dir)
+{
+	struct dentry *d = lookup_one(dir, last->name, last->len);
+	if (IS_ERR(d))
+		return (int)PTR_ERR(d);
+	int err = !d->d_inode ? -ENOENT : S_ISDIR(d->d_inode->i_mode) ? if_dir : -ENOTDIR;
+	dput(d);
+	return err;
+}
+
+int sys_unlink(const char *path)
+{
+	struct last_name last;
+	struct dentry *dir = path_parent(path, &last);
+	if (IS_ERR(dir))
+		return (int)PTR_ERR(dir);
+	int err;
+	if (last.type != LAST_NORM)
+		err = -EISDIR;
+	else if (last.slash)
+		err = slash_error(dir, &last, -EISDIR);
+	else
+		err = vfs_unlink(dir, last.name, last.len);
+	dput(dir);
+	return err;
+}
+
+/* symlink and link make a new name that is not a directory. */
+static int new_name_error(struct dentry *dir, const struct last_name *last)
+{
+	if (last->type != LAST_NORM)
+		return -EEXIST;
+	if (last->slash) {
+		int err = slash_error(dir, last, -EEXIST);
+		return err == -ENOTDIR ? -EEXIST : err;	/* it exists: that comes first */
+	}
+	return 0;
+}
+
+int sys_symlink(const char *target, const char *linkpath)
+{
+	struct last_name last;
+	struct dentry *dir = path_parent(linkpath, &last);
+	if (IS_ERR(dir))
+		return (int)PTR_ERR(dir);
+	int err = new_name_error(dir, &last);
+	if (!err)
+		err = vfs_symlink(dir, last.name, last.len, target);
+	dput(dir);
+	return err;
+}
+
+int sys_link(const char *oldpath, const char *newpath)
+{
+	struct dentry *old = path_lookup(oldpath, WALK_NOFOLLOW);	/* as linkat(2) without AT_SYMLINK_FOLLOW */
+	if (IS_ERR(old))
+		return (int)PTR_ERR(old);
+	struct last_name last;
+	struct dentry *dir = path_parent(newpath, &last);
+	int err = IS_ERR(dir) ? (int)PTR_ERR(dir) : new_name_error(dir, &last);
+	if (!err)
+		err = vfs_link(old, dir, last.name, last.len);
+	if (!IS_ERR(dir))
+		dput(dir);
+	dput(old);
+	return err;
 }

@@ -1,5 +1,5 @@
-/* dirops.h: the directory-changing operations: create, mkdir, unlink,
- * rmdir (one component, in a directory dentry; the path walk comes next). */
+/* dirops.h: the directory-changing operations, one component in a
+ * directory dentry (the system calls in fs/syscalls.h take paths). */
 #ifndef FS_DIROPS_H
 #define FS_DIROPS_H
 
@@ -15,5 +15,11 @@ int vfs_unlink(struct dentry *dir, const char *name, size_t len);
 int vfs_rmdir(struct dentry *dir, const char *name, size_t len);
 /* A symlink `name` in dir whose target is the path `target`. */
 int vfs_symlink(struct dentry *dir, const char *name, size_t len, const char *target);
+
+/* A new name in dir for old's inode (not a directory, same filesystem). */
+int vfs_link(struct dentry *old, struct dentry *dir, const char *name, size_t len);
+/* Rename old_name in old_dir to new_name in new_dir (fs/rename.c). */
+int vfs_rename(struct dentry *old_dir, const char *old_name, size_t old_len,
+	       struct dentry *new_dir, const char *new_name, size_t new_len);
 
 #endif

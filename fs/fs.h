@@ -3,11 +3,14 @@
  * filesystem provides.  (Dentries are in fs/dcache.h.)
  *
  * What each lock protects:
- *   inode.i_rwsem      the directory's namespace: its entries, and the
- *                      hashing of its children's dentries.  Lookups take
- *                      it shared; create, unlink, rename take it exclusive.
- *   inode.i_lock       i_count transitions to and from zero, i_state
- *   icache bucket lock the icache hash chain
+ *   inode.i_rwsem      a directory's namespace: its entries, and the
+ *                      hashing of its children's dentries.  Lookups and
+ *                      getdents take it shared; create, unlink, rename,
+ *                      link take it exclusive.  A regular file's data and
+ *                      size: read takes it shared; write and truncate take
+ *                      it exclusive.  Also mode and timestamps changes.
+ *   icache bucket lock the icache hash chain, and i_count going to or from
+ *                      zero; the inode LRU lock the LRU (fs/inode.c)
  *   inode.i_dir_seq    bumped (under i_rwsem exclusive) by every change of
  *                      a directory's entries, so that lock-free lookups can
  *                      tell a miss from a race with a rename (fs/namei.c)
@@ -18,6 +21,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "kernel/list.h"
+#include "kernel/mutex.h"
 #include "kernel/rwsem.h"
 #include "kernel/seqlock.h"
 #include "kernel/spinlock.h"
@@ -33,9 +37,21 @@
 #define S_ISDIR(m) (((m) & S_IFMT) == S_IFDIR)
 #define S_ISREG(m) (((m) & S_IFMT) == S_IFREG)
 #define S_ISLNK(m) (((m) & S_IFMT) == S_IFLNK)
+#define S_IALLUGO 07777          /* the permission bits (and suid, sgid, sticky) */
+
+/* i_rwsem subclasses for the validator: when one thread holds several
+ * inodes' i_rwsem, it takes them in this order (see docs/DESIGN.md). */
+enum {
+	I_RWSEM_PARENT = 0,      /* a directory being changed (or rename's first) */
+	I_RWSEM_PARENT2 = 1,     /* rename's second directory; rmdir's victim */
+	I_RWSEM_VICTIM = 2,      /* the inode a link, unlink or rename changes */
+};
 
 struct dentry;
+struct dir_context;
+struct file;
 struct inode;
+struct mount;
 struct super_block;
 
 struct inode_operations {
@@ -58,8 +74,42 @@ struct inode_operations {
 	int (*unlink)(struct inode *dir, struct dentry *d);
 	int (*rmdir)(struct inode *dir, struct dentry *d);
 	int (*symlink)(struct inode *dir, struct dentry *d, const char *target);
+	/* A new name d (hashed, negative) in dir for old's inode (not a
+	 * directory); the VFS holds dir's and the inode's i_rwsem exclusive. */
+	int (*link)(struct dentry *old, struct inode *dir, struct dentry *d);
+	/*
+	 * Move old (in old_dir) to new's name in new_dir, replacing new's
+	 * inode if it has one (the VFS checked the types; the filesystem
+	 * checks that a replaced directory is empty: -ENOTEMPTY).  The VFS
+	 * holds both directories' i_rwsem exclusive, and new's inode's; it
+	 * moves the dentries (d_move) once this returns 0.
+	 */
+	int (*rename)(struct inode *old_dir, struct dentry *old, struct inode *new_dir,
+		      struct dentry *new);
 	/* A symlink's target, valid while the caller holds the inode. */
 	const char *(*get_link)(struct inode *inode);
+	/* Set a regular file's size (i_rwsem exclusive): drops data past it,
+	 * reads as zeros up to it. */
+	int (*truncate)(struct inode *inode, uint64_t size);
+};
+
+/* What a directory's iterate gives getdents: one call per entry, until
+ * emit returns false (the buffer is full). */
+struct dir_context {
+	bool (*emit)(struct dir_context *ctx, const char *name, unsigned len, uint64_t ino,
+		     unsigned dtype);
+	uint64_t pos;            /* the cursor: iterate advances it past each entry emitted */
+};
+
+struct file_operations {
+	/* Regular files: i_rwsem shared for read, exclusive for write (which
+	 * may extend the file).  Return bytes moved or a negative errno. */
+	long (*read)(struct inode *inode, void *buf, size_t n, uint64_t off);
+	long (*write)(struct inode *inode, const void *buf, size_t n, uint64_t off);
+	/* Directories: emit entries from ctx->pos on, with i_rwsem shared and
+	 * the file's position lock held.  Positions are the filesystem's
+	 * cursors: an entry present for the whole iteration is emitted once. */
+	int (*iterate)(struct file *f, struct dir_context *ctx);
 };
 
 struct super_operations {
@@ -68,11 +118,13 @@ struct super_operations {
 };
 
 struct inode {
-	/* Fixed once the inode is set up. */
+	/* Fixed once the inode is set up (i_mode's type bits too; chmod
+	 * changes its permission bits, atomically, under i_rwsem). */
 	uint64_t i_ino;
 	uint32_t i_mode;
 	struct super_block *i_sb;
 	const struct inode_operations *i_op;
+	const struct file_operations *i_fop;
 	void *i_private;                /* the filesystem's */
 
 	struct rw_semaphore i_rwsem;
@@ -80,12 +132,23 @@ struct inode {
 
 	int i_count;                    /* references (atomic) */
 	struct list_head i_hash;        /* icache chain (bucket lock) */
+	struct list_head i_lru;         /* unused inodes (the inode LRU lock) */
+	/* Atomics; written under i_rwsem exclusive, read anywhere (stat). */
 	uint32_t i_nlink;
 	uint64_t i_size;
+	uint64_t i_blocks;              /* 512-byte units of data the inode holds */
+	int64_t i_atime, i_mtime, i_ctime;   /* ns since the epoch */
 };
 
+/* A filesystem type, found by name at mount time (fs/super.c). */
 struct file_system_type {
 	const char *name;
+	/* A new instance; options is the filesystem's comma list ("" for
+	 * none).  Returns the super block or an ERR_PTR. */
+	struct super_block *(*mount)(const char *options);
+	/* Free the instance: the VFS has freed every dentry but the root. */
+	void (*kill_sb)(struct super_block *sb);
+	struct file_system_type *next;  /* the registry (its lock) */
 };
 
 struct super_block {
@@ -93,7 +156,20 @@ struct super_block {
 	const struct super_operations *s_op;
 	struct dentry *s_root;
 	void *s_fs_info;                /* the filesystem's */
+	uint64_t s_dev;                 /* a number per instance, for stat */
+	struct mount *s_mount;          /* where it is mounted (fs/mount.c); NULL if not */
+	/* Cross-directory renames, one at a time, so the ancestry check and
+	 * the order "ancestor first" hold while they lock (fs/rename.c). */
+	struct mutex s_rename_mutex;
+	char s_options[64];             /* as mounted, for the mount list */
 };
+
+/* Fill in the VFS's part of a new super block (dev number, rename mutex). */
+void sb_init(struct super_block *sb, const struct file_system_type *type,
+	     const struct super_operations *ops);
+
+int register_filesystem(struct file_system_type *type);
+struct file_system_type *get_fs_type(const char *name);
 
 /* The inode cache: one inode per (super block, inode number). */
 struct inode *iget(struct super_block *sb, uint64_t ino, bool *is_new);
@@ -101,6 +177,19 @@ struct inode *igrab(struct inode *inode);      /* another reference */
 void iput(struct inode *inode);
 void icache_init(void);
 uint64_t icache_live(void);
+uint64_t icache_lru_count(void);
+/* Free up to nr unused inodes from the LRU (the shrinker); returns how many. */
+unsigned icache_shrink(unsigned nr);
+/* Free every unused inode of sb (unmount). */
+void icache_evict_sb(struct super_block *sb);
+
+/* Timestamps.  inode_touch sets the chosen ones to now. */
+#define T_ATIME 1
+#define T_MTIME 2
+#define T_CTIME 4
+void inode_touch(struct inode *inode, unsigned which);
+/* Make a fresh inode: type and permission bits, nlink 1, times now. */
+void inode_init_new(struct inode *inode, uint32_t mode);
 
 /* Directory changes bump i_dir_seq around them (caller holds i_rwsem
  * exclusive), so lock-free lookups can detect the race and retry. */

@@ -4,17 +4,28 @@
  * An inode is found by (super block, inode number) in a hash table, so
  * that every path to one file ends at the same struct inode.  iget()
  * returns it with a reference, creating it (is_new) if it was not cached;
- * the filesystem then fills it in.  The last iput() frees it.
+ * the filesystem then fills it in.
+ *
+ * The last iput() of an inode that still has links leaves it cached but
+ * unused, on the inode LRU, so the next iget() finds it without asking
+ * the filesystem; the shrinker (icache_shrink) frees the oldest ones when
+ * memory runs out, and unmount frees the rest of its super block's.  The
+ * last iput() of an unlinked inode frees it at once.
  *
  * Locking: each hash bucket has a spinlock protecting its chain and the
- * i_count of the inodes on it going to or from zero, so iget() can never
- * return an inode that iput() is freeing.  Order: i_rwsem (sleeping) ->
- * icache bucket lock -> slab locks.
+ * i_count of its inodes going to or from zero, so iget() never returns an
+ * inode that is being freed.  lru_lock protects the LRU list; it nests
+ * inside a bucket lock, so the shrinker, which starts from the LRU, only
+ * trylocks buckets.  Order: i_rwsem (sleeping) -> icache bucket ->
+ * inode LRU -> slab locks.
  */
 #include "fs/fs.h"
+#include "kernel/shrinker.h"
 #include "kernel/slab.h"
 #include "kernel/panic.h"
 #include "kernel/string.h"
+#include "kernel/time.h"
+#include "arch/x86_64/cpu.h"
 
 #define ICACHE_BUCKETS 1024
 
@@ -25,6 +36,15 @@ struct icache_bucket {
 
 static struct icache_bucket buckets[ICACHE_BUCKETS];
 static struct kmem_cache *inode_cache;
+static struct spinlock lru_lock = SPINLOCK_INIT("inode_lru");
+static struct list_head lru = LIST_HEAD_INIT(lru);
+static uint64_t lru_len;
+
+static unsigned long shrink_inodes(unsigned long nr)
+{
+	return icache_shrink((unsigned)nr);
+}
+static struct shrinker icache_shrinker = { "inodes", shrink_inodes, NULL };
 
 void icache_init(void)
 {
@@ -35,11 +55,17 @@ void icache_init(void)
 	inode_cache = kmem_cache_create("inode", sizeof(struct inode), 16);
 	if (!inode_cache)
 		panic("icache: cannot create the inode cache");
+	register_shrinker(&icache_shrinker);
 }
 
 uint64_t icache_live(void)
 {
 	return kmem_cache_live(inode_cache);
+}
+
+uint64_t icache_lru_count(void)
+{
+	return __atomic_load_n(&lru_len, __ATOMIC_RELAXED);
 }
 
 static struct icache_bucket *bucket_of(struct super_block *sb, uint64_t ino)
@@ -59,6 +85,17 @@ static struct inode *find(struct icache_bucket *b, struct super_block *sb, uint6
 	return NULL;
 }
 
+/* Caller holds the inode's bucket lock. */
+static void lru_remove(struct inode *inode)
+{
+	spin_lock(&lru_lock);
+	if (!list_empty(&inode->i_lru)) {
+		list_del(&inode->i_lru);
+		lru_len--;
+	}
+	spin_unlock(&lru_lock);
+}
+
 struct inode *iget(struct super_block *sb, uint64_t ino, bool *is_new)
 {
 	struct icache_bucket *b = bucket_of(sb, ino);
@@ -68,7 +105,8 @@ struct inode *iget(struct super_block *sb, uint64_t ino, bool *is_new)
 		unsigned long flags = spin_lock_irqsave(&b->lock);
 		struct inode *i = find(b, sb, ino);
 		if (i) {
-			__atomic_fetch_add(&i->i_count, 1, __ATOMIC_RELAXED);
+			if (__atomic_fetch_add(&i->i_count, 1, __ATOMIC_RELAXED) == 0)
+				lru_remove(i);	/* in use again */
 			spin_unlock_irqrestore(&b->lock, flags);
 			if (fresh)
 				kmem_cache_free(inode_cache, fresh);
@@ -91,6 +129,7 @@ struct inode *iget(struct super_block *sb, uint64_t ino, bool *is_new)
 		fresh->i_ino = ino;
 		fresh->i_count = 1;
 		fresh->i_nlink = 1;
+		list_init(&fresh->i_lru);
 		init_rwsem(&fresh->i_rwsem, "i_rwsem");
 	}
 }
@@ -101,6 +140,13 @@ struct inode *igrab(struct inode *inode)
 	return inode;
 }
 
+static void evict(struct inode *inode)
+{
+	if (inode->i_sb->s_op && inode->i_sb->s_op->evict)
+		inode->i_sb->s_op->evict(inode);
+	kmem_cache_free(inode_cache, inode);
+}
+
 void iput(struct inode *inode)
 {
 	if (!inode)
@@ -109,12 +155,94 @@ void iput(struct inode *inode)
 	unsigned long flags = spin_lock_irqsave(&b->lock);
 	int left = __atomic_sub_fetch(&inode->i_count, 1, __ATOMIC_ACQ_REL);
 	BUG_ON(left < 0);
-	if (left == 0)
+	bool free = false;
+	if (left == 0 && __atomic_load_n(&inode->i_nlink, __ATOMIC_ACQUIRE) > 0) {
+		spin_lock(&lru_lock);	/* unused but still a file: keep it cached */
+		list_add_tail(&inode->i_lru, &lru);
+		lru_len++;
+		spin_unlock(&lru_lock);
+	} else if (left == 0) {
 		list_del(&inode->i_hash);	/* under the lock: iget cannot find it now */
-	spin_unlock_irqrestore(&b->lock, flags);
-	if (left == 0) {
-		if (inode->i_sb->s_op && inode->i_sb->s_op->evict)
-			inode->i_sb->s_op->evict(inode);
-		kmem_cache_free(inode_cache, inode);
+		free = true;
 	}
+	spin_unlock_irqrestore(&b->lock, flags);
+	if (free)
+		evict(inode);
+}
+
+/*
+ * Take one inode off the LRU for freeing (of sb only, unless sb is NULL).
+ * The LRU lock comes first here, against the usual order, so the bucket
+ * lock is only tried; when that fails we let go of everything and try
+ * again, since the bucket's holder may be waiting for the LRU lock.
+ * Returns NULL when there is nothing (more) to take within the budget.
+ */
+static struct inode *lru_take(struct super_block *sb, unsigned *budget)
+{
+	for (;;) {
+		bool busy = false;
+		unsigned long flags = spin_lock_irqsave(&lru_lock);
+		struct list_head *pos;
+		list_for_each(pos, &lru) {
+			if (*budget == 0)
+				break;
+			(*budget)--;
+			struct inode *i = list_entry(pos, struct inode, i_lru);
+			if (sb && i->i_sb != sb)
+				continue;
+			struct icache_bucket *b = bucket_of(i->i_sb, i->i_ino);
+			if (!spin_trylock(&b->lock)) {
+				busy = true;
+				break;
+			}
+			list_del(&i->i_lru);
+			lru_len--;
+			BUG_ON(i->i_count != 0);	/* 0 -> 1 takes it off the LRU under b->lock */
+			list_del(&i->i_hash);
+			spin_unlock(&b->lock);
+			spin_unlock_irqrestore(&lru_lock, flags);
+			return i;
+		}
+		spin_unlock_irqrestore(&lru_lock, flags);
+		if (!busy)
+			return NULL;
+		cpu_relax();
+	}
+}
+
+unsigned icache_shrink(unsigned nr)
+{
+	unsigned freed = 0, budget = 4 * nr + 64;
+	struct inode *i;
+	while (freed < nr && (i = lru_take(NULL, &budget))) {
+		evict(i);
+		freed++;
+	}
+	return freed;
+}
+
+void icache_evict_sb(struct super_block *sb)
+{
+	unsigned budget = ~0u;
+	struct inode *i;
+	while ((i = lru_take(sb, &budget)))
+		evict(i);
+}
+
+void inode_touch(struct inode *inode, unsigned which)
+{
+	int64_t now = ktime_real_ns();
+	if (which & T_ATIME)
+		__atomic_store_n(&inode->i_atime, now, __ATOMIC_RELAXED);
+	if (which & T_MTIME)
+		__atomic_store_n(&inode->i_mtime, now, __ATOMIC_RELAXED);
+	if (which & T_CTIME)
+		__atomic_store_n(&inode->i_ctime, now, __ATOMIC_RELAXED);
+}
+
+void inode_init_new(struct inode *inode, uint32_t mode)
+{
+	inode->i_mode = mode;
+	inode->i_nlink = 1;
+	inode_touch(inode, T_ATIME | T_MTIME | T_CTIME);
 }

@@ -3,9 +3,10 @@
  *
  * lookup_one is the two-speed lookup of one component:
  *   fast: d_lookup in the dcache, no sleeping lock.  A hit is final.  A
- *         miss is final only if the directory did not change meanwhile
- *         (its i_dir_seq did not move): a rename moves a dentry from one
- *         hash chain to another, and a lock-free reader could miss both.
+ *         miss while the directory changed (its i_dir_seq moved) is tried
+ *         again: a rename moves a dentry from one hash chain to another,
+ *         and a lock-free reader could miss it in both.  A miss while a
+ *         change is in progress goes to the slow path, which waits for it.
  *   slow: take dir's i_rwsem shared (exclusive in vfs.lookup=exclusive
  *         mode), then d_alloc_parallel: the hashed result, or an in-lookup
  *         dentry that we alone look up with the filesystem.
@@ -13,6 +14,8 @@
 #include "fs/namei.h"
 #include "fs/dcache.h"
 #include "fs/fs.h"
+#include "fs/mount.h"
+#include "fs/task_fs.h"
 #include "kernel/cmdline.h"
 #include "kernel/err.h"
 #include "kernel/errno.h"
@@ -41,11 +44,27 @@ static struct dentry *lookup_fast(struct dentry *dir, const struct qstr *q)
 {
 	struct inode *inode = dir->d_inode;
 	for (;;) {
-		unsigned seq = read_seqcount_begin(&inode->i_dir_seq);
+		/* Not read_seqcount_begin: a change in progress (odd count) may
+		 * sleep, and the slow path waits for it on i_rwsem instead. */
+		unsigned seq = raw_read_seqcount(&inode->i_dir_seq);
 		struct dentry *d = d_lookup(dir, q);
-		if (d || !read_seqcount_retry(&inode->i_dir_seq, seq))
-			return d;	/* a hit, or a miss with no change racing it */
+		if (d || (seq & 1) || !read_seqcount_retry(&inode->i_dir_seq, seq))
+			return d;	/* a hit, or a miss to settle on the slow path */
 	}
+}
+
+struct dentry *lookup_one_held(struct dentry *dir, const struct qstr *q)
+{
+	struct dentry *d = d_alloc_parallel(dir, q);
+	if (IS_ERR(d) || !d_in_lookup(d))
+		return d;
+	int err = dir->d_inode->i_op->lookup(dir->d_inode, d);	/* we alone, for this name */
+	d_lookup_done(d);
+	if (err) {
+		dput(d);
+		return ERR_PTR(err);
+	}
+	return d;
 }
 
 static struct dentry *lookup_slow(struct dentry *dir, const struct qstr *q)
@@ -57,15 +76,7 @@ static struct dentry *lookup_slow(struct dentry *dir, const struct qstr *q)
 		down_write(&inode->i_rwsem);
 	else
 		down_read(&inode->i_rwsem);
-	struct dentry *d = d_alloc_parallel(dir, q);
-	if (!IS_ERR(d) && d_in_lookup(d)) {
-		int err = inode->i_op->lookup(inode, d);
-		d_lookup_done(d);
-		if (err) {
-			dput(d);
-			d = ERR_PTR(err);
-		}
-	}
+	struct dentry *d = lookup_one_held(dir, q);
 	if (excl)
 		up_write(&inode->i_rwsem);
 	else
@@ -106,6 +117,33 @@ static bool is_symlink(const struct dentry *d)
 	return d->d_inode && S_ISLNK(d->d_inode->i_mode);
 }
 
+/* If a filesystem is mounted on d, go to its root (and on, if another is
+ * mounted there).  Takes and returns a reference. */
+static struct dentry *cross_mounts(struct dentry *d)
+{
+	while (d_mountpoint(d)) {
+		struct dentry *root = mount_cross_down(d);
+		if (!root)
+			break;	/* unmounted meanwhile */
+		dput(d);
+		d = root;
+	}
+	return d;
+}
+
+/* ".." from d: stays at the walk's root; at a mounted root, leaves
+ * through the mount point first. */
+static struct dentry *dotdot(struct walk_state *w, struct dentry *d)
+{
+	while (d != w->root && d == d->d_sb->s_root) {
+		struct dentry *mp = mount_point_of(d->d_sb);
+		if (!mp)
+			return dget(d);	/* the top of a tree that is not mounted */
+		d = mp;
+	}
+	return cross_mounts(dget(d == w->root ? d : d->d_parent));
+}
+
 /* The dentry component [name, len) leads to from directory d, positive,
  * with a reference (d keeps its own). */
 static struct dentry *component(struct walk_state *w, struct dentry *d, const char *name, size_t len)
@@ -113,13 +151,13 @@ static struct dentry *component(struct walk_state *w, struct dentry *d, const ch
 	if (len == 1 && name[0] == '.')
 		return dget(d);
 	if (len == 2 && name[0] == '.' && name[1] == '.')
-		return dget(d == w->root ? d : d->d_parent);	/* ".." stays at the root */
+		return dotdot(w, d);
 	struct dentry *next = lookup_one(d, name, len);
 	if (!IS_ERR(next) && !next->d_inode) {
 		dput(next);
 		return ERR_PTR(-ENOENT);
 	}
-	return next;
+	return IS_ERR(next) ? next : cross_mounts(next);
 }
 
 static int check_path(const char *path)
@@ -191,7 +229,7 @@ static struct dentry *walk_from(struct walk_state *w, struct dentry *start, cons
 		    (!final || slash_after || !(flags & WALK_NOFOLLOW))) {
 			struct dentry *target = follow(w, d, next);
 			dput(next);
-			next = target;
+			next = IS_ERR(target) ? target : cross_mounts(target);
 		}
 		dput(d);
 		if (IS_ERR(next))
@@ -233,5 +271,47 @@ struct dentry *walk_parent(struct dentry *root, struct dentry *cwd, const char *
 		dput(d);
 		return ERR_PTR(*last_len == 0 ? -EEXIST : -EINVAL);
 	}
+	return d;
+}
+
+struct dentry *walk_parent_last(struct dentry *root, struct dentry *cwd, const char *path,
+				struct last_name *last)
+{
+	struct walk_state w = { root, 0 };
+	struct dentry *d = walk_from(&w, cwd, path, WALK_PARENT, &last->name, &last->len);
+	if (IS_ERR(d))
+		return d;
+	if (last->len == 0) {
+		last->type = LAST_ROOT;
+		last->slash = true;
+		return d;
+	}
+	last->slash = last->name[last->len] == '/';
+	if (last->len == 1 && last->name[0] == '.')
+		last->type = LAST_DOT;
+	else if (last->len == 2 && last->name[0] == '.' && last->name[1] == '.')
+		last->type = LAST_DOTDOT;
+	else
+		last->type = LAST_NORM;
+	return d;
+}
+
+/* ---- in the calling thread's context (fs/task_fs.h) -------------------- */
+
+struct dentry *path_lookup(const char *path, unsigned flags)
+{
+	struct dentry *root = task_root(), *cwd = task_cwd();
+	struct dentry *d = walk_path_flags(root, cwd, path, flags);
+	dput(cwd);
+	dput(root);
+	return d;
+}
+
+struct dentry *path_parent(const char *path, struct last_name *last)
+{
+	struct dentry *root = task_root(), *cwd = task_cwd();
+	struct dentry *d = walk_parent_last(root, cwd, path, last);
+	dput(cwd);
+	dput(root);
 	return d;
 }

@@ -1,4 +1,4 @@
-/* namei.h: looking names up (one component now; the path walk comes next). */
+/* namei.h: looking names up: one component, and whole paths. */
 #ifndef FS_NAMEI_H
 #define FS_NAMEI_H
 
@@ -16,12 +16,20 @@ extern bool vfs_lookup_exclusive;
  * filesystem's error). */
 struct dentry *lookup_one(struct dentry *dir, const char *name, size_t len);
 
+/* The slow path's core, for callers that hold dir's i_rwsem themselves
+ * (shared or exclusive): the hashed dentry for q (q->hash filled in by
+ * d_hash_name), positive or negative, with a reference. */
+struct qstr;
+struct dentry *lookup_one_held(struct dentry *dir, const struct qstr *q);
+
 /*
- * The path walk (no mounts yet).  `path` is absolute (from root) or
+ * The path walk.  `path` is absolute (from root) or
  * relative (from cwd); "." stays, ".." goes to the parent (and stays at
  * root), repeated slashes count as one, and a trailing slash demands a
  * directory.  Symlinks are followed (relative ones from their directory),
- * MAXSYMLINKS of them per walk at most, nested or not.  Errors, as Linux
+ * MAXSYMLINKS of them per walk at most, nested or not.  Reaching a mount
+ * point goes on at the mounted root, and ".." at a mounted root goes to
+ * its mount point's parent.  Errors, as Linux
  * gives them: -ENOENT for "" or a missing component (or a dangling link),
  * -ENOTDIR for a non-directory before a slash, -ENAMETOOLONG for a
  * component over NAME_MAX or a path of PATH_MAX bytes or more, -ELOOP
@@ -42,5 +50,22 @@ struct dentry *walk_path_flags(struct dentry *root, struct dentry *cwd, const ch
 			       unsigned flags);
 struct dentry *walk_parent(struct dentry *root, struct dentry *cwd, const char *path,
 			   const char **last, size_t *last_len);
+
+/* The general form: stops before the last component and says what it
+ * is, leaving the errors to the caller (they differ by call, as in Linux:
+ * mkdir(".") is EEXIST, rmdir(".") EINVAL, rename(".") EBUSY). */
+enum last_type { LAST_NORM, LAST_DOT, LAST_DOTDOT, LAST_ROOT };
+struct last_name {
+	const char *name;          /* inside the path */
+	size_t len;
+	int type;                  /* enum last_type */
+	bool slash;                /* a slash follows it ("dir/") */
+};
+struct dentry *walk_parent_last(struct dentry *root, struct dentry *cwd, const char *path,
+				struct last_name *last);
+
+/* The same in the calling thread's root and cwd (fs/task_fs.h). */
+struct dentry *path_lookup(const char *path, unsigned flags);
+struct dentry *path_parent(const char *path, struct last_name *last);
 
 #endif

@@ -6,8 +6,7 @@
  * -> page allocator -> object caches), interrupts, the local APIC and
  * its timer, the other CPUs, and finally the self-tests.
  */
-#include "fs/dcache.h"
-#include "fs/fs.h"
+#include "fs/vfs.h"
 #include "kernel/bench/bench.h"
 #include "kernel/bootinfo.h"
 #include "kernel/bootmem.h"
@@ -92,8 +91,6 @@ void kmain(uint32_t magic, uint32_t mbi)
 	slab_init();
 	ktimer_init_all();
 	thread_init();
-	icache_init();
-	dcache_init();
 
 	cpu_setup_stacks(0);
 	gdt_init_cpu(&cpus[0]);
@@ -106,7 +103,9 @@ void kmain(uint32_t magic, uint32_t mbi)
 	cpus[0].apic_id = lapic_id();
 	apic_ready = true;
 	time_init();
+	rtc_init();
 	sched_init();		/* from here on, kmain is the thread "main" */
+	vfs_init();
 	timer_init_cpu();
 	irq_enable();
 	kprintf("cpu0: APIC id %u online (boot CPU)\n", cpus[0].apic_id);

@@ -19,6 +19,7 @@
 #include "kernel/panic.h"
 #include "kernel/string.h"
 #include "kernel/fault_inject.h"
+#include "kernel/shrinker.h"
 
 struct page *page_array;
 uint64_t max_pfn;
@@ -65,10 +66,8 @@ static void __free_block(uint64_t pfn, unsigned order)
 	add_free_block(&page_array[pfn], order);
 }
 
-struct page *alloc_pages(unsigned order)
+static struct page *take_pages(unsigned order)
 {
-	if (order >= MAX_ORDER || fault_inject_should_fail())
-		return NULL;
 	unsigned long flags = spin_lock_irqsave(&zone_lock);
 	unsigned k = order;
 	while (k < MAX_ORDER && list_empty(&free_lists[k]))
@@ -87,6 +86,24 @@ struct page *alloc_pages(unsigned order)
 	p->order = (uint8_t)order;
 	p->flags |= PG_HEAD;
 	spin_unlock_irqrestore(&zone_lock, flags);
+	return p;
+}
+
+/*
+ * When no block is free, the shrinkers free unused cached objects (their
+ * slabs' pages come back here) and we try again, a few times, before
+ * failing.  An injected failure is a failure: it skips the shrinkers.
+ */
+struct page *alloc_pages(unsigned order)
+{
+	if (order >= MAX_ORDER || fault_inject_should_fail())
+		return NULL;
+	struct page *p = take_pages(order);
+	for (unsigned tries = 0; !p && tries < 8; tries++) {
+		if (shrink_caches(256u << order) == 0)
+			break;
+		p = take_pages(order);
+	}
 	return p;
 }
 

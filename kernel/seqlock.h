@@ -40,6 +40,13 @@ static inline unsigned read_seqcount_begin(const struct seqcount *s)
 	return seq;
 }
 
+/* The count as it is, odd or not: for readers that have something better
+ * to do than wait for a writer (see lookup_fast in fs/namei.c). */
+static inline unsigned raw_read_seqcount(const struct seqcount *s)
+{
+	return __atomic_load_n(&s->sequence, __ATOMIC_ACQUIRE);
+}
+
 static inline bool read_seqcount_retry(const struct seqcount *s, unsigned seq)
 {
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);	/* data reads before the re-check */

@@ -9,6 +9,7 @@
  * because until then the dead thread is still on its stack.
  */
 #include "kernel/thread.h"
+#include "fs/task_fs.h"
 #include "kernel/sched.h"
 #include "kernel/waitqueue.h"
 #include "kernel/slab.h"
@@ -81,6 +82,7 @@ struct thread *thread_create(const char *name, int (*fn)(void *), void *arg, int
 	t->fn = fn;
 	t->arg = arg;
 	t->refcount = 2;	/* its own and the creator's */
+	task_fs_fork(t);	/* shares the creator's cwd and descriptors */
 	/* The first frame context_switch pops: six zeroed registers, then the
 	 * trampoline as the return address; 16-byte alignment as after a call. */
 	uint64_t *sp = (uint64_t *)((char *)t->stack + KSTACK_SIZE);
@@ -123,6 +125,7 @@ void thread_exit(int code)
 {
 	struct thread *self = current_thread();
 
+	task_fs_exit();		/* closes its files if it was the last user */
 	self->exit_code = code;
 	__atomic_store_n(&self->exited, true, __ATOMIC_RELEASE);
 	wake_up_all(&exit_wq);

@@ -39,6 +39,7 @@ enum thread_state {
 };
 
 struct jmp_buf;
+struct task_fs;
 
 struct thread {
 	/* Fixed at creation. */
@@ -75,6 +76,11 @@ struct thread {
 
 	/* Fault injection (kernel/fault_inject.h): own thread only. */
 	unsigned fail_nth, fail_count;
+	bool in_reclaim;           /* running the shrinkers (kernel/shrinker.c) */
+
+	/* The VFS context: root, current directory, descriptors (fs/task_fs.h).
+	 * Shared with the thread that created it; own thread only changes it. */
+	struct task_fs *fs;
 
 #if CONFIG_LOCKDEP
 	struct lockdep_held held;  /* the validator's stack of this thread's locks */

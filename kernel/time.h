@@ -17,6 +17,10 @@ extern volatile uint64_t jiffies;
 extern uint64_t tsc_khz;
 
 uint64_t ktime_ns(void);
+/* Wall-clock time: nanoseconds since 1970-01-01 UTC (the RTC at boot,
+ * then the TSC).  File timestamps use it. */
+int64_t ktime_real_ns(void);
+void rtc_init(void);               /* boot CPU, after time_init */
 void delay_us(uint64_t us);        /* busy-wait */
 
 void time_init(void);              /* boot CPU: calibrate the TSC */

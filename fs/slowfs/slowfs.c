@@ -5,7 +5,12 @@
 #include "fs/slowfs/slowfs.h"
 #include "fs/dcache.h"
 #include "fs/fs.h"
+#include "kernel/err.h"
 #include "kernel/errno.h"
+#include "fs/file.h"
+#include "fs/namei.h"
+#include "fs/syscalls.h"
+#include "kernel/kprintf.h"
 #include "kernel/kmalloc.h"
 #include "kernel/sched.h"
 #include "kernel/string.h"
@@ -18,7 +23,8 @@ struct slowfs {
 	struct wait_queue_head gate_wq;
 };
 
-static const struct file_system_type slowfs_type = { "slowfs" };
+static struct file_system_type slowfs_type;
+static const struct inode_operations slowfs_file_ops = { 0 };
 
 /* "f<decimal>" below nnames, as an index; -1 for any other name. */
 static long name_index(const struct slowfs *fs, const struct qstr *q)
@@ -62,8 +68,10 @@ static int slowfs_lookup(struct inode *dir, struct dentry *d)
 		inode = iget(dir->i_sb, 2 + (uint64_t)idx, &is_new);
 		if (!inode)
 			err = -ENOMEM;
-		else if (is_new)
-			inode->i_mode = S_IFREG | 0644;
+		else if (is_new) {
+			inode_init_new(inode, S_IFREG | 0644);
+			inode->i_op = &slowfs_file_ops;
+		}
 		__atomic_fetch_add(&fs->calls_per_name[idx], 1, __ATOMIC_RELAXED);
 	} else {
 		__atomic_fetch_add(&fs->stats.misses, 1, __ATOMIC_RELAXED);
@@ -75,7 +83,36 @@ static int slowfs_lookup(struct inode *dir, struct dentry *d)
 	return err;
 }
 
+/* readdir: positions 0 and 1 are "." and "..", then 2 + i is "f<i>".
+ * One sleeping latency per call, as a slow disk would give. */
+static int slowfs_iterate(struct file *f, struct dir_context *ctx)
+{
+	struct slowfs *fs = f->f_inode->i_sb->s_fs_info;
+	if (fs->latency_ms)
+		sleep_ms(fs->latency_ms);
+	if (ctx->pos == 0) {
+		if (!ctx->emit(ctx, ".", 1, 1, DT_DIR))
+			return 0;
+		ctx->pos = 1;
+	}
+	if (ctx->pos == 1) {
+		if (!ctx->emit(ctx, "..", 2, 1, DT_DIR))
+			return 0;
+		ctx->pos = 2;
+	}
+	char name[16];
+	while (ctx->pos - 2 < fs->nnames) {
+		uint64_t i = ctx->pos - 2;
+		int len = snprintf(name, sizeof(name), "f%lu", i);
+		if (!ctx->emit(ctx, name, (unsigned)len, 2 + i, DT_REG))
+			return 0;
+		ctx->pos++;
+	}
+	return 0;
+}
+
 static const struct inode_operations slowfs_dir_ops = { .lookup = slowfs_lookup };
+static const struct file_operations slowfs_dir_fops = { .iterate = slowfs_iterate };
 
 struct super_block *slowfs_mount(unsigned latency_ms, unsigned nnames, unsigned gate)
 {
@@ -89,9 +126,11 @@ struct super_block *slowfs_mount(unsigned latency_ms, unsigned nnames, unsigned 
 	*fs = (struct slowfs){ .latency_ms = latency_ms, .nnames = nnames, .gate = gate,
 			       .calls_per_name = calls };
 	wait_queue_init(&fs->gate_wq);
-	root->i_mode = S_IFDIR | 0755;
+	inode_init_new(root, S_IFDIR | 0755);
+	root->i_nlink = 2;
 	root->i_op = &slowfs_dir_ops;
-	sb->s_type = &slowfs_type;
+	root->i_fop = &slowfs_dir_fops;
+	sb_init(sb, &slowfs_type, NULL);
 	sb->s_fs_info = fs;
 	sb->s_root = d_make_root(sb, root);
 	if (sb->s_root)
@@ -108,7 +147,8 @@ void slowfs_unmount(struct super_block *sb)
 {
 	struct slowfs *fs = sb->s_fs_info;
 	d_prune_sb(sb);
-	dput(sb->s_root);	/* and the root inode with it */
+	dput(sb->s_root);
+	icache_evict_sb(sb);	/* the root and files' inodes, unused now */
 	kfree(fs->calls_per_name);
 	kfree(fs);
 	kfree(sb);
@@ -129,4 +169,67 @@ unsigned slowfs_calls_for(struct super_block *sb, unsigned index)
 {
 	struct slowfs *fs = sb->s_fs_info;
 	return index < fs->nnames ? __atomic_load_n(&fs->calls_per_name[index], __ATOMIC_ACQUIRE) : 0;
+}
+
+/* Mount options: latency=MS, names=N, gate=G (comma separated). */
+static int parse_option(const char *opt, size_t len, unsigned *latency, unsigned *names, unsigned *gate)
+{
+	static const char *const keys[] = { "latency=", "names=", "gate=" };
+	unsigned *vals[] = { latency, names, gate };
+	for (unsigned k = 0; k < 3; k++) {
+		size_t kl = strlen(keys[k]);
+		if (len <= kl || strncmp(opt, keys[k], kl) != 0)
+			continue;
+		uint64_t v = 0;
+		for (size_t i = kl; i < len; i++) {
+			if (opt[i] < '0' || opt[i] > '9' || v > 100000000)
+				return -EINVAL;
+			v = v * 10 + (uint64_t)(opt[i] - '0');
+		}
+		*vals[k] = (unsigned)v;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+static struct super_block *slowfs_type_mount(const char *options)
+{
+	unsigned latency = 0, names = 16, gate = 0;
+	const char *p = options;
+	while (p && *p) {
+		const char *end = strchr(p, ',');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+		if (parse_option(p, len, &latency, &names, &gate)) {
+			kprintf("slowfs: bad option '%.*s' (latency=MS, names=N, gate=G)\n", (int)len, p);
+			return ERR_PTR(-EINVAL);
+		}
+		p = end ? end + 1 : NULL;
+	}
+	if (names > 10000000)
+		return ERR_PTR(-EINVAL);
+	struct super_block *sb = slowfs_mount(latency, names, gate);
+	return sb ? sb : ERR_PTR(-ENOMEM);
+}
+
+static struct file_system_type slowfs_type = {
+	.name = "slowfs",
+	.mount = slowfs_type_mount,
+	.kill_sb = slowfs_unmount,
+};
+
+int slowfs_register(void)
+{
+	return register_filesystem(&slowfs_type);
+}
+
+int slowfs_stats_at(const char *dir, struct slowfs_stats *out)
+{
+	struct dentry *d = path_lookup(dir, 0);
+	if (IS_ERR(d))
+		return (int)PTR_ERR(d);
+	int err = d->d_sb->s_type == &slowfs_type ? 0 : -EINVAL;
+	if (!err)
+		*out = slowfs_stats(d->d_sb);
+	dput(d);
+	return err;
 }

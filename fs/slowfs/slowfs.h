@@ -20,6 +20,9 @@ struct slowfs_stats {
 	unsigned misses;            /* lookups of names that do not exist */
 };
 
+int slowfs_register(void);         /* boot: mountable as "slowfs" with latency=,names=,gate= */
+/* The counters of the slowfs mounted at (or containing) path dir. */
+int slowfs_stats_at(const char *dir, struct slowfs_stats *out);
 struct super_block *slowfs_mount(unsigned latency_ms, unsigned nnames, unsigned gate);
 void slowfs_unmount(struct super_block *sb);   /* frees every dentry and inode */
 struct slowfs_stats slowfs_stats(struct super_block *sb);

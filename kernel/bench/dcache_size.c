@@ -4,8 +4,8 @@
  *
  * slowfs with no latency and no files: every name is missing, so looking
  * up "n0", "n1", ... fills the dcache with negative dentries and no
- * inodes.  At 1,000, 100,000 and 1,000,000 dentries (tiny: 1,000, 3,000,
- * 10,000) it times cached lookups of names picked at random among those
+ * inodes.  At 1,000, 100,000 and 1,000,000 dentries (tiny: 100, 300,
+ * 1,000) it times cached lookups of names picked at random among those
  * present: TSC cycles per lookup, median of REPS.  Target: the largest
  * within 1.5x of the smallest.  The dcache's hash table does not grow, so
  * the average chain length (dentries / buckets) is printed alongside.
@@ -117,9 +117,9 @@ static void bench_dcache_size(unsigned scale)
 {
 	/* 100,000 in between shows how the cost follows the chain length. */
 	static const uint64_t sizes[] = { 1000, 100000, 1000000 };
-	static const uint64_t tiny_sizes[] = { 1000, 3000, 10000 };
+	static const uint64_t tiny_sizes[] = { 100, 300, 1000 };
 	const uint64_t *n = scale ? sizes : tiny_sizes;
-	uint64_t small = n[0], large = n[2], ninodes = scale ? 100000 : 1000;
+	uint64_t small = n[0], large = n[2], ninodes = scale ? 100000 : 100;
 	unsigned reps = scale ? SIZE_REPS : 1, loops = scale ? SIZE_LOOPS : 50;
 	struct super_block *sb = slowfs_mount(0, 0, 0);
 	if (!sb) {

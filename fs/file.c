@@ -1,0 +1,58 @@
+/*
+ * file.c: allocating and freeing open files (see file.h).
+ * Locking: the count is atomic; the last file_put frees.
+ */
+#include "fs/file.h"
+#include "fs/dcache.h"
+#include "fs/fs.h"
+#include "kernel/panic.h"
+#include "kernel/slab.h"
+#include "kernel/string.h"
+
+static struct kmem_cache *file_cache;
+
+void file_cache_init(void)
+{
+	file_cache = kmem_cache_create("file", sizeof(struct file), 16);
+	if (!file_cache)
+		panic("vfs: cannot create the file cache");
+}
+
+uint64_t files_live(void)
+{
+	return kmem_cache_live(file_cache);
+}
+
+struct file *file_alloc(struct dentry *d, unsigned flags)
+{
+	struct file *f = kmem_cache_alloc(file_cache);
+	if (!f) {
+		dput(d);
+		return NULL;
+	}
+	memset(f, 0, sizeof(*f));
+	f->f_dentry = d;
+	f->f_inode = d->d_inode;
+	f->f_flags = flags;
+	f->f_count = 1;
+	mutex_init(&f->f_pos_lock, "f_pos_lock");
+	return f;
+}
+
+struct file *file_get(struct file *f)
+{
+	__atomic_fetch_add(&f->f_count, 1, __ATOMIC_RELAXED);
+	return f;
+}
+
+void file_put(struct file *f)
+{
+	if (!f)
+		return;
+	int left = __atomic_sub_fetch(&f->f_count, 1, __ATOMIC_ACQ_REL);
+	BUG_ON(left < 0);
+	if (left)
+		return;
+	dput(f->f_dentry);
+	kmem_cache_free(file_cache, f);
+}

@@ -1,0 +1,49 @@
+/*
+ * file.h: an open file.
+ *
+ * A file is what open() returns a descriptor for: a dentry (and through
+ * it the inode), the access flags, and the position f_pos.  Several
+ * descriptors (dup) or threads can share one file; the position lock
+ * f_pos_lock then serializes read, write, lseek and getdents on it, so
+ * that each sees and moves f_pos as one step.  (Linux takes it only when
+ * the file is shared; we always take it: uncontended, it is one atomic.)
+ *
+ * Locking: f_pos is protected by f_pos_lock; f_count is atomic; the rest
+ * is fixed at open.  Order: f_pos_lock -> the inode's i_rwsem.
+ */
+#ifndef FS_FILE_H
+#define FS_FILE_H
+
+#include <stdint.h>
+#include "kernel/mutex.h"
+
+struct dentry;
+struct inode;
+
+struct file {
+	struct dentry *f_dentry;         /* holds a reference, so the inode lives */
+	struct inode *f_inode;
+	unsigned f_flags;                /* open()'s flags, less O_CREAT/O_EXCL/O_TRUNC */
+	int f_count;
+	struct mutex f_pos_lock;
+	uint64_t f_pos;
+};
+
+/* A new file on d (reference consumed), with count 1; NULL if no memory. */
+struct file *file_alloc(struct dentry *d, unsigned flags);
+struct file *file_get(struct file *f);
+void file_put(struct file *f);
+uint64_t files_live(void);           /* open files, for leak checks */
+void file_cache_init(void);
+
+static inline bool file_readable(const struct file *f)
+{
+	return (f->f_flags & 3) != 1;    /* O_RDONLY or O_RDWR */
+}
+
+static inline bool file_writable(const struct file *f)
+{
+	return (f->f_flags & 3) == 1 || (f->f_flags & 3) == 2;
+}
+
+#endif

@@ -1,0 +1,239 @@
+/*
+ * mount.c: mounting and unmounting (see mount.h for the model).
+ *
+ * Locking:
+ *   namespace_mutex  serializes mount and umount: one change of the tree
+ *                    at a time.
+ *   mount_lock       (spinlock) the list of mounts, their states, and
+ *                    DCACHE_MOUNTED on mount points.  Walks take it briefly
+ *                    to cross into a mount.
+ *   mount_wq         walks waiting for an umount to decide.
+ * Order: namespace_mutex -> mount point's i_rwsem -> mount_lock -> dcache
+ * bucket locks.
+ *
+ * umount, step by step: mark the mount UMOUNTING (walks that reach the
+ * mount point now wait instead of entering); prune the unused dentries
+ * of the filesystem; then it is idle if and only if its root's count is
+ * the mount's single reference.  Idle: detach it and free the filesystem.
+ * Busy: mark it MOUNTED again and wake the waiting walks.
+ */
+#include "fs/mount.h"
+#include "fs/dcache.h"
+#include "fs/fs.h"
+#include "kernel/err.h"
+#include "kernel/errno.h"
+#include "kernel/kmalloc.h"
+#include "kernel/mutex.h"
+#include "kernel/panic.h"
+#include "kernel/string.h"
+#include "kernel/waitqueue.h"
+#include "fs/namei.h"
+#include "fs/syscalls.h"
+
+static struct mutex namespace_mutex = MUTEX_INIT(namespace_mutex, "namespace_mutex");
+static struct spinlock mount_lock = SPINLOCK_INIT("mount_lock");
+static struct list_head mounts = LIST_HEAD_INIT(mounts);
+static struct wait_queue_head mount_wq = WAIT_QUEUE_HEAD_INIT(mount_wq);
+static struct mount *root_mount;
+
+/* Caller holds mount_lock. */
+static struct mount *find_mount(struct dentry *mp)
+{
+	struct list_head *pos;
+	list_for_each(pos, &mounts) {
+		struct mount *m = list_entry(pos, struct mount, mnt_list);
+		if (m->mnt_mountpoint == mp)
+			return m;
+	}
+	return NULL;
+}
+
+static struct mount *mount_alloc(struct super_block *sb, struct dentry *mp)
+{
+	struct mount *m = kzalloc(sizeof(*m));
+	if (!m)
+		return NULL;
+	m->mnt_sb = sb;
+	m->mnt_mountpoint = mp;
+	m->mnt_parent = mp ? mp->d_sb->s_mount : NULL;
+	m->mnt_state = MNT_MOUNTED;
+	list_init(&m->mnt_list);
+	return m;
+}
+
+void vfs_mount_root(void)
+{
+	struct file_system_type *t = get_fs_type("ramfs");
+	struct super_block *sb = t ? t->mount("") : ERR_PTR(-ENODEV);
+	if (IS_ERR(sb))
+		panic("vfs: cannot mount the root ramfs (%ld)", PTR_ERR(sb));
+	root_mount = mount_alloc(sb, NULL);
+	if (!root_mount)
+		panic("vfs: no memory for the root mount");
+	sb->s_mount = root_mount;
+	list_add(&root_mount->mnt_list, &mounts);
+}
+
+struct dentry *vfs_root(void)
+{
+	return dget(root_mount->mnt_sb->s_root);
+}
+
+int do_mount(const char *type, struct dentry *mp, const char *options)
+{
+	struct file_system_type *t = get_fs_type(type);
+	if (!t)
+		return -ENODEV;
+	struct inode *dir = mp->d_inode;
+	if (!dir || !S_ISDIR(dir->i_mode))
+		return -ENOTDIR;
+	if (!mp->d_sb->s_mount || mp == mp->d_sb->s_root)
+		return -EBUSY;	/* not in the tree, or a mounted root: no stacking here */
+
+	mutex_lock(&namespace_mutex);
+	int err = d_mountpoint(mp) ? -EBUSY : 0;
+	struct super_block *sb = NULL;
+	if (!err) {
+		sb = t->mount(options ? options : "");
+		if (IS_ERR(sb))
+			err = (int)PTR_ERR(sb);
+	}
+	struct mount *m = NULL;
+	if (!err && !(m = mount_alloc(sb, mp)))
+		err = -ENOMEM;
+	if (!err) {
+		/* Under the directory's lock, so no rmdir of it slips in: a
+		 * removed directory cannot become a mount point. */
+		down_write(&dir->i_rwsem);
+		if (d_unhashed(mp) || __atomic_load_n(&dir->i_nlink, __ATOMIC_ACQUIRE) == 0) {
+			err = -ENOENT;
+		} else {
+			strlcpy(sb->s_options, options ? options : "", sizeof(sb->s_options));
+			sb->s_mount = m;
+			dget(mp);
+			unsigned long flags = spin_lock_irqsave(&mount_lock);
+			list_add_tail(&m->mnt_list, &mounts);
+			d_set_mounted(mp, true);
+			spin_unlock_irqrestore(&mount_lock, flags);
+		}
+		up_write(&dir->i_rwsem);
+	}
+	if (err && sb && !IS_ERR(sb))
+		t->kill_sb(sb);
+	if (err)
+		kfree(m);
+	mutex_unlock(&namespace_mutex);
+	return err;
+}
+
+static void set_state(struct mount *m, int state)
+{
+	unsigned long flags = spin_lock_irqsave(&mount_lock);
+	m->mnt_state = state;
+	spin_unlock_irqrestore(&mount_lock, flags);
+	wake_up_all(&mount_wq);
+}
+
+int do_umount(struct dentry *root)
+{
+	struct super_block *sb = root->d_sb;
+	struct mount *m = __atomic_load_n(&sb->s_mount, __ATOMIC_ACQUIRE);
+	bool is_root = root == sb->s_root;
+	dput(root);	/* ours must not count as a use */
+	if (!is_root || !m)
+		return -EINVAL;
+	if (m == root_mount)
+		return -EBUSY;
+
+	mutex_lock(&namespace_mutex);
+	set_state(m, MNT_UMOUNTING);
+	d_prune_sb(sb);
+	if (__atomic_load_n(&sb->s_root->d_count, __ATOMIC_ACQUIRE) != 1) {
+		set_state(m, MNT_MOUNTED);
+		mutex_unlock(&namespace_mutex);
+		return -EBUSY;
+	}
+	unsigned long flags = spin_lock_irqsave(&mount_lock);
+	list_del(&m->mnt_list);
+	d_set_mounted(m->mnt_mountpoint, false);
+	sb->s_mount = NULL;
+	spin_unlock_irqrestore(&mount_lock, flags);
+	wake_up_all(&mount_wq);
+	mutex_unlock(&namespace_mutex);
+
+	sb->s_type->kill_sb(sb);
+	dput(m->mnt_mountpoint);
+	kfree(m);
+	return 0;
+}
+
+static bool umount_deciding(struct dentry *mp)
+{
+	unsigned long flags = spin_lock_irqsave(&mount_lock);
+	struct mount *m = find_mount(mp);
+	bool deciding = m && m->mnt_state == MNT_UMOUNTING;
+	spin_unlock_irqrestore(&mount_lock, flags);
+	return deciding;
+}
+
+struct dentry *mount_cross_down(struct dentry *mp)
+{
+	for (;;) {
+		unsigned long flags = spin_lock_irqsave(&mount_lock);
+		struct mount *m = find_mount(mp);
+		if (m && m->mnt_state == MNT_MOUNTED) {
+			struct dentry *root = dget(m->mnt_sb->s_root);
+			spin_unlock_irqrestore(&mount_lock, flags);
+			return root;
+		}
+		spin_unlock_irqrestore(&mount_lock, flags);
+		if (!m)
+			return NULL;
+		wait_event(mount_wq, !umount_deciding(mp));
+	}
+}
+
+struct dentry *mount_point_of(struct super_block *sb)
+{
+	struct mount *m = __atomic_load_n(&sb->s_mount, __ATOMIC_ACQUIRE);
+	return m ? m->mnt_mountpoint : NULL;
+}
+
+void vfs_for_each_mount(void (*fn)(const char *mountpoint, const char *type, const char *options,
+				   void *arg), void *arg)
+{
+	char *path = kmalloc(PATH_MAX);
+	if (!path)
+		return;
+	/* The mutex keeps every mount (and its mount point) in place while
+	 * we print them; fn is called outside the spinlock. */
+	mutex_lock(&namespace_mutex);
+	struct list_head *pos;
+	list_for_each(pos, &mounts) {
+		struct mount *m = list_entry(pos, struct mount, mnt_list);
+		struct dentry *root = root_mount->mnt_sb->s_root;
+		long n = m->mnt_mountpoint ? d_path(m->mnt_mountpoint, root, path, PATH_MAX) : 2;
+		if (!m->mnt_mountpoint)
+			strlcpy(path, "/", PATH_MAX);
+		if (n > 0)
+			fn(path, m->mnt_sb->s_type->name, m->mnt_sb->s_options, arg);
+	}
+	mutex_unlock(&namespace_mutex);
+	kfree(path);
+}
+
+int sys_mount(const char *type, const char *dir, const char *options)
+{
+	struct dentry *d = path_lookup(dir, 0);
+	if (IS_ERR(d))
+		return (int)PTR_ERR(d);
+	int err = do_mount(type, d, options);
+	dput(d);
+	return err;
+}
+
+int sys_umount(const char *dir)
+{
+	struct dentry *d = path_lookup(dir, 0);
+	return IS_ERR(d) ? (int)PTR_ERR(d) : do_umount(d);
+}

@@ -1,0 +1,211 @@
+/*
+ * open.c: opening and closing files, descriptors, and the calls that
+ * change an inode's attributes (truncate, chmod, utimens) or the thread's
+ * current directory.
+ *
+ * Locking: attribute changes take the inode's i_rwsem exclusive; the
+ * descriptor table has its own lock (fs/task_fs.c).
+ */
+#include "fs/dcache.h"
+#include "fs/dirops.h"
+#include "fs/file.h"
+#include "fs/fs.h"
+#include "fs/namei.h"
+#include "fs/syscalls.h"
+#include "fs/task_fs.h"
+#include "kernel/err.h"
+#include "kernel/errno.h"
+#include "kernel/time.h"
+
+/* Open with O_CREAT: the last component is looked up, or created.  A
+ * race with another creator or remover is retried a few times. */
+static struct dentry *open_create(const char *path, int flags, uint32_t mode)
+{
+	struct last_name last;
+	struct dentry *dir = path_parent(path, &last);
+	if (IS_ERR(dir))
+		return dir;
+	if (last.type != LAST_NORM || last.slash) {
+		dput(dir);
+		return ERR_PTR(-EISDIR);	/* ".", "..", "/" or "name/": as Linux says */
+	}
+	struct dentry *d = ERR_PTR(-ENOENT);
+	bool created = false;
+	for (unsigned tries = 0; tries < 4; tries++) {
+		d = lookup_one(dir, last.name, last.len);
+		if (IS_ERR(d))
+			break;
+		if (d->d_inode) {
+			if (!created && (flags & O_EXCL)) {
+				dput(d);	/* it was there before us (even a symlink) */
+				d = ERR_PTR(-EEXIST);
+			}
+			break;
+		}
+		dput(d);
+		d = ERR_PTR(-ENOENT);
+		int err = vfs_create(dir, last.name, last.len, mode);
+		if (err == 0)
+			created = true;
+		else if (err != -EEXIST || (flags & O_EXCL)) {
+			d = ERR_PTR(err);
+			break;
+		}
+	}
+	dput(dir);
+	if (IS_ERR(d) || !S_ISLNK(d->d_inode->i_mode))
+		return d;
+	dput(d);
+	if (flags & O_NOFOLLOW)
+		return ERR_PTR(-ELOOP);
+	return path_lookup(path, 0);	/* follow it (a dangling link: -ENOENT) */
+}
+
+int sys_open(const char *path, int flags, uint32_t mode)
+{
+	if ((flags & O_ACCMODE) == O_ACCMODE)
+		return -EINVAL;
+	struct dentry *d;
+	if (flags & O_CREAT)
+		d = open_create(path, flags, mode);
+	else
+		d = path_lookup(path, (flags & O_NOFOLLOW) ? WALK_NOFOLLOW : 0);
+	if (IS_ERR(d))
+		return (int)PTR_ERR(d);
+	struct inode *inode = d->d_inode;
+	bool writes = (flags & O_ACCMODE) != O_RDONLY || (flags & O_TRUNC);
+	int err = 0;
+	if (S_ISLNK(inode->i_mode))
+		err = -ELOOP;	/* O_NOFOLLOW on a symlink */
+	else if ((flags & O_DIRECTORY) && !S_ISDIR(inode->i_mode))
+		err = -ENOTDIR;
+	else if (S_ISDIR(inode->i_mode) && (writes || (flags & O_CREAT)))
+		err = -EISDIR;
+	else if ((flags & O_TRUNC) && S_ISREG(inode->i_mode) && inode->i_op->truncate) {
+		down_write(&inode->i_rwsem);
+		err = inode->i_op->truncate(inode, 0);
+		up_write(&inode->i_rwsem);
+	}
+	if (err) {
+		dput(d);
+		return err;
+	}
+	struct file *f = file_alloc(d, (unsigned)flags & ~(O_CREAT | O_EXCL | O_TRUNC | O_NOCTTY));
+	if (!f)
+		return -ENOMEM;
+	return fd_install(f);
+}
+
+int sys_close(int fd)
+{
+	struct file *f = fd_remove(fd);
+	if (!f)
+		return -EBADF;
+	file_put(f);
+	return 0;
+}
+
+int sys_dup(int fd)
+{
+	struct file *f = fget(fd);
+	return f ? fd_install(f) : -EBADF;
+}
+
+int sys_dup2(int fd, int newfd)
+{
+	struct file *f = fget(fd);
+	if (!f)
+		return -EBADF;
+	if (fd == newfd) {
+		file_put(f);
+		return newfd;
+	}
+	return fd_install_at(newfd, f);
+}
+
+static int do_truncate(struct inode *inode, int64_t len)
+{
+	if (len < 0)
+		return -EINVAL;
+	if (S_ISDIR(inode->i_mode))
+		return -EISDIR;
+	if (!S_ISREG(inode->i_mode) || !inode->i_op->truncate)
+		return -EINVAL;
+	down_write(&inode->i_rwsem);
+	int err = inode->i_op->truncate(inode, (uint64_t)len);
+	up_write(&inode->i_rwsem);
+	return err;
+}
+
+int sys_truncate(const char *path, int64_t len)
+{
+	struct dentry *d = path_lookup(path, 0);
+	if (IS_ERR(d))
+		return (int)PTR_ERR(d);
+	int err = do_truncate(d->d_inode, len);
+	dput(d);
+	return err;
+}
+
+int sys_ftruncate(int fd, int64_t len)
+{
+	struct file *f = fget(fd);
+	if (!f)
+		return -EBADF;
+	int err = file_writable(f) ? do_truncate(f->f_inode, len) : -EINVAL;
+	file_put(f);
+	return err;
+}
+
+int sys_chmod(const char *path, uint32_t mode)
+{
+	struct dentry *d = path_lookup(path, 0);
+	if (IS_ERR(d))
+		return (int)PTR_ERR(d);
+	struct inode *inode = d->d_inode;
+	down_write(&inode->i_rwsem);
+	__atomic_store_n(&inode->i_mode, (inode->i_mode & S_IFMT) | (mode & S_IALLUGO), __ATOMIC_RELEASE);
+	inode_touch(inode, T_CTIME);
+	up_write(&inode->i_rwsem);
+	dput(d);
+	return 0;
+}
+
+int sys_utimens(const char *path, int64_t atime_ns, int64_t mtime_ns, unsigned flags)
+{
+	if (flags & ~AT_SYMLINK_NOFOLLOW)
+		return -EINVAL;
+	struct dentry *d = path_lookup(path, (flags & AT_SYMLINK_NOFOLLOW) ? WALK_NOFOLLOW : 0);
+	if (IS_ERR(d))
+		return (int)PTR_ERR(d);
+	struct inode *inode = d->d_inode;
+	down_write(&inode->i_rwsem);
+	__atomic_store_n(&inode->i_atime, atime_ns, __ATOMIC_RELAXED);
+	__atomic_store_n(&inode->i_mtime, mtime_ns, __ATOMIC_RELAXED);
+	inode_touch(inode, T_CTIME);
+	up_write(&inode->i_rwsem);
+	dput(d);
+	return 0;
+}
+
+int sys_chdir(const char *path)
+{
+	struct dentry *d = path_lookup(path, 0);
+	if (IS_ERR(d))
+		return (int)PTR_ERR(d);
+	if (!S_ISDIR(d->d_inode->i_mode)) {
+		dput(d);
+		return -ENOTDIR;
+	}
+	task_set_cwd(d);
+	return 0;
+}
+
+long sys_getcwd(char *buf, size_t n)
+{
+	struct dentry *root = task_root(), *cwd = task_cwd();
+	long r = d_path(cwd, root, buf, n);
+	dput(cwd);
+	dput(root);
+	return r;
+}

@@ -1,0 +1,275 @@
+/*
+ * dir.c: ramfs directories: lists of (name, inode) entries.
+ *
+ * Each entry holds a reference on its inode; so does each dentry.  Every
+ * entry gets a cookie, one more than the last one given in its directory,
+ * and joins the tail of the list, so the list is in cookie order.  A
+ * readdir position is a cookie: "the first entry whose cookie is at least
+ * this".  Entries added or removed during a readdir do not move the
+ * others, so every entry present throughout is returned exactly once
+ * (a renamed entry is re-added with a new cookie).
+ *
+ * Locking: the directory's i_rwsem (taken by the VFS) protects its list:
+ * shared for lookup and readdir, exclusive for changes.  Link counts are
+ * atomics (a file's may change under different directories' locks).
+ * Timestamps follow POSIX: a change to a directory's entries sets its
+ * mtime and ctime; a change to an inode's link count sets its ctime.
+ */
+#include "fs/ramfs/ramfs.h"
+#include "fs/ramfs/internal.h"
+#include "fs/dcache.h"
+#include "fs/file.h"
+#include "fs/syscalls.h"
+#include "kernel/errno.h"
+#include "kernel/kmalloc.h"
+#include "kernel/string.h"
+
+static struct ramfs_entry *find(struct inode *dir, const char *name, uint32_t len)
+{
+	struct ramfs_dir *rd = dir->i_private;
+	struct list_head *pos;
+	list_for_each(pos, &rd->entries) {
+		struct ramfs_entry *e = list_entry(pos, struct ramfs_entry, node);
+		if (e->len == len && memcmp(e->name, name, len) == 0)
+			return e;
+	}
+	return NULL;
+}
+
+struct inode *ramfs_entry(struct inode *dir, const char *name, unsigned len)
+{
+	struct ramfs_entry *e = find(dir, name, len);
+	return e ? e->inode : NULL;
+}
+
+static int ramfs_lookup(struct inode *dir, struct dentry *d)
+{
+	struct ramfs_entry *e = find(dir, d->d_name.name, d->d_name.len);
+	d_add(d, e ? igrab(e->inode) : NULL);
+	return 0;
+}
+
+/* An entry for `name` (allocated, not yet in a list), or NULL. */
+static struct ramfs_entry *entry_alloc(const struct qstr *name)
+{
+	struct ramfs_entry *e = kmalloc(sizeof(*e) + name->len);
+	if (e) {
+		e->len = name->len;
+		memcpy(e->name, name->name, e->len);
+	}
+	return e;
+}
+
+/* Append e, naming inode (whose reference e takes), to dir. */
+static void entry_add(struct inode *dir, struct ramfs_entry *e, struct inode *inode)
+{
+	struct ramfs_dir *rd = dir->i_private;
+	e->inode = inode;
+	e->cookie = rd->next_cookie++;
+	list_add_tail(&e->node, &rd->entries);
+	rd->nentries++;
+	inode_touch(dir, T_MTIME | T_CTIME);
+}
+
+/* Take e out of dir; the caller gets e's inode reference. */
+static struct inode *entry_remove(struct inode *dir, struct ramfs_entry *e)
+{
+	struct ramfs_dir *rd = dir->i_private;
+	struct inode *inode = e->inode;
+	list_del(&e->node);
+	rd->nentries--;
+	kfree(e);
+	inode_touch(dir, T_MTIME | T_CTIME);
+	return inode;
+}
+
+/* A new inode named by d: d (negative, hashed) becomes positive. */
+static int make(struct inode *dir, struct dentry *d, uint32_t mode, const char *target)
+{
+	struct ramfs_entry *e = entry_alloc(&d->d_name);
+	char *copy = target ? kmalloc(strlen(target) + 1) : NULL;
+	struct inode *inode = e && (copy || !target) ? ramfs_new_inode(dir->i_sb, mode) : NULL;
+	if (!inode) {
+		kfree(e);
+		kfree(copy);
+		return -ENOMEM;
+	}
+	if (target) {
+		strlcpy(copy, target, strlen(target) + 1);
+		inode->i_private = copy;
+		inode->i_size = strlen(copy);
+	}
+	entry_add(dir, e, igrab(inode));
+	if (S_ISDIR(mode))
+		__atomic_fetch_add(&dir->i_nlink, 1, __ATOMIC_RELAXED);	/* its ".." */
+	d_instantiate(d, inode);	/* the dentry takes our reference */
+	return 0;
+}
+
+static int ramfs_create(struct inode *dir, struct dentry *d, uint32_t mode)
+{
+	return make(dir, d, mode, NULL);
+}
+
+static int ramfs_mkdir(struct inode *dir, struct dentry *d, uint32_t mode)
+{
+	return make(dir, d, mode, NULL);
+}
+
+static int ramfs_symlink(struct inode *dir, struct dentry *d, const char *target)
+{
+	return make(dir, d, S_IFLNK | 0777, target);
+}
+
+static int ramfs_link(struct dentry *old, struct inode *dir, struct dentry *d)
+{
+	struct inode *inode = old->d_inode;
+	struct ramfs_entry *e = entry_alloc(&d->d_name);
+	if (!e)
+		return -ENOMEM;
+	entry_add(dir, e, igrab(inode));
+	__atomic_fetch_add(&inode->i_nlink, 1, __ATOMIC_RELAXED);
+	inode_touch(inode, T_CTIME);
+	d_instantiate(d, igrab(inode));
+	return 0;
+}
+
+static const char *ramfs_get_link(struct inode *inode)
+{
+	return inode->i_private;
+}
+
+/* Drop one link of a non-directory and the entry's reference. */
+static void drop_link(struct inode *dir, struct ramfs_entry *e)
+{
+	struct inode *inode = entry_remove(dir, e);
+	__atomic_fetch_sub(&inode->i_nlink, 1, __ATOMIC_RELEASE);
+	inode_touch(inode, T_CTIME);
+	iput(inode);
+}
+
+/* A directory's entry goes: it and its ".." link. */
+static void drop_dir(struct inode *dir, struct ramfs_entry *e)
+{
+	struct inode *inode = entry_remove(dir, e);
+	__atomic_store_n(&inode->i_nlink, 0, __ATOMIC_RELEASE);
+	__atomic_fetch_sub(&dir->i_nlink, 1, __ATOMIC_RELAXED);
+	inode_touch(inode, T_CTIME);
+	iput(inode);
+}
+
+static int ramfs_unlink(struct inode *dir, struct dentry *d)
+{
+	struct ramfs_entry *e = find(dir, d->d_name.name, d->d_name.len);
+	if (!e)
+		return -ENOENT;
+	drop_link(dir, e);
+	return 0;
+}
+
+static bool dir_empty(struct inode *dir)
+{
+	return ((struct ramfs_dir *)dir->i_private)->nentries == 0;
+}
+
+/* The VFS holds dir's and the victim's i_rwsem exclusive. */
+static int ramfs_rmdir(struct inode *dir, struct dentry *d)
+{
+	struct ramfs_entry *e = find(dir, d->d_name.name, d->d_name.len);
+	if (!e)
+		return -ENOENT;
+	if (!dir_empty(e->inode))
+		return -ENOTEMPTY;
+	drop_dir(dir, e);
+	return 0;
+}
+
+static int ramfs_rename(struct inode *old_dir, struct dentry *old, struct inode *new_dir,
+			struct dentry *new)
+{
+	struct ramfs_entry *src = find(old_dir, old->d_name.name, old->d_name.len);
+	struct ramfs_entry *dst = find(new_dir, new->d_name.name, new->d_name.len);
+	if (!src)
+		return -ENOENT;
+	bool is_dir = S_ISDIR(src->inode->i_mode);
+	if (dst && S_ISDIR(dst->inode->i_mode) && !dir_empty(dst->inode))
+		return -ENOTEMPTY;
+	struct ramfs_entry *e = entry_alloc(&new->d_name);	/* before any change */
+	if (!e)
+		return -ENOMEM;
+	if (dst && S_ISDIR(dst->inode->i_mode))
+		drop_dir(new_dir, dst);
+	else if (dst)
+		drop_link(new_dir, dst);
+	struct inode *inode = entry_remove(old_dir, src);
+	entry_add(new_dir, e, inode);
+	if (is_dir && old_dir != new_dir) {	/* its ".." moves */
+		__atomic_fetch_sub(&old_dir->i_nlink, 1, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&new_dir->i_nlink, 1, __ATOMIC_RELAXED);
+	}
+	inode_touch(inode, T_CTIME);
+	return 0;
+}
+
+static unsigned dtype_of(const struct inode *inode)
+{
+	return S_ISDIR(inode->i_mode) ? DT_DIR : S_ISREG(inode->i_mode) ? DT_REG :
+	       S_ISLNK(inode->i_mode) ? DT_LNK : DT_UNKNOWN;
+}
+
+/* Called with the directory's i_rwsem shared and the file's position lock. */
+static int ramfs_iterate(struct file *f, struct dir_context *ctx)
+{
+	struct inode *dir = f->f_inode;
+	struct ramfs_dir *rd = dir->i_private;
+	if (ctx->pos == 0) {
+		if (!ctx->emit(ctx, ".", 1, dir->i_ino, DT_DIR))
+			return 0;
+		ctx->pos = 1;
+	}
+	if (ctx->pos == 1) {
+		struct inode *parent = f->f_dentry->d_parent->d_inode;
+		if (!ctx->emit(ctx, "..", 2, parent->i_ino, DT_DIR))
+			return 0;
+		ctx->pos = 2;
+	}
+	struct list_head *pos;
+	list_for_each(pos, &rd->entries) {
+		struct ramfs_entry *e = list_entry(pos, struct ramfs_entry, node);
+		if (e->cookie < ctx->pos)
+			continue;
+		if (!ctx->emit(ctx, e->name, e->len, e->inode->i_ino, dtype_of(e->inode)))
+			return 0;
+		ctx->pos = e->cookie + 1;
+	}
+	return 0;
+}
+
+/* Drop every entry below dir, depth first (unmount: nothing is in use). */
+void ramfs_dir_free_tree(struct inode *dir)
+{
+	struct ramfs_dir *rd = dir->i_private;
+	while (!list_empty(&rd->entries)) {
+		struct ramfs_entry *e = list_first_entry(&rd->entries, struct ramfs_entry, node);
+		if (S_ISDIR(e->inode->i_mode))
+			ramfs_dir_free_tree(e->inode);
+		struct inode *inode = entry_remove(dir, e);
+		__atomic_store_n(&inode->i_nlink, 0, __ATOMIC_RELEASE);	/* freed at its last iput */
+		iput(inode);
+	}
+}
+
+const struct inode_operations ramfs_dir_ops = {
+	.lookup = ramfs_lookup,
+	.create = ramfs_create,
+	.mkdir = ramfs_mkdir,
+	.unlink = ramfs_unlink,
+	.rmdir = ramfs_rmdir,
+	.symlink = ramfs_symlink,
+	.link = ramfs_link,
+	.rename = ramfs_rename,
+};
+
+const struct file_operations ramfs_dir_fops = { .iterate = ramfs_iterate };
+
+const struct inode_operations ramfs_symlink_ops = { .get_link = ramfs_get_link };

@@ -1,0 +1,54 @@
+/*
+ * internal.h: ramfs's private structures, shared by its files:
+ * super.c (mounting, inodes), dir.c (directories), file.c (file data).
+ *
+ * A directory inode's i_private is a struct ramfs_dir, a regular file's a
+ * struct ramfs_file, a symlink's its target string.  Everything is
+ * protected by the inode's i_rwsem, which the VFS takes: shared for
+ * lookup, readdir and read, exclusive for every change.
+ */
+#ifndef FS_RAMFS_INTERNAL_H
+#define FS_RAMFS_INTERNAL_H
+
+#include <stdint.h>
+#include "fs/fs.h"
+#include "kernel/list.h"
+
+struct ramfs_sb {
+	uint64_t next_ino;          /* atomic */
+};
+
+struct ramfs_dir {
+	struct list_head entries;   /* in cookie order: new entries go at the tail */
+	unsigned nentries;
+	uint64_t next_cookie;       /* readdir positions; 0 and 1 are "." and ".." */
+};
+
+struct ramfs_entry {
+	struct list_head node;
+	struct inode *inode;        /* holds a reference */
+	uint64_t cookie;
+	uint32_t len;
+	char name[];
+};
+
+/* File data: a radix tree of pages, RAMFS_FANOUT pointers a node. */
+#define RAMFS_FANOUT_SHIFT 9
+#define RAMFS_MAX_HEIGHT 4
+#define RAMFS_MAX_DATA (1ULL << (12 + RAMFS_FANOUT_SHIFT * RAMFS_MAX_HEIGHT))   /* 256 TiB */
+struct ramfs_file {
+	void **root;
+	unsigned height;            /* the tree covers FANOUT^height pages */
+};
+
+extern const struct inode_operations ramfs_dir_ops;
+extern const struct file_operations ramfs_dir_fops;
+extern const struct inode_operations ramfs_file_ops;
+extern const struct file_operations ramfs_file_fops;
+extern const struct inode_operations ramfs_symlink_ops;
+
+struct inode *ramfs_new_inode(struct super_block *sb, uint32_t mode);
+void ramfs_dir_free_tree(struct inode *dir);
+void ramfs_file_free_data(struct inode *inode);
+
+#endif

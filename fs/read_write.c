@@ -1,0 +1,137 @@
+/*
+ * read_write.c: read, write, pread, pwrite, lseek.
+ *
+ * Locking: read, write and lseek take the file's position lock, so that
+ * threads sharing one open file each read or move f_pos as one step (two
+ * reads never return the same bytes); pread and pwrite leave f_pos alone
+ * and skip it.  Then the inode's i_rwsem: shared to read, so reads run in
+ * parallel; exclusive to write, so a write (and O_APPEND's "at the end")
+ * is atomic against other writes and truncates.
+ */
+#include "fs/file.h"
+#include "fs/fs.h"
+#include "fs/syscalls.h"
+#include "fs/task_fs.h"
+#include "kernel/errno.h"
+
+/* The file behind fd if it can do `what` (read or write), else an errno. */
+static int file_for(int fd, bool write, struct file **out)
+{
+	struct file *f = fget(fd);
+	if (!f)
+		return -EBADF;
+	int err = 0;
+	if (write ? !file_writable(f) : !file_readable(f))
+		err = -EBADF;
+	else if (S_ISDIR(f->f_inode->i_mode))
+		err = -EISDIR;
+	else if (!f->f_inode->i_fop || (write ? !f->f_inode->i_fop->write : !f->f_inode->i_fop->read))
+		err = -EINVAL;
+	if (err) {
+		file_put(f);
+		return err;
+	}
+	*out = f;
+	return 0;
+}
+
+static long do_read(struct file *f, void *buf, size_t n, uint64_t off)
+{
+	struct inode *inode = f->f_inode;
+	down_read(&inode->i_rwsem);
+	long r = inode->i_fop->read(inode, buf, n, off);
+	up_read(&inode->i_rwsem);
+	return r;
+}
+
+/* *off is where to write; with O_APPEND it becomes the end of the file
+ * (for pwrite too, as on Linux).  On success *off is past the data. */
+static long do_write(struct file *f, const void *buf, size_t n, uint64_t *off)
+{
+	struct inode *inode = f->f_inode;
+	down_write(&inode->i_rwsem);
+	if (f->f_flags & O_APPEND)
+		*off = inode->i_size;
+	long r = n ? inode->i_fop->write(inode, buf, n, *off) : 0;
+	if (r > 0)
+		*off += (uint64_t)r;
+	up_write(&inode->i_rwsem);
+	return r;
+}
+
+long sys_read(int fd, void *buf, size_t n)
+{
+	struct file *f;
+	int err = file_for(fd, false, &f);
+	if (err)
+		return err;
+	mutex_lock(&f->f_pos_lock);
+	long r = do_read(f, buf, n, f->f_pos);
+	if (r > 0)
+		f->f_pos += (uint64_t)r;
+	mutex_unlock(&f->f_pos_lock);
+	file_put(f);
+	return r;
+}
+
+long sys_write(int fd, const void *buf, size_t n)
+{
+	struct file *f;
+	int err = file_for(fd, true, &f);
+	if (err)
+		return err;
+	mutex_lock(&f->f_pos_lock);
+	uint64_t off = f->f_pos;
+	long r = do_write(f, buf, n, &off);
+	if (r >= 0)
+		f->f_pos = off;
+	mutex_unlock(&f->f_pos_lock);
+	file_put(f);
+	return r;
+}
+
+long sys_pread(int fd, void *buf, size_t n, int64_t off)
+{
+	struct file *f;
+	int err = file_for(fd, false, &f);
+	if (err)
+		return err;
+	long r = off < 0 ? -EINVAL : do_read(f, buf, n, (uint64_t)off);
+	file_put(f);
+	return r;
+}
+
+long sys_pwrite(int fd, const void *buf, size_t n, int64_t off)
+{
+	struct file *f;
+	int err = file_for(fd, true, &f);
+	if (err)
+		return err;
+	uint64_t pos = (uint64_t)off;
+	long r = off < 0 ? -EINVAL : do_write(f, buf, n, &pos);
+	file_put(f);
+	return r;
+}
+
+int64_t sys_lseek(int fd, int64_t off, int whence)
+{
+	struct file *f = fget(fd);
+	if (!f)
+		return -EBADF;
+	mutex_lock(&f->f_pos_lock);
+	int64_t base = whence == SEEK_SET ? 0 : whence == SEEK_CUR ? (int64_t)f->f_pos :
+		       whence == SEEK_END ? (int64_t)__atomic_load_n(&f->f_inode->i_size, __ATOMIC_ACQUIRE) :
+		       -1;
+	int64_t r;
+	if (whence < SEEK_SET || whence > SEEK_END)
+		r = -EINVAL;
+	else if ((off > 0 && base > INT64_MAX - off) || base + off < 0)
+		r = off > 0 && base > INT64_MAX - off ? -EOVERFLOW : -EINVAL;
+	else
+		r = base + off;
+	if (r >= 0)
+		f->f_pos = (uint64_t)r;
+	mutex_unlock(&f->f_pos_lock);
+	file_put(f);
+	return r;
+}

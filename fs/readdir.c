@@ -1,0 +1,75 @@
+/*
+ * readdir.c: getdents, reading a directory through an open file.
+ *
+ * Not parallel on one open file: the file's position is the directory
+ * cursor, so two threads sharing the file take its position lock in turn
+ * and each call continues where the last one (by either thread) stopped.
+ * Together they return every entry once.  The directory's i_rwsem is
+ * taken shared: readdirs of different open files, and lookups, run in
+ * parallel with it; changes to the directory wait.
+ */
+#include "fs/dcache.h"
+#include "fs/file.h"
+#include "fs/fs.h"
+#include "fs/syscalls.h"
+#include "fs/task_fs.h"
+#include "kernel/errno.h"
+#include "kernel/string.h"
+
+struct getdents_ctx {
+	struct dir_context ctx;
+	char *buf;
+	size_t size, used;
+	struct linux_dirent64 *prev;   /* its d_off is known once the next is emitted */
+	bool too_small;                /* not even one entry fitted */
+};
+
+static bool emit(struct dir_context *ctx, const char *name, unsigned len, uint64_t ino, unsigned dtype)
+{
+	struct getdents_ctx *g = (struct getdents_ctx *)ctx;
+	size_t reclen = (sizeof(struct linux_dirent64) + len + 1 + 7) & ~(size_t)7;
+	if (g->used + reclen > g->size) {
+		g->too_small = g->used == 0;
+		return false;
+	}
+	if (g->prev)
+		g->prev->d_off = (int64_t)ctx->pos;	/* where the previous one left the cursor */
+	struct linux_dirent64 *d = (struct linux_dirent64 *)(g->buf + g->used);
+	d->d_ino = ino;
+	d->d_off = 0;
+	d->d_reclen = (uint16_t)reclen;
+	d->d_type = (uint8_t)dtype;
+	memcpy(d->d_name, name, len);
+	memset(d->d_name + len, 0, reclen - sizeof(*d) - len);
+	g->used += reclen;
+	g->prev = d;
+	return true;
+}
+
+long sys_getdents(int fd, void *buf, size_t n)
+{
+	struct file *f = fget(fd);
+	if (!f)
+		return -EBADF;
+	struct inode *dir = f->f_inode;
+	long r;
+	if (!S_ISDIR(dir->i_mode) || !dir->i_fop || !dir->i_fop->iterate) {
+		r = -ENOTDIR;
+		goto out;
+	}
+	struct getdents_ctx g = { { emit, 0 }, buf, n, 0, NULL, false };
+	mutex_lock(&f->f_pos_lock);
+	down_read(&dir->i_rwsem);
+	g.ctx.pos = f->f_pos;
+	r = dir->i_fop->iterate(f, &g.ctx);
+	if (g.prev)
+		g.prev->d_off = (int64_t)g.ctx.pos;
+	f->f_pos = g.ctx.pos;
+	up_read(&dir->i_rwsem);
+	mutex_unlock(&f->f_pos_lock);
+	if (r == 0)
+		r = g.too_small ? -EINVAL : (long)g.used;	/* as Linux: no room for one entry */
+out:
+	file_put(f);
+	return r;
+}

@@ -1,0 +1,167 @@
+/*
+ * rename.c: moving a name, within a directory or between two.
+ *
+ * Locking, in order (docs/DESIGN.md has the global table):
+ *   1. Between two directories, the super block's s_rename_mutex: one
+ *      cross-directory rename at a time per filesystem, so no other rename
+ *      can change the tree's shape while we check ancestry and lock.
+ *   2. The directories' i_rwsem exclusive: the one that is an ancestor of
+ *      the other first (ancestor-first is the order every other operation
+ *      uses too: a parent before its child); unrelated ones in argument
+ *      order, which is safe because of 1.  Subclasses I_RWSEM_PARENT then
+ *      I_RWSEM_PARENT2.
+ *   3. The inode being replaced, if any (I_RWSEM_VICTIM).
+ * Then the filesystem renames, and d_move moves the dentry in one step for
+ * lookups: a concurrent lookup sees the old name or the new one, never
+ * neither and never both.  Both directories' i_dir_seq are bumped around
+ * it, so a lock-free lookup that missed during the move looks again.
+ */
+#include "fs/dirops.h"
+#include "fs/dcache.h"
+#include "fs/fs.h"
+#include "fs/namei.h"
+#include "fs/syscalls.h"
+#include "kernel/err.h"
+#include "kernel/errno.h"
+
+/* Is a an ancestor of d, or d itself?  Caller holds s_rename_mutex, so
+ * directories' parents do not change. */
+static bool is_ancestor(struct dentry *a, struct dentry *d)
+{
+	for (;;) {
+		if (d == a)
+			return true;
+		if (d->d_parent == d)
+			return false;
+		d = d->d_parent;
+	}
+}
+
+static int check_one(struct dentry *dir, size_t len)
+{
+	if (len == 0)
+		return -ENOENT;
+	if (len > NAME_MAX)
+		return -ENAMETOOLONG;
+	return dir->d_inode && S_ISDIR(dir->d_inode->i_mode) ? 0 : -ENOTDIR;
+}
+
+/* The checks between finding both names and changing anything. */
+static int may_rename(struct dentry *old_dir, struct dentry *old, struct dentry *new_dir,
+		      struct dentry *new)
+{
+	struct inode *src = old->d_inode, *dst = new->d_inode;
+	if (!src)
+		return -ENOENT;
+	bool dir = S_ISDIR(src->i_mode);
+	if (dst && dir && !S_ISDIR(dst->i_mode))
+		return -ENOTDIR;
+	if (dst && !dir && S_ISDIR(dst->i_mode))
+		return -EISDIR;
+	if (d_mountpoint(old) || d_mountpoint(new))
+		return -EBUSY;
+	if (old_dir != new_dir) {
+		if (dir && is_ancestor(old, new_dir))
+			return -EINVAL;	/* into its own subtree */
+		if (dst && is_ancestor(new, old_dir))
+			return -ENOTEMPTY;	/* over a directory that holds the source */
+	}
+	if (__atomic_load_n(&new_dir->d_inode->i_nlink, __ATOMIC_ACQUIRE) == 0)
+		return -ENOENT;	/* the target directory was removed */
+	if (!old_dir->d_inode->i_op->rename)
+		return -EPERM;
+	return 0;
+}
+
+int vfs_rename(struct dentry *old_dir, const char *old_name, size_t old_len,
+	       struct dentry *new_dir, const char *new_name, size_t new_len)
+{
+	int err = check_one(old_dir, old_len);
+	if (!err)
+		err = check_one(new_dir, new_len);
+	if (err)
+		return err;
+	if (old_dir->d_sb != new_dir->d_sb)
+		return -EXDEV;
+	struct super_block *sb = old_dir->d_sb;
+	struct inode *odi = old_dir->d_inode, *ndi = new_dir->d_inode;
+	bool cross = old_dir != new_dir;
+	struct qstr oq = { old_name, (uint32_t)old_len, 0 }, nq = { new_name, (uint32_t)new_len, 0 };
+	d_hash_name(old_dir, &oq);
+	d_hash_name(new_dir, &nq);
+
+	if (!cross) {
+		down_write(&odi->i_rwsem);
+	} else {
+		mutex_lock(&sb->s_rename_mutex);
+		bool new_first = is_ancestor(new_dir, old_dir);
+		down_write_nested(new_first ? &ndi->i_rwsem : &odi->i_rwsem, I_RWSEM_PARENT);
+		down_write_nested(new_first ? &odi->i_rwsem : &ndi->i_rwsem, I_RWSEM_PARENT2);
+	}
+	struct dentry *old = lookup_one_held(old_dir, &oq);
+	struct dentry *new = IS_ERR(old) ? NULL : lookup_one_held(new_dir, &nq);
+	if (IS_ERR(old))
+		err = (int)PTR_ERR(old);
+	else if (IS_ERR(new))
+		err = (int)PTR_ERR(new);
+	else if (old->d_inode && old->d_inode == new->d_inode)
+		err = 1;	/* two names of one file: nothing to do (POSIX) */
+	else
+		err = may_rename(old_dir, old, new_dir, new);
+
+	struct inode *victim = !err ? new->d_inode : NULL;
+	if (victim)
+		down_write_nested(&victim->i_rwsem, I_RWSEM_VICTIM);
+	if (!err) {
+		inode_dir_change_begin(odi);
+		if (cross)
+			inode_dir_change_begin(ndi);
+		err = odi->i_op->rename(odi, old, ndi, new);
+		if (!err)
+			d_move(old, new);
+		if (cross)
+			inode_dir_change_end(ndi);
+		inode_dir_change_end(odi);
+	}
+	if (victim)
+		up_write(&victim->i_rwsem);
+
+	up_write(&odi->i_rwsem);
+	if (cross) {
+		up_write(&ndi->i_rwsem);
+		mutex_unlock(&sb->s_rename_mutex);
+	}
+	if (new && !IS_ERR(new))
+		dput(new);
+	if (!IS_ERR(old))
+		dput(old);
+	return err == 1 ? 0 : err;
+}
+
+int sys_rename(const char *oldpath, const char *newpath)
+{
+	struct last_name ol, nl;
+	struct dentry *od = path_parent(oldpath, &ol);
+	if (IS_ERR(od))
+		return (int)PTR_ERR(od);
+	struct dentry *nd = path_parent(newpath, &nl);
+	int err = IS_ERR(nd) ? (int)PTR_ERR(nd) : 0;
+	if (!err && (ol.type != LAST_NORM || nl.type != LAST_NORM))
+		err = -EBUSY;	/* ".", ".." or "/": as Linux says */
+	if (!err && (ol.slash || nl.slash)) {
+		/* A trailing slash demands that the source be a directory. */
+		struct dentry *src = lookup_one(od, ol.name, ol.len);
+		if (IS_ERR(src))
+			err = (int)PTR_ERR(src);
+		else {
+			err = !src->d_inode ? -ENOENT : S_ISDIR(src->d_inode->i_mode) ? 0 : -ENOTDIR;
+			dput(src);
+		}
+	}
+	if (!err)
+		err = vfs_rename(od, ol.name, ol.len, nd, nl.name, nl.len);
+	if (!IS_ERR(nd))
+		dput(nd);
+	dput(od);
+	return err;
+}

@@ -1,0 +1,79 @@
+/*
+ * stat.c: stat, lstat, fstat and readlink: reading an inode's attributes.
+ * No locks: each attribute is one atomic load, so a stat racing a change
+ * sees each field old or new (as on Linux, the set is not a snapshot).
+ */
+#include "fs/dcache.h"
+#include "fs/file.h"
+#include "fs/fs.h"
+#include "fs/namei.h"
+#include "fs/syscalls.h"
+#include "fs/task_fs.h"
+#include "kernel/err.h"
+#include "kernel/errno.h"
+#include "kernel/string.h"
+
+static void fill(const struct inode *i, struct kstat *st)
+{
+	*st = (struct kstat){
+		.dev = i->i_sb->s_dev,
+		.ino = i->i_ino,
+		.mode = __atomic_load_n(&i->i_mode, __ATOMIC_ACQUIRE),
+		.nlink = __atomic_load_n(&i->i_nlink, __ATOMIC_ACQUIRE),
+		.size = (int64_t)__atomic_load_n(&i->i_size, __ATOMIC_ACQUIRE),
+		.blocks = (int64_t)__atomic_load_n(&i->i_blocks, __ATOMIC_RELAXED),
+		.blksize = 4096,
+		.atime_ns = __atomic_load_n(&i->i_atime, __ATOMIC_RELAXED),
+		.mtime_ns = __atomic_load_n(&i->i_mtime, __ATOMIC_RELAXED),
+		.ctime_ns = __atomic_load_n(&i->i_ctime, __ATOMIC_RELAXED),
+	};
+}
+
+static int stat_path(const char *path, struct kstat *st, unsigned flags)
+{
+	struct dentry *d = path_lookup(path, flags);
+	if (IS_ERR(d))
+		return (int)PTR_ERR(d);
+	fill(d->d_inode, st);
+	dput(d);
+	return 0;
+}
+
+int sys_stat(const char *path, struct kstat *st)
+{
+	return stat_path(path, st, 0);
+}
+
+int sys_lstat(const char *path, struct kstat *st)
+{
+	return stat_path(path, st, WALK_NOFOLLOW);
+}
+
+int sys_fstat(int fd, struct kstat *st)
+{
+	struct file *f = fget(fd);
+	if (!f)
+		return -EBADF;
+	fill(f->f_inode, st);
+	file_put(f);
+	return 0;
+}
+
+long sys_readlink(const char *path, char *buf, size_t n)
+{
+	if (n == 0)
+		return -EINVAL;
+	struct dentry *d = path_lookup(path, WALK_NOFOLLOW);
+	if (IS_ERR(d))
+		return PTR_ERR(d);
+	struct inode *inode = d->d_inode;
+	long r = -EINVAL;	/* not a symlink */
+	if (S_ISLNK(inode->i_mode) && inode->i_op && inode->i_op->get_link) {
+		const char *target = inode->i_op->get_link(inode);
+		size_t len = strlen(target);
+		r = (long)(len < n ? len : n);
+		memcpy(buf, target, (size_t)r);
+	}
+	dput(d);
+	return r;
+}

@@ -1,0 +1,47 @@
+/*
+ * super.c: filesystem types and what every super block needs.
+ *
+ * A filesystem registers its type once at boot; mount finds it by name.
+ * Locking: types_lock protects the registry list.  Registered types are
+ * never removed, so a type found stays valid.
+ */
+#include "fs/fs.h"
+#include "kernel/errno.h"
+#include "kernel/string.h"
+
+static struct spinlock types_lock = SPINLOCK_INIT("fs_types");
+static struct file_system_type *types;
+static uint64_t next_dev = 1;
+
+int register_filesystem(struct file_system_type *type)
+{
+	unsigned long flags = spin_lock_irqsave(&types_lock);
+	for (struct file_system_type *t = types; t; t = t->next)
+		if (strcmp(t->name, type->name) == 0) {
+			spin_unlock_irqrestore(&types_lock, flags);
+			return -EBUSY;
+		}
+	type->next = types;
+	types = type;
+	spin_unlock_irqrestore(&types_lock, flags);
+	return 0;
+}
+
+struct file_system_type *get_fs_type(const char *name)
+{
+	unsigned long flags = spin_lock_irqsave(&types_lock);
+	struct file_system_type *t = types;
+	while (t && strcmp(t->name, name) != 0)
+		t = t->next;
+	spin_unlock_irqrestore(&types_lock, flags);
+	return t;
+}
+
+void sb_init(struct super_block *sb, const struct file_system_type *type,
+	     const struct super_operations *ops)
+{
+	sb->s_type = type;
+	sb->s_op = ops;
+	sb->s_dev = __atomic_fetch_add(&next_dev, 1, __ATOMIC_RELAXED);
+	mutex_init(&sb->s_rename_mutex, "s_rename_mutex");
+}

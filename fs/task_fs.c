@@ -1,0 +1,178 @@
+/*
+ * task_fs.c: roots, current directories and descriptor tables (see
+ * task_fs.h for the sharing rules and the lock).
+ */
+#include "fs/task_fs.h"
+#include "fs/dcache.h"
+#include "fs/file.h"
+#include "fs/mount.h"
+#include "kernel/errno.h"
+#include "kernel/kmalloc.h"
+#include "kernel/panic.h"
+#include "kernel/thread.h"
+
+static struct task_fs init_fs;
+
+void task_fs_init(void)
+{
+	init_fs.count = 1;	/* never freed */
+	spin_init(&init_fs.lock, "task_fs");
+	init_fs.root = vfs_root();
+	init_fs.cwd = vfs_root();
+	current_thread()->fs = &init_fs;
+	__atomic_fetch_add(&init_fs.count, 1, __ATOMIC_RELAXED);
+}
+
+static struct task_fs *current_fs(void)
+{
+	struct task_fs *fs = current_thread()->fs;
+	return fs ? fs : &init_fs;
+}
+
+struct task_fs *task_fs_get_current(void)
+{
+	struct task_fs *fs = current_fs();
+	__atomic_fetch_add(&fs->count, 1, __ATOMIC_RELAXED);
+	return fs;
+}
+
+void task_fs_put(struct task_fs *fs)
+{
+	if (!fs || __atomic_sub_fetch(&fs->count, 1, __ATOMIC_ACQ_REL) != 0)
+		return;
+	BUG_ON(fs == &init_fs);
+	for (unsigned i = 0; i < NR_OPEN; i++)
+		file_put(fs->fd[i]);
+	dput(fs->cwd);
+	dput(fs->root);
+	kfree(fs);
+}
+
+void task_fs_fork(struct thread *child)
+{
+	struct task_fs *fs = current_thread() ? current_thread()->fs : NULL;
+	if (fs)
+		__atomic_fetch_add(&fs->count, 1, __ATOMIC_RELAXED);
+	child->fs = fs;
+}
+
+void task_fs_exit(void)
+{
+	struct thread *t = current_thread();
+	struct task_fs *fs = t->fs;
+	t->fs = NULL;
+	task_fs_put(fs);
+}
+
+int task_fs_unshare(void)
+{
+	struct task_fs *old = current_fs();
+	struct task_fs *fs = kzalloc(sizeof(*fs));
+	if (!fs)
+		return -ENOMEM;
+	fs->count = 1;
+	spin_init(&fs->lock, "task_fs");
+	unsigned long flags = spin_lock_irqsave(&old->lock);
+	fs->root = dget(old->root);
+	fs->cwd = dget(old->cwd);
+	for (unsigned i = 0; i < NR_OPEN; i++)
+		fs->fd[i] = old->fd[i] ? file_get(old->fd[i]) : NULL;
+	spin_unlock_irqrestore(&old->lock, flags);
+	struct thread *t = current_thread();
+	struct task_fs *prev = t->fs;
+	t->fs = fs;
+	task_fs_put(prev);
+	return 0;
+}
+
+struct dentry *task_root(void)
+{
+	struct task_fs *fs = current_fs();
+	unsigned long flags = spin_lock_irqsave(&fs->lock);
+	struct dentry *d = dget(fs->root);
+	spin_unlock_irqrestore(&fs->lock, flags);
+	return d;
+}
+
+struct dentry *task_cwd(void)
+{
+	struct task_fs *fs = current_fs();
+	unsigned long flags = spin_lock_irqsave(&fs->lock);
+	struct dentry *d = dget(fs->cwd);
+	spin_unlock_irqrestore(&fs->lock, flags);
+	return d;
+}
+
+void task_set_cwd(struct dentry *d)
+{
+	struct task_fs *fs = current_fs();
+	unsigned long flags = spin_lock_irqsave(&fs->lock);
+	struct dentry *old = fs->cwd;
+	fs->cwd = d;
+	spin_unlock_irqrestore(&fs->lock, flags);
+	dput(old);
+}
+
+int fd_install(struct file *f)
+{
+	struct task_fs *fs = current_fs();
+	unsigned long flags = spin_lock_irqsave(&fs->lock);
+	for (int i = 0; i < NR_OPEN; i++)
+		if (!fs->fd[i]) {
+			fs->fd[i] = f;
+			spin_unlock_irqrestore(&fs->lock, flags);
+			return i;
+		}
+	spin_unlock_irqrestore(&fs->lock, flags);
+	file_put(f);
+	return -EMFILE;
+}
+
+int fd_install_at(int fd, struct file *f)
+{
+	if (fd < 0 || fd >= NR_OPEN) {
+		file_put(f);
+		return -EBADF;
+	}
+	struct task_fs *fs = current_fs();
+	unsigned long flags = spin_lock_irqsave(&fs->lock);
+	struct file *old = fs->fd[fd];
+	fs->fd[fd] = f;
+	spin_unlock_irqrestore(&fs->lock, flags);
+	file_put(old);
+	return fd;
+}
+
+struct file *fget(int fd)
+{
+	if (fd < 0 || fd >= NR_OPEN)
+		return NULL;
+	struct task_fs *fs = current_fs();
+	unsigned long flags = spin_lock_irqsave(&fs->lock);
+	struct file *f = fs->fd[fd] ? file_get(fs->fd[fd]) : NULL;
+	spin_unlock_irqrestore(&fs->lock, flags);
+	return f;
+}
+
+struct file *fd_remove(int fd)
+{
+	if (fd < 0 || fd >= NR_OPEN)
+		return NULL;
+	struct task_fs *fs = current_fs();
+	unsigned long flags = spin_lock_irqsave(&fs->lock);
+	struct file *f = fs->fd[fd];
+	fs->fd[fd] = NULL;
+	spin_unlock_irqrestore(&fs->lock, flags);
+	return f;
+}
+
+unsigned fd_count_open(void)
+{
+	struct task_fs *fs = current_fs();
+	unsigned n = 0;
+	unsigned long flags = spin_lock_irqsave(&fs->lock);
+	for (unsigned i = 0; i < NR_OPEN; i++)
+		n += fs->fd[i] != NULL;
+	spin_unlock_irqrestore(&fs->lock, flags);
+	return n;
+}

@@ -1,0 +1,57 @@
+/*
+ * task_fs.h: a thread's view of the VFS: its root, its current directory
+ * and its table of open files.
+ *
+ * A new thread shares its creator's task_fs (as threads of one process
+ * share theirs), so a shell command run with `&` sees the shell's cwd and
+ * descriptors; task_fs_unshare gives the calling thread a private copy.
+ * Threads that never had one (boot-time threads) use the initial one.
+ *
+ * Locking: task_fs.lock (a spinlock) protects cwd, root and the fd slots;
+ * callers take references (fget, task_cwd) under it and use them after.
+ * The count is atomic.
+ */
+#ifndef FS_TASK_FS_H
+#define FS_TASK_FS_H
+
+#include "kernel/spinlock.h"
+
+#define NR_OPEN 256
+
+struct dentry;
+struct file;
+struct thread;
+
+struct task_fs {
+	int count;
+	struct spinlock lock;
+	struct dentry *root, *cwd;       /* hold references */
+	struct file *fd[NR_OPEN];        /* each holds a reference */
+};
+
+void task_fs_init(void);             /* boot: the initial context, at "/" */
+struct task_fs *task_fs_get_current(void);   /* with a reference */
+void task_fs_put(struct task_fs *fs);
+/* Thread hooks: a new thread shares the creator's; an exiting one drops it. */
+void task_fs_fork(struct thread *child);
+void task_fs_exit(void);
+/* Give the calling thread its own copy (same cwd and root, the same open
+ * files in the same slots).  0 or -ENOMEM. */
+int task_fs_unshare(void);
+
+/* The calling thread's root and cwd, each with a reference. */
+struct dentry *task_root(void);
+struct dentry *task_cwd(void);
+/* Make d (a directory; reference consumed) the calling thread's cwd. */
+void task_set_cwd(struct dentry *d);
+
+/* Descriptors: install f (reference consumed) in the lowest free slot, or
+ * in slot fd (closing what was there); look one up (with a reference);
+ * take one out (the table's reference passes to the caller). */
+int fd_install(struct file *f);
+int fd_install_at(int fd, struct file *f);
+struct file *fget(int fd);
+struct file *fd_remove(int fd);
+unsigned fd_count_open(void);        /* for tests: slots in use */
+
+#endif

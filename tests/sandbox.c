@@ -1,0 +1,38 @@
+/* sandbox.c: see sandbox.h. */
+#include "tests/sandbox.h"
+#include "fs/dcache.h"
+#include "fs/file.h"
+#include "fs/fs.h"
+#include "fs/syscalls.h"
+#include "fs/task_fs.h"
+#include "kernel/kprintf.h"
+#include "kernel/ktest.h"
+#include "kernel/string.h"
+
+void sandbox_enter(struct sandbox *s, const char *name)
+{
+	ASSERT_EQ(task_fs_unshare(), 0);
+	snprintf(s->path, sizeof(s->path), "/sandbox-%s", name);
+	dcache_shrink(~0u);	/* a baseline with no unused dentries cached */
+	s->dentries = dcache_live();
+	s->inodes = icache_live();
+	s->files = files_live();
+	ASSERT_EQ(sys_mkdir(s->path, 0755), 0);
+	ASSERT_EQ(sys_mount("ramfs", s->path, NULL), 0);
+	ASSERT_EQ(sys_chdir(s->path), 0);
+}
+
+void sandbox_leave(struct sandbox *s)
+{
+	for (int fd = 0; fd < NR_OPEN; fd++)
+		sys_close(fd);
+	EXPECT_EQ(sys_chdir("/"), 0);
+	EXPECT_EQ(sys_umount(s->path), 0);
+	EXPECT_EQ(sys_rmdir(s->path), 0);
+	/* The unmounted ramfs freed everything; "/"'s dentry for the sandbox
+	 * directory went with the rmdir (unhashed, then freed). */
+	dcache_shrink(~0u);
+	EXPECT_EQ(files_live(), s->files);
+	EXPECT_EQ(dcache_live(), s->dentries);
+	EXPECT_EQ(icache_live(), s->inodes);
+}

@@ -1,0 +1,348 @@
+/*
+ * test_file.c: files through the system calls: open's flags, read, write,
+ * positions, holes, truncate, stat, descriptors, cwd, readlink.  Each
+ * case works in its own freshly mounted ramfs (tests/sandbox.h), which
+ * also proves at the end that nothing leaked.
+ */
+#include "fs/fs.h"
+#include "fs/syscalls.h"
+#include "fs/task_fs.h"
+#include "kernel/errno.h"
+#include "kernel/kmalloc.h"
+#include "kernel/kprintf.h"
+#include "kernel/ktest.h"
+#include "kernel/string.h"
+#include "tests/sandbox.h"
+
+static void write_read_back(void)
+{
+	struct sandbox s;
+	sandbox_enter(&s, "rw");
+	int fd = sys_open("f", O_CREAT | O_RDWR, 0644);
+	ASSERT_GE(fd, 0);
+	EXPECT_EQ(sys_write(fd, "hello", 5), 5);
+	EXPECT_EQ(sys_write(fd, " world", 6), 6);
+	EXPECT_EQ(sys_lseek(fd, 0, SEEK_CUR), 11);
+	EXPECT_EQ(sys_lseek(fd, 0, SEEK_SET), 0);
+	char buf[32] = { 0 };
+	EXPECT_EQ(sys_read(fd, buf, sizeof(buf)), 11);
+	EXPECT_STREQ(buf, "hello world");
+	EXPECT_EQ(sys_read(fd, buf, sizeof(buf)), 0);	/* end of file */
+	struct kstat st;
+	EXPECT_EQ(sys_fstat(fd, &st), 0);
+	EXPECT_EQ(st.size, 11);
+	EXPECT_TRUE(S_ISREG(st.mode));
+	EXPECT_EQ(st.mode & 07777, 0644u);
+	EXPECT_EQ(st.nlink, 1u);
+	EXPECT_EQ(sys_close(fd), 0);
+	EXPECT_EQ(sys_close(fd), -EBADF);
+	sandbox_leave(&s);
+}
+
+static void open_errors(void)
+{
+	struct sandbox s;
+	sandbox_enter(&s, "openerr");
+	ASSERT_EQ(sys_mkdir("d", 0755), 0);
+	int fd = sys_open("f", O_CREAT | O_WRONLY, 0600);
+	ASSERT_GE(fd, 0);
+	EXPECT_EQ(sys_open("f", O_CREAT | O_EXCL | O_RDWR, 0600), -EEXIST);
+	EXPECT_EQ(sys_open("missing", O_RDONLY, 0), -ENOENT);
+	EXPECT_EQ(sys_open("f", O_RDONLY | O_DIRECTORY, 0), -ENOTDIR);
+	EXPECT_EQ(sys_open("d", O_WRONLY, 0), -EISDIR);
+	EXPECT_EQ(sys_open("d", O_RDWR, 0), -EISDIR);
+	EXPECT_EQ(sys_open("d", O_RDONLY | O_CREAT, 0644), -EISDIR);
+	EXPECT_EQ(sys_open(".", O_RDONLY | O_CREAT, 0644), -EISDIR);
+	EXPECT_EQ(sys_open("new/", O_RDONLY | O_CREAT, 0644), -EISDIR);
+	EXPECT_EQ(sys_open("f/", O_RDONLY, 0), -ENOTDIR);
+	EXPECT_EQ(sys_open("f", O_ACCMODE, 0), -EINVAL);
+	EXPECT_EQ(sys_symlink("f", "l"), 0);
+	EXPECT_EQ(sys_open("l", O_RDONLY | O_NOFOLLOW, 0), -ELOOP);
+	EXPECT_EQ(sys_open("l", O_CREAT | O_EXCL | O_RDWR, 0644), -EEXIST);
+	EXPECT_EQ(sys_symlink("nowhere", "dangling"), 0);
+	EXPECT_EQ(sys_open("dangling", O_RDONLY, 0), -ENOENT);
+	char c = 'x';
+	EXPECT_EQ(sys_read(fd, &c, 1), -EBADF);	/* opened write-only */
+	int ro = sys_open("f", O_RDONLY, 0);
+	ASSERT_GE(ro, 0);
+	EXPECT_EQ(sys_write(ro, &c, 1), -EBADF);
+	int dfd = sys_open("d", O_RDONLY | O_DIRECTORY, 0);
+	ASSERT_GE(dfd, 0);
+	EXPECT_EQ(sys_read(dfd, &c, 1), -EISDIR);
+	EXPECT_EQ(sys_read(99, &c, 1), -EBADF);
+	EXPECT_EQ(sys_read(-1, &c, 1), -EBADF);
+	EXPECT_EQ(sys_read(NR_OPEN, &c, 1), -EBADF);
+	sandbox_leave(&s);
+}
+
+static void append_and_positions(void)
+{
+	struct sandbox s;
+	sandbox_enter(&s, "append");
+	int fd = sys_open("log", O_CREAT | O_RDWR | O_APPEND, 0644);
+	ASSERT_GE(fd, 0);
+	EXPECT_EQ(sys_write(fd, "abc", 3), 3);
+	EXPECT_EQ(sys_lseek(fd, 0, SEEK_SET), 0);
+	EXPECT_EQ(sys_write(fd, "de", 2), 2);	/* still at the end */
+	EXPECT_EQ(sys_lseek(fd, 0, SEEK_CUR), 5);
+	EXPECT_EQ(sys_pwrite(fd, "f", 1, 0), 1);	/* O_APPEND wins over the offset, as on Linux */
+	char buf[8] = { 0 };
+	EXPECT_EQ(sys_pread(fd, buf, sizeof(buf) - 1, 0), 6);
+	EXPECT_STREQ(buf, "abcdef");
+	EXPECT_EQ(sys_lseek(fd, 0, SEEK_CUR), 5);	/* pwrite moves no position */
+	EXPECT_EQ(sys_close(fd), 0);
+
+	fd = sys_open("p", O_CREAT | O_RDWR, 0644);
+	ASSERT_GE(fd, 0);
+	EXPECT_EQ(sys_pwrite(fd, "xyz", 3, 10), 3);
+	EXPECT_EQ(sys_lseek(fd, 0, SEEK_CUR), 0);	/* pwrite leaves f_pos */
+	EXPECT_EQ(sys_lseek(fd, 0, SEEK_END), 13);
+	EXPECT_EQ(sys_lseek(fd, -3, SEEK_END), 10);
+	EXPECT_EQ(sys_lseek(fd, -20, SEEK_CUR), -EINVAL);
+	EXPECT_EQ(sys_lseek(fd, 0, 7), -EINVAL);
+	EXPECT_EQ(sys_lseek(fd, 100, SEEK_SET), 100);	/* past the end is fine */
+	EXPECT_EQ(sys_read(fd, buf, 1), 0);
+	EXPECT_EQ(sys_pread(fd, buf, 1, -1), -EINVAL);
+	sandbox_leave(&s);
+}
+
+/* A pattern byte for offset i, so any misplaced page shows. */
+static char pattern(uint64_t i)
+{
+	return (char)('a' + (i * 7 + i / 4096) % 26);
+}
+
+static void pages_and_holes(void)
+{
+	struct sandbox s;
+	sandbox_enter(&s, "pages");
+	enum { N = 5 * 4096 + 123 };
+	char *buf = kmalloc(N);
+	ASSERT_NOT_NULL(buf);
+	for (uint64_t i = 0; i < N; i++)
+		buf[i] = pattern(i);
+	int fd = sys_open("big", O_CREAT | O_RDWR, 0644);
+	ASSERT_GE(fd, 0);
+	/* Written in odd-sized pieces that straddle page boundaries. */
+	for (uint64_t off = 0; off < N; off += 1000)
+		EXPECT_EQ(sys_write(fd, buf + off, off + 1000 <= N ? 1000 : N - off),
+			  (long)(off + 1000 <= N ? 1000 : N - off));
+	memset(buf, 0, N);
+	EXPECT_EQ(sys_pread(fd, buf, N, 0), N);
+	unsigned bad = 0;
+	for (uint64_t i = 0; i < N; i++)
+		bad += buf[i] != pattern(i);
+	EXPECT_EQ(bad, 0u);
+	/* A hole: far past the end, then read the gap back as zeros. */
+	uint64_t far = 3ULL << 30;
+	EXPECT_EQ(sys_pwrite(fd, "Z", 1, (int64_t)far), 1);
+	struct kstat st;
+	EXPECT_EQ(sys_fstat(fd, &st), 0);
+	EXPECT_EQ(st.size, (int64_t)far + 1);
+	EXPECT_LE(st.blocks, 8 * 8);	/* six data pages and one in the far: not 3 GiB */
+	memset(buf, 'q', 4096);
+	EXPECT_EQ(sys_pread(fd, buf, 4096, (int64_t)far - 4096), 4096);
+	bad = 0;
+	for (unsigned i = 0; i < 4096; i++)
+		bad += buf[i] != 0;
+	EXPECT_EQ(bad, 0u);
+	EXPECT_EQ(sys_pwrite(fd, "x", 1, 1LL << 50), -EFBIG);
+	kfree(buf);
+	sandbox_leave(&s);
+}
+
+static void truncate_cases(void)
+{
+	struct sandbox s;
+	sandbox_enter(&s, "trunc");
+	int fd = sys_open("f", O_CREAT | O_RDWR, 0644);
+	ASSERT_GE(fd, 0);
+	EXPECT_EQ(sys_write(fd, "0123456789", 10), 10);
+	EXPECT_EQ(sys_ftruncate(fd, 4), 0);
+	EXPECT_EQ(sys_truncate("f", 8), 0);	/* grows with zeros, not the old bytes */
+	char buf[16];
+	memset(buf, 'x', sizeof(buf));
+	EXPECT_EQ(sys_pread(fd, buf, sizeof(buf), 0), 8);
+	EXPECT_EQ(memcmp(buf, "0123\0\0\0\0", 8), 0);
+	EXPECT_EQ(sys_truncate("f", -1), -EINVAL);
+	EXPECT_EQ(sys_truncate("missing", 0), -ENOENT);
+	ASSERT_EQ(sys_mkdir("d", 0755), 0);
+	EXPECT_EQ(sys_truncate("d", 0), -EISDIR);
+	int ro = sys_open("f", O_RDONLY, 0);
+	ASSERT_GE(ro, 0);
+	EXPECT_EQ(sys_ftruncate(ro, 0), -EINVAL);	/* not open for writing */
+	EXPECT_EQ(sys_ftruncate(77, 0), -EBADF);
+	EXPECT_EQ(sys_truncate("f", 1LL << 60), 0);	/* sparse: allowed, allocates nothing */
+	struct kstat st;
+	EXPECT_EQ(sys_stat("f", &st), 0);
+	EXPECT_EQ(st.size, 1LL << 60);
+	int t = sys_open("f", O_RDWR | O_TRUNC, 0);
+	ASSERT_GE(t, 0);
+	EXPECT_EQ(sys_fstat(t, &st), 0);
+	EXPECT_EQ(st.size, 0);
+	EXPECT_EQ(st.blocks, 0);
+	sandbox_leave(&s);
+}
+
+static void stat_and_times(void)
+{
+	struct sandbox s;
+	sandbox_enter(&s, "stat");
+	struct kstat d0, d1, f, l;
+	ASSERT_EQ(sys_mkdir("d", 0750), 0);
+	ASSERT_EQ(sys_stat("d", &d0), 0);
+	EXPECT_TRUE(S_ISDIR(d0.mode));
+	EXPECT_EQ(d0.mode & 07777, 0750u);
+	EXPECT_EQ(d0.nlink, 2u);
+	EXPECT_GT(d0.mtime_ns, 0);
+	ASSERT_EQ(sys_mkdir("d/sub", 0755), 0);
+	ASSERT_EQ(sys_stat("d", &d1), 0);
+	EXPECT_EQ(d1.nlink, 3u);	/* sub's ".." */
+	EXPECT_GE(d1.mtime_ns, d0.mtime_ns);
+	EXPECT_EQ(d1.ino, d0.ino);
+	ASSERT_EQ(sys_symlink("d", "ld"), 0);
+	EXPECT_EQ(sys_stat("ld", &f), 0);
+	EXPECT_EQ(f.ino, d0.ino);	/* stat follows */
+	EXPECT_EQ(sys_lstat("ld", &l), 0);
+	EXPECT_TRUE(S_ISLNK(l.mode));
+	EXPECT_EQ(l.size, 1);	/* the target's length */
+	EXPECT_NE(l.ino, d0.ino);
+	EXPECT_EQ(sys_chmod("d", 0700), 0);
+	EXPECT_EQ(sys_stat("d", &f), 0);
+	EXPECT_EQ(f.mode, S_IFDIR | 0700u);
+	EXPECT_EQ(sys_utimens("d", 1000000000LL, 2000000000LL, 0), 0);
+	EXPECT_EQ(sys_stat("d", &f), 0);
+	EXPECT_EQ(f.atime_ns, 1000000000LL);
+	EXPECT_EQ(f.mtime_ns, 2000000000LL);
+	EXPECT_EQ(sys_stat("nope", &f), -ENOENT);
+	EXPECT_EQ(sys_fstat(55, &f), -EBADF);
+	sandbox_leave(&s);
+}
+
+static void dup_shares_position(void)
+{
+	struct sandbox s;
+	sandbox_enter(&s, "dup");
+	int a = sys_open("f", O_CREAT | O_RDWR, 0644);
+	ASSERT_GE(a, 0);
+	int b = sys_dup(a);
+	ASSERT_GE(b, 0);
+	EXPECT_NE(a, b);
+	EXPECT_EQ(sys_write(a, "12", 2), 2);
+	EXPECT_EQ(sys_write(b, "34", 2), 2);	/* one file, one position */
+	EXPECT_EQ(sys_lseek(a, 0, SEEK_CUR), 4);
+	EXPECT_EQ(sys_dup2(a, 40), 40);
+	EXPECT_EQ(sys_lseek(40, 1, SEEK_SET), 1);
+	EXPECT_EQ(sys_lseek(b, 0, SEEK_CUR), 1);
+	EXPECT_EQ(sys_dup2(a, a), a);
+	EXPECT_EQ(sys_dup2(a, NR_OPEN), -EBADF);
+	EXPECT_EQ(sys_dup(123), -EBADF);
+	EXPECT_EQ(sys_close(a), 0);
+	char buf[4];
+	EXPECT_EQ(sys_pread(b, buf, 4, 0), 4);	/* still open through b */
+	EXPECT_EQ(memcmp(buf, "1234", 4), 0);
+	sandbox_leave(&s);
+}
+
+static void descriptor_table_fills(void)
+{
+	struct sandbox s;
+	sandbox_enter(&s, "emfile");
+	int fd = sys_open("f", O_CREAT | O_RDWR, 0644);
+	ASSERT_GE(fd, 0);
+	unsigned opened = fd_count_open();
+	int last = 0;
+	while ((last = sys_dup(fd)) >= 0)
+		;
+	EXPECT_EQ(last, -EMFILE);
+	EXPECT_EQ(fd_count_open(), (unsigned)NR_OPEN);
+	EXPECT_GE((unsigned)NR_OPEN, opened);
+	sandbox_leave(&s);	/* closes them all */
+}
+
+static void cwd_and_getcwd(void)
+{
+	struct sandbox s;
+	sandbox_enter(&s, "cwd");
+	char buf[128];
+	EXPECT_EQ(sys_getcwd(buf, sizeof(buf)), (long)strlen(s.path) + 1);
+	EXPECT_STREQ(buf, s.path);
+	ASSERT_EQ(sys_mkdir("a", 0755), 0);
+	ASSERT_EQ(sys_mkdir("a/b", 0755), 0);
+	ASSERT_EQ(sys_chdir("a/b"), 0);
+	EXPECT_GT(sys_getcwd(buf, sizeof(buf)), 0);
+	char want[128];
+	snprintf(want, sizeof(want), "%s/a/b", s.path);
+	EXPECT_STREQ(buf, want);
+	EXPECT_EQ(sys_getcwd(buf, 5), -ERANGE);
+	ASSERT_EQ(sys_chdir(".."), 0);
+	ASSERT_EQ(sys_chdir("../a/./b/../.."), 0);	/* back at the mount root */
+	ASSERT_EQ(sys_chdir(".."), 0);	/* out of the mount, to "/" */
+	EXPECT_EQ(sys_getcwd(buf, sizeof(buf)), 2);
+	EXPECT_STREQ(buf, "/");
+	ASSERT_EQ(sys_chdir(s.path), 0);
+	int fd = sys_open("file", O_CREAT | O_RDWR, 0644);
+	ASSERT_GE(fd, 0);
+	EXPECT_EQ(sys_chdir("file"), -ENOTDIR);
+	EXPECT_EQ(sys_chdir("none"), -ENOENT);
+	/* A removed cwd has no path any more. */
+	ASSERT_EQ(sys_mkdir("gone", 0755), 0);
+	ASSERT_EQ(sys_chdir("gone"), 0);
+	ASSERT_EQ(sys_rmdir(buf[0] ? "../gone" : "x"), 0);
+	EXPECT_EQ(sys_getcwd(buf, sizeof(buf)), -ENOENT);
+	EXPECT_EQ(sys_open("new", O_CREAT | O_RDWR, 0644), -ENOENT);	/* no creating in it */
+	ASSERT_EQ(sys_chdir(s.path), 0);
+	sandbox_leave(&s);
+}
+
+static void readlink_cases(void)
+{
+	struct sandbox s;
+	sandbox_enter(&s, "readlink");
+	ASSERT_EQ(sys_symlink("some/where/else", "l"), 0);
+	char buf[32];
+	EXPECT_EQ(sys_readlink("l", buf, sizeof(buf)), 15);
+	EXPECT_EQ(memcmp(buf, "some/where/else", 15), 0);
+	EXPECT_EQ(sys_readlink("l", buf, 4), 4);	/* cut short, no NUL: as Linux */
+	EXPECT_EQ(memcmp(buf, "some", 4), 0);
+	EXPECT_EQ(sys_readlink("l", buf, 0), -EINVAL);
+	EXPECT_EQ(sys_readlink(".", buf, sizeof(buf)), -EINVAL);	/* not a symlink */
+	EXPECT_EQ(sys_readlink("none", buf, sizeof(buf)), -ENOENT);
+	sandbox_leave(&s);
+}
+
+static void unlinked_but_open(void)
+{
+	struct sandbox s;
+	sandbox_enter(&s, "orphan");
+	int fd = sys_open("f", O_CREAT | O_RDWR, 0644);
+	ASSERT_GE(fd, 0);
+	EXPECT_EQ(sys_write(fd, "data", 4), 4);
+	uint64_t inodes = icache_live();
+	EXPECT_EQ(sys_unlink("f"), 0);
+	EXPECT_EQ(sys_stat("f", &(struct kstat){ 0 }), -ENOENT);
+	struct kstat st;
+	EXPECT_EQ(sys_fstat(fd, &st), 0);
+	EXPECT_EQ(st.nlink, 0u);
+	char buf[4];
+	EXPECT_EQ(sys_pread(fd, buf, 4, 0), 4);	/* still readable */
+	EXPECT_EQ(icache_live(), inodes);
+	EXPECT_EQ(sys_close(fd), 0);
+	EXPECT_EQ(icache_live(), inodes - 1);	/* freed with the last reference */
+	sandbox_leave(&s);
+}
+
+static const struct ktest_case file_cases[] = {
+	KTEST_CASE(write_read_back),
+	KTEST_CASE(open_errors),
+	KTEST_CASE(append_and_positions),
+	KTEST_CASE(pages_and_holes),
+	KTEST_CASE(truncate_cases),
+	KTEST_CASE(stat_and_times),
+	KTEST_CASE(dup_shares_position),
+	KTEST_CASE(descriptor_table_fills),
+	KTEST_CASE(cwd_and_getcwd),
+	KTEST_CASE(readlink_cases),
+	KTEST_CASE(unlinked_but_open),
+};
+KTEST_SUITE(file, file_cases);

@@ -1,0 +1,163 @@
+/*
+ * test_rename.c: rename and link through the system calls: link counts,
+ * what replaces what, and every error rule, each as Linux gives it.
+ */
+#include "fs/fs.h"
+#include "fs/syscalls.h"
+#include "kernel/errno.h"
+#include "kernel/ktest.h"
+#include "kernel/string.h"
+#include "tests/sandbox.h"
+
+static uint32_t nlink_of(const char *path)
+{
+	struct kstat st;
+	return sys_lstat(path, &st) == 0 ? st.nlink : 0xdead;
+}
+
+static uint64_t ino_of(const char *path)
+{
+	struct kstat st;
+	return sys_lstat(path, &st) == 0 ? st.ino : 0;
+}
+
+static void touch(const char *path)
+{
+	int fd = sys_open(path, O_CREAT | O_WRONLY, 0644);
+	ASSERT_GE(fd, 0);
+	sys_close(fd);
+}
+
+static void rename_file(void)
+{
+	struct sandbox s;
+	sandbox_enter(&s, "mvfile");
+	touch("a");
+	uint64_t ino = ino_of("a");
+	EXPECT_EQ(sys_rename("a", "b"), 0);
+	EXPECT_EQ(ino_of("a"), 0u);
+	EXPECT_EQ(ino_of("b"), ino);
+	touch("c");
+	EXPECT_EQ(sys_rename("b", "c"), 0);	/* replaces c */
+	EXPECT_EQ(ino_of("c"), ino);
+	EXPECT_EQ(ino_of("b"), 0u);
+	ASSERT_EQ(sys_mkdir("d", 0755), 0);
+	EXPECT_EQ(sys_rename("c", "d/c"), 0);	/* across directories */
+	EXPECT_EQ(ino_of("d/c"), ino);
+	EXPECT_EQ(sys_link("d/c", "hard"), 0);
+	EXPECT_EQ(sys_rename("hard", "d/c"), 0);	/* two names of one file: nothing happens */
+	EXPECT_EQ(ino_of("hard"), ino);
+	EXPECT_EQ(nlink_of("hard"), 2u);
+	EXPECT_EQ(sys_rename("missing", "x"), -ENOENT);
+	EXPECT_EQ(sys_rename("hard", "nodir/x"), -ENOENT);
+	sandbox_leave(&s);
+}
+
+static void rename_dirs(void)
+{
+	struct sandbox s;
+	sandbox_enter(&s, "mvdir");
+	ASSERT_EQ(sys_mkdir("p", 0755), 0);
+	ASSERT_EQ(sys_mkdir("q", 0755), 0);
+	ASSERT_EQ(sys_mkdir("p/d", 0755), 0);
+	ASSERT_EQ(sys_mkdir("p/d/e", 0755), 0);
+	EXPECT_EQ(nlink_of("p"), 3u);
+	EXPECT_EQ(sys_rename("p/d", "q/d"), 0);
+	EXPECT_EQ(nlink_of("p"), 2u);	/* d's ".." moved with it */
+	EXPECT_EQ(nlink_of("q"), 3u);
+	EXPECT_EQ(nlink_of("q/d/e"), 2u);
+	EXPECT_EQ(sys_rename("q/d", "q/d/e/x"), -EINVAL);	/* into its own subtree */
+	EXPECT_EQ(sys_rename("q", "q/d/x"), -EINVAL);
+	EXPECT_EQ(sys_rename("q/d", "q/d"), 0);
+	ASSERT_EQ(sys_mkdir("empty", 0755), 0);
+	EXPECT_EQ(sys_rename("q", "empty"), 0);	/* over an empty directory */
+	EXPECT_EQ(ino_of("q"), 0u);
+	EXPECT_EQ(nlink_of("empty/d"), 3u);
+	ASSERT_EQ(sys_mkdir("full", 0755), 0);
+	ASSERT_EQ(sys_mkdir("full/x", 0755), 0);
+	EXPECT_EQ(sys_rename("empty", "full"), -ENOTEMPTY);
+	EXPECT_EQ(sys_rename("empty/d/e", "empty"), -ENOTEMPTY);	/* over its own ancestor */
+	touch("file");
+	EXPECT_EQ(sys_rename("full", "file"), -ENOTDIR);
+	EXPECT_EQ(sys_rename("file", "full"), -EISDIR);
+	EXPECT_EQ(sys_rename("file/", "f2"), -ENOTDIR);
+	EXPECT_EQ(sys_rename("full/", "full2/"), 0);	/* slashes are fine for directories */
+	EXPECT_EQ(sys_rename(".", "x"), -EBUSY);
+	EXPECT_EQ(sys_rename("full2/..", "x"), -EBUSY);
+	EXPECT_EQ(sys_rename("file", "."), -EBUSY);
+	EXPECT_EQ(sys_rename("/", "x"), -EBUSY);
+	sandbox_leave(&s);
+}
+
+static void link_cases(void)
+{
+	struct sandbox s;
+	sandbox_enter(&s, "link");
+	touch("f");
+	EXPECT_EQ(sys_link("f", "g"), 0);
+	EXPECT_EQ(nlink_of("f"), 2u);
+	EXPECT_EQ(ino_of("f"), ino_of("g"));
+	ASSERT_EQ(sys_mkdir("d", 0755), 0);
+	EXPECT_EQ(sys_link("f", "d/h"), 0);
+	EXPECT_EQ(nlink_of("g"), 3u);
+	EXPECT_EQ(sys_unlink("f"), 0);
+	EXPECT_EQ(nlink_of("g"), 2u);
+	EXPECT_EQ(sys_link("d", "d2"), -EPERM);	/* no links to directories */
+	EXPECT_EQ(sys_link("g", "d/h"), -EEXIST);
+	EXPECT_EQ(sys_link("g", "."), -EEXIST);
+	EXPECT_EQ(sys_link("missing", "x"), -ENOENT);
+	EXPECT_EQ(sys_link("g", "nodir/x"), -ENOENT);
+	EXPECT_EQ(sys_link("g", "new/"), -ENOENT);
+	EXPECT_EQ(sys_symlink("g", "sl"), 0);
+	EXPECT_EQ(sys_link("sl", "sl2"), 0);	/* the link itself, not its target */
+	struct kstat st;
+	EXPECT_EQ(sys_lstat("sl2", &st), 0);
+	EXPECT_TRUE(S_ISLNK(st.mode));
+	EXPECT_EQ(st.nlink, 2u);
+	/* Data written through one name is read through the other. */
+	int fd = sys_open("g", O_WRONLY, 0);
+	ASSERT_GE(fd, 0);
+	EXPECT_EQ(sys_write(fd, "shared", 6), 6);
+	sys_close(fd);
+	char buf[8] = { 0 };
+	fd = sys_open("d/h", O_RDONLY, 0);
+	ASSERT_GE(fd, 0);
+	EXPECT_EQ(sys_read(fd, buf, 6), 6);
+	EXPECT_STREQ(buf, "shared");
+	sys_close(fd);
+	sandbox_leave(&s);
+}
+
+static void dot_names(void)
+{
+	struct sandbox s;
+	sandbox_enter(&s, "dots");
+	ASSERT_EQ(sys_mkdir("d", 0755), 0);
+	touch("d/f");
+	EXPECT_EQ(sys_mkdir(".", 0755), -EEXIST);
+	EXPECT_EQ(sys_mkdir("d/..", 0755), -EEXIST);
+	EXPECT_EQ(sys_mkdir("/", 0755), -EEXIST);
+	EXPECT_EQ(sys_rmdir("d/."), -EINVAL);
+	EXPECT_EQ(sys_rmdir("d/.."), -ENOTEMPTY);
+	EXPECT_EQ(sys_rmdir("/"), -EBUSY);
+	EXPECT_EQ(sys_unlink("d/."), -EISDIR);
+	EXPECT_EQ(sys_unlink("d"), -EISDIR);
+	EXPECT_EQ(sys_unlink("d/"), -EISDIR);
+	EXPECT_EQ(sys_unlink("d/f/"), -ENOTDIR);
+	EXPECT_EQ(sys_rmdir("d/f"), -ENOTDIR);
+	EXPECT_EQ(sys_rmdir("d"), -ENOTEMPTY);
+	EXPECT_EQ(sys_symlink("x", "d"), -EEXIST);
+	EXPECT_EQ(sys_symlink("x", "."), -EEXIST);
+	EXPECT_EQ(sys_symlink("", "e"), -ENOENT);
+	EXPECT_EQ(sys_unlink("d/f"), 0);
+	EXPECT_EQ(sys_rmdir("d/"), 0);
+	sandbox_leave(&s);
+}
+
+static const struct ktest_case rename_cases[] = {
+	KTEST_CASE(rename_file),
+	KTEST_CASE(rename_dirs),
+	KTEST_CASE(link_cases),
+	KTEST_CASE(dot_names),
+};
+KTEST_SUITE(rename, rename_cases);
