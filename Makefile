@@ -3,11 +3,12 @@
 #   make            build build/smpvfs.elf and build/smpvfs.iso
 #   make run        boot in QEMU: self-tests on every CPU, then the shell
 #   make test       the test matrix: BIOS and UEFI x SMP 1, 2, 4, 8
+#   make bench      the benchmarks (release build): tables, build/bench/results.json, plots
 #   make deps       install the Debian packages everything needs
 #   make debug/gdb  QEMU paused with a gdb stub / gdb attached to it
 #   make clean
 #
-# Variables: SMP MEM FIRMWARE MACHINE ACCEL KARGS INITRD SCRIPT LOCKDEP BUILD V CROSS
+# Variables: SMP MEM FIRMWARE MACHINE ACCEL KARGS INITRD SCRIPT LOCKDEP BUILD V CROSS BENCH
 # (README.md).
 
 CROSS   ?=
@@ -49,7 +50,7 @@ SRCS := $(wildcard boot/*.S arch/x86_64/*.S arch/x86_64/*.c kernel/*.c kernel/*/
 	tests/fstest/fstest.c
 OBJS := $(patsubst %,$(BUILD)/%.o,$(basename $(SRCS)))
 
-.PHONY: all iso run test test-matrix test-negative test-fstest-host test-shell debug gdb clean deps check-tools FORCE
+.PHONY: all iso run test test-matrix test-negative test-fstest-host test-shell bench debug gdb clean deps check-tools FORCE
 all: $(BUILD)/smpvfs.iso
 
 # The compiler flags of the last build: rewritten only when they change
@@ -185,6 +186,23 @@ test-shell: $(BUILD)/smpvfs.elf
 	$(Q)$(PYTHON) tests/shell/run.py --smp $(if $(SMP),$(SMP),$(MATRIX_SMP)) \
 		--firmware $(if $(FIRMWARE),$(FIRMWARE),$(MATRIX_FIRMWARE)) \
 		--elf $(BUILD)/smpvfs.elf --mem $(MEM) --machine $(MACHINE) --accel $(ACCEL)
+
+# ---- benchmarks ---------------------------------------------------------
+
+# make bench: build the kernel without the lock validator in build/release,
+# boot it once with bench=$(BENCH) on SMP CPUs, and let tests/bench.py turn
+# the output into tables, build/bench/results.json and gnuplot PNGs.  KVM
+# only if ACCEL=auto's probe finds it fast (the default here); otherwise
+# TCG, and every table says its timings are only indicative.
+BENCH ?= all
+BENCH_BUILD := build/release
+BENCH_ACCEL := $(if $(filter command line environment,$(origin ACCEL)),$(ACCEL),auto)
+BENCH_MEM := $(if $(filter command line environment,$(origin MEM)),$(MEM),2G)
+bench: check-tools
+	$(Q)command -v gnuplot >/dev/null || $(MAKE) --no-print-directory deps
+	$(Q)$(MAKE) --no-print-directory BUILD=$(BENCH_BUILD) LOCKDEP=0 $(BENCH_BUILD)/smpvfs.elf
+	$(Q)$(PYTHON) tests/bench.py --elf $(BENCH_BUILD)/smpvfs.elf --smp $(or $(SMP),4) \
+		--bench $(BENCH) --accel $(BENCH_ACCEL) --mem $(BENCH_MEM)
 
 # ---- set-up -------------------------------------------------------------
 

@@ -7,7 +7,8 @@
  * the price every lookup pays for taking i_rwsem shared (the article's
  * concern).  Contended: every CPU takes the same lock in a loop; total
  * pairs per second.  Build with LOCKDEP=0 for figures without the
- * validator's cost (the table says which it is).
+ * validator's cost (the table says which it is).  What a lookup pays
+ * for i_rwsem itself is measured in lookup_cost.c.
  */
 #include "kernel/barrier.h"
 #include "kernel/bench/bench.h"
@@ -118,12 +119,24 @@ static void bench_locks(unsigned scale)
 			samples[r] = cycles_per_pair(&l, (enum kind)k, loops);
 		struct bench_stats s = bench_stats(samples, REPS);
 		median[k] = s.median;
+		uint64_t contended = contended_rate(&l, (enum kind)k, cloops);
 		kprintf("  %-12s %10lu %10lu %10lu %14lu\n", kind_names[k], s.median, s.min, s.max,
-			contended_rate(&l, (enum kind)k, cloops));
+			contended);
+		struct bench_rec rec;
+		bench_rec_begin(&rec, "locks", "pair");
+		bench_rec_str(&rec, "lock", kind_names[k]);
+		bench_rec_u64(&rec, "loops", loops);
+		bench_rec_stats(&rec, "cycles_per_pair", s);
+		bench_rec_u64(&rec, "contended_pairs_per_s", contended);
+		bench_rec_emit(&rec);
 	}
 	uint64_t ratio100 = median[MUTEX] ? median[RWSEM_READ] * 100 / median[MUTEX] : 0;
 	kprintf("  rwsem read / mutex: %lu.%02lu  (%u reps of %u pairs, %u CPUs, lock validator %s)\n",
 		ratio100 / 100, ratio100 % 100, REPS, loops, ncpus,
 		CONFIG_LOCKDEP ? "ON: build with LOCKDEP=0 for clean figures" : "off");
+	struct bench_rec rec;
+	bench_rec_begin(&rec, "locks", "summary");
+	bench_rec_u64(&rec, "rwsem_read_over_mutex_milli", bench_ratio_milli(median[RWSEM_READ], median[MUTEX]));
+	bench_rec_emit(&rec);
 }
 KBENCH("locks", bench_locks, "uncontended cycles per lock/unlock pair, and contended throughput");

@@ -1,0 +1,398 @@
+#!/usr/bin/env python3
+"""Run smpvfs's benchmarks in QEMU and turn their output into tables, JSON and plots.
+
+  tests/bench.py [--smp N] [--bench NAME[,NAME]] [--elf build/release/smpvfs.elf]
+                 [--mem 2G] [--accel auto|tcg|kvm] [--out build/bench]
+  tests/bench.py --parse LOG     re-read a saved serial log instead of booting
+
+The kernel (kernel/bench/) prints, besides its own human tables, one line
+`BENCH {json}` per result.  Every record has "bench" (the benchmark's name)
+and "table" (which of its tables); the rest are columns: plain integers,
+{"median","min","max","n"} objects for repeated measurements, and ratios in
+thousandths under keys ending in "_milli".  The first record of each
+benchmark, table "run", says which accelerator the guest saw, how many CPUs,
+whether the lock validator was compiled in, and the scale; the last, table
+"done", how long it took.
+
+Outputs, under --out: bench-smp<N>.log (the serial log), results.json (all
+records grouped by benchmark, with the host and QEMU configuration), a text
+table per benchmark on the terminal, and <bench>.png plots made with gnuplot
+(skipped, with a warning, if gnuplot is missing).
+
+The figures are ratios measured side by side in one boot; under TCG every
+table says that timings are only indicative (vCPUs are host threads that
+time-share the host's cores).
+
+Exit status: 0 if the kernel ran the benchmarks and every record parsed,
+1 otherwise, 2 for usage or setup errors (from tests/run.py).
+"""
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import re
+import shutil
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import run  # noqa: E402  (the QEMU and ISO helpers of tests/run.py)
+
+REPO = run.REPO
+DEFAULT_ELF = REPO / "build" / "release" / "smpvfs.elf"
+DEFAULT_OUT = REPO / "build" / "bench"
+RECORD_RE = re.compile(r"BENCH (\{.*\})\s*$")
+HEADER_RE = re.compile(r"^bench (\w+): ")
+DEFAULT_TIMEOUT = 1800
+
+
+# ------------------------------------------------------------------ parsing
+
+def parse_records(lines):
+    """(records, problems): the BENCH records of a log, in order."""
+    records, problems = [], []
+    for number, raw in enumerate(lines, 1):
+        line = run.clean_line(raw)
+        m = RECORD_RE.search(line)
+        if not m:
+            continue
+        try:
+            rec = json.loads(m.group(1))
+        except ValueError as err:
+            problems.append(f"line {number}: unreadable record ({err}): {line[:120]}")
+            continue
+        if not isinstance(rec, dict) or "bench" not in rec or "table" not in rec:
+            problems.append(f"line {number}: record without bench/table: {line[:120]}")
+            continue
+        if rec["bench"] == "error":
+            problems.append(f"line {number}: the kernel said: {rec.get('error')}")
+            continue
+        records.append(rec)
+    return records, problems
+
+
+def group(records):
+    """{bench: {"run": {...}, "done_ms": n, "tables": {table: [rows]}}} in output order."""
+    out = {}
+    for rec in records:
+        bench = out.setdefault(rec["bench"], {"run": None, "done_ms": None, "tables": {}})
+        row = {k: v for k, v in rec.items() if k not in ("bench", "table")}
+        if rec["table"] == "run":
+            bench["run"] = row
+        elif rec["table"] == "done":
+            bench["done_ms"] = row.get("ms")
+        else:
+            bench["tables"].setdefault(rec["table"], []).append(row)
+    return out
+
+
+def is_stats(v):
+    return isinstance(v, dict) and {"median", "min", "max"} <= set(v)
+
+
+def median(v):
+    return v["median"] if is_stats(v) else v
+
+
+# ------------------------------------------------------------------ tables
+
+def milli(v):
+    return f"{v / 1000:.3f}"
+
+
+def cell(key, v):
+    if is_stats(v):
+        if key.endswith("_milli"):
+            return f"{milli(v['median'])} [{milli(v['min'])}..{milli(v['max'])}]"
+        return f"{v['median']} [{v['min']}..{v['max']}]"
+    if key.endswith("_milli") and isinstance(v, int):
+        return milli(v)
+    return str(v)
+
+
+def column_name(key):
+    return key[:-len("_milli")] if key.endswith("_milli") else key
+
+
+def table_text(rows):
+    """A plain text table: one column per key, in the order the kernel gave them."""
+    keys = []
+    for row in rows:
+        keys += [k for k in row if k not in keys]
+    heads = [column_name(k) for k in keys]
+    body = [[cell(k, row[k]) if k in row else "" for k in keys] for row in rows]
+    widths = [max(len(h), *(len(r[i]) for r in body)) for i, h in enumerate(heads)]
+    lines = ["  ".join(h.rjust(w) for h, w in zip(heads, widths))]
+    lines += ["  ".join(c.rjust(w) for c, w in zip(r, widths)) for r in body]
+    return lines
+
+
+def indicative(run_row):
+    accel = (run_row or {}).get("accelerator", "")
+    return "KVM" not in accel
+
+
+def print_tables(grouped):
+    for name, bench in grouped.items():
+        r = bench["run"] or {}
+        print()
+        print(f"== {name}: {r.get('what', '')}")
+        note = ("TCG: timings only indicative, vCPUs time-share the host's cores"
+                if indicative(r) else "KVM")
+        print(f"   {r.get('cpus', '?')} CPUs, lock validator {'on' if r.get('lockdep') else 'off'}, "
+              f"scale {r.get('scale', '?')}, {note}; took {bench['done_ms']} ms")
+        for table, rows in bench["tables"].items():
+            print(f"   [{table}]  ({note})")
+            for line in table_text(rows):
+                print("   " + line)
+
+
+# ------------------------------------------------------------------ plots
+
+def gnuplot_terminal():
+    try:
+        out = subprocess.run(["gnuplot", "-e", "set terminal"], capture_output=True, text=True,
+                             timeout=20)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    text = out.stdout + out.stderr
+    if "pngcairo" in text:
+        return "pngcairo size 900,540 font 'sans,11'"
+    if re.search(r"^\s*png\b", text, re.M):
+        return "png size 900,540"
+    return None
+
+
+def plot_specs(grouped, subtitle):
+    """(name, data rows, gnuplot commands) for each plot the results allow."""
+    specs = []
+    slow = grouped.get("lookup_slow", {}).get("tables", {}).get("rate")
+    if slow:
+        data = [(r["threads"], median(r["shared_per_s"]), r["shared_per_s"]["min"],
+                 r["shared_per_s"]["max"], median(r["exclusive_per_s"]),
+                 r["exclusive_per_s"]["min"], r["exclusive_per_s"]["max"],
+                 r["ratio_milli"] / 1000, r["target_milli"] / 1000) for r in slow]
+        specs.append(("lookup_slow", data, f"""
+set title "Slow lookups in one directory: shared vs exclusive i_rwsem\\n{subtitle}"
+set xlabel "threads T"; set ylabel "lookups per second"; set logscale xy 2
+set key top left
+plot DATA using 1:2:3:4 with yerrorlines title "shared (default)", \\
+     DATA using 1:5:6:7 with yerrorlines title "exclusive (vfs.lookup=exclusive)"
+"""))
+        specs.append(("lookup_slow_ratio", data, f"""
+set title "Slow lookups: shared/exclusive throughput ratio\\n{subtitle}"
+set xlabel "threads T"; set ylabel "ratio shared / exclusive"; set logscale xy 2
+set key top left
+plot DATA using 1:8 with linespoints title "measured", DATA using 1:9 with lines dt 2 title "target 0.9 T"
+"""))
+    storm = grouped.get("lookup_storm", {}).get("tables", {}).get("storm")
+    if storm:
+        data = [(r["threads"], r["in_latency_milli"] / 1000, r["in_t1_milli"] / 1000) for r in storm]
+        specs.append(("lookup_storm", data, f"""
+set title "Same-name storm: time for all T lookups to finish\\n{subtitle}"
+set xlabel "threads T"; set ylabel "time / L"; set logscale x 2; set yrange [0:*]
+set key bottom right
+plot DATA using 1:2 with linespoints title "in units of L (nominal)", \\
+     DATA using 1:3 with linespoints title "in units of the T = 1 time", 1 with lines dt 2 title "1"
+"""))
+    walk = grouped.get("pathwalk", {}).get("tables", {})
+    if walk.get("private") and walk.get("shared"):
+        by_n = {}
+        for mode in ("private", "shared"):
+            for r in walk[mode]:
+                by_n.setdefault(r["threads"], {})[mode] = r
+        data = [(n, m["private"]["efficiency_milli"] / 1000, m["shared"]["efficiency_milli"] / 1000,
+                 m["private"]["per_thread_per_s"], m["shared"]["per_thread_per_s"])
+                for n, m in sorted(by_n.items()) if "private" in m and "shared" in m]
+        specs.append(("pathwalk", data, f"""
+set title "Cached 6-component path walk: scaling efficiency\\n{subtitle}"
+set xlabel "threads N (one per CPU)"; set ylabel "throughput(N) / (N throughput(1))"
+set yrange [0:1.2]; set xtics 1; set key bottom left
+plot DATA using 1:2 with linespoints title "private paths", \\
+     DATA using 1:3 with linespoints title "one shared path", 0.8 with lines dt 2 title "target 0.8 (private)"
+"""))
+        specs.append(("pathwalk_rate", data, f"""
+set title "Cached 6-component path walk: walks per second per thread\\n{subtitle}"
+set xlabel "threads N (one per CPU)"; set ylabel "walks/s per thread"; set yrange [0:*]
+set xtics 1; set key bottom left
+plot DATA using 1:4 with linespoints title "private paths", DATA using 1:5 with linespoints title "one shared path"
+"""))
+    size = grouped.get("dcache_size", {}).get("tables", {}).get("lookup")
+    if size:
+        data = [(r["dentries"], median(r["cycles_per_lookup"]), r["cycles_per_lookup"]["min"],
+                 r["cycles_per_lookup"]["max"], r["chain_milli"] / 1000) for r in size]
+        specs.append(("dcache_size", data, f"""
+set title "Cached lookup cost as the dcache grows (hash table of fixed size)\\n{subtitle}"
+set xlabel "dentries in the cache"; set ylabel "TSC cycles per lookup"; set logscale x 10
+set y2label "average chain length"; set y2tics; set yrange [0:*]; set y2range [0:*]; set ytics nomirror
+set key top left
+plot DATA using 1:2:3:4 with yerrorlines title "cycles per cached lookup", \\
+     DATA using 1:5 axes x1y2 with linespoints dt 2 title "average chain (right axis)"
+"""))
+    locks = grouped.get("locks", {}).get("tables", {}).get("pair")
+    if locks:
+        data = [(f'"{r["lock"]}"', median(r["cycles_per_pair"]), r["cycles_per_pair"]["min"],
+                 r["cycles_per_pair"]["max"]) for r in locks]
+        specs.append(("locks", data, f"""
+set title "Uncontended lock/unlock pair\\n{subtitle}"
+set ylabel "TSC cycles per pair"; set yrange [0:*]; set style fill solid 0.5; set boxwidth 0.6
+set key off
+plot DATA using 0:2:xtic(1) with boxes, DATA using 0:2:3:4 with yerrorbars lc black pt 0
+"""))
+    return specs
+
+
+def make_plots(grouped, out, subtitle):
+    term = gnuplot_terminal() if shutil.which("gnuplot") else None
+    if not term:
+        print("bench: gnuplot (with a png terminal) not found: no plots; `make deps` installs it")
+        return []
+    made = []
+    for name, data, commands in plot_specs(grouped, subtitle):
+        dat = out / f"{name}.dat"
+        dat.write_text("".join(" ".join(str(x) for x in row) + "\n" for row in data))
+        png = out / f"{name}.png"
+        # noenhanced: names like i_rwsem must not turn into subscripts.
+        script = (f"set terminal {term} noenhanced\nset output '{png}'\nset grid\n"
+                  f"DATA = '{dat}'\n{commands}")
+        (out / f"{name}.gp").write_text(script)
+        proc = subprocess.run(["gnuplot", str(out / f"{name}.gp")], capture_output=True, text=True)
+        if proc.returncode != 0:
+            print(f"bench: gnuplot failed for {name}: {proc.stderr.strip()}")
+            continue
+        made.append(png)
+    return made
+
+
+# ------------------------------------------------------------------ the run
+
+def host_info():
+    model = ""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    try:
+        qemu = subprocess.run([run.QEMU, "--version"], capture_output=True,
+                              text=True).stdout.splitlines()[0]
+    except (OSError, IndexError):
+        qemu = ""
+    return {"cpu": model, "cores": os.cpu_count(), "kernel": platform.release(),
+            "qemu": qemu, "load_before": list(os.getloadavg())}
+
+
+def follow_progress(log_path, stop):
+    """Print each benchmark's header line as the kernel reaches it."""
+    seen = 0
+    while not stop.is_set():
+        try:
+            lines = log_path.read_bytes().decode(errors="replace").splitlines()
+        except OSError:
+            lines = []
+        for raw in lines[seen:]:
+            line = run.clean_line(raw)
+            if HEADER_RE.match(line):
+                print(f"  {time.strftime('%H:%M:%S')} {line}", flush=True)
+        seen = max(seen, len(lines) - 1)   # the last line may still grow
+        stop.wait(2)
+
+
+def boot(args, out):
+    elf = run.check_elf(args.elf)
+    accel, why = run.resolve_accel(args.accel, elf)
+    run.print_accel(accel, why)
+    if accel == "tcg":
+        print("bench: under TCG the timings are only indicative (every table says so); "
+              f"the host has {os.cpu_count()} cores for {args.smp} vCPUs")
+    kargs = f"ktest=none after=poweroff bench={args.bench}"
+    iso = run.make_iso(elf, kargs, REPO / "build" / "iso")
+    cfg = run.Config("bios", args.smp, "pc", accel, args.mem, f"bench-smp{args.smp}")
+    cmd = run.qemu_command(cfg, iso)
+    log_path = out / f"bench-smp{args.smp}.log"
+    print(f"bench: booting {show_elf(elf)} with -smp {args.smp} -m {args.mem}: {kargs}", flush=True)
+    stop = threading.Event()
+    watcher = threading.Thread(target=follow_progress, args=(log_path, stop), daemon=True)
+    watcher.start()
+    try:
+        status, stderr_lines, elapsed = run.run_captured(cmd, log_path, args.timeout)
+    finally:
+        stop.set()
+        watcher.join(5)
+    info = {"accel": accel, "accel_why": why, "smp": args.smp, "mem": args.mem,
+            "kargs": kargs, "elf": show_elf(elf), "seconds": round(elapsed, 1)}
+    if status is None:
+        return info, log_path, f"timed out after {args.timeout} s (log: {run.show(log_path)})"
+    verdict, message = run.interpret_status(status, stderr_lines)
+    if verdict != "pass":
+        return info, log_path, f"{message} (log: {run.show(log_path)})"
+    return info, log_path, None
+
+
+def show_elf(elf):
+    return run.show(elf)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--smp", type=int, default=4)
+    parser.add_argument("--bench", default="all", help="all, or NAME[,NAME...]")
+    parser.add_argument("--elf", type=Path, default=DEFAULT_ELF,
+                        help="the kernel to boot (default: the LOCKDEP=0 build in build/release)")
+    parser.add_argument("--mem", default="2G", help="guest memory (1,000,000 dentries need ~250 MB)")
+    parser.add_argument("--accel", choices=["auto", "tcg", "kvm"], default="auto")
+    parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT)
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    parser.add_argument("--parse", type=Path, metavar="LOG", help="read a saved log instead of booting")
+    args = parser.parse_args()
+    if not 1 <= args.smp <= 64:
+        run.die("--smp must be between 1 and 64")
+    if not re.fullmatch(r"all|\w+(,\w+)*", args.bench):
+        run.die(f"--bench {args.bench!r}: expected all or NAME[,NAME...]")
+    out = args.out
+    out.mkdir(parents=True, exist_ok=True)
+    host = host_info()
+    started = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+    if args.parse:
+        qemu, log_path, error = {"parsed_from": run.show(args.parse)}, args.parse, None
+    else:
+        qemu, log_path, error = boot(args, out)
+    host["load_after"] = list(os.getloadavg())
+    lines = log_path.read_bytes().decode(errors="replace").splitlines() if log_path.exists() else []
+    records, problems = parse_records(lines)
+    grouped = group(records)
+    if args.bench != "all":
+        missing = [n for n in args.bench.split(",") if n not in grouped]
+        problems += [f"benchmark {n!r} printed no records (unknown name?)" for n in missing]
+    if not grouped and not error:
+        problems.append("the kernel printed no BENCH records")
+    print_tables(grouped)
+    run_row = next((b["run"] for b in grouped.values() if b["run"]), {})
+    subtitle = (f"smpvfs, {run_row.get('cpus', '?')} vCPUs, {run_row.get('accelerator', '?')}, "
+                f"host: {host['cores']} cores, {started}")
+    plots = make_plots(grouped, out, subtitle) if grouped else []
+    result = {"generated": started, "host": host, "qemu": qemu, "guest": run_row,
+              "problems": ([error] if error else []) + problems, "benchmarks": grouped}
+    (out / "results.json").write_text(json.dumps(result, indent=1) + "\n")
+    print()
+    print(f"bench: wrote {run.show(out / 'results.json')}"
+          + (f" and {len(plots)} plots ({', '.join(p.name for p in plots)})" if plots else ""))
+    print(f"bench: host load average {host['load_before'][0]:.2f} before, "
+          f"{host['load_after'][0]:.2f} after")
+    for problem in ([error] if error else []) + problems:
+        print(f"bench: problem: {problem}")
+    return 1 if error or problems else 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:
+        sys.exit(130)
