@@ -383,56 +383,116 @@ unsigned d_count_hashed(struct dentry *parent, const struct qstr *q)
 	return n;
 }
 
-/* Unhash every unused childless dentry of bucket b that is a child of
- * dir (or, with dir NULL, any dentry of sb) onto `victims` (their d_hash
- * links are reused for the list). */
-static unsigned collect_unused(struct bucket *b, struct dentry *dir, struct super_block *sb,
-			       struct list_head *victims)
+/*
+ * Pruning: free the unused dentries below a directory, leaves first
+ * (umount, tests).  The walk visits the tree, not the hash table, so it
+ * costs what the tree holds, not what the table is sized for.
+ *
+ * It holds a reference on the directory it scans and, while scanning,
+ * that directory's d_lock, under which a child's bucket lock may only be
+ * trylocked (the order is bucket -> d_lock); a busy bucket means a rescan.
+ * Under the bucket lock a hashed child with no references is a leaf and is
+ * unhashed onto a victim list (freed once the locks are dropped); a child
+ * with children is pinned with a reference and walked into.  Each
+ * walk has a generation number and stamps a directory with it when done
+ * below it, so a directory whose children stay in use is walked once.
+ * Coming back up, the scan resumes at the child it came from, if that is
+ * still a child (a rename may have moved it: d_move holds the old parent's
+ * d_lock), and a last clean scan from the start collects the children that
+ * became unused.  Up is read under rename_lock, which keeps d_parent still.
+ */
+static uint32_t prune_gen;
+
+struct prune_scan {
+	struct list_head victims;
+	struct dentry *down;    /* a child to walk into, pinned */
+	bool busy;              /* met a busy bucket */
+};
+
+static void prune_scan(struct dentry *dir, struct dentry *from, uint32_t gen, struct prune_scan *ps)
 {
-	unsigned n = 0;
-	unsigned long flags = spin_lock_irqsave(&b->lock);
-	struct list_head *pos, *tmp;
-	list_for_each_safe(pos, tmp, &b->chain) {
-		struct dentry *d = list_entry(pos, struct dentry, d_hash);
-		bool mine = dir ? d->d_parent == dir : d->d_sb == sb;
-		if (!mine || __atomic_load_n(&d->d_count, __ATOMIC_RELAXED) != 0 ||
-		    !list_empty(&d->d_subdirs))
+	list_init(&ps->victims);
+	ps->down = NULL;
+	ps->busy = false;
+	unsigned long flags = spin_lock_irqsave(&dir->d_lock);
+	struct list_head *pos = &dir->d_subdirs;
+	if (from && from->d_parent == dir)
+		pos = from->d_child.prev;	/* resume at from */
+	for (pos = pos->next; pos != &dir->d_subdirs && !ps->down; pos = pos->next) {
+		struct dentry *c = list_entry(pos, struct dentry, d_child);
+		struct bucket *b = dcache_bucket(c->d_name.hash);
+		if (!spin_trylock(&b->lock)) {
+			ps->busy = true;
 			continue;
-		list_del(&d->d_hash);
-		flag_clear(d, DCACHE_HASHED);
-		list_add(&d->d_hash, victims);
-		n++;
+		}
+		int count = __atomic_load_n(&c->d_count, __ATOMIC_RELAXED);
+		if (count == 0 && (c->d_flags & DCACHE_HASHED)) {
+			list_del(&c->d_hash);	/* no references: no children either */
+			flag_clear(c, DCACHE_HASHED);
+			list_add(&c->d_hash, &ps->victims);
+		} else if (count > 0 && !list_empty(&c->d_subdirs) &&
+			   __atomic_load_n(&c->d_prune_gen, __ATOMIC_RELAXED) != gen) {
+			/* Its count cannot reach 0 while we hold its bucket lock
+			 * (see dput), hashed or not (a removed directory whose
+			 * negative children keep it). */
+			ps->down = dget(c);
+		}
+		spin_unlock(&b->lock);
 	}
-	spin_unlock_irqrestore(&b->lock, flags);
-	return n;
+	spin_unlock_irqrestore(&dir->d_lock, flags);
 }
 
-/* One pass over the table; returns how many dentries it freed. */
-static unsigned prune_pass(struct dentry *dir, struct super_block *sb)
+static void free_victims(struct list_head *victims)
 {
-	struct list_head victims = LIST_HEAD_INIT(victims);
-	unsigned n = 0;
-
-	for (uint64_t i = 0; i <= dcache_mask; i++)
-		n += collect_unused(&dcache_table[i], dir, sb, &victims);
-	while (!list_empty(&victims)) {
-		struct dentry *d = list_first_entry(&victims, struct dentry, d_hash);
+	while (!list_empty(victims)) {
+		struct dentry *d = list_first_entry(victims, struct dentry, d_hash);
 		list_del(&d->d_hash);
 		dput(d_free(d));	/* the parent's reference it held */
 	}
-	return n;
 }
 
-void d_prune_unused(struct dentry *dir)
+void d_prune_unused(struct dentry *top)
 {
-	prune_pass(dir, NULL);
+	uint32_t gen;
+	while ((gen = __atomic_add_fetch(&prune_gen, 1, __ATOMIC_RELAXED)) == 0)
+		;	/* 0 is what a new dentry has */
+	struct dentry *dir = dget(top), *from = NULL;
+	unsigned depth = 0;
+	for (;;) {
+		struct prune_scan ps;
+		prune_scan(dir, from, gen, &ps);
+		bool clean = !from && list_empty(&ps.victims) && !ps.busy && !ps.down;
+		free_victims(&ps.victims);
+		if (from) {
+			dput(from);	/* unused now, perhaps: the next scan sees */
+			from = NULL;
+		}
+		if (ps.down) {
+			dput(dir);	/* down's reference on it keeps it */
+			dir = ps.down;
+			depth++;
+			continue;
+		}
+		if (ps.busy)
+			cpu_relax();
+		if (!clean)
+			continue;	/* again, from the start */
+		__atomic_store_n(&dir->d_prune_gen, gen, __ATOMIC_RELAXED);
+		if (depth == 0)
+			break;
+		unsigned long flags = spin_lock_irqsave(&rename_lock.lock);
+		struct dentry *up = dget(dir->d_parent);	/* dir holds a reference on it */
+		spin_unlock_irqrestore(&rename_lock.lock, flags);
+		from = dir;
+		dir = up;
+		depth--;
+	}
+	dput(dir);
 }
 
 void d_prune_sb(struct super_block *sb)
 {
-	/* Leaves first: freeing them makes their parents childless. */
-	while (prune_pass(NULL, sb))
-		;
+	d_prune_unused(sb->s_root);
 }
 
 static bool listed_under_parent(struct dentry *d)

@@ -87,6 +87,8 @@ struct dentry {
 	struct list_head d_subdirs;
 	/* Bucket lock and LRU lock. */
 	struct list_head d_lru;
+	/* The last prune walk done below it (d_prune_unused; atomic). */
+	uint32_t d_prune_gen;
 };
 
 void dcache_init(void);
@@ -170,7 +172,8 @@ void d_move(struct dentry *d, struct dentry *target);
  */
 long d_path(struct dentry *d, struct dentry *root, char *buf, size_t n);
 
-/* Unhash and free every unused dentry under dir (leaves first). */
+/* Unhash and free every unused dentry under dir (leaves first), walking
+ * the tree below it. */
 void d_prune_unused(struct dentry *dir);
 /* The same for every dentry of a super block but its root (unmount). */
 void d_prune_sb(struct super_block *sb);

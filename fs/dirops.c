@@ -128,6 +128,8 @@ static int change(struct dentry *dir, const char *name, size_t len, uint32_t mod
 		}
 		if (!err && (op == OP_UNLINK || op == OP_RMDIR))
 			d_drop(d);
+		if (!err && op == OP_RMDIR)
+			d_prune_unused(d);	/* its negative children: no use now */
 		inode_dir_change_end(di);
 	}
 	if (locked_target)
