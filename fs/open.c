@@ -17,12 +17,16 @@
 #include "kernel/errno.h"
 #include "kernel/time.h"
 
-/* Open with O_CREAT: the last component is looked up, or created.  A
- * race with another creator or remover is retried a few times. */
-static struct dentry *open_create(const char *path, int flags, uint32_t mode)
+/* The last component of path, from start (NULL: the cwd), looked up or
+ * created.  A race with another creator or remover is retried a few
+ * times.  A symlink comes back as it is, for the caller to follow. */
+static struct dentry *lookup_or_create(struct dentry *root, struct dentry *start, const char *path,
+				       int flags, uint32_t mode, struct dentry **dirp)
 {
 	struct last_name last;
-	struct dentry *dir = path_parent(path, &last);
+	struct dentry *cwd = start ? dget(start) : task_cwd();
+	struct dentry *dir = walk_parent_last(root, cwd, path, &last);
+	dput(cwd);
 	if (IS_ERR(dir))
 		return dir;
 	if (last.type != LAST_NORM || last.slash) {
@@ -52,13 +56,53 @@ static struct dentry *open_create(const char *path, int flags, uint32_t mode)
 			break;
 		}
 	}
-	dput(dir);
-	if (IS_ERR(d) || !S_ISLNK(d->d_inode->i_mode))
-		return d;
-	dput(d);
-	if (flags & O_NOFOLLOW)
-		return ERR_PTR(-ELOOP);
-	return path_lookup(path, 0);	/* follow it (a dangling link: -ENOENT) */
+	if (IS_ERR(d))
+		dput(dir);
+	else
+		*dirp = dir;
+	return d;
+}
+
+/*
+ * Open with O_CREAT.  A symlink in the last place is followed, as Linux
+ * does, with create semantics all the way: a dangling link creates its
+ * target (relative targets from the link's directory), up to MAXSYMLINKS
+ * links in a row; O_NOFOLLOW refuses the link with -ELOOP.
+ */
+static struct dentry *open_create(const char *path, int flags, uint32_t mode)
+{
+	struct dentry *root = task_root(), *start = NULL, *link = NULL;
+	struct dentry *d;
+	for (unsigned links = 0;; links++) {
+		struct dentry *dir = NULL;
+		d = lookup_or_create(root, start, path, flags, mode, &dir);
+		if (start)
+			dput(start);
+		start = NULL;
+		if (IS_ERR(d) || !S_ISLNK(d->d_inode->i_mode)) {
+			if (!IS_ERR(d))
+				dput(dir);
+			break;
+		}
+		struct inode *li = d->d_inode;
+		const char *target = li->i_op && li->i_op->get_link ? li->i_op->get_link(li) : NULL;
+		int err = (flags & O_NOFOLLOW) ? -ELOOP : links >= MAXSYMLINKS ? -ELOOP : !target ? -EINVAL : 0;
+		if (err) {
+			dput(d);
+			dput(dir);
+			d = ERR_PTR(err);
+			break;
+		}
+		if (link)
+			dput(link);	/* its target string is no longer walked */
+		link = d;	/* keeps target alive while the walk reads it */
+		start = dir;
+		path = target;
+	}
+	if (link)
+		dput(link);
+	dput(root);
+	return d;
 }
 
 int sys_open(const char *path, int flags, uint32_t mode)

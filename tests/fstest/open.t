@@ -35,6 +35,21 @@ expect ENOENT open dangling O_RDONLY
 expect EEXIST open dangling O_CREAT,O_EXCL,O_WRONLY 0644
 expect 0 open dangling O_CREAT,O_WRONLY 0600
 expect regular,0600 stat target type,mode
+# ... relative to the link's directory, through a chain of links.
+expect 0 mkdir sub 0755
+expect 0 symlink ../chained sub/hop
+expect 0 symlink sub/hop chain
+expect 0 open chain O_CREAT,O_WRONLY 0640
+expect regular,0640 stat chained type,mode
+expect symlink lstat chain type
+# ... but not into a missing directory, a name with a slash, or a loop.
+expect 0 symlink nodir/x nowhere
+expect ENOENT open nowhere O_CREAT,O_WRONLY 0644
+expect 0 symlink newdir/ slashed
+expect EISDIR open slashed O_CREAT,O_WRONLY 0644
+expect 0 symlink loop2 loop1
+expect 0 symlink loop1 loop2
+expect ELOOP open loop1 O_CREAT,O_WRONLY 0644
 expect 0 symlink d sd
 expect 0 open sd O_RDONLY,O_DIRECTORY
 expect ENOTDIR open sl O_RDONLY,O_DIRECTORY
