@@ -79,10 +79,11 @@ static void flag_clear(struct dentry *d, unsigned f)
 
 void dcache_init(void)
 {
-	/* One bucket per 8 pages of RAM, a power of two: chains stay short
-	 * whatever the cache grows to before memory runs out. */
+	/* One bucket per 8 KiB of RAM (as Linux sizes its table), a power of
+	 * two: chains stay short whatever the cache grows to before memory
+	 * runs out (a dentry is about 200 bytes). */
 	uint64_t n = 1024;
-	while (n < page_total_count() / 8 && n < (1u << 22))
+	while (n < page_total_count() / 2 && n < (1u << 22))
 		n <<= 1;
 	dcache_table = kcalloc(n, sizeof(struct bucket));
 	if (!dcache_table)

@@ -68,17 +68,15 @@ struct qstr {
 #define DCACHE_MOUNTED   0x4       /* a filesystem is mounted here (fs/mount.c) */
 
 struct dentry {
-	/* Fixed at allocation. */
+	/* What a hash-chain walk reads, together on the first cache line:
+	 * the chain link, then the (parent, name) compared, then the flags. */
+	struct list_head d_hash;   /* bucket lock: dcache chain, or in-lookup chain while IN_LOOKUP */
 	struct dentry *d_parent;   /* holds a reference; the root is its own parent */
 	struct qstr d_name;        /* d_name.name points at d_iname or the heap */
-	struct super_block *d_sb;
-	char d_iname[DNAME_INLINE_LEN];
-
-	/* Bucket locks (see above). */
-	unsigned d_flags;          /* DCACHE_*; changed with atomic or/and */
-	struct list_head d_hash;   /* dcache chain, or in-lookup chain while IN_LOOKUP */
-	struct inode *d_inode;     /* set by d_add before HASHED; NULL: negative */
+	unsigned d_flags;          /* bucket lock: DCACHE_*; changed with atomic or/and */
 	int d_count;               /* references (atomic) */
+	struct inode *d_inode;     /* bucket lock: set by d_add before HASHED; NULL: negative */
+	struct super_block *d_sb;  /* fixed at allocation */
 
 	/* The parent's d_lock. */
 	struct list_head d_child;  /* on the parent's d_subdirs */
@@ -89,6 +87,7 @@ struct dentry {
 	struct list_head d_lru;
 	/* The last prune walk done below it (d_prune_unused; atomic). */
 	uint32_t d_prune_gen;
+	char d_iname[DNAME_INLINE_LEN];   /* short names live here */
 };
 
 void dcache_init(void);
