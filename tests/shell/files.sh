@@ -1,6 +1,6 @@
 # Files and directories: make, list, write, read, rename, remove.
-mkdir /tmp
-cd /tmp
+mkdir -p /tmp/f
+cd /tmp/f
 mkdir -p a/b/c
 mkdir -p a/b
 mkdir a
@@ -22,7 +22,7 @@ rm a/b/uno a/missing
 rm -f a/missing
 rm -r a
 ls
-ls /tmp/a
+ls /tmp/f/a
 mkdir x/y
-rmdir /tmp/nonexistent
+rmdir /tmp/f/nonexistent
 exit 0

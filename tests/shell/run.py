@@ -19,7 +19,14 @@ must be 0 and QEMU must exit with "success".  In NAME.out, `{*}` matches
 any text within one line (for numbers that vary: times, TSC counts).  A
 lock validator report or a panic anywhere in the log fails the script.
 
-  python3 tests/shell/run.py [--smp 1,2] [--firmware bios,uefi] [NAME...]
+With --one-boot a configuration boots once, with script=/tests/shell (the
+directory: every script in name order, one after another), and each
+script's part of the log is checked the same way.  That is how make test
+runs them under UEFI, whose firmware takes most of a boot under TCG; the
+scripts are written so that what runs before them does not change their
+output.
+
+  python3 tests/shell/run.py [--smp 1,2] [--firmware bios,uefi] [--one-boot] [NAME...]
   python3 tests/shell/run.py --update NAME     rewrite NAME.out from a run (then read it!)
 
 Exit status: 0 all passed, 1 a script failed, 2 usage or setup error.
@@ -105,11 +112,10 @@ def log_problems(lines):
     return problems
 
 
-def run_script(name, cfg, elf, initrd, update):
-    path = f"/tests/shell/{name}.sh"
-    kargs = f"{BASE_KARGS} script={path}"
-    iso = run.make_iso(elf, kargs, run.BUILD / "iso", initrd)
-    log = LOGS / f"{name}-{cfg.name}.log"
+def boot(cfg, elf, initrd, script, log_name):
+    """Boot once with script=SCRIPT: the cleaned log lines, problems with the boot, time."""
+    iso = run.make_iso(elf, f"{BASE_KARGS} script={script}", run.BUILD / "iso", initrd)
+    log = LOGS / f"{log_name}-{cfg.name}.log"
     status, stderr_lines, elapsed = run.run_captured(run.qemu_command(cfg, iso), log, TIMEOUT)
     lines = [run.clean_line(raw) for raw in
              log.read_bytes().decode(errors="replace").splitlines()]
@@ -120,7 +126,13 @@ def run_script(name, cfg, elf, initrd, update):
         verdict, message = run.interpret_status(status, stderr_lines)
         if verdict != "pass":
             problems.append(message)
-    body, script_status = segment(lines, path)
+    return lines, problems, elapsed, log
+
+
+def check_script(name, lines, update):
+    """Problems with script NAME's part of a log (and --update's rewrite)."""
+    problems = []
+    body, script_status = segment(lines, f"/tests/shell/{name}.sh")
     expected_file = HERE / f"{name}.out"
     if body is None:
         problems.append("the kernel never started the script (no 'sh: script' line)")
@@ -137,7 +149,19 @@ def run_script(name, cfg, elf, initrd, update):
             diff = compare(expected_file.read_text().splitlines(), body)
             if diff:
                 problems.append("output differs from " + run.show(expected_file) + ":\n" + diff)
-    return problems, elapsed, log
+    return problems
+
+
+def report(label, problems, elapsed, log, failed):
+    if not problems:
+        print(f"{label}: ok ({elapsed:.1f} s)")
+        return
+    failed.append(label)
+    print(f"{label}: FAIL ({elapsed:.1f} s)")
+    for problem in problems:
+        for i, text in enumerate(problem.splitlines()):
+            print(("  - " if i == 0 else "    ") + text)
+    print(f"  full log: {run.show(log)}")
 
 
 def main():
@@ -151,6 +175,8 @@ def main():
     parser.add_argument("--mem", default="512M")
     parser.add_argument("--machine", choices=("pc", "q35"), default="pc")
     parser.add_argument("--accel", choices=("tcg", "kvm", "auto"))
+    parser.add_argument("--one-boot", action="store_true",
+                        help="one boot per configuration runs every script (script=/tests/shell)")
     parser.add_argument("--update", action="store_true",
                         help="write each NAME.out from this run's output (one configuration)")
     args = parser.parse_args()
@@ -160,8 +186,10 @@ def main():
     for name in names:
         if not (HERE / f"{name}.sh").exists():
             run.die(f"no script tests/shell/{name}.sh")
-    if args.update and (len(args.smp) > 1 or len(args.firmware) > 1):
-        run.die("--update takes one configuration")
+    if args.update and (len(args.smp) > 1 or len(args.firmware) > 1 or args.one_boot):
+        run.die("--update takes one configuration, a boot per script")
+    if args.one_boot and args.names:
+        run.die("--one-boot runs every script: name none")
     accel, why = run.resolve_accel(args.accel, elf)
     run.print_accel(accel, why)
     initrd = pack_initrd()
@@ -172,19 +200,18 @@ def main():
             machine = "" if args.machine == "pc" else f"-{args.machine}"
             cfg = run.Config(firmware, smp, args.machine, accel, args.mem,
                              f"shell-{firmware}{machine}-smp{smp}")
+            if args.one_boot:
+                lines, problems, elapsed, log = boot(cfg, elf, initrd, "/tests/shell", "all")
+                for name in names:
+                    total += 1
+                    report(f"shell {name} [{cfg.label()}, one boot]",
+                           problems + check_script(name, lines, False), elapsed, log, failed)
+                continue
             for name in names:
                 total += 1
-                problems, elapsed, log = run_script(name, cfg, elf, initrd, args.update)
-                label = f"shell {name} [{cfg.label()}]"
-                if not problems:
-                    print(f"{label}: ok ({elapsed:.1f} s)")
-                    continue
-                failed.append(label)
-                print(f"{label}: FAIL ({elapsed:.1f} s)")
-                for problem in problems:
-                    for i, text in enumerate(problem.splitlines()):
-                        print(("  - " if i == 0 else "    ") + text)
-                print(f"  full log: {run.show(log)}")
+                lines, problems, elapsed, log = boot(cfg, elf, initrd, f"/tests/shell/{name}.sh", name)
+                report(f"shell {name} [{cfg.label()}]",
+                       problems + check_script(name, lines, args.update), elapsed, log, failed)
     if failed:
         print("failed: " + ", ".join(failed))
     print(f"{total - len(failed)} passed, {len(failed)} failed")

@@ -1,6 +1,6 @@
 # source runs a file in this shell; exit ends that file with a status;
 # fstest runs the filesystem test program.
-mkdir /tmp
+mkdir -p /tmp/s
 source /tests/shell/helper.inc
 echo the helper gave $?
 pwd
@@ -8,9 +8,9 @@ source /tests/shell/missing.inc
 echo a missing script gives $?
 exit 300
 exit 1 2
-fstest mkdir /tmp/d 0755 : lstat /tmp/d type,mode
-fstest rmdir /tmp/nothing
+fstest mkdir /tmp/s/d 0755 : lstat /tmp/s/d type,mode
+fstest rmdir /tmp/s/nothing
 echo fstest gives $?
-fstest mkdir /tmp/d 0755 > /tmp/log; cat /tmp/log
+fstest mkdir /tmp/s/d 0755 > /tmp/s/log; cat /tmp/s/log
 fstest frobnicate
 exit 0
