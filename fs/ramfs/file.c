@@ -133,6 +133,13 @@ void ramfs_file_free_data(struct inode *inode)
 	drop_pages_from(inode, inode->i_private, 0);
 }
 
+/* How many of the `left` bytes at pos lie in pos's page. */
+static size_t chunk_at(uint64_t pos, size_t left)
+{
+	size_t in_page = (size_t)(PAGE_SIZE - pos % PAGE_SIZE);
+	return in_page < left ? in_page : left;
+}
+
 static long ramfs_read(struct inode *inode, void *buf, size_t n, uint64_t off)
 {
 	struct ramfs_file *rf = inode->i_private;
@@ -144,9 +151,7 @@ static long ramfs_read(struct inode *inode, void *buf, size_t n, uint64_t off)
 	size_t done = 0;
 	while (done < n) {
 		uint64_t pos = off + done, in_page = pos % PAGE_SIZE;
-		size_t chunk = (size_t)(PAGE_SIZE - in_page);
-		if (chunk > n - done)
-			chunk = n - done;
+		size_t chunk = chunk_at(pos, n - done);
 		const char *page = page_find(rf, pos / PAGE_SIZE);
 		if (page)
 			memcpy((char *)buf + done, page + in_page, chunk);
@@ -168,9 +173,7 @@ static long ramfs_write(struct inode *inode, const void *buf, size_t n, uint64_t
 	size_t done = 0;
 	while (done < n) {
 		uint64_t pos = off + done, in_page = pos % PAGE_SIZE;
-		size_t chunk = (size_t)(PAGE_SIZE - in_page);
-		if (chunk > n - done)
-			chunk = n - done;
+		size_t chunk = chunk_at(pos, n - done);
 		char *page = page_get(inode, rf, pos / PAGE_SIZE);
 		if (!page)
 			break;
