@@ -189,7 +189,8 @@ struct dentry *mount_cross_down(struct dentry *mp)
 		spin_unlock_irqrestore(&mount_lock, flags);
 		if (!m)
 			return NULL;
-		wait_event(mount_wq, !umount_deciding(mp));
+		if (wait_event_killable(mount_wq, !umount_deciding(mp)))
+			return ERR_PTR(-EINTR);	/* killed: the walk ends */
 	}
 }
 

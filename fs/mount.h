@@ -47,7 +47,7 @@ int do_mount(const char *type, struct dentry *mp, const char *options);
 int do_umount(struct dentry *root);
 
 /* The mounted root over mp, with a reference, or NULL if none.  Waits
- * while an umount of it is deciding. */
+ * (killable: ERR_PTR(-EINTR)) while an umount of it is deciding. */
 struct dentry *mount_cross_down(struct dentry *mp);
 /* Where sb is mounted (no reference: valid while the caller holds a
  * dentry of sb), or NULL for "/" or a super block that is not mounted. */

@@ -118,13 +118,18 @@ static bool is_symlink(const struct dentry *d)
 }
 
 /* If a filesystem is mounted on d, go to its root (and on, if another is
- * mounted there).  Takes and returns a reference. */
+ * mounted there).  Takes and returns a reference, or ERR_PTR(-EINTR) if
+ * the thread was killed while waiting for an umount to decide. */
 static struct dentry *cross_mounts(struct dentry *d)
 {
 	while (d_mountpoint(d)) {
 		struct dentry *root = mount_cross_down(d);
 		if (!root)
 			break;	/* unmounted meanwhile */
+		if (IS_ERR(root)) {
+			dput(d);
+			return root;	/* killed while an umount decided */
+		}
 		dput(d);
 		d = root;
 	}
