@@ -1,0 +1,197 @@
+/*
+ * test_prune.c: d_prune_unused walks the tree below a directory and frees
+ * exactly the dentries nobody uses, leaves first, while renames move
+ * subtrees and lookups add dentries on every CPU.
+ *
+ * The counts are exact: each case runs in its own mounted ramfs
+ * (tests/sandbox.c), so after a prune the dentry count is the baseline
+ * plus what the case still holds.
+ */
+#include "fs/dcache.h"
+#include "fs/fs.h"
+#include "fs/namei.h"
+#include "fs/syscalls.h"
+#include "kernel/err.h"
+#include "kernel/errno.h"
+#include "kernel/kprintf.h"
+#include "kernel/ktest.h"
+#include "kernel/random.h"
+#include "kernel/string.h"
+#include "tests/sandbox.h"
+
+static void make_file(const char *path)
+{
+	int fd = sys_open(path, O_CREAT | O_WRONLY, 0644);
+	ASSERT_GE(fd, 0);
+	sys_close(fd);
+}
+
+static void make_dir(const char *path)
+{
+	ASSERT_EQ(sys_mkdir(path, 0755), 0);
+}
+
+/* A dentry that says "no such name" in dir, cached. */
+static void make_negative(const char *path)
+{
+	struct kstat st;
+	ASSERT_EQ(sys_stat(path, &st), -ENOENT);
+}
+
+static void frees_all_but_what_is_held(void)
+{
+	struct sandbox s;
+	sandbox_enter(&s, "prune");
+	struct dentry *top = path_lookup(".", 0);
+	ASSERT_FALSE(IS_ERR(top));
+	uint64_t base = dcache_live();
+	char path[32];
+
+	/* A deep branch, a wide one, and negative names at both ends. */
+	make_dir("a");
+	make_dir("a/b");
+	make_dir("a/b/c");
+	for (unsigned i = 0; i < 10; i++) {
+		snprintf(path, sizeof(path), "a/b/c/f%u", i);
+		make_file(path);
+	}
+	make_dir("x");
+	for (unsigned i = 0; i < 20; i++) {
+		snprintf(path, sizeof(path), "x/y%u", i);
+		make_dir(path);
+		snprintf(path, sizeof(path), "x/y%u/z", i);
+		make_file(path);
+		snprintf(path, sizeof(path), "x/y%u/none", i);
+		make_negative(path);
+	}
+	make_negative("n");
+	make_negative("a/b/c/n");
+	EXPECT_EQ(dcache_live(), base + 3 + 10 + 1 + 20 * 3 + 2);
+
+	struct dentry *held = path_lookup("a/b/c/f3", 0);
+	ASSERT_FALSE(IS_ERR(held));
+	d_prune_unused(top);
+	EXPECT_EQ(dcache_live(), base + 4);	/* a, b, c, f3: held, or parents of it */
+	EXPECT_EQ(__atomic_load_n(&held->d_parent->d_count, __ATOMIC_RELAXED), 1);	/* c: f3's */
+	EXPECT_EQ(d_check_sb(top->d_sb), 0u);
+
+	/* What was freed comes back from ramfs, the same files. */
+	struct kstat st;
+	EXPECT_EQ(sys_stat("x/y7/z", &st), 0);
+	EXPECT_EQ(sys_stat("a/b/c/f9", &st), 0);
+
+	dput(held);
+	d_prune_unused(top);
+	EXPECT_EQ(dcache_live(), base);
+	dput(top);
+	sandbox_leave(&s);
+}
+
+static void removed_directory_leaves_nothing(void)
+{
+	struct sandbox s;
+	sandbox_enter(&s, "prune-rmdir");
+	uint64_t base = dcache_live();
+	make_dir("r");
+	make_negative("r/nothing");
+	make_negative("r/else");
+	EXPECT_EQ(dcache_live(), base + 3);
+	/* rmdir prunes r's negative children, which then free r itself. */
+	EXPECT_EQ(sys_rmdir("r"), 0);
+	EXPECT_EQ(dcache_live(), base);
+	sandbox_leave(&s);
+}
+
+/* ---- pruning while renames and lookups run on every CPU ---------------- */
+
+#define FILES 8
+
+struct prune_race {
+	struct dentry *top;
+	unsigned ops_per_cpu;
+	unsigned prunes, renames, lookups, lookup_errors;
+};
+
+static void race(unsigned cpu, void *arg)
+{
+	struct prune_race *r = arg;
+	struct prng p;
+	prng_seed(&p, ktest_seed() + cpu);
+	char path[32];
+	for (unsigned i = 0; i < r->ops_per_cpu; i++) {
+		struct kstat st;
+		switch ((cpu + i) % 3) {
+		case 0:	/* move the subtree d between p0 and p1 */
+			if (sys_rename("p0/d", "p1/d") == 0 || sys_rename("p1/d", "p0/d") == 0)
+				__atomic_fetch_add(&r->renames, 1, __ATOMIC_RELAXED);
+			break;
+		case 1:
+			d_prune_unused(r->top);
+			__atomic_fetch_add(&r->prunes, 1, __ATOMIC_RELAXED);
+			break;
+		default: {	/* a file of d (found under one parent or the other), or a negative */
+			unsigned k = (unsigned)prng_below(&p, FILES);
+			int e0, e1;
+			snprintf(path, sizeof(path), "p0/d/f%u", k);
+			e0 = sys_stat(path, &st);
+			snprintf(path, sizeof(path), "p1/d/f%u", k);
+			e1 = sys_stat(path, &st);
+			if ((e0 != 0 && e0 != -ENOENT) || (e1 != 0 && e1 != -ENOENT))
+				__atomic_fetch_add(&r->lookup_errors, 1, __ATOMIC_RELAXED);
+			snprintf(path, sizeof(path), "p%u/n%u", k % 2, k);
+			if (sys_stat(path, &st) != -ENOENT)
+				__atomic_fetch_add(&r->lookup_errors, 1, __ATOMIC_RELAXED);
+			__atomic_fetch_add(&r->lookups, 1, __ATOMIC_RELAXED);
+			break;
+		}
+		}
+	}
+}
+
+static void prune_races_renames_and_lookups(void)
+{
+	struct sandbox s;
+	sandbox_enter(&s, "prune-race");
+	struct dentry *top = path_lookup(".", 0);
+	ASSERT_FALSE(IS_ERR(top));
+	uint64_t base = dcache_live();
+	char path[32];
+	make_dir("p0");
+	make_dir("p1");
+	make_dir("p0/d");
+	for (unsigned i = 0; i < FILES; i++) {
+		snprintf(path, sizeof(path), "p0/d/f%u", i);
+		make_file(path);
+	}
+
+	static struct prune_race r;
+	r = (struct prune_race){ .top = top, .ops_per_cpu = ktest_ops_per_cpu(900) };
+	ktest_run_on_all_cpus(race, &r);
+	kprintf("    # %u prunes, %u renames, %u lookups\n", r.prunes, r.renames, r.lookups);
+	EXPECT_GT(r.prunes, 0u);
+	EXPECT_GT(r.lookups, 0u);
+	EXPECT_EQ(r.lookup_errors, 0u);
+	EXPECT_EQ(d_check_sb(top->d_sb), 0u);
+
+	/* Every file is still there, under exactly one of the parents. */
+	for (unsigned i = 0; i < FILES; i++) {
+		struct kstat st;
+		snprintf(path, sizeof(path), "p0/d/f%u", i);
+		int e0 = sys_stat(path, &st);
+		snprintf(path, sizeof(path), "p1/d/f%u", i);
+		int e1 = sys_stat(path, &st);
+		EXPECT_TRUE((e0 == 0) != (e1 == 0));
+	}
+	/* Nothing is held now: one prune frees every dentry below top. */
+	d_prune_unused(top);
+	EXPECT_EQ(dcache_live(), base);
+	dput(top);
+	sandbox_leave(&s);
+}
+
+static const struct ktest_case prune_cases[] = {
+	KTEST_CASE(frees_all_but_what_is_held),
+	KTEST_CASE(removed_directory_leaves_nothing),
+	KTEST_CASE(prune_races_renames_and_lookups),
+};
+KTEST_SUITE(prune, prune_cases);
