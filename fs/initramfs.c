@@ -124,17 +124,6 @@ static void warning(struct unpack *u, size_t off, const char *name, size_t nlen,
 
 /* ---- the header ------------------------------------------------------ */
 
-static int hexval(uint8_t c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* Read the header at p (HDR_SIZE bytes there).  Returns 0, or -EINVAL
  * with *why saying what is wrong. */
 static int parse_header(const uint8_t *p, struct cpio_hdr *h, bool *crc, const char **why)
@@ -148,7 +137,7 @@ static int parse_header(const uint8_t *p, struct cpio_hdr *h, bool *crc, const c
 	for (int f = 0; f < NFIELDS; f++) {
 		uint32_t v = 0;
 		for (int i = 0; i < 8; i++) {
-			int d = hexval(p[6 + 8 * f + i]);
+			int d = hex_digit_value(p[6 + 8 * f + i]);
 			if (d < 0) {
 				*why = field_names[f];
 				return -EINVAL;

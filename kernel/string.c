@@ -106,7 +106,7 @@ size_t strlcpy(char *dst, const char *src, size_t size)
 	return len;
 }
 
-static int digit_value(char c)
+int hex_digit_value(int c)
 {
 	if (c >= '0' && c <= '9')
 		return c - '0';
@@ -114,7 +114,7 @@ static int digit_value(char c)
 		return c - 'a' + 10;
 	if (c >= 'A' && c <= 'F')
 		return c - 'A' + 10;
-	return 99;
+	return -1;
 }
 
 int parse_u64(const char *s, size_t n, uint64_t *out)
@@ -133,8 +133,8 @@ int parse_u64(const char *s, size_t n, uint64_t *out)
 	if (i == n)
 		return -EINVAL;	/* "" or "0x" */
 	for (; i < n; i++) {
-		int d = digit_value(s[i]);
-		if (d >= (int)base)
+		int d = hex_digit_value((unsigned char)s[i]);
+		if (d < 0 || d >= (int)base)
 			return -EINVAL;
 		if (v > (UINT64_MAX - (uint64_t)d) / base)
 			return -ERANGE;

@@ -23,5 +23,7 @@ size_t strlcpy(char *dst, const char *src, size_t size);
  * Returns 0, -EINVAL (empty or not a number) or -ERANGE (overflow).
  */
 int parse_u64(const char *s, size_t n, uint64_t *out);
+/* The value of a hexadecimal digit (either case), or -1. */
+int hex_digit_value(int c);
 
 #endif
