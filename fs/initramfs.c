@@ -14,8 +14,12 @@
  * as a file and remembered; later ones are linked to it, and data, when
  * it comes, is written through the new name into the shared inode.
  *
+ * Links are remembered per archive: a trailer forgets them, since the
+ * next archive numbers its inodes afresh.
+ *
  * Directory mtimes are set at the very end, since making entries in a
- * directory changes its mtime.
+ * directory changes its mtime, oldest entry first so that a directory
+ * named again by a later archive gets the later mtime.
  *
  * Everything goes through fs/syscalls.h, so the unpacker holds no VFS
  * locks of its own; its state (struct unpack) is private to one call.
@@ -46,10 +50,13 @@ static const char *const field_names[NFIELDS] = {
 	"devmajor", "devminor", "rdevmajor", "rdevminor", "namesize", "check",
 };
 
-/* A name of a multiply-linked inode seen first (later names link to it). */
+/* A name of a multiply-linked inode seen first (later names link to it),
+ * and the inode it was made as: a later entry may have replaced that name
+ * with another file or a symlink, and a link must not follow it there. */
 struct link_seen {
 	struct list_head node;
 	uint32_t devmajor, devminor, ino;
+	uint64_t made_dev, made_ino;
 	char path[];
 };
 
@@ -213,8 +220,10 @@ static int check_parents(struct unpack *u, size_t off)
 		if (u->name[i] != '/')
 			continue;
 		struct kstat st;
-		make_path(u, i);
-		int r = sys_lstat(u->path, &st);
+		int r = make_path(u, i);
+		if (r < 0)
+			break;	/* too long: reported below, for the whole path */
+		r = sys_lstat(u->path, &st);
 		if (r == 0 && !S_ISDIR(st.mode))
 			r = -ENOTDIR;
 		if (r < 0) {
@@ -251,7 +260,7 @@ static int64_t mtime_ns(const struct cpio_hdr *h)
 
 static int write_all(const char *path, const uint8_t *data, size_t n)
 {
-	int fd = sys_open(path, O_WRONLY | O_TRUNC, 0);
+	int fd = sys_open(path, O_WRONLY | O_TRUNC | O_NOFOLLOW, 0);
 	if (fd < 0)
 		return fd;
 	long r = 0;
@@ -287,7 +296,7 @@ static int make_dir(struct unpack *u, const struct cpio_hdr *h)
 		return -ENOMEM;
 	d->mtime_ns = mtime_ns(h);
 	memcpy(d->path, u->path, n + 1);
-	list_add(&d->node, &u->dirs);
+	list_add_tail(&d->node, &u->dirs);	/* applied in archive order */
 	u->rep->dirs++;
 	return 0;
 }
@@ -303,8 +312,29 @@ static struct link_seen *find_link(struct unpack *u, const struct cpio_hdr *h)
 	return NULL;
 }
 
+/* Is first's name still the file it was made as? */
+static bool link_still_there(const struct link_seen *first)
+{
+	struct kstat st;
+	return sys_lstat(first->path, &st) == 0 && S_ISREG(st.mode) &&
+	       st.dev == first->made_dev && st.ino == first->made_ino;
+}
+
+static void forget_links(struct unpack *u)
+{
+	struct list_head *pos, *tmp;
+	list_for_each_safe(pos, tmp, &u->links) {
+		list_del(pos);
+		kfree(list_entry(pos, struct link_seen, node));
+	}
+}
+
 static int remember_link(struct unpack *u, const struct cpio_hdr *h)
 {
+	struct kstat st;
+	int r = sys_lstat(u->path, &st);
+	if (r < 0)
+		return r;
 	size_t n = strlen(u->path);
 	struct link_seen *l = kmalloc(sizeof(*l) + n + 1);
 	if (!l)
@@ -312,6 +342,8 @@ static int remember_link(struct unpack *u, const struct cpio_hdr *h)
 	l->devmajor = h->devmajor;
 	l->devminor = h->devminor;
 	l->ino = h->ino;
+	l->made_dev = st.dev;
+	l->made_ino = st.ino;
 	memcpy(l->path, u->path, n + 1);
 	list_add(&l->node, &u->links);
 	return 0;
@@ -320,6 +352,11 @@ static int remember_link(struct unpack *u, const struct cpio_hdr *h)
 static int make_file(struct unpack *u, const struct cpio_hdr *h, const uint8_t *data)
 {
 	struct link_seen *first = h->nlink > 1 ? find_link(u, h) : NULL;
+	if (first && !link_still_there(first)) {
+		list_del(&first->node);	/* replaced since: this name starts afresh */
+		kfree(first);
+		first = NULL;
+	}
 	int r = clear_path(u);
 	if (r < 0)
 		return r;
@@ -466,14 +503,15 @@ static size_t walk(struct unpack *u)
 				h.namesize ? "runs past the end of the archive" : "is 0 (no NUL)");
 			return off;
 		}
-		if (data + h.filesize > u->len) {
+		if (h.filesize && data + h.filesize > u->len) {	/* no data: padding may be cut */
 			problem(u, -EINVAL, off, raw, strnlen(raw, h.namesize),
 				"filesize %u runs past the end of the archive", h.filesize);
 			return off;
 		}
-		if (h.namesize == 11 && memcmp(raw, "TRAILER!!!", 11) == 0)
+		if (h.namesize == 11 && memcmp(raw, "TRAILER!!!", 11) == 0) {
 			in_archive = false;
-		else
+			forget_links(u);
+		} else
 			do_entry(u, off, &h, crc, raw, u->buf + data);
 		off = next < u->len ? next : u->len;
 	}
@@ -504,14 +542,13 @@ int initramfs_unpack_report(const void *archive, size_t len, const char *dest_di
 	struct list_head *pos, *tmp;
 	list_for_each_safe(pos, tmp, &u.dirs) {
 		struct dir_time *d = list_entry(pos, struct dir_time, node);
-		sys_utimens(d->path, d->mtime_ns, d->mtime_ns, 0);
+		struct kstat st;	/* still a directory? A later entry may have replaced it */
+		if (sys_lstat(d->path, &st) == 0 && S_ISDIR(st.mode))
+			sys_utimens(d->path, d->mtime_ns, d->mtime_ns, AT_SYMLINK_NOFOLLOW);
 		list_del(pos);
 		kfree(d);
 	}
-	list_for_each_safe(pos, tmp, &u.links) {
-		list_del(pos);
-		kfree(list_entry(pos, struct link_seen, node));
-	}
+	forget_links(&u);
 	kfree(u.path);
 	kfree(u.name);
 	return u.first_err;

@@ -332,6 +332,106 @@ static void concatenated_archives(void)
 	writer_free(w);
 }
 
+/* A hard link whose first name was replaced by a symlink (or another
+ * file) must not follow it: the data goes to a new file, not outside. */
+static void hard_link_never_follows_a_replacement(void)
+{
+	struct cpio_w *w = writer(false);
+	ASSERT_NOT_NULL(w);
+	int fd = sys_open("/cpio-victim", O_CREAT | O_WRONLY | O_TRUNC, 0644);
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(sys_write(fd, "safe", 4), 4);
+	sys_close(fd);
+	entry_ino(w, "a", S_IFREG | 0644, 5, 2, 1, NULL, 0);
+	entry(w, "a", S_IFLNK | 0777, 1, "/cpio-victim");
+	entry_ino(w, "b", S_IFREG | 0644, 5, 2, 1, "evil", 4);
+	entry_ino(w, "c", S_IFREG | 0644, 6, 2, 1, NULL, 0);
+	entry(w, "c", S_IFREG | 0600, 1, "other");       /* replaced by a plain file */
+	entry_ino(w, "d", S_IFREG | 0644, 6, 2, 1, "mine", 4);
+	trailer(w);
+	fresh_fs();
+	EXPECT_EQ(unpack(w, NULL), 0);
+	EXPECT_TRUE(contents_are("/cpio-victim", "safe"));
+	EXPECT_EQ(mode_of("/cpio-victim", false), S_IFREG | 0644u);
+	EXPECT_EQ(mode_of(DEST "/a", false), S_IFLNK | 0777u);
+	EXPECT_TRUE(contents_are(DEST "/b", "evil"));
+	EXPECT_TRUE(contents_are(DEST "/c", "other"));
+	EXPECT_TRUE(contents_are(DEST "/d", "mine"));
+	struct kstat c, d;
+	EXPECT_EQ(sys_lstat(DEST "/c", &c), 0);
+	EXPECT_EQ(sys_lstat(DEST "/d", &d), 0);
+	EXPECT_NE(c.ino, d.ino);
+	drop_fs();
+	EXPECT_EQ(sys_unlink("/cpio-victim"), 0);
+	writer_free(w);
+}
+
+/* Each archive numbers its inodes afresh: the same number in the next
+ * archive is another file, not a link to the first. */
+static void links_end_with_their_archive(void)
+{
+	struct cpio_w *w = writer(false);
+	ASSERT_NOT_NULL(w);
+	entry_ino(w, "x", S_IFREG | 0644, 7, 2, 1, "one", 3);
+	trailer(w);
+	entry_ino(w, "y", S_IFREG | 0644, 7, 2, 1, "two", 3);
+	trailer(w);
+	fresh_fs();
+	EXPECT_EQ(unpack(w, NULL), 0);
+	EXPECT_TRUE(contents_are(DEST "/x", "one"));
+	EXPECT_TRUE(contents_are(DEST "/y", "two"));
+	struct kstat x;
+	EXPECT_EQ(sys_lstat(DEST "/x", &x), 0);
+	EXPECT_EQ(x.nlink, 1u);
+	drop_fs();
+	writer_free(w);
+}
+
+/* A directory named again by a later archive gets the later mtime; one
+ * replaced by a symlink leaves the symlink's target alone. */
+static void directory_times_in_archive_order(void)
+{
+	struct cpio_w *w = writer(false);
+	ASSERT_NOT_NULL(w);
+	int fd = sys_open("/cpio-victim", O_CREAT | O_WRONLY | O_TRUNC, 0644);
+	ASSERT_GE(fd, 0);
+	sys_close(fd);
+	ASSERT_EQ(sys_utimens("/cpio-victim", 42000000000, 42000000000, 0), 0);
+	entry(w, "d", S_IFDIR | 0755, 100, NULL);
+	entry(w, "e", S_IFDIR | 0755, 300, NULL);
+	trailer(w);
+	entry(w, "d", S_IFDIR | 0755, 200, NULL);
+	entry(w, "e", S_IFLNK | 0777, 400, "/cpio-victim");
+	trailer(w);
+	fresh_fs();
+	EXPECT_EQ(unpack(w, NULL), 0);
+	EXPECT_EQ(mtime_of(DEST "/d"), 200);
+	EXPECT_EQ(mtime_of(DEST "/e"), 400);
+	EXPECT_EQ(mtime_of("/cpio-victim"), 42);
+	drop_fs();
+	EXPECT_EQ(sys_unlink("/cpio-victim"), 0);
+	writer_free(w);
+}
+
+/* The archive may end right after the trailer's name, its padding cut. */
+static void trailer_without_padding(void)
+{
+	struct cpio_w *w = writer(false);
+	ASSERT_NOT_NULL(w);
+	entry(w, "f", S_IFREG | 0644, 1, "x");
+	trailer(w);
+	/* The trailer's name ends at 110 + 11 bytes into its header: cut there. */
+	w->len = w->hdr[w->nhdr - 1] + 110 + 11;
+	ASSERT_NE(w->len % 4, 0u);
+	struct initramfs_report rep = { .quiet = true };
+	fresh_fs();
+	EXPECT_EQ(unpack(w, &rep), 0);
+	EXPECT_EQ(rep.errors, 0u);
+	EXPECT_TRUE(contents_are(DEST "/f", "x"));
+	drop_fs();
+	writer_free(w);
+}
+
 static void empty_and_zero_archives(void)
 {
 	struct cpio_w *w = writer(false);
@@ -643,6 +743,10 @@ static const struct ktest_case cpio_cases[] = {
 	KTEST_CASE(unpacks_every_kind_of_entry),
 	KTEST_CASE(crc_variant),
 	KTEST_CASE(concatenated_archives),
+	KTEST_CASE(hard_link_never_follows_a_replacement),
+	KTEST_CASE(links_end_with_their_archive),
+	KTEST_CASE(directory_times_in_archive_order),
+	KTEST_CASE(trailer_without_padding),
 	KTEST_CASE(empty_and_zero_archives),
 	KTEST_CASE(bad_magic),
 	KTEST_CASE(field_not_hex),
