@@ -274,10 +274,12 @@ struct dentry *d_lookup(struct dentry *parent, const struct qstr *q)
 	return d;
 }
 
-/* Sleep until d is no longer in-lookup (we hold a reference to it). */
-static void d_wait_lookup(struct dentry *d)
+/* Sleep until d is no longer in-lookup (we hold a reference to it), or
+ * the thread is killed (-EINTR): a lookup stuck in a slow filesystem must
+ * not keep a killed thread waiting for it. */
+static int d_wait_lookup(struct dentry *d)
 {
-	wait_event(*lookup_wq(d), !d_in_lookup(d));
+	return wait_event_killable(*lookup_wq(d), !d_in_lookup(d));
 }
 
 struct dentry *d_alloc_parallel(struct dentry *parent, const struct qstr *q)
@@ -314,41 +316,68 @@ struct dentry *d_alloc_parallel(struct dentry *parent, const struct qstr *q)
 		spin_unlock_irqrestore(&ib->lock, flags);
 		/* Someone is looking this name up: wait, then look again.  If
 		 * its lookup succeeded, the d_lookup above finds the result. */
-		d_wait_lookup(other);
+		int err = d_wait_lookup(other);
 		dput(other);
+		if (err) {
+			dput(fresh);
+			return ERR_PTR(err);
+		}
 	}
 }
 
+/* Take d off the in-lookup hash and end its in-lookup state.  Caller
+ * holds d's in-lookup bucket lock; it wakes the waiters once it lets go. */
+static void __d_lookup_unhash(struct dentry *d)
+{
+	list_del(&d->d_hash);
+	flag_clear(d, DCACHE_IN_LOOKUP);
+}
+
+static void d_wake_waiters(struct dentry *d)
+{
+	wake_up_all(lookup_wq(d));
+}
+
+/*
+ * The answer to a lookup goes into the dcache in one step, under the
+ * in-lookup bucket lock that d_alloc_parallel looks under: the dentry
+ * leaves the in-lookup hash, stops being IN_LOOKUP and becomes HASHED
+ * together.  So a lookup finds the name either in-lookup (and waits) or
+ * hashed and done (and takes it): never hashed and still in-lookup, a
+ * state in which it could not tell whose lookup it is.
+ */
 void d_add(struct dentry *d, struct inode *inode)
 {
 	struct bucket *b = dcache_bucket(d->d_name.hash);
 	struct bucket *ib = in_lookup_bucket(d->d_name.hash);
-	bool in_lookup = d_in_lookup(d);
 	unsigned long flags = irq_save();
 
-	if (in_lookup)
-		spin_lock(&ib->lock);
+	spin_lock(&ib->lock);
 	spin_lock(&b->lock);
+	BUG_ON(d->d_flags & DCACHE_HASHED);	/* one answer per dentry */
+	bool in_lookup = d->d_flags & DCACHE_IN_LOOKUP;
 	d->d_inode = inode;
 	if (in_lookup)
-		list_del(&d->d_hash);	/* leaves the in-lookup hash... */
-	list_add(&d->d_hash, &b->chain);	/* ...and joins the dcache, atomically */
+		__d_lookup_unhash(d);
+	list_add(&d->d_hash, &b->chain);
 	flag_set(d, DCACHE_HASHED);
 	spin_unlock(&b->lock);
-	if (in_lookup)
-		spin_unlock(&ib->lock);
+	spin_unlock(&ib->lock);
 	irq_restore(flags);
+	if (in_lookup)
+		d_wake_waiters(d);
 }
 
 void d_lookup_done(struct dentry *d)
 {
 	struct bucket *ib = in_lookup_bucket(d->d_name.hash);
 	unsigned long flags = spin_lock_irqsave(&ib->lock);
-	if (!(d->d_flags & DCACHE_HASHED))
-		list_del(&d->d_hash);	/* failed: still on the in-lookup chain */
-	flag_clear(d, DCACHE_IN_LOOKUP);
+	bool in_lookup = d->d_flags & DCACHE_IN_LOOKUP;
+	if (in_lookup)
+		__d_lookup_unhash(d);	/* failed: no d_add ended it */
 	spin_unlock_irqrestore(&ib->lock, flags);
-	wake_up_all(lookup_wq(d));
+	if (in_lookup)
+		d_wake_waiters(d);
 }
 
 void d_instantiate(struct dentry *d, struct inode *inode)

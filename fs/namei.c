@@ -20,6 +20,7 @@
 #include "kernel/err.h"
 #include "kernel/errno.h"
 #include "kernel/kprintf.h"
+#include "kernel/race.h"
 #include "kernel/string.h"
 
 bool vfs_lookup_exclusive;
@@ -59,6 +60,7 @@ struct dentry *lookup_one_held(struct dentry *dir, const struct qstr *q)
 	if (IS_ERR(d) || !d_in_lookup(d))
 		return d;
 	int err = dir->d_inode->i_op->lookup(dir->d_inode, d);	/* we alone, for this name */
+	race_window();	/* d_add'ed, perhaps, and not yet done */
 	d_lookup_done(d);
 	if (err) {
 		dput(d);
@@ -72,10 +74,9 @@ static struct dentry *lookup_slow(struct dentry *dir, const struct qstr *q)
 	struct inode *inode = dir->d_inode;
 	bool excl = __atomic_load_n(&vfs_lookup_exclusive, __ATOMIC_RELAXED);
 
-	if (excl)
-		down_write(&inode->i_rwsem);
-	else
-		down_read(&inode->i_rwsem);
+	int err = excl ? down_write_killable(&inode->i_rwsem) : down_read_killable(&inode->i_rwsem);
+	if (err)
+		return ERR_PTR(err);	/* killed while a directory change held it */
 	struct dentry *d = lookup_one_held(dir, q);
 	if (excl)
 		up_write(&inode->i_rwsem);
@@ -95,7 +96,10 @@ struct dentry *lookup_one(struct dentry *dir, const char *name, size_t len)
 	struct qstr q = { name, (uint32_t)len, 0 };
 	d_hash_name(dir, &q);
 	struct dentry *d = lookup_fast(dir, &q);
-	return d ? d : lookup_slow(dir, &q);
+	if (d)
+		return d;
+	race_window();	/* a miss: the name may be hashed before we look again */
+	return lookup_slow(dir, &q);
 }
 
 /* ---- the path walk ---------------------------------------------------- */

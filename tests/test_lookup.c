@@ -9,6 +9,11 @@
  *    path taking i_rwsem exclusive (vfs.lookup=exclusive) it is 1.
  *  - Never two hashed dentries for one (parent, name); every dentry and
  *    inode is freed at unmount.
+ *  - The filesystem is asked once per name when lookups arrive at random
+ *    moments, not at a barrier: slowfs itself counts every call that
+ *    overlaps another of the same name or comes after the name was hashed.
+ *  - A lookup held (by slowfs_hold) between its d_add and the end of its
+ *    lookup is never repeated by lookups that start in that window.
  */
 #include "kernel/barrier.h"
 #include "kernel/ktest.h"
@@ -19,6 +24,9 @@
 #include "kernel/err.h"
 #include "kernel/errno.h"
 #include "kernel/kprintf.h"
+#include "kernel/race.h"
+#include "kernel/random.h"
+#include "kernel/sched.h"
 #include "kernel/string.h"
 #include "kernel/thread.h"
 #include "arch/x86_64/percpu.h"
@@ -80,6 +88,7 @@ static void one_name_looked_up_once(const char *name, bool exists)
 	run_storm(&s);
 	struct slowfs_stats st = slowfs_stats(s.sb);
 	EXPECT_EQ(st.calls, 1u);		/* the filesystem was asked once */
+	EXPECT_EQ(st.overlaps + st.rehashed, 0u);
 	for (unsigned i = 0; i < s.n; i++) {
 		if (!EXPECT_FALSE(IS_ERR(s.got[i])))
 			continue;
@@ -175,11 +184,268 @@ static void bad_names_rejected(void)
 	slowfs_unmount(sb);
 }
 
+/* ---- lookups arriving at random moments -------------------------------- */
+
+struct arrivals {
+	struct super_block *sb;
+	unsigned nnames, n;
+	unsigned arrived;           /* threads through the rounds' barrier, in all */
+	unsigned errors;            /* lookups that failed or found no inode */
+};
+
+struct arrival_arg {
+	struct arrivals *a;
+	unsigned i;
+};
+
+/* Round k's barrier: wait until all n threads have finished round k - 1. */
+static void round_wait(struct arrivals *a, unsigned k)
+{
+	__atomic_fetch_add(&a->arrived, 1, __ATOMIC_ACQ_REL);
+	while (__atomic_load_n(&a->arrived, __ATOMIC_ACQUIRE) < a->n * (k + 1))
+		if (a->n > ncpus)
+			yield();	/* more threads than CPUs: let the others come */
+		else
+			cpu_relax();
+}
+
+/* A random pause: nothing, a spin of random length, or a yield, so the
+ * threads of a round reach the lookup at every offset from each other
+ * (one's fast-path miss against another's d_add, and so on). */
+static void jitter(struct prng *r)
+{
+	uint64_t x = prng_next(r);
+	if ((x & 7) == 0)
+		return;
+	if ((x & 7) == 1) {
+		yield();
+		return;
+	}
+	for (uint64_t spins = (x >> 8) % 4096; spins; spins--)
+		cpu_relax();
+}
+
+static int arrival_thread(void *p)
+{
+	struct arrival_arg *arg = p;
+	struct arrivals *a = arg->a;
+	struct prng r;
+	prng_seed(&r, ktest_seed() * 977 + arg->i);
+	char name[16];
+	for (unsigned k = 0; k < a->nnames; k++) {
+		round_wait(a, k);
+		jitter(&r);
+		int len = snprintf(name, sizeof(name), "f%u", k);
+		struct dentry *d = lookup_one(a->sb->s_root, name, (size_t)len);
+		if (IS_ERR(d) || !d->d_inode)
+			__atomic_fetch_add(&a->errors, 1, __ATOMIC_RELAXED);
+		if (!IS_ERR(d))
+			dput(d);
+	}
+	return 0;
+}
+
+/*
+ * Rounds: in round k every thread looks up "f<k>", each after a random
+ * pause, as six `stat`s started at once from the shell do.  The pause
+ * spreads the arrivals across the first lookup's whole life, so that
+ * every window of the protocol is met somewhere among the rounds.
+ * slowfs counts every call that breaks the promise; each name must be
+ * asked for exactly once.
+ */
+static void random_arrivals(unsigned latency_ms, unsigned nnames)
+{
+	static struct arrivals a;
+	static struct arrival_arg args[MAX_T];
+	struct thread *t[MAX_T];
+	uint64_t dentries0 = dcache_live(), inodes0 = icache_live();
+	a = (struct arrivals){ .sb = slowfs_mount(latency_ms, nnames, 0), .nnames = nnames,
+			       .n = ncpus < 3 ? 3 : ncpus };
+	ASSERT_NOT_NULL(a.sb);
+	race_jitter_on(ktest_seed());	/* widen the protocol's windows */
+	for (unsigned i = 0; i < a.n; i++) {
+		args[i] = (struct arrival_arg){ &a, i };
+		t[i] = thread_create("arrive", arrival_thread, &args[i], (int)(i % ncpus));
+		ASSERT_NOT_NULL(t[i]);
+	}
+	for (unsigned i = 0; i < a.n; i++)
+		thread_join(t[i]);
+	race_jitter_off();
+	struct slowfs_stats st = slowfs_stats(a.sb);
+	EXPECT_EQ(a.errors, 0u);
+	EXPECT_EQ(st.overlaps, 0u);	/* no name asked twice at once */
+	EXPECT_EQ(st.rehashed, 0u);	/* nor again once answered */
+	EXPECT_EQ(st.calls, nnames);
+	unsigned wrong = 0;
+	for (unsigned k = 0; k < nnames; k++)
+		wrong += slowfs_calls_for(a.sb, k) != 1;
+	EXPECT_EQ(wrong, 0u);
+	EXPECT_EQ(d_check_sb(a.sb), 0u);
+	slowfs_unmount(a.sb);
+	EXPECT_EQ(dcache_live(), dentries0);
+	EXPECT_EQ(icache_live(), inodes0);
+}
+
+static void random_arrivals_ask_once(void)
+{
+	random_arrivals(0, 1500);
+}
+
+static void random_arrivals_ask_once_slow(void)
+{
+	random_arrivals(1, 150);
+}
+
+/* ---- the window between d_add and the end of the lookup --------------- */
+
+struct held {
+	struct super_block *sb;
+	struct dentry *got;
+};
+
+static int held_lookup_thread(void *p)
+{
+	struct held *h = p;
+	h->got = lookup_one(h->sb->s_root, "f3", 2);
+	return 0;
+}
+
+/*
+ * One lookup of f3 is stopped inside slowfs right after its d_add: the
+ * dentry is hashed, its lookup not yet done.  Lookups that enter the slow
+ * path now (d_alloc_parallel finds the hashed dentry) and lookups through
+ * the whole walk must take the answer and never ask slowfs again.
+ */
+static void lookup_in_window_after_d_add_not_repeated(void)
+{
+	static struct held h;
+	h = (struct held){ .sb = slowfs_mount(0, 10, 0) };
+	ASSERT_NOT_NULL(h.sb);
+	slowfs_hold(h.sb, true);
+	struct thread *t = thread_create("held", held_lookup_thread, &h, THREAD_ANY_CPU);
+	ASSERT_NOT_NULL(t);
+	while (slowfs_stats(h.sb).held == 0)
+		sleep_ms(1);
+	struct inode *dir = h.sb->s_root->d_inode;
+	struct qstr q = { "f3", 2, 0 };
+	d_hash_name(h.sb->s_root, &q);
+	for (unsigned i = 0; i < 4; i++) {
+		down_read(&dir->i_rwsem);	/* the slow path, entered in the window */
+		struct dentry *d = lookup_one_held(h.sb->s_root, &q);
+		up_read(&dir->i_rwsem);
+		if (EXPECT_FALSE(IS_ERR(d))) {
+			EXPECT_NOT_NULL(d->d_inode);
+			EXPECT_TRUE(d->d_flags & DCACHE_HASHED);
+			EXPECT_FALSE(d_in_lookup(d));
+			dput(d);
+		}
+		d = lookup_one(h.sb->s_root, "f3", 2);
+		if (EXPECT_FALSE(IS_ERR(d)))
+			dput(d);
+	}
+	struct slowfs_stats st = slowfs_stats(h.sb);
+	EXPECT_EQ(st.held, 1u);		/* the first lookup was in the window all along */
+	slowfs_hold(h.sb, false);
+	thread_join(t);
+	st = slowfs_stats(h.sb);
+	EXPECT_EQ(st.calls, 1u);
+	EXPECT_EQ(st.rehashed, 0u);
+	EXPECT_EQ(d_count_hashed(h.sb->s_root, &q), 1u);
+	if (EXPECT_FALSE(IS_ERR(h.got)))
+		dput(h.got);
+	slowfs_unmount(h.sb);
+}
+
+/* ---- killed while waiting ----------------------------------------------- */
+
+struct killable {
+	struct super_block *sb;
+	const char *name;
+	bool done;
+};
+
+static int killable_lookup_thread(void *p)
+{
+	struct killable *k = p;
+	struct dentry *d = lookup_one(k->sb->s_root, k->name, strlen(k->name));
+	__atomic_store_n(&k->done, true, __ATOMIC_RELEASE);
+	if (IS_ERR(d))
+		return (int)PTR_ERR(d);
+	dput(d);
+	return 0;
+}
+
+static struct thread *start_lookup(struct killable *k, struct super_block *sb, const char *name)
+{
+	*k = (struct killable){ sb, name, false };
+	return thread_create("killable", killable_lookup_thread, k, THREAD_ANY_CPU);
+}
+
+/* Kill t and give it a long while (5 s) to leave its wait by itself; the
+ * bound only turns a wait that ignores the kill into a failure instead of
+ * a hang (the caller then releases what t waits for, and t's result tells
+ * whether it saw the kill). */
+static void kill_and_wait_a_while(struct thread *t, struct killable *k)
+{
+	thread_kill(t);
+	for (unsigned i = 0; i < 500 && !__atomic_load_n(&k->done, __ATOMIC_ACQUIRE); i++)
+		sleep_ms(10);	/* a tick (HZ 100) */
+	EXPECT_TRUE(__atomic_load_n(&k->done, __ATOMIC_ACQUIRE));
+}
+
+/*
+ * Every wait of a lookup ends when its thread is killed, with -EINTR and
+ * nothing held: a lookup waiting for another thread's lookup of the same
+ * name (stuck at slowfs's gate), one waiting for the directory's i_rwsem
+ * (held by a directory change), and the stuck lookup itself.
+ */
+static void lookup_waits_are_killable(void)
+{
+	static struct killable owner, waiter, locked;
+	uint64_t dentries0 = dcache_live(), inodes0 = icache_live();
+	struct super_block *sb = slowfs_mount(0, 10, 2);	/* a lone lookup stops at the gate */
+	ASSERT_NOT_NULL(sb);
+	struct thread *to = start_lookup(&owner, sb, "f1");
+	ASSERT_NOT_NULL(to);
+	while (slowfs_stats(sb).in_flight == 0)
+		sleep_ms(1);
+	struct thread *tw = start_lookup(&waiter, sb, "f1");	/* waits for the owner */
+	ASSERT_NOT_NULL(tw);
+	kill_and_wait_a_while(tw, &waiter);
+	kill_and_wait_a_while(to, &owner);
+	slowfs_open_gate(sb);
+	EXPECT_EQ(thread_join(tw), -EINTR);
+	EXPECT_EQ(thread_join(to), -EINTR);
+
+	struct inode *dir = sb->s_root->d_inode;
+	down_write(&dir->i_rwsem);	/* as a directory change would */
+	struct thread *tl = start_lookup(&locked, sb, "f2");
+	ASSERT_NOT_NULL(tl);
+	kill_and_wait_a_while(tl, &locked);
+	up_write(&dir->i_rwsem);
+	EXPECT_EQ(thread_join(tl), -EINTR);
+
+	struct slowfs_stats st = slowfs_stats(sb);
+	EXPECT_EQ(st.calls, 1u);	/* only the owner's, which the kill ended */
+	struct dentry *d = lookup_one(sb->s_root, "f1", 2);	/* and the name still works */
+	if (EXPECT_FALSE(IS_ERR(d))) {
+		EXPECT_NOT_NULL(d->d_inode);
+		dput(d);
+	}
+	slowfs_unmount(sb);
+	EXPECT_EQ(dcache_live(), dentries0);	/* the killed left nothing behind */
+	EXPECT_EQ(icache_live(), inodes0);
+}
+
 static const struct ktest_case lookup_cases[] = {
 	KTEST_CASE(same_name_looked_up_once),
 	KTEST_CASE(same_missing_name_looked_up_once),
 	KTEST_CASE(distinct_names_in_parallel),
 	KTEST_CASE(distinct_names_serialized_when_exclusive),
 	KTEST_CASE(bad_names_rejected),
+	KTEST_CASE(random_arrivals_ask_once),
+	KTEST_CASE(random_arrivals_ask_once_slow),
+	KTEST_CASE(lookup_in_window_after_d_add_not_repeated),
+	KTEST_CASE(lookup_waits_are_killable),
 };
 KTEST_SUITE(lookup, lookup_cases);

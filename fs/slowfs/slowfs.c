@@ -1,6 +1,7 @@
 /*
  * slowfs.c: see slowfs.h.  Inode numbers: 1 the root, 2 + i for "f<i>".
- * Locking: the counters are atomics; the gate is a wait queue.
+ * Locking: the counters are atomics; the gate and the hold are wait
+ * queues.
  */
 #include "fs/slowfs/slowfs.h"
 #include "fs/dcache.h"
@@ -18,9 +19,11 @@
 
 struct slowfs {
 	unsigned latency_ms, nnames, gate;
+	bool hold;                      /* stop lookups after d_add (slowfs_hold) */
 	struct slowfs_stats stats;
 	unsigned *calls_per_name;
-	struct wait_queue_head gate_wq;
+	unsigned *busy_per_name;        /* lookups of the name in slowfs now */
+	struct wait_queue_head gate_wq, hold_wq;
 };
 
 static struct file_system_type slowfs_type;
@@ -50,20 +53,60 @@ static void note_in_flight(struct slowfs *fs)
 	wake_up_all(&fs->gate_wq);
 }
 
+static void count(unsigned *counter)
+{
+	__atomic_fetch_add(counter, 1, __ATOMIC_RELAXED);
+}
+
+/*
+ * The VFS's promise, checked: d must be a fresh in-lookup dentry, and no
+ * dentry of the name may be hashed yet.  False (and the breach counted)
+ * if the promise is broken.
+ */
+static bool lookup_is_first(struct slowfs *fs, struct dentry *d)
+{
+	struct dentry *hashed = d_lookup(d->d_parent, &d->d_name);
+	bool ok = !hashed && d_in_lookup(d) && d_unhashed(d);
+	if (hashed)
+		dput(hashed);
+	if (!ok)
+		count(&fs->stats.rehashed);
+	return ok;
+}
+
+static bool gate_open(struct slowfs *fs)
+{
+	return __atomic_load_n(&fs->stats.max_in_flight, __ATOMIC_ACQUIRE) >=
+	       __atomic_load_n(&fs->gate, __ATOMIC_ACQUIRE);
+}
+
+/* After d_add: wait here while a test holds lookups (slowfs_hold). */
+static void maybe_hold(struct slowfs *fs)
+{
+	if (!__atomic_load_n(&fs->hold, __ATOMIC_ACQUIRE))
+		return;
+	count(&fs->stats.held);
+	wake_up_all(&fs->hold_wq);	/* the test waits for us to arrive */
+	wait_event(fs->hold_wq, !__atomic_load_n(&fs->hold, __ATOMIC_ACQUIRE));
+	__atomic_sub_fetch(&fs->stats.held, 1, __ATOMIC_RELEASE);
+}
+
 static int slowfs_lookup(struct inode *dir, struct dentry *d)
 {
 	struct slowfs *fs = dir->i_sb->s_fs_info;
+	long idx = name_index(fs, &d->d_name);
 
+	if (idx >= 0 && __atomic_add_fetch(&fs->busy_per_name[idx], 1, __ATOMIC_ACQ_REL) > 1)
+		count(&fs->stats.overlaps);
+	bool first = lookup_is_first(fs, d);
 	note_in_flight(fs);
-	if (fs->gate)
-		wait_event(fs->gate_wq, __atomic_load_n(&fs->stats.max_in_flight, __ATOMIC_ACQUIRE) >=
-					fs->gate);
+	int err = first ? 0 : -EIO;	/* a second answer would corrupt the dcache */
+	if (__atomic_load_n(&fs->gate, __ATOMIC_ACQUIRE) && wait_event_killable(fs->gate_wq, gate_open(fs)))
+		err = -EINTR;	/* killed at the gate: no answer */
 	if (fs->latency_ms)
 		sleep_ms(fs->latency_ms);
-	long idx = name_index(fs, &d->d_name);
 	struct inode *inode = NULL;
-	int err = 0;
-	if (idx >= 0) {
+	if (!err && idx >= 0) {
 		bool is_new;
 		inode = iget(dir->i_sb, 2 + (uint64_t)idx, &is_new);
 		if (!inode)
@@ -72,14 +115,19 @@ static int slowfs_lookup(struct inode *dir, struct dentry *d)
 			inode_init_new(inode, S_IFREG | 0644);
 			inode->i_op = &slowfs_file_ops;
 		}
-		__atomic_fetch_add(&fs->calls_per_name[idx], 1, __ATOMIC_RELAXED);
-	} else {
-		__atomic_fetch_add(&fs->stats.misses, 1, __ATOMIC_RELAXED);
 	}
+	if (idx >= 0)
+		count(&fs->calls_per_name[idx]);
+	else
+		count(&fs->stats.misses);
 	if (!err)
 		d_add(d, inode);	/* inode NULL: a negative dentry */
-	__atomic_fetch_add(&fs->stats.calls, 1, __ATOMIC_RELAXED);
+	count(&fs->stats.calls);
+	if (idx >= 0)
+		__atomic_sub_fetch(&fs->busy_per_name[idx], 1, __ATOMIC_RELEASE);
 	__atomic_sub_fetch(&fs->stats.in_flight, 1, __ATOMIC_RELEASE);
+	if (!err)
+		maybe_hold(fs);
 	return err;
 }
 
@@ -119,13 +167,15 @@ struct super_block *slowfs_mount(unsigned latency_ms, unsigned nnames, unsigned 
 	struct super_block *sb = kzalloc(sizeof(*sb));
 	struct slowfs *fs = kzalloc(sizeof(*fs));
 	unsigned *calls = kcalloc(nnames ? nnames : 1, sizeof(unsigned));
+	unsigned *busy = kcalloc(nnames ? nnames : 1, sizeof(unsigned));
 	bool is_new;
 	struct inode *root = sb ? iget(sb, 1, &is_new) : NULL;
-	if (!sb || !fs || !calls || !root)
+	if (!sb || !fs || !calls || !busy || !root)
 		goto fail;
 	*fs = (struct slowfs){ .latency_ms = latency_ms, .nnames = nnames, .gate = gate,
-			       .calls_per_name = calls };
+			       .calls_per_name = calls, .busy_per_name = busy };
 	wait_queue_init(&fs->gate_wq);
+	wait_queue_init(&fs->hold_wq);
 	inode_init_new(root, S_IFDIR | 0755);
 	root->i_nlink = 2;
 	root->i_op = &slowfs_dir_ops;
@@ -137,6 +187,7 @@ struct super_block *slowfs_mount(unsigned latency_ms, unsigned nnames, unsigned 
 		return sb;
 fail:
 	iput(root);
+	kfree(busy);
 	kfree(calls);
 	kfree(fs);
 	kfree(sb);
@@ -150,6 +201,7 @@ void slowfs_unmount(struct super_block *sb)
 	dput(sb->s_root);
 	icache_evict_sb(sb);	/* the root and files' inodes, unused now */
 	kfree(fs->calls_per_name);
+	kfree(fs->busy_per_name);
 	kfree(fs);
 	kfree(sb);
 }
@@ -162,7 +214,25 @@ struct slowfs_stats slowfs_stats(struct super_block *sb)
 	s.in_flight = __atomic_load_n(&fs->stats.in_flight, __ATOMIC_ACQUIRE);
 	s.max_in_flight = __atomic_load_n(&fs->stats.max_in_flight, __ATOMIC_ACQUIRE);
 	s.misses = __atomic_load_n(&fs->stats.misses, __ATOMIC_ACQUIRE);
+	s.overlaps = __atomic_load_n(&fs->stats.overlaps, __ATOMIC_ACQUIRE);
+	s.rehashed = __atomic_load_n(&fs->stats.rehashed, __ATOMIC_ACQUIRE);
+	s.held = __atomic_load_n(&fs->stats.held, __ATOMIC_ACQUIRE);
 	return s;
+}
+
+void slowfs_open_gate(struct super_block *sb)
+{
+	struct slowfs *fs = sb->s_fs_info;
+	__atomic_store_n(&fs->gate, 0, __ATOMIC_RELEASE);
+	wake_up_all(&fs->gate_wq);
+}
+
+void slowfs_hold(struct super_block *sb, bool hold)
+{
+	struct slowfs *fs = sb->s_fs_info;
+	__atomic_store_n(&fs->hold, hold, __ATOMIC_RELEASE);
+	if (!hold)
+		wake_up_all(&fs->hold_wq);
 }
 
 unsigned slowfs_calls_for(struct super_block *sb, unsigned index)
