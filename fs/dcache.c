@@ -34,6 +34,7 @@
 #include "kernel/kprintf.h"
 #include "kernel/page_alloc.h"
 #include "kernel/panic.h"
+#include "kernel/race.h"
 #include "kernel/random.h"
 #include "kernel/slab.h"
 #include "kernel/string.h"
@@ -133,6 +134,54 @@ static struct bucket *in_lookup_bucket(uint32_t hash)
 	return &in_lookup_table[hash % IN_LOOKUP_BUCKETS];
 }
 
+/* d's name hash, read outside the locks that keep it: d_move may be
+ * changing it (swap_names writes it with an atomic store). */
+static uint32_t d_hash_now(const struct dentry *d)
+{
+	return __atomic_load_n(&d->d_name.hash, __ATOMIC_RELAXED);
+}
+
+/*
+ * Lock the dcache bucket d is on now.  Which bucket that is depends on
+ * d's name, which d_move changes while it holds both the old and the new
+ * bucket: so the bucket of a hash read without a lock may be the wrong
+ * one by the time it is locked, and the check is repeated under the lock,
+ * where the answer can no longer change.
+ */
+static struct bucket *d_lock_bucket(struct dentry *d, unsigned long *flags)
+{
+	for (;;) {
+		struct bucket *b = dcache_bucket(d_hash_now(d));
+		race_window();	/* a d_move may run here */
+		*flags = spin_lock_irqsave(&b->lock);
+		if (b == dcache_bucket(d->d_name.hash))
+			return b;
+		spin_unlock_irqrestore(&b->lock, *flags);
+	}
+}
+
+/* The rule d_lock_bucket keeps, checked in debug builds: the caller
+ * holds the bucket of d's name as it is now. */
+static void d_assert_bucket_held(const struct dentry *d)
+{
+	if (CONFIG_LOCKDEP && !spin_held_by_me(&dcache_bucket(d->d_name.hash)->lock))
+		panic("dcache: '%s' changed buckets under a thread about to use its old one",
+		      d->d_name.name);
+}
+
+/* The same with a trylock, for callers that hold a lock ordered after the
+ * buckets (the LRU lock).  NULL if the bucket is busy. */
+static struct bucket *d_trylock_bucket(struct dentry *d)
+{
+	struct bucket *b = dcache_bucket(d_hash_now(d));
+	if (!spin_trylock(&b->lock))
+		return NULL;
+	if (b == dcache_bucket(d->d_name.hash))
+		return b;
+	spin_unlock(&b->lock);
+	return NULL;	/* moved meanwhile: as good as busy */
+}
+
 static struct wait_queue_head *lookup_wq(const struct dentry *d)
 {
 	return &lookup_wqs[((uintptr_t)d >> 6) % LOOKUP_WQS];
@@ -148,6 +197,23 @@ struct dentry *dget(struct dentry *d)
 {
 	__atomic_fetch_add(&d->d_count, 1, __ATOMIC_RELAXED);
 	return d;
+}
+
+/*
+ * d's parent, with a reference.  d_parent cannot just be read and dget:
+ * a rename may move d to another directory in between, and then nothing
+ * keeps the old parent, which the shrinker or an rmdir may free.  d_move
+ * changes d_parent only while holding d's d_lock, and d holds a reference
+ * on its parent: under d's d_lock the parent is d's and alive.
+ */
+struct dentry *dget_parent(struct dentry *d)
+{
+	unsigned long flags = spin_lock_irqsave(&d->d_lock);
+	struct dentry *parent = d->d_parent;
+	race_window();	/* a rename of d waits for us here */
+	dget(parent);
+	spin_unlock_irqrestore(&d->d_lock, flags);
+	return parent;
 }
 
 static struct dentry *d_alloc(struct dentry *parent, const struct qstr *q)
@@ -237,10 +303,13 @@ void dput(struct dentry *d)
 			if (__atomic_compare_exchange_n(&d->d_count, &c, c - 1, false,
 							__ATOMIC_RELEASE, __ATOMIC_RELAXED))
 				return;
-		struct bucket *b = dcache_bucket(d->d_name.hash);
-		unsigned long flags = spin_lock_irqsave(&b->lock);
+		unsigned long flags;
+		struct bucket *b = d_lock_bucket(d, &flags);
 		int left = __atomic_sub_fetch(&d->d_count, 1, __ATOMIC_ACQ_REL);
 		BUG_ON(left < 0);
+		d_assert_bucket_held(d);
+		if (left == 0)
+			race_window();	/* unused now: d_lookup and the shrinker may come */
 		bool free = left == 0 && !(d->d_flags & (DCACHE_HASHED | DCACHE_IN_LOOKUP));
 		if (left == 0 && (d->d_flags & DCACHE_HASHED) && list_empty(&d->d_lru)) {
 			spin_lock(&lru_lock);	/* unused now: the shrinker may have it */
@@ -382,8 +451,8 @@ void d_lookup_done(struct dentry *d)
 
 void d_instantiate(struct dentry *d, struct inode *inode)
 {
-	struct bucket *b = dcache_bucket(d->d_name.hash);
-	unsigned long flags = spin_lock_irqsave(&b->lock);
+	unsigned long flags;
+	struct bucket *b = d_lock_bucket(d, &flags);
 	BUG_ON(d->d_inode);
 	__atomic_store_n(&d->d_inode, inode, __ATOMIC_RELEASE);
 	spin_unlock_irqrestore(&b->lock, flags);
@@ -391,8 +460,8 @@ void d_instantiate(struct dentry *d, struct inode *inode)
 
 void d_drop(struct dentry *d)
 {
-	struct bucket *b = dcache_bucket(d->d_name.hash);
-	unsigned long flags = spin_lock_irqsave(&b->lock);
+	unsigned long flags;
+	struct bucket *b = d_lock_bucket(d, &flags);
 	if (d->d_flags & DCACHE_HASHED) {
 		list_del(&d->d_hash);
 		flag_clear(d, DCACHE_HASHED);
@@ -583,8 +652,8 @@ static int lru_collect(unsigned nr, unsigned *budget, struct list_head *victims)
 	while (!list_empty(&lru) && (unsigned)n < nr && *budget) {
 		(*budget)--;
 		struct dentry *d = list_first_entry(&lru, struct dentry, d_lru);
-		struct bucket *b = dcache_bucket(d->d_name.hash);
-		if (!spin_trylock(&b->lock)) {
+		struct bucket *b = d_trylock_bucket(d);
+		if (!b) {
 			n = n ? n : -1;
 			break;
 		}
@@ -696,8 +765,10 @@ static void swap_names(struct dentry *a, struct dentry *b)
 		b->d_name.name = t;
 	}
 	uint32_t len = a->d_name.len, hash = a->d_name.hash;
-	a->d_name.len = b->d_name.len, a->d_name.hash = b->d_name.hash;
-	b->d_name.len = len, b->d_name.hash = hash;
+	a->d_name.len = b->d_name.len;
+	b->d_name.len = len;
+	__atomic_store_n(&a->d_name.hash, b->d_name.hash, __ATOMIC_RELAXED);	/* see d_hash_now */
+	__atomic_store_n(&b->d_name.hash, hash, __ATOMIC_RELAXED);
 }
 
 /* Lock two spinlocks of one class in address order (once if they are the
@@ -724,6 +795,19 @@ static void unlock_pair(struct spinlock *a, struct spinlock *b)
 	spin_unlock(a);
 }
 
+/* The two dentries d_move moves, after their parents (a parent's d_lock
+ * comes before its children's: subclasses 2 and 3, in address order). */
+static void lock_children(struct dentry *a, struct dentry *b)
+{
+	if (a > b) {
+		struct dentry *t = a;
+		a = b;
+		b = t;
+	}
+	spin_lock_nested(&a->d_lock, 2);
+	spin_lock_nested(&b->d_lock, 3);
+}
+
 void d_move(struct dentry *d, struct dentry *target)
 {
 	struct dentry *old_parent = d->d_parent, *new_parent = target->d_parent;
@@ -733,6 +817,7 @@ void d_move(struct dentry *d, struct dentry *target)
 	write_seqcount_begin(&rename_lock.seq);
 	lock_pair(&b1->lock, &b2->lock);
 	lock_pair(&old_parent->d_lock, &new_parent->d_lock);
+	lock_children(d, target);	/* their d_parent changes: see dget_parent */
 
 	if (d->d_flags & DCACHE_HASHED)
 		list_del(&d->d_hash);
@@ -752,6 +837,8 @@ void d_move(struct dentry *d, struct dentry *target)
 	list_add(&d->d_hash, &b2->chain);	/* target's old bucket: d's new hash */
 	flag_set(d, DCACHE_HASHED);
 
+	spin_unlock(&target->d_lock);
+	spin_unlock(&d->d_lock);
 	unlock_pair(&old_parent->d_lock, &new_parent->d_lock);
 	unlock_pair(&b1->lock, &b2->lock);
 	write_seqcount_end(&rename_lock.seq);

@@ -120,6 +120,8 @@ void d_hash_name(const struct dentry *parent, struct qstr *q);
 struct dentry *d_make_root(struct super_block *sb, struct inode *root_inode);
 struct dentry *dget(struct dentry *d);
 void dput(struct dentry *d);
+/* d's parent, with a reference, safely against a rename moving d. */
+struct dentry *dget_parent(struct dentry *d);
 
 /* The fast path: the hashed dentry for (parent, name) with a reference,
  * or NULL.  Takes no sleeping lock. */

@@ -150,7 +150,7 @@ static struct dentry *dotdot(struct walk_state *w, struct dentry *d)
 			return dget(d);	/* the top of a tree that is not mounted */
 		d = mp;
 	}
-	return cross_mounts(dget(d == w->root ? d : d->d_parent));
+	return cross_mounts(d == w->root ? dget(d) : dget_parent(d));
 }
 
 /* The dentry component [name, len) leads to from directory d, positive,

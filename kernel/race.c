@@ -22,11 +22,14 @@ void __race_window(void)
 {
 	uint64_t x = mix64(__atomic_load_n(&race_seed, __ATOMIC_RELAXED) +
 			   __atomic_fetch_add(&race_draws, 1, __ATOMIC_RELAXED));
-	unsigned choice = x & 3;	/* 0: nothing, 1: yield, 2 and 3: spin */
-	if (choice == 0)
+	unsigned choice = x & 31;	/* 0-7: nothing, 8-15: yield, 16: sleep, others: spin */
+	if (choice < 8)
 		return;
-	if (choice == 1 && may_sleep_here()) {
-		yield();
+	if (choice <= 16 && may_sleep_here()) {
+		if (choice == 16)
+			sleep_ms(1);	/* a tick: long enough for a whole rename elsewhere */
+		else
+			yield();
 		return;
 	}
 	for (uint64_t spins = (x >> 8) % 2048; spins; spins--)	/* or where it may not sleep */

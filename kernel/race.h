@@ -11,7 +11,8 @@
  * While a test has turned injection on (race_jitter_on), each call picks,
  * at random from the test's seed: nothing, a spin of up to a few
  * microseconds, or, where the caller may sleep (no spinlock held,
- * interrupts on), a yield to another thread.  Off, a call costs one load
+ * interrupts on), a yield to another thread or (one call in 32) a sleep
+ * of one tick, long enough for another CPU to finish a whole operation.  Off, a call costs one load
  * and a branch; built without the lock validator (LOCKDEP=0, the release
  * build make bench uses) it is no code at all, like the validator.
  */

@@ -228,8 +228,10 @@ static int ramfs_iterate(struct file *f, struct dir_context *ctx)
 		ctx->pos = 1;
 	}
 	if (ctx->pos == 1) {
-		struct inode *parent = f->f_dentry->d_parent->d_inode;
-		if (!ctx->emit(ctx, "..", 2, parent->i_ino, DT_DIR))
+		struct dentry *parent = dget_parent(f->f_dentry);	/* a rename may move us */
+		uint64_t ino = parent->d_inode->i_ino;
+		dput(parent);
+		if (!ctx->emit(ctx, "..", 2, ino, DT_DIR))
 			return 0;
 		ctx->pos = 2;
 	}
