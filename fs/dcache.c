@@ -262,30 +262,73 @@ struct dentry *d_make_root(struct super_block *sb, struct inode *root_inode)
 	return d;
 }
 
-/* Free d, whose count reached zero and which is on no hash.  Returns its
- * parent, whose reference d held, for the caller to drop in turn. */
-static struct dentry *d_free(struct dentry *d)
+/*
+ * Drop one reference to d, whose bucket lock the caller holds (it is the
+ * bucket of d's name now: see d_lock_bucket).  Returns true if d must be
+ * freed: its last reference went and nothing can find it any more.
+ */
+static bool dput_locked(struct dentry *d)
 {
-	struct dentry *parent = d->d_parent;
-	struct bucket *b = dcache_bucket(d->d_name.hash);
-	unsigned long lf = spin_lock_irqsave(&b->lock);
-	if (!list_empty(&d->d_lru)) {	/* the shrinker may still see it: take it off */
-		spin_lock(&lru_lock);
-		list_del(&d->d_lru);
-		lru_len--;
+	int left = __atomic_sub_fetch(&d->d_count, 1, __ATOMIC_ACQ_REL);
+	BUG_ON(left < 0);
+	d_assert_bucket_held(d);
+	if (left > 0)
+		return false;
+	race_window();	/* unused now: d_lookup and the shrinker may come */
+	if (!(d->d_flags & DCACHE_HASHED))
+		return !(d->d_flags & DCACHE_IN_LOOKUP);
+	if (list_empty(&d->d_lru)) {
+		spin_lock(&lru_lock);	/* unused now: the shrinker may have it */
+		list_add_tail(&d->d_lru, &lru);
+		lru_len++;
 		spin_unlock(&lru_lock);
 	}
-	spin_unlock_irqrestore(&b->lock, lf);
-	if (parent != d) {
-		unsigned long flags = spin_lock_irqsave(&parent->d_lock);
-		list_del(&d->d_child);
-		spin_unlock_irqrestore(&parent->d_lock, flags);
+	return false;
+}
+
+/*
+ * Free d, whose count reached zero and which is on no hash, and then each
+ * ancestor whose last reference was d's.
+ *
+ * The order matters to d_prune_unused, which decides from a directory's
+ * list of children and its count whether a tree is idle (umount's busy
+ * test): d's inode is let go before d leaves its parent's list, and d
+ * leaves the list in the same step (under the parent's bucket lock and
+ * d_lock) as the parent's count drops.  So a prune sees either d still
+ * listed (and waits for it: see prune_scan) or d gone with its inode and
+ * its reference on the parent: never a parent held by no one it can see.
+ */
+static void d_kill(struct dentry *d)
+{
+	while (d) {
+		unsigned long flags;
+		struct bucket *b = d_lock_bucket(d, &flags);
+		if (!list_empty(&d->d_lru)) {	/* the shrinker may still see it: take it off */
+			spin_lock(&lru_lock);
+			list_del(&d->d_lru);
+			lru_len--;
+			spin_unlock(&lru_lock);
+		}
+		spin_unlock_irqrestore(&b->lock, flags);
+		iput(d->d_inode);
+		d->d_inode = NULL;
+
+		struct dentry *parent = d->d_parent, *next = NULL;
+		if (parent != d) {
+			race_window();	/* a prune of the parent may look now */
+			b = d_lock_bucket(parent, &flags);
+			spin_lock(&parent->d_lock);
+			list_del(&d->d_child);
+			spin_unlock(&parent->d_lock);
+			if (dput_locked(parent))
+				next = parent;
+			spin_unlock_irqrestore(&b->lock, flags);
+		}
+		if (d->d_name.name != d->d_iname)
+			kfree(d->d_name.name);
+		kmem_cache_free(dentry_cache, d);
+		d = next;
 	}
-	iput(d->d_inode);
-	if (d->d_name.name != d->d_iname)
-		kfree(d->d_name.name);
-	kmem_cache_free(dentry_cache, d);
-	return parent != d ? parent : NULL;
 }
 
 /*
@@ -297,29 +340,19 @@ static struct dentry *d_free(struct dentry *d)
  */
 void dput(struct dentry *d)
 {
-	while (d) {
-		int c = __atomic_load_n(&d->d_count, __ATOMIC_RELAXED);
-		while (c > 1)
-			if (__atomic_compare_exchange_n(&d->d_count, &c, c - 1, false,
-							__ATOMIC_RELEASE, __ATOMIC_RELAXED))
-				return;
-		unsigned long flags;
-		struct bucket *b = d_lock_bucket(d, &flags);
-		int left = __atomic_sub_fetch(&d->d_count, 1, __ATOMIC_ACQ_REL);
-		BUG_ON(left < 0);
-		d_assert_bucket_held(d);
-		if (left == 0)
-			race_window();	/* unused now: d_lookup and the shrinker may come */
-		bool free = left == 0 && !(d->d_flags & (DCACHE_HASHED | DCACHE_IN_LOOKUP));
-		if (left == 0 && (d->d_flags & DCACHE_HASHED) && list_empty(&d->d_lru)) {
-			spin_lock(&lru_lock);	/* unused now: the shrinker may have it */
-			list_add_tail(&d->d_lru, &lru);
-			lru_len++;
-			spin_unlock(&lru_lock);
-		}
-		spin_unlock_irqrestore(&b->lock, flags);
-		d = free ? d_free(d) : NULL;
-	}
+	if (!d)
+		return;
+	int c = __atomic_load_n(&d->d_count, __ATOMIC_RELAXED);
+	while (c > 1)
+		if (__atomic_compare_exchange_n(&d->d_count, &c, c - 1, false,
+						__ATOMIC_RELEASE, __ATOMIC_RELAXED))
+			return;
+	unsigned long flags;
+	struct bucket *b = d_lock_bucket(d, &flags);
+	bool free = dput_locked(d);
+	spin_unlock_irqrestore(&b->lock, flags);
+	if (free)
+		d_kill(d);
 }
 
 /* Caller holds the bucket lock. */
@@ -498,9 +531,18 @@ unsigned d_count_hashed(struct dentry *parent, const struct qstr *q)
  * Coming back up, the scan resumes at the child it came from, if that is
  * still a child (a rename may have moved it: d_move holds the old parent's
  * d_lock), and a last clean scan from the start collects the children that
- * became unused.  Up is read under rename_lock, which keeps d_parent still.
+ * became unused.  The way up is checked against top (prune_climb): a
+ * directory that a rename took elsewhere sends the walk back to top.
+ * A child that is unused but no longer hashed is being freed by another
+ * thread and still holds its parent: the scan waits for it (busy).
  */
 static uint32_t prune_gen;
+static uint64_t prune_waits;	/* scans that met a busy child: for tests */
+
+uint64_t d_prune_waits(void)
+{
+	return __atomic_load_n(&prune_waits, __ATOMIC_RELAXED);
+}
 
 struct prune_scan {
 	struct list_head victims;
@@ -535,6 +577,12 @@ static void prune_scan(struct dentry *dir, struct dentry *from, uint32_t gen, st
 			 * (see dput), hashed or not (a removed directory whose
 			 * negative children keep it). */
 			ps->down = dget(c);
+		} else if (count == 0 && !(c->d_flags & DCACHE_IN_LOOKUP)) {
+			/* Unhashed and unused: another thread (the shrinker,
+			 * another prune, a dput) is freeing it, and it still
+			 * holds dir.  Wait for it, or umount would call an idle
+			 * tree busy. */
+			ps->busy = true;
 		}
 		spin_unlock(&b->lock);
 	}
@@ -546,8 +594,35 @@ static void free_victims(struct list_head *victims)
 	while (!list_empty(victims)) {
 		struct dentry *d = list_first_entry(victims, struct dentry, d_hash);
 		list_del(&d->d_hash);
-		dput(d_free(d));	/* the parent's reference it held */
+		d_kill(d);
 	}
+}
+
+void (*d_prune_climb_hook)(struct dentry *dir);
+
+/*
+ * The directory to go back up to from dir, with a reference, and its
+ * depth below top; NULL if dir is no longer below top.  d_parent is not
+ * enough: a rename may have moved dir since the walk came down, to
+ * another depth or out of top's tree, and a walk that trusted its depth
+ * count would then stop in the wrong directory (leaving top's other
+ * dentries behind) or climb above top.  rename_lock keeps every d_parent
+ * still while the chain is counted, and each dentry on it is kept by its
+ * child's reference, the first by ours on dir.
+ */
+static struct dentry *prune_climb(struct dentry *top, struct dentry *dir, unsigned *depth)
+{
+	unsigned long flags = spin_lock_irqsave(&rename_lock.lock);
+	unsigned steps = 0;
+	struct dentry *a = dir;
+	while (a != top && a->d_parent != a) {
+		a = a->d_parent;
+		steps++;
+	}
+	struct dentry *up = a == top && steps > 0 ? dget(dir->d_parent) : NULL;
+	spin_unlock_irqrestore(&rename_lock.lock, flags);
+	*depth = up ? steps - 1 : 0;
+	return up;
 }
 
 void d_prune_unused(struct dentry *top)
@@ -572,19 +647,26 @@ void d_prune_unused(struct dentry *top)
 			depth++;
 			continue;
 		}
-		if (ps.busy)
-			cpu_relax();
+		if (ps.busy) {
+			__atomic_fetch_add(&prune_waits, 1, __ATOMIC_RELAXED);
+			yield();	/* let the thread freeing it finish */
+		}
 		if (!clean)
 			continue;	/* again, from the start */
 		__atomic_store_n(&dir->d_prune_gen, gen, __ATOMIC_RELAXED);
 		if (depth == 0)
 			break;
-		unsigned long flags = spin_lock_irqsave(&rename_lock.lock);
-		struct dentry *up = dget(dir->d_parent);	/* dir holds a reference on it */
-		spin_unlock_irqrestore(&rename_lock.lock, flags);
+		if (d_prune_climb_hook)
+			d_prune_climb_hook(dir);
+		race_window();	/* a rename may move dir now */
+		struct dentry *up = prune_climb(top, dir, &depth);
+		if (!up) {	/* dir left top's tree: start over from top */
+			dput(dir);
+			dir = dget(top);
+			continue;
+		}
 		from = dir;
 		dir = up;
-		depth--;
 	}
 	dput(dir);
 }
@@ -671,9 +753,15 @@ static int lru_collect(unsigned nr, unsigned *budget, struct list_head *victims)
 	return n;
 }
 
+void (*dcache_shrink_hook)(void);
+
 unsigned dcache_shrink(unsigned nr)
 {
-	unsigned freed = 0, budget = 4 * nr + 64;
+	/* Entries found in use are dropped from the LRU as they are met, so
+	 * a few times nr looks is enough; the budget bounds the work when
+	 * the LRU is long and mostly in use.  (Beware overflow: tests ask for
+	 * ~0u, everything.) */
+	unsigned freed = 0, budget = nr > (UINT32_MAX - 64) / 4 ? UINT32_MAX : 4 * nr + 64;
 	while (freed < nr && budget) {
 		struct list_head victims = LIST_HEAD_INIT(victims);
 		int n = lru_collect(nr - freed, &budget, &victims);
@@ -683,10 +771,12 @@ unsigned dcache_shrink(unsigned nr)
 		}
 		if (n == 0)
 			break;
+		if (dcache_shrink_hook)
+			dcache_shrink_hook();
 		while (!list_empty(&victims)) {
 			struct dentry *d = list_first_entry(&victims, struct dentry, d_hash);
 			list_del(&d->d_hash);
-			dput(d_free(d));	/* the parent may become unused in turn */
+			d_kill(d);	/* the parent may become unused in turn */
 		}
 		freed += (unsigned)n;
 	}

@@ -176,6 +176,16 @@ long d_path(struct dentry *d, struct dentry *root, char *buf, size_t n);
 /* Unhash and free every unused dentry under dir (leaves first), walking
  * the tree below it. */
 void d_prune_unused(struct dentry *dir);
+/* Tests only: called by d_prune_unused just before it climbs from dir back
+ * to dir's parent (a rename moving dir then is the case prune_climb
+ * handles).  NULL but in tests. */
+extern void (*d_prune_climb_hook)(struct dentry *dir);
+/* Tests only: called by dcache_shrink between taking unused dentries off
+ * the hash and freeing them (no lock held).  NULL but in tests. */
+extern void (*dcache_shrink_hook)(void);
+/* How many times a prune met a child another thread was freeing and
+ * waited for it (for tests). */
+uint64_t d_prune_waits(void);
 /* The same for every dentry of a super block but its root (unmount). */
 void d_prune_sb(struct super_block *sb);
 /* For tests: count broken invariants among sb's hashed dentries (two

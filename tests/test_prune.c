@@ -17,6 +17,8 @@
 #include "kernel/ktest.h"
 #include "kernel/random.h"
 #include "kernel/string.h"
+#include "kernel/sched.h"
+#include "kernel/thread.h"
 #include "tests/sandbox.h"
 
 static void make_file(const char *path)
@@ -189,9 +191,148 @@ static void prune_races_renames_and_lookups(void)
 	sandbox_leave(&s);
 }
 
+/* ---- a directory moved while the walk is below it ---------------------- */
+
+static void count_child(struct dentry *child, void *arg)
+{
+	(void)child;
+	(*(unsigned *)arg)++;
+}
+
+static unsigned cached_children(const char *path)
+{
+	struct dentry *d = path_lookup(path, 0);
+	if (IS_ERR(d))
+		return ~0u;
+	unsigned n = 0;
+	d_for_each_child(d, count_child, &n);
+	dput(d);
+	return n;
+}
+
+static struct {
+	bool armed;
+	int err;
+} climb;
+
+/* Runs as the walk is about to climb out of top/m/sub: moves sub out of
+ * the tree being pruned. */
+static void move_sub_out(struct dentry *dir)
+{
+	if (!climb.armed || strcmp(dir->d_name.name, "sub") != 0)
+		return;
+	climb.armed = false;
+	climb.err = sys_rename("top/m/sub", "o1/o2/sub");
+}
+
+/*
+ * The walk goes down top/m/sub (the newest child comes first), frees sub's
+ * children, and a rename moves sub to o1/o2/ just before the walk climbs
+ * back.  A walk that trusts d_parent and its depth count climbs to o2,
+ * then o1, believes o1 is top, prunes o1 (not its to prune) and stops
+ * there: top/a is never scanned.
+ */
+static void climb_after_a_rename_moves_the_directory(void)
+{
+	struct sandbox s;
+	sandbox_enter(&s, "prune-climb");
+	char path[32];
+	make_dir("top");
+	make_dir("top/a");
+	for (unsigned i = 0; i < 10; i++) {
+		snprintf(path, sizeof(path), "top/a/f%u", i);
+		make_file(path);
+	}
+	make_dir("top/m");
+	make_dir("top/m/sub");
+	for (unsigned i = 0; i < 4; i++) {
+		snprintf(path, sizeof(path), "top/m/sub/g%u", i);
+		make_file(path);
+	}
+	make_dir("o1");
+	make_dir("o1/o2");
+	make_file("o1/keep");
+	EXPECT_EQ(cached_children("top/a"), 10u);
+
+	struct dentry *top = path_lookup("top", 0);
+	ASSERT_FALSE(IS_ERR(top));
+	climb.armed = true;
+	d_prune_climb_hook = move_sub_out;
+	d_prune_unused(top);
+	d_prune_climb_hook = NULL;
+	EXPECT_FALSE(climb.armed);	/* the rename ran inside the walk */
+	EXPECT_EQ(climb.err, 0);
+	EXPECT_EQ(cached_children("top/a"), 0u);	/* unused, and under top throughout */
+	EXPECT_EQ(cached_children("o1"), 2u);	/* o2 and keep: not under top */
+	EXPECT_EQ(d_check_sb(top->d_sb), 0u);
+	dput(top);
+	sandbox_leave(&s);
+}
+
+/* ---- umount while the shrinker frees the filesystem's dentries --------- */
+
+static struct {
+	char path[48];
+	bool armed, done;
+	int err;
+	struct thread *t;
+} um;
+
+static int umount_thread(void *arg)
+{
+	(void)arg;
+	um.err = sys_umount(um.path);
+	__atomic_store_n(&um.done, true, __ATOMIC_RELEASE);
+	return 0;
+}
+
+/* Runs in the shrinker once it has taken the dentries off the hash and
+ * before it frees them: an umount starts and either decides (the bug:
+ * EBUSY, since the victims still hold the root) or waits for them. */
+static void umount_while_victims_wait(void)
+{
+	if (!um.armed)
+		return;
+	um.armed = false;
+	uint64_t waits = d_prune_waits();
+	um.t = thread_create("umount", umount_thread, NULL, THREAD_ANY_CPU);
+	while (!__atomic_load_n(&um.done, __ATOMIC_ACQUIRE) && d_prune_waits() == waits)
+		yield();
+}
+
+static void umount_waits_for_dentries_being_freed(void)
+{
+	struct sandbox s;
+	sandbox_enter(&s, "prune-umount");
+	char path[32];
+	make_dir("m");
+	ASSERT_EQ(sys_mount("ramfs", "m", NULL), 0);
+	make_dir("m/d");
+	for (unsigned i = 0; i < 8; i++) {
+		snprintf(path, sizeof(path), "m/d/f%u", i);
+		make_file(path);
+	}
+	snprintf(um.path, sizeof(um.path), "%s/m", s.path);
+	um.done = false;
+	um.err = 1;
+	um.armed = true;
+	dcache_shrink_hook = umount_while_victims_wait;
+	dcache_shrink(~0u);	/* m's dentries are unused: all are taken */
+	dcache_shrink_hook = NULL;
+	ASSERT_FALSE(um.armed);
+	thread_join(um.t);
+	EXPECT_EQ(um.err, 0);	/* the filesystem was idle */
+	if (um.err)
+		EXPECT_EQ(sys_umount("m"), 0);
+	EXPECT_EQ(sys_rmdir("m"), 0);
+	sandbox_leave(&s);
+}
+
 static const struct ktest_case prune_cases[] = {
 	KTEST_CASE(frees_all_but_what_is_held),
 	KTEST_CASE(removed_directory_leaves_nothing),
 	KTEST_CASE(prune_races_renames_and_lookups),
+	KTEST_CASE(climb_after_a_rename_moves_the_directory),
+	KTEST_CASE(umount_waits_for_dentries_being_freed),
 };
 KTEST_SUITE(prune, prune_cases);
