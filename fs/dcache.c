@@ -103,6 +103,8 @@ void dcache_init(void)
 	dentry_cache = kmem_cache_create("dentry", sizeof(struct dentry), 16);
 	if (!dentry_cache)
 		panic("dcache: cannot create the dentry cache");
+	if (CONFIG_LOCKDEP)	/* test builds: a stale dentry pointer must not find a new dentry */
+		kmem_cache_quarantine(dentry_cache);
 	register_shrinker(&dcache_shrinker);
 }
 

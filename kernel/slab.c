@@ -12,6 +12,8 @@
  *
  * Freed objects are filled with POISON, and an allocation checks the
  * poison is intact: a write after free is reported where it is found.
+ * A cache can be put in quarantine (debug builds: dentries and inodes) so
+ * its freed objects are not reused at once: see kmem_cache_quarantine.
  *
  * Locking:
  *   cache_list_lock   the list of all caches
@@ -74,8 +76,11 @@ struct kmem_cache *kmem_cache_create(const char *name, size_t size, size_t align
 	return c;
 }
 
+static void quarantine_drain(struct kmem_cache *c);
+
 int kmem_cache_destroy(struct kmem_cache *c)
 {
+	quarantine_drain(c);	/* its objects hold slabs */
 	unsigned long flags = spin_lock_irqsave(&cache_list_lock);
 	spin_lock(&c->lock);
 	bool busy = c->live != 0;
@@ -122,12 +127,19 @@ static void slab_release(struct kmem_cache *c, struct page *head)
 	free_pages(head, c->order);
 }
 
-static void check_poison(struct kmem_cache *c, const char *obj)
+/* Check obj's poison from byte `from` on (a free object's first word
+ * links the free list, but not in the quarantine). */
+static void check_poison_from(struct kmem_cache *c, const char *obj, size_t from)
 {
-	for (size_t i = sizeof(void *); i < c->size; i++)
+	for (size_t i = from; i < c->size; i++)
 		if ((uint8_t)obj[i] != POISON)
 			panic("slab %s: object %p was written after it was freed (byte %lu is 0x%x)",
 			      c->name, (void *)obj, (uint64_t)i, (uint8_t)obj[i]);
+}
+
+static void check_poison(struct kmem_cache *c, const char *obj)
+{
+	check_poison_from(c, obj, sizeof(void *));
 }
 
 void *kmem_cache_alloc(struct kmem_cache *c)
@@ -159,6 +171,8 @@ void *kmem_cache_alloc(struct kmem_cache *c)
 	return obj;
 }
 
+static void slab_put(struct kmem_cache *c, struct page *slab, void *obj, unsigned long flags);
+
 void kmem_cache_free(struct kmem_cache *c, void *obj)
 {
 	if (!obj)
@@ -171,16 +185,60 @@ void kmem_cache_free(struct kmem_cache *c, void *obj)
 		panic("kmem_cache_free(%s, %p): not the start of an object", c->name, obj);
 	memset(obj, POISON, c->size);
 
-	struct page *empty = NULL;
 	unsigned long flags = spin_lock_irqsave(&c->lock);
+	c->live--;
+	c->frees++;
+	if (c->quarantined) {	/* obj waits; the oldest waiting one goes back */
+		if (c->q_len < SLAB_QUARANTINE) {
+			c->quarantine[(c->q_head + c->q_len++) % SLAB_QUARANTINE] = obj;
+			spin_unlock_irqrestore(&c->lock, flags);
+			return;
+		}
+		void *oldest = c->quarantine[c->q_head];
+		c->quarantine[c->q_head] = obj;
+		c->q_head = (c->q_head + 1) % SLAB_QUARANTINE;
+		obj = oldest;
+		slab = virt_to_page(obj)->head;
+		check_poison_from(c, obj, 0);	/* under the lock: cheap enough in debug builds */
+	}
+	slab_put(c, slab, obj, flags);
+}
+
+void kmem_cache_quarantine(struct kmem_cache *c)
+{
+	unsigned long flags = spin_lock_irqsave(&c->lock);
+	c->quarantined = true;
+	spin_unlock_irqrestore(&c->lock, flags);
+}
+
+/* Give every quarantined object of c back to its slab. */
+static void quarantine_drain(struct kmem_cache *c)
+{
+	for (;;) {
+		unsigned long flags = spin_lock_irqsave(&c->lock);
+		if (!c->q_len) {
+			spin_unlock_irqrestore(&c->lock, flags);
+			return;
+		}
+		void *obj = c->quarantine[c->q_head];
+		c->q_head = (c->q_head + 1) % SLAB_QUARANTINE;
+		c->q_len--;
+		check_poison_from(c, obj, 0);
+		slab_put(c, virt_to_page(obj)->head, obj, flags);
+	}
+}
+
+/* Put obj back on its slab's free list; called with c->lock held (flags
+ * from taking it), which it releases. */
+static void slab_put(struct kmem_cache *c, struct page *slab, void *obj, unsigned long flags)
+{
+	struct page *empty = NULL;
 	if (slab->inuse == c->per_slab) {	/* was full: it has room again */
 		list_del(&slab->list);
 		list_add(&slab->list, &c->partial);
 	}
 	*(void **)obj = slab->freelist;
 	slab->freelist = obj;
-	c->live--;
-	c->frees++;
 	if (--slab->inuse == 0) {
 		list_del(&slab->list);
 		c->slabs--;

@@ -14,10 +14,13 @@
 #ifndef KERNEL_SLAB_H
 #define KERNEL_SLAB_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "kernel/spinlock.h"
 #include "kernel/list.h"
+
+#define SLAB_QUARANTINE 256
 
 struct kmem_cache {
 	const char *name;
@@ -33,6 +36,12 @@ struct kmem_cache {
 	uint64_t live;             /* objects allocated and not freed */
 	uint64_t slabs;            /* slabs owned */
 	uint64_t allocs, frees;    /* totals since creation */
+
+	/* Quarantine (kmem_cache_quarantine): freed objects wait here,
+	 * poisoned, before they can be allocated again. */
+	bool quarantined;
+	unsigned q_head, q_len;
+	void *quarantine[SLAB_QUARANTINE];
 };
 
 struct kmem_cache *kmem_cache_create(const char *name, size_t size, size_t align);
@@ -41,6 +50,15 @@ int kmem_cache_destroy(struct kmem_cache *c);
 void *kmem_cache_alloc(struct kmem_cache *c);
 void kmem_cache_free(struct kmem_cache *c, void *obj);
 uint64_t kmem_cache_live(struct kmem_cache *c);
+/*
+ * Debugging use after free: from now on c's freed objects wait, poisoned,
+ * behind the last SLAB_QUARANTINE frees before they are reused, and their
+ * poison is checked whole when they leave.  Without it a freed object is
+ * often the next one allocated, and a stale pointer then reads a live
+ * object of the same type: the bug hides.  (KASAN's quarantine does this
+ * for Linux.)  They still count as freed (kmem_cache_live).
+ */
+void kmem_cache_quarantine(struct kmem_cache *c);
 
 /* Call fn for every cache (for the `slab` command and the leak tests). */
 void kmem_cache_for_each(void (*fn)(struct kmem_cache *c, void *arg), void *arg);

@@ -136,8 +136,12 @@ static uint64_t dotdot_entry(int fd)
 	return 0;
 }
 
-/* CPU 0 moves x between p0 and p1; CPU 1 shrinks the dcache (freeing the
- * parent x just left); the others walk "pN/x/.." and read x's "..". */
+/* CPU 0 moves x between p0 and p1 and shrinks the dcache (freeing the
+ * parent x just left: nothing else holds it), CPU 1 shrinks too; the
+ * others walk "pN/x/.." and read x's "..".  A reader that took x's parent
+ * without dget_parent's lock holds a freed dentry, which the dentry
+ * cache's quarantine keeps poisoned (test builds): its inode pointer is
+ * poison and its use faults, or the write of its count is reported. */
 static void parent_race_cpu(unsigned cpu, void *arg)
 {
 	struct parent_race *r = arg;
@@ -157,6 +161,7 @@ static void parent_race_cpu(unsigned cpu, void *arg)
 			if (e == -ENOENT)
 				e = sys_rename("p1/x", "p0/x");
 			__atomic_fetch_add(e ? &r->errors : &r->renames, 1, __ATOMIC_RELAXED);
+			dcache_shrink(64);	/* free the parent x just left, at once */
 		} else if (cpu == 1 && ncpus > 2) {
 			dcache_shrink(64);
 		} else if (prng_below(&p, 2)) {
