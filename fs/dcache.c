@@ -39,7 +39,6 @@
 #include "kernel/slab.h"
 #include "kernel/string.h"
 #include "kernel/waitqueue.h"
-#include "kernel/seqlock.h"
 #include "kernel/shrinker.h"
 #include "fs/mount.h"
 #include "arch/x86_64/cpu.h"
@@ -60,7 +59,11 @@ static struct kmem_cache *dentry_cache;
 static struct spinlock lru_lock = SPINLOCK_INIT("dentry_lru");
 static struct list_head lru = LIST_HEAD_INIT(lru);
 static uint64_t lru_len;
-static struct seqlock rename_lock = SEQLOCK_INIT("rename_lock");
+/* d_parent and d_name of every dentry (see dcache.h).  A plain lock: every
+ * reader takes it.  (Linux's is a seqlock, for readers that take no lock
+ * under RCU; we have no such readers yet, and a sequence count no one
+ * reads would only claim a protection it does not give.) */
+static struct spinlock rename_lock = SPINLOCK_INIT("rename_lock");
 
 static unsigned long shrink_dentries(unsigned long nr)
 {
@@ -614,7 +617,7 @@ void (*d_prune_climb_hook)(struct dentry *dir);
  */
 static struct dentry *prune_climb(struct dentry *top, struct dentry *dir, unsigned *depth)
 {
-	unsigned long flags = spin_lock_irqsave(&rename_lock.lock);
+	unsigned long flags = spin_lock_irqsave(&rename_lock);
 	unsigned steps = 0;
 	struct dentry *a = dir;
 	while (a != top && a->d_parent != a) {
@@ -622,7 +625,7 @@ static struct dentry *prune_climb(struct dentry *top, struct dentry *dir, unsign
 		steps++;
 	}
 	struct dentry *up = a == top && steps > 0 ? dget(dir->d_parent) : NULL;
-	spin_unlock_irqrestore(&rename_lock.lock, flags);
+	spin_unlock_irqrestore(&rename_lock, flags);
 	*depth = up ? steps - 1 : 0;
 	return up;
 }
@@ -905,8 +908,7 @@ void d_move(struct dentry *d, struct dentry *target)
 	struct dentry *old_parent = d->d_parent, *new_parent = target->d_parent;
 	struct bucket *b1 = dcache_bucket(d->d_name.hash), *b2 = dcache_bucket(target->d_name.hash);
 
-	unsigned long flags = spin_lock_irqsave(&rename_lock.lock);
-	write_seqcount_begin(&rename_lock.seq);
+	unsigned long flags = spin_lock_irqsave(&rename_lock);
 	lock_pair(&b1->lock, &b2->lock);
 	lock_pair(&old_parent->d_lock, &new_parent->d_lock);
 	lock_children(d, target);	/* their d_parent changes: see dget_parent */
@@ -933,8 +935,7 @@ void d_move(struct dentry *d, struct dentry *target)
 	spin_unlock(&d->d_lock);
 	unlock_pair(&old_parent->d_lock, &new_parent->d_lock);
 	unlock_pair(&b1->lock, &b2->lock);
-	write_seqcount_end(&rename_lock.seq);
-	spin_unlock_irqrestore(&rename_lock.lock, flags);
+	spin_unlock_irqrestore(&rename_lock, flags);
 }
 
 long d_path(struct dentry *d, struct dentry *root, char *buf, size_t n)
@@ -944,7 +945,7 @@ long d_path(struct dentry *d, struct dentry *root, char *buf, size_t n)
 	size_t at = n - 1;
 	buf[at] = '\0';
 	long err = 0;
-	unsigned long flags = spin_lock_irqsave(&rename_lock.lock);
+	unsigned long flags = spin_lock_irqsave(&rename_lock);
 	if (d != root && d != d->d_sb->s_root && d_unhashed(d))
 		err = -ENOENT;	/* removed: it has no path any more */
 	while (!err && d != root) {
@@ -965,7 +966,7 @@ long d_path(struct dentry *d, struct dentry *root, char *buf, size_t n)
 		buf[--at] = '/';
 		d = d->d_parent;
 	}
-	spin_unlock_irqrestore(&rename_lock.lock, flags);
+	spin_unlock_irqrestore(&rename_lock, flags);
 	if (err)
 		return err;
 	if (at == n - 1) {	/* the root itself */

@@ -2,11 +2,9 @@
  * namei.c: name lookup.
  *
  * lookup_one is the two-speed lookup of one component:
- *   fast: d_lookup in the dcache, no sleeping lock.  A hit is final.  A
- *         miss while the directory changed (its i_dir_seq moved) is tried
- *         again: a rename moves a dentry from one hash chain to another,
- *         and a lock-free reader could miss it in both.  A miss while a
- *         change is in progress goes to the slow path, which waits for it.
+ *   fast: d_lookup in the dcache, no sleeping lock.  A hit is final; a
+ *         miss goes to the slow path, which looks again under i_rwsem
+ *         (so it waits for a change in progress in the directory).
  *   slow: take dir's i_rwsem shared (exclusive in vfs.lookup=exclusive
  *         mode), then d_alloc_parallel: the hashed result, or an in-lookup
  *         dentry that we alone look up with the filesystem.
@@ -41,17 +39,16 @@ static int set_lookup_mode(const struct kparam *p, const char *val, size_t len, 
 KPARAM("vfs.lookup", set_lookup_mode, vfs_lookup_exclusive, 0, 0,
        "slow-path lookups take i_rwsem shared (default, parallel) or exclusive");
 
+/*
+ * d_lookup holds the bucket lock while it walks the chain, and d_move
+ * holds both buckets while it moves a dentry between them: so a miss is a
+ * true miss at some instant, and the slow path (which looks again under
+ * i_rwsem) settles it.  No sequence count is needed here; a lookup that
+ * walks chains without locks (RCU-walk) will need one.
+ */
 static struct dentry *lookup_fast(struct dentry *dir, const struct qstr *q)
 {
-	struct inode *inode = dir->d_inode;
-	for (;;) {
-		/* Not read_seqcount_begin: a change in progress (odd count) may
-		 * sleep, and the slow path waits for it on i_rwsem instead. */
-		unsigned seq = raw_read_seqcount(&inode->i_dir_seq);
-		struct dentry *d = d_lookup(dir, q);
-		if (d || (seq & 1) || !read_seqcount_retry(&inode->i_dir_seq, seq))
-			return d;	/* a hit, or a miss to settle on the slow path */
-	}
+	return d_lookup(dir, q);
 }
 
 struct dentry *lookup_one_held(struct dentry *dir, const struct qstr *q)

@@ -9,12 +9,12 @@
  *           would not be a fair baseline);
  *   same:   the writer creates and unlinks /d/w, in the readers' directory;
  *   other:  the writer creates and unlinks /e/w, in another directory.
- * The writer takes the directory's i_rwsem exclusive and bumps its
- * i_dir_seq.  A cached walk takes no rwsem; lookup_fast reads i_dir_seq
- * without waiting and takes the slow path only when a change is in
- * progress (fs/namei.c), so "same" shows what those changes cost the
- * readers; "other" shows what remains (bucket locks, the shared root's
- * reference count, the allocator).  The modes rotate repetition
+ * The writer takes the directory's i_rwsem exclusive.  A cached walk
+ * takes no rwsem: lookup_fast is d_lookup under a bucket lock, and only a
+ * miss takes the slow path (fs/namei.c).  So "same" shows what the
+ * writer's changes cost the readers (its dentries share their buckets'
+ * locks and their directory's cache lines); "other" shows what remains
+ * (bucket locks, the shared root's reference count, the allocator).  The modes rotate repetition
  * by repetition.  With one CPU the reader and CPU 0's work time-share it,
  * and the table says so.
  *
