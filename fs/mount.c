@@ -11,10 +11,15 @@
  * Order: namespace_mutex -> mount point's i_rwsem -> mount_lock -> dcache
  * bucket locks.
  *
- * umount, step by step: mark the mount UMOUNTING (walks that reach the
- * mount point now wait instead of entering); prune the unused dentries
- * of the filesystem; then it is idle if and only if its root's count is
- * the mount's single reference.  Idle: detach it and free the filesystem.
+ * umount, step by step: with the caller's reference on the root still
+ * held (so no other umount can free the filesystem meanwhile), take
+ * namespace_mutex and check that it is still mounted; mark it UMOUNTING
+ * (walks that reach the mount point now wait instead of entering); drop
+ * the caller's reference; prune the unused dentries of the filesystem;
+ * then it is idle if and only if its root's count is the mount's single
+ * reference.  (Two umounts of one mount: the first to decide sees the
+ * other's reference and says -EBUSY, or wins and the other finds it no
+ * longer mounted: -EINVAL.)  Idle: detach it and free the filesystem.
  * Busy: mark it MOUNTED again and wake the waiting walks.
  */
 #include "fs/mount.h"
@@ -25,6 +30,7 @@
 #include "kernel/kmalloc.h"
 #include "kernel/mutex.h"
 #include "kernel/panic.h"
+#include "kernel/race.h"
 #include "kernel/string.h"
 #include "kernel/waitqueue.h"
 #include "fs/namei.h"
@@ -137,16 +143,25 @@ static void set_state(struct mount *m, int state)
 int do_umount(struct dentry *root)
 {
 	struct super_block *sb = root->d_sb;
-	struct mount *m = __atomic_load_n(&sb->s_mount, __ATOMIC_ACQUIRE);
-	bool is_root = root == sb->s_root;
-	dput(root);	/* ours must not count as a use */
-	if (!is_root || !m)
+	if (root != sb->s_root) {
+		dput(root);
 		return -EINVAL;
-	if (m == root_mount)
-		return -EBUSY;
-
+	}
+	/* Our reference on root is kept until namespace_mutex is ours: while
+	 * we hold it, no other umount finds the filesystem idle, so sb stays
+	 * allocated.  Only under the mutex do we know whether it is still
+	 * mounted (another umount may have won while we waited). */
+	race_window();
 	mutex_lock(&namespace_mutex);
+	struct mount *m = sb->s_mount;
+	int err = !m ? -EINVAL : m == root_mount ? -EBUSY : 0;
+	if (err) {
+		mutex_unlock(&namespace_mutex);
+		dput(root);
+		return err;
+	}
 	set_state(m, MNT_UMOUNTING);
+	dput(root);	/* ours must not count as a use; the mount's stays */
 	d_prune_sb(sb);
 	if (__atomic_load_n(&sb->s_root->d_count, __ATOMIC_ACQUIRE) != 1) {
 		set_state(m, MNT_MOUNTED);
