@@ -17,14 +17,17 @@
  * Locks beyond the directory's: unlink and link also take the inode they
  * change (subclass I_RWSEM_VICTIM), so a link cannot bring back a file
  * whose last link an unlink is removing; rmdir takes the victim directory
- * (I_RWSEM_PARENT2) so no create inside it slips past the emptiness check.
- * A mount point cannot be removed: -EBUSY.
+ * (I_RWSEM_PARENT2) so no create inside it slips past the emptiness check,
+ * and no mount lands on it: a mount point cannot be removed (-EBUSY), and
+ * that is tested under the victim's i_rwsem, which mount holds while it
+ * checks that its mount point is still hashed.
  */
 #include "fs/dirops.h"
 #include "fs/dcache.h"
 #include "fs/fs.h"
 #include "kernel/err.h"
 #include "kernel/errno.h"
+#include "kernel/race.h"
 #include "kernel/string.h"
 #include "fs/namei.h"
 #include "fs/syscalls.h"
@@ -88,20 +91,24 @@ static int change(struct dentry *dir, const char *name, size_t len, uint32_t mod
 		err = -EISDIR;
 	else if (op == OP_RMDIR && !S_ISDIR(victim->i_mode))
 		err = -ENOTDIR;
-	else if (d_mountpoint(d))
-		err = -EBUSY;
 	const struct inode_operations *iop = di->i_op;
 	if (!err && !supported(iop, op))
 		err = -EPERM;	/* this filesystem cannot do that (slowfs) */
 	/* The inode the change is to (see the top of the file), locked before
 	 * i_dir_seq goes odd: lock-free lookups spin while it is odd, so
-	 * nothing in that window may sleep waiting for someone else. */
+	 * nothing in that window may sleep waiting for someone else.  And
+	 * locked before the mount point test: mount sets DCACHE_MOUNTED under
+	 * the directory's own i_rwsem and refuses an unhashed one, so with
+	 * it held here no mount can land between the test and d_drop. */
 	struct inode *target_inode = op == OP_LINK ? old->d_inode :
 				     op == OP_UNLINK || op == OP_RMDIR ? victim : NULL;
 	bool locked_target = !err && target_inode;
+	race_window();	/* a mount of the victim may come here */
 	if (locked_target)
 		down_write_nested(&target_inode->i_rwsem,
 				  op == OP_RMDIR ? I_RWSEM_PARENT2 : I_RWSEM_VICTIM);
+	if (!err && op == OP_RMDIR && d_mountpoint(d))
+		err = -EBUSY;
 	if (!err && op == OP_LINK && __atomic_load_n(&target_inode->i_nlink, __ATOMIC_ACQUIRE) == 0)
 		err = -ENOENT;	/* its last link went before we got here */
 	if (!err) {

@@ -44,14 +44,21 @@ static void start(struct racer *r, struct prng *rng)
 }
 
 static int op_umount(struct racer *r) { return sys_umount(r->a); }
-static __attribute__((unused)) int op_mount(struct racer *r) { return sys_mount("ramfs", r->a, NULL); }
-static __attribute__((unused)) int op_rmdir(struct racer *r) { return sys_rmdir(r->a); }
-static __attribute__((unused)) int op_rename(struct racer *r) { return sys_rename(r->a, r->b); }
+static int op_mount(struct racer *r) { return sys_mount("ramfs", r->a, NULL); }
+static int op_rmdir(struct racer *r) { return sys_rmdir(r->a); }
+static int op_rename(struct racer *r) { return sys_rename(r->a, r->b); }
 
 static uint64_t dev_of(const char *path)
 {
 	struct kstat st;
 	return sys_stat(path, &st) == 0 ? st.dev : 0;
+}
+
+/* Is a filesystem other than the sandbox's mounted at path? */
+static bool mounted_at(const char *path, uint64_t here)
+{
+	uint64_t dev = dev_of(path);
+	return dev && dev != here;
 }
 
 /* Item 2 of issue 12: the loser of two umounts of one mount used the
@@ -154,8 +161,112 @@ static void umount_races_walks(void)
 	sandbox_leave(&s);
 }
 
+/*
+ * Item 3 of issue 12: rmdir, or a rename over a directory, tested for a
+ * mount point before it locked the victim, so a mount landing in between
+ * was left on a removed directory (both calls returned 0, and the mount
+ * hung off an unhashed dentry that no path reaches).  Serially, either
+ * the mount comes first (the removal says -EBUSY) or the removal does
+ * (the mount says -ENOENT, or mounts on what the name now is).  So a
+ * successful mount must be visible at the name.
+ */
+static void mount_races_removal(bool by_rename)
+{
+	struct sandbox s;
+	sandbox_enter(&s, by_rename ? "mntmv" : "mntrm");
+	struct prng rng;
+	prng_seed(&rng, ktest_seed());
+	uint64_t here = dev_of(".");
+	bool jitter = race_jitter_on(ktest_seed());
+	unsigned wrong = 0, mounted = 0, removed = 0;
+	for (unsigned round = 0; round < 60; round++) {
+		ASSERT_EQ(sys_mkdir("v", 0755), 0);
+		if (by_rename)
+			ASSERT_EQ(sys_mkdir("x", 0755), 0);
+		struct racer m = { .op = op_mount, .a = "v" };
+		struct racer r = by_rename ? (struct racer){ .op = op_rename, .a = "x", .b = "v" } :
+					     (struct racer){ .op = op_rmdir, .a = "v" };
+		start(&m, &rng);
+		start(&r, &rng);
+		thread_join(m.t);
+		thread_join(r.t);
+		mounted += m.result == 0;
+		removed += r.result == 0;
+		bool visible = mounted_at("v", here);
+		if ((m.result == 0) != visible || (r.result && r.result != -EBUSY) ||
+		    (m.result && m.result != -ENOENT) || (!m.result && !by_rename && !r.result)) {
+			kprintf("    # round %u: mount %d, %s %d, mount %s\n", round, m.result,
+				by_rename ? "rename" : "rmdir", r.result, visible ? "visible" : "not visible");
+			wrong++;
+		}
+		if (visible)
+			ASSERT_EQ(sys_umount("v"), 0);
+		if (r.result)
+			ASSERT_EQ(sys_rmdir("v"), 0);
+		if (by_rename)
+			ASSERT_EQ(sys_rmdir(r.result ? "x" : "v"), 0);
+		else if (!r.result && sys_stat("v", &(struct kstat){ 0 }) == 0)
+			wrong++;
+	}
+	if (jitter)
+		race_jitter_off();
+	kprintf("    # %u mounts and %u removals won\n", mounted, removed);
+	EXPECT_EQ(wrong, 0u);
+	if (!wrong)
+		sandbox_leave(&s);	/* a lost mount pins the sandbox: nothing to leave */
+}
+
+static void mount_races_rmdir(void)
+{
+	mount_races_removal(false);
+}
+
+static void mount_races_rename_over(void)
+{
+	mount_races_removal(true);
+}
+
+/* A mount point cannot be renamed: the rename says -EBUSY (mount first),
+ * or it renames and the mount lands on the new name or finds none. */
+static void mount_races_rename_source(void)
+{
+	struct sandbox s;
+	sandbox_enter(&s, "mntsrc");
+	struct prng rng;
+	prng_seed(&rng, ktest_seed());
+	uint64_t here = dev_of(".");
+	bool jitter = race_jitter_on(ktest_seed());
+	unsigned wrong = 0;
+	for (unsigned round = 0; round < 60; round++) {
+		ASSERT_EQ(sys_mkdir("d", 0755), 0);
+		struct racer m = { .op = op_mount, .a = "d" };
+		struct racer r = { .op = op_rename, .a = "d", .b = "e" };
+		start(&m, &rng);
+		start(&r, &rng);
+		thread_join(m.t);
+		thread_join(r.t);
+		const char *name = r.result ? "d" : "e";
+		bool visible = mounted_at(name, here);
+		if ((m.result == 0) != visible || (r.result && r.result != -EBUSY) ||
+		    (m.result && m.result != -ENOENT)) {
+			kprintf("    # round %u: mount %d, rename %d\n", round, m.result, r.result);
+			wrong++;
+		}
+		if (visible)
+			ASSERT_EQ(sys_umount(name), 0);
+		ASSERT_EQ(sys_rmdir(name), 0);
+	}
+	if (jitter)
+		race_jitter_off();
+	EXPECT_EQ(wrong, 0u);
+	sandbox_leave(&s);
+}
+
 static const struct ktest_case mount_race_cases[] = {
 	KTEST_CASE(two_umounts_race),
 	KTEST_CASE(umount_races_walks),
+	KTEST_CASE(mount_races_rmdir),
+	KTEST_CASE(mount_races_rename_over),
+	KTEST_CASE(mount_races_rename_source),
 };
 KTEST_SUITE(mount_races, mount_race_cases);
