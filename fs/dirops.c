@@ -45,12 +45,14 @@ static int check_name(struct dentry *dir, const char *name, size_t len)
 	return 0;
 }
 
-enum op { OP_CREATE, OP_MKDIR, OP_SYMLINK, OP_LINK, OP_UNLINK, OP_RMDIR };
+/* OP_OPEN is open(O_CREAT): OP_CREATE, but an existing name is the answer. */
+enum op { OP_CREATE, OP_OPEN, OP_MKDIR, OP_SYMLINK, OP_LINK, OP_UNLINK, OP_RMDIR };
 
 static bool supported(const struct inode_operations *iop, enum op op)
 {
 	switch (op) {
 	case OP_CREATE:
+	case OP_OPEN:
 		return iop->create;
 	case OP_MKDIR:
 		return iop->mkdir;
@@ -65,8 +67,11 @@ static bool supported(const struct inode_operations *iop, enum op op)
 	}
 }
 
+/* The change, all under dir's i_rwsem.  out (OP_OPEN): the dentry, now
+ * positive, with a reference, and whether we created it. */
 static int change(struct dentry *dir, const char *name, size_t len, uint32_t mode,
-		  const char *target, struct dentry *old, enum op op)
+		  const char *target, struct dentry *old, enum op op, struct dentry **out,
+		  bool *created)
 {
 	int err = check_name(dir, name, len);
 	if (err)
@@ -82,7 +87,13 @@ static int change(struct dentry *dir, const char *name, size_t len, uint32_t mod
 		return (int)PTR_ERR(d);
 	}
 	struct inode *victim = d->d_inode;
-	if (op == OP_CREATE || op == OP_MKDIR || op == OP_SYMLINK || op == OP_LINK)
+	if (op == OP_OPEN && victim) {
+		up_write(&di->i_rwsem);
+		*out = d;	/* it exists: open it (the caller does O_EXCL) */
+		*created = false;
+		return 0;
+	}
+	if (op == OP_CREATE || op == OP_OPEN || op == OP_MKDIR || op == OP_SYMLINK || op == OP_LINK)
 		err = victim ? -EEXIST : __atomic_load_n(&di->i_nlink, __ATOMIC_ACQUIRE) == 0 ?
 		      -ENOENT : 0;	/* nlink 0: the directory itself was removed */
 	else if (!victim)
@@ -115,6 +126,7 @@ static int change(struct dentry *dir, const char *name, size_t len, uint32_t mod
 		inode_dir_change_begin(di);
 		switch (op) {
 		case OP_CREATE:
+		case OP_OPEN:
 			err = iop->create(di, d, S_IFREG | (mode & 07777));
 			break;
 		case OP_MKDIR:
@@ -142,28 +154,41 @@ static int change(struct dentry *dir, const char *name, size_t len, uint32_t mod
 	if (locked_target)
 		up_write(&target_inode->i_rwsem);
 	up_write(&di->i_rwsem);
-	dput(d);
+	if (!err && op == OP_OPEN) {
+		*out = d;
+		*created = true;
+	} else {
+		dput(d);
+	}
 	return err;
 }
 
 int vfs_create(struct dentry *dir, const char *name, size_t len, uint32_t mode)
 {
-	return change(dir, name, len, mode, NULL, NULL, OP_CREATE);
+	return change(dir, name, len, mode, NULL, NULL, OP_CREATE, NULL, NULL);
+}
+
+struct dentry *vfs_open_create(struct dentry *dir, const char *name, size_t len, uint32_t mode,
+			       bool *created)
+{
+	struct dentry *d = NULL;
+	int err = change(dir, name, len, mode, NULL, NULL, OP_OPEN, &d, created);
+	return err ? ERR_PTR(err) : d;
 }
 
 int vfs_mkdir(struct dentry *dir, const char *name, size_t len, uint32_t mode)
 {
-	return change(dir, name, len, mode, NULL, NULL, OP_MKDIR);
+	return change(dir, name, len, mode, NULL, NULL, OP_MKDIR, NULL, NULL);
 }
 
 int vfs_unlink(struct dentry *dir, const char *name, size_t len)
 {
-	return change(dir, name, len, 0, NULL, NULL, OP_UNLINK);
+	return change(dir, name, len, 0, NULL, NULL, OP_UNLINK, NULL, NULL);
 }
 
 int vfs_rmdir(struct dentry *dir, const char *name, size_t len)
 {
-	return change(dir, name, len, 0, NULL, NULL, OP_RMDIR);
+	return change(dir, name, len, 0, NULL, NULL, OP_RMDIR, NULL, NULL);
 }
 
 int vfs_symlink(struct dentry *dir, const char *name, size_t len, const char *target)
@@ -173,7 +198,7 @@ int vfs_symlink(struct dentry *dir, const char *name, size_t len, const char *ta
 		return -ENOENT;
 	if (n == PATH_MAX)
 		return -ENAMETOOLONG;
-	return change(dir, name, len, 0, target, NULL, OP_SYMLINK);
+	return change(dir, name, len, 0, target, NULL, OP_SYMLINK, NULL, NULL);
 }
 
 int vfs_link(struct dentry *old, struct dentry *dir, const char *name, size_t len)
@@ -184,7 +209,7 @@ int vfs_link(struct dentry *old, struct dentry *dir, const char *name, size_t le
 		return -EPERM;	/* no hard links to directories */
 	if (old->d_sb != dir->d_sb)
 		return -EXDEV;
-	return change(dir, name, len, 0, NULL, old, OP_LINK);
+	return change(dir, name, len, 0, NULL, old, OP_LINK, NULL, NULL);
 }
 
 /* ---- the system calls --------------------------------------------------- */

@@ -18,8 +18,11 @@
 #include "kernel/time.h"
 
 /* The last component of path, from start (NULL: the cwd), looked up or
- * created.  A race with another creator or remover is retried a few
- * times.  A symlink comes back as it is, for the caller to follow. */
+ * created, as one step under the directory's i_rwsem (vfs_open_create):
+ * so a racing unlink cannot make it fail with ENOENT, and O_EXCL wins
+ * only for the thread that created the file.  Without O_EXCL an existing
+ * name is first looked for without that lock.  A symlink comes back as
+ * it is, for the caller to follow. */
 static struct dentry *lookup_or_create(struct dentry *root, struct dentry *start, const char *path,
 				       int flags, uint32_t mode, struct dentry **dirp)
 {
@@ -33,27 +36,20 @@ static struct dentry *lookup_or_create(struct dentry *root, struct dentry *start
 		dput(dir);
 		return ERR_PTR(-EISDIR);	/* ".", "..", "/" or "name/": as Linux says */
 	}
-	struct dentry *d = ERR_PTR(-ENOENT);
-	bool created = false;
-	for (unsigned tries = 0; tries < 4; tries++) {
+	struct dentry *d = NULL;
+	if (!(flags & O_EXCL)) {
 		d = lookup_one(dir, last.name, last.len);
-		if (IS_ERR(d))
-			break;
-		if (d->d_inode) {
-			if (!created && (flags & O_EXCL)) {
-				dput(d);	/* it was there before us (even a symlink) */
-				d = ERR_PTR(-EEXIST);
-			}
-			break;
+		if (!IS_ERR(d) && !d->d_inode) {
+			dput(d);
+			d = NULL;	/* not there (now): create it, under the lock */
 		}
-		dput(d);
-		d = ERR_PTR(-ENOENT);
-		int err = vfs_create(dir, last.name, last.len, mode);
-		if (err == 0)
-			created = true;
-		else if (err != -EEXIST || (flags & O_EXCL)) {
-			d = ERR_PTR(err);
-			break;
+	}
+	if (!d) {
+		bool created = false;
+		d = vfs_open_create(dir, last.name, last.len, mode, &created);
+		if (!IS_ERR(d) && !created && (flags & O_EXCL)) {
+			dput(d);	/* it was there before us (even a symlink) */
+			d = ERR_PTR(-EEXIST);
 		}
 	}
 	if (IS_ERR(d))
