@@ -80,7 +80,10 @@ static int change(struct dentry *dir, const char *name, size_t len, uint32_t mod
 	struct qstr q = { name, (uint32_t)len, 0 };
 	d_hash_name(dir, &q);
 
-	down_write(&di->i_rwsem);
+	/* Every wait here is killable (a gated or slow filesystem can hold a
+	 * directory for long): -EINTR, with nothing taken, as if not called. */
+	if (down_write_killable(&di->i_rwsem))
+		return -EINTR;
 	struct dentry *d = lookup_one_held(dir, &q);
 	if (IS_ERR(d)) {
 		up_write(&di->i_rwsem);
@@ -115,9 +118,11 @@ static int change(struct dentry *dir, const char *name, size_t len, uint32_t mod
 				     op == OP_UNLINK || op == OP_RMDIR ? victim : NULL;
 	bool locked_target = !err && target_inode;
 	race_window();	/* a mount of the victim may come here */
-	if (locked_target)
-		down_write_nested(&target_inode->i_rwsem,
-				  op == OP_RMDIR ? I_RWSEM_PARENT2 : I_RWSEM_VICTIM);
+	if (locked_target && down_write_killable_nested(&target_inode->i_rwsem,
+							op == OP_RMDIR ? I_RWSEM_PARENT2 : I_RWSEM_VICTIM)) {
+		locked_target = false;
+		err = -EINTR;
+	}
 	if (!err && op == OP_RMDIR && d_mountpoint(d))
 		err = -EBUSY;
 	if (!err && op == OP_LINK && __atomic_load_n(&target_inode->i_nlink, __ATOMIC_ACQUIRE) == 0)

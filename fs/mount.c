@@ -9,7 +9,8 @@
  *                    to cross into a mount.
  *   mount_wq         walks waiting for an umount to decide.
  * Order: namespace_mutex -> mount point's i_rwsem -> mount_lock -> dcache
- * bucket locks.
+ * bucket locks.  mount and umount wait for namespace_mutex and i_rwsem
+ * killably (-EINTR, nothing changed).
  *
  * umount, step by step: with the caller's reference on the root still
  * held (so no other umount can free the filesystem meanwhile), take
@@ -96,7 +97,8 @@ int do_mount(const char *type, struct dentry *mp, const char *options)
 	if (!mp->d_sb->s_mount || mp == mp->d_sb->s_root)
 		return -EBUSY;	/* not in the tree, or a mounted root: no stacking here */
 
-	mutex_lock(&namespace_mutex);
+	if (mutex_lock_killable(&namespace_mutex))
+		return -EINTR;
 	int err = d_mountpoint(mp) ? -EBUSY : 0;
 	struct super_block *sb = NULL;
 	if (!err) {
@@ -108,10 +110,13 @@ int do_mount(const char *type, struct dentry *mp, const char *options)
 	if (!err && !(m = mount_alloc(sb, mp)))
 		err = -ENOMEM;
 	if (!err) {
-		/* Under the directory's lock, so no rmdir of it slips in: a
-		 * removed directory cannot become a mount point. */
-		down_write(&dir->i_rwsem);
-		if (d_unhashed(mp) || __atomic_load_n(&dir->i_nlink, __ATOMIC_ACQUIRE) == 0) {
+		/* Under the directory's own lock, which rmdir and rename take
+		 * before they test for a mount point and remove or move it: a
+		 * removed directory cannot become a mount point, nor a mount
+		 * point be removed or renamed. */
+		if (down_write_killable(&dir->i_rwsem)) {
+			err = -EINTR;	/* killed: nothing mounted, nothing kept */
+		} else if (d_unhashed(mp) || __atomic_load_n(&dir->i_nlink, __ATOMIC_ACQUIRE) == 0) {
 			err = -ENOENT;
 		} else {
 			strlcpy(sb->s_options, options ? options : "", sizeof(sb->s_options));
@@ -122,7 +127,8 @@ int do_mount(const char *type, struct dentry *mp, const char *options)
 			d_set_mounted(mp, true);
 			spin_unlock_irqrestore(&mount_lock, flags);
 		}
-		up_write(&dir->i_rwsem);
+		if (err != -EINTR)
+			up_write(&dir->i_rwsem);
 	}
 	if (err && sb && !IS_ERR(sb))
 		t->kill_sb(sb);
@@ -152,7 +158,10 @@ int do_umount(struct dentry *root)
 	 * allocated.  Only under the mutex do we know whether it is still
 	 * mounted (another umount may have won while we waited). */
 	race_window();
-	mutex_lock(&namespace_mutex);
+	if (mutex_lock_killable(&namespace_mutex)) {
+		dput(root);
+		return -EINTR;
+	}
 	struct mount *m = sb->s_mount;
 	int err = !m ? -EINVAL : m == root_mount ? -EBUSY : 0;
 	if (err) {

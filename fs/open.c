@@ -3,8 +3,9 @@
  * change an inode's attributes (truncate, chmod, utimens) or the thread's
  * current directory.
  *
- * Locking: attribute changes take the inode's i_rwsem exclusive; the
- * descriptor table has its own lock (fs/task_fs.c).
+ * Locking: attribute changes take the inode's i_rwsem exclusive, killably
+ * (-EINTR, nothing changed); the descriptor table has its own lock
+ * (fs/task_fs.c).
  */
 #include "fs/dcache.h"
 #include "fs/dirops.h"
@@ -122,9 +123,11 @@ int sys_open(const char *path, int flags, uint32_t mode)
 	else if (S_ISDIR(inode->i_mode) && (writes || (flags & O_CREAT)))
 		err = -EISDIR;
 	else if ((flags & O_TRUNC) && S_ISREG(inode->i_mode) && inode->i_op->truncate) {
-		down_write(&inode->i_rwsem);
-		err = inode->i_op->truncate(inode, 0);
-		up_write(&inode->i_rwsem);
+		err = down_write_killable(&inode->i_rwsem);
+		if (!err) {
+			err = inode->i_op->truncate(inode, 0);
+			up_write(&inode->i_rwsem);
+		}
 	}
 	if (err) {
 		dput(d);
@@ -171,7 +174,8 @@ static int do_truncate(struct inode *inode, int64_t len)
 		return -EISDIR;
 	if (!S_ISREG(inode->i_mode) || !inode->i_op->truncate)
 		return -EINVAL;
-	down_write(&inode->i_rwsem);
+	if (down_write_killable(&inode->i_rwsem))
+		return -EINTR;
 	int err = inode->i_op->truncate(inode, (uint64_t)len);
 	up_write(&inode->i_rwsem);
 	return err;
@@ -203,7 +207,10 @@ int sys_chmod(const char *path, uint32_t mode)
 	if (IS_ERR(d))
 		return (int)PTR_ERR(d);
 	struct inode *inode = d->d_inode;
-	down_write(&inode->i_rwsem);
+	if (down_write_killable(&inode->i_rwsem)) {
+		dput(d);
+		return -EINTR;
+	}
 	__atomic_store_n(&inode->i_mode, (inode->i_mode & S_IFMT) | (mode & S_IALLUGO), __ATOMIC_RELEASE);
 	inode_touch(inode, T_CTIME);
 	up_write(&inode->i_rwsem);
@@ -219,7 +226,10 @@ int sys_utimens(const char *path, int64_t atime_ns, int64_t mtime_ns, unsigned f
 	if (IS_ERR(d))
 		return (int)PTR_ERR(d);
 	struct inode *inode = d->d_inode;
-	down_write(&inode->i_rwsem);
+	if (down_write_killable(&inode->i_rwsem)) {
+		dput(d);
+		return -EINTR;
+	}
 	__atomic_store_n(&inode->i_atime, atime_ns, __ATOMIC_RELAXED);
 	__atomic_store_n(&inode->i_mtime, mtime_ns, __ATOMIC_RELAXED);
 	inode_touch(inode, T_CTIME);

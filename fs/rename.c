@@ -95,17 +95,40 @@ static int may_rename_locked(struct dentry *old_dir, struct dentry *old, struct 
 
 /* Lock a and b (b may be NULL), two unrelated directories or the source
  * and victim, in one global order (by address): the first with subclass
- * sub, the second with sub + 1. */
-static void lock_two(struct inode *a, struct inode *b, unsigned sub)
+ * sub, the second with the next one.  Killable: -EINTR holding neither. */
+static int lock_two(struct inode *a, struct inode *b, unsigned sub)
 {
 	if (b && a > b) {
 		struct inode *t = a;
 		a = b;
 		b = t;
 	}
-	down_write_nested(&a->i_rwsem, sub);
-	if (b)
-		down_write_nested(&b->i_rwsem, sub == I_RWSEM_VICTIM ? I_RWSEM_VICTIM2 : sub + 1);
+	if (down_write_killable_nested(&a->i_rwsem, sub))
+		return -EINTR;
+	if (b && down_write_killable_nested(&b->i_rwsem,
+					    sub == I_RWSEM_VICTIM ? I_RWSEM_VICTIM2 : sub + 1)) {
+		up_write(&a->i_rwsem);
+		return -EINTR;
+	}
+	return 0;
+}
+
+/* Lock both directories of a cross-directory rename (see the top). */
+static int lock_dirs(struct dentry *old_dir, struct dentry *new_dir)
+{
+	struct inode *odi = old_dir->d_inode, *ndi = new_dir->d_inode;
+	struct inode *first = is_ancestor(new_dir, old_dir) ? ndi :
+			      is_ancestor(old_dir, new_dir) ? odi : NULL;
+	if (!first)
+		return lock_two(odi, ndi, I_RWSEM_PARENT);
+	struct inode *second = first == odi ? ndi : odi;
+	if (down_write_killable_nested(&first->i_rwsem, I_RWSEM_PARENT))
+		return -EINTR;
+	if (down_write_killable_nested(&second->i_rwsem, I_RWSEM_PARENT2)) {
+		up_write(&first->i_rwsem);
+		return -EINTR;
+	}
+	return 0;
 }
 
 int vfs_rename(struct dentry *old_dir, const char *old_name, size_t old_len,
@@ -125,18 +148,16 @@ int vfs_rename(struct dentry *old_dir, const char *old_name, size_t old_len,
 	d_hash_name(old_dir, &oq);
 	d_hash_name(new_dir, &nq);
 
+	/* Every wait is killable: -EINTR leaves nothing taken. */
 	if (!cross) {
-		down_write(&odi->i_rwsem);
+		if (down_write_killable(&odi->i_rwsem))
+			return -EINTR;
 	} else {
-		mutex_lock(&sb->s_rename_mutex);
-		if (is_ancestor(new_dir, old_dir)) {
-			down_write_nested(&ndi->i_rwsem, I_RWSEM_PARENT);
-			down_write_nested(&odi->i_rwsem, I_RWSEM_PARENT2);
-		} else if (is_ancestor(old_dir, new_dir)) {
-			down_write_nested(&odi->i_rwsem, I_RWSEM_PARENT);
-			down_write_nested(&ndi->i_rwsem, I_RWSEM_PARENT2);
-		} else {
-			lock_two(odi, ndi, I_RWSEM_PARENT);
+		if (mutex_lock_killable(&sb->s_rename_mutex))
+			return -EINTR;
+		if (lock_dirs(old_dir, new_dir)) {
+			mutex_unlock(&sb->s_rename_mutex);
+			return -EINTR;
 		}
 	}
 	struct dentry *old = lookup_one_held(old_dir, &oq);
@@ -151,14 +172,16 @@ int vfs_rename(struct dentry *old_dir, const char *old_name, size_t old_len,
 		err = may_rename(old_dir, old, new_dir, new);
 
 	/* The source, if a directory (it could be a mount point), and the
-	 * victim.  Two directories here are unrelated (may_rename refused
-	 * the rest), two files may be links of each other's directories'
-	 * names: either way, address order, as lock_two gives. */
+	 * victim, by address: two directories here are unrelated (may_rename
+	 * refused the rest), and two files may have other names (hard links)
+	 * under which another rename locks them the other way round. */
 	struct inode *src = !err && S_ISDIR(old->d_inode->i_mode) ? old->d_inode : NULL;
 	struct inode *victim = !err ? new->d_inode : NULL;
 	race_window();	/* a mount of the source or victim may come here */
-	if (src || victim)
-		lock_two(src ? src : victim, src ? victim : NULL, I_RWSEM_VICTIM);
+	if ((src || victim) && lock_two(src ? src : victim, src ? victim : NULL, I_RWSEM_VICTIM)) {
+		src = victim = NULL;
+		err = -EINTR;
+	}
 	if (!err)
 		err = may_rename_locked(old_dir, old, new_dir, new);
 	if (!err) {
