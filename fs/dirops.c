@@ -96,7 +96,7 @@ static int change(struct dentry *dir, const char *name, size_t len, uint32_t mod
 		*created = false;
 		return 0;
 	}
-	if (op == OP_CREATE || op == OP_OPEN || op == OP_MKDIR || op == OP_SYMLINK || op == OP_LINK)
+	if (op != OP_UNLINK && op != OP_RMDIR)	/* a new name */
 		err = victim ? -EEXIST : __atomic_load_n(&di->i_nlink, __ATOMIC_ACQUIRE) == 0 ?
 		      -ENOENT : 0;	/* nlink 0: the directory itself was removed */
 	else if (!victim)
@@ -105,6 +105,8 @@ static int change(struct dentry *dir, const char *name, size_t len, uint32_t mod
 		err = -EISDIR;
 	else if (op == OP_RMDIR && !S_ISDIR(victim->i_mode))
 		err = -ENOTDIR;
+	if (!err && op == OP_LINK)	/* after EEXIST, as Linux orders them */
+		err = old->d_sb != dir->d_sb ? -EXDEV : S_ISDIR(old->d_inode->i_mode) ? -EPERM : 0;
 	const struct inode_operations *iop = di->i_op;
 	if (!err && !supported(iop, op))
 		err = -EPERM;	/* this filesystem cannot do that (slowfs) */
@@ -210,10 +212,8 @@ int vfs_link(struct dentry *old, struct dentry *dir, const char *name, size_t le
 {
 	if (!old->d_inode)
 		return -ENOENT;
-	if (S_ISDIR(old->d_inode->i_mode))
-		return -EPERM;	/* no hard links to directories */
-	if (old->d_sb != dir->d_sb)
-		return -EXDEV;
+	/* No hard links to directories (-EPERM), nor across filesystems
+	 * (-EXDEV): tested in change(), after an existing new name. */
 	return change(dir, name, len, 0, NULL, old, OP_LINK, NULL, NULL);
 }
 
