@@ -191,6 +191,8 @@ int vfs_rename(struct dentry *old_dir, const char *old_name, size_t old_len,
 		err = odi->i_op->rename(odi, old, ndi, new);
 		if (!err)
 			d_move(old, new);
+		if (!err && victim && S_ISDIR(victim->i_mode))
+			d_prune_unused(new);	/* as rmdir: its negative children, no use now */
 		if (cross)
 			inode_dir_change_end(ndi);
 		inode_dir_change_end(odi);

@@ -2,8 +2,11 @@
  * test_rename.c: rename and link through the system calls: link counts,
  * what replaces what, and every error rule, each as Linux gives it.
  */
+#include "fs/dcache.h"
 #include "fs/fs.h"
+#include "fs/namei.h"
 #include "fs/syscalls.h"
+#include "kernel/err.h"
 #include "kernel/errno.h"
 #include "kernel/ktest.h"
 #include "kernel/string.h"
@@ -154,10 +157,45 @@ static void dot_names(void)
 	sandbox_leave(&s);
 }
 
+static void count_child(struct dentry *child, void *arg)
+{
+	(void)child;
+	(*(unsigned *)arg)++;
+}
+
+static unsigned children_of(struct dentry *d)
+{
+	unsigned n = 0;
+	d_for_each_child(d, count_child, &n);
+	return n;
+}
+
+/* Item 12 of issue 12: renaming over a directory left the replaced
+ * directory's cached (negative) children behind, pinning it; rmdir
+ * prunes them, and so must rename. */
+static void rename_over_dir_prunes_children(void)
+{
+	struct sandbox s;
+	sandbox_enter(&s, "mvprune");
+	ASSERT_EQ(sys_mkdir("v", 0755), 0);
+	ASSERT_EQ(sys_mkdir("src", 0755), 0);
+	struct kstat st;
+	EXPECT_EQ(sys_stat("v/x", &st), -ENOENT);	/* cached negative children */
+	EXPECT_EQ(sys_stat("v/y", &st), -ENOENT);
+	struct dentry *v = path_lookup("v", 0);
+	ASSERT_FALSE(IS_ERR(v));
+	EXPECT_EQ(children_of(v), 2u);
+	EXPECT_EQ(sys_rename("src", "v"), 0);
+	EXPECT_EQ(children_of(v), 0u);
+	dput(v);
+	sandbox_leave(&s);
+}
+
 static const struct ktest_case rename_cases[] = {
 	KTEST_CASE(rename_file),
 	KTEST_CASE(rename_dirs),
 	KTEST_CASE(link_cases),
 	KTEST_CASE(dot_names),
+	KTEST_CASE(rename_over_dir_prunes_children),
 };
 KTEST_SUITE(rename, rename_cases);
