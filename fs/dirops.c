@@ -45,6 +45,15 @@ static int check_name(struct dentry *dir, const char *name, size_t len)
 	return 0;
 }
 
+struct dentry *lookup_locked(struct dentry *dir, const struct qstr *q)
+{
+	/* The dcache first: d_alloc_parallel allocates before it looks, and a
+	 * cached name must not fail with -ENOMEM.  Under the exclusive lock
+	 * no lookup of dir is in progress, so a miss here is a real one. */
+	struct dentry *d = d_lookup(dir, q);
+	return d ? d : lookup_one_held(dir, q);
+}
+
 /* OP_OPEN is open(O_CREAT): OP_CREATE, but an existing name is the answer. */
 enum op { OP_CREATE, OP_OPEN, OP_MKDIR, OP_SYMLINK, OP_LINK, OP_UNLINK, OP_RMDIR };
 
@@ -84,7 +93,7 @@ static int change(struct dentry *dir, const char *name, size_t len, uint32_t mod
 	 * directory for long): -EINTR, with nothing taken, as if not called. */
 	if (down_write_killable(&di->i_rwsem))
 		return -EINTR;
-	struct dentry *d = lookup_one_held(dir, &q);
+	struct dentry *d = lookup_locked(dir, &q);
 	if (IS_ERR(d)) {
 		up_write(&di->i_rwsem);
 		return (int)PTR_ERR(d);

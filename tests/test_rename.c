@@ -8,6 +8,7 @@
 #include "fs/syscalls.h"
 #include "kernel/err.h"
 #include "kernel/errno.h"
+#include "kernel/fault_inject.h"
 #include "kernel/ktest.h"
 #include "kernel/string.h"
 #include "tests/sandbox.h"
@@ -191,11 +192,46 @@ static void rename_over_dir_prunes_children(void)
 	sandbox_leave(&s);
 }
 
+/* Item 13 of issue 12: the directory operations allocated a dentry before
+ * looking in the dcache, so with memory short they failed with ENOMEM
+ * for a name that was cached all along.  Every allocation of this thread
+ * fails here: a cached name must still give its real answer. */
+static void cached_names_need_no_memory(void)
+{
+	struct sandbox s;
+	sandbox_enter(&s, "nomem");
+	touch("f");
+	touch("g");
+	touch("h");
+	ASSERT_EQ(sys_mkdir("d", 0755), 0);
+	ASSERT_EQ(sys_mkdir("e", 0755), 0);
+	struct kstat st;
+	EXPECT_EQ(sys_stat("gone", &st), -ENOENT);	/* a cached negative name */
+	fault_inject_every(1);
+	int mkdir_f = sys_mkdir("f", 0755);
+	int unlink_gone = sys_unlink("gone");
+	int rmdir_f = sys_rmdir("f");
+	int unlink_f = sys_unlink("f");
+	int rmdir_e = sys_rmdir("e");
+	int rename_gd = sys_rename("g", "d");	/* (one that succeeds needs ramfs memory) */
+	int rename_gone = sys_rename("gone", "h");
+	fault_inject_every(0);
+	EXPECT_EQ(mkdir_f, -EEXIST);
+	EXPECT_EQ(unlink_gone, -ENOENT);
+	EXPECT_EQ(rmdir_f, -ENOTDIR);
+	EXPECT_EQ(unlink_f, 0);
+	EXPECT_EQ(rmdir_e, 0);
+	EXPECT_EQ(rename_gd, -EISDIR);
+	EXPECT_EQ(rename_gone, -ENOENT);
+	sandbox_leave(&s);
+}
+
 static const struct ktest_case rename_cases[] = {
 	KTEST_CASE(rename_file),
 	KTEST_CASE(rename_dirs),
 	KTEST_CASE(link_cases),
 	KTEST_CASE(dot_names),
 	KTEST_CASE(rename_over_dir_prunes_children),
+	KTEST_CASE(cached_names_need_no_memory),
 };
 KTEST_SUITE(rename, rename_cases);
