@@ -6,8 +6,14 @@
  * directory is in progress (lookups hold it shared) and none can start
  * its slow path until the change is done; looks the name up under the
  * lock (lookup_locked: a hashed dentry, positive or negative, results);
- * and brackets the filesystem's change with i_dir_seq, which tells
- * lock-free fast-path lookups that raced with it to look again.
+ * and brackets the filesystem's change with i_dir_seq.  A lock-free
+ * lookup needs no retry because of us: each change we make to the dcache
+ * (d_instantiate, d_drop) is one step under the bucket lock its d_lookup
+ * takes, so it sees the name before or after, never half-changed.  (What
+ * reads i_dir_seq, if anything: fs/namei.c.)
+ *
+ * Every wait here is killable: -EINTR, with every lock and reference
+ * given back, as if the call had not been made.
  *
  * Creation makes the hashed negative dentry positive in place
  * (d_instantiate); removal unhashes the dentry (d_drop), so that later

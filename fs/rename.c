@@ -16,10 +16,14 @@
  *      directories here are unrelated (the ancestry checks come first), and
  *      a same-directory rename of a sibling pair takes them in the same
  *      order as a cross-directory rename between the two: by address.
+ * Every wait is killable: -EINTR with nothing held.
  * Then the filesystem renames, and d_move moves the dentry in one step for
- * lookups: a concurrent lookup sees the old name or the new one, never
- * neither and never both.  Both directories' i_dir_seq are bumped around
- * it, so a lock-free lookup that missed during the move looks again.
+ * lookups: it holds both hash buckets' locks (and d_lookup holds its
+ * bucket's), so a concurrent lookup sees the old name or the new one,
+ * never neither and never both, with no retry.  Both directories'
+ * i_dir_seq are bumped around it (what reads them, if anything:
+ * fs/namei.c).  rename_lock is d_move's own (fs/dcache.c): nothing here
+ * reads it or relies on its sequence count.
  */
 #include "fs/dirops.h"
 #include "fs/dcache.h"
