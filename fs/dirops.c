@@ -6,8 +6,14 @@
  * directory is in progress (lookups hold it shared) and none can start
  * its slow path until the change is done; looks the name up under the
  * lock (lookup_locked: a hashed dentry, positive or negative, results);
- * and brackets the filesystem's change with i_dir_seq, which tells
- * lock-free fast-path lookups that raced with it to look again.
+ * and brackets the filesystem's change with i_dir_seq.  A lock-free
+ * lookup needs no retry because of us: each change we make to the dcache
+ * (d_instantiate, d_drop) is one step under the bucket lock its d_lookup
+ * takes, so it sees the name before or after, never half-changed.  (What
+ * reads i_dir_seq, if anything: fs/namei.c.)
+ *
+ * Every wait here is killable: -EINTR, with every lock and reference
+ * given back, as if the call had not been made.
  *
  * Creation makes the hashed negative dentry positive in place
  * (d_instantiate); removal unhashes the dentry (d_drop), so that later
@@ -17,14 +23,17 @@
  * Locks beyond the directory's: unlink and link also take the inode they
  * change (subclass I_RWSEM_VICTIM), so a link cannot bring back a file
  * whose last link an unlink is removing; rmdir takes the victim directory
- * (I_RWSEM_PARENT2) so no create inside it slips past the emptiness check.
- * A mount point cannot be removed: -EBUSY.
+ * (I_RWSEM_PARENT2) so no create inside it slips past the emptiness check,
+ * and no mount lands on it: a mount point cannot be removed (-EBUSY), and
+ * that is tested under the victim's i_rwsem, which mount holds while it
+ * checks that its mount point is still hashed.
  */
 #include "fs/dirops.h"
 #include "fs/dcache.h"
 #include "fs/fs.h"
 #include "kernel/err.h"
 #include "kernel/errno.h"
+#include "kernel/race.h"
 #include "kernel/string.h"
 #include "fs/namei.h"
 #include "fs/syscalls.h"
@@ -42,12 +51,23 @@ static int check_name(struct dentry *dir, const char *name, size_t len)
 	return 0;
 }
 
-enum op { OP_CREATE, OP_MKDIR, OP_SYMLINK, OP_LINK, OP_UNLINK, OP_RMDIR };
+struct dentry *lookup_locked(struct dentry *dir, const struct qstr *q)
+{
+	/* The dcache first: d_alloc_parallel allocates before it looks, and a
+	 * cached name must not fail with -ENOMEM.  Under the exclusive lock
+	 * no lookup of dir is in progress, so a miss here is a real one. */
+	struct dentry *d = d_lookup(dir, q);
+	return d ? d : lookup_one_held(dir, q);
+}
+
+/* OP_OPEN is open(O_CREAT): OP_CREATE, but an existing name is the answer. */
+enum op { OP_CREATE, OP_OPEN, OP_MKDIR, OP_SYMLINK, OP_LINK, OP_UNLINK, OP_RMDIR };
 
 static bool supported(const struct inode_operations *iop, enum op op)
 {
 	switch (op) {
 	case OP_CREATE:
+	case OP_OPEN:
 		return iop->create;
 	case OP_MKDIR:
 		return iop->mkdir;
@@ -62,8 +82,11 @@ static bool supported(const struct inode_operations *iop, enum op op)
 	}
 }
 
+/* The change, all under dir's i_rwsem.  out (OP_OPEN): the dentry, now
+ * positive, with a reference, and whether we created it. */
 static int change(struct dentry *dir, const char *name, size_t len, uint32_t mode,
-		  const char *target, struct dentry *old, enum op op)
+		  const char *target, struct dentry *old, enum op op, struct dentry **out,
+		  bool *created)
 {
 	int err = check_name(dir, name, len);
 	if (err)
@@ -72,14 +95,23 @@ static int change(struct dentry *dir, const char *name, size_t len, uint32_t mod
 	struct qstr q = { name, (uint32_t)len, 0 };
 	d_hash_name(dir, &q);
 
-	down_write(&di->i_rwsem);
-	struct dentry *d = lookup_one_held(dir, &q);
+	/* Every wait here is killable (a gated or slow filesystem can hold a
+	 * directory for long): -EINTR, with nothing taken, as if not called. */
+	if (down_write_killable(&di->i_rwsem))
+		return -EINTR;
+	struct dentry *d = lookup_locked(dir, &q);
 	if (IS_ERR(d)) {
 		up_write(&di->i_rwsem);
 		return (int)PTR_ERR(d);
 	}
 	struct inode *victim = d->d_inode;
-	if (op == OP_CREATE || op == OP_MKDIR || op == OP_SYMLINK || op == OP_LINK)
+	if (op == OP_OPEN && victim) {
+		up_write(&di->i_rwsem);
+		*out = d;	/* it exists: open it (the caller does O_EXCL) */
+		*created = false;
+		return 0;
+	}
+	if (op != OP_UNLINK && op != OP_RMDIR)	/* a new name */
 		err = victim ? -EEXIST : __atomic_load_n(&di->i_nlink, __ATOMIC_ACQUIRE) == 0 ?
 		      -ENOENT : 0;	/* nlink 0: the directory itself was removed */
 	else if (!victim)
@@ -88,26 +120,35 @@ static int change(struct dentry *dir, const char *name, size_t len, uint32_t mod
 		err = -EISDIR;
 	else if (op == OP_RMDIR && !S_ISDIR(victim->i_mode))
 		err = -ENOTDIR;
-	else if (d_mountpoint(d))
-		err = -EBUSY;
+	if (!err && op == OP_LINK)	/* after EEXIST, as Linux orders them */
+		err = old->d_sb != dir->d_sb ? -EXDEV : S_ISDIR(old->d_inode->i_mode) ? -EPERM : 0;
 	const struct inode_operations *iop = di->i_op;
 	if (!err && !supported(iop, op))
 		err = -EPERM;	/* this filesystem cannot do that (slowfs) */
 	/* The inode the change is to (see the top of the file), locked before
 	 * i_dir_seq goes odd: lock-free lookups spin while it is odd, so
-	 * nothing in that window may sleep waiting for someone else. */
+	 * nothing in that window may sleep waiting for someone else.  And
+	 * locked before the mount point test: mount sets DCACHE_MOUNTED under
+	 * the directory's own i_rwsem and refuses an unhashed one, so with
+	 * it held here no mount can land between the test and d_drop. */
 	struct inode *target_inode = op == OP_LINK ? old->d_inode :
 				     op == OP_UNLINK || op == OP_RMDIR ? victim : NULL;
 	bool locked_target = !err && target_inode;
-	if (locked_target)
-		down_write_nested(&target_inode->i_rwsem,
-				  op == OP_RMDIR ? I_RWSEM_PARENT2 : I_RWSEM_VICTIM);
+	race_window();	/* a mount of the victim may come here */
+	if (locked_target && down_write_killable_nested(&target_inode->i_rwsem,
+							op == OP_RMDIR ? I_RWSEM_PARENT2 : I_RWSEM_VICTIM)) {
+		locked_target = false;
+		err = -EINTR;
+	}
+	if (!err && op == OP_RMDIR && d_mountpoint(d))
+		err = -EBUSY;
 	if (!err && op == OP_LINK && __atomic_load_n(&target_inode->i_nlink, __ATOMIC_ACQUIRE) == 0)
 		err = -ENOENT;	/* its last link went before we got here */
 	if (!err) {
 		inode_dir_change_begin(di);
 		switch (op) {
 		case OP_CREATE:
+		case OP_OPEN:
 			err = iop->create(di, d, S_IFREG | (mode & 07777));
 			break;
 		case OP_MKDIR:
@@ -135,28 +176,41 @@ static int change(struct dentry *dir, const char *name, size_t len, uint32_t mod
 	if (locked_target)
 		up_write(&target_inode->i_rwsem);
 	up_write(&di->i_rwsem);
-	dput(d);
+	if (!err && op == OP_OPEN) {
+		*out = d;
+		*created = true;
+	} else {
+		dput(d);
+	}
 	return err;
 }
 
 int vfs_create(struct dentry *dir, const char *name, size_t len, uint32_t mode)
 {
-	return change(dir, name, len, mode, NULL, NULL, OP_CREATE);
+	return change(dir, name, len, mode, NULL, NULL, OP_CREATE, NULL, NULL);
+}
+
+struct dentry *vfs_open_create(struct dentry *dir, const char *name, size_t len, uint32_t mode,
+			       bool *created)
+{
+	struct dentry *d = NULL;
+	int err = change(dir, name, len, mode, NULL, NULL, OP_OPEN, &d, created);
+	return err ? ERR_PTR(err) : d;
 }
 
 int vfs_mkdir(struct dentry *dir, const char *name, size_t len, uint32_t mode)
 {
-	return change(dir, name, len, mode, NULL, NULL, OP_MKDIR);
+	return change(dir, name, len, mode, NULL, NULL, OP_MKDIR, NULL, NULL);
 }
 
 int vfs_unlink(struct dentry *dir, const char *name, size_t len)
 {
-	return change(dir, name, len, 0, NULL, NULL, OP_UNLINK);
+	return change(dir, name, len, 0, NULL, NULL, OP_UNLINK, NULL, NULL);
 }
 
 int vfs_rmdir(struct dentry *dir, const char *name, size_t len)
 {
-	return change(dir, name, len, 0, NULL, NULL, OP_RMDIR);
+	return change(dir, name, len, 0, NULL, NULL, OP_RMDIR, NULL, NULL);
 }
 
 int vfs_symlink(struct dentry *dir, const char *name, size_t len, const char *target)
@@ -166,18 +220,16 @@ int vfs_symlink(struct dentry *dir, const char *name, size_t len, const char *ta
 		return -ENOENT;
 	if (n == PATH_MAX)
 		return -ENAMETOOLONG;
-	return change(dir, name, len, 0, target, NULL, OP_SYMLINK);
+	return change(dir, name, len, 0, target, NULL, OP_SYMLINK, NULL, NULL);
 }
 
 int vfs_link(struct dentry *old, struct dentry *dir, const char *name, size_t len)
 {
 	if (!old->d_inode)
 		return -ENOENT;
-	if (S_ISDIR(old->d_inode->i_mode))
-		return -EPERM;	/* no hard links to directories */
-	if (old->d_sb != dir->d_sb)
-		return -EXDEV;
-	return change(dir, name, len, 0, NULL, old, OP_LINK);
+	/* No hard links to directories (-EPERM), nor across filesystems
+	 * (-EXDEV): tested in change(), after an existing new name. */
+	return change(dir, name, len, 0, NULL, old, OP_LINK, NULL, NULL);
 }
 
 /* ---- the system calls --------------------------------------------------- */

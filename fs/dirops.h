@@ -3,13 +3,26 @@
 #ifndef FS_DIROPS_H
 #define FS_DIROPS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 struct dentry;
+struct qstr;
+
+/* Look q up in dir, whose i_rwsem the caller holds exclusive: the hashed
+ * dentry, positive or negative, with a reference.  A cached name is found
+ * without allocating (so never -ENOMEM). */
+struct dentry *lookup_locked(struct dentry *dir, const struct qstr *q);
 
 /* 0 or a negative errno, as Linux's calls of the same names return. */
 int vfs_create(struct dentry *dir, const char *name, size_t len, uint32_t mode);
+/* open(O_CREAT)'s last step, one step under dir's i_rwsem: the dentry
+ * of name, positive, with a reference: the existing file (of any type:
+ * the caller handles O_EXCL and symlinks), or a new regular file
+ * (*created).  Never -ENOENT unless dir itself was removed. */
+struct dentry *vfs_open_create(struct dentry *dir, const char *name, size_t len, uint32_t mode,
+			       bool *created);
 int vfs_mkdir(struct dentry *dir, const char *name, size_t len, uint32_t mode);
 int vfs_unlink(struct dentry *dir, const char *name, size_t len);
 int vfs_rmdir(struct dentry *dir, const char *name, size_t len);

@@ -9,12 +9,18 @@
  *                    to cross into a mount.
  *   mount_wq         walks waiting for an umount to decide.
  * Order: namespace_mutex -> mount point's i_rwsem -> mount_lock -> dcache
- * bucket locks.
+ * bucket locks.  mount and umount wait for namespace_mutex and i_rwsem
+ * killably (-EINTR, nothing changed).
  *
- * umount, step by step: mark the mount UMOUNTING (walks that reach the
- * mount point now wait instead of entering); prune the unused dentries
- * of the filesystem; then it is idle if and only if its root's count is
- * the mount's single reference.  Idle: detach it and free the filesystem.
+ * umount, step by step: with the caller's reference on the root still
+ * held (so no other umount can free the filesystem meanwhile), take
+ * namespace_mutex and check that it is still mounted; mark it UMOUNTING
+ * (walks that reach the mount point now wait instead of entering); drop
+ * the caller's reference; prune the unused dentries of the filesystem;
+ * then it is idle if and only if its root's count is the mount's single
+ * reference.  (Two umounts of one mount: the first to decide sees the
+ * other's reference and says -EBUSY, or wins and the other finds it no
+ * longer mounted: -EINVAL.)  Idle: detach it and free the filesystem.
  * Busy: mark it MOUNTED again and wake the waiting walks.
  */
 #include "fs/mount.h"
@@ -25,6 +31,7 @@
 #include "kernel/kmalloc.h"
 #include "kernel/mutex.h"
 #include "kernel/panic.h"
+#include "kernel/race.h"
 #include "kernel/string.h"
 #include "kernel/waitqueue.h"
 #include "fs/namei.h"
@@ -90,7 +97,8 @@ int do_mount(const char *type, struct dentry *mp, const char *options)
 	if (!mp->d_sb->s_mount || mp == mp->d_sb->s_root)
 		return -EBUSY;	/* not in the tree, or a mounted root: no stacking here */
 
-	mutex_lock(&namespace_mutex);
+	if (mutex_lock_killable(&namespace_mutex))
+		return -EINTR;
 	int err = d_mountpoint(mp) ? -EBUSY : 0;
 	struct super_block *sb = NULL;
 	if (!err) {
@@ -102,10 +110,13 @@ int do_mount(const char *type, struct dentry *mp, const char *options)
 	if (!err && !(m = mount_alloc(sb, mp)))
 		err = -ENOMEM;
 	if (!err) {
-		/* Under the directory's lock, so no rmdir of it slips in: a
-		 * removed directory cannot become a mount point. */
-		down_write(&dir->i_rwsem);
-		if (d_unhashed(mp) || __atomic_load_n(&dir->i_nlink, __ATOMIC_ACQUIRE) == 0) {
+		/* Under the directory's own lock, which rmdir and rename take
+		 * before they test for a mount point and remove or move it: a
+		 * removed directory cannot become a mount point, nor a mount
+		 * point be removed or renamed. */
+		if (down_write_killable(&dir->i_rwsem)) {
+			err = -EINTR;	/* killed: nothing mounted, nothing kept */
+		} else if (d_unhashed(mp) || __atomic_load_n(&dir->i_nlink, __ATOMIC_ACQUIRE) == 0) {
 			err = -ENOENT;
 		} else {
 			strlcpy(sb->s_options, options ? options : "", sizeof(sb->s_options));
@@ -116,7 +127,8 @@ int do_mount(const char *type, struct dentry *mp, const char *options)
 			d_set_mounted(mp, true);
 			spin_unlock_irqrestore(&mount_lock, flags);
 		}
-		up_write(&dir->i_rwsem);
+		if (err != -EINTR)
+			up_write(&dir->i_rwsem);
 	}
 	if (err && sb && !IS_ERR(sb))
 		t->kill_sb(sb);
@@ -137,16 +149,28 @@ static void set_state(struct mount *m, int state)
 int do_umount(struct dentry *root)
 {
 	struct super_block *sb = root->d_sb;
-	struct mount *m = __atomic_load_n(&sb->s_mount, __ATOMIC_ACQUIRE);
-	bool is_root = root == sb->s_root;
-	dput(root);	/* ours must not count as a use */
-	if (!is_root || !m)
+	if (root != sb->s_root) {
+		dput(root);
 		return -EINVAL;
-	if (m == root_mount)
-		return -EBUSY;
-
-	mutex_lock(&namespace_mutex);
+	}
+	/* Our reference on root is kept until namespace_mutex is ours: while
+	 * we hold it, no other umount finds the filesystem idle, so sb stays
+	 * allocated.  Only under the mutex do we know whether it is still
+	 * mounted (another umount may have won while we waited). */
+	race_window();
+	if (mutex_lock_killable(&namespace_mutex)) {
+		dput(root);
+		return -EINTR;
+	}
+	struct mount *m = sb->s_mount;
+	int err = !m ? -EINVAL : m == root_mount ? -EBUSY : 0;
+	if (err) {
+		mutex_unlock(&namespace_mutex);
+		dput(root);
+		return err;
+	}
 	set_state(m, MNT_UMOUNTING);
+	dput(root);	/* ours must not count as a use; the mount's stays */
 	d_prune_sb(sb);
 	if (__atomic_load_n(&sb->s_root->d_count, __ATOMIC_ACQUIRE) != 1) {
 		set_state(m, MNT_MOUNTED);

@@ -3,8 +3,9 @@
  * change an inode's attributes (truncate, chmod, utimens) or the thread's
  * current directory.
  *
- * Locking: attribute changes take the inode's i_rwsem exclusive; the
- * descriptor table has its own lock (fs/task_fs.c).
+ * Locking: attribute changes take the inode's i_rwsem exclusive, killably
+ * (-EINTR, nothing changed); the descriptor table has its own lock
+ * (fs/task_fs.c).
  */
 #include "fs/dcache.h"
 #include "fs/dirops.h"
@@ -18,8 +19,11 @@
 #include "kernel/time.h"
 
 /* The last component of path, from start (NULL: the cwd), looked up or
- * created.  A race with another creator or remover is retried a few
- * times.  A symlink comes back as it is, for the caller to follow. */
+ * created, as one step under the directory's i_rwsem (vfs_open_create):
+ * so a racing unlink cannot make it fail with ENOENT, and O_EXCL wins
+ * only for the thread that created the file.  Without O_EXCL an existing
+ * name is first looked for without that lock.  A symlink comes back as
+ * it is, for the caller to follow. */
 static struct dentry *lookup_or_create(struct dentry *root, struct dentry *start, const char *path,
 				       int flags, uint32_t mode, struct dentry **dirp)
 {
@@ -33,27 +37,20 @@ static struct dentry *lookup_or_create(struct dentry *root, struct dentry *start
 		dput(dir);
 		return ERR_PTR(-EISDIR);	/* ".", "..", "/" or "name/": as Linux says */
 	}
-	struct dentry *d = ERR_PTR(-ENOENT);
-	bool created = false;
-	for (unsigned tries = 0; tries < 4; tries++) {
+	struct dentry *d = NULL;
+	if (!(flags & O_EXCL)) {
 		d = lookup_one(dir, last.name, last.len);
-		if (IS_ERR(d))
-			break;
-		if (d->d_inode) {
-			if (!created && (flags & O_EXCL)) {
-				dput(d);	/* it was there before us (even a symlink) */
-				d = ERR_PTR(-EEXIST);
-			}
-			break;
+		if (!IS_ERR(d) && !d->d_inode) {
+			dput(d);
+			d = NULL;	/* not there (now): create it, under the lock */
 		}
-		dput(d);
-		d = ERR_PTR(-ENOENT);
-		int err = vfs_create(dir, last.name, last.len, mode);
-		if (err == 0)
-			created = true;
-		else if (err != -EEXIST || (flags & O_EXCL)) {
-			d = ERR_PTR(err);
-			break;
+	}
+	if (!d) {
+		bool created = false;
+		d = vfs_open_create(dir, last.name, last.len, mode, &created);
+		if (!IS_ERR(d) && !created && (flags & O_EXCL)) {
+			dput(d);	/* it was there before us (even a symlink) */
+			d = ERR_PTR(-EEXIST);
 		}
 	}
 	if (IS_ERR(d))
@@ -126,9 +123,11 @@ int sys_open(const char *path, int flags, uint32_t mode)
 	else if (S_ISDIR(inode->i_mode) && (writes || (flags & O_CREAT)))
 		err = -EISDIR;
 	else if ((flags & O_TRUNC) && S_ISREG(inode->i_mode) && inode->i_op->truncate) {
-		down_write(&inode->i_rwsem);
-		err = inode->i_op->truncate(inode, 0);
-		up_write(&inode->i_rwsem);
+		err = down_write_killable(&inode->i_rwsem);
+		if (!err) {
+			err = inode->i_op->truncate(inode, 0);
+			up_write(&inode->i_rwsem);
+		}
 	}
 	if (err) {
 		dput(d);
@@ -175,7 +174,8 @@ static int do_truncate(struct inode *inode, int64_t len)
 		return -EISDIR;
 	if (!S_ISREG(inode->i_mode) || !inode->i_op->truncate)
 		return -EINVAL;
-	down_write(&inode->i_rwsem);
+	if (down_write_killable(&inode->i_rwsem))
+		return -EINTR;
 	int err = inode->i_op->truncate(inode, (uint64_t)len);
 	up_write(&inode->i_rwsem);
 	return err;
@@ -207,7 +207,10 @@ int sys_chmod(const char *path, uint32_t mode)
 	if (IS_ERR(d))
 		return (int)PTR_ERR(d);
 	struct inode *inode = d->d_inode;
-	down_write(&inode->i_rwsem);
+	if (down_write_killable(&inode->i_rwsem)) {
+		dput(d);
+		return -EINTR;
+	}
 	__atomic_store_n(&inode->i_mode, (inode->i_mode & S_IFMT) | (mode & S_IALLUGO), __ATOMIC_RELEASE);
 	inode_touch(inode, T_CTIME);
 	up_write(&inode->i_rwsem);
@@ -223,7 +226,10 @@ int sys_utimens(const char *path, int64_t atime_ns, int64_t mtime_ns, unsigned f
 	if (IS_ERR(d))
 		return (int)PTR_ERR(d);
 	struct inode *inode = d->d_inode;
-	down_write(&inode->i_rwsem);
+	if (down_write_killable(&inode->i_rwsem)) {
+		dput(d);
+		return -EINTR;
+	}
 	__atomic_store_n(&inode->i_atime, atime_ns, __ATOMIC_RELAXED);
 	__atomic_store_n(&inode->i_mtime, mtime_ns, __ATOMIC_RELAXED);
 	inode_touch(inode, T_CTIME);

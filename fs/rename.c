@@ -7,14 +7,23 @@
  *      can change the tree's shape while we check ancestry and lock.
  *   2. The directories' i_rwsem exclusive: the one that is an ancestor of
  *      the other first (ancestor-first is the order every other operation
- *      uses too: a parent before its child); unrelated ones in argument
- *      order, which is safe because of 1.  Subclasses I_RWSEM_PARENT then
- *      I_RWSEM_PARENT2.
- *   3. The inode being replaced, if any (I_RWSEM_VICTIM).
+ *      uses too: a parent before its child); unrelated ones by address.
+ *      Subclasses I_RWSEM_PARENT then I_RWSEM_PARENT2.
+ *   3. The source inode if it is a directory (a mount point cannot move:
+ *      mount sets DCACHE_MOUNTED under its mount point's i_rwsem), and the
+ *      inode being replaced, if any (it may be a mount point too), by
+ *      address: subclasses I_RWSEM_VICTIM then I_RWSEM_VICTIM2.  Two
+ *      directories here are unrelated (the ancestry checks come first), and
+ *      a same-directory rename of a sibling pair takes them in the same
+ *      order as a cross-directory rename between the two: by address.
+ * Every wait is killable: -EINTR with nothing held.
  * Then the filesystem renames, and d_move moves the dentry in one step for
- * lookups: a concurrent lookup sees the old name or the new one, never
- * neither and never both.  Both directories' i_dir_seq are bumped around
- * it, so a lock-free lookup that missed during the move looks again.
+ * lookups: it holds both hash buckets' locks (and d_lookup holds its
+ * bucket's), so a concurrent lookup sees the old name or the new one,
+ * never neither and never both, with no retry.  Both directories'
+ * i_dir_seq are bumped around it (what reads them, if anything:
+ * fs/namei.c).  rename_lock is d_move's own (fs/dcache.c): nothing here
+ * reads it or relies on its sequence count.
  */
 #include "fs/dirops.h"
 #include "fs/dcache.h"
@@ -23,6 +32,10 @@
 #include "fs/syscalls.h"
 #include "kernel/err.h"
 #include "kernel/errno.h"
+#include "kernel/race.h"
+
+/* The second of two child inodes rename holds (see lock_two). */
+#define I_RWSEM_VICTIM2 (I_RWSEM_VICTIM + 1)
 
 /* Is a an ancestor of d, or d itself?  Caller holds s_rename_mutex, so
  * directories' parents do not change. */
@@ -46,7 +59,9 @@ static int check_one(struct dentry *dir, size_t len)
 	return dir->d_inode && S_ISDIR(dir->d_inode->i_mode) ? 0 : -ENOTDIR;
 }
 
-/* The checks between finding both names and changing anything. */
+/* The checks between finding both names and locking the source and
+ * victim inodes, in Linux's order: the ancestry ones (which need only
+ * s_rename_mutex) before the file types. */
 static int may_rename(struct dentry *old_dir, struct dentry *old, struct dentry *new_dir,
 		      struct dentry *new)
 {
@@ -54,22 +69,69 @@ static int may_rename(struct dentry *old_dir, struct dentry *old, struct dentry 
 	if (!src)
 		return -ENOENT;
 	bool dir = S_ISDIR(src->i_mode);
-	if (dst && dir && !S_ISDIR(dst->i_mode))
-		return -ENOTDIR;
-	if (dst && !dir && S_ISDIR(dst->i_mode))
-		return -EISDIR;
-	if (d_mountpoint(old) || d_mountpoint(new))
-		return -EBUSY;
 	if (old_dir != new_dir) {
 		if (dir && is_ancestor(old, new_dir))
 			return -EINVAL;	/* into its own subtree */
 		if (dst && is_ancestor(new, old_dir))
 			return -ENOTEMPTY;	/* over a directory that holds the source */
 	}
+	if (dst && dir && !S_ISDIR(dst->i_mode))
+		return -ENOTDIR;
+	if (dst && !dir && S_ISDIR(dst->i_mode))
+		return -EISDIR;
+	return 0;
+}
+
+/* The checks made with the source and victim locked: mount sets
+ * DCACHE_MOUNTED under the mount point's own i_rwsem, so these answers
+ * hold until we unlock. */
+static int may_rename_locked(struct dentry *old_dir, struct dentry *old, struct dentry *new_dir,
+			     struct dentry *new)
+{
+	if (d_mountpoint(old) || d_mountpoint(new))
+		return -EBUSY;
 	if (__atomic_load_n(&new_dir->d_inode->i_nlink, __ATOMIC_ACQUIRE) == 0)
 		return -ENOENT;	/* the target directory was removed */
 	if (!old_dir->d_inode->i_op->rename)
 		return -EPERM;
+	return 0;
+}
+
+/* Lock a and b (b may be NULL), two unrelated directories or the source
+ * and victim, in one global order (by address): the first with subclass
+ * sub, the second with the next one.  Killable: -EINTR holding neither. */
+static int lock_two(struct inode *a, struct inode *b, unsigned sub)
+{
+	if (b && a > b) {
+		struct inode *t = a;
+		a = b;
+		b = t;
+	}
+	if (down_write_killable_nested(&a->i_rwsem, sub))
+		return -EINTR;
+	if (b && down_write_killable_nested(&b->i_rwsem,
+					    sub == I_RWSEM_VICTIM ? I_RWSEM_VICTIM2 : sub + 1)) {
+		up_write(&a->i_rwsem);
+		return -EINTR;
+	}
+	return 0;
+}
+
+/* Lock both directories of a cross-directory rename (see the top). */
+static int lock_dirs(struct dentry *old_dir, struct dentry *new_dir)
+{
+	struct inode *odi = old_dir->d_inode, *ndi = new_dir->d_inode;
+	struct inode *first = is_ancestor(new_dir, old_dir) ? ndi :
+			      is_ancestor(old_dir, new_dir) ? odi : NULL;
+	if (!first)
+		return lock_two(odi, ndi, I_RWSEM_PARENT);
+	struct inode *second = first == odi ? ndi : odi;
+	if (down_write_killable_nested(&first->i_rwsem, I_RWSEM_PARENT))
+		return -EINTR;
+	if (down_write_killable_nested(&second->i_rwsem, I_RWSEM_PARENT2)) {
+		up_write(&first->i_rwsem);
+		return -EINTR;
+	}
 	return 0;
 }
 
@@ -90,16 +152,20 @@ int vfs_rename(struct dentry *old_dir, const char *old_name, size_t old_len,
 	d_hash_name(old_dir, &oq);
 	d_hash_name(new_dir, &nq);
 
+	/* Every wait is killable: -EINTR leaves nothing taken. */
 	if (!cross) {
-		down_write(&odi->i_rwsem);
+		if (down_write_killable(&odi->i_rwsem))
+			return -EINTR;
 	} else {
-		mutex_lock(&sb->s_rename_mutex);
-		bool new_first = is_ancestor(new_dir, old_dir);
-		down_write_nested(new_first ? &ndi->i_rwsem : &odi->i_rwsem, I_RWSEM_PARENT);
-		down_write_nested(new_first ? &odi->i_rwsem : &ndi->i_rwsem, I_RWSEM_PARENT2);
+		if (mutex_lock_killable(&sb->s_rename_mutex))
+			return -EINTR;
+		if (lock_dirs(old_dir, new_dir)) {
+			mutex_unlock(&sb->s_rename_mutex);
+			return -EINTR;
+		}
 	}
-	struct dentry *old = lookup_one_held(old_dir, &oq);
-	struct dentry *new = IS_ERR(old) ? NULL : lookup_one_held(new_dir, &nq);
+	struct dentry *old = lookup_locked(old_dir, &oq);
+	struct dentry *new = IS_ERR(old) ? NULL : lookup_locked(new_dir, &nq);
 	if (IS_ERR(old))
 		err = (int)PTR_ERR(old);
 	else if (IS_ERR(new))
@@ -109,9 +175,19 @@ int vfs_rename(struct dentry *old_dir, const char *old_name, size_t old_len,
 	else
 		err = may_rename(old_dir, old, new_dir, new);
 
+	/* The source, if a directory (it could be a mount point), and the
+	 * victim, by address: two directories here are unrelated (may_rename
+	 * refused the rest), and two files may have other names (hard links)
+	 * under which another rename locks them the other way round. */
+	struct inode *src = !err && S_ISDIR(old->d_inode->i_mode) ? old->d_inode : NULL;
 	struct inode *victim = !err ? new->d_inode : NULL;
-	if (victim)
-		down_write_nested(&victim->i_rwsem, I_RWSEM_VICTIM);
+	race_window();	/* a mount of the source or victim may come here */
+	if ((src || victim) && lock_two(src ? src : victim, src ? victim : NULL, I_RWSEM_VICTIM)) {
+		src = victim = NULL;
+		err = -EINTR;
+	}
+	if (!err)
+		err = may_rename_locked(old_dir, old, new_dir, new);
 	if (!err) {
 		inode_dir_change_begin(odi);
 		if (cross)
@@ -119,12 +195,16 @@ int vfs_rename(struct dentry *old_dir, const char *old_name, size_t old_len,
 		err = odi->i_op->rename(odi, old, ndi, new);
 		if (!err)
 			d_move(old, new);
+		if (!err && victim && S_ISDIR(victim->i_mode))
+			d_prune_unused(new);	/* as rmdir: its negative children, no use now */
 		if (cross)
 			inode_dir_change_end(ndi);
 		inode_dir_change_end(odi);
 	}
 	if (victim)
 		up_write(&victim->i_rwsem);
+	if (src)
+		up_write(&src->i_rwsem);
 
 	up_write(&odi->i_rwsem);
 	if (cross) {

@@ -204,6 +204,16 @@ int down_write_killable(struct rw_semaphore *s)
 	return down_common(s, WAIT_WRITE, true, 0, CALLER_IP);
 }
 
+int down_write_killable_nested(struct rw_semaphore *s, unsigned subclass)
+{
+	return down_common(s, WAIT_WRITE, true, subclass, CALLER_IP);
+}
+
+int down_read_killable_nested(struct rw_semaphore *s, unsigned subclass)
+{
+	return down_common(s, WAIT_READ, true, subclass, CALLER_IP);
+}
+
 static void release_slow(struct rw_semaphore *s)
 {
 	unsigned long flags = spin_lock_irqsave(&s->wait_lock);

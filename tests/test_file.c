@@ -11,6 +11,8 @@
 #include "kernel/kmalloc.h"
 #include "kernel/kprintf.h"
 #include "kernel/ktest.h"
+#include "kernel/race.h"
+#include "kernel/random.h"
 #include "kernel/string.h"
 #include "tests/sandbox.h"
 
@@ -332,6 +334,136 @@ static void unlinked_but_open(void)
 	sandbox_leave(&s);
 }
 
+/*
+ * Item 8 of issue 12: open(O_CREAT) looked up, then created, then looked
+ * up again, four times at most: a create/unlink race could make it fail
+ * with ENOENT (which Linux never gives there), and an O_EXCL open that
+ * created a file, saw it unlinked and found another thread's file in
+ * its place returned that one, as if it had created it.  Now the lookup
+ * and the create are one step under the directory's i_rwsem.
+ */
+#define CREATE_RACE_INOS 8192
+struct create_race {
+	unsigned ops_per_cpu;
+	unsigned enoent, errors, excl_wins, opens, unlinks;
+	unsigned ninos;
+	uint64_t inos[CREATE_RACE_INOS];   /* of each O_EXCL open that won */
+};
+
+static void create_race_cpu(unsigned cpu, void *arg)
+{
+	struct create_race *r = arg;
+	struct prng rng;
+	prng_seed(&rng, ktest_seed() + cpu);
+	for (unsigned i = 0; i < r->ops_per_cpu; i++) {
+		unsigned op = (unsigned)prng_below(&rng, 4);	/* unlinks half the time */
+		op = op == 3 ? 1 : op;
+		for (unsigned d = (unsigned)prng_below(&rng, 200); d; d--)
+			__builtin_ia32_pause();
+		if (op == 1) {
+			int err = sys_unlink("f");
+			if (err == 0)
+				__atomic_fetch_add(&r->unlinks, 1, __ATOMIC_RELAXED);
+			else if (err != -ENOENT)
+				__atomic_fetch_add(&r->errors, 1, __ATOMIC_RELAXED);
+			continue;
+		}
+		bool excl = op == 2;
+		int fd = sys_open("f", O_CREAT | O_RDWR | (excl ? O_EXCL : 0), 0644);
+		if (fd == -ENOENT) {
+			__atomic_fetch_add(&r->enoent, 1, __ATOMIC_RELAXED);
+			continue;
+		}
+		if (fd < 0) {
+			if (!excl || fd != -EEXIST)
+				__atomic_fetch_add(&r->errors, 1, __ATOMIC_RELAXED);
+			continue;
+		}
+		__atomic_fetch_add(excl ? &r->excl_wins : &r->opens, 1, __ATOMIC_RELAXED);
+		struct kstat st;
+		if (excl && sys_fstat(fd, &st) == 0) {
+			unsigned k = __atomic_fetch_add(&r->ninos, 1, __ATOMIC_RELAXED);
+			if (k < CREATE_RACE_INOS)
+				r->inos[k] = st.ino;
+		}
+		sys_close(fd);
+	}
+}
+
+static void open_create_races_unlink(void)
+{
+	struct sandbox s;
+	sandbox_enter(&s, "creat");
+	static struct create_race r;
+	r = (struct create_race){ .ops_per_cpu = ktest_ops_per_cpu(1000) };
+	bool jitter = race_jitter_on(ktest_seed());
+	ktest_run_on_all_cpus(create_race_cpu, &r);
+	if (jitter)
+		race_jitter_off();
+	kprintf("    # %u opens, %u O_EXCL wins, %u unlinks, %u ENOENT\n", r.opens, r.excl_wins,
+		r.unlinks, r.enoent);
+	EXPECT_EQ(r.enoent, 0u);
+	EXPECT_EQ(r.errors, 0u);
+	/* Inode numbers are never reused in a ramfs: each O_EXCL winner must
+	 * have its own file, the one it created. */
+	unsigned n = r.ninos < CREATE_RACE_INOS ? r.ninos : CREATE_RACE_INOS, same = 0;
+	for (unsigned i = 0; i < n; i++)
+		for (unsigned j = i + 1; j < n; j++)
+			same += r.inos[i] == r.inos[j];
+	EXPECT_EQ(same, 0u);
+	sys_unlink("f");
+	sandbox_leave(&s);
+}
+
+/* O_EXCL opens of one new name on every CPU, at random moments: exactly
+ * one wins each name. */
+#define EXCL_ROUNDS 40
+struct excl_round {
+	unsigned wins[EXCL_ROUNDS], errors;
+};
+
+static void excl_round_cpu(unsigned cpu, void *arg)
+{
+	struct excl_round *r = arg;
+	struct prng rng;
+	prng_seed(&rng, ktest_seed() + cpu);
+	for (unsigned round = 0; round < EXCL_ROUNDS; round++) {
+		char name[16];
+		snprintf(name, sizeof(name), "r%u", round);
+		for (unsigned d = (unsigned)prng_below(&rng, 5000); d; d--)
+			__builtin_ia32_pause();
+		int fd = sys_open(name, O_CREAT | O_EXCL | O_WRONLY, 0644);
+		if (fd >= 0) {
+			__atomic_fetch_add(&r->wins[round], 1, __ATOMIC_RELAXED);
+			sys_close(fd);
+		} else if (fd != -EEXIST) {
+			__atomic_fetch_add(&r->errors, 1, __ATOMIC_RELAXED);
+		}
+	}
+}
+
+static void open_excl_one_winner(void)
+{
+	struct sandbox s;
+	sandbox_enter(&s, "excl");
+	static struct excl_round r;
+	r = (struct excl_round){ { 0 }, 0 };
+	bool jitter = race_jitter_on(ktest_seed());
+	ktest_run_on_all_cpus(excl_round_cpu, &r);
+	if (jitter)
+		race_jitter_off();
+	EXPECT_EQ(r.errors, 0u);
+	unsigned wrong = 0;
+	for (unsigned round = 0; round < EXCL_ROUNDS; round++) {
+		char name[16];
+		snprintf(name, sizeof(name), "r%u", round);
+		wrong += r.wins[round] != 1;
+		sys_unlink(name);
+	}
+	EXPECT_EQ(wrong, 0u);
+	sandbox_leave(&s);
+}
+
 static const struct ktest_case file_cases[] = {
 	KTEST_CASE(write_read_back),
 	KTEST_CASE(open_errors),
@@ -344,5 +476,7 @@ static const struct ktest_case file_cases[] = {
 	KTEST_CASE(cwd_and_getcwd),
 	KTEST_CASE(readlink_cases),
 	KTEST_CASE(unlinked_but_open),
+	KTEST_CASE(open_create_races_unlink),
+	KTEST_CASE(open_excl_one_winner),
 };
 KTEST_SUITE(file, file_cases);

@@ -2,9 +2,13 @@
  * test_rename.c: rename and link through the system calls: link counts,
  * what replaces what, and every error rule, each as Linux gives it.
  */
+#include "fs/dcache.h"
 #include "fs/fs.h"
+#include "fs/namei.h"
 #include "fs/syscalls.h"
+#include "kernel/err.h"
 #include "kernel/errno.h"
+#include "kernel/fault_inject.h"
 #include "kernel/ktest.h"
 #include "kernel/string.h"
 #include "tests/sandbox.h"
@@ -154,10 +158,80 @@ static void dot_names(void)
 	sandbox_leave(&s);
 }
 
+static void count_child(struct dentry *child, void *arg)
+{
+	(void)child;
+	(*(unsigned *)arg)++;
+}
+
+static unsigned children_of(struct dentry *d)
+{
+	unsigned n = 0;
+	d_for_each_child(d, count_child, &n);
+	return n;
+}
+
+/* Item 12 of issue 12: renaming over a directory left the replaced
+ * directory's cached (negative) children behind, pinning it; rmdir
+ * prunes them, and so must rename. */
+static void rename_over_dir_prunes_children(void)
+{
+	struct sandbox s;
+	sandbox_enter(&s, "mvprune");
+	ASSERT_EQ(sys_mkdir("v", 0755), 0);
+	ASSERT_EQ(sys_mkdir("src", 0755), 0);
+	struct kstat st;
+	EXPECT_EQ(sys_stat("v/x", &st), -ENOENT);	/* cached negative children */
+	EXPECT_EQ(sys_stat("v/y", &st), -ENOENT);
+	struct dentry *v = path_lookup("v", 0);
+	ASSERT_FALSE(IS_ERR(v));
+	EXPECT_EQ(children_of(v), 2u);
+	EXPECT_EQ(sys_rename("src", "v"), 0);
+	EXPECT_EQ(children_of(v), 0u);
+	dput(v);
+	sandbox_leave(&s);
+}
+
+/* Item 13 of issue 12: the directory operations allocated a dentry before
+ * looking in the dcache, so with memory short they failed with ENOMEM
+ * for a name that was cached all along.  Every allocation of this thread
+ * fails here: a cached name must still give its real answer. */
+static void cached_names_need_no_memory(void)
+{
+	struct sandbox s;
+	sandbox_enter(&s, "nomem");
+	touch("f");
+	touch("g");
+	touch("h");
+	ASSERT_EQ(sys_mkdir("d", 0755), 0);
+	ASSERT_EQ(sys_mkdir("e", 0755), 0);
+	struct kstat st;
+	EXPECT_EQ(sys_stat("gone", &st), -ENOENT);	/* a cached negative name */
+	fault_inject_every(1);
+	int mkdir_f = sys_mkdir("f", 0755);
+	int unlink_gone = sys_unlink("gone");
+	int rmdir_f = sys_rmdir("f");
+	int unlink_f = sys_unlink("f");
+	int rmdir_e = sys_rmdir("e");
+	int rename_gd = sys_rename("g", "d");	/* (one that succeeds needs ramfs memory) */
+	int rename_gone = sys_rename("gone", "h");
+	fault_inject_every(0);
+	EXPECT_EQ(mkdir_f, -EEXIST);
+	EXPECT_EQ(unlink_gone, -ENOENT);
+	EXPECT_EQ(rmdir_f, -ENOTDIR);
+	EXPECT_EQ(unlink_f, 0);
+	EXPECT_EQ(rmdir_e, 0);
+	EXPECT_EQ(rename_gd, -EISDIR);
+	EXPECT_EQ(rename_gone, -ENOENT);
+	sandbox_leave(&s);
+}
+
 static const struct ktest_case rename_cases[] = {
 	KTEST_CASE(rename_file),
 	KTEST_CASE(rename_dirs),
 	KTEST_CASE(link_cases),
 	KTEST_CASE(dot_names),
+	KTEST_CASE(rename_over_dir_prunes_children),
+	KTEST_CASE(cached_names_need_no_memory),
 };
 KTEST_SUITE(rename, rename_cases);

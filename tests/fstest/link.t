@@ -35,3 +35,9 @@ expect 3 stat g nlink
 expect 0 symlink nowhere dangling
 expect 0 link dangling dangling2
 expect symlink lstat dangling2 type
+# An existing new name comes before "the source is a directory" (Linux's order).
+expect 0 mkdir ldir 0755
+expect 0 create lexists 0644
+expect EEXIST link ldir lexists
+expect EEXIST link ldir ldir
+expect EPERM link ldir lnew

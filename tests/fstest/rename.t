@@ -68,3 +68,14 @@ expect symlink lstat sl2 type
 expect 0 rename sl2 h
 expect symlink lstat h type
 expect ELOOP stat h type
+# The ancestry checks come before the file type checks (Linux's order).
+expect 0 mkdir p2 0755
+expect 0 mkdir p2/b 0755
+expect 0 create p2/b/a 0644
+expect ENOTEMPTY rename p2/b/a p2/b
+expect 0 mkdir anc 0755
+expect 0 create anc/f 0644
+expect EINVAL rename anc anc/f
+expect 0 mkdir anc/sub 0755
+expect 0 mkdir anc/sub/deeper 0755
+expect ENOTEMPTY rename anc/sub/deeper anc
