@@ -162,6 +162,10 @@ struct super_block {
 	 * the order "ancestor first" hold while they lock (fs/rename.c). */
 	struct mutex s_rename_mutex;
 	char s_options[64];             /* as mounted, for the mount list */
+	/* Inodes of this sb the shrinker has taken off the LRU and is still
+	 * evicting (atomic): icache_evict_sb waits for 0, so the sb outlives
+	 * every evict of its inodes (fs/inode.c). */
+	int s_evicting;
 };
 
 /* Fill in the VFS's part of a new super block (dev number, rename mutex). */
@@ -180,8 +184,10 @@ uint64_t icache_live(void);
 uint64_t icache_lru_count(void);
 /* Free up to nr unused inodes from the LRU (the shrinker); returns how many. */
 unsigned icache_shrink(unsigned nr);
-/* Free every unused inode of sb (unmount). */
+/* Free every unused inode of sb (unmount), and wait for the shrinker to
+ * finish evicting any it took: after this, no evict can touch sb. */
 void icache_evict_sb(struct super_block *sb);
+uint64_t icache_evict_sb_waits(void);   /* times umount had to wait (tests) */
 
 /* Timestamps.  inode_touch sets the chosen ones to now. */
 #define T_ATIME 1

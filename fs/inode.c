@@ -18,6 +18,14 @@
  * inside a bucket lock, so the shrinker, which starts from the LRU, only
  * trylocks buckets.  Order: i_rwsem (sleeping) -> icache bucket ->
  * inode LRU -> slab locks.
+ *
+ * Super block lifetime: an inode on the LRU has no reference, so nothing
+ * of its own keeps its super block alive once the shrinker has taken it
+ * off the LRU and dropped the locks.  lru_take therefore counts the inode
+ * in sb->s_evicting while it still holds the LRU lock, and the evict ends
+ * by uncounting it; umount's icache_evict_sb, after emptying the LRU of
+ * the sb's inodes (under the same lock, so it sees every count taken
+ * before), waits for s_evicting to reach 0 before the fs frees the sb.
  */
 #include "fs/fs.h"
 #include "kernel/shrinker.h"
@@ -25,6 +33,8 @@
 #include "kernel/panic.h"
 #include "kernel/string.h"
 #include "kernel/time.h"
+#include "kernel/race.h"
+#include "kernel/waitqueue.h"
 #include "arch/x86_64/cpu.h"
 
 #define ICACHE_BUCKETS 1024
@@ -39,6 +49,8 @@ static struct kmem_cache *inode_cache;
 static struct spinlock lru_lock = SPINLOCK_INIT("inode_lru");
 static struct list_head lru = LIST_HEAD_INIT(lru);
 static uint64_t lru_len;
+static struct wait_queue_head evict_wq = WAIT_QUEUE_HEAD_INIT(evict_wq);   /* s_evicting -> 0 */
+static uint64_t evict_sb_waits;
 
 static unsigned long shrink_inodes(unsigned long nr)
 {
@@ -199,6 +211,7 @@ static struct inode *lru_take(struct super_block *sb, unsigned *budget)
 			lru_len--;
 			BUG_ON(i->i_count != 0);	/* 0 -> 1 takes it off the LRU under b->lock */
 			list_del(&i->i_hash);
+			__atomic_fetch_add(&i->i_sb->s_evicting, 1, __ATOMIC_RELAXED);	/* pins the sb */
 			spin_unlock(&b->lock);
 			spin_unlock_irqrestore(&lru_lock, flags);
 			return i;
@@ -210,12 +223,22 @@ static struct inode *lru_take(struct super_block *sb, unsigned *budget)
 	}
 }
 
+/* Evict an inode lru_take gave us, then let go of its sb (last touch). */
+static void evict_taken(struct inode *inode)
+{
+	struct super_block *sb = inode->i_sb;
+	evict(inode);
+	if (__atomic_sub_fetch(&sb->s_evicting, 1, __ATOMIC_RELEASE) == 0)
+		wake_up_all(&evict_wq);	/* global: sb may be freed from here on */
+}
+
 unsigned icache_shrink(unsigned nr)
 {
 	unsigned freed = 0, budget = 4 * nr + 64;
 	struct inode *i;
 	while (freed < nr && (i = lru_take(NULL, &budget))) {
-		evict(i);
+		race_window();	/* off the LRU, not yet evicted: umount may run */
+		evict_taken(i);
 		freed++;
 	}
 	return freed;
@@ -226,7 +249,16 @@ void icache_evict_sb(struct super_block *sb)
 	unsigned budget = ~0u;
 	struct inode *i;
 	while ((i = lru_take(sb, &budget)))
-		evict(i);
+		evict_taken(i);
+	if (__atomic_load_n(&sb->s_evicting, __ATOMIC_ACQUIRE)) {
+		__atomic_fetch_add(&evict_sb_waits, 1, __ATOMIC_RELAXED);
+		wait_event(evict_wq, __atomic_load_n(&sb->s_evicting, __ATOMIC_ACQUIRE) == 0);
+	}
+}
+
+uint64_t icache_evict_sb_waits(void)
+{
+	return __atomic_load_n(&evict_sb_waits, __ATOMIC_RELAXED);
 }
 
 void inode_touch(struct inode *inode, unsigned which)
