@@ -130,6 +130,7 @@ struct inode {
 	struct rw_semaphore i_rwsem;
 	struct seqcount i_dir_seq;      /* see above */
 
+	unsigned i_state;               /* I_NEW (atomic; see iget_locked) */
 	int i_count;                    /* references (atomic) */
 	struct list_head i_hash;        /* icache chain (bucket lock) */
 	struct list_head i_lru;         /* unused inodes (the inode LRU lock) */
@@ -162,6 +163,10 @@ struct super_block {
 	 * the order "ancestor first" hold while they lock (fs/rename.c). */
 	struct mutex s_rename_mutex;
 	char s_options[64];             /* as mounted, for the mount list */
+	/* Inodes of this sb the shrinker has taken off the LRU and is still
+	 * evicting (atomic): icache_evict_sb waits for 0, so the sb outlives
+	 * every evict of its inodes (fs/inode.c). */
+	int s_evicting;
 };
 
 /* Fill in the VFS's part of a new super block (dev number, rename mutex). */
@@ -171,8 +176,22 @@ void sb_init(struct super_block *sb, const struct file_system_type *type,
 int register_filesystem(struct file_system_type *type);
 struct file_system_type *get_fs_type(const char *name);
 
-/* The inode cache: one inode per (super block, inode number). */
-struct inode *iget(struct super_block *sb, uint64_t ino, bool *is_new);
+/*
+ * The inode cache: one inode per (super block, inode number).
+ *
+ * iget_locked returns the inode with a reference (NULL: no memory).  If
+ * it was not cached it is new: hashed already, but with I_NEW in i_state,
+ * and the caller (the filesystem) must fill it in and then call
+ * unlock_new_inode, or iget_failed if it cannot.  Anyone else who finds
+ * it meanwhile waits until I_NEW clears: so no one but its creator ever
+ * sees a half-made inode.  After iget_failed the waiters look again (and
+ * one of them becomes the creator).
+ */
+#define I_NEW 1u
+struct inode *iget_locked(struct super_block *sb, uint64_t ino);
+void unlock_new_inode(struct inode *inode);
+void iget_failed(struct inode *inode);      /* unhashes it, wakes the waiters, drops our reference */
+uint64_t icache_new_waits(void);            /* waits for I_NEW so far (tests) */
 struct inode *igrab(struct inode *inode);      /* another reference */
 void iput(struct inode *inode);
 void icache_init(void);
@@ -180,8 +199,10 @@ uint64_t icache_live(void);
 uint64_t icache_lru_count(void);
 /* Free up to nr unused inodes from the LRU (the shrinker); returns how many. */
 unsigned icache_shrink(unsigned nr);
-/* Free every unused inode of sb (unmount). */
+/* Free every unused inode of sb (unmount), and wait for the shrinker to
+ * finish evicting any it took: after this, no evict can touch sb. */
 void icache_evict_sb(struct super_block *sb);
+uint64_t icache_evict_sb_waits(void);   /* times umount had to wait (tests) */
 
 /* Timestamps.  inode_touch sets the chosen ones to now. */
 #define T_ATIME 1

@@ -2,22 +2,37 @@
  * inode.c: the inode cache.
  *
  * An inode is found by (super block, inode number) in a hash table, so
- * that every path to one file ends at the same struct inode.  iget()
- * returns it with a reference, creating it (is_new) if it was not cached;
- * the filesystem then fills it in.
+ * that every path to one file ends at the same struct inode.
+ * iget_locked() returns it with a reference, creating it if it was not
+ * cached: a new inode is hashed at once, so that a second finder cannot
+ * create another, but in state I_NEW until its filesystem has filled it
+ * in (unlock_new_inode); a finder that meets I_NEW waits for it to clear.
+ * If the filesystem cannot fill it in (iget_failed), it is unhashed
+ * before I_NEW clears, and the waiters start again.
  *
  * The last iput() of an inode that still has links leaves it cached but
- * unused, on the inode LRU, so the next iget() finds it without asking
+ * unused, on the inode LRU, so the next iget_locked() finds it without asking
  * the filesystem; the shrinker (icache_shrink) frees the oldest ones when
  * memory runs out, and unmount frees the rest of its super block's.  The
  * last iput() of an unlinked inode frees it at once.
  *
  * Locking: each hash bucket has a spinlock protecting its chain and the
- * i_count of its inodes going to or from zero, so iget() never returns an
- * inode that is being freed.  lru_lock protects the LRU list; it nests
+ * i_count of its inodes going to or from zero, so iget_locked() never
+ * returns an inode that is being freed.  lru_lock protects the LRU list; it nests
  * inside a bucket lock, so the shrinker, which starts from the LRU, only
  * trylocks buckets.  Order: i_rwsem (sleeping) -> icache bucket ->
- * inode LRU -> slab locks.
+ * inode LRU -> slab locks.  i_state's I_NEW is set before the inode is
+ * hashed and cleared (atomically, then a wake-up on i_new_wq) only by
+ * its creator; an I_NEW inode always has its creator's reference, so it
+ * is never on the LRU.
+ *
+ * Super block lifetime: an inode on the LRU has no reference, so nothing
+ * of its own keeps its super block alive once the shrinker has taken it
+ * off the LRU and dropped the locks.  lru_take therefore counts the inode
+ * in sb->s_evicting while it still holds the LRU lock, and the evict ends
+ * by uncounting it; umount's icache_evict_sb, after emptying the LRU of
+ * the sb's inodes (under the same lock, so it sees every count taken
+ * before), waits for s_evicting to reach 0 before the fs frees the sb.
  */
 #include "fs/fs.h"
 #include "kernel/shrinker.h"
@@ -25,6 +40,8 @@
 #include "kernel/panic.h"
 #include "kernel/string.h"
 #include "kernel/time.h"
+#include "kernel/race.h"
+#include "kernel/waitqueue.h"
 #include "arch/x86_64/cpu.h"
 
 #define ICACHE_BUCKETS 1024
@@ -39,6 +56,10 @@ static struct kmem_cache *inode_cache;
 static struct spinlock lru_lock = SPINLOCK_INIT("inode_lru");
 static struct list_head lru = LIST_HEAD_INIT(lru);
 static uint64_t lru_len;
+static struct wait_queue_head evict_wq = WAIT_QUEUE_HEAD_INIT(evict_wq);   /* s_evicting -> 0 */
+static uint64_t evict_sb_waits;
+static struct wait_queue_head i_new_wq = WAIT_QUEUE_HEAD_INIT(i_new_wq);   /* I_NEW cleared */
+static uint64_t new_waits;
 
 static unsigned long shrink_inodes(unsigned long nr)
 {
@@ -96,7 +117,16 @@ static void lru_remove(struct inode *inode)
 	spin_unlock(&lru_lock);
 }
 
-struct inode *iget(struct super_block *sb, uint64_t ino, bool *is_new)
+static bool hashed(struct inode *inode)
+{
+	struct icache_bucket *b = bucket_of(inode->i_sb, inode->i_ino);
+	unsigned long flags = spin_lock_irqsave(&b->lock);
+	bool h = !list_empty(&inode->i_hash);
+	spin_unlock_irqrestore(&b->lock, flags);
+	return h;
+}
+
+struct inode *iget_locked(struct super_block *sb, uint64_t ino)
 {
 	struct icache_bucket *b = bucket_of(sb, ino);
 	struct inode *fresh = NULL;
@@ -110,13 +140,20 @@ struct inode *iget(struct super_block *sb, uint64_t ino, bool *is_new)
 			spin_unlock_irqrestore(&b->lock, flags);
 			if (fresh)
 				kmem_cache_free(inode_cache, fresh);
-			*is_new = false;
-			return i;
+			fresh = NULL;
+			if (!(__atomic_load_n(&i->i_state, __ATOMIC_ACQUIRE) & I_NEW))
+				return i;
+			/* Its creator is filling it in: wait, holding our reference. */
+			__atomic_fetch_add(&new_waits, 1, __ATOMIC_RELAXED);
+			wait_event(i_new_wq, !(__atomic_load_n(&i->i_state, __ATOMIC_ACQUIRE) & I_NEW));
+			if (hashed(i))
+				return i;
+			iput(i);	/* iget_failed unhashed it: look again */
+			continue;
 		}
-		if (fresh) {	/* still missing: insert ours */
+		if (fresh) {	/* still missing: insert ours, I_NEW already set */
 			list_add(&fresh->i_hash, &b->chain);
 			spin_unlock_irqrestore(&b->lock, flags);
-			*is_new = true;
 			return fresh;
 		}
 		spin_unlock_irqrestore(&b->lock, flags);
@@ -127,11 +164,37 @@ struct inode *iget(struct super_block *sb, uint64_t ino, bool *is_new)
 		memset(fresh, 0, sizeof(*fresh));
 		fresh->i_sb = sb;
 		fresh->i_ino = ino;
+		fresh->i_state = I_NEW;
 		fresh->i_count = 1;
 		fresh->i_nlink = 1;
 		list_init(&fresh->i_lru);
+		list_init(&fresh->i_hash);
 		init_rwsem(&fresh->i_rwsem, "i_rwsem");
 	}
+}
+
+void unlock_new_inode(struct inode *inode)
+{
+	BUG_ON(!(__atomic_load_n(&inode->i_state, __ATOMIC_RELAXED) & I_NEW));
+	race_window();	/* filled in, not yet published: finders still wait */
+	__atomic_and_fetch(&inode->i_state, ~I_NEW, __ATOMIC_RELEASE);
+	wake_up_all(&i_new_wq);
+}
+
+void iget_failed(struct inode *inode)
+{
+	struct icache_bucket *b = bucket_of(inode->i_sb, inode->i_ino);
+	unsigned long flags = spin_lock_irqsave(&b->lock);
+	list_del(&inode->i_hash);	/* before I_NEW clears: the waiters see it gone */
+	spin_unlock_irqrestore(&b->lock, flags);
+	__atomic_store_n(&inode->i_nlink, 0, __ATOMIC_RELEASE);	/* the last iput frees it */
+	unlock_new_inode(inode);
+	iput(inode);
+}
+
+uint64_t icache_new_waits(void)
+{
+	return __atomic_load_n(&new_waits, __ATOMIC_RELAXED);
 }
 
 struct inode *igrab(struct inode *inode)
@@ -199,6 +262,7 @@ static struct inode *lru_take(struct super_block *sb, unsigned *budget)
 			lru_len--;
 			BUG_ON(i->i_count != 0);	/* 0 -> 1 takes it off the LRU under b->lock */
 			list_del(&i->i_hash);
+			__atomic_fetch_add(&i->i_sb->s_evicting, 1, __ATOMIC_RELAXED);	/* pins the sb */
 			spin_unlock(&b->lock);
 			spin_unlock_irqrestore(&lru_lock, flags);
 			return i;
@@ -210,12 +274,22 @@ static struct inode *lru_take(struct super_block *sb, unsigned *budget)
 	}
 }
 
+/* Evict an inode lru_take gave us, then let go of its sb (last touch). */
+static void evict_taken(struct inode *inode)
+{
+	struct super_block *sb = inode->i_sb;
+	evict(inode);
+	if (__atomic_sub_fetch(&sb->s_evicting, 1, __ATOMIC_RELEASE) == 0)
+		wake_up_all(&evict_wq);	/* global: sb may be freed from here on */
+}
+
 unsigned icache_shrink(unsigned nr)
 {
 	unsigned freed = 0, budget = 4 * nr + 64;
 	struct inode *i;
 	while (freed < nr && (i = lru_take(NULL, &budget))) {
-		evict(i);
+		race_window();	/* off the LRU, not yet evicted: umount may run */
+		evict_taken(i);
 		freed++;
 	}
 	return freed;
@@ -226,7 +300,16 @@ void icache_evict_sb(struct super_block *sb)
 	unsigned budget = ~0u;
 	struct inode *i;
 	while ((i = lru_take(sb, &budget)))
-		evict(i);
+		evict_taken(i);
+	if (__atomic_load_n(&sb->s_evicting, __ATOMIC_ACQUIRE)) {
+		__atomic_fetch_add(&evict_sb_waits, 1, __ATOMIC_RELAXED);
+		wait_event(evict_wq, __atomic_load_n(&sb->s_evicting, __ATOMIC_ACQUIRE) == 0);
+	}
+}
+
+uint64_t icache_evict_sb_waits(void)
+{
+	return __atomic_load_n(&evict_sb_waits, __ATOMIC_RELAXED);
 }
 
 void inode_touch(struct inode *inode, unsigned which)

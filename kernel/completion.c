@@ -5,8 +5,18 @@
  * the count to COMPLETION_ALL, which is never consumed, and wakes all.
  * Locking: `done` is an atomic; the wait queue has its own lock.  A waiter
  * is on the queue, state set, before it tries to consume: no lost wake-up.
+ *
+ * A waiter that leaves without consuming (killed, or out of time) may have
+ * been the one complete() woke: wake_up took its entry off the queue, so
+ * nobody else was woken for that completion.  Such a waiter passes the
+ * wake-up on: once off the queue (finish_wait, under the queue lock), if a
+ * completion is still unconsumed it wakes the next exclusive waiter.  A
+ * complete() whose wake_up ran before our finish_wait also incremented
+ * `done` before it, so we see that count; one whose wake_up runs after
+ * finds us gone and wakes the next waiter itself.
  */
 #include "kernel/completion.h"
+#include "kernel/race.h"
 
 void init_completion(struct completion *c)
 {
@@ -75,7 +85,10 @@ static long do_wait(struct completion *c, int state, long ticks)
 		else
 			ticks = schedule_timeout(ticks);
 	}
+	race_window();	/* leaving, still queued: a complete() here wakes us */
 	finish_wait(&c->wq, &w);
+	if (ret <= 0 && __atomic_load_n(&c->done, __ATOMIC_ACQUIRE) != 0)
+		wake_up(&c->wq);	/* it may have been meant for us: pass it on */
 	return ret;
 }
 

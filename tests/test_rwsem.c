@@ -144,19 +144,32 @@ struct starve {
 	struct rw_semaphore sem;
 	uint64_t reader_acquisitions;
 	uint64_t overtakes;         /* readers that saw the writer queued, yet got in first */
+	unsigned writer_saw_readers;
+	bool writer_queued;         /* the test saw the writer on the wait list */
 	bool writer_got;
 	bool writer_done;
 };
+
+/* Waiters on the rwsem's list now. */
+static unsigned rwsem_waiters(struct rw_semaphore *sem)
+{
+	unsigned n = 0;
+	unsigned long flags = spin_lock_irqsave(&sem->wait_lock);
+	struct list_head *pos;
+	list_for_each(pos, &sem->waiters)
+		n++;
+	spin_unlock_irqrestore(&sem->wait_lock, flags);
+	return n;
+}
 
 static int stream_reader(void *p)
 {
 	struct starve *s = p;
 	while (!__atomic_load_n(&s->writer_done, __ATOMIC_ACQUIRE)) {
-		/* Only the writer ever queues first here, so WAITERS means it waits. */
-		bool writer_queued = (__atomic_load_n(&s->sem.count, __ATOMIC_ACQUIRE) & RWSEM_WAITERS) &&
-				     !__atomic_load_n(&s->writer_got, __ATOMIC_ACQUIRE);
+		bool after = __atomic_load_n(&s->writer_queued, __ATOMIC_ACQUIRE) &&
+			     !__atomic_load_n(&s->writer_got, __ATOMIC_ACQUIRE);
 		down_read(&s->sem);
-		if (writer_queued && !__atomic_load_n(&s->writer_got, __ATOMIC_ACQUIRE))
+		if (after && !__atomic_load_n(&s->writer_got, __ATOMIC_ACQUIRE))
 			__atomic_fetch_add(&s->overtakes, 1, __ATOMIC_RELAXED);
 		__atomic_fetch_add(&s->reader_acquisitions, 1, __ATOMIC_RELAXED);
 		for (int i = 0; i < 50; i++)
@@ -166,6 +179,21 @@ static int stream_reader(void *p)
 	return 0;
 }
 
+static int starving_writer(void *p)
+{
+	struct starve *s = p;
+	down_write(&s->sem);
+	__atomic_store_n(&s->writer_got, true, __ATOMIC_RELEASE);
+	s->writer_saw_readers = rwsem_readers(&s->sem);
+	up_write(&s->sem);
+	return 0;
+}
+
+/*
+ * The test holds the rwsem shared, so the writer must queue behind the
+ * readers; then every stream reader, arriving after it, must queue behind
+ * it (none gets in first), and the writer gets it when the test lets go.
+ */
 static void writer_not_starved_by_readers(void)
 {
 	static struct starve s;
@@ -174,20 +202,34 @@ static void writer_not_starved_by_readers(void)
 
 	s = (struct starve){ .writer_got = false };
 	init_rwsem(&s.sem, "test");
+	down_read(&s.sem);
 	for (unsigned i = 0; i < n; i++) {
 		t[i] = thread_create("stream", stream_reader, &s, (int)(i % ncpus));
 		ASSERT_NOT_NULL(t[i]);
 	}
 	while (__atomic_load_n(&s.reader_acquisitions, __ATOMIC_RELAXED) < 200)
-		yield();	/* the stream is flowing */
-	down_write(&s.sem);
-	__atomic_store_n(&s.writer_got, true, __ATOMIC_RELEASE);
-	up_write(&s.sem);
+		yield();	/* the stream is flowing, sharing with us */
+	struct thread *w = thread_create("writer", starving_writer, &s, THREAD_ANY_CPU);
+	ASSERT_NOT_NULL(w);
+	/* No reader queues while nobody waits: the first waiter is the writer. */
+	while (rwsem_waiters(&s.sem) < 1)
+		yield();
+	EXPECT_FALSE(__atomic_load_n(&s.writer_got, __ATOMIC_ACQUIRE));
+	__atomic_store_n(&s.writer_queued, true, __ATOMIC_RELEASE);
+	/* Every reader now comes back and must queue behind the writer. */
+	unsigned waiting;
+	while ((waiting = rwsem_waiters(&s.sem)) < n + 1 &&
+	       !__atomic_load_n(&s.overtakes, __ATOMIC_ACQUIRE))
+		yield();
+	EXPECT_EQ(waiting, n + 1);	/* the writer, then all n readers */
+	EXPECT_EQ(rwsem_readers(&s.sem), 1u);	/* only us */
+	up_read(&s.sem);
+	thread_join(w);
 	__atomic_store_n(&s.writer_done, true, __ATOMIC_RELEASE);
 	for (unsigned i = 0; i < n; i++)
 		thread_join(t[i]);
-	/* Once the writer is queued, no reader arriving after it gets in first,
-	 * however many keep coming (FIFO: they queue behind it). */
+	EXPECT_TRUE(s.writer_got);
+	EXPECT_EQ(s.writer_saw_readers, 0u);
 	EXPECT_EQ(s.overtakes, 0u);
 	EXPECT_GT(s.reader_acquisitions, 200u);
 }

@@ -15,6 +15,10 @@
 #include "kernel/shrinker.h"
 #include "kernel/string.h"
 #include "kernel/thread.h"
+#include "kernel/race.h"
+#include "kernel/random.h"
+#include "kernel/sched.h"
+#include "arch/x86_64/cpu.h"
 
 /* Look "<prefix><i>" up in dir and drop it; the lookup's error or 0. */
 static int look(struct dentry *dir, const char *prefix, unsigned i)
@@ -116,9 +120,67 @@ static void lookups_survive_exhaustion(void)
 	slowfs_unmount(sb);
 }
 
+struct shrink_loop {
+	bool stop;
+	unsigned evicted;
+};
+
+static int shrink_loop(void *p)
+{
+	struct shrink_loop *a = p;
+	while (!__atomic_load_n(&a->stop, __ATOMIC_ACQUIRE))
+		a->evicted += icache_shrink(2);
+	return 0;
+}
+
+/*
+ * The inode shrinker against umount: the shrinker takes a file's inode
+ * off the LRU and (in a race window) is slow to evict it while slowfs
+ * unmounts and frees its super block.  The evict must not touch a freed
+ * sb: umount waits for it.  Unfixed, the evict reads the slab poison
+ * where s_op was and the kernel faults.  The shrinker starts at a random
+ * moment (seeded) before the umount.
+ */
+static void inode_shrinker_races_umount(void)
+{
+	struct prng rng;
+	prng_seed(&rng, ktest_seed());
+	bool jitter = race_jitter_on(ktest_seed());
+	uint64_t waits0 = icache_evict_sb_waits(), inodes0 = icache_live();
+	unsigned rounds = 32, evicted = 0;
+	static struct shrink_loop a;
+
+	for (unsigned r = 0; r < rounds; r++) {
+		struct super_block *sb = slowfs_mount(0, 24, 0);
+		ASSERT_NOT_NULL(sb);
+		for (unsigned i = 0; i < 24; i++)
+			ASSERT_EQ(look(sb->s_root, "f", i), 0);
+		d_prune_unused(sb->s_root);	/* 24 unused inodes on the LRU */
+		a = (struct shrink_loop){ .stop = false };
+		struct thread *t = thread_create("ishrink", shrink_loop, &a, (int)(r % ncpus));
+		ASSERT_NOT_NULL(t);
+		if (prng_below(&rng, 2))
+			yield();
+		for (unsigned i = prng_below(&rng, 20000); i; i--)
+			cpu_relax();
+		slowfs_unmount(sb);
+		__atomic_store_n(&a.stop, true, __ATOMIC_RELEASE);
+		thread_join(t);	/* before the next mount can reuse sb's memory */
+		evicted += a.evicted;
+	}
+	if (jitter)
+		race_jitter_off();
+	uint64_t waits = icache_evict_sb_waits() - waits0;
+	kprintf("    # %u rounds: the shrinker evicted %u inodes; umount waited for it %lu times\n",
+		rounds, evicted, waits);
+	EXPECT_GT(evicted, 0u);
+	EXPECT_LE(icache_live(), inodes0);
+}
+
 static const struct ktest_case shrinker_cases[] = {
 	KTEST_CASE(oldest_unused_go_first),
 	KTEST_CASE(unused_inodes_stay_cached),
 	KTEST_CASE(lookups_survive_exhaustion),
+	KTEST_CASE(inode_shrinker_races_umount),
 };
 KTEST_SUITE(shrinker, shrinker_cases);

@@ -6,6 +6,9 @@
 #include "kernel/sched.h"
 #include "kernel/time.h"
 #include "kernel/waitqueue.h"
+#include "kernel/kprintf.h"
+#include "kernel/race.h"
+#include "kernel/random.h"
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/percpu.h"
 
@@ -190,14 +193,156 @@ static void complete_one_then_all(void)
 	EXPECT_TRUE(try_wait_for_completion(&c));	/* stays complete */
 }
 
+/* Truly asleep: in a wait, off every CPU and run queue.  Nothing but a
+ * wake-up can change that, so a test can tell "asleep for good" from
+ * "about to run" without timing anything. */
+static bool asleep(struct thread *t)
+{
+	int st = __atomic_load_n(&t->state, __ATOMIC_ACQUIRE);
+	return (st == THREAD_SLEEPING || st == THREAD_KILLABLE) &&
+	       !__atomic_load_n(&t->on_rq, __ATOMIC_ACQUIRE) &&
+	       !__atomic_load_n(&t->on_cpu, __ATOMIC_ACQUIRE);
+}
+
+/* Asleep, and stays so across a yield: nobody is about to wake it. */
+static bool asleep_for_good(struct thread *t)
+{
+	uint64_t sw = __atomic_load_n(&t->switches_in, __ATOMIC_ACQUIRE);
+	if (!asleep(t))
+		return false;
+	yield();
+	return asleep(t) && __atomic_load_n(&t->switches_in, __ATOMIC_ACQUIRE) == sw;
+}
+
+struct cwait {
+	struct completion *c;
+	int mode;                   /* CW_KILLABLE, CW_TIMEOUT or CW_FOREVER */
+	long ticks;                 /* CW_TIMEOUT */
+	long ret;
+	bool exited;
+};
+enum { CW_KILLABLE, CW_TIMEOUT };
+
+static int cwaiter(void *p)
+{
+	struct cwait *a = p;
+	if (a->mode == CW_TIMEOUT)
+		a->ret = wait_for_completion_timeout(a->c, a->ticks);
+	else
+		a->ret = wait_for_completion_killable(a->c);
+	__atomic_store_n(&a->exited, true, __ATOMIC_RELEASE);
+	return 0;
+}
+
 static void completion_timeout_and_kill(void)
 {
-	struct completion c;
+	static struct completion c;
 	init_completion(&c);
 	EXPECT_EQ(wait_for_completion_timeout(&c, 2), 0);
 	complete(&c);
 	EXPECT_GT(wait_for_completion_timeout(&c, 2), 0);
 	EXPECT_FALSE(try_wait_for_completion(&c));	/* the one completion was consumed */
+
+	/* A killed waiter leaves with -EINTR and off the queue, consuming nothing. */
+	static struct cwait a;
+	a = (struct cwait){ .c = &c, .mode = CW_KILLABLE };
+	struct thread *t = thread_create("killme", cwaiter, &a, THREAD_ANY_CPU);
+	ASSERT_NOT_NULL(t);
+	while (waitqueue_length(&c.wq) < 1 || !asleep(t))
+		yield();
+	thread_kill(t);
+	bool stuck = false;
+	while (!__atomic_load_n(&a.exited, __ATOMIC_ACQUIRE))
+		if (asleep_for_good(t)) {	/* the kill did not end its wait */
+			stuck = true;
+			complete(&c);
+			break;
+		}
+	thread_join(t);
+	EXPECT_FALSE(stuck);
+	EXPECT_EQ(a.ret, -EINTR);
+	EXPECT_EQ(waitqueue_length(&c.wq), 0u);
+	if (!stuck) {
+		complete(&c);
+		EXPECT_TRUE(try_wait_for_completion(&c));	/* it was still there */
+	}
+	EXPECT_FALSE(try_wait_for_completion(&c));
+}
+
+/*
+ * Two exclusive waiters, A then B.  A leaves (killed, or out of time)
+ * while complete() runs: whichever way that falls, exactly one of them
+ * gets the completion.  Without the pass-on, complete() can wake A just as
+ * it leaves empty-handed, and B sleeps for good with done == 1.  A's exit
+ * path has a race_window, and the kill and complete() come at random
+ * moments from the seed.
+ */
+static void leaving_waiter_passes_wakeup_on(void)
+{
+	static struct completion c;
+	static struct cwait a, b;
+	struct prng rng;
+	unsigned rounds = 240 / ncpus, a_left = 0, lost = 0, a_got = 0;
+	prng_seed(&rng, ktest_seed());
+	bool jitter = race_jitter_on(ktest_seed());
+
+	for (unsigned r = 0; r < rounds; r++) {
+		init_completion(&c);
+		int mode = r & 1 ? CW_TIMEOUT : CW_KILLABLE;
+		a = (struct cwait){ .c = &c, .mode = mode, .ticks = 1 + (long)prng_below(&rng, 3) };
+		b = (struct cwait){ .c = &c, .mode = CW_KILLABLE };
+		struct thread *ta = thread_create("A", cwaiter, &a, (int)(r % ncpus));
+		ASSERT_NOT_NULL(ta);
+		while (!__atomic_load_n(&a.exited, __ATOMIC_ACQUIRE) &&
+		       (waitqueue_length(&c.wq) < 1 || !asleep(ta)))
+			yield();
+		struct thread *tb = thread_create("B", cwaiter, &b, (int)((r + 1) % ncpus));
+		ASSERT_NOT_NULL(tb);
+		while (!asleep(tb))
+			yield();	/* B's only sleep is its wait: it is queued behind A */
+		if (mode == CW_KILLABLE) {
+			for (unsigned i = prng_below(&rng, 3000); i; i--)
+				cpu_relax();
+			thread_kill(ta);
+		} else {
+			while (asleep(ta))
+				yield();	/* its time ran out: it is on its way out */
+		}
+		if (prng_below(&rng, 2))
+			yield();
+		for (unsigned i = prng_below(&rng, 3000); i; i--)
+			cpu_relax();
+		complete(&c);
+		thread_join(ta);
+		bool a_consumed = mode == CW_KILLABLE ? a.ret == 0 : a.ret > 0;
+		if (mode == CW_KILLABLE)
+			EXPECT_TRUE(a.ret == 0 || a.ret == -EINTR);
+		if (a_consumed) {
+			a_got++;
+			complete(&c);	/* B's turn */
+		} else {
+			a_left++;
+		}
+		/* B must get through; "asleep for good, queued, done != 0" is lost. */
+		while (!__atomic_load_n(&b.exited, __ATOMIC_ACQUIRE)) {
+			if (waitqueue_length(&c.wq) == 1 && __atomic_load_n(&c.done, __ATOMIC_ACQUIRE) &&
+			    asleep_for_good(tb) && waitqueue_length(&c.wq) == 1) {
+				if (!lost++)
+					kprintf("    # lost wake-up in round %u (A %s, ret %ld): done=%u, B asleep\n",
+						r, mode == CW_KILLABLE ? "killed" : "timed out", a.ret, c.done);
+				thread_kill(tb);	/* to end the round */
+				break;
+			}
+			yield();
+		}
+		thread_join(tb);
+		EXPECT_EQ(waitqueue_length(&c.wq), 0u);
+	}
+	if (jitter)
+		race_jitter_off();
+	kprintf("    # %u rounds: A left empty-handed %u times, took it %u times; lost %u\n",
+		rounds, a_left, a_got, lost);
+	EXPECT_EQ(lost, 0u);
 }
 
 static const struct ktest_case waitqueue_cases[] = {
@@ -206,5 +351,6 @@ static const struct ktest_case waitqueue_cases[] = {
 	KTEST_CASE(timeout_reports_what_happened),
 	KTEST_CASE(complete_one_then_all),
 	KTEST_CASE(completion_timeout_and_kill),
+	KTEST_CASE(leaving_waiter_passes_wakeup_on),
 };
 KTEST_SUITE(waitqueue, waitqueue_cases);

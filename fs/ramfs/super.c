@@ -19,16 +19,14 @@ static const struct super_operations ramfs_super_ops;
 struct inode *ramfs_new_inode(struct super_block *sb, uint32_t mode)
 {
 	struct ramfs_sb *rs = sb->s_fs_info;
-	bool is_new;
-	struct inode *inode = iget(sb, __atomic_fetch_add(&rs->next_ino, 1, __ATOMIC_RELAXED), &is_new);
+	struct inode *inode = iget_locked(sb, __atomic_fetch_add(&rs->next_ino, 1, __ATOMIC_RELAXED));
 	if (!inode)
 		return NULL;
 	inode_init_new(inode, mode);
 	if (S_ISDIR(mode)) {
 		struct ramfs_dir *rd = kzalloc(sizeof(*rd));
 		if (!rd) {
-			inode->i_nlink = 0;
-			iput(inode);
+			iget_failed(inode);
 			return NULL;
 		}
 		list_init(&rd->entries);
@@ -40,8 +38,7 @@ struct inode *ramfs_new_inode(struct super_block *sb, uint32_t mode)
 	} else if (S_ISREG(mode)) {
 		struct ramfs_file *rf = kzalloc(sizeof(*rf));
 		if (!rf) {
-			inode->i_nlink = 0;
-			iput(inode);
+			iget_failed(inode);
 			return NULL;
 		}
 		inode->i_private = rf;
@@ -50,6 +47,7 @@ struct inode *ramfs_new_inode(struct super_block *sb, uint32_t mode)
 	} else {
 		inode->i_op = &ramfs_symlink_ops;
 	}
+	unlock_new_inode(inode);
 	return inode;
 }
 

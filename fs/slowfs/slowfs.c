@@ -107,13 +107,13 @@ static int slowfs_lookup(struct inode *dir, struct dentry *d)
 		sleep_ms(fs->latency_ms);
 	struct inode *inode = NULL;
 	if (!err && idx >= 0) {
-		bool is_new;
-		inode = iget(dir->i_sb, 2 + (uint64_t)idx, &is_new);
+		inode = iget_locked(dir->i_sb, 2 + (uint64_t)idx);
 		if (!inode)
 			err = -ENOMEM;
-		else if (is_new) {
+		else if (inode->i_state & I_NEW) {
 			inode_init_new(inode, S_IFREG | 0644);
 			inode->i_op = &slowfs_file_ops;
+			unlock_new_inode(inode);
 		}
 	}
 	if (idx >= 0)
@@ -168,8 +168,7 @@ struct super_block *slowfs_mount(unsigned latency_ms, unsigned nnames, unsigned 
 	struct slowfs *fs = kzalloc(sizeof(*fs));
 	unsigned *calls = kcalloc(nnames ? nnames : 1, sizeof(unsigned));
 	unsigned *busy = kcalloc(nnames ? nnames : 1, sizeof(unsigned));
-	bool is_new;
-	struct inode *root = sb ? iget(sb, 1, &is_new) : NULL;
+	struct inode *root = sb ? iget_locked(sb, 1) : NULL;
 	if (!sb || !fs || !calls || !busy || !root)
 		goto fail;
 	*fs = (struct slowfs){ .latency_ms = latency_ms, .nnames = nnames, .gate = gate,
@@ -183,10 +182,13 @@ struct super_block *slowfs_mount(unsigned latency_ms, unsigned nnames, unsigned 
 	sb_init(sb, &slowfs_type, NULL);
 	sb->s_fs_info = fs;
 	sb->s_root = d_make_root(sb, root);
-	if (sb->s_root)
+	if (sb->s_root) {
+		unlock_new_inode(root);
 		return sb;
+	}
 fail:
-	iput(root);
+	if (root)
+		iget_failed(root);	/* freed now: the sb goes too */
 	kfree(busy);
 	kfree(calls);
 	kfree(fs);
