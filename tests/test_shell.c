@@ -204,6 +204,27 @@ static void errors(void)
 	kfree(line);
 }
 
+/* A trailing ; or & adds no command: SH_MAX_CMDS commands with one after
+ * the last are accepted, one more command is not. */
+static void full_line_with_a_trailing_separator(void)
+{
+	static char line[8 * SH_MAX_CMDS];
+	for (const char *end = ";&"; *end; end++) {
+		line[0] = '\0';
+		for (int i = 0; i < SH_MAX_CMDS; i++)
+			snprintf(line + strlen(line), sizeof(line) - strlen(line), "c%d%c ", i, *end);
+		struct sh_line *pl = parse_ok(line, 0);
+		ASSERT_EQ(pl->ncmds, (unsigned)SH_MAX_CMDS);
+		EXPECT_STREQ(pl->cmds[SH_MAX_CMDS - 1].argv[0], "c15");
+		EXPECT_EQ(pl->cmds[SH_MAX_CMDS - 1].background, *end == '&');
+		strlcpy(line + strlen(line), "# and a comment", sizeof(line) - strlen(line));
+		EXPECT_EQ(parse_ok(line, 0)->ncmds, (unsigned)SH_MAX_CMDS);
+		size_t at = strlen(line) - strlen("# and a comment");
+		strlcpy(line + at, "c16", sizeof(line) - at);
+		expect_error(line, "too many commands on one line");
+	}
+}
+
 static const struct ktest_case parse_cases[] = {
 	KTEST_CASE(words),
 	KTEST_CASE(blank_and_comment_lines),
@@ -212,6 +233,7 @@ static const struct ktest_case parse_cases[] = {
 	KTEST_CASE(sequences_and_background),
 	KTEST_CASE(redirections),
 	KTEST_CASE(errors),
+	KTEST_CASE(full_line_with_a_trailing_separator),
 };
 KTEST_SUITE(shell_parse, parse_cases);
 
