@@ -367,12 +367,35 @@ static void ctrl_c_and_full_line(void)
 	EXPECT_EQ(strlen(le.buf), (size_t)LE_MAX - 1);
 }
 
+/* A lone ESC (the Escape key) must not eat the next key: a control byte
+ * ends an unfinished sequence and acts as itself. */
+static void lone_escape(void)
+{
+	static struct line_editor le;
+	expect_line("ab\x1b\r", "ab");
+	expect_line("ab\x1b[\r", "ab");		/* in the middle of a CSI */
+	expect_line("ab\x1b[1;\n", "ab");
+	expect_line("ab\x1bO\r", "ab");		/* and of an SS3 */
+	expect_line("a\x1b\x1b[Db\r", "ba");		/* ESC ESC [ D: the second ESC starts over */
+	expect_line("a\x1b\x7f" "b\r", "b");		/* Backspace after ESC still deletes */
+	expect_line("a\x1bxb\r", "ab");		/* ESC and a printable byte: dropped, as before */
+	le_begin(&le, NULL, NULL, NULL);
+	EXPECT_EQ(feed(&le, "rm -r /\x1b\x03"), LE_INTR);
+	EXPECT_STREQ(le.buf, "");
+	le_begin(&le, NULL, NULL, NULL);
+	EXPECT_EQ(feed(&le, "x\x1b[2\x03"), LE_INTR);
+	le_begin(&le, NULL, NULL, NULL);
+	EXPECT_EQ(feed(&le, "ok\r"), LE_LINE);	/* the editor is back to normal */
+	EXPECT_STREQ(le.buf, "ok");
+}
+
 static const struct ktest_case lineedit_cases[] = {
 	KTEST_CASE(typing_and_enter),
 	KTEST_CASE(backspace_and_kill),
 	KTEST_CASE(cursor_keys),
 	KTEST_CASE(history),
 	KTEST_CASE(ctrl_c_and_full_line),
+	KTEST_CASE(lone_escape),
 };
 KTEST_SUITE(shell_lineedit, lineedit_cases);
 
