@@ -10,12 +10,16 @@
  *    wait (sleep) and the rest of its line; background jobs with jobs,
  *    wait and kill; Ctrl-C ends a `wait` and leaves the job running.
  *    None of these need the file layer.
+ *  - shell_files: the shell on files, in a sandbox: cat after a failed
+ *    write.
  */
 #include "kernel/ktest.h"
 #include "kernel/shell/job.h"
 #include "kernel/shell/lineedit.h"
 #include "kernel/shell/parse.h"
 #include "kernel/shell/shell.h"
+#include "tests/sandbox.h"
+#include "fs/syscalls.h"
 #include "kernel/errno.h"
 #include "kernel/kmalloc.h"
 #include "kernel/kprintf.h"
@@ -571,3 +575,47 @@ static const struct ktest_case exec_cases[] = {
 	KTEST_CASE_TIMEOUT(background_jobs, 60),
 };
 KTEST_SUITE(shell_exec, exec_cases);
+
+/* ---- the shell on files: a sandbox of its own ------------------------------ */
+
+static void write_file(const char *path, const char *text)
+{
+	int fd = sys_open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	ASSERT_GE(fd, 0);
+	EXPECT_EQ(sys_write(fd, text, strlen(text)), (long)strlen(text));
+	sys_close(fd);
+}
+
+/* A failed write ends cat: it reads no further file (the count it tested
+ * for a read error was never set when the loop stopped at a write error). */
+static void cat_stops_at_a_write_error(void)
+{
+	struct sandbox box;
+	sandbox_enter(&box, "shell-cat");
+	struct shell *sh = new_shell(&term);
+	ASSERT_NOT_NULL(sh);
+	write_file("data", "hello\n");
+	write_file("more", "again\n");
+	int ro = sys_open("data", O_RDONLY, 0);	/* writes to it fail: EBADF */
+	ASSERT_GE(ro, 0);
+	struct sh_ctx c = { sh, sh_find_command("cat"), ro, 0 };
+	char *argv[] = { "cat", "data", "nosuch", "more", NULL };
+	EXPECT_EQ(c.cmd->fn(&c, 4, argv), 1);
+	EXPECT_EQ(c.write_error, -EBADF);
+	if (!EXPECT_STREQ(term.out, ""))
+		kprintf("# cat went on after the failed write\n");
+	sys_close(ro);
+
+	/* Through the shell: the job says why, once. */
+	clear(&term);
+	sys_mkdir("dir", 0755);
+	EXPECT_EQ(sh_run_line(sh, "cat data > dir"), 1);
+	EXPECT_TRUE(contains(term.out, "Is a directory"));
+	kfree(sh);
+	sandbox_leave(&box);
+}
+
+static const struct ktest_case files_cases[] = {
+	KTEST_CASE(cat_stops_at_a_write_error),
+};
+KTEST_SUITE(shell_files, files_cases);
