@@ -1,7 +1,7 @@
 /*
  * script.c: running shell scripts: `source FILE` and `script=PATH` at boot.
  *
- * A script is read whole (at most SCRIPT_MAX bytes) and run line by line
+ * A script is read whole (at most SCRIPT_MAX bytes, 64 KiB) and run line by line
  * as if typed.  With echo_commands set (boot scripts), each line is
  * printed after the prompt before it runs, so the serial log reads as a
  * transcript of a session; blank lines and comment-only lines are not
@@ -52,16 +52,18 @@ static int read_file(const char *path, char **out)
 	int fd = sys_open(path, O_RDONLY, 0);
 	if (fd < 0)
 		return fd;
-	char *buf = kmalloc(SCRIPT_MAX + 1);
+	/* Room for one byte past the limit, so that a file of exactly
+	 * SCRIPT_MAX bytes is told from a longer one, and for the NUL. */
+	char *buf = kmalloc(SCRIPT_MAX + 2);
 	long total = 0, n = 0;
 	if (!buf) {
 		sys_close(fd);
 		return -ENOMEM;
 	}
-	while (total < SCRIPT_MAX && (n = sys_read(fd, buf + total, (size_t)(SCRIPT_MAX - total))) > 0)
+	while (total <= SCRIPT_MAX && (n = sys_read(fd, buf + total, (size_t)(SCRIPT_MAX + 1 - total))) > 0)
 		total += n;
 	sys_close(fd);
-	if (n < 0 || total == SCRIPT_MAX) {
+	if (n < 0 || total > SCRIPT_MAX) {
 		kfree(buf);
 		return n < 0 ? (int)n : -EFBIG;
 	}
