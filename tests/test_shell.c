@@ -11,7 +11,7 @@
  *    wait and kill; Ctrl-C ends a `wait` and leaves the job running.
  *    None of these need the file layer.
  *  - shell_files: the shell on files, in a sandbox: cat after a failed
- *    write.
+ *    write; script=DIR with a long name and with too many scripts.
  */
 #include "kernel/ktest.h"
 #include "kernel/shell/job.h"
@@ -19,6 +19,7 @@
 #include "kernel/shell/parse.h"
 #include "kernel/shell/shell.h"
 #include "tests/sandbox.h"
+#include "fs/fs.h"
 #include "fs/syscalls.h"
 #include "kernel/errno.h"
 #include "kernel/kmalloc.h"
@@ -615,7 +616,47 @@ static void cat_stops_at_a_write_error(void)
 	sandbox_leave(&box);
 }
 
+/* script=DIR: a long name runs like any other; a directory with more
+ * scripts than the shell keeps is refused whole, with a message, rather
+ * than run in part without a word. */
+static void script_directory(void)
+{
+	struct sandbox box;
+	sandbox_enter(&box, "shell-dir");
+	struct shell *sh = new_shell(&term);
+	ASSERT_NOT_NULL(sh);
+	static char path[PATH_MAX], dir[128];
+
+	snprintf(dir, sizeof(dir), "%s/long", box.path);
+	ASSERT_EQ(sys_mkdir(dir, 0755), 0);
+	snprintf(path, sizeof(path), "%s/a.sh", dir);
+	write_file(path, "echo ran a\n");
+	size_t n = (size_t)snprintf(path, sizeof(path), "%s/b", dir);
+	while (n < strlen(dir) + 1 + 200)
+		path[n++] = 'b';
+	strlcpy(path + n, ".sh", sizeof(path) - n);	/* a 204-byte name */
+	write_file(path, "echo ran the long one\n");
+	EXPECT_EQ(sh_run_script_dir(sh, dir), 0);
+	if (!EXPECT_STREQ(term.out, "ran a\nran the long one\n"))
+		kprintf("# output: %s\n", term.out);
+
+	clear(&term);
+	snprintf(dir, sizeof(dir), "%s/many", box.path);
+	ASSERT_EQ(sys_mkdir(dir, 0755), 0);
+	for (int i = 0; i <= 64; i++) {
+		snprintf(path, sizeof(path), "%s/s%02d.sh", dir, i);
+		write_file(path, "echo ran one\n");
+	}
+	EXPECT_NE(sh_run_script_dir(sh, dir), 0);
+	EXPECT_TRUE(contains(term.out, "65 scripts, more than the 64 a directory may hold: none run"));
+	EXPECT_FALSE(contains(term.out, "ran one"));
+	kfree(sh);
+	sys_chdir(box.path);
+	sandbox_leave(&box);
+}
+
 static const struct ktest_case files_cases[] = {
 	KTEST_CASE(cat_stops_at_a_write_error),
+	KTEST_CASE(script_directory),
 };
 KTEST_SUITE(shell_files, files_cases);

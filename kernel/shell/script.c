@@ -10,7 +10,8 @@
  * running when a boot script ends are waited for.
  *
  * script=PATH names a file, or a directory whose *.sh files run in name
- * order (each starting in /).  Around each, the boot prints
+ * order (each starting in /; at most MAX_SCRIPTS of them: a directory with
+ * more is refused whole, never run in part).  Around each, the boot prints
  *     sh: script PATH
  *     sh: script PATH: status N
  * which tests/shell/run.py cuts the log at.
@@ -19,6 +20,7 @@
  */
 #include "kernel/shell/job.h"
 #include "kernel/shell/shell.h"
+#include "fs/fs.h"
 #include "fs/syscalls.h"
 #include "kernel/cmdline.h"
 #include "kernel/errno.h"
@@ -146,8 +148,9 @@ static bool is_script_name(const char *name)
 	return n > 3 && strcmp(name + n - 3, ".sh") == 0;
 }
 
-/* The *.sh names in dir, sorted, into names[]; returns how many. */
-static int list_scripts(int fd, char names[][64], int max)
+/* The *.sh names in dir, sorted, into names[]; returns how many there
+ * are (more than max: only max were kept) or an error. */
+static int list_scripts(int fd, char names[][NAME_MAX + 1], int max)
 {
 	char *buf = kmalloc(4096);
 	int count = 0;
@@ -157,41 +160,50 @@ static int list_scripts(int fd, char names[][64], int max)
 	while ((n = sys_getdents(fd, buf, 4096)) > 0)
 		for (long off = 0; off < n;) {
 			struct linux_dirent64 *d = (struct linux_dirent64 *)(buf + off);
-			if (is_script_name(d->d_name) && strlen(d->d_name) < 64 && count < max)
-				strlcpy(names[count++], d->d_name, 64);
+			if (is_script_name(d->d_name) && count++ < max)
+				strlcpy(names[count - 1], d->d_name, NAME_MAX + 1);
 			off += d->d_reclen;
 		}
 	kfree(buf);
-	for (int i = 1; i < count; i++)	/* insertion sort: a few names */
+	int kept = count < max ? count : max;
+	for (int i = 1; i < kept; i++)	/* insertion sort: a few names */
 		for (int k = i; k > 0 && strcmp(names[k - 1], names[k]) > 0; k--) {
-			char tmp[64];
-			strlcpy(tmp, names[k], 64);
-			strlcpy(names[k], names[k - 1], 64);
-			strlcpy(names[k - 1], tmp, 64);
+			char tmp[NAME_MAX + 1];
+			strlcpy(tmp, names[k], sizeof(tmp));
+			strlcpy(names[k], names[k - 1], sizeof(tmp));
+			strlcpy(names[k - 1], tmp, sizeof(tmp));
 		}
 	return n < 0 ? (int)n : count;
 }
 
-/* Run every script in the directory open at fd (closes it). */
-static int boot_directory(struct shell *sh, int fd)
+int sh_run_script_dir(struct shell *sh, const char *dir)
 {
-	char (*names)[64] = kmalloc(MAX_SCRIPTS * 64);
-	char path[sizeof(script_path) + 64];
-	int failed = 0;
-	if (!names) {
-		sys_close(fd);
+	int fd = sys_open(dir, O_RDONLY | O_DIRECTORY, 0);
+	if (fd < 0) {
+		sh_term_printf(sh, "sh: %s: %s\n", dir, sh_strerror(fd));
 		return 1;
 	}
-	int count = list_scripts(fd, names, MAX_SCRIPTS);
+	/* Every name a directory can hold fits (NAME_MAX): none is skipped. */
+	char (*names)[NAME_MAX + 1] = kmalloc(MAX_SCRIPTS * (NAME_MAX + 1));
+	char *path = kmalloc(PATH_MAX);
+	int failed = 0, count = names && path ? list_scripts(fd, names, MAX_SCRIPTS) : -ENOMEM;
 	sys_close(fd);
-	if (count <= 0)
-		kprintf("sh: %s: %s\n", script_path, count < 0 ? sh_strerror(count) : "no *.sh scripts");
-	for (int i = 0; i < count; i++) {
-		snprintf(path, sizeof(path), "%s/%s", script_path, names[i]);
+	if (count > MAX_SCRIPTS)	/* running some of them would hide the rest */
+		sh_term_printf(sh, "sh: %s: %d scripts, more than the %d a directory may hold: none run\n",
+			       dir, count, MAX_SCRIPTS);
+	else if (count <= 0)
+		sh_term_printf(sh, "sh: %s: %s\n", dir, count < 0 ? sh_strerror(count) : "no *.sh scripts");
+	for (int i = 0; i < count && count <= MAX_SCRIPTS; i++) {
+		if (snprintf(path, PATH_MAX, "%s/%s", dir, names[i]) >= PATH_MAX) {
+			sh_term_printf(sh, "sh: %s/%s: %s\n", dir, names[i], sh_strerror(-ENAMETOOLONG));
+			failed++;
+			continue;
+		}
 		failed += boot_one(sh, path) != 0;
 	}
+	kfree(path);
 	kfree(names);
-	return count <= 0 || failed;
+	return count <= 0 || count > MAX_SCRIPTS || failed;
 }
 
 int shell_boot_script(void)
@@ -201,8 +213,8 @@ int shell_boot_script(void)
 		return 0;
 	shell_init_console(&sh, false);
 	sh.echo_commands = true;
-	int fd = sys_open(script_path, O_RDONLY | O_DIRECTORY, 0);
-	if (fd < 0)
-		return boot_one(&sh, script_path);
-	return boot_directory(&sh, fd);	/* closes fd */
+	struct kstat st;
+	if (sys_stat(script_path, &st) == 0 && S_ISDIR(st.mode))
+		return sh_run_script_dir(&sh, script_path);
+	return boot_one(&sh, script_path);
 }

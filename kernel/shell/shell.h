@@ -62,6 +62,10 @@ int sh_run_line(struct shell *sh, const char *line);
 /* Run a script file, line by line; returns its status (`exit N`, 130
  * after Ctrl-C, else the last command's). */
 int sh_run_script(struct shell *sh, const char *path);
+/* Run every *.sh in the directory dir (absolute), in name order, each
+ * between the "sh: script PATH" markers script= prints; 0 if all gave 0.
+ * A directory with more than 64 scripts is refused, with a message. */
+int sh_run_script_dir(struct shell *sh, const char *dir);
 /* Wait for every background job, and forget them. */
 void sh_wait_all(struct shell *sh);
 
