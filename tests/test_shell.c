@@ -11,7 +11,8 @@
  *    wait and kill; Ctrl-C ends a `wait` and leaves the job running.
  *    None of these need the file layer.
  *  - shell_files: the shell on files, in a sandbox: cat after a failed
- *    write; script=DIR with a long name and with too many scripts.
+ *    write; script=DIR with a long name and with too many scripts;
+ *    Ctrl-C in a sourced script ends its whole line.
  */
 #include "kernel/ktest.h"
 #include "kernel/shell/job.h"
@@ -655,8 +656,46 @@ static void script_directory(void)
 	sandbox_leave(&box);
 }
 
+/* Ctrl-C in a sourced script ends the whole command line: the rest of
+ * the script, the scripts that sourced it, and the line's later commands. */
+static void ctrl_c_ends_a_sourced_line(void)
+{
+	struct sandbox box;
+	sandbox_enter(&box, "shell-source");
+	struct shell *sh = new_shell(&term);
+	ASSERT_NOT_NULL(sh);
+	write_file("f", "sleep 80000\necho inside\n");
+	write_file("g", "source f\necho mid\n");
+	write_file("h", "echo fine\n");
+
+	term.quiet = 3;
+	term.input = "\x03";
+	EXPECT_EQ(sh_run_line(sh, "source f; echo after"), 130);
+	EXPECT_TRUE(sh->interrupted);
+	if (!EXPECT_FALSE(contains(term.out, "after")))
+		kprintf("# output: %s\n", term.out);
+	EXPECT_FALSE(contains(term.out, "inside"));
+
+	clear(&term);
+	term.quiet = 3;
+	term.input = "\x03";
+	EXPECT_EQ(sh_run_line(sh, "source g; echo after"), 130);
+	if (!EXPECT_STREQ(term.out, "^C\n"))
+		kprintf("# output: %s\n", term.out);
+
+	/* The next line runs as usual, and a script not interrupted does
+	 * not stop the line. */
+	clear(&term);
+	EXPECT_EQ(sh_run_line(sh, "source h; echo after"), 0);
+	EXPECT_STREQ(term.out, "fine\nafter\n");
+	EXPECT_FALSE(sh->interrupted);
+	kfree(sh);
+	sandbox_leave(&box);
+}
+
 static const struct ktest_case files_cases[] = {
 	KTEST_CASE(cat_stops_at_a_write_error),
 	KTEST_CASE(script_directory),
+	KTEST_CASE_TIMEOUT(ctrl_c_ends_a_sourced_line, 60),
 };
 KTEST_SUITE(shell_files, files_cases);

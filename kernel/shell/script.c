@@ -6,7 +6,8 @@
  * printed after the prompt before it runs, so the serial log reads as a
  * transcript of a session; blank lines and comment-only lines are not
  * printed.  `exit N` ends the script with status N; Ctrl-C ends it with
- * 130; otherwise its status is its last command's.  Background jobs still
+ * 130, and the command line that sourced it with it (Ctrl-C ends a whole
+ * line); otherwise its status is its last command's.  Background jobs still
  * running when a boot script ends are waited for.
  *
  * script=PATH names a file, or a directory whose *.sh files run in name
@@ -120,8 +121,10 @@ int sh_run_script(struct shell *sh, const char *path)
 	if (sh->interrupted)
 		sh->status = 130;
 	sh->exiting = false;	/* `exit` ends the script it is in, not the one that sourced it */
-	if (--sh->depth == 0)
-		sh->interrupted = false;
+	/* Ctrl-C, though, ends the whole command line: `interrupted` stays
+	 * set so that the line that sourced this script (and any script
+	 * that sourced that one) stops too; the next line clears it. */
+	sh->depth--;
 	return sh->status;
 }
 
@@ -136,6 +139,7 @@ static int boot_one(struct shell *sh, const char *path)
 {
 	kprintf("sh: script %s\n", path);
 	sys_chdir("/");
+	sh->interrupted = false;	/* each boot script starts afresh */
 	int status = sh_run_script(sh, path);
 	sh_wait_all(sh);
 	kprintf("sh: script %s: status %d\n", path, status);
