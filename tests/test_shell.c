@@ -8,7 +8,8 @@
  *  - shell_exec: a shell on a scripted terminal: output, $?, unknown
  *    commands and bad usage; Ctrl-C ends a command blocked in a killable
  *    wait (sleep) and the rest of its line; background jobs with jobs,
- *    wait and kill; Ctrl-C ends a `wait` and leaves the job running.
+ *    wait and kill; Ctrl-C ends a `wait` and leaves the job running;
+ *    ktest and bench run one at a time.
  *    None of these need the file layer.
  *  - shell_files: the shell on files, in a sandbox: cat after a failed
  *    write; script=DIR with a long name and with too many scripts;
@@ -571,10 +572,45 @@ static void background_jobs(void)
 	kfree(sh);
 }
 
+/* ktest and bench share the runner's global state: while one runs, a
+ * second (in the foreground or with &) is refused at once and never
+ * starts.  This case runs inside the self-test runner, so it holds the
+ * slot as a running `ktest` would (if the shell's own `ktest` started
+ * this run, that one holds it already). */
+static void ktest_and_bench_one_at_a_time(void)
+{
+	struct shell *sh = new_shell(&term);
+	ASSERT_NOT_NULL(sh);
+	bool mine = sh_exclusive_begin("ktest");
+	EXPECT_EQ(sh_run_line(sh, "ktest shell_parse"), 1);
+	EXPECT_TRUE(contains(term.out, "sh: ktest: ktest is already running"));
+	clear(&term);
+	EXPECT_EQ(sh_run_line(sh, "ktest shell_parse &"), 1);
+	EXPECT_NULL(jobs_find(sh, 1));
+	EXPECT_EQ(sh_run_line(sh, "bench lookup_cost & echo next"), 0);
+	EXPECT_NULL(jobs_find(sh, 1));
+	if (!EXPECT_STREQ(term.out, "sh: ktest: ktest is already running (ktest and bench run one at a time)\n"
+			  "sh: bench: ktest is already running (ktest and bench run one at a time)\n"
+			  "next\n"))
+		kprintf("# output: %s\n", term.out);
+	if (mine) {
+		sh_exclusive_end();
+		/* Free again: a job takes the slot and gives it back as it
+		 * ends, in the foreground and in the background. */
+		EXPECT_EQ(sh_run_line(sh, "bench nosuch"), 2);	/* ran: its usage error */
+		EXPECT_EQ(sh_run_line(sh, "bench nosuch &"), 0);
+		EXPECT_EQ(sh_run_line(sh, "wait %1"), 2);
+		EXPECT_TRUE(sh_exclusive_begin("test"));
+		sh_exclusive_end();
+	}
+	kfree(sh);
+}
+
 static const struct ktest_case exec_cases[] = {
 	KTEST_CASE(output_and_status),
 	KTEST_CASE_TIMEOUT(ctrl_c_interrupts, 60),
 	KTEST_CASE_TIMEOUT(background_jobs, 60),
+	KTEST_CASE_TIMEOUT(ktest_and_bench_one_at_a_time, 60),
 };
 KTEST_SUITE(shell_exec, exec_cases);
 

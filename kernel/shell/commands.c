@@ -66,8 +66,8 @@ static const struct sh_command commands[] = {
 	{ "icache", cmd_icache, "", "inode cache counters", 0 },
 	{ "slab", cmd_slab, "", "every object cache with its live objects", 0 },
 	{ "locks", cmd_locks, "", "the lock validator's classes and dependencies", 0 },
-	{ "ktest", cmd_ktest, "[-l] [SUITE...]", "run self-test suites again (default: all; -l lists them)", 0 },
-	{ "bench", cmd_bench, "[NAME...]", "run benchmarks (default: all)", 0 },
+	{ "ktest", cmd_ktest, "[-l] [SUITE...]", "run self-test suites again (default: all; -l lists them)", SH_EXCLUSIVE },
+	{ "bench", cmd_bench, "[NAME...]", "run benchmarks (default: all)", SH_EXCLUSIVE },
 	{ "lat", cmd_lat, "PATH [COUNT]", "a latency histogram of COUNT stat() calls of PATH", 0 },
 	{ "fstest", cmd_fstest, "[ARGS...]", "the filesystem test program", 0 },
 };

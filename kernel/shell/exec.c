@@ -81,23 +81,39 @@ static int run_command(struct shell *sh, struct sh_cmd *cmd)
 			sys_close(fd);
 		return status;
 	}
+	bool exclusive = def->flags & SH_EXCLUSIVE;
+	if (exclusive && !sh_exclusive_begin(def->name)) {
+		const char *holder = sh_exclusive_holder();
+		sh_term_printf(sh, "sh: %s: %s is already running (ktest and bench run one at a time)\n",
+			       def->name, holder ? holder : "another");
+		if (fd >= 0)
+			sys_close(fd);
+		return 1;
+	}
 	struct sh_job *j = job_new(sh, def, cmd, fd);
 	if (!j) {
 		if (fd >= 0)
 			sys_close(fd);
+		if (exclusive)
+			sh_exclusive_end();
 		sh_term_printf(sh, "sh: %s: %s\n", cmd->argv[0], sh_strerror(-ENOMEM));
 		return 1;
 	}
+	j->exclusive = exclusive;
 	if (cmd->background && jobs_add(sh, j) < 0) {
 		sh_term_printf(sh, "sh: too many background jobs (`wait` for some)\n");
 		if (fd >= 0)
 			sys_close(fd);
 		kfree(j);
+		if (exclusive)
+			sh_exclusive_end();
 		return 1;
 	}
-	if (job_start(j) < 0) {
+	if (job_start(j) < 0) {	/* it freed j */
 		if (cmd->background)
 			jobs_remove(sh, j);
+		if (exclusive)
+			sh_exclusive_end();
 		sh_term_printf(sh, "sh: %s: cannot start a thread\n", cmd->argv[0]);
 		return 1;
 	}

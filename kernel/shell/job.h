@@ -31,6 +31,7 @@ struct sh_job {
 	int status;                    /* valid once done */
 	bool done;                     /* atomic */
 	bool killed;                   /* the shell thread_kill()ed it */
+	bool exclusive;                /* holds the SH_EXCLUSIVE slot until it ends */
 	struct wait_queue_head wq;     /* woken when done */
 };
 
@@ -57,6 +58,20 @@ void jobs_remove(struct shell *sh, struct sh_job *j);
 /* Interactive shells: print "[N] Done (status) text" for finished jobs
  * and forget them. */
 void jobs_report_done(struct shell *sh);
+
+/*
+ * The one slot SH_EXCLUSIVE commands share, machine-wide: the self-test
+ * runner and the benchmarks keep global state (the running case, its
+ * watchdog and seed; benchmark teams and mounts), so a second `ktest` or
+ * `bench` while one runs would corrupt the first.  The shell thread takes
+ * the slot when it makes the job (so `ktest & ktest` refuses the second
+ * at once, however the threads are scheduled); the job's thread gives it
+ * back as it ends, before `done`.  begin returns false if it is taken;
+ * holder names the command holding it (NULL: free).
+ */
+bool sh_exclusive_begin(const char *name);
+void sh_exclusive_end(void);
+const char *sh_exclusive_holder(void);
 
 /* Take a typed byte off the typeahead ring (-1 if empty), put one on. */
 int sh_ahead_get(struct shell *sh);

@@ -56,6 +56,8 @@ static int job_thread(void *arg)
 		status = 130;
 	if (j->ctx.out_fd >= 0)
 		sys_close(j->ctx.out_fd);
+	if (j->exclusive)
+		sh_exclusive_end();
 	j->status = status;
 	__atomic_store_n(&j->done, true, __ATOMIC_RELEASE);
 	wake_up_all(&j->wq);
@@ -136,6 +138,25 @@ void sh_wait_all(struct shell *sh)
 			job_free(j);
 		}
 	}
+}
+
+static const char *exclusive_holder;	/* atomic; NULL: the slot is free */
+
+bool sh_exclusive_begin(const char *name)
+{
+	const char *free = NULL;
+	return __atomic_compare_exchange_n(&exclusive_holder, &free, name, false, __ATOMIC_ACQUIRE,
+					   __ATOMIC_RELAXED);
+}
+
+void sh_exclusive_end(void)
+{
+	__atomic_store_n(&exclusive_holder, NULL, __ATOMIC_RELEASE);
+}
+
+const char *sh_exclusive_holder(void)
+{
+	return __atomic_load_n(&exclusive_holder, __ATOMIC_RELAXED);
 }
 
 int sh_ahead_get(struct shell *sh)
