@@ -13,7 +13,8 @@
  *    None of these need the file layer.
  *  - shell_files: the shell on files, in a sandbox: cat after a failed
  *    write; script=DIR with a long name and with too many scripts;
- *    Ctrl-C in a sourced script ends its whole line.
+ *    Ctrl-C in a sourced script ends its whole line; Ctrl-C reaches
+ *    redirections, cd and a script's read stuck on a gated slowfs.
  */
 #include "kernel/ktest.h"
 #include "kernel/shell/job.h"
@@ -22,6 +23,7 @@
 #include "kernel/shell/shell.h"
 #include "tests/sandbox.h"
 #include "fs/fs.h"
+#include "fs/slowfs/slowfs.h"
 #include "fs/syscalls.h"
 #include "kernel/errno.h"
 #include "kernel/kmalloc.h"
@@ -729,9 +731,83 @@ static void ctrl_c_ends_a_sourced_line(void)
 	sandbox_leave(&box);
 }
 
+/* Type Ctrl-C after a few quiet reads of the terminal, and run line. */
+static int run_and_ctrl_c(struct shell *sh, const char *line)
+{
+	clear(&term);
+	term.quiet = 3;
+	term.input = "\x03";
+	return sh_run_line(sh, line);
+}
+
+/* Redirections, cd and a sourced file's read wait on the file layer, so
+ * they run where Ctrl-C reaches them: on a slowfs whose gate never opens
+ * (gate=2, one lookup at a time), each ends at Ctrl-C with 130 and ends
+ * its line, instead of freezing the shell thread for good. */
+static void ctrl_c_reaches_redirections_and_cd(void)
+{
+	struct sandbox box;
+	char cwd[128], before[128];
+	sandbox_enter(&box, "shell-slow");
+	struct shell *sh = new_shell(&term);
+	ASSERT_NOT_NULL(sh);
+	ASSERT_EQ(sys_mkdir("slow", 0755), 0);
+	ASSERT_EQ(sys_mount("slowfs", "slow", "gate=2,names=8"), 0);
+	ASSERT_GT(sys_getcwd(before, sizeof(before)), 0);
+
+	static const char *const lines[] = {
+		"echo x > slow/f1; echo after",		/* a command's redirection */
+		"history > slow/f3; echo after",	/* an SH_INLINE command's */
+		"cd slow/f4; echo after",		/* cd */
+		"source slow/f5; echo after",		/* reading a script */
+	};
+	for (unsigned i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+		int status = run_and_ctrl_c(sh, lines[i]);
+		if (!EXPECT_EQ(status, 130))
+			kprintf("# '%s' gave %d: %s\n", lines[i], status, term.out);
+		EXPECT_TRUE(sh->interrupted);
+		EXPECT_FALSE(contains(term.out, "after"));
+	}
+	ASSERT_GT(sys_getcwd(cwd, sizeof(cwd)), 0);
+	EXPECT_STREQ(cwd, before);
+
+	/* A background job's redirection is its own thread's: kill ends it. */
+	clear(&term);
+	EXPECT_EQ(sh_run_line(sh, "echo x >> slow/f2 &"), 0);
+	EXPECT_EQ(sh_run_line(sh, "kill %1; wait %1"), 130);
+
+	/* cd still moves the shell (its thread shares the shell's cwd), but
+	 * not from the background. */
+	clear(&term);
+	EXPECT_EQ(sh_run_line(sh, "cd slow; pwd"), 0);
+	snprintf(cwd, sizeof(cwd), "%s/slow\n", before);
+	EXPECT_STREQ(term.out, cwd);
+	clear(&term);
+	EXPECT_EQ(sh_run_line(sh, "cd / & echo after"), 0);
+	EXPECT_STREQ(term.out, "sh: cd: cannot run in the background (it changes the shell itself)\nafter\n");
+	clear(&term);
+	EXPECT_EQ(sh_run_line(sh, "pwd"), 0);
+	snprintf(cwd, sizeof(cwd), "%s/slow\n", before);
+	EXPECT_STREQ(term.out, cwd);
+
+	struct slowfs_stats st;
+	ASSERT_EQ(slowfs_stats_at(box.path, &st), -EINVAL);	/* the sandbox is ramfs */
+	snprintf(cwd, sizeof(cwd), "%s/slow", box.path);
+	ASSERT_EQ(slowfs_stats_at(cwd, &st), 0);
+	EXPECT_EQ(st.in_flight, 0u);	/* every killed lookup left */
+	EXPECT_EQ(st.overlaps, 0u);
+	EXPECT_EQ(st.rehashed, 0u);
+	kfree(sh);
+	EXPECT_EQ(sys_chdir(box.path), 0);
+	EXPECT_EQ(sys_umount("slow"), 0);
+	EXPECT_EQ(sys_rmdir("slow"), 0);
+	sandbox_leave(&box);
+}
+
 static const struct ktest_case files_cases[] = {
 	KTEST_CASE(cat_stops_at_a_write_error),
 	KTEST_CASE(script_directory),
 	KTEST_CASE_TIMEOUT(ctrl_c_ends_a_sourced_line, 60),
+	KTEST_CASE_TIMEOUT(ctrl_c_reaches_redirections_and_cd, 30),
 };
 KTEST_SUITE(shell_files, files_cases);

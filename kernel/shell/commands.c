@@ -48,7 +48,7 @@ static const struct sh_command commands[] = {
 	{ "cat", cmd_cat, "FILE...", "print files", 0 },
 	{ "stat", cmd_stat, "[-L] PATH...", "show a file's inode (-L: follow a final symlink)", 0 },
 	{ "readlink", cmd_readlink, "PATH...", "print a symbolic link's target", 0 },
-	{ "cd", cmd_cd, "[DIR]", "change the current directory (default /)", SH_INLINE },
+	{ "cd", cmd_cd, "[DIR]", "change the current directory (default /)", SH_FOREGROUND },
 	{ "pwd", cmd_pwd, "", "print the current directory", 0 },
 
 	{ "mount", cmd_mount, "[-t TYPE [-o OPTIONS] DIR]", "mount a filesystem on DIR (no arguments: list mounts)", 0 },

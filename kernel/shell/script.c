@@ -17,7 +17,8 @@
  *     sh: script PATH: status N
  * which tests/shell/run.py cuts the log at.
  *
- * Locking: runs on the shell's thread.
+ * Locking: runs on the shell's thread (the file is read on a thread of
+ * its own, see sh_call in job.h).
  */
 #include "kernel/shell/job.h"
 #include "kernel/shell/shell.h"
@@ -106,10 +107,28 @@ static void run_text(struct shell *sh, char *text)
 	}
 }
 
+struct read_args {
+	const char *path;
+	char *text;
+};
+
+static int read_call(void *arg)
+{
+	struct read_args *a = arg;
+	return read_file(a->path, &a->text);
+}
+
 int sh_run_script(struct shell *sh, const char *path)
 {
-	char *text = NULL;
-	int err = read_file(path, &text);
+	/* Read on a thread of its own: opening the file may wait on a slow
+	 * lookup, and Ctrl-C must reach that wait (exec.c). */
+	struct read_args a = { path, NULL };
+	int err = sh_call(sh, "source", read_call, &a);
+	char *text = a.text;
+	if (sh->interrupted) {
+		kfree(text);
+		return sh->status = 130;
+	}
 	if (err < 0) {
 		sh_term_printf(sh, "sh: %s: %s\n", path, sh_strerror(err));
 		return sh->status = 1;

@@ -6,8 +6,11 @@
  * a foreground command while the shell thread watches the input for
  * Ctrl-C (which thread_kill()s the command, so killable waits end), a
  * background one (`cmd &`) as a numbered job that `jobs` lists and
- * `wait` waits for.  A few commands that change the shell itself (cd,
- * exit, source) run on the shell's thread (SH_INLINE in cmd.h).
+ * `wait` waits for.  A few commands that change the shell itself (exit,
+ * source, jobs, wait, kill, history) run on the shell's thread (SH_INLINE
+ * in cmd.h); anything that may wait on the file layer (a redirection, a
+ * script's file, cd) runs on a thread Ctrl-C can kill (exec.c).  Ctrl-C
+ * ends the whole command line, sourced scripts included.
  *
  * The shell's input and output are two functions in struct shell, so a
  * test can run a shell with a scripted terminal and read what it wrote.
