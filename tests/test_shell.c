@@ -554,7 +554,10 @@ static void background_jobs(void)
 	EXPECT_EQ(sh_run_line(sh, "sleep 80000 &"), 0);
 	term.quiet = 2;
 	term.input = "\x03";
-	EXPECT_EQ(sh_run_line(sh, "wait"), 130);
+	clear(&term);
+	EXPECT_EQ(sh_run_line(sh, "wait; echo after"), 130);
+	EXPECT_TRUE(sh->interrupted);
+	EXPECT_FALSE(contains(term.out, "after"));	/* and the rest of its line */
 	struct sh_job *j = jobs_find(sh, 1);
 	ASSERT_NOT_NULL(j);
 	EXPECT_FALSE(job_done(j));
