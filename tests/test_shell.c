@@ -8,14 +8,23 @@
  *  - shell_exec: a shell on a scripted terminal: output, $?, unknown
  *    commands and bad usage; Ctrl-C ends a command blocked in a killable
  *    wait (sleep) and the rest of its line; background jobs with jobs,
- *    wait and kill; Ctrl-C ends a `wait` and leaves the job running.
+ *    wait and kill; Ctrl-C ends a `wait` and leaves the job running;
+ *    ktest and bench run one at a time.
  *    None of these need the file layer.
+ *  - shell_files: the shell on files, in a sandbox: cat after a failed
+ *    write; script=DIR with a long name and with too many scripts;
+ *    Ctrl-C in a sourced script ends its whole line; Ctrl-C reaches
+ *    redirections, cd and a script's read stuck on a gated slowfs.
  */
 #include "kernel/ktest.h"
 #include "kernel/shell/job.h"
 #include "kernel/shell/lineedit.h"
 #include "kernel/shell/parse.h"
 #include "kernel/shell/shell.h"
+#include "tests/sandbox.h"
+#include "fs/fs.h"
+#include "fs/slowfs/slowfs.h"
+#include "fs/syscalls.h"
 #include "kernel/errno.h"
 #include "kernel/kmalloc.h"
 #include "kernel/kprintf.h"
@@ -204,6 +213,27 @@ static void errors(void)
 	kfree(line);
 }
 
+/* A trailing ; or & adds no command: SH_MAX_CMDS commands with one after
+ * the last are accepted, one more command is not. */
+static void full_line_with_a_trailing_separator(void)
+{
+	static char line[8 * SH_MAX_CMDS];
+	for (const char *end = ";&"; *end; end++) {
+		line[0] = '\0';
+		for (int i = 0; i < SH_MAX_CMDS; i++)
+			snprintf(line + strlen(line), sizeof(line) - strlen(line), "c%d%c ", i, *end);
+		struct sh_line *pl = parse_ok(line, 0);
+		ASSERT_EQ(pl->ncmds, (unsigned)SH_MAX_CMDS);
+		EXPECT_STREQ(pl->cmds[SH_MAX_CMDS - 1].argv[0], "c15");
+		EXPECT_EQ(pl->cmds[SH_MAX_CMDS - 1].background, *end == '&');
+		strlcpy(line + strlen(line), "# and a comment", sizeof(line) - strlen(line));
+		EXPECT_EQ(parse_ok(line, 0)->ncmds, (unsigned)SH_MAX_CMDS);
+		size_t at = strlen(line) - strlen("# and a comment");
+		strlcpy(line + at, "c16", sizeof(line) - at);
+		expect_error(line, "too many commands on one line");
+	}
+}
+
 static const struct ktest_case parse_cases[] = {
 	KTEST_CASE(words),
 	KTEST_CASE(blank_and_comment_lines),
@@ -212,6 +242,7 @@ static const struct ktest_case parse_cases[] = {
 	KTEST_CASE(sequences_and_background),
 	KTEST_CASE(redirections),
 	KTEST_CASE(errors),
+	KTEST_CASE(full_line_with_a_trailing_separator),
 };
 KTEST_SUITE(shell_parse, parse_cases);
 
@@ -345,12 +376,35 @@ static void ctrl_c_and_full_line(void)
 	EXPECT_EQ(strlen(le.buf), (size_t)LE_MAX - 1);
 }
 
+/* A lone ESC (the Escape key) must not eat the next key: a control byte
+ * ends an unfinished sequence and acts as itself. */
+static void lone_escape(void)
+{
+	static struct line_editor le;
+	expect_line("ab\x1b\r", "ab");
+	expect_line("ab\x1b[\r", "ab");		/* in the middle of a CSI */
+	expect_line("ab\x1b[1;\n", "ab");
+	expect_line("ab\x1bO\r", "ab");		/* and of an SS3 */
+	expect_line("a\x1b\x1b[Db\r", "ba");		/* ESC ESC [ D: the second ESC starts over */
+	expect_line("a\x1b\x7f" "b\r", "b");		/* Backspace after ESC still deletes */
+	expect_line("a\x1bxb\r", "ab");		/* ESC and a printable byte: dropped, as before */
+	le_begin(&le, NULL, NULL, NULL);
+	EXPECT_EQ(feed(&le, "rm -r /\x1b\x03"), LE_INTR);
+	EXPECT_STREQ(le.buf, "");
+	le_begin(&le, NULL, NULL, NULL);
+	EXPECT_EQ(feed(&le, "x\x1b[2\x03"), LE_INTR);
+	le_begin(&le, NULL, NULL, NULL);
+	EXPECT_EQ(feed(&le, "ok\r"), LE_LINE);	/* the editor is back to normal */
+	EXPECT_STREQ(le.buf, "ok");
+}
+
 static const struct ktest_case lineedit_cases[] = {
 	KTEST_CASE(typing_and_enter),
 	KTEST_CASE(backspace_and_kill),
 	KTEST_CASE(cursor_keys),
 	KTEST_CASE(history),
 	KTEST_CASE(ctrl_c_and_full_line),
+	KTEST_CASE(lone_escape),
 };
 KTEST_SUITE(shell_lineedit, lineedit_cases);
 
@@ -500,7 +554,10 @@ static void background_jobs(void)
 	EXPECT_EQ(sh_run_line(sh, "sleep 80000 &"), 0);
 	term.quiet = 2;
 	term.input = "\x03";
-	EXPECT_EQ(sh_run_line(sh, "wait"), 130);
+	clear(&term);
+	EXPECT_EQ(sh_run_line(sh, "wait; echo after"), 130);
+	EXPECT_TRUE(sh->interrupted);
+	EXPECT_FALSE(contains(term.out, "after"));	/* and the rest of its line */
 	struct sh_job *j = jobs_find(sh, 1);
 	ASSERT_NOT_NULL(j);
 	EXPECT_FALSE(job_done(j));
@@ -520,9 +577,240 @@ static void background_jobs(void)
 	kfree(sh);
 }
 
+/* ktest and bench share the runner's global state: while one runs, a
+ * second (in the foreground or with &) is refused at once and never
+ * starts.  This case runs inside the self-test runner, so it holds the
+ * slot as a running `ktest` would (if the shell's own `ktest` started
+ * this run, that one holds it already). */
+static void ktest_and_bench_one_at_a_time(void)
+{
+	struct shell *sh = new_shell(&term);
+	ASSERT_NOT_NULL(sh);
+	bool mine = sh_exclusive_begin("ktest");
+	EXPECT_EQ(sh_run_line(sh, "ktest shell_parse"), 1);
+	EXPECT_TRUE(contains(term.out, "sh: ktest: ktest is already running"));
+	clear(&term);
+	EXPECT_EQ(sh_run_line(sh, "ktest shell_parse &"), 1);
+	EXPECT_NULL(jobs_find(sh, 1));
+	EXPECT_EQ(sh_run_line(sh, "bench lookup_cost & echo next"), 0);
+	EXPECT_NULL(jobs_find(sh, 1));
+	if (!EXPECT_STREQ(term.out, "sh: ktest: ktest is already running (ktest and bench run one at a time)\n"
+			  "sh: bench: ktest is already running (ktest and bench run one at a time)\n"
+			  "next\n"))
+		kprintf("# output: %s\n", term.out);
+	if (mine) {
+		sh_exclusive_end();
+		/* Free again: a job takes the slot and gives it back as it
+		 * ends, in the foreground and in the background. */
+		EXPECT_EQ(sh_run_line(sh, "bench nosuch"), 2);	/* ran: its usage error */
+		EXPECT_EQ(sh_run_line(sh, "bench nosuch &"), 0);
+		EXPECT_EQ(sh_run_line(sh, "wait %1"), 2);
+		EXPECT_TRUE(sh_exclusive_begin("test"));
+		sh_exclusive_end();
+	}
+	kfree(sh);
+}
+
 static const struct ktest_case exec_cases[] = {
 	KTEST_CASE(output_and_status),
 	KTEST_CASE_TIMEOUT(ctrl_c_interrupts, 60),
 	KTEST_CASE_TIMEOUT(background_jobs, 60),
+	KTEST_CASE_TIMEOUT(ktest_and_bench_one_at_a_time, 60),
 };
 KTEST_SUITE(shell_exec, exec_cases);
+
+/* ---- the shell on files: a sandbox of its own ------------------------------ */
+
+static void write_file(const char *path, const char *text)
+{
+	int fd = sys_open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	ASSERT_GE(fd, 0);
+	EXPECT_EQ(sys_write(fd, text, strlen(text)), (long)strlen(text));
+	sys_close(fd);
+}
+
+/* A failed write ends cat: it reads no further file (the count it tested
+ * for a read error was never set when the loop stopped at a write error). */
+static void cat_stops_at_a_write_error(void)
+{
+	struct sandbox box;
+	sandbox_enter(&box, "shell-cat");
+	struct shell *sh = new_shell(&term);
+	ASSERT_NOT_NULL(sh);
+	write_file("data", "hello\n");
+	write_file("more", "again\n");
+	int ro = sys_open("data", O_RDONLY, 0);	/* writes to it fail: EBADF */
+	ASSERT_GE(ro, 0);
+	struct sh_ctx c = { sh, sh_find_command("cat"), ro, 0 };
+	char *argv[] = { "cat", "data", "nosuch", "more", NULL };
+	EXPECT_EQ(c.cmd->fn(&c, 4, argv), 1);
+	EXPECT_EQ(c.write_error, -EBADF);
+	if (!EXPECT_STREQ(term.out, ""))
+		kprintf("# cat went on after the failed write\n");
+	sys_close(ro);
+
+	/* Through the shell: the job says why, once. */
+	clear(&term);
+	sys_mkdir("dir", 0755);
+	EXPECT_EQ(sh_run_line(sh, "cat data > dir"), 1);
+	EXPECT_TRUE(contains(term.out, "Is a directory"));
+	kfree(sh);
+	sandbox_leave(&box);
+}
+
+/* script=DIR: a long name runs like any other; a directory with more
+ * scripts than the shell keeps is refused whole, with a message, rather
+ * than run in part without a word. */
+static void script_directory(void)
+{
+	struct sandbox box;
+	sandbox_enter(&box, "shell-dir");
+	struct shell *sh = new_shell(&term);
+	ASSERT_NOT_NULL(sh);
+	static char path[PATH_MAX], dir[128];
+
+	snprintf(dir, sizeof(dir), "%s/long", box.path);
+	ASSERT_EQ(sys_mkdir(dir, 0755), 0);
+	snprintf(path, sizeof(path), "%s/a.sh", dir);
+	write_file(path, "echo ran a\n");
+	size_t n = (size_t)snprintf(path, sizeof(path), "%s/b", dir);
+	while (n < strlen(dir) + 1 + 200)
+		path[n++] = 'b';
+	strlcpy(path + n, ".sh", sizeof(path) - n);	/* a 204-byte name */
+	write_file(path, "echo ran the long one\n");
+	EXPECT_EQ(sh_run_script_dir(sh, dir), 0);
+	if (!EXPECT_STREQ(term.out, "ran a\nran the long one\n"))
+		kprintf("# output: %s\n", term.out);
+
+	clear(&term);
+	snprintf(dir, sizeof(dir), "%s/many", box.path);
+	ASSERT_EQ(sys_mkdir(dir, 0755), 0);
+	for (int i = 0; i <= 64; i++) {
+		snprintf(path, sizeof(path), "%s/s%02d.sh", dir, i);
+		write_file(path, "echo ran one\n");
+	}
+	EXPECT_NE(sh_run_script_dir(sh, dir), 0);
+	EXPECT_TRUE(contains(term.out, "65 scripts, more than the 64 a directory may hold: none run"));
+	EXPECT_FALSE(contains(term.out, "ran one"));
+	kfree(sh);
+	sys_chdir(box.path);
+	sandbox_leave(&box);
+}
+
+/* Ctrl-C in a sourced script ends the whole command line: the rest of
+ * the script, the scripts that sourced it, and the line's later commands. */
+static void ctrl_c_ends_a_sourced_line(void)
+{
+	struct sandbox box;
+	sandbox_enter(&box, "shell-source");
+	struct shell *sh = new_shell(&term);
+	ASSERT_NOT_NULL(sh);
+	write_file("f", "sleep 80000\necho inside\n");
+	write_file("g", "source f\necho mid\n");
+	write_file("h", "echo fine\n");
+
+	term.quiet = 3;
+	term.input = "\x03";
+	EXPECT_EQ(sh_run_line(sh, "source f; echo after"), 130);
+	EXPECT_TRUE(sh->interrupted);
+	if (!EXPECT_FALSE(contains(term.out, "after")))
+		kprintf("# output: %s\n", term.out);
+	EXPECT_FALSE(contains(term.out, "inside"));
+
+	clear(&term);
+	term.quiet = 3;
+	term.input = "\x03";
+	EXPECT_EQ(sh_run_line(sh, "source g; echo after"), 130);
+	if (!EXPECT_STREQ(term.out, "^C\n"))
+		kprintf("# output: %s\n", term.out);
+
+	/* The next line runs as usual, and a script not interrupted does
+	 * not stop the line. */
+	clear(&term);
+	EXPECT_EQ(sh_run_line(sh, "source h; echo after"), 0);
+	EXPECT_STREQ(term.out, "fine\nafter\n");
+	EXPECT_FALSE(sh->interrupted);
+	kfree(sh);
+	sandbox_leave(&box);
+}
+
+/* Type Ctrl-C after a few quiet reads of the terminal, and run line. */
+static int run_and_ctrl_c(struct shell *sh, const char *line)
+{
+	clear(&term);
+	term.quiet = 3;
+	term.input = "\x03";
+	return sh_run_line(sh, line);
+}
+
+/* Redirections, cd and a sourced file's read wait on the file layer, so
+ * they run where Ctrl-C reaches them: on a slowfs whose gate never opens
+ * (gate=2, one lookup at a time), each ends at Ctrl-C with 130 and ends
+ * its line, instead of freezing the shell thread for good. */
+static void ctrl_c_reaches_redirections_and_cd(void)
+{
+	struct sandbox box;
+	char cwd[128], before[128];
+	sandbox_enter(&box, "shell-slow");
+	struct shell *sh = new_shell(&term);
+	ASSERT_NOT_NULL(sh);
+	ASSERT_EQ(sys_mkdir("slow", 0755), 0);
+	ASSERT_EQ(sys_mount("slowfs", "slow", "gate=2,names=8"), 0);
+	ASSERT_GT(sys_getcwd(before, sizeof(before)), 0);
+
+	static const char *const lines[] = {
+		"echo x > slow/f1; echo after",		/* a command's redirection */
+		"history > slow/f3; echo after",	/* an SH_INLINE command's */
+		"cd slow/f4; echo after",		/* cd */
+		"source slow/f5; echo after",		/* reading a script */
+	};
+	for (unsigned i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+		int status = run_and_ctrl_c(sh, lines[i]);
+		if (!EXPECT_EQ(status, 130))
+			kprintf("# '%s' gave %d: %s\n", lines[i], status, term.out);
+		EXPECT_TRUE(sh->interrupted);
+		EXPECT_FALSE(contains(term.out, "after"));
+	}
+	ASSERT_GT(sys_getcwd(cwd, sizeof(cwd)), 0);
+	EXPECT_STREQ(cwd, before);
+
+	/* A background job's redirection is its own thread's: kill ends it. */
+	clear(&term);
+	EXPECT_EQ(sh_run_line(sh, "echo x >> slow/f2 &"), 0);
+	EXPECT_EQ(sh_run_line(sh, "kill %1; wait %1"), 130);
+
+	/* cd still moves the shell (its thread shares the shell's cwd), but
+	 * not from the background. */
+	clear(&term);
+	EXPECT_EQ(sh_run_line(sh, "cd slow; pwd"), 0);
+	snprintf(cwd, sizeof(cwd), "%s/slow\n", before);
+	EXPECT_STREQ(term.out, cwd);
+	clear(&term);
+	EXPECT_EQ(sh_run_line(sh, "cd / & echo after"), 0);
+	EXPECT_STREQ(term.out, "sh: cd: cannot run in the background (it changes the shell itself)\nafter\n");
+	clear(&term);
+	EXPECT_EQ(sh_run_line(sh, "pwd"), 0);
+	snprintf(cwd, sizeof(cwd), "%s/slow\n", before);
+	EXPECT_STREQ(term.out, cwd);
+
+	struct slowfs_stats st;
+	ASSERT_EQ(slowfs_stats_at(box.path, &st), -EINVAL);	/* the sandbox is ramfs */
+	snprintf(cwd, sizeof(cwd), "%s/slow", box.path);
+	ASSERT_EQ(slowfs_stats_at(cwd, &st), 0);
+	EXPECT_EQ(st.in_flight, 0u);	/* every killed lookup left */
+	EXPECT_EQ(st.overlaps, 0u);
+	EXPECT_EQ(st.rehashed, 0u);
+	kfree(sh);
+	EXPECT_EQ(sys_chdir(box.path), 0);
+	EXPECT_EQ(sys_umount("slow"), 0);
+	EXPECT_EQ(sys_rmdir("slow"), 0);
+	sandbox_leave(&box);
+}
+
+static const struct ktest_case files_cases[] = {
+	KTEST_CASE(cat_stops_at_a_write_error),
+	KTEST_CASE(script_directory),
+	KTEST_CASE_TIMEOUT(ctrl_c_ends_a_sourced_line, 60),
+	KTEST_CASE_TIMEOUT(ctrl_c_reaches_redirections_and_cd, 30),
+};
+KTEST_SUITE(shell_files, files_cases);

@@ -1,8 +1,9 @@
 /*
  * cmd_cat.c: cat FILE...: the files' bytes to the output, in order.
  *
- * Reads a page at a time and stops at Ctrl-C; a file that is a
- * directory is reported (the file layer says -EISDIR on read).
+ * Reads a page at a time and stops at Ctrl-C or at the first failed
+ * write; a file that is a directory is reported (the file layer says
+ * -EISDIR on read).
  *
  * Locking: none of its own.
  */
@@ -17,13 +18,13 @@ static int cat_one(struct sh_ctx *c, const char *path, char *buf)
 	int fd = sys_open(path, O_RDONLY, 0);
 	if (fd < 0)
 		return sh_errno(c, path, fd);
-	long n;
+	long n = 0;	/* the loop may stop before the first read */
 	while (!sh_interrupted() && c->write_error == 0 && (n = sys_read(fd, buf, CAT_BUF)) > 0)
 		sh_write(c, buf, (size_t)n);
 	sys_close(fd);
 	if (n < 0 && !sh_interrupted())
 		return sh_errno(c, path, (int)n);
-	return 0;
+	return c->write_error ? 1 : 0;
 }
 
 int cmd_cat(struct sh_ctx *c, int argc, char **argv)
@@ -34,7 +35,9 @@ int cmd_cat(struct sh_ctx *c, int argc, char **argv)
 	if (!buf)
 		return sh_error(c, "out of memory");
 	int status = 0;
-	for (int i = 1; i < argc && !sh_interrupted(); i++)
+	/* A failed write ends cat (as it does cat(1)): the rest would go
+	 * nowhere.  The job reports the write error (jobs.c). */
+	for (int i = 1; i < argc && !sh_interrupted() && c->write_error == 0; i++)
 		status |= cat_one(c, argv[i], buf);
 	kfree(buf);
 	return status;

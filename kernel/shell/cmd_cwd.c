@@ -1,9 +1,11 @@
 /*
  * cmd_cwd.c: cd and pwd.
  *
- * cd runs on the shell's thread (SH_INLINE): the shell's current
- * directory is the one every later command's thread starts in (a new
- * thread shares its creator's, fs/syscalls.h).
+ * cd runs on a thread of its own like any command, so Ctrl-C ends a cd
+ * stuck in a slow lookup; its chdir is still the shell's, because a
+ * thread shares its creator's current directory (fs/task_fs.h).  It is
+ * SH_FOREGROUND: `cd DIR &` is refused (in the background it would move
+ * the shell at some later moment; in sh it would not move it at all).
  *
  * Locking: none of its own.
  */

@@ -8,7 +8,9 @@
  * own thread like any command; the runner cuts off hung cases as at
  * boot.
  *
- * Locking: none of its own.
+ * Locking: ktest and bench are SH_EXCLUSIVE: the runner's and the
+ * benchmarks' state is global, so one of them runs at a time and a
+ * second says "already running" (the slot is in jobs.c, see job.h).
  */
 #include "kernel/shell/cmd.h"
 #include "kernel/bench/bench.h"

@@ -55,6 +55,7 @@ static bool wait_one(struct shell *sh, struct sh_job *j, int *status)
 {
 	if (sh_watch(sh, j) == -EINTR) {
 		*status = 130;
+		sh->interrupted = true;	/* Ctrl-C ends the whole line */
 		return false;
 	}
 	jobs_remove(sh, j);

@@ -48,7 +48,7 @@ static const struct sh_command commands[] = {
 	{ "cat", cmd_cat, "FILE...", "print files", 0 },
 	{ "stat", cmd_stat, "[-L] PATH...", "show a file's inode (-L: follow a final symlink)", 0 },
 	{ "readlink", cmd_readlink, "PATH...", "print a symbolic link's target", 0 },
-	{ "cd", cmd_cd, "[DIR]", "change the current directory (default /)", SH_INLINE },
+	{ "cd", cmd_cd, "[DIR]", "change the current directory (default /)", SH_FOREGROUND },
 	{ "pwd", cmd_pwd, "", "print the current directory", 0 },
 
 	{ "mount", cmd_mount, "[-t TYPE [-o OPTIONS] DIR]", "mount a filesystem on DIR (no arguments: list mounts)", 0 },
@@ -66,8 +66,8 @@ static const struct sh_command commands[] = {
 	{ "icache", cmd_icache, "", "inode cache counters", 0 },
 	{ "slab", cmd_slab, "", "every object cache with its live objects", 0 },
 	{ "locks", cmd_locks, "", "the lock validator's classes and dependencies", 0 },
-	{ "ktest", cmd_ktest, "[-l] [SUITE...]", "run self-test suites again (default: all; -l lists them)", 0 },
-	{ "bench", cmd_bench, "[NAME...]", "run benchmarks (default: all)", 0 },
+	{ "ktest", cmd_ktest, "[-l] [SUITE...]", "run self-test suites again (default: all; -l lists them)", SH_EXCLUSIVE },
+	{ "bench", cmd_bench, "[NAME...]", "run benchmarks (default: all)", SH_EXCLUSIVE },
 	{ "lat", cmd_lat, "PATH [COUNT]", "a latency histogram of COUNT stat() calls of PATH", 0 },
 	{ "fstest", cmd_fstest, "[ARGS...]", "the filesystem test program", 0 },
 };

@@ -1,6 +1,12 @@
 /*
- * exec.c: running a parsed line: look each command up, open its
- * redirection, and run it in the foreground or the background.
+ * exec.c: running a parsed line: look each command up and run it in the
+ * foreground or the background.
+ *
+ * Nothing that can wait on the file layer runs on the shell's thread,
+ * which is the one reading the terminal: a command's redirection is
+ * opened by its job's thread, an SH_INLINE command's (and a script's
+ * read) by a thread of its own (sh_call).  So Ctrl-C reaches every such
+ * wait, and the VFS's killable waits end it with -EINTR.
  *
  * A foreground command runs on a thread of its own while the shell
  * thread waits for it, waking every tick to read the terminal: Ctrl-C
@@ -51,15 +57,55 @@ static int run_foreground(struct shell *sh, struct sh_job *j)
 	return job_free(j);
 }
 
-static int open_redirection(struct shell *sh, const struct sh_cmd *cmd)
+int sh_call(struct shell *sh, const char *name, int (*fn)(void *arg), void *arg)
 {
-	if (!cmd->redir)
-		return -1;
-	int flags = O_WRONLY | O_CREAT | (cmd->append ? O_APPEND : O_TRUNC);
-	int fd = sys_open(cmd->redir, flags, 0644);
-	if (fd < 0)
-		sh_term_printf(sh, "sh: %s: %s\n", cmd->redir, sh_strerror(fd));
-	return fd < 0 ? -2 : fd;
+	struct sh_cmd cmd = { .argc = 1, .argv = { (char *)name }, .text = name };
+	struct sh_job *j = job_new(sh, NULL, &cmd);
+	if (!j)
+		return -ENOMEM;
+	j->call = fn;
+	j->call_arg = arg;
+	if (job_start(j) < 0)
+		return -ENOMEM;
+	return run_foreground(sh, j);
+}
+
+struct open_args {
+	const char *path;
+	bool append;
+};
+
+static int open_call(void *arg)
+{
+	struct open_args *a = arg;
+	return sh_open_output(a->path, a->append);
+}
+
+/* An SH_INLINE command on the shell's thread; its redirection is opened
+ * on a thread of its own, where Ctrl-C reaches it. */
+static int run_inline(struct shell *sh, const struct sh_command *def, struct sh_cmd *cmd)
+{
+	int fd = -1;
+	if (cmd->redir) {
+		struct open_args a = { cmd->redir, cmd->append };
+		fd = sh_call(sh, def->name, open_call, &a);
+		if (sh->interrupted) {
+			if (fd >= 0)
+				sys_close(fd);
+			return 130;
+		}
+		if (fd < 0) {
+			sh_term_printf(sh, "sh: %s: %s\n", cmd->redir, sh_strerror(fd));
+			return 1;
+		}
+	}
+	struct sh_ctx ctx = { sh, def, fd, 0 };
+	int status = def->fn(&ctx, cmd->argc, cmd->argv);
+	if (ctx.write_error)
+		status = sh_errno(&ctx, "write error", ctx.write_error);
+	if (fd >= 0)
+		sys_close(fd);
+	return status;
 }
 
 static int run_command(struct shell *sh, struct sh_cmd *cmd)
@@ -69,35 +115,42 @@ static int run_command(struct shell *sh, struct sh_cmd *cmd)
 		sh_term_printf(sh, "sh: %s: unknown command (`help` lists them)\n", cmd->argv[0]);
 		return 127;
 	}
-	int fd = open_redirection(sh, cmd);
-	if (fd == -2)
-		return 1;
-	if (def->flags & SH_INLINE) {
-		struct sh_ctx ctx = { sh, def, fd, 0 };
-		int status = def->fn(&ctx, cmd->argc, cmd->argv);
-		if (ctx.write_error)
-			status = sh_errno(&ctx, "write error", ctx.write_error);
-		if (fd >= 0)
-			sys_close(fd);
-		return status;
+	if (cmd->background && (def->flags & (SH_INLINE | SH_FOREGROUND))) {
+		/* In the background it would change the shell at some later
+		 * moment, or (as in sh, where it runs in a subshell) not at all. */
+		sh_term_printf(sh, "sh: %s: cannot run in the background (it changes the shell itself)\n",
+			       def->name);
+		return 2;
 	}
-	struct sh_job *j = job_new(sh, def, cmd, fd);
+	if (def->flags & SH_INLINE)
+		return run_inline(sh, def, cmd);
+	bool exclusive = def->flags & SH_EXCLUSIVE;
+	if (exclusive && !sh_exclusive_begin(def->name)) {
+		const char *holder = sh_exclusive_holder();
+		sh_term_printf(sh, "sh: %s: %s is already running (ktest and bench run one at a time)\n",
+			       def->name, holder ? holder : "another");
+		return 1;
+	}
+	struct sh_job *j = job_new(sh, def, cmd);
 	if (!j) {
-		if (fd >= 0)
-			sys_close(fd);
+		if (exclusive)
+			sh_exclusive_end();
 		sh_term_printf(sh, "sh: %s: %s\n", cmd->argv[0], sh_strerror(-ENOMEM));
 		return 1;
 	}
+	j->exclusive = exclusive;
 	if (cmd->background && jobs_add(sh, j) < 0) {
 		sh_term_printf(sh, "sh: too many background jobs (`wait` for some)\n");
-		if (fd >= 0)
-			sys_close(fd);
 		kfree(j);
+		if (exclusive)
+			sh_exclusive_end();
 		return 1;
 	}
-	if (job_start(j) < 0) {
+	if (job_start(j) < 0) {	/* it freed j */
 		if (cmd->background)
 			jobs_remove(sh, j);
+		if (exclusive)
+			sh_exclusive_end();
 		sh_term_printf(sh, "sh: %s: cannot start a thread\n", cmd->argv[0]);
 		return 1;
 	}

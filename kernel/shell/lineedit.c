@@ -163,6 +163,13 @@ static void escape_final(struct line_editor *le, int c)
 /* Returns true if c was part of an escape sequence. */
 static bool escape_byte(struct line_editor *le, int c)
 {
+	if (le->esc != ESC_NONE && (c < 0x20 || c == 0x7f)) {
+		/* A control byte inside a sequence is not part of it (as on a
+		 * terminal): a lone ESC (the Escape key) followed by Enter or
+		 * Ctrl-C must not swallow them.  A second ESC starts over. */
+		le->esc = c == 0x1b ? ESC_START : ESC_NONE;
+		return c == 0x1b;
+	}
 	switch (le->esc) {
 	case ESC_NONE:
 		if (c != 0x1b)

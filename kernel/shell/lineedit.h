@@ -16,6 +16,10 @@
  *   Ctrl-C           abandon the line
  *   Enter            CR, LF or CR LF: the line is done
  *
+ * Unknown escape sequences are dropped whole; a control byte (Enter,
+ * Ctrl-C, ...) ends an unfinished one and then acts as itself, so a lone
+ * ESC never eats the next key.
+ *
  * Typical use:
  *
  *     le_begin(&le, &history, echo, arg);

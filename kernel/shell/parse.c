@@ -188,10 +188,15 @@ int sh_parse(const char *line, int status, struct sh_line *out, char *err, size_
 	err[0] = '\0';
 
 	for (;;) {
+		skip_blanks(&s);
+		/* The end of the line (or a comment) after a separator starts
+		 * no command: "a; b;" is two, so the limit counts only
+		 * commands that really begin. */
+		if (*s.p == '\0' || *s.p == '#')
+			return 0;
 		if (out->ncmds == SH_MAX_CMDS)
 			return fail(&s, "too many commands on one line");
 		struct sh_cmd *cmd = &out->cmds[out->ncmds];
-		skip_blanks(&s);
 		const char *from = s.p;
 		for (;;) {
 			skip_blanks(&s);

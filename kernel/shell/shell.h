@@ -6,8 +6,11 @@
  * a foreground command while the shell thread watches the input for
  * Ctrl-C (which thread_kill()s the command, so killable waits end), a
  * background one (`cmd &`) as a numbered job that `jobs` lists and
- * `wait` waits for.  A few commands that change the shell itself (cd,
- * exit, source) run on the shell's thread (SH_INLINE in cmd.h).
+ * `wait` waits for.  A few commands that change the shell itself (exit,
+ * source, jobs, wait, kill, history) run on the shell's thread (SH_INLINE
+ * in cmd.h); anything that may wait on the file layer (a redirection, a
+ * script's file, cd) runs on a thread Ctrl-C can kill (exec.c).  Ctrl-C
+ * ends the whole command line, sourced scripts included.
  *
  * The shell's input and output are two functions in struct shell, so a
  * test can run a shell with a scripted terminal and read what it wrote.
@@ -62,6 +65,10 @@ int sh_run_line(struct shell *sh, const char *line);
 /* Run a script file, line by line; returns its status (`exit N`, 130
  * after Ctrl-C, else the last command's). */
 int sh_run_script(struct shell *sh, const char *path);
+/* Run every *.sh in the directory dir (absolute), in name order, each
+ * between the "sh: script PATH" markers script= prints; 0 if all gave 0.
+ * A directory with more than 64 scripts is refused, with a message. */
+int sh_run_script_dir(struct shell *sh, const char *dir);
 /* Wait for every background job, and forget them. */
 void sh_wait_all(struct shell *sh);
 

@@ -4,6 +4,8 @@
 # more than 1 at once.  Seven new names at once are seven lookups that
 # overlap (how many at once depends on the timing: {*} in the .out),
 # then a missing name is one more, a miss, cached as a negative dentry.
+# slowfs also counts breaches of the VFS's promise (a name asked twice at
+# once, or again after its answer was hashed): both stay 0.
 mkdir -p /slow /tmp
 mount -t slowfs latency=100,names=8 /slow
 slowfs /slow
