@@ -391,9 +391,10 @@ static int d_wait_lookup(struct dentry *d)
 
 struct dentry *d_alloc_parallel(struct dentry *parent, const struct qstr *q)
 {
-	struct dentry *fresh = d_alloc(parent, q);
-	if (!fresh)
-		return ERR_PTR(-ENOMEM);
+	/* The new dentry is allocated only once the name is known to be
+	 * neither cached nor being looked up: a cached name never fails
+	 * for want of memory. */
+	struct dentry *fresh = NULL;
 	struct bucket *ib = in_lookup_bucket(q->hash);
 	for (;;) {
 		unsigned long flags = spin_lock_irqsave(&ib->lock);
@@ -413,6 +414,13 @@ struct dentry *d_alloc_parallel(struct dentry *parent, const struct qstr *q)
 				other = dget(x);
 				break;
 			}
+		}
+		if (!other && !fresh) {
+			spin_unlock_irqrestore(&ib->lock, flags);
+			fresh = d_alloc(parent, q);
+			if (!fresh)
+				return ERR_PTR(-ENOMEM);
+			continue;	/* and look again */
 		}
 		if (!other) {	/* ours to look up */
 			flag_set(fresh, DCACHE_IN_LOOKUP);

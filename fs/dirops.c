@@ -6,11 +6,10 @@
  * directory is in progress (lookups hold it shared) and none can start
  * its slow path until the change is done; looks the name up under the
  * lock (lookup_locked: a hashed dentry, positive or negative, results);
- * and brackets the filesystem's change with i_dir_seq.  A lock-free
- * lookup needs no retry because of us: each change we make to the dcache
- * (d_instantiate, d_drop) is one step under the bucket lock its d_lookup
- * takes, so it sees the name before or after, never half-changed.  (What
- * reads i_dir_seq, if anything: fs/namei.c.)
+ * and calls the filesystem.  A fast-path lookup (no i_rwsem) needs no
+ * retry because of us: each change we make to the dcache (d_instantiate,
+ * d_drop) is one step under the bucket lock its d_lookup takes, so it
+ * sees the name before or after, never half-changed.
  *
  * Every wait here is killable: -EINTR, with every lock and reference
  * given back, as if the call had not been made.
@@ -125,10 +124,8 @@ static int change(struct dentry *dir, const char *name, size_t len, uint32_t mod
 	const struct inode_operations *iop = di->i_op;
 	if (!err && !supported(iop, op))
 		err = -EPERM;	/* this filesystem cannot do that (slowfs) */
-	/* The inode the change is to (see the top of the file), locked before
-	 * i_dir_seq goes odd: lock-free lookups spin while it is odd, so
-	 * nothing in that window may sleep waiting for someone else.  And
-	 * locked before the mount point test: mount sets DCACHE_MOUNTED under
+	/* The inode the change is to (see the top of the file), locked
+	 * before the mount point test: mount sets DCACHE_MOUNTED under
 	 * the directory's own i_rwsem and refuses an unhashed one, so with
 	 * it held here no mount can land between the test and d_drop. */
 	struct inode *target_inode = op == OP_LINK ? old->d_inode :
@@ -145,7 +142,6 @@ static int change(struct dentry *dir, const char *name, size_t len, uint32_t mod
 	if (!err && op == OP_LINK && __atomic_load_n(&target_inode->i_nlink, __ATOMIC_ACQUIRE) == 0)
 		err = -ENOENT;	/* its last link went before we got here */
 	if (!err) {
-		inode_dir_change_begin(di);
 		switch (op) {
 		case OP_CREATE:
 		case OP_OPEN:
@@ -171,7 +167,6 @@ static int change(struct dentry *dir, const char *name, size_t len, uint32_t mod
 			d_drop(d);
 		if (!err && op == OP_RMDIR)
 			d_prune_unused(d);	/* its negative children: no use now */
-		inode_dir_change_end(di);
 	}
 	if (locked_target)
 		up_write(&target_inode->i_rwsem);

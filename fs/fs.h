@@ -11,9 +11,6 @@
  *                      it exclusive.  Also mode and timestamps changes.
  *   icache bucket lock the icache hash chain, and i_count going to or from
  *                      zero; the inode LRU lock the LRU (fs/inode.c)
- *   inode.i_dir_seq    bumped (under i_rwsem exclusive) by every change of
- *                      a directory's entries, so that lock-free lookups can
- *                      tell a miss from a race with a rename (fs/namei.c)
  */
 #ifndef FS_FS_H
 #define FS_FS_H
@@ -23,7 +20,6 @@
 #include "kernel/list.h"
 #include "kernel/mutex.h"
 #include "kernel/rwsem.h"
-#include "kernel/seqlock.h"
 #include "kernel/spinlock.h"
 
 #define NAME_MAX 255
@@ -44,7 +40,10 @@
 enum {
 	I_RWSEM_PARENT = 0,      /* a directory being changed (or rename's first) */
 	I_RWSEM_PARENT2 = 1,     /* rename's second directory; rmdir's victim */
-	I_RWSEM_VICTIM = 2,      /* the inode a link, unlink or rename changes */
+	I_RWSEM_VICTIM = 2,      /* the inode a link, unlink or rename changes;
+	                            rename's source directory */
+	I_RWSEM_VICTIM2 = 3,     /* the second of rename's source and victim
+	                            (the two are locked by address) */
 };
 
 struct dentry;
@@ -128,7 +127,6 @@ struct inode {
 	void *i_private;                /* the filesystem's */
 
 	struct rw_semaphore i_rwsem;
-	struct seqcount i_dir_seq;      /* see above */
 
 	unsigned i_state;               /* I_NEW (atomic; see iget_locked) */
 	int i_count;                    /* references (atomic) */
@@ -211,17 +209,5 @@ uint64_t icache_evict_sb_waits(void);   /* times umount had to wait (tests) */
 void inode_touch(struct inode *inode, unsigned which);
 /* Make a fresh inode: type and permission bits, nlink 1, times now. */
 void inode_init_new(struct inode *inode, uint32_t mode);
-
-/* Directory changes bump i_dir_seq around them (caller holds i_rwsem
- * exclusive), so lock-free lookups can detect the race and retry. */
-static inline void inode_dir_change_begin(struct inode *dir)
-{
-	write_seqcount_begin(&dir->i_dir_seq);
-}
-
-static inline void inode_dir_change_end(struct inode *dir)
-{
-	write_seqcount_end(&dir->i_dir_seq);
-}
 
 #endif

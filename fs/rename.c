@@ -20,10 +20,8 @@
  * Then the filesystem renames, and d_move moves the dentry in one step for
  * lookups: it holds both hash buckets' locks (and d_lookup holds its
  * bucket's), so a concurrent lookup sees the old name or the new one,
- * never neither and never both, with no retry.  Both directories'
- * i_dir_seq are bumped around it (what reads them, if anything:
- * fs/namei.c).  rename_lock is d_move's own (fs/dcache.c): nothing here
- * reads it or relies on its sequence count.
+ * never neither and never both, with no retry.  rename_lock is d_move's
+ * own (fs/dcache.c): nothing here takes it.
  */
 #include "fs/dirops.h"
 #include "fs/dcache.h"
@@ -35,7 +33,6 @@
 #include "kernel/race.h"
 
 /* The second of two child inodes rename holds (see lock_two). */
-#define I_RWSEM_VICTIM2 (I_RWSEM_VICTIM + 1)
 
 /* Is a an ancestor of d, or d itself?  Caller holds s_rename_mutex, so
  * directories' parents do not change. */
@@ -189,17 +186,11 @@ int vfs_rename(struct dentry *old_dir, const char *old_name, size_t old_len,
 	if (!err)
 		err = may_rename_locked(old_dir, old, new_dir, new);
 	if (!err) {
-		inode_dir_change_begin(odi);
-		if (cross)
-			inode_dir_change_begin(ndi);
 		err = odi->i_op->rename(odi, old, ndi, new);
 		if (!err)
 			d_move(old, new);
 		if (!err && victim && S_ISDIR(victim->i_mode))
 			d_prune_unused(new);	/* as rmdir: its negative children, no use now */
-		if (cross)
-			inode_dir_change_end(ndi);
-		inode_dir_change_end(odi);
 	}
 	if (victim)
 		up_write(&victim->i_rwsem);
