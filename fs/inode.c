@@ -295,6 +295,20 @@ unsigned icache_shrink(unsigned nr)
 	return freed;
 }
 
+/* Inodes of sb still in the icache (a scan: for the check below). */
+static unsigned icache_count_sb(struct super_block *sb)
+{
+	unsigned n = 0;
+	for (unsigned i = 0; i < ICACHE_BUCKETS; i++) {
+		unsigned long flags = spin_lock_irqsave(&buckets[i].lock);
+		struct list_head *pos;
+		list_for_each(pos, &buckets[i].chain)
+			n += list_entry(pos, struct inode, i_hash)->i_sb == sb;
+		spin_unlock_irqrestore(&buckets[i].lock, flags);
+	}
+	return n;
+}
+
 void icache_evict_sb(struct super_block *sb)
 {
 	unsigned budget = ~0u;
@@ -305,6 +319,13 @@ void icache_evict_sb(struct super_block *sb)
 		__atomic_fetch_add(&evict_sb_waits, 1, __ATOMIC_RELAXED);
 		wait_event(evict_wq, __atomic_load_n(&sb->s_evicting, __ATOMIC_ACQUIRE) == 0);
 	}
+	/* The caller frees sb next: an inode still cached would keep a
+	 * pointer to freed memory, and a later super block at the same
+	 * address would find it.  That is a leaked reference: say so loudly
+	 * in test builds, where it fails the test that leaked it. */
+	unsigned left;
+	if (CONFIG_LOCKDEP && (left = icache_count_sb(sb)))
+		panic("icache: %u inodes of a super block still in use as it goes (a leaked reference)", left);
 }
 
 uint64_t icache_evict_sb_waits(void)
