@@ -88,16 +88,13 @@ static int make(struct inode *dir, struct dentry *d, uint32_t mode, const char *
 {
 	struct ramfs_entry *e = entry_alloc(&d->d_name);
 	char *copy = target ? kmalloc(strlen(target) + 1) : NULL;
-	struct inode *inode = e && (copy || !target) ? ramfs_new_inode(dir->i_sb, mode) : NULL;
+	if (copy)
+		strlcpy(copy, target, strlen(target) + 1);
+	struct inode *inode = e && (copy || !target) ? ramfs_new_inode(dir->i_sb, mode, copy) : NULL;
 	if (!inode) {
 		kfree(e);
 		kfree(copy);
 		return -ENOMEM;
-	}
-	if (target) {
-		strlcpy(copy, target, strlen(target) + 1);
-		inode->i_private = copy;
-		inode->i_size = strlen(copy);
 	}
 	entry_add(dir, e, igrab(inode));
 	if (S_ISDIR(mode))

@@ -47,7 +47,8 @@ extern const struct inode_operations ramfs_file_ops;
 extern const struct file_operations ramfs_file_fops;
 extern const struct inode_operations ramfs_symlink_ops;
 
-struct inode *ramfs_new_inode(struct super_block *sb, uint32_t mode);
+/* link: a symlink's target (kmalloc'ed; the inode owns it), else NULL. */
+struct inode *ramfs_new_inode(struct super_block *sb, uint32_t mode, char *link);
 void ramfs_dir_free_tree(struct inode *dir);
 void ramfs_file_free_data(struct inode *inode);
 

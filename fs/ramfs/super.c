@@ -13,10 +13,11 @@
 #include "kernel/err.h"
 #include "kernel/errno.h"
 #include "kernel/kmalloc.h"
+#include "kernel/string.h"
 
 static const struct super_operations ramfs_super_ops;
 
-struct inode *ramfs_new_inode(struct super_block *sb, uint32_t mode)
+struct inode *ramfs_new_inode(struct super_block *sb, uint32_t mode, char *link)
 {
 	struct ramfs_sb *rs = sb->s_fs_info;
 	struct inode *inode = iget_locked(sb, __atomic_fetch_add(&rs->next_ino, 1, __ATOMIC_RELAXED));
@@ -46,6 +47,8 @@ struct inode *ramfs_new_inode(struct super_block *sb, uint32_t mode)
 		inode->i_fop = &ramfs_file_fops;
 	} else {
 		inode->i_op = &ramfs_symlink_ops;
+		inode->i_private = link;	/* whole before I_NEW clears */
+		inode->i_size = strlen(link);
 	}
 	unlock_new_inode(inode);
 	return inode;
@@ -74,7 +77,7 @@ struct super_block *ramfs_mount(void)
 	rs->next_ino = 1;
 	sb_init(sb, &ramfs_type, &ramfs_super_ops);
 	sb->s_fs_info = rs;
-	struct inode *root = ramfs_new_inode(sb, S_IFDIR | 0755);
+	struct inode *root = ramfs_new_inode(sb, S_IFDIR | 0755, NULL);
 	sb->s_root = root ? d_make_root(sb, root) : NULL;
 	if (!sb->s_root) {
 		if (root)
