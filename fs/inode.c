@@ -137,11 +137,16 @@ struct inode *iget_locked(struct super_block *sb, uint64_t ino)
 		if (i) {
 			if (__atomic_fetch_add(&i->i_count, 1, __ATOMIC_RELAXED) == 0)
 				lru_remove(i);	/* in use again */
+			/* Decided under the lock: once it is dropped, a creator
+			 * that gives up clears I_NEW on an inode no longer
+			 * hashed, and that one must not be returned. */
+			bool is_new = __atomic_load_n(&i->i_state, __ATOMIC_ACQUIRE) & I_NEW;
 			spin_unlock_irqrestore(&b->lock, flags);
+			race_window();	/* its creator may finish or give up now */
 			if (fresh)
 				kmem_cache_free(inode_cache, fresh);
 			fresh = NULL;
-			if (!(__atomic_load_n(&i->i_state, __ATOMIC_ACQUIRE) & I_NEW))
+			if (!is_new)
 				return i;
 			/* Its creator is filling it in: wait, holding our reference. */
 			__atomic_fetch_add(&new_waits, 1, __ATOMIC_RELAXED);
@@ -285,7 +290,7 @@ static void evict_taken(struct inode *inode)
 
 unsigned icache_shrink(unsigned nr)
 {
-	unsigned freed = 0, budget = 4 * nr + 64;
+	unsigned freed = 0, budget = nr > (UINT32_MAX - 64) / 4 ? UINT32_MAX : 4 * nr + 64;
 	struct inode *i;
 	while (freed < nr && (i = lru_take(NULL, &budget))) {
 		race_window();	/* off the LRU, not yet evicted: umount may run */
