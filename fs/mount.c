@@ -224,15 +224,19 @@ struct dentry *mount_point_of(struct super_block *sb)
 	return m ? m->mnt_mountpoint : NULL;
 }
 
-void vfs_for_each_mount(void (*fn)(const char *mountpoint, const char *type, const char *options,
-				   void *arg), void *arg)
+int vfs_for_each_mount(void (*fn)(const char *mountpoint, const char *type, const char *options,
+				  void *arg), void *arg)
 {
 	char *path = kmalloc(PATH_MAX);
 	if (!path)
-		return;
+		return -ENOMEM;
 	/* The mutex keeps every mount (and its mount point) in place while
-	 * we print them; fn is called outside the spinlock. */
-	mutex_lock(&namespace_mutex);
+	 * we print them; fn is called outside the spinlock.  An umount
+	 * waiting for a busy tree can hold it long: killable. */
+	if (mutex_lock_killable(&namespace_mutex)) {
+		kfree(path);
+		return -EINTR;
+	}
 	struct list_head *pos;
 	list_for_each(pos, &mounts) {
 		struct mount *m = list_entry(pos, struct mount, mnt_list);
@@ -245,6 +249,7 @@ void vfs_for_each_mount(void (*fn)(const char *mountpoint, const char *type, con
 	}
 	mutex_unlock(&namespace_mutex);
 	kfree(path);
+	return 0;
 }
 
 int sys_mount(const char *type, const char *dir, const char *options)

@@ -53,8 +53,9 @@ struct dentry *mount_cross_down(struct dentry *mp);
  * dentry of sb), or NULL for "/" or a super block that is not mounted. */
 struct dentry *mount_point_of(struct super_block *sb);
 
-/* Every mount, from "/" down: its path, type and options (fn must not sleep). */
-void vfs_for_each_mount(void (*fn)(const char *mountpoint, const char *type, const char *options,
+/* Every mount, from "/" down: its path, type and options (fn must not
+ * sleep).  0, or -ENOMEM, or -EINTR if killed while waiting. */
+int vfs_for_each_mount(void (*fn)(const char *mountpoint, const char *type, const char *options,
 				   void *arg), void *arg);
 
 #endif

@@ -7,6 +7,7 @@
  * second directory it takes after it already holds the directory.
  */
 #include "fs/dcache.h"
+#include "fs/mount.h"
 #include "fs/fs.h"
 #include "fs/namei.h"
 #include "fs/syscalls.h"
@@ -229,9 +230,61 @@ static void killed_mount(void)
 	sandbox_leave(&s);
 }
 
+static void count_mount(const char *mp, const char *type, const char *options, void *arg)
+{
+	(void)mp, (void)type, (void)options;
+	(*(unsigned *)arg)++;
+}
+
+static int list_mounts(void *p)
+{
+	unsigned n = 0;
+	*(int *)p = vfs_for_each_mount(count_mount, &n);
+	return 0;
+}
+
+/* Listing the mounts (the shell's `mounts`) waits for namespace_mutex,
+ * which a mount holds while it waits for its mount point: killed, the
+ * listing ends with -EINTR, and the mount goes on once let through. */
+static void killed_listing_mounts(void)
+{
+	struct sandbox s;
+	setup(&s, "killlist");
+	struct dentry *e = get("d/e");
+	ASSERT_NOT_NULL(e);
+	struct rw_semaphore *sem = &e->d_inode->i_rwsem;
+	down_write(sem);
+	struct kcall mount = { K_MOUNT, "d/e", NULL, 99 };
+	struct thread *tm = thread_create("mount", kcall_main, &mount, THREAD_ANY_CPU);
+	ASSERT_NOT_NULL(tm);
+	while (!(__atomic_load_n(&sem->count, __ATOMIC_ACQUIRE) & RWSEM_WAITERS))
+		yield();	/* the mount holds namespace_mutex and waits on d/e */
+	int listed = 99;
+	struct thread *tl = thread_create("mounts", list_mounts, &listed, THREAD_ANY_CPU);
+	ASSERT_NOT_NULL(tl);
+	while (__atomic_load_n(&tl->state, __ATOMIC_ACQUIRE) == THREAD_RUNNING)
+		yield();	/* asleep on namespace_mutex */
+	thread_kill(tl);
+	/* Gone, or (a wait that is not killable) asleep again for good. */
+	while (__atomic_load_n(&tl->state, __ATOMIC_ACQUIRE) != THREAD_DEAD &&
+	       __atomic_load_n(&tl->state, __ATOMIC_ACQUIRE) != THREAD_SLEEPING)
+		yield();
+	up_write(sem);	/* the mount finishes and lets go of the mutex */
+	thread_join(tl);
+	EXPECT_EQ(listed, -EINTR);
+	thread_join(tm);
+	EXPECT_EQ(mount.result, 0);
+	if (mount.result == 0)
+		EXPECT_EQ(sys_umount("d/e"), 0);
+	dput(e);
+	EXPECT_EQ(sys_rmdir("d/e"), 0);
+	sandbox_leave(&s);
+}
+
 static const struct ktest_case dirops_kill_cases[] = {
 	KTEST_CASE(killed_behind_directory),
 	KTEST_CASE(killed_in_nested_waits),
 	KTEST_CASE(killed_mount),
+	KTEST_CASE(killed_listing_mounts),
 };
 KTEST_SUITE(dirops_kill, dirops_kill_cases);

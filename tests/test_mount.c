@@ -155,7 +155,7 @@ static void mount_list(void)
 	ASSERT_EQ(sys_mkdir("a", 0755), 0);
 	ASSERT_EQ(sys_mount("slowfs", "a", "names=3"), 0);
 	count_mounts = 0;
-	vfs_for_each_mount(count_one, s.path);
+	EXPECT_EQ(vfs_for_each_mount(count_one, s.path), 0);
 	EXPECT_EQ(count_mounts, 2u);	/* the sandbox and a */
 	EXPECT_EQ(sys_umount("a"), 0);
 	sandbox_leave(&s);

@@ -51,7 +51,11 @@ int cmd_mounts(struct sh_ctx *c, int argc, char **argv)
 	struct mount_list *l = kzalloc(sizeof(*l));
 	if (!l)
 		return sh_error(c, "out of memory");
-	vfs_for_each_mount(copy_mount, l);
+	int err = vfs_for_each_mount(copy_mount, l);
+	if (err) {
+		kfree(l);
+		return sh_error(c, "%s", sh_strerror(err));
+	}
 	sh_printf(c, "%-8s %-24s %s\n", "TYPE", "MOUNTED ON", "OPTIONS");
 	for (unsigned i = 0; i < l->n; i++)
 		sh_printf(c, "%-8s %-24s %s\n", l->rows[i].type, l->rows[i].mountpoint, l->rows[i].options);
