@@ -105,6 +105,6 @@ int cmd_help(struct sh_ctx *c, int argc, char **argv)
 		sh_printf(c, "  %-32s %s\n", left, commands[i].help);
 	}
 	sh_printf(c, "Syntax: 'quotes' \"quotes\" \\c, cmd; cmd, cmd &, > FILE, >> FILE, $?, # comment.\n"
-		  "Keys: Backspace, Ctrl-U, arrows (history), Ctrl-C stops the running command.\n");
+		  "Keys: Backspace, Ctrl-U, arrows (history), Ctrl-C ends the running command and the rest of its line.\n");
 	return 0;
 }
