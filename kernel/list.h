@@ -57,4 +57,13 @@ static inline void list_del(struct list_head *e)
 	e->next = e->prev = e;
 }
 
+/* How many entries head has (a walk: the caller holds the list's lock). */
+static inline unsigned list_count(const struct list_head *head)
+{
+	unsigned n = 0;
+	for (const struct list_head *pos = head->next; pos != head; pos = pos->next)
+		n++;
+	return n;
+}
+
 #endif

@@ -96,11 +96,8 @@ bool waitqueue_active(struct wait_queue_head *wq)
 
 unsigned waitqueue_length(struct wait_queue_head *wq)
 {
-	unsigned n = 0;
 	unsigned long flags = spin_lock_irqsave(&wq->lock);
-	struct list_head *pos;
-	list_for_each(pos, &wq->list)
-		n++;
+	unsigned n = list_count(&wq->list);
 	spin_unlock_irqrestore(&wq->lock, flags);
 	return n;
 }

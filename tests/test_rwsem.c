@@ -153,11 +153,8 @@ struct starve {
 /* Waiters on the rwsem's list now. */
 static unsigned rwsem_waiters(struct rw_semaphore *sem)
 {
-	unsigned n = 0;
 	unsigned long flags = spin_lock_irqsave(&sem->wait_lock);
-	struct list_head *pos;
-	list_for_each(pos, &sem->waiters)
-		n++;
+	unsigned n = list_count(&sem->waiters);
 	spin_unlock_irqrestore(&sem->wait_lock, flags);
 	return n;
 }
