@@ -5,7 +5,8 @@
  * Each takes the directory's i_rwsem exclusive, so no lookup of that
  * directory is in progress (lookups hold it shared) and none can start
  * its slow path until the change is done; looks the name up under the
- * lock (lookup_locked: a hashed dentry, positive or negative, results);
+ * lock (lookup_one_held: a hashed dentry, positive or negative, results;
+ * a cached name needs no memory, as d_alloc_parallel looks first);
  * and calls the filesystem.  A fast-path lookup (no i_rwsem) needs no
  * retry because of us: each change we make to the dcache (d_instantiate,
  * d_drop) is one step under the bucket lock its d_lookup takes, so it
@@ -50,15 +51,6 @@ static int check_name(struct dentry *dir, const char *name, size_t len)
 	return 0;
 }
 
-struct dentry *lookup_locked(struct dentry *dir, const struct qstr *q)
-{
-	/* The dcache first: d_alloc_parallel allocates before it looks, and a
-	 * cached name must not fail with -ENOMEM.  Under the exclusive lock
-	 * no lookup of dir is in progress, so a miss here is a real one. */
-	struct dentry *d = d_lookup(dir, q);
-	return d ? d : lookup_one_held(dir, q);
-}
-
 /* OP_OPEN is open(O_CREAT): OP_CREATE, but an existing name is the answer. */
 enum op { OP_CREATE, OP_OPEN, OP_MKDIR, OP_SYMLINK, OP_LINK, OP_UNLINK, OP_RMDIR };
 
@@ -98,7 +90,7 @@ static int change(struct dentry *dir, const char *name, size_t len, uint32_t mod
 	 * directory for long): -EINTR, with nothing taken, as if not called. */
 	if (down_write_killable(&di->i_rwsem))
 		return -EINTR;
-	struct dentry *d = lookup_locked(dir, &q);
+	struct dentry *d = lookup_one_held(dir, &q);
 	if (IS_ERR(d)) {
 		up_write(&di->i_rwsem);
 		return (int)PTR_ERR(d);

@@ -8,12 +8,6 @@
 #include <stdint.h>
 
 struct dentry;
-struct qstr;
-
-/* Look q up in dir, whose i_rwsem the caller holds exclusive: the hashed
- * dentry, positive or negative, with a reference.  A cached name is found
- * without allocating (so never -ENOMEM). */
-struct dentry *lookup_locked(struct dentry *dir, const struct qstr *q);
 
 /* 0 or a negative errno, as Linux's calls of the same names return. */
 int vfs_create(struct dentry *dir, const char *name, size_t len, uint32_t mode);

@@ -161,8 +161,8 @@ int vfs_rename(struct dentry *old_dir, const char *old_name, size_t old_len,
 			return -EINTR;
 		}
 	}
-	struct dentry *old = lookup_locked(old_dir, &oq);
-	struct dentry *new = IS_ERR(old) ? NULL : lookup_locked(new_dir, &nq);
+	struct dentry *old = lookup_one_held(old_dir, &oq);
+	struct dentry *new = IS_ERR(old) ? NULL : lookup_one_held(new_dir, &nq);
 	if (IS_ERR(old))
 		err = (int)PTR_ERR(old);
 	else if (IS_ERR(new))
