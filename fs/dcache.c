@@ -352,6 +352,7 @@ void dput(struct dentry *d)
 		if (__atomic_compare_exchange_n(&d->d_count, &c, c - 1, false,
 						__ATOMIC_RELEASE, __ATOMIC_RELAXED))
 			return;
+	race_window();	/* the last reference, perhaps: a d_lookup may take one first */
 	unsigned long flags;
 	struct bucket *b = d_lock_bucket(d, &flags);
 	bool free = dput_locked(d);
@@ -420,18 +421,21 @@ struct dentry *d_alloc_parallel(struct dentry *parent, const struct qstr *q)
 			fresh = d_alloc(parent, q);
 			if (!fresh)
 				return ERR_PTR(-ENOMEM);
+			race_window();	/* another lookup may register the name first */
 			continue;	/* and look again */
 		}
 		if (!other) {	/* ours to look up */
 			flag_set(fresh, DCACHE_IN_LOOKUP);
 			list_add(&fresh->d_hash, &ib->chain);
 			spin_unlock_irqrestore(&ib->lock, flags);
+			race_window();	/* ours now: lookups of the name wait from here */
 			return fresh;
 		}
 		spin_unlock_irqrestore(&ib->lock, flags);
 		/* Someone is looking this name up: wait, then look again.  If
 		 * its lookup succeeded, the d_lookup above finds the result. */
 		int err = d_wait_lookup(other);
+		race_window();	/* done: the name may be dropped or moved before we look */
 		dput(other);
 		if (err) {
 			dput(fresh);
@@ -465,6 +469,7 @@ void d_add(struct dentry *d, struct inode *inode)
 {
 	struct bucket *b = dcache_bucket(d->d_name.hash);
 	struct bucket *ib = in_lookup_bucket(d->d_name.hash);
+	race_window();	/* answered, not yet hashed: lookups of the name still wait */
 	unsigned long flags = irq_save();
 
 	spin_lock(&ib->lock);
@@ -479,6 +484,7 @@ void d_add(struct dentry *d, struct inode *inode)
 	spin_unlock(&b->lock);
 	spin_unlock(&ib->lock);
 	irq_restore(flags);
+	race_window();	/* hashed, waiters not woken yet: new lookups find it */
 	if (in_lookup)
 		d_wake_waiters(d);
 }
@@ -486,6 +492,7 @@ void d_add(struct dentry *d, struct inode *inode)
 void d_lookup_done(struct dentry *d)
 {
 	struct bucket *ib = in_lookup_bucket(d->d_name.hash);
+	race_window();	/* a failed lookup: its waiters still wait */
 	unsigned long flags = spin_lock_irqsave(&ib->lock);
 	bool in_lookup = d->d_flags & DCACHE_IN_LOOKUP;
 	if (in_lookup)
@@ -506,6 +513,7 @@ void d_instantiate(struct dentry *d, struct inode *inode)
 
 void d_drop(struct dentry *d)
 {
+	race_window();	/* still hashed: lookups may take it now */
 	unsigned long flags;
 	struct bucket *b = d_lock_bucket(d, &flags);
 	if (d->d_flags & DCACHE_HASHED) {
@@ -916,6 +924,7 @@ void d_move(struct dentry *d, struct dentry *target)
 	struct dentry *old_parent = d->d_parent, *new_parent = target->d_parent;
 	struct bucket *b1 = dcache_bucket(d->d_name.hash), *b2 = dcache_bucket(target->d_name.hash);
 
+	race_window();	/* both names still as they were: lookups of either may run */
 	unsigned long flags = spin_lock_irqsave(&rename_lock);
 	lock_pair(&b1->lock, &b2->lock);
 	lock_pair(&old_parent->d_lock, &new_parent->d_lock);
@@ -928,6 +937,7 @@ void d_move(struct dentry *d, struct dentry *target)
 		flag_clear(target, DCACHE_HASHED);
 	}
 	swap_names(d, target);
+	race_window();	/* names swapped, parents not yet: a spin, locks held */
 	/* Each held a reference on its parent; they trade parents and so
 	 * trade references: no count changes. */
 	d->d_parent = new_parent;

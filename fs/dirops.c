@@ -88,6 +88,7 @@ static int change(struct dentry *dir, const char *name, size_t len, uint32_t mod
 
 	/* Every wait here is killable (a gated or slow filesystem can hold a
 	 * directory for long): -EINTR, with nothing taken, as if not called. */
+	race_window();	/* dir found, not locked: it may be removed or moved now */
 	if (down_write_killable(&di->i_rwsem))
 		return -EINTR;
 	struct dentry *d = lookup_one_held(dir, &q);

@@ -9,6 +9,7 @@
 #include "kernel/lockdep.h"
 #include "kernel/slab.h"
 #include "kernel/string.h"
+#include "kernel/race.h"
 
 static struct kmem_cache *file_cache;
 
@@ -56,6 +57,7 @@ void file_put(struct file *f)
 	BUG_ON(left < 0);
 	if (left)
 		return;
+	race_window();	/* the file is gone; its dentry is still held */
 	dput(f->f_dentry);
 	kmem_cache_free(file_cache, f);
 }

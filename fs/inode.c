@@ -164,6 +164,7 @@ struct inode *iget_locked(struct super_block *sb, uint64_t ino)
 			return fresh;
 		}
 		spin_unlock_irqrestore(&b->lock, flags);
+		race_window();	/* a miss: another iget may insert the inode first */
 		/* Allocate outside the bucket lock, then look again. */
 		fresh = kmem_cache_alloc(inode_cache);
 		if (!fresh)
@@ -222,6 +223,7 @@ void iput(struct inode *inode)
 	if (!inode)
 		return;
 	struct icache_bucket *b = bucket_of(inode->i_sb, inode->i_ino);
+	race_window();	/* the last reference, perhaps: iget may take one first */
 	unsigned long flags = spin_lock_irqsave(&b->lock);
 	int left = __atomic_sub_fetch(&inode->i_count, 1, __ATOMIC_ACQ_REL);
 	BUG_ON(left < 0);

@@ -172,6 +172,7 @@ int do_umount(struct dentry *root)
 	set_state(m, MNT_UMOUNTING);
 	dput(root);	/* ours must not count as a use; the mount's stays */
 	d_prune_sb(sb);
+	race_window();	/* pruned, not yet decided: a walk may enter now */
 	if (__atomic_load_n(&sb->s_root->d_count, __ATOMIC_ACQUIRE) != 1) {
 		set_state(m, MNT_MOUNTED);
 		mutex_unlock(&namespace_mutex);

@@ -163,6 +163,7 @@ static struct dentry *component(struct walk_state *w, struct dentry *d, const ch
 		dput(next);
 		return ERR_PTR(-ENOENT);
 	}
+	race_window();	/* found: a mount on it may come or go now */
 	return IS_ERR(next) ? next : cross_mounts(next);
 }
 
@@ -231,6 +232,7 @@ static struct dentry *walk_from(struct walk_state *w, struct dentry *start, cons
 			return d;
 		}
 		struct dentry *next = component(w, d, name, len);
+		race_window();	/* next found, not entered: it may be renamed or removed */
 		if (!IS_ERR(next) && is_symlink(next) &&
 		    (!final || slash_after || !(flags & WALK_NOFOLLOW))) {
 			struct dentry *target = follow(w, d, next);

@@ -150,6 +150,7 @@ int vfs_rename(struct dentry *old_dir, const char *old_name, size_t old_len,
 	d_hash_name(new_dir, &nq);
 
 	/* Every wait is killable: -EINTR leaves nothing taken. */
+	race_window();	/* found, not locked: either directory may move now */
 	if (!cross) {
 		if (down_write_killable(&odi->i_rwsem))
 			return -EINTR;

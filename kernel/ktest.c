@@ -31,6 +31,7 @@
  */
 #include "kernel/barrier.h"
 #include "kernel/ktest.h"
+#include "kernel/race.h"
 #include "kernel/cmdline.h"
 #include "kernel/kprintf.h"
 #include "kernel/lockdep.h"
@@ -435,11 +436,13 @@ static int run_case(const struct ktest_suite *s, const struct ktest_case *k, uns
 	cur.kase = k;
 	cur.seed = ktest_case_seed(seed, s->name, k->name, rep);
 	cur.lockdep_reports = lockdep_reports();
+	race_jitter_reseed(cur.seed);
 	uint64_t start = rdtsc();
 	cur.nmi_after_tsc = start + (limit * 1000 + NMI_GRACE_MS) * tsc_khz;
 	__atomic_store_n(&cur.deadline_tsc, start + limit * 1000 * tsc_khz, __ATOMIC_RELEASE);
 
 	int how = run_case_thread(k, limit);
+	race_jitter_off();	/* a case cut off by a failed ASSERT never turned it off */
 
 	__atomic_store_n(&cur.deadline_tsc, 0, __ATOMIC_RELEASE);
 	if (how == ABORT_TIMEOUT || cur.timed_out_count) {
@@ -457,7 +460,8 @@ static int run_case(const struct ktest_suite *s, const struct ktest_case *k, uns
 	if (ms >= 2000)	/* for people reading the log; never a verdict */
 		kprintf("    # %s took %lu ms\n", k->name, ms);
 	if (cur.failures) {
-		kprintf("    # replay: ktest.seed=%lu ktest=%s (case seed %lu)\n", seed, s->name, cur.seed);
+		kprintf("    # replay: ktest.seed=%lu ktest=%s%s (case seed %lu)\n", seed, s->name,
+			race_jitter_arg(), cur.seed);
 		kprintf("    not ok %u %s\n", num, k->name);
 		return 1;
 	}
@@ -531,11 +535,13 @@ unsigned ktest_run_names(const char *names)
 	kprintf("KTAP version 1\n");
 	kprintf("# ktest: seed=%lu (replay with ktest.seed=%lu), %u CPUs, case time limit %lu s\n",
 		seed, seed, ncpus, timeout_s);
+	race_jitter_run_begin();
 	kprintf("1..%lu\n", (uint64_t)nsel * repeat);
 	for (unsigned rep = 0; rep < repeat; rep++)
 		for (const struct ktest_suite *s = __ktest_suites_start; s < __ktest_suites_end; s++)
 			if (selected(s, names))
 				run_suite(s, ++num, rep, &t);
+	race_jitter_run_end();
 	kprintf("# ktest: seed=%lu\n", seed);
 	kprintf("%u passed, %u failed, %u skipped\n", t.passed, t.failed, t.skipped);
 	return t.failed;

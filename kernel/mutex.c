@@ -18,6 +18,7 @@
 #include "kernel/sched.h"
 #include "kernel/panic.h"
 #include "kernel/errno.h"
+#include "kernel/race.h"
 
 struct mutex_waiter {
 	struct list_head node;
@@ -87,6 +88,7 @@ static int mutex_lock_slow(struct mutex *m, bool killable)
 	unsigned long flags = spin_lock_irqsave(&m->wait_lock);
 	bool took = __take_or_queue(m, &w);
 	spin_unlock_irqrestore(&m->wait_lock, flags);
+	race_window();	/* queued, not asleep: the hand-over may come before we sleep */
 	if (!took)
 		ret = mutex_wait(m, &w, killable);
 	abort_unsafe_end();

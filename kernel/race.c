@@ -2,16 +2,43 @@
  * race.c: race-window injection (see race.h).  The random choices come
  * from one shared counter mixed with the seed: test-only code, so one
  * contended cache line is fine, and each call still gets its own draw.
+ * The draws are not replayed exactly under SMP (which CPU draws which
+ * number depends on timing), but the seed fixes the sequence of choices.
  */
 #include "kernel/race.h"
+#include "kernel/cmdline.h"
+#include "kernel/kprintf.h"
 #include "kernel/random.h"
 #include "kernel/sched.h"
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/percpu.h"
 
+#define JITTER_UNSET UINT64_MAX	/* ktest.jitter not given: the suites choose */
+
+static uint64_t jitter_param = JITTER_UNSET;
+static char jitter_arg[40];
+
+static int set_jitter(const struct kparam *p, const char *val, size_t len, char *why, size_t n)
+{
+	int err = kparam_set_u64(p, val, len, why, n);
+	if (err == 0)
+		snprintf(jitter_arg, sizeof(jitter_arg), " ktest.jitter=%lu", jitter_param);
+	return err;
+}
+
+KPARAM("ktest.jitter", set_jitter, jitter_param, 0, 1000000,
+       "race-window injection: 0 never, 1 in every test, N in every test at one window in N "
+       "(default: only where a stress suite turns it on)");
+
+const char *race_jitter_arg(void)
+{
+	return jitter_arg;
+}
+
 #if CONFIG_RACE_WINDOWS
-bool race_jitter;
+unsigned race_every;
 static uint64_t race_seed, race_draws;
+static bool run_on;	/* a ktest run is going and ktest.jitter asks for it in every test */
 
 static bool may_sleep_here(void)
 {
@@ -22,6 +49,9 @@ void __race_window(void)
 {
 	uint64_t x = mix64(__atomic_load_n(&race_seed, __ATOMIC_RELAXED) +
 			   __atomic_fetch_add(&race_draws, 1, __ATOMIC_RELAXED));
+	unsigned every = __atomic_load_n(&race_every, __ATOMIC_RELAXED);
+	if (every > 1 && (x >> 32) % every)
+		return;	/* this window does not draw */
 	unsigned choice = x & 31;	/* 0-7: nothing, 8-15: yield, 16: sleep, others: spin */
 	if (choice < 8)
 		return;
@@ -36,16 +66,52 @@ void __race_window(void)
 		cpu_relax();
 }
 
-bool race_jitter_on(uint64_t seed)
+/* What the run asks for when no suite has turned injection on. */
+static unsigned run_level(void)
+{
+	if (!run_on || jitter_param == JITTER_UNSET || jitter_param == 0)
+		return 0;
+	return (unsigned)jitter_param;
+}
+
+void race_jitter_reseed(uint64_t seed)
 {
 	__atomic_store_n(&race_seed, seed, __ATOMIC_RELAXED);
-	__atomic_store_n(&race_jitter, true, __ATOMIC_RELEASE);
+}
+
+bool race_jitter_on(uint64_t seed)
+{
+	if (jitter_param == 0)
+		return false;
+	race_jitter_reseed(seed);
+	__atomic_store_n(&race_every, 1, __ATOMIC_RELEASE);
 	return true;
 }
 
 void race_jitter_off(void)
 {
-	__atomic_store_n(&race_jitter, false, __ATOMIC_RELEASE);
+	__atomic_store_n(&race_every, run_level(), __ATOMIC_RELEASE);
+}
+
+void race_jitter_run_begin(void)
+{
+	run_on = true;
+	race_jitter_off();
+	if (jitter_param == JITTER_UNSET)
+		kprintf("# ktest: race windows: where the stress suites turn them on\n");
+	else if (jitter_param == 0)
+		kprintf("# ktest: race windows: off (ktest.jitter=0)\n");
+	else if (jitter_param == 1)
+		kprintf("# ktest: race windows: on in every test, every window draws\n");
+	else
+		kprintf("# ktest: race windows: on in every test, one window in %lu draws\n",
+			jitter_param);
+}
+
+void race_jitter_run_end(void)
+{
+	run_on = false;
+	race_jitter_off();
 }
 #else
 bool race_jitter_on(uint64_t seed)
@@ -54,7 +120,14 @@ bool race_jitter_on(uint64_t seed)
 	return false;
 }
 
-void race_jitter_off(void)
+void race_jitter_off(void) { }
+void race_jitter_reseed(uint64_t seed) { (void)seed; }
+
+void race_jitter_run_begin(void)
 {
+	if (jitter_param != JITTER_UNSET && jitter_param != 0)
+		kprintf("# ktest: race windows: none in this build (LOCKDEP=0): ktest.jitter ignored\n");
 }
+
+void race_jitter_run_end(void) { }
 #endif

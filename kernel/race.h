@@ -8,13 +8,23 @@
  * few instructions wide; a race through one shows up once a month in use
  * and never in a test that starts its threads at a barrier.
  *
- * While a test has turned injection on (race_jitter_on), each call picks,
- * at random from the test's seed: nothing, a spin of up to a few
- * microseconds, or, where the caller may sleep (no spinlock held,
- * interrupts on), a yield to another thread or (one call in 32) a sleep
- * of one tick, long enough for another CPU to finish a whole operation.  Off, a call costs one load
- * and a branch; built without the lock validator (LOCKDEP=0, the release
- * build make bench uses) it is no code at all, like the validator.
+ * While injection is on, a window that draws picks, at random from the
+ * seed: nothing, a spin of up to a few microseconds, or, where the caller
+ * may sleep (no spinlock held, interrupts on), a yield to another thread
+ * or (one draw in 32) a sleep of one tick, long enough for another CPU to
+ * finish a whole operation.
+ *
+ * Who turns it on: the boot parameter ktest.jitter.
+ *   (not given)  the stress suites turn it on around their race cases
+ *                (race_jitter_on ... race_jitter_off), every window draws;
+ *   0            never, not even where a suite asks: does a failure need it?
+ *   1            every test of the run, every window draws;
+ *   N > 1        every test of the run, one window in N draws (a lighter
+ *                load for long runs); a suite that asks gets every window.
+ *
+ * Off, a window costs one load and a branch; built without the lock
+ * validator (LOCKDEP=0, the release build make bench uses) it is no code
+ * at all, like the validator.
  */
 #ifndef KERNEL_RACE_H
 #define KERNEL_RACE_H
@@ -26,20 +36,30 @@
 #define CONFIG_RACE_WINDOWS CONFIG_LOCKDEP
 
 #if CONFIG_RACE_WINDOWS
-extern bool race_jitter;
+extern unsigned race_every;	/* 0: off; N: one window in N draws */
 void __race_window(void);
 static inline void race_window(void)
 {
-	if (__atomic_load_n(&race_jitter, __ATOMIC_RELAXED))
+	if (__atomic_load_n(&race_every, __ATOMIC_RELAXED))
 		__race_window();
 }
 #else
 static inline void race_window(void) { }
 #endif
 
-/* Turn injection on (with a seed: a test passes ktest_seed()) or off.
- * Returns false if this build has no race windows (the caller skips). */
+/* A suite turns injection on for a race case (with a seed: it passes
+ * ktest_seed()) and off again, which goes back to what ktest.jitter asks
+ * for the whole run.  race_jitter_on returns false if injection stays off
+ * (no race windows in this build, or ktest.jitter=0). */
 bool race_jitter_on(uint64_t seed);
 void race_jitter_off(void);
+
+/* ktest's side: a run starts and ends; a case gets its own seed. */
+void race_jitter_run_begin(void);
+void race_jitter_run_end(void);
+void race_jitter_reseed(uint64_t seed);
+/* For the run's header and replay lines: "" if ktest.jitter was not given,
+ * else " ktest.jitter=N". */
+const char *race_jitter_arg(void);
 
 #endif

@@ -24,6 +24,7 @@
 #include "kernel/sched.h"
 #include "kernel/panic.h"
 #include "kernel/errno.h"
+#include "kernel/race.h"
 
 enum waiter_type { WAIT_READ, WAIT_WRITE };
 
@@ -128,6 +129,7 @@ static int down_slow(struct rw_semaphore *s, enum waiter_type type, bool killabl
 	__atomic_fetch_or(&s->count, RWSEM_WAITERS, __ATOMIC_RELAXED);
 	grant(s);	/* it may have become free before the bit was set */
 	spin_unlock_irqrestore(&s->wait_lock, flags);
+	race_window();	/* queued, not asleep: the grant may come before we sleep */
 
 	for (;;) {
 		set_current_state(killable ? THREAD_KILLABLE : THREAD_SLEEPING);
@@ -242,6 +244,7 @@ void up_write(struct rw_semaphore *s)
 					__ATOMIC_RELEASE, __ATOMIC_RELAXED))
 		return;
 	__atomic_fetch_and(&s->count, ~RWSEM_WRITER, __ATOMIC_RELEASE);
+	race_window();	/* free, waiters not granted yet: a trylock may get in first */
 	release_slow(s);
 }
 
