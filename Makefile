@@ -3,12 +3,13 @@
 #   make            build build/smpvfs.elf and build/smpvfs.iso
 #   make run        boot in QEMU: self-tests on every CPU, then the shell
 #   make test       the test matrix: BIOS and UEFI x SMP 1, 2, 4, 8
+#   make soak       boots with fresh seeds and race windows on, DURATION seconds
 #   make bench      the benchmarks (release build): tables, build/bench/results.json, plots
 #   make deps       install the Debian packages everything needs
 #   make debug/gdb  QEMU paused with a gdb stub / gdb attached to it
 #   make clean
 #
-# Variables: SMP MEM FIRMWARE MACHINE ACCEL KARGS INITRD SCRIPT LOCKDEP BUILD V CROSS BENCH
+# Variables: SMP MEM FIRMWARE MACHINE ACCEL KARGS INITRD SCRIPT LOCKDEP BUILD V CROSS BENCH DURATION
 # (README.md).
 
 CROSS   ?=
@@ -50,7 +51,7 @@ SRCS := $(wildcard boot/*.S arch/x86_64/*.S arch/x86_64/*.c kernel/*.c kernel/*/
 	tests/fstest/fstest.c
 OBJS := $(patsubst %,$(BUILD)/%.o,$(basename $(SRCS)))
 
-.PHONY: all iso run test test-matrix test-negative test-fstest-host test-shell bench debug gdb clean deps check-tools FORCE
+.PHONY: all iso run test soak test-matrix test-negative test-fstest-host test-shell bench debug gdb clean deps check-tools FORCE
 all: $(BUILD)/smpvfs.iso
 
 # The compiler flags of the last build: rewritten only when they change
@@ -165,6 +166,16 @@ test: check-tools $(BUILD)/smpvfs.elf $(BUILD)/initrd.cpio
 		$(MAKE) --no-print-directory $$part || failed="$$failed $$part"; done; \
 	if [ -n "$$failed" ]; then echo "make test: FAILED:$$failed"; exit 1; fi; \
 	echo "make test: every part passed ($(TEST_PARTS))"
+
+# make soak DURATION=600: boot -smp 2, 4, 8 in turn (BIOS, then UEFI) with
+# fresh seeds and race windows on, running the concurrency suites, the
+# fuzzer and the torture, until DURATION seconds are up (tests/soak.py).
+# Not part of make test: it is as long as you let it be.
+DURATION ?= 600
+soak: check-tools $(BUILD)/smpvfs.elf $(BUILD)/initrd.cpio
+	$(Q)$(PYTHON) tests/soak.py --duration $(DURATION) --elf $(BUILD)/smpvfs.elf \
+		--initrd $(BUILD)/initrd.cpio --mem $(MEM) --accel $(ACCEL) \
+		$(if $(SMP),--smp $(SMP)) $(if $(FIRMWARE),--firmware $(FIRMWARE))
 
 test-negative: $(BUILD)/smpvfs.elf $(BUILD)/initrd.cpio
 	$(Q)$(PYTHON) tests/run.py test --smp 2 --firmware bios $(RUN_ARGS) \

@@ -1,0 +1,126 @@
+#!/usr/bin/env python3
+"""soak.py: boot smpvfs again and again with fresh seeds until the time is up.
+
+    tests/soak.py [--duration SECONDS] [--smp 2,4,8] [--firmware bios,uefi]
+
+`make soak DURATION=600` runs this.  Each boot takes the next -smp count
+in turn (and, after a full turn, the next firmware), a fresh random seed,
+and a race-window setting in turn (ktest.jitter=1, 4, 16: every window,
+or a lighter load that lets more calls through per second), and runs the
+concurrency suites, the colliding fuzzer and the torture.  One line per
+boot; at the end
+
+    soak: N boots, N rounds, N calls, 0 failures
+
+where rounds and calls are the fuzzer's (its `# vfs_fuzz:` summary lines)
+plus the torture's calls.  A failing boot prints its failing cases and the
+exact command that replays its seed.  A boot starts only while time is
+left, so the last one may run a little past the end.
+
+Exit status: 0 if every boot passed, 1 otherwise, 2 for usage errors.
+"""
+
+import argparse
+import random
+import re
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import run  # noqa: E402  (tests/run.py: ISOs, QEMU, KTAP)
+
+# The suites whose point is concurrency, the fuzzer and the torture.
+SUITES = ("lookup,dcache_races,prune,rename,mount_races,inode,file,readdir,dirops_kill,"
+          "outside,shrinker,waitqueue,rwsem,mutex,vfs_stress,vfs_fuzz")
+JITTER = (1, 4, 16)
+FUZZ_ROUNDS = 2000      # vfs_fuzz.rounds for each boot (make test's default is far fewer)
+BOOT_TIMEOUT = 1200     # seconds: a boot that takes longer has hung
+
+FUZZ_LINE = re.compile(r"# vfs_fuzz: (\d+) rounds, (\d+) calls, (\d+) collisions, (\d+) failures")
+TORTURE_LINE = re.compile(r"# seed \d+ \(CPU c uses seed \+ c\), (\d+) calls a CPU")
+
+
+def boot(n, cfg_args, seed, jitter, suites, elf, initrd):
+    firmware, smp, accel, mem = cfg_args
+    kargs = (f"{run.TEST_KARGS} ktest={suites} ktest.seed={seed} ktest.jitter={jitter} "
+             f"vfs_fuzz.rounds={FUZZ_ROUNDS}")
+    iso = run.make_iso(elf, kargs, run.BUILD / "iso-soak", initrd)
+    cfg = run.Config(firmware, smp, "pc", accel, mem, f"soak-{firmware}-smp{smp}")
+    log_path = run.BUILD / "soak-logs" / f"boot{n}-{firmware}-smp{smp}.log"
+    status, stderr_lines, elapsed = run.run_captured(run.qemu_command(cfg, iso), log_path,
+                                                     BOOT_TIMEOUT)
+    k = run.parse_ktap(log_path.read_bytes().decode(errors="replace").splitlines())
+    rounds = calls = 0
+    for line in k.lines:
+        if m := FUZZ_LINE.search(line):
+            rounds += int(m.group(1))
+            calls += int(m.group(2))
+        elif m := TORTURE_LINE.search(line):
+            calls += int(m.group(1)) * smp
+    if status is None:
+        problems = [f"hung: no end after {BOOT_TIMEOUT} s"]
+    else:
+        verdict, message = run.interpret_status(status, stderr_lines)
+        problems = run.verdict_problems(k, verdict, message) + run.cpu_count_problems(k, cfg)
+    return k, log_path, elapsed, rounds, calls, problems
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--duration", type=run.positive_seconds, default=600.0,
+                        help="seconds to keep booting (default 600)")
+    parser.add_argument("--smp", type=run.smp_list, default=[2, 4, 8],
+                        help="CPU counts to take in turn (default 2,4,8)")
+    parser.add_argument("--firmware", type=run.firmware_list, default=["bios", "uefi"],
+                        help="firmwares to take in turn (default bios,uefi)")
+    parser.add_argument("--suites", default=SUITES, help=f"the suites each boot runs (default {SUITES})")
+    parser.add_argument("--elf", type=Path, default=run.DEFAULT_ELF)
+    parser.add_argument("--initrd", type=Path, default=None)
+    parser.add_argument("--accel", choices=["tcg", "kvm", "auto"], default=None)
+    parser.add_argument("--mem", default="512M")
+    args = parser.parse_args()
+
+    elf, initrd = run.check_elf(args.elf), run.check_initrd(args.initrd)
+    accel, why = run.resolve_accel(args.accel, elf)
+    run.print_accel(accel, why)
+    suites = args.suites
+    print(f"soak: {args.duration:g} s of boots; suites {suites}", flush=True)
+    rng = random.SystemRandom()
+    start = time.monotonic()
+    boots = rounds = calls = 0
+    failures = []
+    while time.monotonic() - start < args.duration:
+        smp = args.smp[boots % len(args.smp)]
+        firmware = args.firmware[(boots // len(args.smp)) % len(args.firmware)]
+        jitter = JITTER[boots % len(JITTER)]
+        seed = rng.getrandbits(63)
+        boots += 1
+        k, log_path, elapsed, r, c, problems = boot(boots, (firmware, smp, accel, args.mem),
+                                                    seed, jitter, suites, elf, initrd)
+        rounds += r
+        calls += c
+        passed, failed, skipped = k.totals()
+        verdict = "ok" if not problems else "FAIL: " + "; ".join(problems)
+        print(f"boot {boots}: {firmware} smp={smp} seed={seed} jitter={jitter}: "
+              f"{run.format_counts(passed, failed, skipped)}, {r} rounds, {c} calls "
+              f"({elapsed:.0f} s) {verdict}", flush=True)
+        if problems:
+            replay = (f"python3 tests/run.py test --smp {smp} --firmware {firmware} "
+                      f"--timeout {BOOT_TIMEOUT} "
+                      + (f"--initrd {run.show(initrd)} " if initrd else "")
+                      + f"--kargs \"ktest={suites} ktest.seed={seed} ktest.jitter={jitter} "
+                      f"vfs_fuzz.rounds={FUZZ_ROUNDS}\"")
+            failures.append((boots, [case.ident() for case in k.failed()], replay, log_path))
+            run.print_details(k, run.show(log_path))
+    print(f"soak: {boots} boots, {rounds} rounds, {calls} calls, {len(failures)} failures "
+          f"({time.monotonic() - start:.0f} s)")
+    for n, cases, replay, log_path in failures:
+        print(f"  boot {n}: failed {', '.join(cases) or '(no case: see the log)'}; "
+              f"log {run.show(log_path)}")
+        print(f"    replay: {replay}")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
