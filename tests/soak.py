@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """soak.py: boot smpvfs again and again with fresh seeds until the time is up.
 
-    tests/soak.py [--duration SECONDS] [--smp 2,4,8] [--firmware bios,uefi]
+    tests/soak.py [--duration SECONDS] [--smp 2,4,8] [--firmware bios,uefi] [--until-failure]
 
 `make soak DURATION=600` runs this.  Each boot takes the next -smp count
 in turn (and, after a full turn, the next firmware), a fresh random seed,
@@ -79,6 +79,8 @@ def main():
     parser.add_argument("--initrd", type=Path, default=None)
     parser.add_argument("--accel", choices=["tcg", "kvm", "auto"], default=None)
     parser.add_argument("--mem", default="512M")
+    parser.add_argument("--until-failure", action="store_true",
+                        help="stop after the first failing boot (to time how soon a bug is found)")
     args = parser.parse_args()
 
     elf, initrd = run.check_elf(args.elf), run.check_initrd(args.initrd)
@@ -113,6 +115,8 @@ def main():
                       f"vfs_fuzz.rounds={FUZZ_ROUNDS}\"")
             failures.append((boots, [case.ident() for case in k.failed()], replay, log_path))
             run.print_details(k, run.show(log_path))
+            if args.until_failure:
+                break
     print(f"soak: {boots} boots, {rounds} rounds, {calls} calls, {len(failures)} failures "
           f"({time.monotonic() - start:.0f} s)")
     for n, cases, replay, log_path in failures:
