@@ -66,6 +66,24 @@ def boot(n, cfg_args, seed, jitter, suites, elf, initrd):
     return k, log_path, elapsed, rounds, calls, problems
 
 
+def what_failed(k):
+    """The failing cases; for a panic or a hang, the suite and case it happened in."""
+    failed = [case.ident() for case in k.failed()]
+    end = k.panic_index if k.panic_index is not None else len(k.lines)
+    if failed and k.panic_index is None:
+        return ", ".join(failed)
+    suite = case = None
+    for line in k.lines[:end]:
+        if m := re.search(r"# Subtest: (\S+)", line):
+            suite, case = m.group(1), None
+        elif m := re.search(r"ok \d+ (\S+)", line):
+            case = m.group(1)
+    where = f"in {suite}" + (f" after {case}" if case else " (its first case)") if suite else ""
+    if k.panic_index is not None:
+        return ", ".join(failed + [f"panic {where}: {k.lines[k.panic_index].strip()}"])
+    return ", ".join(failed) or f"hang or early end {where}"
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--duration", type=run.positive_seconds, default=600.0,
@@ -113,14 +131,14 @@ def main():
                       + (f"--initrd {run.show(initrd)} " if initrd else "")
                       + f"--kargs \"ktest={suites} ktest.seed={seed} ktest.jitter={jitter} "
                       f"vfs_fuzz.rounds={FUZZ_ROUNDS}\"")
-            failures.append((boots, [case.ident() for case in k.failed()], replay, log_path))
+            failures.append((boots, what_failed(k), replay, log_path))
             run.print_details(k, run.show(log_path))
             if args.until_failure:
                 break
     print(f"soak: {boots} boots, {rounds} rounds, {calls} calls, {len(failures)} failures "
           f"({time.monotonic() - start:.0f} s)")
     for n, cases, replay, log_path in failures:
-        print(f"  boot {n}: failed {', '.join(cases) or '(no case: see the log)'}; "
+        print(f"  boot {n}: failed {cases}; "
               f"log {run.show(log_path)}")
         print(f"    replay: {replay}")
     return 1 if failures else 0
