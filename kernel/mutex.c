@@ -84,11 +84,11 @@ static int mutex_lock_slow(struct mutex *m, bool killable)
 	struct mutex_waiter w = { .thread = current_thread(), .granted = false };
 	int ret = 0;
 
+	race_window();	/* the owner may let go before we queue (see down_slow) */
 	abort_unsafe_begin();	/* w is on a shared list until we return */
 	unsigned long flags = spin_lock_irqsave(&m->wait_lock);
 	bool took = __take_or_queue(m, &w);
 	spin_unlock_irqrestore(&m->wait_lock, flags);
-	race_window();	/* queued, not asleep: the hand-over may come before we sleep */
 	if (!took)
 		ret = mutex_wait(m, &w, killable);
 	abort_unsafe_end();

@@ -10,6 +10,7 @@
 #include "kernel/kprintf.h"
 #include "kernel/random.h"
 #include "kernel/sched.h"
+#include "kernel/time.h"
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/percpu.h"
 
@@ -56,10 +57,17 @@ void __race_window(void)
 	if (choice < 8)
 		return;
 	if (choice <= 16 && may_sleep_here()) {
-		if (choice == 16)
-			sleep_ms(1);	/* a tick: long enough for a whole rename elsewhere */
-		else
+		if (choice == 16) {
+			/* A tick, long enough for a whole rename elsewhere, given
+			 * away in yields: the thread stays runnable, so a test
+			 * waiting for it to sleep in a lock (to kill it there)
+			 * cannot take this pause for that sleep. */
+			uint64_t until = jiffies + 2;
+			while (jiffies < until)
+				yield();
+		} else {
 			yield();
+		}
 		return;
 	}
 	for (uint64_t spins = (x >> 8) % 2048; spins; spins--)	/* or where it may not sleep */

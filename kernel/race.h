@@ -11,8 +11,9 @@
  * While injection is on, a window that draws picks, at random from the
  * seed: nothing, a spin of up to a few microseconds, or, where the caller
  * may sleep (no spinlock held, interrupts on), a yield to another thread
- * or (one draw in 32) a sleep of one tick, long enough for another CPU to
- * finish a whole operation.
+ * or (one draw in 32) a tick's worth of yields, long enough for another
+ * CPU to finish a whole operation.  The thread never sleeps in a window:
+ * tests that wait for a thread to sleep in a lock would take it for that.
  *
  * Who turns it on: the boot parameter ktest.jitter.
  *   (not given)  the stress suites turn it on around their race cases

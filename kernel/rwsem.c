@@ -122,6 +122,7 @@ static int down_slow(struct rw_semaphore *s, enum waiter_type type, bool killabl
 	struct rwsem_waiter w = { .thread = current_thread(), .type = type, .granted = false };
 	int ret = 0;
 
+	race_window();	/* the holder may let go before we queue */
 	abort_unsafe_begin();	/* w is on a shared list until we return */
 	unsigned long flags = spin_lock_irqsave(&s->wait_lock);
 
@@ -129,7 +130,6 @@ static int down_slow(struct rw_semaphore *s, enum waiter_type type, bool killabl
 	__atomic_fetch_or(&s->count, RWSEM_WAITERS, __ATOMIC_RELAXED);
 	grant(s);	/* it may have become free before the bit was set */
 	spin_unlock_irqrestore(&s->wait_lock, flags);
-	race_window();	/* queued, not asleep: the grant may come before we sleep */
 
 	for (;;) {
 		set_current_state(killable ? THREAD_KILLABLE : THREAD_SLEEPING);
