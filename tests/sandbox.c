@@ -11,8 +11,13 @@
 
 void sandbox_enter(struct sandbox *s, const char *name)
 {
+	/* A number per sandbox: a case cut short by a failed ASSERT leaves
+	 * its sandbox behind, and with ktest.repeat the next repetition
+	 * would fail on that leftover (EEXIST) instead of testing. */
+	static unsigned serial;
 	ASSERT_EQ(task_fs_unshare(), 0);
-	snprintf(s->path, sizeof(s->path), "/sandbox-%s", name);
+	snprintf(s->path, sizeof(s->path), "/sandbox-%s.%u", name,
+		 __atomic_add_fetch(&serial, 1, __ATOMIC_RELAXED));
 	dcache_shrink(~0u);	/* a baseline with no unused dentries cached */
 	s->dentries = dcache_live();
 	s->inodes = icache_live();

@@ -2,7 +2,7 @@
  * sandbox.h: a private, freshly mounted ramfs for one VFS test case.
  *
  *     struct sandbox sb;
- *     sandbox_enter(&sb, "rename");     // /sandbox-rename, a new ramfs; cwd there
+ *     sandbox_enter(&sb, "rename");     // /sandbox-rename.N, a new ramfs; cwd there
  *     ... relative paths now work inside it ...
  *     sandbox_leave(&sb);               // unmounts; checks nothing leaked
  *
