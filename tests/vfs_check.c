@@ -69,6 +69,66 @@ static unsigned check_tree(const char *dir, struct ino_count *tab, unsigned *nta
 	return bad;
 }
 
+/* The dentry tree below dir, walked through the children lists: every
+ * child names dir as its parent, and each hashed name is hashed once. */
+static unsigned check_dentries(struct dentry *dir, unsigned depth)
+{
+	struct dentry *kids[48];
+	unsigned n = 0, bad = 0;
+	unsigned long flags = spin_lock_irqsave(&dir->d_lock);
+	struct list_head *pos;
+	list_for_each(pos, &dir->d_subdirs) {
+		struct dentry *d = list_entry(pos, struct dentry, d_child);
+		if (d->d_parent != dir) {
+			kprintf("    # dcache: '%s' is listed under '%s' but its parent is another\n",
+				d->d_name.name, dir->d_name.name);
+			bad++;
+		}
+		if (n < 48)
+			kids[n++] = dget(d);
+	}
+	spin_unlock_irqrestore(&dir->d_lock, flags);
+	for (unsigned i = 0; i < n; i++) {
+		struct dentry *d = kids[i];
+		/* The bucket lock comes before d_lock: counted with neither held. */
+		unsigned hashed = d_count_hashed(dir, &d->d_name);
+		if (hashed > 1) {
+			kprintf("    # dcache: '%s' is hashed %u times in '%s'\n", d->d_name.name, hashed,
+				dir->d_name.name);
+			bad++;
+		}
+		if (d->d_inode && S_ISDIR(d->d_inode->i_mode) && depth < 8)
+			bad += check_dentries(d, depth + 1);
+		dput(d);
+	}
+	return bad;
+}
+
+unsigned vfs_check_dentries(const char *dir)
+{
+	struct dentry *d = path_lookup(dir, 0);
+	if (IS_ERR(d)) {
+		kprintf("    # %s: %s\n", dir, errno_name((int)PTR_ERR(d)));
+		return 1;
+	}
+	unsigned bad = check_dentries(d, 0);
+	dput(d);
+	return bad;
+}
+
+unsigned vfs_check_links(const char *dir)
+{
+	/* Too big for a stack: callers check one tree at a time. */
+	static struct ino_count tab[512];
+	unsigned ntab = 0, bad = check_tree(dir, tab, &ntab, 512, 0);
+	for (unsigned i = 0; i < ntab; i++)
+		if (tab[i].nlink != tab[i].seen) {
+			kprintf("    # inode %lu: nlink %u, %u names\n", tab[i].ino, tab[i].nlink, tab[i].seen);
+			bad++;
+		}
+	return bad;
+}
+
 unsigned vfs_check_invariants(const char *dir)
 {
 	unsigned bad = 0;
@@ -82,14 +142,5 @@ unsigned vfs_check_invariants(const char *dir)
 		kprintf("    # %s: d_check_sb finds %u problems\n", dir, broken);
 	bad += broken;
 	dput(root);
-	/* Too big for a stack: callers check one tree at a time. */
-	static struct ino_count tab[512];
-	unsigned ntab = 0;
-	bad += check_tree(dir, tab, &ntab, 512, 0);
-	for (unsigned i = 0; i < ntab; i++)
-		if (tab[i].nlink != tab[i].seen) {
-			kprintf("    # inode %lu: nlink %u, %u names\n", tab[i].ino, tab[i].nlink, tab[i].seen);
-			bad++;
-		}
-	return bad;
+	return bad + vfs_check_links(dir);
 }
