@@ -251,6 +251,9 @@ static int64_t do_open(struct fuzz_model *m, const char *path, int flags)
 			int dir = parent_from(m, start, path, &last, &links);
 			if (dir < 0)
 				return dir;
+			unsigned ll = (unsigned)strlen(last);
+			if (is_dot(last, ll) || is_dotdot(last, ll))	/* a link to "..": a directory */
+				return flags & O_EXCL ? -EEXIST : -EISDIR;
 			if (m->n[dir].dead)
 				return -ENOENT;
 			int e = lookup(m, dir, last, (unsigned)strlen(last));
@@ -627,7 +630,9 @@ void fm_init(struct fuzz_model *m)
 	make_root(m, 0, -1, false);
 	int a = new_node(m, FM_DIR, 0), x = new_node(m, FM_REG, 0), l = new_node(m, FM_LNK, 0);
 	int s = new_node(m, FM_DIR, 0), sr = new_node(m, FM_DIR, 0);
+	int b = new_node(m, FM_DIR, 0);
 	add_entry(m, 0, "a", a);
+	add_entry(m, 0, "b", b);
 	add_entry(m, a, "x", x);
 	m->n[x].size = 3;
 	add_entry(m, 0, "l", l);

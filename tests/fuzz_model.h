@@ -98,7 +98,8 @@ struct fuzz_model {
 };
 
 /* The starting tree, built for real by the fuzzer the same way:
- * /a/ (dir), /a/x (file, 3 bytes), /l -> a, /s (slowfs mounted, f0 f1). */
+ * /a/ (dir), /a/x (file, 3 bytes), /b/ (empty), /l -> a, /s (slowfs
+ * mounted, f0 f1). */
 void fm_init(struct fuzz_model *m);
 void fm_apply(struct fuzz_model *m, const struct fz_call *c, struct fz_result *r);
 

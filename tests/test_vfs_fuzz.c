@@ -5,7 +5,8 @@
  * "processes" (groups of CPUs).  A process is chrooted in its own ramfs
  * (with a slowfs mounted in it) and has its own cwd and descriptor
  * table, so processes never see each other: what one may observe depends
- * only on its own calls, and tests/fuzz_model.c knows it exactly.  The
+ * only on its own calls, and tests/fuzz_model.c knows it exactly.
+ * Each starts from a/ (holding x), b/ (empty), l -> a and a slowfs at s.  The
  * namespace is tiny (a few names, ".", "..", symlinks, mounts) so that
  * calls collide.
  *
@@ -55,7 +56,7 @@
 #include "tests/sandbox.h"
 #include "tests/vfs_check.h"
 
-static uint64_t fuzz_rounds = 6;	/* about 3 s at -smp 8 under TCG */
+static uint64_t fuzz_rounds = 4;	/* about 3 s at -smp 8 under TCG */
 KPARAM("vfs_fuzz.rounds", kparam_set_u64, fuzz_rounds, 1, 10000000,
        "rounds of the colliding fuzzer (ktest=vfs_fuzz)");
 
@@ -86,6 +87,7 @@ struct group {
 struct fuzz {
 	unsigned ngroups;
 	bool verbose;              /* print why a run fails */
+	uint32_t evict;            /* bit 0: evict before the next tuple */
 	bool full_check;           /* d_check_sb too (a scan of the whole hash table) */
 	uint64_t calls, collisions;
 	struct group g[GROUPS_MAX];
@@ -123,6 +125,11 @@ static void gen_path(struct prng *r, char *buf, bool dots)
 	buf[at] = 0;
 	if (at == 1 && buf[0] == '/')
 		strlcpy(buf, "/a", FM_PATH);
+	/* A quarter of the paths lead into the slowfs, whose dentries the
+	 * shrinker may evict: lookups there go to the filesystem. */
+	static const char *const slow[] = { "s/f0", "s/f1", "/s/f0", "s/x", "l/../s/f1", "s/../s/f0" };
+	if (prng_below(r, 4) == 0)
+		strlcpy(buf, slow[prng_below(r, sizeof(slow) / sizeof(slow[0]))], FM_PATH);
 }
 
 /* Calls whose path may end in "." or "..": they only look it up. */
@@ -192,6 +199,16 @@ static void gen_prog(struct prng *r, struct prog *p)
 			tstart = i;
 		/* Half the calls of a tuple name what an earlier one names, so
 		 * that they collide more often than chance would have it. */
+		/* A third of the calls after a tuple's first change the name space
+		 * (the pairs that race hardest: mount and rmdir, rename and
+		 * link, ...), not one in two as chance would have it. */
+		static const uint8_t changes[] = { FZ_MKDIR, FZ_RMDIR, FZ_UNLINK, FZ_RENAME, FZ_LINK,
+						   FZ_SYMLINK, FZ_MOUNT, FZ_UMOUNT, FZ_OPEN };
+		if (!p->start[i] && prng_below(r, 3) == 0) {
+			uint8_t op = changes[prng_below(r, sizeof(changes))];
+			while (p->c[i].op != op)
+				gen_call(r, &p->c[i]);
+		}
 		if (!p->start[i] && prng_below(r, 2)) {
 			const struct fz_call *e = &p->c[tstart + prng_below(r, i - tstart)];
 			const char *path = e->op == FZ_SYMLINK || prng_below(r, 3) ? e->a : e->b;
@@ -413,6 +430,8 @@ static void group_setup(struct group *g)
 	char p[64];
 	ASSERT_EQ(sys_mount("ramfs", g->path, NULL), 0);
 	snprintf(p, sizeof(p), "%s/a", g->path);
+	ASSERT_EQ(sys_mkdir(p, 0755), 0);
+	snprintf(p, sizeof(p), "%s/b", g->path);
 	ASSERT_EQ(sys_mkdir(p, 0755), 0);
 	snprintf(p, sizeof(p), "%s/a/x", g->path);
 	int fd = sys_open(p, O_CREAT | O_RDWR, 0644);
@@ -736,6 +755,11 @@ static bool run_phase(struct fuzz *f, bool collide)
 			}
 			if (!more)
 				break;
+			/* Half the tuples start with the unused dentries evicted,
+			 * so that their lookups miss and race in the slow path. */
+			if (f->evict & 1)
+				dcache_shrink(~0u);
+			f->evict = f->evict >> 1 | (f->evict & 1) << 31;
 			ktest_run_on_all_cpus(collide_cpu, f);
 			for (unsigned i = 0; i < f->ngroups; i++)
 				if (f->g[i].count && !f->g[i].failed)
@@ -833,6 +857,7 @@ static void colliding_fuzz(void)
 	for (round = 0; round < fuzz_rounds && !failures; round++) {
 		for (unsigned i = 0; i < f.ngroups; i++)
 			gen_prog(&r, &f.g[i].p);
+		f.evict = (uint32_t)prng_next(&r);
 		static struct prog saved[GROUPS_MAX];
 		for (unsigned i = 0; i < f.ngroups; i++)
 			saved[i] = f.g[i].p;
