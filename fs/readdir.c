@@ -63,7 +63,12 @@ long sys_getdents(int fd, void *buf, size_t n)
 	mutex_lock(&f->f_pos_lock);
 	down_read(&dir->i_rwsem);
 	g.ctx.pos = f->f_pos;
-	r = dir->i_fop->iterate(f, &g.ctx);
+	/* A removed directory lists nothing, not even "." and "..": ENOENT,
+	 * as Linux says.  rmdir sets its link count to 0 under its i_rwsem. */
+	if (__atomic_load_n(&dir->i_nlink, __ATOMIC_ACQUIRE) == 0)
+		r = -ENOENT;
+	else
+		r = dir->i_fop->iterate(f, &g.ctx);
 	if (g.prev)
 		g.prev->d_off = (int64_t)g.ctx.pos;
 	f->f_pos = g.ctx.pos;

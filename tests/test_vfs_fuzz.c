@@ -899,7 +899,62 @@ static void colliding_fuzz(void)
 	sandbox_leave(&s);
 }
 
+/* Programs for the rules the model learnt from Linux (and the fixes the
+ * fuzzer led to), run alone: each result must be the model's. */
+#define CALL(o, f_, fl, n_, a_, b_) { .op = (o), .fd = (f_), .flags = (fl), .n = (n_), .a = a_, .b = b_ }
+static const struct fz_call known[][4] = {
+	{ CALL(FZ_TRUNCATE, 0, 0, -1, "nx", ""), CALL(FZ_FTRUNCATE, 7, 0, -1, "", ""),
+	  CALL(FZ_PREAD, 7, 0, -1, "", ""), CALL(FZ_PWRITE, 7, 0, -1, "", "") },
+	{ CALL(FZ_MKDIR, 0, 0, 0, "b/c", ""), CALL(FZ_OPEN, 0, O_RDONLY | O_DIRECTORY, 0, "b/c", ""),
+	  CALL(FZ_RMDIR, 0, 0, 0, "b/c", ""), CALL(FZ_GETDENTS, 0, 0, 0, "", "") },
+	{ CALL(FZ_SYMLINK, 0, 0, 0, "/f0", ".."), CALL(FZ_OPEN, 0, O_CREAT, 0, "/./f0", ""),
+	  CALL(FZ_OPEN, 0, O_CREAT | O_EXCL, 0, "f0", ""), CALL(FZ_OPEN, 0, O_RDONLY, 0, "a", "") },
+	{ CALL(FZ_GETDENTS, 0, 0, 0, "", ""), CALL(FZ_OPEN, 0, O_WRONLY | O_APPEND, 0, "a/x", ""),
+	  CALL(FZ_PWRITE, 0, 0, 0, "", ""), CALL(FZ_FSTAT, 0, 0, 0, "", "") },
+	{ CALL(FZ_CHDIR, 0, 0, 0, "b", ""), CALL(FZ_RMDIR, 0, 0, 0, "../b", ""),
+	  CALL(FZ_MKDIR, 0, 0, 0, "c", ""), CALL(FZ_STAT, 0, 0, 0, "..", "") },
+	{ CALL(FZ_MOUNT, 0, 1, 0, "b", ""), CALL(FZ_RMDIR, 0, 0, 0, "b", ""),
+	  CALL(FZ_CHDIR, 0, 0, 0, "b", ""), CALL(FZ_UMOUNT, 0, 0, 0, "/b", "") },
+};
+
+static void model_agrees_on_known_programs(void)
+{
+	struct sandbox s;
+	sandbox_enter(&s, "fuzzknown");
+	static struct fuzz f;
+	memset(&f, 0, sizeof(f));
+	f.ngroups = 1;
+	f.verbose = true;
+	struct group *g = &f.g[0];
+	snprintf(g->path, sizeof(g->path), "%s/g0", s.path);
+	ASSERT_EQ(sys_mkdir(g->path, 0755), 0);
+	g->ncpus = ncpus;
+	g->cand = kmalloc(CANDIDATES * sizeof(struct fuzz_model));
+	g->next = kmalloc(CANDIDATES * sizeof(struct fuzz_model));
+	ASSERT_NOT_NULL(g->cand);
+	ASSERT_NOT_NULL(g->next);
+	unsigned failed = 0;
+	for (unsigned i = 0; i < sizeof(known) / sizeof(known[0]); i++) {
+		g->p.len = 4;
+		for (unsigned k = 0; k < 4; k++) {
+			g->p.c[k] = known[i][k];
+			g->p.start[k] = true;
+		}
+		if (run_phase(&f, false)) {
+			kprintf("    # known program %u:\n", i);
+			print_prog(&g->p);
+			failed++;
+		}
+	}
+	EXPECT_EQ(failed, 0u);
+	kfree(g->cand);
+	kfree(g->next);
+	ASSERT_EQ(sys_rmdir(g->path), 0);
+	sandbox_leave(&s);
+}
+
 static const struct ktest_case vfs_fuzz_cases[] = {
+	KTEST_CASE(model_agrees_on_known_programs),
 	KTEST_CASE_TIMEOUT(colliding_fuzz, 900),
 };
 KTEST_SUITE(vfs_fuzz, vfs_fuzz_cases);
