@@ -183,6 +183,8 @@ static int do_truncate(struct inode *inode, int64_t len)
 
 int sys_truncate(const char *path, int64_t len)
 {
+	if (len < 0)
+		return -EINVAL;	/* before the walk, as in Linux */
 	struct dentry *d = path_lookup(path, 0);
 	if (IS_ERR(d))
 		return (int)PTR_ERR(d);
@@ -193,6 +195,8 @@ int sys_truncate(const char *path, int64_t len)
 
 int sys_ftruncate(int fd, int64_t len)
 {
+	if (len < 0)
+		return -EINVAL;	/* before the descriptor, as in Linux */
 	struct file *f = fget(fd);
 	if (!f)
 		return -EBADF;

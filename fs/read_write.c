@@ -92,6 +92,8 @@ long sys_write(int fd, const void *buf, size_t n)
 
 long sys_pread(int fd, void *buf, size_t n, int64_t off)
 {
+	if (off < 0)
+		return -EINVAL;	/* before the descriptor, as in Linux */
 	struct file *f;
 	int err = file_for(fd, false, &f);
 	if (err)
@@ -103,6 +105,8 @@ long sys_pread(int fd, void *buf, size_t n, int64_t off)
 
 long sys_pwrite(int fd, const void *buf, size_t n, int64_t off)
 {
+	if (off < 0)
+		return -EINVAL;	/* before the descriptor, as in Linux */
 	struct file *f;
 	int err = file_for(fd, true, &f);
 	if (err)

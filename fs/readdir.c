@@ -27,7 +27,9 @@ struct getdents_ctx {
 static bool emit(struct dir_context *ctx, const char *name, unsigned len, uint64_t ino, unsigned dtype)
 {
 	struct getdents_ctx *g = (struct getdents_ctx *)ctx;
-	size_t reclen = (sizeof(struct linux_dirent64) + len + 1 + 7) & ~(size_t)7;
+	/* Linux's size: the name starts at byte 19, not after the padding. */
+	size_t head = offsetof(struct linux_dirent64, d_name);
+	size_t reclen = (head + len + 1 + 7) & ~(size_t)7;
 	if (g->used + reclen > g->size) {
 		g->too_small = g->used == 0;
 		return false;
@@ -40,7 +42,7 @@ static bool emit(struct dir_context *ctx, const char *name, unsigned len, uint64
 	d->d_reclen = (uint16_t)reclen;
 	d->d_type = (uint8_t)dtype;
 	memcpy(d->d_name, name, len);
-	memset(d->d_name + len, 0, reclen - sizeof(*d) - len);
+	memset(d->d_name + len, 0, reclen - head - len);
 	g->used += reclen;
 	g->prev = d;
 	return true;
@@ -61,7 +63,12 @@ long sys_getdents(int fd, void *buf, size_t n)
 	mutex_lock(&f->f_pos_lock);
 	down_read(&dir->i_rwsem);
 	g.ctx.pos = f->f_pos;
-	r = dir->i_fop->iterate(f, &g.ctx);
+	/* A removed directory lists nothing, not even "." and "..": ENOENT,
+	 * as Linux says.  rmdir sets its link count to 0 under its i_rwsem. */
+	if (__atomic_load_n(&dir->i_nlink, __ATOMIC_ACQUIRE) == 0)
+		r = -ENOENT;
+	else
+		r = dir->i_fop->iterate(f, &g.ctx);
 	if (g.prev)
 		g.prev->d_off = (int64_t)g.ctx.pos;
 	f->f_pos = g.ctx.pos;

@@ -27,6 +27,7 @@
 #include "kernel/string.h"
 #include "arch/x86_64/percpu.h"
 #include "tests/sandbox.h"
+#include "tests/vfs_check.h"
 #include "tests/vfs_model.h"
 
 /* ---- renames racing lookups ------------------------------------------- */
@@ -513,79 +514,6 @@ static unsigned compare_subtree(struct vfs_model *m, int dir, const char *path, 
 	return bad;
 }
 
-/* Link counts, checked against the tree itself (read with getdents): a
- * directory has 2 plus its subdirectories, a file one per entry naming
- * it.  Returns the number of mismatches. */
-struct ino_count {
-	uint64_t ino;
-	uint32_t nlink, seen;
-};
-
-static unsigned check_tree(const char *dir, struct ino_count *tab, unsigned *ntab, unsigned max,
-			   unsigned depth)
-{
-	unsigned bad = 0, subdirs = 0;
-	int fd = sys_open(dir, O_RDONLY | O_DIRECTORY, 0);
-	if (fd < 0)
-		return 1;
-	char *buf = kmalloc(1024), path[96];
-	long n;
-	while (buf && (n = sys_getdents(fd, buf, 1024)) > 0) {
-		for (long off = 0; off < n;) {
-			struct linux_dirent64 *d = (void *)(buf + off);
-			off += d->d_reclen;
-			if (!strcmp(d->d_name, ".") || !strcmp(d->d_name, ".."))
-				continue;
-			snprintf(path, sizeof(path), "%s/%s", dir, d->d_name);
-			struct kstat st;
-			if (sys_lstat(path, &st) != 0 || st.ino != d->d_ino) {
-				kprintf("    # %s: listed but lstat disagrees\n", path);
-				bad++;
-				continue;
-			}
-			if (S_ISDIR(st.mode)) {
-				subdirs++;
-				if (depth < 8)
-					bad += check_tree(path, tab, ntab, max, depth + 1);
-				continue;
-			}
-			unsigned i = 0;
-			while (i < *ntab && tab[i].ino != st.ino)
-				i++;
-			if (i == *ntab && *ntab < max)
-				tab[(*ntab)++] = (struct ino_count){ st.ino, st.nlink, 0 };
-			if (i < *ntab)
-				tab[i].seen++;
-		}
-	}
-	kfree(buf);
-	sys_close(fd);
-	struct kstat st;
-	if (sys_stat(dir, &st) == 0 && st.nlink != 2 + subdirs) {
-		kprintf("    # %s: nlink %u but %u subdirectories\n", dir, st.nlink, subdirs);
-		bad++;
-	}
-	return bad;
-}
-
-static void check_invariants(void)
-{
-	struct dentry *root = path_lookup(".", 0);
-	ASSERT_FALSE(IS_ERR(root));
-	EXPECT_EQ(d_check_sb(root->d_sb), 0u);	/* no duplicates; children listed; counts >= 0 */
-	dput(root);
-	static struct ino_count tab[512];
-	unsigned ntab = 0;
-	EXPECT_EQ(check_tree(".", tab, &ntab, 512, 0), 0u);
-	unsigned wrong = 0;
-	for (unsigned i = 0; i < ntab; i++)
-		if (tab[i].nlink != tab[i].seen) {
-			kprintf("    # inode %lu: nlink %u, %u names\n", tab[i].ino, tab[i].nlink, tab[i].seen);
-			wrong++;
-		}
-	EXPECT_EQ(wrong, 0u);
-}
-
 static void run_torture(const char *name, bool inject, unsigned total)
 {
 	struct sandbox s;
@@ -634,7 +562,7 @@ static void run_torture(const char *name, bool inject, unsigned total)
 		kfree(t.snap[c]);
 	}
 	EXPECT_EQ(differ, 0u);
-	check_invariants();
+	EXPECT_EQ(vfs_check_invariants("."), 0u);
 	sandbox_leave(&s);	/* unmount succeeds and frees everything */
 }
 

@@ -1,0 +1,850 @@
+/*
+ * fuzz_model.c: see fuzz_model.h.  Entries are one table of (directory,
+ * name, child); a node nothing can reach any more (no name, no open file,
+ * not the cwd, not the parent of one of those) is freed after each call.
+ */
+#include "tests/fuzz_model.h"
+#include "fs/fs.h"
+#include "fs/syscalls.h"
+#include "kernel/errno.h"
+#include "kernel/kprintf.h"
+#include "kernel/string.h"
+
+#define SLOWFS_NAMES 2             /* the fuzzer mounts slowfs with names=2 */
+
+static int new_node(struct fuzz_model *m, uint8_t type, int dir)
+{
+	for (int i = 1; i < FM_NODES; i++)
+		if (m->n[i].type == FM_FREE) {
+			m->n[i] = (struct fm_node){ .type = type, .fs = m->n[dir].fs, .slow = m->n[dir].slow,
+						    .nlink = type == FM_DIR ? 2 : 1, .parent = -1,
+						    .mp = -1, .mounted = -1 };
+			return i;
+		}
+	m->full = true;
+	return -1;
+}
+
+static int lookup(const struct fuzz_model *m, int dir, const char *name, unsigned len)
+{
+	for (int i = 0; i < FM_ENTRIES; i++)
+		if (m->e[i].dir == dir && strlen(m->e[i].name) == len && !memcmp(m->e[i].name, name, len))
+			return i;
+	return -1;
+}
+
+static bool add_entry(struct fuzz_model *m, int dir, const char *name, int child)
+{
+	for (int i = 0; i < FM_ENTRIES; i++)
+		if (m->e[i].dir < 0) {
+			m->e[i] = (struct fm_entry){ dir, child, "" };
+			strlcpy(m->e[i].name, name, FM_NAME);
+			if (m->n[child].type == FM_DIR) {
+				m->n[child].parent = dir;
+				m->n[dir].nlink++;
+			}
+			return true;
+		}
+	m->full = true;
+	return false;
+}
+
+/* Entry e goes; its node loses a name (a directory dies with it, keeping
+ * its parent for "..", as a removed dentry keeps d_parent). */
+static void drop_entry(struct fuzz_model *m, int e)
+{
+	int c = m->e[e].child, dir = m->e[e].dir;
+	m->e[e].dir = -1;
+	if (m->n[c].type == FM_DIR) {
+		m->n[dir].nlink--;
+		m->n[c].nlink = 0;
+		m->n[c].dead = true;
+	} else if (--m->n[c].nlink == 0) {
+		m->n[c].dead = true;
+	}
+}
+
+static bool dir_empty(const struct fuzz_model *m, int dir)
+{
+	for (int i = 0; i < FM_ENTRIES; i++)
+		if (m->e[i].dir == dir)
+			return false;
+	return true;
+}
+
+/* A mount point leads to the root mounted on it. */
+static int down(const struct fuzz_model *m, int n)
+{
+	while (m->n[n].mounted >= 0)
+		n = m->n[n].mounted;
+	return n;
+}
+
+/* ".." stays at the process's root; at a mounted root it leaves through
+ * the mount point first. */
+static int dotdot(const struct fuzz_model *m, int d)
+{
+	while (d != 0 && m->n[d].mp >= 0)
+		d = m->n[d].mp;
+	if (d == 0 || m->n[d].parent < 0)
+		return d;
+	return down(m, m->n[d].parent);
+}
+
+static unsigned comp_len(const char *p)
+{
+	unsigned n = 0;
+	while (p[n] && p[n] != '/')
+		n++;
+	return n;
+}
+
+static bool is_dot(const char *p, unsigned len)
+{
+	return len == 1 && p[0] == '.';
+}
+
+static bool is_dotdot(const char *p, unsigned len)
+{
+	return len == 2 && p[0] == '.' && p[1] == '.';
+}
+
+/* Walk path from start (absolute paths from the root); symlinks are
+ * followed in every component, and in the last one if follow; *links
+ * counts the ones followed in the whole walk. */
+static int walk(const struct fuzz_model *m, int start, const char *path, bool follow, unsigned *links)
+{
+	int cur = start;
+	if (!*path)
+		return -ENOENT;
+	if (*path == '/')
+		cur = 0;
+	while (*path == '/')
+		path++;
+	if (!*path)
+		return cur;
+	for (;;) {
+		unsigned len = comp_len(path);
+		const char *rest = path + len;
+		while (*rest == '/')
+			rest++;
+		bool last = !*rest;
+		if (m->n[cur].type != FM_DIR)
+			return -ENOTDIR;
+		int c;
+		if (is_dot(path, len)) {
+			c = cur;
+		} else if (is_dotdot(path, len)) {
+			c = dotdot(m, cur);
+		} else {
+			int e = m->n[cur].dead ? -1 : lookup(m, cur, path, len);
+			if (e < 0)
+				return -ENOENT;
+			c = down(m, m->e[e].child);
+			if (m->n[c].type == FM_LNK && (!last || follow)) {
+				if (++*links > MAXSYMLINKS)
+					return -ELOOP;
+				c = walk(m, cur, m->n[c].target, true, links);
+				if (c < 0)
+					return c;
+			}
+		}
+		if (last)
+			return c;
+		cur = c;
+		path = rest;
+	}
+}
+
+static int resolve(const struct fuzz_model *m, const char *path, bool follow)
+{
+	unsigned links = 0;
+	return walk(m, m->cwd, path, follow, &links);
+}
+
+/* The directory that holds path's last component, *last pointing to that
+ * component in path; or -errno.  The generator never ends a path with a
+ * slash. */
+static int parent_from(const struct fuzz_model *m, int start, const char *path, const char **last,
+		       unsigned *links)
+{
+	const char *slash = NULL;
+	for (const char *p = path; *p; p++)
+		if (*p == '/')
+			slash = p;
+	*last = slash ? slash + 1 : path;
+	if (!slash)
+		return start;
+	if (slash == path)
+		return 0;
+	char buf[FM_PATH + FM_TARGET];
+	unsigned len = (unsigned)(slash - path);
+	memcpy(buf, path, len);
+	buf[len] = 0;
+	int d = walk(m, start, buf, true, links);
+	if (d >= 0 && m->n[d].type != FM_DIR)
+		return -ENOTDIR;
+	return d;
+}
+
+static int parent_of(const struct fuzz_model *m, const char *path, const char **last)
+{
+	unsigned links = 0;
+	return parent_from(m, m->cwd, path, last, &links);
+}
+
+/* The entry named by path's last component, or -1; *dir its directory
+ * (or -errno: then the call fails with it). */
+static int parent_entry(const struct fuzz_model *m, const char *path, int *dir, const char **last)
+{
+	*dir = parent_of(m, path, last);
+	if (*dir < 0 || m->n[*dir].dead)
+		return -1;
+	return lookup(m, *dir, *last, (unsigned)strlen(*last));
+}
+
+static int fd_alloc(struct fuzz_model *m, int node, int flags)
+{
+	for (int i = 0; i < FM_FDS; i++)
+		if (m->fd[i].node < 0) {
+			m->fd[i] = (struct fm_fd){ node, flags, 0 };
+			return i;
+		}
+	m->full = true;
+	return -EMFILE;
+}
+
+static struct fm_fd *fd_get(struct fuzz_model *m, int fd)
+{
+	return fd >= 0 && fd < FM_FDS && m->fd[fd].node >= 0 ? &m->fd[fd] : NULL;
+}
+
+uint64_t fm_stat_aux(unsigned type, uint32_t nlink, uint64_t size)
+{
+	return type | (uint64_t)nlink << 4 | size << 20;
+}
+
+uint64_t fm_name_hash(const char *s, unsigned len)
+{
+	uint64_t h = 1469598103934665603ULL;
+	for (unsigned i = 0; i < len; i++)
+		h = (h ^ (uint8_t)s[i]) * 1099511628211ULL;
+	return h;
+}
+
+static uint64_t node_aux(const struct fuzz_model *m, int c)
+{
+	const struct fm_node *n = &m->n[c];
+	return fm_stat_aux(n->type, n->nlink, n->type == FM_DIR ? 0 : n->size);
+}
+
+/* ---- the calls ---------------------------------------------------------- */
+
+static int64_t do_open(struct fuzz_model *m, const char *path, int flags)
+{
+	int acc = flags & O_ACCMODE, c;
+	if (flags & O_CREAT) {
+		unsigned links = 0;
+		int start = m->cwd;
+		for (;;) {
+			const char *last;
+			int dir = parent_from(m, start, path, &last, &links);
+			if (dir < 0)
+				return dir;
+			unsigned ll = (unsigned)strlen(last);
+			if (is_dot(last, ll) || is_dotdot(last, ll))	/* a link to "..": a directory */
+				return flags & O_EXCL ? -EEXIST : -EISDIR;
+			if (m->n[dir].dead)
+				return -ENOENT;
+			int e = lookup(m, dir, last, (unsigned)strlen(last));
+			if (e < 0) {
+				if (m->n[dir].slow)
+					return -EPERM;
+				if ((c = new_node(m, FM_REG, dir)) < 0 || !add_entry(m, dir, last, c))
+					return -ENOSPC;
+				break;
+			}
+			if (flags & O_EXCL)
+				return -EEXIST;
+			c = down(m, m->e[e].child);
+			if (m->n[c].type == FM_LNK) {	/* followed with create semantics */
+				if (flags & O_NOFOLLOW)
+					return -ELOOP;
+				if (++links > MAXSYMLINKS)
+					return -ELOOP;
+				start = dir;
+				path = m->n[c].target;
+				continue;
+			}
+			if (m->n[c].type == FM_DIR)
+				return -EISDIR;
+			break;
+		}
+	} else {
+		c = resolve(m, path, !(flags & O_NOFOLLOW));
+		if (c < 0)
+			return c;
+		if (m->n[c].type == FM_LNK)
+			return -ELOOP;
+		if ((flags & O_DIRECTORY) && m->n[c].type != FM_DIR)
+			return -ENOTDIR;
+		if (m->n[c].type == FM_DIR && (acc != O_RDONLY || (flags & O_TRUNC)))
+			return -EISDIR;
+	}
+	if ((flags & O_TRUNC) && m->n[c].type == FM_REG)
+		m->n[c].size = 0;
+	return fd_alloc(m, c, flags);
+}
+
+static int64_t do_rw(struct fuzz_model *m, const struct fz_call *c)
+{
+	struct fm_fd *f = fd_get(m, c->fd);
+	bool wr = c->op == FZ_WRITE || c->op == FZ_PWRITE;
+	bool positional = c->op == FZ_PREAD || c->op == FZ_PWRITE;
+	if (positional && c->n < 0)
+		return -EINVAL;	/* before the descriptor */
+	if (!f || (f->flags & O_ACCMODE) == (wr ? O_RDONLY : O_WRONLY))
+		return -EBADF;
+	struct fm_node *n = &m->n[f->node];
+	if (n->type == FM_DIR)
+		return -EISDIR;
+	if (n->slow)
+		return -EINVAL;	/* slowfs files can be neither read nor written */
+	int64_t pos = positional ? c->n : f->pos, len = 5;	/* every read and write is 5 bytes */
+	if (wr) {
+		if (f->flags & O_APPEND)
+			pos = (int64_t)n->size;	/* pwrite too, as Linux does */
+		if ((uint64_t)(pos + len) > n->size)
+			n->size = (uint64_t)(pos + len);
+	} else {
+		len = pos >= (int64_t)n->size ? 0 : (int64_t)n->size - pos < len ? (int64_t)n->size - pos : len;
+	}
+	if (!positional)
+		f->pos = pos + len;
+	return len;
+}
+
+static int64_t do_lseek(struct fuzz_model *m, const struct fz_call *c)
+{
+	struct fm_fd *f = fd_get(m, c->fd);
+	if (!f)
+		return -EBADF;
+	if (m->n[f->node].type == FM_DIR) {
+		if (c->flags == SEEK_SET && c->n == 0)
+			return f->pos = 0;
+		f->pos = -1;
+		return FM_ANY;
+	}
+	int64_t base = c->flags == SEEK_SET ? 0 : c->flags == SEEK_CUR ? f->pos : (int64_t)m->n[f->node].size;
+	if (base + c->n < 0)
+		return -EINVAL;
+	return f->pos = base + c->n;
+}
+
+static int64_t do_getdents(struct fuzz_model *m, const struct fz_call *c, uint64_t *aux)
+{
+	struct fm_fd *f = fd_get(m, c->fd);
+	if (!f)
+		return -EBADF;
+	int d = f->node;
+	if (m->n[d].type != FM_DIR)
+		return -ENOTDIR;
+	if (m->n[d].dead)
+		return -ENOENT;
+	if (f->pos < 0)
+		return FM_ANY;
+	if (f->pos > 0)
+		return 0;	/* read to the end already */
+	f->pos = 1;
+	/* ".", ".." and the entries: 24-byte records (names under 5 bytes). */
+	unsigned count = 2;
+	*aux = fm_name_hash(".", 1) + fm_name_hash("..", 2);
+	for (int i = 0; i < FM_ENTRIES; i++)
+		if (m->e[i].dir == d) {
+			count++;
+			*aux += fm_name_hash(m->e[i].name, (unsigned)strlen(m->e[i].name));
+		}
+	return 24 * count;
+}
+
+static int64_t do_mkdir_symlink(struct fuzz_model *m, const struct fz_call *c)
+{
+	int dir;
+	const char *last;
+	int e = parent_entry(m, c->a, &dir, &last);
+	if (dir < 0)
+		return dir;
+	if (e >= 0)
+		return -EEXIST;
+	if (m->n[dir].dead)
+		return -ENOENT;
+	if (m->n[dir].slow)
+		return -EPERM;
+	int n = new_node(m, c->op == FZ_MKDIR ? FM_DIR : FM_LNK, dir);
+	if (n < 0 || !add_entry(m, dir, last, n))
+		return -ENOSPC;
+	if (c->op == FZ_SYMLINK) {
+		strlcpy(m->n[n].target, c->b, FM_TARGET);
+		m->n[n].size = strlen(m->n[n].target);
+	}
+	return 0;
+}
+
+static int64_t do_remove(struct fuzz_model *m, const struct fz_call *c)
+{
+	int dir;
+	const char *last;
+	int e = parent_entry(m, c->a, &dir, &last);
+	if (dir < 0)
+		return dir;
+	if (e < 0)
+		return -ENOENT;
+	int v = m->e[e].child;	/* not followed, not crossed */
+	bool isdir = m->n[v].type == FM_DIR;
+	if (c->op == FZ_UNLINK && isdir)
+		return -EISDIR;
+	if (c->op == FZ_RMDIR && !isdir)
+		return -ENOTDIR;
+	if (m->n[dir].slow)
+		return -EPERM;
+	if (m->n[v].mounted >= 0)
+		return -EBUSY;
+	if (isdir && !dir_empty(m, v))
+		return -ENOTEMPTY;
+	drop_entry(m, e);
+	return 0;
+}
+
+static int64_t do_link(struct fuzz_model *m, const struct fz_call *c)
+{
+	int old = resolve(m, c->a, false);
+	if (old < 0)
+		return old;
+	int dir;
+	const char *last;
+	int e = parent_entry(m, c->b, &dir, &last);
+	if (dir < 0)
+		return dir;
+	if (e >= 0)
+		return -EEXIST;
+	if (m->n[dir].dead)
+		return -ENOENT;
+	if (m->n[old].fs != m->n[dir].fs)
+		return -EXDEV;
+	if (m->n[old].type == FM_DIR)
+		return -EPERM;
+	if (m->n[dir].slow)
+		return -EPERM;
+	if (!add_entry(m, dir, last, old))
+		return -ENOSPC;
+	m->n[old].nlink++;
+	return 0;
+}
+
+static bool is_ancestor(const struct fuzz_model *m, int anc, int d)
+{
+	for (int p = m->n[d].parent; p >= 0; p = m->n[p].parent)
+		if (p == anc)
+			return true;
+	return false;
+}
+
+static int child_toward(const struct fuzz_model *m, int anc, int d)
+{
+	while (m->n[d].parent != anc)
+		d = m->n[d].parent;
+	return d;
+}
+
+/* rename(2) in Linux's order: both parents, the same filesystem (EXDEV),
+ * the source exists, the target's directory is alive, lock_rename's
+ * ancestor checks, same inode: nothing to do, the type checks, a mount
+ * point (EBUSY), a non-empty directory target. */
+static int64_t do_rename(struct fuzz_model *m, const struct fz_call *c)
+{
+	int odir, ndir;
+	const char *olast, *nlast;
+	int oe = parent_entry(m, c->a, &odir, &olast);
+	if (odir < 0)
+		return odir;
+	int ne = parent_entry(m, c->b, &ndir, &nlast);
+	if (ndir < 0)
+		return ndir;
+	if (m->n[odir].fs != m->n[ndir].fs)
+		return -EXDEV;
+	if (oe < 0)
+		return -ENOENT;
+	if (m->n[ndir].dead)
+		return -ENOENT;
+	int old = m->e[oe].child, new = ne >= 0 ? m->e[ne].child : -1, trap = -1;
+	if (odir != ndir) {
+		if (is_ancestor(m, odir, ndir))
+			trap = child_toward(m, odir, ndir);
+		else if (is_ancestor(m, ndir, odir))
+			trap = child_toward(m, ndir, odir);
+	}
+	if (old == trap)
+		return -EINVAL;
+	if (new >= 0 && new == trap)
+		return -ENOTEMPTY;
+	if (old == new)
+		return 0;
+	bool old_dir = m->n[old].type == FM_DIR;
+	if (new >= 0 && old_dir && m->n[new].type != FM_DIR)
+		return -ENOTDIR;
+	if (new >= 0 && !old_dir && m->n[new].type == FM_DIR)
+		return -EISDIR;
+	if (m->n[odir].slow)
+		return -EPERM;
+	if (m->n[old].mounted >= 0 || (new >= 0 && m->n[new].mounted >= 0))
+		return -EBUSY;
+	if (new >= 0 && old_dir && !dir_empty(m, new))
+		return -ENOTEMPTY;
+	if (ne >= 0)
+		drop_entry(m, ne);
+	m->e[oe].dir = ndir;
+	strlcpy(m->e[oe].name, nlast, FM_NAME);
+	if (old_dir) {
+		m->n[old].parent = ndir;
+		m->n[odir].nlink--;
+		m->n[ndir].nlink++;
+	}
+	return 0;
+}
+
+static int64_t do_truncate(struct fuzz_model *m, int node, int64_t len)
+{
+	if (m->n[node].type == FM_DIR)
+		return -EISDIR;
+	if (len < 0)
+		return -EINVAL;
+	if (m->n[node].slow)
+		return -EINVAL;	/* slowfs files cannot be truncated */
+	m->n[node].size = (uint64_t)len;
+	return 0;
+}
+
+static void make_root(struct fuzz_model *m, int r, int mp, bool slow)
+{
+	m->n[r] = (struct fm_node){ .type = FM_DIR, .fs = m->next_fs++, .slow = slow, .nlink = 2,
+				    .parent = -1, .mp = mp, .mounted = -1 };
+	if (mp >= 0)
+		m->n[mp].mounted = r;
+	for (int i = 0; slow && i < SLOWFS_NAMES; i++) {
+		int f = new_node(m, FM_REG, r);
+		char name[FM_NAME] = { 'f', (char)('0' + i), 0 };
+		if (f >= 0)
+			add_entry(m, r, name, f);
+	}
+}
+
+static int64_t do_mount(struct fuzz_model *m, const struct fz_call *c)
+{
+	int d = resolve(m, c->a, true);
+	if (d < 0)
+		return d;
+	if (m->n[d].type != FM_DIR)
+		return -ENOTDIR;
+	if (d == 0 || m->n[d].mp >= 0)
+		return -EBUSY;	/* a mounted root: no stacking */
+	if (m->n[d].dead)
+		return -ENOENT;
+	int r = new_node(m, FM_DIR, d);
+	if (r < 0)
+		return -ENOSPC;
+	make_root(m, r, d, c->flags == 1);
+	return 0;
+}
+
+static bool fs_busy(const struct fuzz_model *m, uint8_t fs)
+{
+	if (m->n[m->cwd].fs == fs)
+		return true;
+	for (int i = 0; i < FM_FDS; i++)
+		if (m->fd[i].node >= 0 && m->n[m->fd[i].node].fs == fs)
+			return true;
+	for (int i = 0; i < FM_NODES; i++)
+		if (m->n[i].type != FM_FREE && m->n[i].fs == fs && m->n[i].mounted >= 0)
+			return true;
+	return false;
+}
+
+static int64_t do_umount(struct fuzz_model *m, const struct fz_call *c)
+{
+	int d = resolve(m, c->a, true);
+	if (d < 0)
+		return d;
+	if (d != 0 && m->n[d].mp < 0)
+		return -EINVAL;	/* not the root of a mount */
+	if (d == 0 || fs_busy(m, m->n[d].fs))
+		return -EBUSY;
+	uint8_t fs = m->n[d].fs;
+	m->n[m->n[d].mp].mounted = -1;
+	for (int i = 0; i < FM_ENTRIES; i++)
+		if (m->e[i].dir >= 0 && m->n[m->e[i].dir].fs == fs)
+			m->e[i].dir = -1;
+	for (int i = 0; i < FM_NODES; i++)
+		if (m->n[i].type != FM_FREE && m->n[i].fs == fs)
+			m->n[i].type = FM_FREE;
+	return 0;
+}
+
+/* Free what nothing reaches: the tree from the root (and mounts), open
+ * files, the cwd, and the parents removed directories keep for "..". */
+static void collect(struct fuzz_model *m)
+{
+	bool keep[FM_NODES] = { false };
+	int stack[FM_NODES], sp = 0;
+	stack[sp++] = 0;
+	stack[sp++] = m->cwd;
+	for (int i = 0; i < FM_FDS; i++)
+		if (m->fd[i].node >= 0)
+			stack[sp++] = m->fd[i].node;
+	while (sp) {
+		int x = stack[--sp];
+		if (x < 0 || keep[x])
+			continue;
+		keep[x] = true;
+		const struct fm_node *n = &m->n[x];
+		if (sp + 3 > FM_NODES)
+			continue;
+		stack[sp++] = n->parent;
+		stack[sp++] = n->mp;
+		stack[sp++] = n->mounted;
+		for (int i = 0; i < FM_ENTRIES && n->type == FM_DIR; i++)
+			if (m->e[i].dir == x && !keep[m->e[i].child] && sp < FM_NODES)
+				stack[sp++] = m->e[i].child;
+	}
+	for (int i = 0; i < FM_NODES; i++)
+		if (!keep[i])
+			m->n[i].type = FM_FREE;
+}
+
+void fm_init(struct fuzz_model *m)
+{
+	memset(m, 0, sizeof(*m));
+	for (int i = 0; i < FM_ENTRIES; i++)
+		m->e[i].dir = -1;
+	for (int i = 0; i < FM_FDS; i++)
+		m->fd[i].node = -1;
+	make_root(m, 0, -1, false);
+	int a = new_node(m, FM_DIR, 0), x = new_node(m, FM_REG, 0), l = new_node(m, FM_LNK, 0);
+	int s = new_node(m, FM_DIR, 0), sr = new_node(m, FM_DIR, 0);
+	int b = new_node(m, FM_DIR, 0);
+	add_entry(m, 0, "a", a);
+	add_entry(m, 0, "b", b);
+	add_entry(m, a, "x", x);
+	m->n[x].size = 3;
+	add_entry(m, 0, "l", l);
+	strlcpy(m->n[l].target, "a", FM_TARGET);
+	m->n[l].size = 1;
+	add_entry(m, 0, "s", s);
+	make_root(m, sr, s, true);
+}
+
+void fm_apply(struct fuzz_model *m, const struct fz_call *c, struct fz_result *r)
+{
+	int64_t ret;
+	int node;
+	struct fm_fd *f;
+	r->aux = 0;
+	switch (c->op) {
+	case FZ_OPEN:
+		ret = do_open(m, c->a, c->flags);
+		break;
+	case FZ_CLOSE:
+		ret = fd_get(m, c->fd) ? 0 : -EBADF;
+		if (!ret)
+			m->fd[c->fd].node = -1;
+		break;
+	case FZ_READ: case FZ_WRITE: case FZ_PREAD: case FZ_PWRITE:
+		ret = do_rw(m, c);
+		break;
+	case FZ_LSEEK:
+		ret = do_lseek(m, c);
+		break;
+	case FZ_GETDENTS:
+		ret = do_getdents(m, c, &r->aux);
+		break;
+	case FZ_STAT: case FZ_LSTAT:
+		ret = node = resolve(m, c->a, c->op == FZ_STAT);
+		if (node >= 0) {
+			ret = 0;
+			r->aux = node_aux(m, node);
+		}
+		break;
+	case FZ_FSTAT:
+		f = fd_get(m, c->fd);
+		ret = f ? 0 : -EBADF;
+		if (f)
+			r->aux = node_aux(m, f->node);
+		break;
+	case FZ_MKDIR: case FZ_SYMLINK:
+		ret = do_mkdir_symlink(m, c);
+		break;
+	case FZ_RMDIR: case FZ_UNLINK:
+		ret = do_remove(m, c);
+		break;
+	case FZ_LINK:
+		ret = do_link(m, c);
+		break;
+	case FZ_READLINK:
+		ret = node = resolve(m, c->a, false);
+		if (node >= 0 && m->n[node].type != FM_LNK)
+			ret = -EINVAL;
+		else if (node >= 0) {
+			ret = (int64_t)strlen(m->n[node].target);
+			r->aux = fm_name_hash(m->n[node].target, (unsigned)ret);
+		}
+		break;
+	case FZ_RENAME:
+		ret = do_rename(m, c);
+		break;
+	case FZ_TRUNCATE:	/* a negative length is refused before the walk */
+		ret = node = c->n < 0 ? -EINVAL : resolve(m, c->a, true);
+		if (node >= 0)
+			ret = do_truncate(m, node, c->n);
+		break;
+	case FZ_FTRUNCATE:
+		f = fd_get(m, c->fd);
+		ret = c->n < 0 ? -EINVAL : !f ? -EBADF : m->n[f->node].type != FM_REG || (f->flags & O_ACCMODE) == O_RDONLY ?
+		      -EINVAL : do_truncate(m, f->node, c->n);
+		break;
+	case FZ_CHDIR:
+		ret = node = resolve(m, c->a, true);
+		if (node >= 0 && m->n[node].type != FM_DIR)
+			ret = -ENOTDIR;
+		else if (node >= 0) {
+			m->cwd = node;
+			ret = 0;
+		}
+		break;
+	case FZ_MOUNT:
+		ret = do_mount(m, c);
+		break;
+	default:
+		ret = do_umount(m, c);
+		break;
+	}
+	r->ret = ret;
+	if (ret < 0)
+		r->aux = 0;
+	collect(m);
+}
+
+/* ---- the tree as text --------------------------------------------------- */
+
+struct out {
+	char *buf;
+	unsigned size, at;
+};
+
+static void put(struct out *o, const char *s)
+{
+	while (*s && o->at + 1 < o->size)
+		o->buf[o->at++] = *s++;
+	o->buf[o->at] = 0;
+}
+
+static void render_dir(const struct fuzz_model *m, int d, struct out *o, unsigned depth)
+{
+	int order[FM_ENTRIES], k = 0;
+	for (int i = 0; i < FM_ENTRIES; i++)
+		if (m->e[i].dir == d) {
+			int j = k++;
+			while (j > 0 && strcmp(m->e[order[j - 1]].name, m->e[i].name) > 0) {
+				order[j] = order[j - 1];
+				j--;
+			}
+			order[j] = i;
+		}
+	put(o, "{");
+	for (int j = 0; j < k; j++) {
+		int c = down(m, m->e[order[j]].child);
+		const struct fm_node *n = &m->n[c];
+		char item[48];
+		snprintf(item, sizeof(item), "%s%s:%c%u", j ? " " : "", m->e[order[j]].name,
+			 "?drl"[n->type], n->nlink);
+		put(o, item);
+		if (n->type == FM_REG) {
+			snprintf(item, sizeof(item), ",%lu", n->size);
+			put(o, item);
+		} else if (n->type == FM_LNK) {
+			put(o, ">");
+			put(o, n->target);
+		} else if (depth < 6) {
+			render_dir(m, c, o, depth + 1);
+		}
+	}
+	put(o, "}");
+}
+
+void fm_render(const struct fuzz_model *m, char *buf, unsigned size)
+{
+	struct out o = { buf, size, 0 };
+	buf[0] = 0;
+	render_dir(m, 0, &o, 0);
+}
+
+/* ---- calls as text ------------------------------------------------------ */
+
+static const char *const op_names[FZ_NOPS] = {
+	"open", "close", "read", "write", "pread", "pwrite", "lseek", "getdents",
+	"stat", "lstat", "fstat", "mkdir", "rmdir", "unlink", "link", "symlink",
+	"readlink", "rename", "truncate", "ftruncate", "chdir", "mount", "umount",
+};
+
+static void open_flags(int f, char *buf, unsigned size)
+{
+	static const struct { int bit; const char *name; } bits[] = {
+		{ O_CREAT, "O_CREAT" }, { O_EXCL, "O_EXCL" }, { O_TRUNC, "O_TRUNC" },
+		{ O_APPEND, "O_APPEND" }, { O_DIRECTORY, "O_DIRECTORY" }, { O_NOFOLLOW, "O_NOFOLLOW" },
+	};
+	const char *acc = (f & O_ACCMODE) == O_RDONLY ? "O_RDONLY" : (f & O_ACCMODE) == O_WRONLY ?
+			  "O_WRONLY" : "O_RDWR";
+	struct out o = { buf, size, 0 };
+	put(&o, acc);
+	for (unsigned i = 0; i < sizeof(bits) / sizeof(bits[0]); i++)
+		if (f & bits[i].bit) {
+			put(&o, "|");
+			put(&o, bits[i].name);
+		}
+}
+
+void fz_call_str(const struct fz_call *c, char *buf, unsigned size)
+{
+	const char *op = c->op < FZ_NOPS ? op_names[c->op] : "?";
+	char fl[96];
+	switch (c->op) {
+	case FZ_OPEN:
+		open_flags(c->flags, fl, sizeof(fl));
+		snprintf(buf, size, "open(\"%s\", %s)", c->a, fl);
+		break;
+	case FZ_CLOSE: case FZ_FSTAT:
+		snprintf(buf, size, "%s(%d)", op, c->fd);
+		break;
+	case FZ_READ: case FZ_WRITE: case FZ_GETDENTS:
+		snprintf(buf, size, "%s(%d)", op, c->fd);
+		break;
+	case FZ_PREAD: case FZ_PWRITE: case FZ_FTRUNCATE:
+		snprintf(buf, size, "%s(%d, %ld)", op, c->fd, c->n);
+		break;
+	case FZ_LSEEK:
+		snprintf(buf, size, "lseek(%d, %ld, %s)", c->fd, c->n,
+			 c->flags == SEEK_SET ? "SEEK_SET" : c->flags == SEEK_CUR ? "SEEK_CUR" : "SEEK_END");
+		break;
+	case FZ_LINK: case FZ_RENAME: case FZ_SYMLINK:
+		snprintf(buf, size, "%s(\"%s\", \"%s\")", op, c->op == FZ_SYMLINK ? c->b : c->a,
+			 c->op == FZ_SYMLINK ? c->a : c->b);
+		break;
+	case FZ_TRUNCATE:
+		snprintf(buf, size, "truncate(\"%s\", %ld)", c->a, c->n);
+		break;
+	case FZ_MOUNT:
+		snprintf(buf, size, "mount(\"%s\", \"%s\")", c->flags == 1 ? "slowfs" : "ramfs", c->a);
+		break;
+	default:
+		snprintf(buf, size, "%s(\"%s\")", op, c->a);
+		break;
+	}
+}

@@ -1,0 +1,960 @@
+/*
+ * test_vfs_fuzz.c: the colliding fuzzer (ktest=vfs_fuzz).
+ *
+ * Each round draws a short random program of VFS calls for each of a few
+ * "processes" (groups of CPUs).  A process is chrooted in its own ramfs
+ * (with a slowfs mounted in it) and has its own cwd and descriptor
+ * table, so processes never see each other: what one may observe depends
+ * only on its own calls, and tests/fuzz_model.c knows it exactly.
+ * Each starts from a/ (holding x), b/ (empty), l -> a and a slowfs at s.  The
+ * namespace is tiny (a few names, ".", "..", symlinks, mounts) so that
+ * calls collide.
+ *
+ * A round runs each program twice from the same starting tree:
+ *  - alone, call after call: every result must equal the model's;
+ *  - colliding: the program is cut into tuples of 2 to 4 consecutive
+ *    calls, each tuple's calls run at once on the process's CPUs (with
+ *    race-window injection on).  The oracle tries every order of the
+ *    tuple's calls on every model state still possible: some order must
+ *    give exactly the results seen and the tree found afterwards; the
+ *    states of the orders that do are what the next tuple starts from.
+ *    (Calls on disjoint names give the same answer in every order, so
+ *    for them this is the exact check.)  One allowance: an umount racing
+ *    another call of its tuple may find the mount busy (EBUSY), as Linux
+ *    may; it must then have changed nothing.
+ * After each run: no duplicate hashed names and consistent dentries in
+ * every filesystem of the process, link counts equal to the names
+ * getdents shows, slowfs's overlaps and rehashed at 0, every mount
+ * unmountable, the dentry, inode and file counts back at their baseline,
+ * and no lock-validator report.
+ *
+ * A failure prints the seed, the round and the program, then removes
+ * calls one at a time while the failure stays (a colliding one is tried
+ * a few times per candidate) and prints the smallest program.  Rounds:
+ * vfs_fuzz.rounds=N (make soak runs many); the last line is the summary
+ * `# vfs_fuzz: N rounds, N calls, N collisions, N failures`.
+ */
+#include "fs/dcache.h"
+#include "fs/file.h"
+#include "fs/fs.h"
+#include "fs/mount.h"
+#include "fs/slowfs/slowfs.h"
+#include "fs/syscalls.h"
+#include "fs/task_fs.h"
+#include "kernel/cmdline.h"
+#include "kernel/errno.h"
+#include "kernel/kmalloc.h"
+#include "kernel/kprintf.h"
+#include "kernel/ktest.h"
+#include "kernel/lockdep.h"
+#include "kernel/race.h"
+#include "kernel/random.h"
+#include "kernel/string.h"
+#include "kernel/thread.h"
+#include "arch/x86_64/percpu.h"
+#include "tests/fuzz_model.h"
+#include "tests/sandbox.h"
+#include "tests/vfs_check.h"
+
+static uint64_t fuzz_rounds = 4;	/* about 3 s at -smp 8 under TCG */
+KPARAM("vfs_fuzz.rounds", kparam_set_u64, fuzz_rounds, 1, 10000000,
+       "rounds of the colliding fuzzer (ktest=vfs_fuzz)");
+
+#define PROG_LEN 8
+#define TUPLE_MAX 4
+#define GROUPS_MAX (MAX_CPUS / 2)
+#define CANDIDATES 8
+#define TREE_TEXT 768
+
+struct prog {
+	unsigned len;
+	struct fz_call c[PROG_LEN];
+	bool start[PROG_LEN];      /* the call begins a new tuple */
+};
+
+struct group {
+	char path[32];             /* its root, as the case thread sees it */
+	struct task_fs *fs;
+	struct prog p;
+	unsigned ncpus;
+	unsigned first, count;     /* the tuple being run */
+	struct fz_result got[PROG_LEN];
+	struct fuzz_model *cand, *next;   /* CANDIDATES each */
+	unsigned ncand;
+	bool failed;
+};
+
+struct fuzz {
+	unsigned ngroups;
+	bool verbose;              /* print why a run fails */
+	uint32_t evict;            /* bit 0: evict before the next tuple */
+	bool full_check;           /* d_check_sb too (a scan of the whole hash table) */
+	uint64_t calls, collisions;
+	struct group g[GROUPS_MAX];
+	char tree[TREE_TEXT], mtree[TREE_TEXT];   /* the case thread's scratch */
+};
+
+/* ---- programs ----------------------------------------------------------- */
+
+static const char *const names[] = { "a", "b", "x", "l", "s", "f0" };
+static const char *const targets[] = { "a", "x", "..", "/a", "s/f0", "l", "a/x", "b/.." };
+
+/* A path of 1 to 3 components; "." and ".." only before the last one
+ * unless dots (lookups may end in them). */
+static void gen_path(struct prng *r, char *buf, bool dots)
+{
+	unsigned depth = 1 + (unsigned)prng_below(r, 3), at = 0;
+	if (prng_below(r, 4) == 0)
+		buf[at++] = '/';
+	for (unsigned i = 0; i < depth; i++) {
+		bool last = i + 1 == depth;
+		const char *c = names[prng_below(r, sizeof(names) / sizeof(names[0]))];
+		unsigned d = (unsigned)prng_below(r, 8);
+		if ((!last || dots) && d == 0)
+			c = ".";
+		else if ((!last || dots) && d == 1)
+			c = "..";
+		size_t n = strlen(c);
+		if (at + n + 2 >= FM_PATH)
+			break;
+		if (i)
+			buf[at++] = '/';
+		memcpy(buf + at, c, n);
+		at += (unsigned)n;
+	}
+	buf[at] = 0;
+	if (at == 1 && buf[0] == '/')
+		strlcpy(buf, "/a", FM_PATH);
+	/* A quarter of the paths lead into the slowfs, whose dentries the
+	 * shrinker may evict: lookups there go to the filesystem. */
+	static const char *const slow[] = { "s/f0", "s/f1", "/s/f0", "s/x", "l/../s/f1", "s/../s/f0" };
+	if (prng_below(r, 4) == 0)
+		strlcpy(buf, slow[prng_below(r, sizeof(slow) / sizeof(slow[0]))], FM_PATH);
+}
+
+/* Calls whose path may end in "." or "..": they only look it up. */
+static bool lookup_only(const struct fz_call *c)
+{
+	return c->op == FZ_STAT || c->op == FZ_LSTAT || c->op == FZ_CHDIR || c->op == FZ_READLINK ||
+	       c->op == FZ_TRUNCATE || c->op == FZ_MOUNT || c->op == FZ_UMOUNT ||
+	       (c->op == FZ_OPEN && !(c->flags & O_CREAT));
+}
+
+static bool ends_in_dot(const char *p)
+{
+	const char *last = p;
+	for (; *p; p++)
+		if (*p == '/')
+			last = p + 1;
+	return last[0] == '.';
+}
+
+static void gen_call(struct prng *r, struct fz_call *c)
+{
+	static const int64_t offs[] = { 0, 1, 3, 8, -1 };
+	memset(c, 0, sizeof(*c));
+	c->op = (uint8_t)prng_below(r, FZ_NOPS);
+	c->fd = (int8_t)(prng_below(r, 16) == 0 ? 7 : prng_below(r, 4));
+	c->n = offs[prng_below(r, 5)];
+	gen_path(r, c->a, lookup_only(c));
+	gen_path(r, c->b, false);
+	switch (c->op) {
+	case FZ_OPEN:
+		c->flags = (int)prng_below(r, 3);
+		if (prng_below(r, 2)) {
+			c->flags |= O_CREAT;
+			if (prng_below(r, 3) == 0)
+				c->flags |= O_EXCL;
+		} else if (prng_below(r, 5) == 0) {
+			c->flags |= O_DIRECTORY;
+		}
+		gen_path(r, c->a, !(c->flags & O_CREAT));
+		if (prng_below(r, 5) == 0)
+			c->flags |= O_TRUNC;
+		if (prng_below(r, 5) == 0)
+			c->flags |= O_APPEND;
+		if (prng_below(r, 6) == 0)
+			c->flags |= O_NOFOLLOW;
+		break;
+	case FZ_LSEEK:
+		c->flags = (int)prng_below(r, 3);
+		break;
+	case FZ_SYMLINK:
+		strlcpy(c->b, targets[prng_below(r, sizeof(targets) / sizeof(targets[0]))], FM_PATH);
+		break;
+	case FZ_MOUNT:
+		c->flags = prng_below(r, 3) == 0;	/* 1: slowfs */
+		break;
+	}
+}
+
+static void gen_prog(struct prng *r, struct prog *p)
+{
+	p->len = PROG_LEN;
+	unsigned left = 0, tstart = 0;
+	for (unsigned i = 0; i < p->len; i++) {
+		gen_call(r, &p->c[i]);
+		p->start[i] = left == 0;
+		if (p->start[i])
+			tstart = i;
+		/* Half the calls of a tuple name what an earlier one names, so
+		 * that they collide more often than chance would have it. */
+		/* A third of the calls after a tuple's first change the name space
+		 * (the pairs that race hardest: mount and rmdir, rename and
+		 * link, ...), not one in two as chance would have it. */
+		static const uint8_t changes[] = { FZ_MKDIR, FZ_RMDIR, FZ_UNLINK, FZ_RENAME, FZ_LINK,
+						   FZ_SYMLINK, FZ_MOUNT, FZ_UMOUNT, FZ_OPEN };
+		if (!p->start[i] && prng_below(r, 3) == 0) {
+			uint8_t op = changes[prng_below(r, sizeof(changes))];
+			while (p->c[i].op != op)
+				gen_call(r, &p->c[i]);
+		}
+		if (!p->start[i] && prng_below(r, 2)) {
+			const struct fz_call *e = &p->c[tstart + prng_below(r, i - tstart)];
+			const char *path = e->op == FZ_SYMLINK || prng_below(r, 3) ? e->a : e->b;
+			if (lookup_only(&p->c[i]) || !ends_in_dot(path))
+				strlcpy(p->c[i].a, path, FM_PATH);
+			p->c[i].fd = e->fd;
+		}
+		if (left == 0)
+			left = 2 + (unsigned)prng_below(r, TUPLE_MAX - 1);
+		left--;
+	}
+}
+
+/* ---- the real calls ------------------------------------------------------- */
+
+static unsigned type_of(uint32_t mode)
+{
+	return S_ISDIR(mode) ? FM_DIR : S_ISREG(mode) ? FM_REG : S_ISLNK(mode) ? FM_LNK : 0;
+}
+
+static uint64_t kstat_aux(const struct kstat *st)
+{
+	unsigned t = type_of(st->mode);
+	return fm_stat_aux(t, st->nlink, t == FM_DIR ? 0 : (uint64_t)st->size);
+}
+
+static void fz_exec(const struct fz_call *c, struct fz_result *r)
+{
+	char buf[512];
+	struct kstat st;
+	int64_t ret;
+	r->aux = 0;
+	switch (c->op) {
+	case FZ_OPEN:
+		ret = sys_open(c->a, c->flags, 0644);
+		break;
+	case FZ_CLOSE:
+		ret = sys_close(c->fd);
+		break;
+	case FZ_READ:
+		ret = sys_read(c->fd, buf, 5);
+		break;
+	case FZ_WRITE:
+		ret = sys_write(c->fd, "abcde", 5);
+		break;
+	case FZ_PREAD:
+		ret = sys_pread(c->fd, buf, 5, c->n);
+		break;
+	case FZ_PWRITE:
+		ret = sys_pwrite(c->fd, "abcde", 5, c->n);
+		break;
+	case FZ_LSEEK:
+		ret = sys_lseek(c->fd, c->n, c->flags);
+		break;
+	case FZ_GETDENTS:
+		ret = sys_getdents(c->fd, buf, sizeof(buf));
+		for (long off = 0; off < ret;) {
+			struct linux_dirent64 *d = (void *)(buf + off);
+			off += d->d_reclen;
+			r->aux += fm_name_hash(d->d_name, (unsigned)strlen(d->d_name));
+		}
+		break;
+	case FZ_STAT: case FZ_LSTAT: case FZ_FSTAT:
+		ret = c->op == FZ_STAT ? sys_stat(c->a, &st) : c->op == FZ_LSTAT ? sys_lstat(c->a, &st) :
+		      sys_fstat(c->fd, &st);
+		if (ret == 0)
+			r->aux = kstat_aux(&st);
+		break;
+	case FZ_MKDIR:
+		ret = sys_mkdir(c->a, 0755);
+		break;
+	case FZ_RMDIR:
+		ret = sys_rmdir(c->a);
+		break;
+	case FZ_UNLINK:
+		ret = sys_unlink(c->a);
+		break;
+	case FZ_LINK:
+		ret = sys_link(c->a, c->b);
+		break;
+	case FZ_SYMLINK:
+		ret = sys_symlink(c->b, c->a);
+		break;
+	case FZ_READLINK:
+		ret = sys_readlink(c->a, buf, 16);
+		if (ret >= 0)
+			r->aux = fm_name_hash(buf, (unsigned)ret);
+		break;
+	case FZ_RENAME:
+		ret = sys_rename(c->a, c->b);
+		break;
+	case FZ_TRUNCATE:
+		ret = sys_truncate(c->a, c->n);
+		break;
+	case FZ_FTRUNCATE:
+		ret = sys_ftruncate(c->fd, c->n);
+		break;
+	case FZ_CHDIR:
+		ret = sys_chdir(c->a);
+		break;
+	case FZ_MOUNT:
+		ret = sys_mount(c->flags == 1 ? "slowfs" : "ramfs", c->a, c->flags == 1 ? "names=2" : NULL);
+		break;
+	default:
+		ret = sys_umount(c->a);
+		break;
+	}
+	r->ret = ret;
+	if (ret < 0)
+		r->aux = 0;
+}
+
+static bool result_ok(const struct fz_result *want, const struct fz_result *got)
+{
+	return want->ret == FM_ANY || (want->ret == got->ret && want->aux == got->aux);
+}
+
+static void result_str(const struct fz_result *r, char *buf, unsigned n)
+{
+	if (r->ret == FM_ANY)
+		snprintf(buf, n, "anything");
+	else if (r->ret < 0)
+		snprintf(buf, n, "%s", errno_name((int)r->ret));
+	else if (r->aux)
+		snprintf(buf, n, "%ld [%lx]", r->ret, r->aux);
+	else
+		snprintf(buf, n, "%ld", r->ret);
+}
+
+/* ---- the tree as text, as the model renders it ------------------------- */
+
+struct text {
+	char *buf;
+	unsigned size, at;
+};
+
+static void tput(struct text *t, const char *s)
+{
+	while (*s && t->at + 1 < t->size)
+		t->buf[t->at++] = *s++;
+	t->buf[t->at] = 0;
+}
+
+static void render_real(const char *dir, struct text *t, unsigned depth)
+{
+	char names_[16][8], path[96], item[48];
+	unsigned k = 0;
+	tput(t, "{");
+	int fd = sys_open(dir, O_RDONLY | O_DIRECTORY, 0);
+	if (fd < 0) {
+		tput(t, "?}");
+		return;
+	}
+	char buf[512];
+	long n;
+	while ((n = sys_getdents(fd, buf, sizeof(buf))) > 0)
+		for (long off = 0; off < n;) {
+			struct linux_dirent64 *d = (void *)(buf + off);
+			off += d->d_reclen;
+			if (!strcmp(d->d_name, ".") || !strcmp(d->d_name, "..") || k == 16)
+				continue;
+			unsigned j = k++;	/* insertion sort */
+			while (j > 0 && strcmp(names_[j - 1], d->d_name) > 0) {
+				memcpy(names_[j], names_[j - 1], 8);
+				j--;
+			}
+			strlcpy(names_[j], d->d_name, 8);
+		}
+	sys_close(fd);
+	for (unsigned j = 0; j < k; j++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, names_[j]);
+		struct kstat st;
+		if (sys_lstat(path, &st)) {
+			snprintf(item, sizeof(item), "%s%s:gone", j ? " " : "", names_[j]);
+			tput(t, item);
+			continue;
+		}
+		unsigned type = type_of(st.mode);
+		snprintf(item, sizeof(item), "%s%s:%c%u", j ? " " : "", names_[j], "?drl"[type], st.nlink);
+		tput(t, item);
+		if (type == FM_REG) {
+			snprintf(item, sizeof(item), ",%ld", st.size);
+			tput(t, item);
+		} else if (type == FM_LNK) {
+			char target[16];
+			long len = sys_readlink(path, target, sizeof(target) - 1);
+			target[len > 0 ? len : 0] = 0;
+			tput(t, ">");
+			tput(t, target);
+		} else if (depth < 6) {
+			render_real(path, t, depth + 1);
+		}
+	}
+	tput(t, "}");
+}
+
+static void real_tree(const char *root, char *buf, unsigned size)
+{
+	struct text t = { buf, size, 0 };
+	buf[0] = 0;
+	render_real(root, &t, 0);
+}
+
+/* ---- processes --------------------------------------------------------- */
+
+/* The calling thread joins fs (a reference taken); its own is dropped. */
+static void adopt_fs(struct task_fs *fs)
+{
+	__atomic_add_fetch(&fs->count, 1, __ATOMIC_ACQ_REL);
+	struct thread *t = current_thread();
+	struct task_fs *prev = t->fs;
+	t->fs = fs;
+	task_fs_put(prev);
+}
+
+/* The starting tree (fm_init's), a new process chrooted in it. */
+static void group_setup(struct group *g)
+{
+	char p[64];
+	ASSERT_EQ(sys_mount("ramfs", g->path, NULL), 0);
+	snprintf(p, sizeof(p), "%s/a", g->path);
+	ASSERT_EQ(sys_mkdir(p, 0755), 0);
+	snprintf(p, sizeof(p), "%s/b", g->path);
+	ASSERT_EQ(sys_mkdir(p, 0755), 0);
+	snprintf(p, sizeof(p), "%s/a/x", g->path);
+	int fd = sys_open(p, O_CREAT | O_RDWR, 0644);
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(sys_write(fd, "abc", 3), 3);
+	sys_close(fd);
+	snprintf(p, sizeof(p), "%s/l", g->path);
+	ASSERT_EQ(sys_symlink("a", p), 0);
+	snprintf(p, sizeof(p), "%s/s", g->path);
+	ASSERT_EQ(sys_mkdir(p, 0755), 0);
+	ASSERT_EQ(sys_mount("slowfs", p, "names=2"), 0);
+
+	struct task_fs *home = task_fs_get_current();
+	ASSERT_EQ(task_fs_unshare(), 0);
+	ASSERT_EQ(sys_chdir(g->path), 0);
+	g->fs = task_fs_get_current();
+	unsigned long flags = spin_lock_irqsave(&g->fs->lock);
+	struct dentry *old = g->fs->root;
+	g->fs->root = dget(g->fs->cwd);	/* chroot */
+	spin_unlock_irqrestore(&g->fs->lock, flags);
+	dput(old);
+	adopt_fs(home);
+	task_fs_put(home);
+}
+
+struct mount_list {
+	const char *prefix;
+	unsigned n;
+	char path[16][96];
+	bool slow[16];
+};
+
+static void collect_mount(const char *mp, const char *type, const char *options, void *arg)
+{
+	(void)options;
+	struct mount_list *l = arg;
+	size_t n = strlen(l->prefix);
+	if (strncmp(mp, l->prefix, n) || mp[n] != '/' || l->n == 16)
+		return;
+	strlcpy(l->path[l->n], mp, sizeof(l->path[0]));
+	l->slow[l->n++] = !strcmp(type, "slowfs");
+}
+
+/* End the process, check its filesystems, unmount them; the number of
+ * problems found. */
+static unsigned group_teardown(struct fuzz *f, struct group *g)
+{
+	unsigned bad = 0;
+	task_fs_put(g->fs);
+	g->fs = NULL;
+	/* The dentries every time; the whole hash table now and then. */
+	bad += f->full_check ? vfs_check_invariants(g->path) :
+	       vfs_check_dentries(g->path) + vfs_check_links(g->path);
+	static struct mount_list l;
+	l = (struct mount_list){ .prefix = g->path };
+	ASSERT_EQ(vfs_for_each_mount(collect_mount, &l), 0);
+	for (unsigned i = 0; i < l.n; i++) {
+		bad += vfs_check_dentries(l.path[i]);
+		struct slowfs_stats st;
+		if (l.slow[i] && slowfs_stats_at(l.path[i], &st) == 0 && (st.overlaps || st.rehashed)) {
+			kprintf("    # %s: slowfs overlaps %u, rehashed %u\n", l.path[i], st.overlaps,
+				st.rehashed);
+			bad++;
+		}
+	}
+	/* Deepest first: a mount inside another keeps that one busy. */
+	for (unsigned done = 0; done < l.n; done++) {
+		unsigned best = 0;
+		for (unsigned i = 1; i < l.n; i++)
+			if (strlen(l.path[i]) > strlen(l.path[best]))
+				best = i;
+		int err = sys_umount(l.path[best]);
+		if (err) {
+			kprintf("    # umount %s: %s\n", l.path[best], errno_name(err));
+			bad++;
+		}
+		l.path[best][0] = 0;
+	}
+	int err = sys_umount(g->path);
+	if (err) {
+		kprintf("    # umount %s: %s (the process's tree is still in use)\n", g->path, errno_name(err));
+		ASSERT_EQ(err, 0);	/* nothing after this could be trusted */
+	}
+	return bad;
+}
+
+/* ---- running ------------------------------------------------------------ */
+
+static void alone_cpu(unsigned cpu, void *arg)
+{
+	struct fuzz *f = arg;
+	if (cpu >= f->ngroups)
+		return;
+	struct group *g = &f->g[cpu];
+	if (!g->p.len)
+		return;
+	adopt_fs(g->fs);
+	struct fuzz_model *m = &g->cand[0];
+	fm_init(m);
+	for (unsigned i = 0; i < g->p.len && !g->failed; i++) {
+		struct fz_result want;
+		fz_exec(&g->p.c[i], &g->got[i]);
+		fm_apply(m, &g->p.c[i], &want);
+		if (!result_ok(&want, &g->got[i]) || m->full) {
+			g->failed = true;
+			if (f->verbose) {
+				char call[96], a[48], b[48];
+				fz_call_str(&g->p.c[i], call, sizeof(call));
+				result_str(&g->got[i], a, sizeof(a));
+				result_str(&want, b, sizeof(b));
+				kprintf("    # alone, call %u: %s gave %s, the model says %s%s\n", i, call, a, b,
+					m->full ? " (the model ran out of room)" : "");
+			}
+		}
+	}
+}
+
+static void collide_cpu(unsigned cpu, void *arg)
+{
+	struct fuzz *f = arg;
+	struct group *g = &f->g[cpu % f->ngroups];
+	unsigned rank = cpu / f->ngroups;
+	if (g->failed || rank >= g->count)
+		return;
+	adopt_fs(g->fs);
+	for (unsigned j = rank; j < g->count; j += g->ncpus)
+		fz_exec(&g->p.c[g->first + j], &g->got[g->first + j]);
+}
+
+/*
+ * Trying one order of a tuple's calls.  A call is not one instant: a
+ * relative path is walked from the cwd the call read when it began, so
+ * when the tuple has a chdir, a call may have used any cwd the process
+ * had since the tuple began (two chdirs at once may both succeed from the
+ * old cwd, as in Linux).  fit_from tries each, depth first.
+ */
+struct judge {
+	struct fuzz *f;
+	struct group *g;
+	const unsigned *perm;
+	struct fz_result want[TUPLE_MAX];
+	int cwds[TUPLE_MAX + 1];
+	unsigned ncwd, nnext;
+	struct fuzz_model lvl[TUPLE_MAX];
+};
+
+static bool relative(const struct fz_call *c)
+{
+	return c->a[0] != '/' || c->b[0] != '/';
+}
+
+static void fit_from(struct judge *j, unsigned k, const struct fuzz_model *m)
+{
+	struct group *g = j->g;
+	if (k == g->count) {
+		fm_render(m, j->f->mtree, sizeof(j->f->mtree));
+		if (strcmp(j->f->mtree, j->f->tree))
+			return;
+		for (unsigned x = 0; x < j->nnext; x++)
+			if (!memcmp(&g->next[x], m, sizeof(*m)))
+				return;
+		if (j->nnext < CANDIDATES)
+			memcpy(&g->next[j->nnext++], m, sizeof(*m));
+		return;
+	}
+	unsigned i = g->first + j->perm[k];
+	const struct fz_call *c = &g->p.c[i];
+	struct fuzz_model *to = &j->lvl[k];
+	struct fz_result *want = &j->want[j->perm[k]];
+	unsigned choices = relative(c) ? j->ncwd : 1;
+	for (unsigned w = 0; w < choices; w++) {
+		memcpy(to, m, sizeof(*to));
+		int now = to->cwd;
+		if (choices > 1) {
+			if (to->n[j->cwds[w]].type != FM_DIR)
+				continue;	/* freed since */
+			to->cwd = j->cwds[w];
+		}
+		if (c->op == FZ_UMOUNT && g->count > 1 && g->got[i].ret == -EBUSY) {
+			/* Busy for a moment because another call of the tuple was
+			 * inside: allowed if it would have succeeded, and then it
+			 * changed nothing. */
+			fm_apply(to, c, want);
+			memcpy(to, m, sizeof(*to));
+			if (want->ret == 0) {
+				*want = g->got[i];
+				fit_from(j, k + 1, to);
+				continue;
+			}
+			to->cwd = choices > 1 ? j->cwds[w] : now;
+		}
+		fm_apply(to, c, want);
+		bool moved = c->op == FZ_CHDIR && want->ret == 0;
+		if (!moved && to->n[now].type == FM_DIR)
+			to->cwd = now;
+		if (!result_ok(want, &g->got[i]) || to->full)
+			continue;
+		bool pushed = moved && j->ncwd <= TUPLE_MAX;
+		if (pushed)
+			j->cwds[j->ncwd++] = to->cwd;
+		fit_from(j, k + 1, to);
+		if (pushed)
+			j->ncwd--;
+	}
+}
+
+/* The results of order perm from m, each call from the cwd of its turn. */
+static void plain_results(struct group *g, const struct fuzz_model *m, const unsigned *perm,
+			  struct fz_result *want)
+{
+	static struct fuzz_model to;
+	memcpy(&to, m, sizeof(to));
+	for (unsigned k = 0; k < g->count; k++)
+		fm_apply(&to, &g->p.c[g->first + perm[k]], &want[perm[k]]);
+}
+
+static bool next_perm(unsigned *p, unsigned n)
+{
+	int i = (int)n - 2;
+	while (i >= 0 && p[i] >= p[i + 1])
+		i--;
+	if (i < 0)
+		return false;
+	int j = (int)n - 1;
+	while (p[j] <= p[i])
+		j--;
+	unsigned t = p[i]; p[i] = p[j]; p[j] = t;
+	for (unsigned a = (unsigned)i + 1, b = n - 1; a < b; a++, b--) {
+		t = p[a]; p[a] = p[b]; p[b] = t;
+	}
+	return true;
+}
+
+/* The oracle for one tuple of one process (see the top of the file). */
+static void judge_tuple(struct fuzz *f, struct group *g)
+{
+	real_tree(g->path, f->tree, sizeof(f->tree));
+	static struct judge j;
+	j.f = f;
+	j.g = g;
+	j.nnext = 0;
+	struct fz_result want[TUPLE_MAX], first[TUPLE_MAX];
+	bool collide = false, firstp = true;
+	for (unsigned c = 0; c < g->ncand; c++) {
+		unsigned perm[TUPLE_MAX] = { 0, 1, 2, 3 };
+		do {
+			if (c == 0) {	/* do the orders disagree?  Then the calls collide. */
+				plain_results(g, &g->cand[0], perm, firstp ? first : want);
+				if (!firstp)
+					collide |= memcmp(first, want, g->count * sizeof(want[0])) != 0;
+				firstp = false;
+			}
+			j.perm = perm;
+			j.cwds[0] = g->cand[c].cwd;
+			j.ncwd = 1;
+			fit_from(&j, 0, &g->cand[c]);
+		} while (next_perm(perm, g->count));
+	}
+	if (collide)
+		f->collisions++;
+	if (!j.nnext) {
+		g->failed = true;
+		if (f->verbose) {
+			kprintf("    # colliding, calls %u..%u: no order of them gives what was seen:\n",
+				g->first, g->first + g->count - 1);
+			for (unsigned k = 0; k < g->count; k++) {
+				char call[96], a[48];
+				fz_call_str(&g->p.c[g->first + k], call, sizeof(call));
+				result_str(&g->got[g->first + k], a, sizeof(a));
+				kprintf("    #   %s = %s\n", call, a);
+			}
+			kprintf("    #   tree: %s\n", f->tree);
+			unsigned perm[TUPLE_MAX] = { 0, 1, 2, 3 };
+			plain_results(g, &g->cand[0], perm, want);
+			kprintf("    #   in program order the model gives:");
+			for (unsigned k = 0; k < g->count; k++) {
+				char a[48];
+				result_str(&want[k], a, sizeof(a));
+				kprintf(" %s", a);
+			}
+			kprintf("\n");
+		}
+		return;
+	}
+	struct fuzz_model *t = g->cand;
+	g->cand = g->next;
+	g->next = t;
+	g->ncand = j.nnext;
+}
+
+/* Every process set up, each program run (alone or colliding), every
+ * process torn down and checked.  Returns whether any failed. */
+static bool run_phase(struct fuzz *f, bool collide)
+{
+	uint64_t reports = lockdep_reports();
+	bool any = false;
+	for (unsigned i = 0; i < f->ngroups; i++) {
+		struct group *g = &f->g[i];
+		g->failed = false;
+		group_setup(g);
+		f->calls += g->p.len;
+	}
+	if (!collide) {
+		ktest_run_on_all_cpus(alone_cpu, f);
+	} else {
+		for (unsigned i = 0; i < f->ngroups; i++) {
+			fm_init(&f->g[i].cand[0]);
+			f->g[i].ncand = 1;
+			f->g[i].first = f->g[i].count = 0;
+		}
+		for (;;) {
+			bool more = false;
+			for (unsigned i = 0; i < f->ngroups; i++) {
+				struct group *g = &f->g[i];
+				g->first += g->count;
+				g->count = 0;
+				while (g->first + g->count < g->p.len &&
+				       (g->count == 0 || !g->p.start[g->first + g->count]))
+					g->count++;
+				more |= g->count && !g->failed;
+			}
+			if (!more)
+				break;
+			/* Half the tuples start with the unused dentries evicted,
+			 * so that their lookups miss and race in the slow path. */
+			if (f->evict & 1)
+				dcache_shrink(~0u);
+			f->evict = f->evict >> 1 | (f->evict & 1) << 31;
+			ktest_run_on_all_cpus(collide_cpu, f);
+			for (unsigned i = 0; i < f->ngroups; i++)
+				if (f->g[i].count && !f->g[i].failed)
+					judge_tuple(f, &f->g[i]);
+		}
+	}
+	for (unsigned i = 0; i < f->ngroups; i++) {
+		struct group *g = &f->g[i];
+		unsigned bad = group_teardown(f, g);
+		if (bad && g->p.len) {
+			if (f->verbose)
+				kprintf("    # %s: %u broken invariants after the run\n", g->path, bad);
+			g->failed = true;
+		}
+		any |= g->failed;
+	}
+	dcache_shrink(~0u);
+	return any || lockdep_reports() != reports;
+}
+
+static void print_prog(const struct prog *p)
+{
+	for (unsigned i = 0; i < p->len; i++) {
+		char call[96];
+		fz_call_str(&p->c[i], call, sizeof(call));
+		kprintf("    #   %s %s\n", p->start[i] ? "+" : "|", call);
+	}
+}
+
+/* Remove calls one by one while the program still fails (a colliding
+ * failure is given a few tries per candidate); group gi keeps it. */
+static void minimize(struct fuzz *f, unsigned gi, bool collide)
+{
+	struct prog best = f->g[gi].p;
+	f->verbose = false;
+	for (int i = (int)best.len - 1; i >= 0 && best.len > 1; i--) {
+		struct prog cand = best;
+		bool started = cand.start[i];
+		for (unsigned k = (unsigned)i; k + 1 < cand.len; k++) {
+			cand.c[k] = cand.c[k + 1];
+			cand.start[k] = cand.start[k + 1];
+		}
+		cand.len--;
+		if (started && (unsigned)i < cand.len)
+			cand.start[i] = true;
+		cand.start[0] = true;
+		bool fails = false;
+		for (unsigned t = 0; t < (collide ? 4u : 1u) && !fails; t++) {
+			for (unsigned j = 0; j < f->ngroups; j++)
+				f->g[j].p.len = 0;
+			f->g[gi].p = cand;
+			fails = run_phase(f, collide) && f->g[gi].failed;
+		}
+		if (fails)
+			best = cand;
+	}
+	for (unsigned j = 0; j < f->ngroups; j++)
+		f->g[j].p.len = 0;
+	f->g[gi].p = best;
+	kprintf("    # minimized to %u calls ('+' starts a tuple run at once):\n", best.len);
+	print_prog(&best);
+	f->verbose = true;
+	bool again = run_phase(f, collide);
+	kprintf("    # the minimized program %s\n", again ? "fails as shown above" :
+		"passed this time (a narrow race): the full program is the reproducer");
+}
+
+static void colliding_fuzz(void)
+{
+	struct sandbox s;
+	sandbox_enter(&s, "fuzz");
+	static struct fuzz f;
+	memset(&f, 0, sizeof(f));
+	f.ngroups = ncpus >= 2 ? ncpus / 2 : 1;
+	f.verbose = true;
+	for (unsigned i = 0; i < f.ngroups; i++) {
+		struct group *g = &f.g[i];
+		snprintf(g->path, sizeof(g->path), "%s/g%u", s.path, i);
+		ASSERT_EQ(sys_mkdir(g->path, 0755), 0);
+		for (unsigned c = 0; c < ncpus; c++)
+			g->ncpus += c % f.ngroups == i;
+		g->cand = kmalloc(CANDIDATES * sizeof(struct fuzz_model));
+		g->next = kmalloc(CANDIDATES * sizeof(struct fuzz_model));
+		ASSERT_NOT_NULL(g->cand);
+		ASSERT_NOT_NULL(g->next);
+	}
+	dcache_shrink(~0u);
+	uint64_t dentries = dcache_live(), inodes = icache_live(), files = files_live();
+	struct prng r;
+	prng_seed(&r, ktest_seed());
+	bool jitter = race_jitter_on(ktest_seed());
+	kprintf("    # seed %lu, %lu rounds, %u processes of %u CPUs or so, race windows %s\n",
+		ktest_seed(), fuzz_rounds, f.ngroups, f.g[0].ncpus, jitter ? "on" : "off");
+	unsigned failures = 0, round;
+	for (round = 0; round < fuzz_rounds && !failures; round++) {
+		for (unsigned i = 0; i < f.ngroups; i++)
+			gen_prog(&r, &f.g[i].p);
+		f.evict = (uint32_t)prng_next(&r);
+		static struct prog saved[GROUPS_MAX];
+		for (unsigned i = 0; i < f.ngroups; i++)
+			saved[i] = f.g[i].p;
+		for (int phase = 0; phase < 2 && !failures; phase++) {
+			f.full_check = phase == 1 && (round % 16 == 0 || round + 1 == fuzz_rounds);
+			if (!run_phase(&f, phase == 1) &&
+			    dcache_live() == dentries && icache_live() == inodes && files_live() == files)
+				continue;
+			failures++;
+			unsigned gi = 0;
+			while (gi < f.ngroups && !f.g[gi].failed)
+				gi++;
+			kprintf("    # FAILED: seed %lu (replay: ktest=vfs_fuzz ktest.seed=<the run's seed>), "
+				"round %u, %s, process %u; dentries %lu/%lu, inodes %lu/%lu, files %lu/%lu "
+				"(now/baseline)\n", ktest_seed(), round, phase ? "colliding" : "alone",
+				gi, dcache_live(), dentries, icache_live(), inodes, files_live(), files);
+			if (gi == f.ngroups) {
+				kprintf("    # (a lock-validator report or a leak: every program shown)\n");
+				for (unsigned i = 0; i < f.ngroups; i++)
+					print_prog(&saved[i]);
+				break;
+			}
+			kprintf("    # the program ('+' starts a tuple run at once):\n");
+			print_prog(&saved[gi]);
+			minimize(&f, gi, phase == 1);
+		}
+	}
+	if (jitter)
+		race_jitter_off();
+	kprintf("# vfs_fuzz: %u rounds, %lu calls, %lu collisions, %u failures\n", round, f.calls,
+		f.collisions, failures);
+	EXPECT_EQ(failures, 0u);
+	EXPECT_GT(f.calls, 0u);
+	for (unsigned i = 0; i < f.ngroups; i++) {
+		kfree(f.g[i].cand);
+		kfree(f.g[i].next);
+		ASSERT_EQ(sys_rmdir(f.g[i].path), 0);
+	}
+	sandbox_leave(&s);
+}
+
+/* Programs for the rules the model learnt from Linux (and the fixes the
+ * fuzzer led to), run alone: each result must be the model's. */
+#define CALL(o, f_, fl, n_, a_, b_) { .op = (o), .fd = (f_), .flags = (fl), .n = (n_), .a = a_, .b = b_ }
+static const struct fz_call known[][4] = {
+	{ CALL(FZ_TRUNCATE, 0, 0, -1, "nx", ""), CALL(FZ_FTRUNCATE, 7, 0, -1, "", ""),
+	  CALL(FZ_PREAD, 7, 0, -1, "", ""), CALL(FZ_PWRITE, 7, 0, -1, "", "") },
+	{ CALL(FZ_MKDIR, 0, 0, 0, "b/c", ""), CALL(FZ_OPEN, 0, O_RDONLY | O_DIRECTORY, 0, "b/c", ""),
+	  CALL(FZ_RMDIR, 0, 0, 0, "b/c", ""), CALL(FZ_GETDENTS, 0, 0, 0, "", "") },
+	{ CALL(FZ_SYMLINK, 0, 0, 0, "/f0", ".."), CALL(FZ_OPEN, 0, O_CREAT, 0, "/./f0", ""),
+	  CALL(FZ_OPEN, 0, O_CREAT | O_EXCL, 0, "f0", ""), CALL(FZ_OPEN, 0, O_RDONLY, 0, "a", "") },
+	{ CALL(FZ_GETDENTS, 0, 0, 0, "", ""), CALL(FZ_OPEN, 0, O_WRONLY | O_APPEND, 0, "a/x", ""),
+	  CALL(FZ_PWRITE, 0, 0, 0, "", ""), CALL(FZ_FSTAT, 0, 0, 0, "", "") },
+	{ CALL(FZ_CHDIR, 0, 0, 0, "b", ""), CALL(FZ_RMDIR, 0, 0, 0, "../b", ""),
+	  CALL(FZ_MKDIR, 0, 0, 0, "c", ""), CALL(FZ_STAT, 0, 0, 0, "..", "") },
+	{ CALL(FZ_MOUNT, 0, 1, 0, "b", ""), CALL(FZ_RMDIR, 0, 0, 0, "b", ""),
+	  CALL(FZ_CHDIR, 0, 0, 0, "b", ""), CALL(FZ_UMOUNT, 0, 0, 0, "/b", "") },
+};
+
+static void model_agrees_on_known_programs(void)
+{
+	struct sandbox s;
+	sandbox_enter(&s, "fuzzknown");
+	static struct fuzz f;
+	memset(&f, 0, sizeof(f));
+	f.ngroups = 1;
+	f.verbose = true;
+	struct group *g = &f.g[0];
+	snprintf(g->path, sizeof(g->path), "%s/g0", s.path);
+	ASSERT_EQ(sys_mkdir(g->path, 0755), 0);
+	g->ncpus = ncpus;
+	g->cand = kmalloc(CANDIDATES * sizeof(struct fuzz_model));
+	g->next = kmalloc(CANDIDATES * sizeof(struct fuzz_model));
+	ASSERT_NOT_NULL(g->cand);
+	ASSERT_NOT_NULL(g->next);
+	unsigned failed = 0;
+	for (unsigned i = 0; i < sizeof(known) / sizeof(known[0]); i++) {
+		g->p.len = 4;
+		for (unsigned k = 0; k < 4; k++) {
+			g->p.c[k] = known[i][k];
+			g->p.start[k] = true;
+		}
+		if (run_phase(&f, false)) {
+			kprintf("    # known program %u:\n", i);
+			print_prog(&g->p);
+			failed++;
+		}
+	}
+	EXPECT_EQ(failed, 0u);
+	kfree(g->cand);
+	kfree(g->next);
+	ASSERT_EQ(sys_rmdir(g->path), 0);
+	sandbox_leave(&s);
+}
+
+static const struct ktest_case vfs_fuzz_cases[] = {
+	KTEST_CASE(model_agrees_on_known_programs),
+	KTEST_CASE_TIMEOUT(colliding_fuzz, 900),
+};
+KTEST_SUITE(vfs_fuzz, vfs_fuzz_cases);
