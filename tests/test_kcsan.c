@@ -3,10 +3,12 @@
  *
  * Every case runs its loop on all CPUs at once and watches one counter
  * (kcsan_track): a plain counter incremented by every CPU must be
- * reported; the same counter under a spinlock, with atomics, with
- * READ_ONCE/WRITE_ONCE or inside data_race() must not be, although the
- * detector did watch it (the cases check that it set watchpoints there,
- * so a pass is not an accident of sampling).  The cases lower the
+ * reported; the same counter under a spinlock must not be, although the
+ * detector watched it LOCKED_WATCHES times (so a pass is not an accident
+ * of sampling); with atomics, READ_ONCE/WRITE_ONCE or inside data_race()
+ * it must not even be watched.  Each clean case fails when its marks are
+ * taken away (lock, atomics, ONCE or data_race() replaced by plain
+ * accesses: checked when this file was written).  The cases lower the
  * sampling interval while they run.  Built without KCSAN=1 (or booted
  * with kcsan=0) they skip.
  */
@@ -17,18 +19,23 @@
 
 #define TEST_SKIP 20                 /* watch one access in ~20 */
 #define RACY_BOUND 2000000u          /* iterations per CPU before giving up */
-#define CLEAN_OPS 4000               /* all CPUs together, for the clean cases */
-#define LOCKED_OPS 400               /* fewer: every contended lock costs a host time slice under TCG */
+#define MARKED_OPS 20000u            /* iterations per CPU of the marked loops */
+#define LOCKED_BOUND 2000u           /* per CPU: contended locks are slow under TCG */
+#define LOCKED_WATCHES 100           /* watchpoints on the locked counter before it stops */
+
+/* Keeps each iteration's access: without it the compiler turns a loop of
+ * increments into one addition, and there is nothing left to race. */
+#define compiler_barrier() __asm__ volatile("" ::: "memory")
 
 static struct {
 	struct spinlock lock;
 	unsigned value;
-	unsigned stop;                  /* atomic: the race was seen */
+	unsigned stop;                  /* atomic: the loops may end */
 } shared = { .lock = SPINLOCK_INIT("kcsan_test") };
 
 static uint64_t old_skip;
 
-static void setup(const void *watched, size_t size)
+static void setup(void)
 {
 	if (!kcsan_watching())
 		ktest_skip(CONFIG_KCSAN ? "the detector is off (kcsan=0)"
@@ -38,13 +45,23 @@ static void setup(const void *watched, size_t size)
 	shared.value = 0;
 	shared.stop = 0;
 	old_skip = kcsan_set_skip(TEST_SKIP);
-	kcsan_track(watched, size);
+	kcsan_track(&shared.value, sizeof(shared.value));
 }
 
 static void teardown(void)
 {
 	kcsan_set_skip(old_skip);
 	kcsan_track(NULL, 0);
+}
+
+static bool stopped(void)
+{
+	return __atomic_load_n(&shared.stop, __ATOMIC_RELAXED);
+}
+
+static void stop(void)
+{
+	__atomic_store_n(&shared.stop, 1, __ATOMIC_RELAXED);
 }
 
 /* ---- the race that must be found -------------------------------- */
@@ -55,18 +72,17 @@ static void racy_increments(unsigned cpu, void *arg)
 	(void)arg;
 	/* Until some CPU's watchpoint caught another CPU's increment (or a
 	 * very large bound): a plain read-modify-write racing on every CPU. */
-	for (unsigned i = 0; i < RACY_BOUND; i++) {
-		if (__atomic_load_n(&shared.stop, __ATOMIC_RELAXED))
-			break;
+	for (unsigned i = 0; i < RACY_BOUND && !stopped(); i++) {
 		shared.value++;
+		compiler_barrier();
 		if (kcsan_tracked_races())
-			__atomic_store_n(&shared.stop, 1, __ATOMIC_RELAXED);
+			stop();
 	}
 }
 
 static void racy_counter_is_reported(void)
 {
-	setup(&shared.value, sizeof(shared.value));
+	setup();
 	kcsan_expect_races(true);
 	ktest_run_on_all_cpus(racy_increments, NULL);
 	kcsan_expect_races(false);
@@ -78,14 +94,18 @@ static void racy_counter_is_reported(void)
 
 /* ---- accesses that are not races --------------------------------- */
 
+/* Until the detector has watched the counter LOCKED_WATCHES times: the
+ * racy counter above is caught within a few. */
 static void locked_increments(unsigned cpu, void *arg)
 {
 	(void)cpu;
-	(void)arg;
-	for (unsigned i = ktest_ops_per_cpu(LOCKED_OPS); i > 0; i--) {
+	for (unsigned i = 0; i < LOCKED_BOUND && !stopped(); i++) {
 		spin_lock(&shared.lock);
 		shared.value++;
 		spin_unlock(&shared.lock);
+		__atomic_fetch_add((unsigned *)arg, 1, __ATOMIC_RELAXED);
+		if (kcsan_tracked_watched() >= LOCKED_WATCHES)
+			stop();
 	}
 }
 
@@ -93,7 +113,7 @@ static void atomic_increments(unsigned cpu, void *arg)
 {
 	(void)cpu;
 	(void)arg;
-	for (unsigned i = ktest_ops_per_cpu(CLEAN_OPS); i > 0; i--)
+	for (unsigned i = 0; i < MARKED_OPS; i++)
 		__atomic_fetch_add(&shared.value, 1, __ATOMIC_RELAXED);
 }
 
@@ -101,7 +121,7 @@ static void atomic_increments(unsigned cpu, void *arg)
 static void once_accesses(unsigned cpu, void *arg)
 {
 	(void)arg;
-	for (unsigned i = ktest_ops_per_cpu(CLEAN_OPS); i > 0; i--) {
+	for (unsigned i = 0; i < MARKED_OPS; i++) {
 		if (cpu == 0)
 			WRITE_ONCE(shared.value, i);
 		else
@@ -113,46 +133,49 @@ static void data_race_increments(unsigned cpu, void *arg)
 {
 	(void)cpu;
 	(void)arg;
-	for (unsigned i = ktest_ops_per_cpu(CLEAN_OPS); i > 0; i--)
+	for (unsigned i = 0; i < MARKED_OPS; i++) {
 		data_race(shared.value++);	/* the test of data_race itself */
+		compiler_barrier();
+	}
 }
 
 /* Runs fn on all CPUs watching shared.value; no race may be found.
  * must_watch: plain accesses, which the detector must have sampled. */
-static void expect_no_race(void (*fn)(unsigned, void *), bool must_watch)
+static void expect_no_race(void (*fn)(unsigned, void *), void *arg, bool must_watch)
 {
-	setup(&shared.value, sizeof(shared.value));
-	ktest_run_on_all_cpus(fn, NULL);
+	setup();
+	ktest_run_on_all_cpus(fn, arg);
 	uint64_t watched = kcsan_tracked_watched(), races = kcsan_tracked_races();
 	teardown();
 	EXPECT_EQ(races, 0u);
 	if (must_watch)
-		EXPECT_GT(watched, 0u);
+		EXPECT_GE(watched, (uint64_t)LOCKED_WATCHES);
 	else
 		EXPECT_EQ(watched, 0u);	/* marked accesses are never watched */
 }
 
 static void locked_counter_is_not_reported(void)
 {
-	expect_no_race(locked_increments, true);
-	EXPECT_EQ(shared.value, ktest_ops_per_cpu(LOCKED_OPS) * ncpus);
+	unsigned done = 0;
+	expect_no_race(locked_increments, &done, true);
+	EXPECT_EQ(shared.value, done);	/* and the lock did its job */
 }
 
 static void atomic_counter_is_not_reported(void)
 {
-	expect_no_race(atomic_increments, false);
+	expect_no_race(atomic_increments, NULL, false);
 	/* The instrumented atomics still did their operation. */
-	EXPECT_EQ(shared.value, ktest_ops_per_cpu(CLEAN_OPS) * ncpus);
+	EXPECT_EQ(shared.value, MARKED_OPS * ncpus);
 }
 
 static void read_once_write_once_are_not_reported(void)
 {
-	expect_no_race(once_accesses, false);
+	expect_no_race(once_accesses, NULL, false);
 }
 
 static void data_race_suppresses(void)
 {
-	expect_no_race(data_race_increments, false);
+	expect_no_race(data_race_increments, NULL, false);
 }
 
 static const struct ktest_case kcsan_cases[] = {
