@@ -24,6 +24,7 @@
 #include "kernel/panic.h"
 #include "kernel/kprintf.h"
 #include "kernel/ktimer.h"
+#include "kernel/kcsan.h"
 #include "kernel/ksyms.h"
 #include "kernel/lockdep.h"
 #include "kernel/time.h"
@@ -62,14 +63,15 @@ static void __enqueue(struct runqueue *rq, struct thread *t)
 {
 	list_add_tail(&t->rq_node, &rq->queue);
 	t->on_rq = true;
-	rq->nr_queued++;
+	/* Marked: idle CPUs read nr_queued without the lock (idle_loop, steal_work). */
+	WRITE_ONCE(rq->nr_queued, rq->nr_queued + 1);
 }
 
 static void __dequeue(struct runqueue *rq, struct thread *t)
 {
 	list_del(&t->rq_node);
 	t->on_rq = false;
-	rq->nr_queued--;
+	WRITE_ONCE(rq->nr_queued, rq->nr_queued - 1);
 }
 
 static void kick_cpu(unsigned cpu)
