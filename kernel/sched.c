@@ -37,7 +37,8 @@ struct runqueue {
 	struct spinlock lock;
 	struct list_head queue;
 	unsigned nr_queued;
-	bool need_resched;
+	bool need_resched;          /* set by wake-ups (lock held) and the tick, read at
+	                             * interrupt exit without the lock: ONCE accesses */
 	struct thread *idle;
 	uint64_t switches;
 };
@@ -118,7 +119,7 @@ static void __schedule(bool preempt)
 		next = list_first_entry(&rq->queue, struct thread, rq_node);
 		__dequeue(rq, next);
 	}
-	rq->need_resched = false;
+	WRITE_ONCE(rq->need_resched, false);
 	next->slice = SCHED_SLICE_TICKS;
 	if (next != prev) {
 		next->on_cpu = true;
@@ -192,7 +193,7 @@ bool wake_up_state(struct thread *t, int states)
 		if (!t->on_cpu && !t->on_rq) {
 			__enqueue(rq, t);
 			if (cpus[t->cpu].current == rq->idle) {
-				rq->need_resched = true;
+				WRITE_ONCE(rq->need_resched, true);
 				kick_cpu(t->cpu);
 			}
 		}
@@ -236,7 +237,7 @@ void sched_enqueue_new(struct thread *t)
 	t->cpu = cpu;
 	__enqueue(rq, t);
 	if (cpus[cpu].current == rq->idle) {
-		rq->need_resched = true;
+		WRITE_ONCE(rq->need_resched, true);
 		kick_cpu(cpu);
 	}
 	spin_unlock(&rq->lock);
@@ -365,16 +366,16 @@ void sched_tick(void)
 		return;
 	if (t == rq->idle) {
 		if (__atomic_load_n(&rq->nr_queued, __ATOMIC_RELAXED))
-			rq->need_resched = true;
+			WRITE_ONCE(rq->need_resched, true);
 	} else if (t->slice && --t->slice == 0) {
-		rq->need_resched = true;
+		WRITE_ONCE(rq->need_resched, true);
 	}
 }
 
 void sched_irq_exit(struct trap_frame *tf)
 {
 	struct cpu *c = this_cpu();
-	if (!c->current || !rq_of(c->id)->need_resched)
+	if (!c->current || !READ_ONCE(rq_of(c->id)->need_resched))
 		return;
 	/* Only preempt code that ran with interrupts on and no spinlock. */
 	if (c->preempt_count == 0 && (tf->rflags & RFLAGS_IF) && c->irq_depth == 0)
