@@ -30,6 +30,7 @@
 #include "fs/fs.h"
 #include "kernel/err.h"
 #include "kernel/errno.h"
+#include "kernel/kcsan.h"
 #include "kernel/kmalloc.h"
 #include "kernel/kprintf.h"
 #include "kernel/page_alloc.h"
@@ -584,9 +585,13 @@ static void prune_scan(struct dentry *dir, struct dentry *from, uint32_t gen, st
 			list_del(&c->d_hash);	/* no references: no children either */
 			flag_clear(c, DCACHE_HASHED);
 			list_add(&c->d_hash, &ps->victims);
-		} else if (count > 0 && !list_empty(&c->d_subdirs) &&
+		} else if (count > 0 && !data_race(list_empty(&c->d_subdirs)) &&
 			   __atomic_load_n(&c->d_prune_gen, __ATOMIC_RELAXED) != gen) {
-			/* Its count cannot reach 0 while we hold its bucket lock
+			/* (data_race: c's children change under c->d_lock, not
+			 * held here; a child being added or removed is seen or
+			 * not, as if that came after or before this scan, both
+			 * of which the prune allows.)
+			 * Its count cannot reach 0 while we hold its bucket lock
 			 * (see dput), hashed or not (a removed directory whose
 			 * negative children keep it). */
 			ps->down = dget(c);
