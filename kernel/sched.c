@@ -129,7 +129,7 @@ static void __schedule(bool preempt)
 		 * validator (its held-lock stacks are per thread) while prev is
 		 * still the current thread. */
 		lock_release(&rq->lock.dep_map, (unsigned long)__schedule);
-		c->current = next;
+		WRITE_ONCE(c->current, next);	/* least_loaded_cpu reads it unlocked */
 		c->switched_from = prev;
 		context_switch(&prev->saved_rsp, next->saved_rsp);
 		/* Back in prev, perhaps much later and on another CPU. */
@@ -185,7 +185,8 @@ bool wake_up_state(struct thread *t, int states)
 	struct runqueue *rq = lock_thread_rq(t);
 	bool woke = false;
 
-	if ((1 << t->state) & states) {
+	/* Atomic: a sleeper sets its own state without this lock. */
+	if ((1 << __atomic_load_n(&t->state, __ATOMIC_RELAXED)) & states) {
 		__atomic_store_n(&t->state, THREAD_RUNNING, __ATOMIC_RELEASE);
 		woke = true;
 		/* Still on its CPU on the way to sleep?  schedule() will see it
@@ -218,7 +219,7 @@ static unsigned least_loaded_cpu(void)
 	unsigned best = 0, best_load = ~0u;
 	for (unsigned i = 0; i < ncpus; i++) {
 		unsigned load = __atomic_load_n(&rq_of(i)->nr_queued, __ATOMIC_RELAXED) +
-				(cpus[i].current != rq_of(i)->idle);
+				(READ_ONCE(cpus[i].current) != rq_of(i)->idle);
 		if (load < best_load) {
 			best = i;
 			best_load = load;
