@@ -269,6 +269,18 @@ struct dentry *d_make_root(struct super_block *sb, struct inode *root_inode)
 }
 
 /*
+ * Whether d is on the LRU; the caller holds d's bucket lock.  It reads
+ * d_lru without the LRU lock (data_race): a neighbour joining or leaving
+ * the LRU rewrites d's links under the LRU lock only, but never between
+ * "listed" and "not listed", which only d's own add and del do, under
+ * both locks.  So the answer is exact.
+ */
+static bool on_lru(struct dentry *d)
+{
+	return !data_race(list_empty(&d->d_lru));
+}
+
+/*
  * Drop one reference to d, whose bucket lock the caller holds (it is the
  * bucket of d's name now: see d_lock_bucket).  Returns true if d must be
  * freed: its last reference went and nothing can find it any more.
@@ -283,7 +295,7 @@ static bool dput_locked(struct dentry *d)
 	race_window();	/* unused now: d_lookup and the shrinker may come */
 	if (!(d->d_flags & DCACHE_HASHED))
 		return !(d->d_flags & DCACHE_IN_LOOKUP);
-	if (list_empty(&d->d_lru)) {
+	if (!on_lru(d)) {
 		spin_lock(&lru_lock);	/* unused now: the shrinker may have it */
 		list_add_tail(&d->d_lru, &lru);
 		lru_len++;
@@ -309,7 +321,7 @@ static void d_kill(struct dentry *d)
 	while (d) {
 		unsigned long flags;
 		struct bucket *b = d_lock_bucket(d, &flags);
-		if (!list_empty(&d->d_lru)) {	/* the shrinker may still see it: take it off */
+		if (on_lru(d)) {	/* the shrinker may still see it: take it off */
 			spin_lock(&lru_lock);
 			list_del(&d->d_lru);
 			lru_len--;
