@@ -58,7 +58,11 @@
  * access's delay; accesses in code that is not instrumented (arch/, the
  * early boot path, the lock and print internals; only the value check
  * notices those writers); logic races between accesses that are each
- * protected (a lock dropped and retaken too early).
+ * protected (a lock dropped and retaken too early).  And one limit of
+ * its own: a test case cut off by the test watchdog's NMI while one of
+ * its CPUs spins inside the runtime leaves that CPU's in_runtime set, so
+ * the detector is blind on that CPU for the rest of the boot (the case
+ * has failed anyway, and says so).
  */
 #include "kernel/kcsan.h"
 #include "kernel/cmdline.h"
