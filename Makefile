@@ -9,7 +9,9 @@
 #   make debug/gdb  QEMU paused with a gdb stub / gdb attached to it
 #   make clean
 #
-# Variables: SMP MEM FIRMWARE MACHINE ACCEL KARGS INITRD SCRIPT LOCKDEP BUILD V CROSS BENCH DURATION
+#   make KCSAN=1    the same with the data-race detector, in build/kcsan
+#
+# Variables: SMP MEM FIRMWARE MACHINE ACCEL KARGS INITRD SCRIPT LOCKDEP KCSAN BUILD V CROSS BENCH DURATION
 # (README.md).
 
 CROSS   ?=
@@ -17,6 +19,15 @@ CC      := $(CROSS)gcc
 LD      := $(CROSS)ld
 NM      := $(CROSS)nm
 PYTHON  ?= python3
+
+# The data-race detector (kernel/kcsan.c): KCSAN=1 compiles kernel/, fs/
+# and tests/ with the compiler's race instrumentation, into a build
+# directory of its own so that its objects never mix with the normal ones.
+KCSAN   ?= 0
+KCSAN_BUILD := build/kcsan
+ifeq ($(KCSAN),1)
+BUILD   ?= $(KCSAN_BUILD)
+endif
 BUILD   ?= build
 
 # The lock validator (kernel/lockdep.c): 1 checks every lock's order at
@@ -43,7 +54,8 @@ CFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror \
 	-mno-red-zone -mcmodel=kernel -mgeneral-regs-only -mno-mmx -mno-sse -mno-sse2 \
 	-fno-omit-frame-pointer -fno-optimize-sibling-calls -fno-strict-aliasing -fno-delete-null-pointer-checks \
 	-fno-asynchronous-unwind-tables -I. -MMD -MP \
-	-DCONFIG_LOCKDEP=$(if $(filter 1,$(LOCKDEP)),1,0)
+	-DCONFIG_LOCKDEP=$(if $(filter 1,$(LOCKDEP)),1,0) \
+	-DCONFIG_KCSAN=$(if $(filter 1,$(KCSAN)),1,0)
 ASFLAGS := -I. -MMD -MP -D__ASSEMBLER__
 LDFLAGS := -nostdlib -static -z max-page-size=0x1000 -z noexecstack --no-warn-rwx-segments -T linker.ld
 
@@ -51,19 +63,36 @@ SRCS := $(wildcard boot/*.S arch/x86_64/*.S arch/x86_64/*.c kernel/*.c kernel/*/
 	tests/fstest/fstest.c
 OBJS := $(patsubst %,$(BUILD)/%.o,$(basename $(SRCS)))
 
-.PHONY: all iso run test soak test-matrix test-negative test-fstest-host test-shell bench debug gdb clean deps check-tools FORCE
+# KCSAN=1: which files get -fsanitize=thread.  Volatile accesses become
+# __tsan_volatile_* (READ_ONCE/WRITE_ONCE: marked); no calls at function
+# entry and exit (nothing uses them).  Not instrumented: the runtime
+# itself; the early boot path (main.c, multiboot2.c, bootmem.c: one CPU,
+# before the detector starts); what the runtime calls to report (kprintf,
+# ksyms, panic); the lock internals and the lock validator (their shared
+# words are atomics, and instrumenting the hottest code in the kernel
+# would only slow every test down); arch/ and boot/ (not in the list).
+KCSAN_CFLAGS := -fsanitize=thread --param tsan-distinguish-volatile=1 \
+	--param tsan-instrument-func-entry-exit=0 -Wno-tsan
+KCSAN_NOT := kernel/kcsan.c kernel/main.c kernel/multiboot2.c kernel/bootmem.c \
+	kernel/kprintf.c kernel/ksyms.c kernel/panic.c \
+	kernel/spinlock.c kernel/lockdep.c kernel/lockdep_context.c
+kcsan_flags = $(if $(filter 1,$(KCSAN)),$(if $(filter $(KCSAN_NOT),$<),,$(if \
+	$(filter kernel/% fs/% tests/%,$<),$(KCSAN_CFLAGS))))
+
+.PHONY: all iso run test soak test-matrix test-negative test-fstest-host test-shell test-kcsan bench debug gdb clean deps check-tools FORCE
 all: $(BUILD)/smpvfs.iso
 
 # The compiler flags of the last build: rewritten only when they change
 # (LOCKDEP=0 after LOCKDEP=1, say), so that every object is rebuilt then.
 $(BUILD)/cflags: FORCE
 	@mkdir -p $(dir $@)
-	@echo '$(CC) $(CFLAGS) $(ASFLAGS)' | cmp -s - $@ || echo '$(CC) $(CFLAGS) $(ASFLAGS)' > $@
+	@echo '$(CC) $(CFLAGS) $(ASFLAGS) $(KCSAN_CFLAGS) $(KCSAN_NOT)' | cmp -s - $@ || \
+		echo '$(CC) $(CFLAGS) $(ASFLAGS) $(KCSAN_CFLAGS) $(KCSAN_NOT)' > $@
 
 $(BUILD)/%.o: %.c $(BUILD)/cflags
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
-	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+	$(Q)$(CC) $(CFLAGS) $(kcsan_flags) -c $< -o $@
 
 $(BUILD)/%.o: %.S $(BUILD)/cflags
 	@mkdir -p $(dir $@)
@@ -160,7 +189,7 @@ gdb: $(BUILD)/smpvfs.elf
 # with RAM above 4 GiB, then run the matrix.  SMP=n and/or FIRMWARE=x
 # narrow the matrix.
 # Every part runs even if one before it failed; the last line says which.
-TEST_PARTS := test-fstest-host test-negative test-matrix test-shell
+TEST_PARTS := test-fstest-host test-negative test-matrix test-shell test-kcsan
 test: check-tools $(BUILD)/smpvfs.elf $(BUILD)/initrd.cpio
 	$(Q)failed=; for part in $(TEST_PARTS); do \
 		$(MAKE) --no-print-directory $$part || failed="$$failed $$part"; done; \
@@ -205,6 +234,19 @@ test-shell: $(BUILD)/smpvfs.elf
 			$$([ $$fw = uefi ] && echo --one-boot) \
 			--elf $(BUILD)/smpvfs.elf --mem $(MEM) --machine $(MACHINE) --accel $(ACCEL) || failed=1; \
 	done; exit $$failed
+
+# One boot of the KCSAN=1 build (in build/kcsan) at -smp 4: the
+# detector's own tests, then suites where CPUs share directories (and the
+# fuzzer, whose colliding calls reach code no other suite combines).  Every
+# report fails the test case that was running (kernel/kcsan.c), so a
+# report fails this part.
+KCSAN_SUITES := kcsan,lookup,vfs_fuzz,dcache_races
+test-kcsan: check-tools
+	$(Q)$(MAKE) --no-print-directory KCSAN=1 BUILD=$(KCSAN_BUILD) \
+		$(KCSAN_BUILD)/smpvfs.elf $(KCSAN_BUILD)/initrd.cpio
+	$(Q)$(PYTHON) tests/run.py test --smp 4 --firmware bios --elf $(KCSAN_BUILD)/smpvfs.elf \
+		--mem $(MEM) --machine $(MACHINE) --accel $(ACCEL) --initrd $(KCSAN_BUILD)/initrd.cpio \
+		--kargs "ktest=$(KCSAN_SUITES) $(KARGS)"
 
 # ---- benchmarks ---------------------------------------------------------
 

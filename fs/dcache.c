@@ -30,6 +30,7 @@
 #include "fs/fs.h"
 #include "kernel/err.h"
 #include "kernel/errno.h"
+#include "kernel/kcsan.h"
 #include "kernel/kmalloc.h"
 #include "kernel/kprintf.h"
 #include "kernel/page_alloc.h"
@@ -268,6 +269,18 @@ struct dentry *d_make_root(struct super_block *sb, struct inode *root_inode)
 }
 
 /*
+ * Whether d is on the LRU; the caller holds d's bucket lock.  It reads
+ * d_lru without the LRU lock (data_race): a neighbour joining or leaving
+ * the LRU rewrites d's links under the LRU lock only, but never between
+ * "listed" and "not listed", which only d's own add and del do, under
+ * both locks.  So the answer is exact.
+ */
+static bool on_lru(struct dentry *d)
+{
+	return !data_race(list_empty(&d->d_lru));
+}
+
+/*
  * Drop one reference to d, whose bucket lock the caller holds (it is the
  * bucket of d's name now: see d_lock_bucket).  Returns true if d must be
  * freed: its last reference went and nothing can find it any more.
@@ -282,7 +295,7 @@ static bool dput_locked(struct dentry *d)
 	race_window();	/* unused now: d_lookup and the shrinker may come */
 	if (!(d->d_flags & DCACHE_HASHED))
 		return !(d->d_flags & DCACHE_IN_LOOKUP);
-	if (list_empty(&d->d_lru)) {
+	if (!on_lru(d)) {
 		spin_lock(&lru_lock);	/* unused now: the shrinker may have it */
 		list_add_tail(&d->d_lru, &lru);
 		lru_len++;
@@ -308,7 +321,7 @@ static void d_kill(struct dentry *d)
 	while (d) {
 		unsigned long flags;
 		struct bucket *b = d_lock_bucket(d, &flags);
-		if (!list_empty(&d->d_lru)) {	/* the shrinker may still see it: take it off */
+		if (on_lru(d)) {	/* the shrinker may still see it: take it off */
 			spin_lock(&lru_lock);
 			list_del(&d->d_lru);
 			lru_len--;
@@ -592,9 +605,13 @@ static void prune_scan(struct dentry *dir, struct dentry *from, uint32_t gen, st
 			list_del(&c->d_hash);	/* no references: no children either */
 			flag_clear(c, DCACHE_HASHED);
 			list_add(&c->d_hash, &ps->victims);
-		} else if (count > 0 && !list_empty(&c->d_subdirs) &&
+		} else if (count > 0 && !data_race(list_empty(&c->d_subdirs)) &&
 			   __atomic_load_n(&c->d_prune_gen, __ATOMIC_RELAXED) != gen) {
-			/* Its count cannot reach 0 while we hold its bucket lock
+			/* (data_race: c's children change under c->d_lock, not
+			 * held here; a child being added or removed is seen or
+			 * not, as if that came after or before this scan, both
+			 * of which the prune allows.)
+			 * Its count cannot reach 0 while we hold its bucket lock
 			 * (see dput), hashed or not (a removed directory whose
 			 * negative children keep it). */
 			ps->down = dget(c);

@@ -13,6 +13,7 @@
 #include "kernel/bootmem.h"
 #include "kernel/cmdline.h"
 #include "kernel/errno.h"
+#include "kernel/kcsan.h"
 #include "kernel/kprintf.h"
 #include "kernel/ktimer.h"
 #include "kernel/sched.h"
@@ -117,6 +118,7 @@ void kmain(uint32_t magic, uint32_t mbi)
 
 	smp_call_init();
 	smp_boot();
+	kcsan_start();		/* KCSAN=1: every CPU is up */
 	initramfs_unpack_modules();	/* into the root, before the tests read it */
 	unsigned failed = ktest_run_selected();
 	bench_run_selected();

@@ -24,6 +24,7 @@
 #include "kernel/panic.h"
 #include "kernel/kprintf.h"
 #include "kernel/ktimer.h"
+#include "kernel/kcsan.h"
 #include "kernel/ksyms.h"
 #include "kernel/lockdep.h"
 #include "kernel/time.h"
@@ -36,7 +37,8 @@ struct runqueue {
 	struct spinlock lock;
 	struct list_head queue;
 	unsigned nr_queued;
-	bool need_resched;
+	bool need_resched;          /* set by wake-ups (lock held) and the tick, read at
+	                             * interrupt exit without the lock: ONCE accesses */
 	struct thread *idle;
 	uint64_t switches;
 };
@@ -62,14 +64,15 @@ static void __enqueue(struct runqueue *rq, struct thread *t)
 {
 	list_add_tail(&t->rq_node, &rq->queue);
 	t->on_rq = true;
-	rq->nr_queued++;
+	/* Marked: idle CPUs read nr_queued without the lock (idle_loop, steal_work). */
+	WRITE_ONCE(rq->nr_queued, rq->nr_queued + 1);
 }
 
 static void __dequeue(struct runqueue *rq, struct thread *t)
 {
 	list_del(&t->rq_node);
 	t->on_rq = false;
-	rq->nr_queued--;
+	WRITE_ONCE(rq->nr_queued, rq->nr_queued - 1);
 }
 
 static void kick_cpu(unsigned cpu)
@@ -116,7 +119,7 @@ static void __schedule(bool preempt)
 		next = list_first_entry(&rq->queue, struct thread, rq_node);
 		__dequeue(rq, next);
 	}
-	rq->need_resched = false;
+	WRITE_ONCE(rq->need_resched, false);
 	next->slice = SCHED_SLICE_TICKS;
 	if (next != prev) {
 		next->on_cpu = true;
@@ -126,7 +129,7 @@ static void __schedule(bool preempt)
 		 * validator (its held-lock stacks are per thread) while prev is
 		 * still the current thread. */
 		lock_release(&rq->lock.dep_map, (unsigned long)__schedule);
-		c->current = next;
+		WRITE_ONCE(c->current, next);	/* least_loaded_cpu reads it unlocked */
 		c->switched_from = prev;
 		context_switch(&prev->saved_rsp, next->saved_rsp);
 		/* Back in prev, perhaps much later and on another CPU. */
@@ -182,7 +185,8 @@ bool wake_up_state(struct thread *t, int states)
 	struct runqueue *rq = lock_thread_rq(t);
 	bool woke = false;
 
-	if ((1 << t->state) & states) {
+	/* Atomic: a sleeper sets its own state without this lock. */
+	if ((1 << __atomic_load_n(&t->state, __ATOMIC_RELAXED)) & states) {
 		__atomic_store_n(&t->state, THREAD_RUNNING, __ATOMIC_RELEASE);
 		woke = true;
 		/* Still on its CPU on the way to sleep?  schedule() will see it
@@ -190,7 +194,7 @@ bool wake_up_state(struct thread *t, int states)
 		if (!t->on_cpu && !t->on_rq) {
 			__enqueue(rq, t);
 			if (cpus[t->cpu].current == rq->idle) {
-				rq->need_resched = true;
+				WRITE_ONCE(rq->need_resched, true);
 				kick_cpu(t->cpu);
 			}
 		}
@@ -215,7 +219,7 @@ static unsigned least_loaded_cpu(void)
 	unsigned best = 0, best_load = ~0u;
 	for (unsigned i = 0; i < ncpus; i++) {
 		unsigned load = __atomic_load_n(&rq_of(i)->nr_queued, __ATOMIC_RELAXED) +
-				(cpus[i].current != rq_of(i)->idle);
+				(READ_ONCE(cpus[i].current) != rq_of(i)->idle);
 		if (load < best_load) {
 			best = i;
 			best_load = load;
@@ -234,7 +238,7 @@ void sched_enqueue_new(struct thread *t)
 	t->cpu = cpu;
 	__enqueue(rq, t);
 	if (cpus[cpu].current == rq->idle) {
-		rq->need_resched = true;
+		WRITE_ONCE(rq->need_resched, true);
 		kick_cpu(cpu);
 	}
 	spin_unlock(&rq->lock);
@@ -363,16 +367,16 @@ void sched_tick(void)
 		return;
 	if (t == rq->idle) {
 		if (__atomic_load_n(&rq->nr_queued, __ATOMIC_RELAXED))
-			rq->need_resched = true;
+			WRITE_ONCE(rq->need_resched, true);
 	} else if (t->slice && --t->slice == 0) {
-		rq->need_resched = true;
+		WRITE_ONCE(rq->need_resched, true);
 	}
 }
 
 void sched_irq_exit(struct trap_frame *tf)
 {
 	struct cpu *c = this_cpu();
-	if (!c->current || !rq_of(c->id)->need_resched)
+	if (!c->current || !READ_ONCE(rq_of(c->id)->need_resched))
 		return;
 	/* Only preempt code that ran with interrupts on and no spinlock. */
 	if (c->preempt_count == 0 && (tf->rflags & RFLAGS_IF) && c->irq_depth == 0)
