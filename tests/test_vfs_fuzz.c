@@ -870,7 +870,7 @@ static void colliding_fuzz(void)
 			unsigned gi = 0;
 			while (gi < f.ngroups && !f.g[gi].failed)
 				gi++;
-			kprintf("    # FAILED: seed %lu (replay: ktest=vfs_fuzz ktest.seed=<the run's seed>), "
+			kprintf("    # FAILED: case seed %lu (the replay line at the end of the case says how), "
 				"round %u, %s, process %u; dentries %lu/%lu, inodes %lu/%lu, files %lu/%lu "
 				"(now/baseline)\n", ktest_seed(), round, phase ? "colliding" : "alone",
 				gi, dcache_live(), dentries, icache_live(), inodes, files_live(), files);
