@@ -15,11 +15,13 @@
 #include "kernel/errno.h"
 #include "kernel/kprintf.h"
 #include "kernel/ktest.h"
+#include "kernel/race.h"
 #include "kernel/random.h"
 #include "kernel/string.h"
 #include "kernel/sched.h"
 #include "kernel/thread.h"
 #include "tests/sandbox.h"
+#include "arch/x86_64/cpu.h"
 
 static void make_file(const char *path)
 {
@@ -328,11 +330,67 @@ static void umount_waits_for_dentries_being_freed(void)
 	sandbox_leave(&s);
 }
 
+/* The same race left to chance: the shrinker and an umount of an idle
+ * filesystem start at random moments, race windows on, round after
+ * round.  Every umount must succeed: nothing of the filesystem is in use,
+ * whatever step of freeing its dentries the shrinker is at (taken off the
+ * hash, its inode let go, off its parent's list, its parent's count
+ * dropped).  The hook above stops at one of those steps; this meets the
+ * others, such as a dentry already off its parent's list that still holds
+ * its parent (d_kill's order). */
+#define SHRINK_ROUNDS 40
+
+static int shrink_after(void *arg)
+{
+	for (uint64_t spins = *(uint64_t *)arg; spins; spins--)
+		cpu_relax();
+	dcache_shrink(~0u);
+	return 0;
+}
+
+static void umount_races_the_shrinker(void)
+{
+	struct sandbox s;
+	sandbox_enter(&s, "prune-shrink");
+	struct prng rng;
+	prng_seed(&rng, ktest_seed());
+	bool jitter = race_jitter_on(ktest_seed());
+	char path[32];
+	unsigned busy = 0;
+	for (unsigned round = 0; round < SHRINK_ROUNDS; round++) {
+		make_dir("m");
+		ASSERT_EQ(sys_mount("ramfs", "m", NULL), 0);
+		make_dir("m/d");
+		for (unsigned i = 0; i < 6; i++) {
+			snprintf(path, sizeof(path), "m/d/f%u", i);
+			make_file(path);	/* closed: its dentry is unused, on the LRU */
+		}
+		uint64_t delay = prng_below(&rng, 20000);
+		struct thread *t = thread_create("shrink", shrink_after, &delay, THREAD_ANY_CPU);
+		ASSERT_NOT_NULL(t);
+		for (uint64_t spins = prng_below(&rng, 20000); spins; spins--)
+			cpu_relax();
+		int err = sys_umount("m");
+		thread_join(t);
+		if (err) {
+			kprintf("    # round %u: umount of an idle filesystem gave %d\n", round, err);
+			busy++;
+			ASSERT_EQ(sys_umount("m"), 0);
+		}
+		ASSERT_EQ(sys_rmdir("m"), 0);
+	}
+	if (jitter)
+		race_jitter_off();
+	EXPECT_EQ(busy, 0u);
+	sandbox_leave(&s);
+}
+
 static const struct ktest_case prune_cases[] = {
 	KTEST_CASE(frees_all_but_what_is_held),
 	KTEST_CASE(removed_directory_leaves_nothing),
 	KTEST_CASE(prune_races_renames_and_lookups),
 	KTEST_CASE(climb_after_a_rename_moves_the_directory),
 	KTEST_CASE(umount_waits_for_dentries_being_freed),
+	KTEST_CASE(umount_races_the_shrinker),
 };
 KTEST_SUITE(prune, prune_cases);
