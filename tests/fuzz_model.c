@@ -597,6 +597,7 @@ static void collect(struct fuzz_model *m)
 	int stack[FM_NODES], sp = 0;
 	stack[sp++] = 0;
 	stack[sp++] = m->cwd;
+	stack[sp++] = m->pin;
 	for (int i = 0; i < FM_FDS; i++)
 		if (m->fd[i].node >= 0)
 			stack[sp++] = m->fd[i].node;
@@ -627,6 +628,7 @@ void fm_init(struct fuzz_model *m)
 		m->e[i].dir = -1;
 	for (int i = 0; i < FM_FDS; i++)
 		m->fd[i].node = -1;
+	m->pin = -1;
 	make_root(m, 0, -1, false);
 	int a = new_node(m, FM_DIR, 0), x = new_node(m, FM_REG, 0), l = new_node(m, FM_LNK, 0);
 	int s = new_node(m, FM_DIR, 0), sr = new_node(m, FM_DIR, 0);

@@ -93,6 +93,8 @@ struct fuzz_model {
 	struct fm_entry e[FM_ENTRIES];
 	struct fm_fd fd[FM_FDS];
 	int cwd;
+	int pin;                   /* -1, or a directory kept like the cwd: the cwd another
+	                              call of a tuple set while this one walked from an older one */
 	uint8_t next_fs;
 	bool full;                 /* ran out of slots: results are no longer known */
 };

@@ -609,6 +609,10 @@ static void fit_from(struct judge *j, unsigned k, const struct fuzz_model *m)
 			if (to->n[j->cwds[w]].type != FM_DIR)
 				continue;	/* freed since */
 			to->cwd = j->cwds[w];
+			/* The process's cwd is still now: a call from an older cwd
+			 * (rmdir("b") from "/" while chdir("b") moved the process
+			 * into b) must not free it. */
+			to->pin = now;
 		}
 		if (c->op == FZ_UMOUNT && g->count > 1 && g->got[i].ret == -EBUSY) {
 			/* Busy for a moment because another call of the tuple was
@@ -622,8 +626,10 @@ static void fit_from(struct judge *j, unsigned k, const struct fuzz_model *m)
 				continue;
 			}
 			to->cwd = choices > 1 ? j->cwds[w] : now;
+			to->pin = choices > 1 ? now : -1;
 		}
 		fm_apply(to, c, want);
+		to->pin = -1;
 		bool moved = c->op == FZ_CHDIR && want->ret == 0;
 		if (!moved && to->n[now].type == FM_DIR)
 			to->cwd = now;
