@@ -64,6 +64,7 @@ static uint64_t seed;
 static bool seed_given;
 static uint64_t repeat = 1;
 static uint64_t timeout_s = 120;
+static uint64_t stress = 1;	/* ktest.stress */
 
 static struct {
 	const struct ktest_suite *suite;
@@ -116,6 +117,8 @@ KPARAM("ktest.seed", set_seed, seed, 0, UINT64_MAX,
 KPARAM("ktest.repeat", kparam_set_u64, repeat, 1, 1000, "run the chosen suites N times");
 KPARAM("ktest.timeout", kparam_set_u64, timeout_s, 1, 3600,
        "seconds a case may run before it is cut off and failed (default 120)");
+KPARAM("ktest.stress", kparam_set_u64, stress, 1, 1000,
+       "multiply the stress tests' operation counts by N (default 1; make soak uses more)");
 
 /* ---- checks ------------------------------------------------------ */
 
@@ -174,9 +177,14 @@ void ktest_skip(const char *reason)
 	leave_case(ABORT_SKIP);
 }
 
+unsigned ktest_stress(unsigned n)
+{
+	return n * (unsigned)stress;
+}
+
 unsigned ktest_ops_per_cpu(unsigned total)
 {
-	unsigned n = total / ncpus;
+	unsigned n = ktest_stress(total) / ncpus;
 	return n < 50 ? 50 : n;
 }
 
@@ -460,8 +468,11 @@ static int run_case(const struct ktest_suite *s, const struct ktest_case *k, uns
 	if (ms >= 2000)	/* for people reading the log; never a verdict */
 		kprintf("    # %s took %lu ms\n", k->name, ms);
 	if (cur.failures) {
-		kprintf("    # replay: ktest.seed=%lu ktest=%s%s (case seed %lu)\n", seed, s->name,
-			race_jitter_arg(), cur.seed);
+		char more[32] = "";
+		if (stress != 1)
+			snprintf(more, sizeof(more), " ktest.stress=%lu", stress);
+		kprintf("    # replay: ktest.seed=%lu ktest=%s%s%s (case seed %lu)\n", seed, s->name,
+			race_jitter_arg(), more, cur.seed);
 		kprintf("    not ok %u %s\n", num, k->name);
 		return 1;
 	}
@@ -535,6 +546,8 @@ unsigned ktest_run_names(const char *names)
 	kprintf("KTAP version 1\n");
 	kprintf("# ktest: seed=%lu (replay with ktest.seed=%lu), %u CPUs, case time limit %lu s\n",
 		seed, seed, ncpus, timeout_s);
+	if (stress != 1)
+		kprintf("# ktest: stress tests run %lu times their operations (ktest.stress)\n", stress);
 	race_jitter_run_begin();
 	kprintf("1..%lu\n", (uint64_t)nsel * repeat);
 	for (unsigned rep = 0; rep < repeat; rep++)

@@ -114,6 +114,13 @@ void ktest_run_on_all_cpus(void (*fn)(unsigned cpu, void *arg), void *arg);
  */
 unsigned ktest_ops_per_cpu(unsigned total);
 
+/*
+ * n times ktest.stress (default 1), for a stress test's rounds.  make
+ * test runs every stress test at the counts its bug was shown to fail
+ * at; make soak multiplies them (and ktest_ops_per_cpu's totals).
+ */
+unsigned ktest_stress(unsigned n);
+
 /* Run the suites chosen by ktest=; returns the number of failed cases. */
 unsigned ktest_run_selected(void);
 /* Run the named suites (NULL: all default suites); for the shell. */

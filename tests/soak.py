@@ -35,6 +35,7 @@ SUITES = ("lookup,dcache_races,prune,rename,mount_races,inode,file,readdir,dirop
           "outside,shrinker,waitqueue,rwsem,mutex,vfs_stress,vfs_fuzz")
 JITTER = (1, 4, 16)
 FUZZ_ROUNDS = 200       # vfs_fuzz.rounds for each boot (make test runs 4): about 3 min at -smp 8
+STRESS = 4              # ktest.stress: the stress tests' counts, times make test's
 BOOT_TIMEOUT = 1200     # seconds: a boot that takes longer has hung
 
 FUZZ_LINE = re.compile(r"# vfs_fuzz: (\d+) rounds, (\d+) calls, (\d+) collisions, (\d+) failures")
@@ -44,7 +45,7 @@ TORTURE_LINE = re.compile(r"# seed \d+ \(CPU c uses seed \+ c\), (\d+) calls a C
 def boot(n, cfg_args, seed, jitter, suites, elf, initrd):
     firmware, smp, accel, mem = cfg_args
     kargs = (f"{run.TEST_KARGS} ktest={suites} ktest.seed={seed} ktest.jitter={jitter} "
-             f"vfs_fuzz.rounds={FUZZ_ROUNDS}")
+             f"ktest.stress={STRESS} vfs_fuzz.rounds={FUZZ_ROUNDS}")
     iso = run.make_iso(elf, kargs, run.BUILD / "iso-soak", initrd)
     cfg = run.Config(firmware, smp, "pc", accel, mem, f"soak-{firmware}-smp{smp}")
     log_path = run.BUILD / "soak-logs" / f"boot{n}-{firmware}-smp{smp}.log"
@@ -130,7 +131,7 @@ def main():
                       f"--timeout {BOOT_TIMEOUT} "
                       + (f"--initrd {run.show(initrd)} " if initrd else "")
                       + f"--kargs \"ktest={suites} ktest.seed={seed} ktest.jitter={jitter} "
-                      f"vfs_fuzz.rounds={FUZZ_ROUNDS}\"")
+                      f"ktest.stress={STRESS} vfs_fuzz.rounds={FUZZ_ROUNDS}\"")
             failures.append((boots, what_failed(k), replay, log_path))
             run.print_details(k, run.show(log_path))
             if args.until_failure:

@@ -89,7 +89,7 @@ static void dput_races_d_move(void)
 	}
 	static struct dput_race r;
 	/* With one CPU there is only the renamer: a token run. */
-	r = (struct dput_race){ .ops_per_cpu = ktest_ops_per_cpu(ncpus == 1 ? 500 : 6000) };
+	r = (struct dput_race){ .ops_per_cpu = ktest_ops_per_cpu(ncpus == 1 ? 200 : 1500) };
 	race_jitter_on(ktest_seed());
 	ktest_run_on_all_cpus(dput_race_cpu, &r);
 	race_jitter_off();
@@ -191,7 +191,7 @@ static void dotdot_races_rename_and_shrinker(void)
 	ASSERT_EQ(sys_mkdir("p1", 0755), 0);
 	ASSERT_EQ(sys_mkdir("p0/x", 0755), 0);
 	static struct parent_race r;
-	r = (struct parent_race){ .ops_per_cpu = ktest_ops_per_cpu(ncpus == 1 ? 500 : 4000) };
+	r = (struct parent_race){ .ops_per_cpu = ktest_ops_per_cpu(ncpus == 1 ? 200 : 1000) };
 	struct kstat st;
 	ASSERT_EQ(sys_stat("p0", &st), 0);
 	r.ino[0] = st.ino;

@@ -338,7 +338,7 @@ static void umount_waits_for_dentries_being_freed(void)
  * dropped).  The hook above stops at one of those steps; this meets the
  * others, such as a dentry already off its parent's list that still holds
  * its parent (d_kill's order). */
-#define SHRINK_ROUNDS 40
+#define SHRINK_ROUNDS 12	/* times ktest.stress */
 
 static int shrink_after(void *arg)
 {
@@ -357,7 +357,7 @@ static void umount_races_the_shrinker(void)
 	bool jitter = race_jitter_on(ktest_seed());
 	char path[32];
 	unsigned busy = 0;
-	for (unsigned round = 0; round < SHRINK_ROUNDS; round++) {
+	for (unsigned round = 0; round < ktest_stress(SHRINK_ROUNDS); round++) {
 		make_dir("m");
 		ASSERT_EQ(sys_mount("ramfs", "m", NULL), 0);
 		make_dir("m/d");

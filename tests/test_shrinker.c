@@ -147,7 +147,7 @@ static void inode_shrinker_races_umount(void)
 	prng_seed(&rng, ktest_seed());
 	bool jitter = race_jitter_on(ktest_seed());
 	uint64_t waits0 = icache_evict_sb_waits(), inodes0 = icache_live();
-	unsigned rounds = 32, evicted = 0;
+	unsigned rounds = ktest_stress(10), evicted = 0;
 	static struct shrink_loop a;
 
 	for (unsigned r = 0; r < rounds; r++) {
