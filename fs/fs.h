@@ -190,7 +190,9 @@ struct inode *iget_locked(struct super_block *sb, uint64_t ino);
 void unlock_new_inode(struct inode *inode);
 void iget_failed(struct inode *inode);      /* unhashes it, wakes the waiters, drops our reference */
 uint64_t icache_new_waits(void);            /* waits for I_NEW so far (tests) */
-struct inode *igrab(struct inode *inode);      /* another reference */
+/* Another reference, for a caller that already holds one (so it cannot
+ * fail, and the inode cannot be on its way out): Linux's ihold. */
+void ihold(struct inode *inode);
 void iput(struct inode *inode);
 void icache_init(void);
 uint64_t icache_live(void);

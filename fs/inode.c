@@ -205,10 +205,10 @@ uint64_t icache_new_waits(void)
 	return __atomic_load_n(&new_waits, __ATOMIC_RELAXED);
 }
 
-struct inode *igrab(struct inode *inode)
+void ihold(struct inode *inode)
 {
-	__atomic_fetch_add(&inode->i_count, 1, __ATOMIC_RELAXED);
-	return inode;
+	int was = __atomic_fetch_add(&inode->i_count, 1, __ATOMIC_RELAXED);
+	BUG_ON(was < 1);	/* the caller's own reference was not there */
 }
 
 static void evict(struct inode *inode)

@@ -144,7 +144,7 @@ int sys_close(int fd)
 	struct file *f = fd_remove(fd);
 	if (!f)
 		return -EBADF;
-	file_put(f);
+	fput(f);
 	return 0;
 }
 
@@ -160,7 +160,7 @@ int sys_dup2(int fd, int newfd)
 	if (!f)
 		return -EBADF;
 	if (fd == newfd) {
-		file_put(f);
+		fput(f);
 		return newfd;
 	}
 	return fd_install_at(newfd, f);
@@ -201,7 +201,7 @@ int sys_ftruncate(int fd, int64_t len)
 	if (!f)
 		return -EBADF;
 	int err = file_writable(f) ? do_truncate(f->f_inode, len) : -EINVAL;
-	file_put(f);
+	fput(f);
 	return err;
 }
 

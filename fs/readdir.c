@@ -77,6 +77,6 @@ long sys_getdents(int fd, void *buf, size_t n)
 	if (r == 0)
 		r = g.too_small ? -EINVAL : (long)g.used;	/* as Linux: no room for one entry */
 out:
-	file_put(f);
+	fput(f);
 	return r;
 }

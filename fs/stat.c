@@ -55,7 +55,7 @@ int sys_fstat(int fd, struct kstat *st)
 	if (!f)
 		return -EBADF;
 	fill(f->f_inode, st);
-	file_put(f);
+	fput(f);
 	return 0;
 }
 
