@@ -186,6 +186,12 @@ struct file_system_type *get_fs_type(const char *name);
  * one of them becomes the creator).
  */
 #define I_NEW 1u
+/* A symlink's target (valid while the caller holds the inode), or NULL
+ * if the inode is not one its filesystem can read. */
+static inline const char *inode_get_link(struct inode *inode)
+{
+	return inode->i_op && inode->i_op->get_link ? inode->i_op->get_link(inode) : NULL;
+}
 struct inode *iget_locked(struct super_block *sb, uint64_t ino);
 void unlock_new_inode(struct inode *inode);
 void iget_failed(struct inode *inode);      /* unhashes it, wakes the waiters, drops our reference */

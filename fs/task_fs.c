@@ -103,6 +103,15 @@ struct dentry *task_cwd(void)
 	return d;
 }
 
+void task_root_and_cwd(struct dentry **root, struct dentry **cwd)
+{
+	struct task_fs *fs = current_fs();
+	unsigned long flags = spin_lock_irqsave(&fs->lock);
+	*root = dget(fs->root);
+	*cwd = dget(fs->cwd);
+	spin_unlock_irqrestore(&fs->lock, flags);
+}
+
 void task_set_cwd(struct dentry *d)
 {
 	struct task_fs *fs = current_fs();

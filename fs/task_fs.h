@@ -42,6 +42,9 @@ int task_fs_unshare(void);
 /* The calling thread's root and cwd, each with a reference. */
 struct dentry *task_root(void);
 struct dentry *task_cwd(void);
+/* Both in one visit to the lock (the path walk's start): Linux's
+ * get_fs_root_and_pwd. */
+void task_root_and_cwd(struct dentry **root, struct dentry **cwd);
 /* Make d (a directory; reference consumed) the calling thread's cwd. */
 void task_set_cwd(struct dentry *d);
 
