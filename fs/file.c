@@ -1,6 +1,5 @@
 /*
  * file.c: allocating and freeing open files (see file.h).
- * Locking: the count is atomic; the last fput frees.
  */
 #include "fs/file.h"
 #include "fs/dcache.h"

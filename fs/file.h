@@ -9,7 +9,7 @@
  * the file is shared; we always take it: uncontended, it is one atomic.)
  *
  * Locking: f_pos is protected by f_pos_lock; f_count is atomic; the rest
- * is fixed at open.  Order: f_pos_lock -> the inode's i_rwsem.
+ * is fixed at open.  The lock order: docs/DESIGN.md section 8.
  */
 #ifndef FS_FILE_H
 #define FS_FILE_H

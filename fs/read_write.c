@@ -6,7 +6,8 @@
  * reads never return the same bytes); pread and pwrite leave f_pos alone
  * and skip it.  Then the inode's i_rwsem: shared to read, so reads run in
  * parallel; exclusive to write, so a write (and O_APPEND's "at the end")
- * is atomic against other writes and truncates.
+ * is atomic against other writes and truncates.  The lock order:
+ * docs/DESIGN.md section 8.
  */
 #include "fs/file.h"
 #include "fs/fs.h"

@@ -1,7 +1,8 @@
 /*
  * rename.c: moving a name, within a directory or between two.
  *
- * Locking, in order (docs/DESIGN.md has the global table):
+ * Locking, in the order rename takes them (docs/DESIGN.md section 8 has
+ * the order among all locks):
  *   1. Between two directories, the super block's s_rename_mutex: one
  *      cross-directory rename at a time per filesystem, so no other rename
  *      can change the tree's shape while we check ancestry and lock.

@@ -9,7 +9,7 @@
  *
  * Locking: task_fs.lock (a spinlock) protects cwd, root and the fd slots;
  * callers take references (fget, task_cwd) under it and use them after.
- * The count is atomic.
+ * The count is atomic.  task_fs.lock is a leaf (docs/DESIGN.md section 8).
  */
 #ifndef FS_TASK_FS_H
 #define FS_TASK_FS_H
