@@ -85,20 +85,10 @@ static void done_path_create(struct dentry *dir, struct dentry *d)
 	dput(d);
 }
 
-/* A removed directory (nlink 0) takes no new names: -ENOENT, as Linux's
- * IS_DEADDIR.  Tested under its i_rwsem, which rmdir holds. */
+/* A removed directory takes no new names. */
 static int may_create(struct inode *dir)
 {
-	return __atomic_load_n(&dir->i_nlink, __ATOMIC_ACQUIRE) == 0 ? -ENOENT : 0;
-}
-
-int vfs_create_locked(struct inode *dir, struct dentry *d, uint32_t mode)
-{
-	int err = may_create(dir);
-	if (!err)
-		err = dir->i_op->create ? dir->i_op->create(dir, d, S_IFREG | (mode & S_IALLUGO)) :
-		      -EPERM;	/* this filesystem cannot (slowfs) */
-	return err;
+	return IS_DEADDIR(dir) ? -ENOENT : 0;
 }
 
 int vfs_create(struct dentry *dir, const char *name, size_t len, uint32_t mode)

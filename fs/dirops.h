@@ -13,11 +13,7 @@ struct dentry;
  * negative errno, as Linux's calls of the same names return (-EINVAL for
  * "." and ".."). */
 int vfs_create(struct dentry *dir, const char *name, size_t len, uint32_t mode);
-/* Create a regular file at d, a negative dentry in dir, whose i_rwsem
- * the caller holds exclusive (open(O_CREAT)'s lookup_open): -ENOENT if
- * dir was removed, -EPERM if its filesystem cannot create. */
-struct inode;
-int vfs_create_locked(struct inode *dir, struct dentry *d, uint32_t mode);
+
 int vfs_mkdir(struct dentry *dir, const char *name, size_t len, uint32_t mode);
 int vfs_unlink(struct dentry *dir, const char *name, size_t len);
 int vfs_rmdir(struct dentry *dir, const char *name, size_t len);

@@ -186,6 +186,14 @@ struct file_system_type *get_fs_type(const char *name);
  * one of them becomes the creator).
  */
 #define I_NEW 1u
+/* A directory that rmdir (or a rename over it) removed: nlink 0.  It
+ * takes no new names and lists nothing; tested under its i_rwsem, which
+ * the removal held.  Linux's IS_DEADDIR. */
+static inline bool IS_DEADDIR(struct inode *dir)
+{
+	return __atomic_load_n(&dir->i_nlink, __ATOMIC_ACQUIRE) == 0;
+}
+
 /* A symlink's target (valid while the caller holds the inode), or NULL
  * if the inode is not one its filesystem can read. */
 static inline const char *inode_get_link(struct inode *inode)

@@ -116,7 +116,7 @@ int do_mount(const char *type, struct dentry *mp, const char *options)
 		 * point be removed or renamed. */
 		if (down_write_killable(&dir->i_rwsem)) {
 			err = -EINTR;	/* killed: nothing mounted, nothing kept */
-		} else if (d_unhashed(mp) || __atomic_load_n(&dir->i_nlink, __ATOMIC_ACQUIRE) == 0) {
+		} else if (d_unhashed(mp) || IS_DEADDIR(dir)) {
 			err = -ENOENT;
 		} else {
 			strlcpy(sb->s_options, options ? options : "", sizeof(sb->s_options));

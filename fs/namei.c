@@ -27,7 +27,6 @@
  */
 #include "fs/namei.h"
 #include "fs/dcache.h"
-#include "fs/dirops.h"
 #include "fs/fs.h"
 #include "fs/mount.h"
 #include "fs/syscalls.h"
@@ -467,6 +466,16 @@ struct dentry *path_parent(const char *path, struct last_name *last)
 		return ERR_PTR(err);
 	}
 	return path_parentat(&nd, path, last);
+}
+
+int vfs_create_locked(struct inode *dir, struct dentry *d, uint32_t mode)
+{
+	lockdep_assert_held(&dir->i_rwsem.dep_map);
+	if (IS_DEADDIR(dir))
+		return -ENOENT;
+	if (!dir->i_op->create)
+		return -EPERM;	/* this filesystem cannot (slowfs) */
+	return dir->i_op->create(dir, d, S_IFREG | (mode & S_IALLUGO));
 }
 
 /*

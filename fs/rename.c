@@ -77,7 +77,7 @@ static int may_rename_locked(struct dentry *old_dir, struct dentry *old, struct 
 {
 	if (d_mountpoint(old) || d_mountpoint(new))
 		return -EBUSY;
-	if (__atomic_load_n(&new_dir->d_inode->i_nlink, __ATOMIC_ACQUIRE) == 0)
+	if (IS_DEADDIR(new_dir->d_inode))
 		return -ENOENT;	/* the target directory was removed */
 	if (!old_dir->d_inode->i_op->rename)
 		return -EPERM;
