@@ -41,7 +41,6 @@
 #include "kernel/string.h"
 #include "kernel/waitqueue.h"
 #include "kernel/shrinker.h"
-#include "fs/mount.h"
 #include "arch/x86_64/cpu.h"
 
 struct bucket {
@@ -64,7 +63,7 @@ static uint64_t lru_len;
  * reader takes it.  (Linux's is a seqlock, for readers that take no lock
  * under RCU; we have no such readers yet, and a sequence count no one
  * reads would only claim a protection it does not give.) */
-static struct spinlock rename_lock = SPINLOCK_INIT("rename_lock");
+struct spinlock rename_lock = SPINLOCK_INIT("rename_lock");
 
 static unsigned long shrink_dentries(unsigned long nr)
 {
@@ -971,45 +970,4 @@ void d_move(struct dentry *d, struct dentry *target)
 	unlock_pair(&old_parent->d_lock, &new_parent->d_lock);
 	unlock_pair(&b1->lock, &b2->lock);
 	spin_unlock_irqrestore(&rename_lock, flags);
-}
-
-long d_path(struct dentry *d, struct dentry *root, char *buf, size_t n)
-{
-	if (n == 0)
-		return -ERANGE;
-	size_t at = n - 1;
-	buf[at] = '\0';
-	long err = 0;
-	unsigned long flags = spin_lock_irqsave(&rename_lock);
-	if (d != root && d != d->d_sb->s_root && d_unhashed(d))
-		err = -ENOENT;	/* removed: it has no path any more */
-	while (!err && d != root) {
-		if (d == d->d_sb->s_root) {
-			struct dentry *mp = mount_point_of(d->d_sb);
-			if (!mp)
-				break;	/* the top of a tree not under root */
-			d = mp;
-			continue;
-		}
-		uint32_t len = d->d_name.len;
-		if (at < len + 1) {
-			err = -ERANGE;
-			break;
-		}
-		at -= len;
-		memcpy(buf + at, d->d_name.name, len);
-		buf[--at] = '/';
-		d = d->d_parent;
-	}
-	spin_unlock_irqrestore(&rename_lock, flags);
-	if (err)
-		return err;
-	if (at == n - 1) {	/* the root itself */
-		if (n < 2)
-			return -ERANGE;
-		buf[--at] = '/';
-	}
-	size_t len = n - at;
-	memmove(buf, buf + at, len);
-	return (long)len;
 }

@@ -33,9 +33,8 @@
  *   rename_lock            d_parent and d_name of every dentry: d_move
  *                          writes them under it (and the bucket and d_lock
  *                          locks); d_path reads a chain of them under it
- * Order: parent's i_rwsem -> rename_lock -> in-lookup bucket -> dcache
- * bucket -> d_lock -> dentry LRU lock.  The shrinker starts from the LRU,
- * so it only trylocks buckets.
+ * Their order among all locks: docs/DESIGN.md section 8.  The shrinker
+ * starts from the LRU, so it only trylocks buckets.
  *
  * Unused dentries: a hashed dentry whose last reference goes stays in the
  * cache and joins the LRU (once: later uses leave it there, and the
@@ -171,7 +170,9 @@ void d_move(struct dentry *d, struct dentry *target);
  * n is too small, -ENOENT if d was removed.  Crosses mount points
  * upwards (a mounted root continues at its mount point).
  */
-long d_path(struct dentry *d, struct dentry *root, char *buf, size_t n);
+long d_path(struct dentry *d, struct dentry *root, char *buf, size_t n);	/* fs/d_path.c */
+/* d_parent and d_name of every dentry (the table above); d_path's. */
+extern struct spinlock rename_lock;
 
 /* Unhash and free every unused dentry under dir (leaves first), walking
  * the tree below it. */

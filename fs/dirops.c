@@ -2,12 +2,15 @@
  * dirops.c: create, mkdir, symlink, link, unlink, rmdir (rename is in
  * fs/rename.c), and their path-based system calls.
  *
- * Each takes the directory's i_rwsem exclusive, so no lookup of that
- * directory is in progress (lookups hold it shared) and none can start
- * its slow path until the change is done; looks the name up under the
- * lock (lookup_one_held: a hashed dentry, positive or negative, results;
- * a cached name needs no memory, as d_alloc_parallel looks first);
- * and calls the filesystem.  A fast-path lookup (no i_rwsem) needs no
+ * Two families, as Linux's: the create family (create, mkdir, symlink,
+ * link) starts with filename_create and ends with done_path_create, the
+ * remove family (unlink, rmdir) starts with start_removing and ends with
+ * end_removing.  Each start takes the directory's i_rwsem exclusive, so
+ * no lookup of that directory is in progress (lookups hold it shared)
+ * and none can start its slow path until the change is done, and looks
+ * the name up under the lock (lookup_one: a hashed dentry, positive or
+ * negative, results; a cached name needs no memory, as d_alloc_parallel
+ * looks first); the call between checks and asks the filesystem.  A fast-path lookup (no i_rwsem) needs no
  * retry because of us: each change we make to the dcache (d_instantiate,
  * d_drop) is one step under the bucket lock its d_lookup takes, so it
  * sees the name before or after, never half-changed.
@@ -20,13 +23,14 @@
  * lookups miss and ask the filesystem, while threads still holding the
  * old dentry keep a consistent (if stale) view of it.
  *
- * Locks beyond the directory's: unlink and link also take the inode they
- * change (subclass I_RWSEM_VICTIM), so a link cannot bring back a file
- * whose last link an unlink is removing; rmdir takes the victim directory
- * (I_RWSEM_PARENT2) so no create inside it slips past the emptiness check,
- * and no mount lands on it: a mount point cannot be removed (-EBUSY), and
- * that is tested under the victim's i_rwsem, which mount holds while it
- * checks that its mount point is still hashed.
+ * Locking: beyond the directory's, unlink and link also take the inode
+ * they change (subclass I_RWSEM_VICTIM), so a link cannot bring back a
+ * file whose last link an unlink is removing; rmdir takes the victim
+ * directory (I_RWSEM_PARENT2) so no create inside it slips past the
+ * emptiness check, and no mount lands on it: a mount point cannot be
+ * removed (-EBUSY), and that is tested under the victim's i_rwsem, which
+ * mount holds while it checks that its mount point is still hashed.  The
+ * order of these locks among all others: docs/DESIGN.md section 8.
  */
 #include "fs/dirops.h"
 #include "fs/dcache.h"
@@ -38,167 +42,76 @@
 #include "fs/namei.h"
 #include "fs/syscalls.h"
 
+/* The one name check of the calls here, before any lock: a name of its
+ * own (dot names are the path walk's, never a directory entry) in a
+ * directory. */
 static int check_name(struct dentry *dir, const char *name, size_t len)
 {
-	if (len == 0)
-		return -ENOENT;
-	if (len > NAME_MAX)
-		return -ENAMETOOLONG;
 	if ((len == 1 && name[0] == '.') || (len == 2 && name[0] == '.' && name[1] == '.'))
 		return -EINVAL;	/* callers of this one-component API must not pass dot names */
-	if (!dir->d_inode || !S_ISDIR(dir->d_inode->i_mode))
-		return -ENOTDIR;
-	return 0;
+	return lookup_one_common(dir, len);
 }
 
-/* OP_OPEN is open(O_CREAT): OP_CREATE, but an existing name is the answer. */
-enum op { OP_CREATE, OP_OPEN, OP_MKDIR, OP_SYMLINK, OP_LINK, OP_UNLINK, OP_RMDIR };
+/* ---- the create family: a new name in a locked directory ---------------- */
 
-static bool supported(const struct inode_operations *iop, enum op op)
-{
-	switch (op) {
-	case OP_CREATE:
-	case OP_OPEN:
-		return iop->create;
-	case OP_MKDIR:
-		return iop->mkdir;
-	case OP_SYMLINK:
-		return iop->symlink;
-	case OP_LINK:
-		return iop->link;
-	case OP_UNLINK:
-		return iop->unlink;
-	default:
-		return iop->rmdir;
-	}
-}
-
-/* The change, all under dir's i_rwsem.  out (OP_OPEN): the dentry, now
- * positive, with a reference, and whether we created it. */
-static int change(struct dentry *dir, const char *name, size_t len, uint32_t mode,
-		  const char *target, struct dentry *old, enum op op, struct dentry **out,
-		  bool *created)
+/*
+ * Lock dir's i_rwsem exclusive and look name up under it: the hashed
+ * negative dentry, with the lock held (done_path_create gives both
+ * back), or an error with nothing held: -EEXIST if the name is taken,
+ * -EINTR if killed while waiting for the lock.
+ */
+static struct dentry *filename_create(struct dentry *dir, const char *name, size_t len)
 {
 	int err = check_name(dir, name, len);
 	if (err)
-		return err;
+		return ERR_PTR(err);
 	struct inode *di = dir->d_inode;
-	struct qstr q = { name, (uint32_t)len, 0 };
-	d_hash_name(dir, &q);
-
-	/* Every wait here is killable (a gated or slow filesystem can hold a
-	 * directory for long): -EINTR, with nothing taken, as if not called. */
 	race_window();	/* dir found, not locked: it may be removed or moved now */
 	if (down_write_killable(&di->i_rwsem))
-		return -EINTR;
-	struct dentry *d = lookup_one_held(dir, &q);
-	if (IS_ERR(d)) {
-		up_write(&di->i_rwsem);
-		return (int)PTR_ERR(d);
-	}
-	struct inode *victim = d->d_inode;
-	if (op == OP_OPEN && victim) {
-		up_write(&di->i_rwsem);
-		*out = d;	/* it exists: open it (the caller does O_EXCL) */
-		*created = false;
-		return 0;
-	}
-	if (op != OP_UNLINK && op != OP_RMDIR)	/* a new name */
-		err = victim ? -EEXIST : __atomic_load_n(&di->i_nlink, __ATOMIC_ACQUIRE) == 0 ?
-		      -ENOENT : 0;	/* nlink 0: the directory itself was removed */
-	else if (!victim)
-		err = -ENOENT;
-	else if (op == OP_UNLINK && S_ISDIR(victim->i_mode))
-		err = -EISDIR;
-	else if (op == OP_RMDIR && !S_ISDIR(victim->i_mode))
-		err = -ENOTDIR;
-	if (!err && op == OP_LINK)	/* after EEXIST, as Linux orders them */
-		err = old->d_sb != dir->d_sb ? -EXDEV : S_ISDIR(old->d_inode->i_mode) ? -EPERM : 0;
-	const struct inode_operations *iop = di->i_op;
-	if (!err && !supported(iop, op))
-		err = -EPERM;	/* this filesystem cannot do that (slowfs) */
-	/* The inode the change is to (see the top of the file), locked
-	 * before the mount point test: mount sets DCACHE_MOUNTED under
-	 * the directory's own i_rwsem and refuses an unhashed one, so with
-	 * it held here no mount can land between the test and d_drop. */
-	struct inode *target_inode = op == OP_LINK ? old->d_inode :
-				     op == OP_UNLINK || op == OP_RMDIR ? victim : NULL;
-	bool locked_target = !err && target_inode;
-	race_window();	/* a mount of the victim may come here */
-	if (locked_target && down_write_killable_nested(&target_inode->i_rwsem,
-							op == OP_RMDIR ? I_RWSEM_PARENT2 : I_RWSEM_VICTIM)) {
-		locked_target = false;
-		err = -EINTR;
-	}
-	if (!err && op == OP_RMDIR && d_mountpoint(d))
-		err = -EBUSY;
-	if (!err && op == OP_LINK && __atomic_load_n(&target_inode->i_nlink, __ATOMIC_ACQUIRE) == 0)
-		err = -ENOENT;	/* its last link went before we got here */
-	if (!err) {
-		switch (op) {
-		case OP_CREATE:
-		case OP_OPEN:
-			err = iop->create(di, d, S_IFREG | (mode & 07777));
-			break;
-		case OP_MKDIR:
-			err = iop->mkdir(di, d, S_IFDIR | (mode & 07777));
-			break;
-		case OP_SYMLINK:
-			err = iop->symlink(di, d, target);
-			break;
-		case OP_LINK:
-			err = iop->link(old, di, d);
-			break;
-		case OP_UNLINK:
-			err = iop->unlink(di, d);
-			break;
-		case OP_RMDIR:
-			err = iop->rmdir(di, d);
-			break;
-		}
-		if (!err && (op == OP_UNLINK || op == OP_RMDIR))
-			d_drop(d);
-		if (!err && op == OP_RMDIR)
-			d_prune_unused(d);	/* its negative children: no use now */
-	}
-	if (locked_target)
-		up_write(&target_inode->i_rwsem);
-	up_write(&di->i_rwsem);
-	if (!err && op == OP_OPEN) {
-		*out = d;
-		*created = true;
-	} else {
+		return ERR_PTR(-EINTR);
+	struct dentry *d = lookup_one(dir, name, len);
+	if (!IS_ERR(d) && d->d_inode) {
 		dput(d);
+		d = ERR_PTR(-EEXIST);
 	}
-	return err;
+	if (IS_ERR(d))
+		up_write(&di->i_rwsem);
+	return d;
+}
+
+static void done_path_create(struct dentry *dir, struct dentry *d)
+{
+	up_write(&dir->d_inode->i_rwsem);
+	dput(d);
+}
+
+/* A removed directory takes no new names. */
+static int may_create(struct inode *dir)
+{
+	return IS_DEADDIR(dir) ? -ENOENT : 0;
 }
 
 int vfs_create(struct dentry *dir, const char *name, size_t len, uint32_t mode)
 {
-	return change(dir, name, len, mode, NULL, NULL, OP_CREATE, NULL, NULL);
-}
-
-struct dentry *vfs_open_create(struct dentry *dir, const char *name, size_t len, uint32_t mode,
-			       bool *created)
-{
-	struct dentry *d = NULL;
-	int err = change(dir, name, len, mode, NULL, NULL, OP_OPEN, &d, created);
-	return err ? ERR_PTR(err) : d;
+	struct dentry *d = filename_create(dir, name, len);
+	if (IS_ERR(d))
+		return (int)PTR_ERR(d);
+	int err = vfs_create_locked(dir->d_inode, d, mode);
+	done_path_create(dir, d);
+	return err;
 }
 
 int vfs_mkdir(struct dentry *dir, const char *name, size_t len, uint32_t mode)
 {
-	return change(dir, name, len, mode, NULL, NULL, OP_MKDIR, NULL, NULL);
-}
-
-int vfs_unlink(struct dentry *dir, const char *name, size_t len)
-{
-	return change(dir, name, len, 0, NULL, NULL, OP_UNLINK, NULL, NULL);
-}
-
-int vfs_rmdir(struct dentry *dir, const char *name, size_t len)
-{
-	return change(dir, name, len, 0, NULL, NULL, OP_RMDIR, NULL, NULL);
+	struct dentry *d = filename_create(dir, name, len);
+	if (IS_ERR(d))
+		return (int)PTR_ERR(d);
+	struct inode *di = dir->d_inode;
+	int err = may_create(di);
+	if (!err)
+		err = di->i_op->mkdir ? di->i_op->mkdir(di, d, S_IFDIR | (mode & S_IALLUGO)) : -EPERM;
+	done_path_create(dir, d);
+	return err;
 }
 
 int vfs_symlink(struct dentry *dir, const char *name, size_t len, const char *target)
@@ -208,16 +121,127 @@ int vfs_symlink(struct dentry *dir, const char *name, size_t len, const char *ta
 		return -ENOENT;
 	if (n == PATH_MAX)
 		return -ENAMETOOLONG;
-	return change(dir, name, len, 0, target, NULL, OP_SYMLINK, NULL, NULL);
+	struct dentry *d = filename_create(dir, name, len);
+	if (IS_ERR(d))
+		return (int)PTR_ERR(d);
+	struct inode *di = dir->d_inode;
+	int err = may_create(di);
+	if (!err)
+		err = di->i_op->symlink ? di->i_op->symlink(di, d, target) : -EPERM;
+	done_path_create(dir, d);
+	return err;
 }
 
+/*
+ * A new name for old's inode.  The inode is locked too (subclass
+ * I_RWSEM_VICTIM), so a link cannot bring back a file whose last link an
+ * unlink is removing: it sees nlink 0 and says -ENOENT.
+ */
 int vfs_link(struct dentry *old, struct dentry *dir, const char *name, size_t len)
 {
 	if (!old->d_inode)
 		return -ENOENT;
-	/* No hard links to directories (-EPERM), nor across filesystems
-	 * (-EXDEV): tested in change(), after an existing new name. */
-	return change(dir, name, len, 0, NULL, old, OP_LINK, NULL, NULL);
+	struct dentry *d = filename_create(dir, name, len);
+	if (IS_ERR(d))
+		return (int)PTR_ERR(d);
+	struct inode *di = dir->d_inode, *inode = old->d_inode;
+	int err = may_create(di);
+	if (!err)	/* after EEXIST, as Linux orders them */
+		err = old->d_sb != dir->d_sb ? -EXDEV : S_ISDIR(inode->i_mode) ? -EPERM :
+		      !di->i_op->link ? -EPERM : 0;
+	race_window();	/* old's last link may go here */
+	if (!err && down_write_killable_nested(&inode->i_rwsem, I_RWSEM_VICTIM))
+		err = -EINTR;
+	else if (!err) {
+		if (__atomic_load_n(&inode->i_nlink, __ATOMIC_ACQUIRE) == 0)
+			err = -ENOENT;	/* its last link went before we got here */
+		else
+			err = di->i_op->link(old, di, d);
+		up_write(&inode->i_rwsem);
+	}
+	done_path_create(dir, d);
+	return err;
+}
+
+/* ---- the remove family: an existing name out of a locked directory ----- */
+
+/*
+ * Lock dir's i_rwsem exclusive and look name up under it: the positive
+ * dentry, with the lock held (end_removing gives both back), or an error
+ * with nothing held: -ENOENT if there is no such name, -EINTR if killed.
+ * The caller then locks the victim inode, before it tests for a mount
+ * point: mount sets DCACHE_MOUNTED under the mount point's own i_rwsem
+ * and refuses an unhashed one, so no mount lands between that test and
+ * d_drop.
+ */
+static struct dentry *start_removing(struct dentry *dir, const char *name, size_t len)
+{
+	int err = check_name(dir, name, len);
+	if (err)
+		return ERR_PTR(err);
+	struct inode *di = dir->d_inode;
+	race_window();	/* dir found, not locked: it may be removed or moved now */
+	if (down_write_killable(&di->i_rwsem))
+		return ERR_PTR(-EINTR);
+	struct dentry *d = lookup_one(dir, name, len);
+	if (!IS_ERR(d) && !d->d_inode) {
+		dput(d);
+		d = ERR_PTR(-ENOENT);
+	}
+	if (IS_ERR(d))
+		up_write(&di->i_rwsem);
+	return d;
+}
+
+static void end_removing(struct dentry *dir, struct dentry *d)
+{
+	up_write(&dir->d_inode->i_rwsem);
+	dput(d);
+}
+
+/* Unlink a file: its inode is locked (I_RWSEM_VICTIM) against vfs_link. */
+int vfs_unlink(struct dentry *dir, const char *name, size_t len)
+{
+	struct dentry *d = start_removing(dir, name, len);
+	if (IS_ERR(d))
+		return (int)PTR_ERR(d);
+	struct inode *di = dir->d_inode, *victim = d->d_inode;
+	int err = S_ISDIR(victim->i_mode) ? -EISDIR : !di->i_op->unlink ? -EPERM : 0;
+	race_window();	/* a link of the victim may come here */
+	if (!err && down_write_killable_nested(&victim->i_rwsem, I_RWSEM_VICTIM))
+		err = -EINTR;
+	else if (!err) {
+		err = di->i_op->unlink(di, d);
+		if (!err)
+			d_drop(d);	/* later lookups miss and ask the filesystem */
+		up_write(&victim->i_rwsem);
+	}
+	end_removing(dir, d);
+	return err;
+}
+
+/* Remove a directory: it is locked (I_RWSEM_PARENT2), so no create inside
+ * it slips past the emptiness check, and no mount lands on it. */
+int vfs_rmdir(struct dentry *dir, const char *name, size_t len)
+{
+	struct dentry *d = start_removing(dir, name, len);
+	if (IS_ERR(d))
+		return (int)PTR_ERR(d);
+	struct inode *di = dir->d_inode, *victim = d->d_inode;
+	int err = !S_ISDIR(victim->i_mode) ? -ENOTDIR : !di->i_op->rmdir ? -EPERM : 0;
+	race_window();	/* a mount of the victim may come here */
+	if (!err && down_write_killable_nested(&victim->i_rwsem, I_RWSEM_PARENT2))
+		err = -EINTR;
+	else if (!err) {
+		err = d_mountpoint(d) ? -EBUSY : di->i_op->rmdir(di, d);
+		if (!err) {
+			d_drop(d);
+			d_prune_unused(d);	/* its negative children: no use now */
+		}
+		up_write(&victim->i_rwsem);
+	}
+	end_removing(dir, d);
+	return err;
 }
 
 /* ---- the system calls --------------------------------------------------- */
@@ -255,7 +279,7 @@ int sys_rmdir(const char *path)
  * the name must exist and be a directory, and then it is the wrong kind. */
 static int slash_error(struct dentry *dir, const struct last_name *last, int if_dir)
 {
-	struct dentry *d = lookup_one(dir, last->name, last->len);
+	struct dentry *d = lookup_one_unlocked(dir, last->name, last->len);
 	if (IS_ERR(d))
 		return (int)PTR_ERR(d);
 	int err = !d->d_inode ? -ENOENT : S_ISDIR(d->d_inode->i_mode) ? if_dir : -ENOTDIR;

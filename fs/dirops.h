@@ -9,14 +9,11 @@
 
 struct dentry;
 
-/* 0 or a negative errno, as Linux's calls of the same names return. */
+/* One name in a directory dentry, taking the directory's lock: 0 or a
+ * negative errno, as Linux's calls of the same names return (-EINVAL for
+ * "." and ".."). */
 int vfs_create(struct dentry *dir, const char *name, size_t len, uint32_t mode);
-/* open(O_CREAT)'s last step, one step under dir's i_rwsem: the dentry
- * of name, positive, with a reference: the existing file (of any type:
- * the caller handles O_EXCL and symlinks), or a new regular file
- * (*created).  Never -ENOENT unless dir itself was removed. */
-struct dentry *vfs_open_create(struct dentry *dir, const char *name, size_t len, uint32_t mode,
-			       bool *created);
+
 int vfs_mkdir(struct dentry *dir, const char *name, size_t len, uint32_t mode);
 int vfs_unlink(struct dentry *dir, const char *name, size_t len);
 int vfs_rmdir(struct dentry *dir, const char *name, size_t len);

@@ -1,6 +1,5 @@
 /*
  * file.c: allocating and freeing open files (see file.h).
- * Locking: the count is atomic; the last file_put frees.
  */
 #include "fs/file.h"
 #include "fs/dcache.h"
@@ -43,13 +42,13 @@ struct file *file_alloc(struct dentry *d, unsigned flags)
 	return f;
 }
 
-struct file *file_get(struct file *f)
+struct file *get_file(struct file *f)
 {
 	__atomic_fetch_add(&f->f_count, 1, __ATOMIC_RELAXED);
 	return f;
 }
 
-void file_put(struct file *f)
+void fput(struct file *f)
 {
 	if (!f)
 		return;

@@ -9,12 +9,13 @@
  * the file is shared; we always take it: uncontended, it is one atomic.)
  *
  * Locking: f_pos is protected by f_pos_lock; f_count is atomic; the rest
- * is fixed at open.  Order: f_pos_lock -> the inode's i_rwsem.
+ * is fixed at open.  The lock order: docs/DESIGN.md section 8.
  */
 #ifndef FS_FILE_H
 #define FS_FILE_H
 
 #include <stdint.h>
+#include "fs/syscalls.h"
 #include "kernel/mutex.h"
 
 struct dentry;
@@ -31,19 +32,19 @@ struct file {
 
 /* A new file on d (reference consumed), with count 1; NULL if no memory. */
 struct file *file_alloc(struct dentry *d, unsigned flags);
-struct file *file_get(struct file *f);
-void file_put(struct file *f);
+struct file *get_file(struct file *f);
+void fput(struct file *f);
 uint64_t files_live(void);           /* open files, for leak checks */
 void file_cache_init(void);
 
 static inline bool file_readable(const struct file *f)
 {
-	return (f->f_flags & 3) != 1;    /* O_RDONLY or O_RDWR */
+	return (f->f_flags & O_ACCMODE) == O_RDONLY || (f->f_flags & O_ACCMODE) == O_RDWR;
 }
 
 static inline bool file_writable(const struct file *f)
 {
-	return (f->f_flags & 3) == 1 || (f->f_flags & 3) == 2;
+	return (f->f_flags & O_ACCMODE) == O_WRONLY || (f->f_flags & O_ACCMODE) == O_RDWR;
 }
 
 #endif

@@ -36,7 +36,7 @@
 #define S_IALLUGO 07777          /* the permission bits (and suid, sgid, sticky) */
 
 /* i_rwsem subclasses for the validator: when one thread holds several
- * inodes' i_rwsem, it takes them in this order (see docs/DESIGN.md). */
+ * inodes' i_rwsem, it takes them in this order (docs/DESIGN.md section 8). */
 enum {
 	I_RWSEM_PARENT = 0,      /* a directory being changed (or rename's first) */
 	I_RWSEM_PARENT2 = 1,     /* rename's second directory; rmdir's victim */
@@ -186,11 +186,27 @@ struct file_system_type *get_fs_type(const char *name);
  * one of them becomes the creator).
  */
 #define I_NEW 1u
+/* A directory that rmdir (or a rename over it) removed: nlink 0.  It
+ * takes no new names and lists nothing; tested under its i_rwsem, which
+ * the removal held.  Linux's IS_DEADDIR. */
+static inline bool IS_DEADDIR(struct inode *dir)
+{
+	return __atomic_load_n(&dir->i_nlink, __ATOMIC_ACQUIRE) == 0;
+}
+
+/* A symlink's target (valid while the caller holds the inode), or NULL
+ * if the inode is not one its filesystem can read. */
+static inline const char *inode_get_link(struct inode *inode)
+{
+	return inode->i_op && inode->i_op->get_link ? inode->i_op->get_link(inode) : NULL;
+}
 struct inode *iget_locked(struct super_block *sb, uint64_t ino);
 void unlock_new_inode(struct inode *inode);
 void iget_failed(struct inode *inode);      /* unhashes it, wakes the waiters, drops our reference */
 uint64_t icache_new_waits(void);            /* waits for I_NEW so far (tests) */
-struct inode *igrab(struct inode *inode);      /* another reference */
+/* Another reference, for a caller that already holds one (so it cannot
+ * fail, and the inode cannot be on its way out): Linux's ihold. */
+void ihold(struct inode *inode);
 void iput(struct inode *inode);
 void icache_init(void);
 uint64_t icache_live(void);

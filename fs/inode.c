@@ -20,8 +20,8 @@
  * i_count of its inodes going to or from zero, so iget_locked() never
  * returns an inode that is being freed.  lru_lock protects the LRU list; it nests
  * inside a bucket lock, so the shrinker, which starts from the LRU, only
- * trylocks buckets.  Order: i_rwsem (sleeping) -> icache bucket ->
- * inode LRU -> slab locks.  i_state's I_NEW is set before the inode is
+ * trylocks buckets.  Their place in the lock order: docs/DESIGN.md
+ * section 8.  i_state's I_NEW is set before the inode is
  * hashed and cleared (atomically, then a wake-up on i_new_wq) only by
  * its creator; an I_NEW inode always has its creator's reference, so it
  * is never on the LRU.
@@ -205,10 +205,10 @@ uint64_t icache_new_waits(void)
 	return __atomic_load_n(&new_waits, __ATOMIC_RELAXED);
 }
 
-struct inode *igrab(struct inode *inode)
+void ihold(struct inode *inode)
 {
-	__atomic_fetch_add(&inode->i_count, 1, __ATOMIC_RELAXED);
-	return inode;
+	int was = __atomic_fetch_add(&inode->i_count, 1, __ATOMIC_RELAXED);
+	BUG_ON(was < 1);	/* the caller's own reference was not there */
 }
 
 static void evict(struct inode *inode)

@@ -1,5 +1,7 @@
 /*
- * mount.c: mounting and unmounting (see mount.h for the model).
+ * mount.c: the mount tree: mounting and unmounting a dentry, crossing
+ * into a mount (see mount.h for the model).  The system calls, which walk
+ * paths, are in fs/namespace.c: this file does not depend on namei.
  *
  * Locking:
  *   namespace_mutex  serializes mount and umount: one change of the tree
@@ -8,9 +10,9 @@
  *                    DCACHE_MOUNTED on mount points.  Walks take it briefly
  *                    to cross into a mount.
  *   mount_wq         walks waiting for an umount to decide.
- * Order: namespace_mutex -> mount point's i_rwsem -> mount_lock -> dcache
- * bucket locks.  mount and umount wait for namespace_mutex and i_rwsem
- * killably (-EINTR, nothing changed).
+ * Their order among all locks: docs/DESIGN.md section 8.  mount and
+ * umount wait for namespace_mutex and i_rwsem killably (-EINTR, nothing
+ * changed).
  *
  * umount, step by step: with the caller's reference on the root still
  * held (so no other umount can free the filesystem meanwhile), take
@@ -34,8 +36,6 @@
 #include "kernel/race.h"
 #include "kernel/string.h"
 #include "kernel/waitqueue.h"
-#include "fs/namei.h"
-#include "fs/syscalls.h"
 
 static struct mutex namespace_mutex = MUTEX_INIT(namespace_mutex, "namespace_mutex");
 static struct spinlock mount_lock = SPINLOCK_INIT("mount_lock");
@@ -116,7 +116,7 @@ int do_mount(const char *type, struct dentry *mp, const char *options)
 		 * point be removed or renamed. */
 		if (down_write_killable(&dir->i_rwsem)) {
 			err = -EINTR;	/* killed: nothing mounted, nothing kept */
-		} else if (d_unhashed(mp) || __atomic_load_n(&dir->i_nlink, __ATOMIC_ACQUIRE) == 0) {
+		} else if (d_unhashed(mp) || IS_DEADDIR(dir)) {
 			err = -ENOENT;
 		} else {
 			strlcpy(sb->s_options, options ? options : "", sizeof(sb->s_options));
@@ -225,46 +225,19 @@ struct dentry *mount_point_of(struct super_block *sb)
 	return m ? m->mnt_mountpoint : NULL;
 }
 
-int vfs_for_each_mount(void (*fn)(const char *mountpoint, const char *type, const char *options,
-				  void *arg), void *arg)
+int iterate_mounts(void (*fn)(struct dentry *mountpoint, struct super_block *sb, void *arg),
+		   void *arg)
 {
-	char *path = kmalloc(PATH_MAX);
-	if (!path)
-		return -ENOMEM;
 	/* The mutex keeps every mount (and its mount point) in place while
-	 * we print them; fn is called outside the spinlock.  An umount
+	 * fn looks at them; fn is called outside the spinlock.  An umount
 	 * waiting for a busy tree can hold it long: killable. */
-	if (mutex_lock_killable(&namespace_mutex)) {
-		kfree(path);
+	if (mutex_lock_killable(&namespace_mutex))
 		return -EINTR;
-	}
 	struct list_head *pos;
 	list_for_each(pos, &mounts) {
 		struct mount *m = list_entry(pos, struct mount, mnt_list);
-		struct dentry *root = root_mount->mnt_sb->s_root;
-		long n = m->mnt_mountpoint ? d_path(m->mnt_mountpoint, root, path, PATH_MAX) : 2;
-		if (!m->mnt_mountpoint)
-			strlcpy(path, "/", PATH_MAX);
-		if (n > 0)
-			fn(path, m->mnt_sb->s_type->name, m->mnt_sb->s_options, arg);
+		fn(m->mnt_mountpoint, m->mnt_sb, arg);
 	}
 	mutex_unlock(&namespace_mutex);
-	kfree(path);
 	return 0;
-}
-
-int sys_mount(const char *type, const char *dir, const char *options)
-{
-	struct dentry *d = path_lookup(dir, 0);
-	if (IS_ERR(d))
-		return (int)PTR_ERR(d);
-	int err = do_mount(type, d, options);
-	dput(d);
-	return err;
-}
-
-int sys_umount(const char *dir)
-{
-	struct dentry *d = path_lookup(dir, 0);
-	return IS_ERR(d) ? (int)PTR_ERR(d) : do_umount(d);
 }

@@ -53,8 +53,13 @@ struct dentry *mount_cross_down(struct dentry *mp);
  * dentry of sb), or NULL for "/" or a super block that is not mounted. */
 struct dentry *mount_point_of(struct super_block *sb);
 
-/* Every mount, from "/" down: its path, type and options (fn must not
- * sleep).  0, or -ENOMEM, or -EINTR if killed while waiting. */
+/* Every mount, from "/" down: its mount point (NULL for "/") and super
+ * block, with the tree held still (fn must not sleep).  0, or -EINTR if
+ * killed while waiting. */
+int iterate_mounts(void (*fn)(struct dentry *mountpoint, struct super_block *sb, void *arg),
+		   void *arg);
+/* The same as text: its path, type and options (fs/namespace.c).  0, or
+ * -ENOMEM, or -EINTR if killed while waiting. */
 int vfs_for_each_mount(void (*fn)(const char *mountpoint, const char *type, const char *options,
 				   void *arg), void *arg);
 

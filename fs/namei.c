@@ -1,23 +1,41 @@
 /*
- * namei.c: name lookup.
+ * namei.c: from a path to a dentry.
  *
- * lookup_one is the two-speed lookup of one component:
- *   fast: d_lookup in the dcache, no sleeping lock.  A hit is final; a
- *         miss goes to the slow path, which looks again under i_rwsem
- *         (so it waits for a change in progress in the directory).
- *   slow: take dir's i_rwsem shared (exclusive in vfs.lookup=exclusive
- *         mode), then d_alloc_parallel: the hashed result, or an in-lookup
- *         dentry that we alone look up with the filesystem.
+ * The file reads in the order of Linux's
+ * Documentation/filesystems/path-lookup.rst:
+ *   1. one component: lookup_fast (the dcache) and lookup_slow (the
+ *      filesystem, under the directory's i_rwsem, through
+ *      d_alloc_parallel), and the lookup_one calls built on them;
+ *   2. the walk's state, struct nameidata, set up by path_init;
+ *   3. link_path_walk: every component but the last, each one through
+ *      walk_component -> lookup_fast / lookup_slow -> step_into, which
+ *      crosses mounts (traverse_mounts) and follows symlinks (pick_link);
+ *   4. the last component: lookup_last (stat, chdir, ...), the parent
+ *      for callers that change the directory (path_parent), and
+ *      open_last_lookups / lookup_open for open(O_CREAT).
+ *
+ * smpvfs has no vfsmount: each super block is mounted at most once, so a
+ * dentry alone is a position in the tree (fs/mount.h), and where Linux
+ * keeps a struct path this file keeps a dentry.
+ *
+ * Locking: lookup_fast takes only the dcache's bucket lock (in d_lookup);
+ * lookup_slow takes the directory's i_rwsem shared (exclusive with
+ * vfs.lookup=exclusive), lookup_open exclusive; a mount crossing takes
+ * mount_lock briefly (fs/mount.c); path_init takes task_fs.lock once.
+ * The global order is in docs/DESIGN.md section 8.  Every reference the
+ * walk holds is in its nameidata, and terminate_walk drops them.
  */
 #include "fs/namei.h"
 #include "fs/dcache.h"
 #include "fs/fs.h"
 #include "fs/mount.h"
+#include "fs/syscalls.h"
 #include "fs/task_fs.h"
 #include "kernel/cmdline.h"
 #include "kernel/err.h"
 #include "kernel/errno.h"
 #include "kernel/kprintf.h"
+#include "kernel/lockdep.h"
 #include "kernel/race.h"
 #include "kernel/string.h"
 
@@ -39,7 +57,29 @@ static int set_lookup_mode(const struct kparam *p, const char *val, size_t len, 
 KPARAM("vfs.lookup", set_lookup_mode, vfs_lookup_exclusive, 0, 0,
        "slow-path lookups take i_rwsem shared (default, parallel) or exclusive");
 
+/* ---- 1. one component ---------------------------------------------------- */
+
+static bool is_dir(const struct dentry *d)
+{
+	return d->d_inode && S_ISDIR(d->d_inode->i_mode);
+}
+
+static bool is_symlink(const struct dentry *d)
+{
+	return d->d_inode && S_ISLNK(d->d_inode->i_mode);
+}
+
+int lookup_one_common(struct dentry *dir, size_t len)
+{
+	if (len == 0)
+		return -ENOENT;
+	if (len > NAME_MAX)
+		return -ENAMETOOLONG;
+	return is_dir(dir) ? 0 : -ENOTDIR;
+}
+
 /*
+ * The fast path: the dcache alone, no sleeping lock.  A hit is final.
  * d_lookup holds the bucket lock while it walks the chain, and d_move
  * holds both buckets while it moves a dentry between them: so a miss is a
  * true miss at some instant, and the slow path (which looks again under
@@ -51,7 +91,13 @@ static struct dentry *lookup_fast(struct dentry *dir, const struct qstr *q)
 	return d_lookup(dir, q);
 }
 
-struct dentry *lookup_one_held(struct dentry *dir, const struct qstr *q)
+/*
+ * The slow path's core, with dir's i_rwsem held (shared or exclusive):
+ * d_alloc_parallel gives the hashed dentry (positive or negative), or an
+ * in-lookup one that we alone ask the filesystem about while other
+ * lookups of the same name wait for d_lookup_done.
+ */
+static struct dentry *__lookup_slow(struct dentry *dir, const struct qstr *q)
 {
 	struct dentry *d = d_alloc_parallel(dir, q);
 	if (IS_ERR(d) || !d_in_lookup(d))
@@ -66,6 +112,8 @@ struct dentry *lookup_one_held(struct dentry *dir, const struct qstr *q)
 	return d;
 }
 
+/* The slow path: dir's i_rwsem shared, so lookups in one directory run
+ * in parallel and only wait for a change of the directory. */
 static struct dentry *lookup_slow(struct dentry *dir, const struct qstr *q)
 {
 	struct inode *inode = dir->d_inode;
@@ -74,7 +122,7 @@ static struct dentry *lookup_slow(struct dentry *dir, const struct qstr *q)
 	int err = excl ? down_write_killable(&inode->i_rwsem) : down_read_killable(&inode->i_rwsem);
 	if (err)
 		return ERR_PTR(err);	/* killed while a directory change held it */
-	struct dentry *d = lookup_one_held(dir, q);
+	struct dentry *d = __lookup_slow(dir, q);
 	if (excl)
 		up_write(&inode->i_rwsem);
 	else
@@ -84,12 +132,20 @@ static struct dentry *lookup_slow(struct dentry *dir, const struct qstr *q)
 
 struct dentry *lookup_one(struct dentry *dir, const char *name, size_t len)
 {
-	if (len == 0)
-		return ERR_PTR(-ENOENT);
-	if (len > NAME_MAX)
-		return ERR_PTR(-ENAMETOOLONG);
-	if (!dir->d_inode || !S_ISDIR(dir->d_inode->i_mode))
-		return ERR_PTR(-ENOTDIR);
+	int err = lookup_one_common(dir, len);
+	if (err)
+		return ERR_PTR(err);
+	lockdep_assert_held(&dir->d_inode->i_rwsem.dep_map);
+	struct qstr q = { name, (uint32_t)len, 0 };
+	d_hash_name(dir, &q);
+	return __lookup_slow(dir, &q);
+}
+
+struct dentry *lookup_one_unlocked(struct dentry *dir, const char *name, size_t len)
+{
+	int err = lookup_one_common(dir, len);
+	if (err)
+		return ERR_PTR(err);
 	struct qstr q = { name, (uint32_t)len, 0 };
 	d_hash_name(dir, &q);
 	struct dentry *d = lookup_fast(dir, &q);
@@ -99,73 +155,20 @@ struct dentry *lookup_one(struct dentry *dir, const char *name, size_t len)
 	return lookup_slow(dir, &q);
 }
 
-/* ---- the path walk ---------------------------------------------------- */
+/* ---- 2. the walk's state ------------------------------------------------- */
 
-/* One walk's state: where "/" is, and how many symlinks it has followed
- * (all of them, nested or one after another: at most MAXSYMLINKS). */
-struct walk_state {
-	struct dentry *root;
-	unsigned links;
+/* Flags of one walk: WALK_NOFOLLOW (namei.h) and these, internal. */
+#define WALK_FOLLOW 0x10       /* step_into: follow a symlink found here */
+
+struct nameidata {
+	struct dentry *root;       /* "/" for this walk (with a reference) */
+	struct dentry *path;       /* where the walk is now (with a reference) */
+	struct qstr last;          /* the component at hand: inside the path or a link body */
+	int last_type;             /* enum last_type */
+	bool last_slash;           /* a slash follows last ("dir/") */
+	unsigned flags;            /* WALK_NOFOLLOW: not the last component */
+	unsigned depth;            /* symlinks followed so far, nested or not */
 };
-
-static bool is_dir(const struct dentry *d)
-{
-	return d->d_inode && S_ISDIR(d->d_inode->i_mode);
-}
-
-static bool is_symlink(const struct dentry *d)
-{
-	return d->d_inode && S_ISLNK(d->d_inode->i_mode);
-}
-
-/* If a filesystem is mounted on d, go to its root (and on, if another is
- * mounted there).  Takes and returns a reference, or ERR_PTR(-EINTR) if
- * the thread was killed while waiting for an umount to decide. */
-static struct dentry *cross_mounts(struct dentry *d)
-{
-	while (d_mountpoint(d)) {
-		struct dentry *root = mount_cross_down(d);
-		if (!root)
-			break;	/* unmounted meanwhile */
-		if (IS_ERR(root)) {
-			dput(d);
-			return root;	/* killed while an umount decided */
-		}
-		dput(d);
-		d = root;
-	}
-	return d;
-}
-
-/* ".." from d: stays at the walk's root; at a mounted root, leaves
- * through the mount point first. */
-static struct dentry *dotdot(struct walk_state *w, struct dentry *d)
-{
-	while (d != w->root && d == d->d_sb->s_root) {
-		struct dentry *mp = mount_point_of(d->d_sb);
-		if (!mp)
-			return dget(d);	/* the top of a tree that is not mounted */
-		d = mp;
-	}
-	return cross_mounts(d == w->root ? dget(d) : dget_parent(d));
-}
-
-/* The dentry component [name, len) leads to from directory d, positive,
- * with a reference (d keeps its own). */
-static struct dentry *component(struct walk_state *w, struct dentry *d, const char *name, size_t len)
-{
-	if (len == 1 && name[0] == '.')
-		return dget(d);
-	if (len == 2 && name[0] == '.' && name[1] == '.')
-		return dotdot(w, d);
-	struct dentry *next = lookup_one(d, name, len);
-	if (!IS_ERR(next) && !next->d_inode) {
-		dput(next);
-		return ERR_PTR(-ENOENT);
-	}
-	race_window();	/* found: a mount on it may come or go now */
-	return IS_ERR(next) ? next : cross_mounts(next);
-}
 
 static int check_path(const char *path)
 {
@@ -177,149 +180,401 @@ static int check_path(const char *path)
 	return 0;
 }
 
-static struct dentry *walk_from(struct walk_state *w, struct dentry *start, const char *path,
-				unsigned flags, const char **last, size_t *last_len);
-
-/* Replace link (a symlink found in dir) by what its target names, read
- * from the filesystem and walked from dir (or the root, if absolute). */
-static struct dentry *follow(struct walk_state *w, struct dentry *dir, struct dentry *link)
+/* Start a walk of path at root (absolute) or start (relative).  Takes
+ * over the caller's references on root and start. */
+static int path_init(struct nameidata *nd, struct dentry *root, struct dentry *start,
+		     const char *path, unsigned flags)
 {
-	if (++w->links > MAXSYMLINKS)
-		return ERR_PTR(-ELOOP);
-	struct inode *inode = link->d_inode;
-	const char *target = inode->i_op && inode->i_op->get_link ? inode->i_op->get_link(inode) : NULL;
-	if (!target)
-		return ERR_PTR(-EINVAL);
-	return walk_from(w, target[0] == '/' ? w->root : dir, target, 0, NULL, NULL);
+	*nd = (struct nameidata){ .root = root, .flags = flags };
+	if (path[0] == '/') {
+		dput(start);
+		nd->path = dget(root);
+	} else {
+		nd->path = start;
+	}
+	return check_path(path);
+}
+
+static void terminate_walk(struct nameidata *nd)
+{
+	dput(nd->path);
+	dput(nd->root);
+	nd->path = nd->root = NULL;
+}
+
+/* ---- 3. every component but the last -------------------------------------- */
+
+/*
+ * Split the next component off *pp, like xv6's skipelem: skip the
+ * slashes before it, set *name to it, and leave *pp just after it (at a
+ * slash or at the end).  Returns whether it is the last one (only
+ * slashes, or nothing, follow).  Examples:
+ *   "a/bb/c"   ->  "a",  *pp = "/bb/c",  not last
+ *   "///a//bb" ->  "a",  *pp = "//bb",   not last
+ *   "bb/"      ->  "bb", *pp = "/",      last (with a slash after it)
+ *   "c"        ->  "c",  *pp = "",       last
+ *   "/" or ""  ->  "" (length 0),        last: no component at all
+ */
+static bool next_component(const char **pp, struct qstr *name)
+{
+	const char *p = *pp;
+	while (*p == '/')
+		p++;
+	name->name = p;
+	while (*p && *p != '/')
+		p++;
+	name->len = (uint32_t)(p - name->name);
+	*pp = p;
+	while (*p == '/')
+		p++;
+	return *p == '\0';
+}
+
+static int last_type_of(const struct qstr *q)
+{
+	if (q->len == 0)
+		return LAST_ROOT;
+	if (q->name[0] == '.' && (q->len == 1 || (q->len == 2 && q->name[1] == '.')))
+		return q->len == 1 ? LAST_DOT : LAST_DOTDOT;
+	return LAST_NORM;
+}
+
+/* If a filesystem is mounted on d, go to its root (and on, if another is
+ * mounted there).  Takes and returns a reference, or ERR_PTR(-EINTR) if
+ * the thread was killed while waiting for an umount to decide. */
+static struct dentry *traverse_mounts(struct dentry *d)
+{
+	while (d_mountpoint(d)) {
+		struct dentry *root = mount_cross_down(d);
+		if (!root)
+			break;	/* unmounted meanwhile */
+		dput(d);
+		if (IS_ERR(root))
+			return root;	/* killed while an umount decided */
+		d = root;
+	}
+	return d;
+}
+
+static int link_path_walk(struct nameidata *nd, const char *name);
+static int lookup_last(struct nameidata *nd, bool follow);
+
+/*
+ * A symlink found in nd->path, to follow: walk what it names, from the
+ * root if absolute, else from the directory it is in, and leave the walk
+ * where that ends (its last component followed too, as every link body's
+ * is).  Consumes the reference on link, which keeps its body alive while
+ * it is walked.  MAXSYMLINKS per walk, nested or one after another.
+ */
+static int pick_link(struct nameidata *nd, struct dentry *link)
+{
+	int err = ++nd->depth > MAXSYMLINKS ? -ELOOP : 0;
+	const char *body = err ? NULL : inode_get_link(link->d_inode);
+	if (!err && !body)
+		err = -EINVAL;
+	if (!err)
+		err = check_path(body);
+	if (!err && body[0] == '/') {
+		dput(nd->path);
+		nd->path = dget(nd->root);
+	}
+	if (!err)
+		err = link_path_walk(nd, body);
+	if (!err)
+		err = lookup_last(nd, true);
+	dput(link);
+	return err;
 }
 
 /*
- * Walk every component of path from start.  WALK_PARENT: stop before the
- * final one and give its name.  WALK_NOFOLLOW: do not follow a symlink
- * as the final component.  Returns the dentry reached, with a reference.
+ * Move the walk to d, which was found in nd->path (reference consumed):
+ * if it is a symlink to follow, to where the link leads; then across any
+ * mount on it.  The one place the walk crosses mounts.
  */
-static struct dentry *walk_from(struct walk_state *w, struct dentry *start, const char *path,
-				unsigned flags, const char **last, size_t *last_len)
+static int step_into(struct nameidata *nd, unsigned flags, struct dentry *d)
 {
-	int err = check_path(path);
-	if (err)
-		return ERR_PTR(err);
-	struct dentry *d = dget(path[0] == '/' ? w->root : start);
-	const char *p = path;
-	for (;;) {
-		while (*p == '/')
-			p++;
-		const char *name = p;
-		while (*p && *p != '/')
-			p++;
-		size_t len = (size_t)(p - name);
-		const char *rest = p;
-		while (*rest == '/')
-			rest++;
-		bool final = *rest == '\0', slash_after = *p == '/';
-		if (len == 0) {		/* the path ended in '/' (or was "/") */
-			if (flags & WALK_PARENT)
-				*last_len = 0;
-			return d;
-		}
-		if (len > NAME_MAX || !is_dir(d)) {
-			dput(d);
-			return ERR_PTR(len > NAME_MAX ? -ENAMETOOLONG : -ENOTDIR);
-		}
-		if (final && (flags & WALK_PARENT)) {
-			*last = name;
-			*last_len = len;
-			return d;
-		}
-		struct dentry *next = component(w, d, name, len);
-		race_window();	/* next found, not entered: it may be renamed or removed */
-		if (!IS_ERR(next) && is_symlink(next) &&
-		    (!final || slash_after || !(flags & WALK_NOFOLLOW))) {
-			struct dentry *target = follow(w, d, next);
-			dput(next);
-			next = IS_ERR(target) ? target : cross_mounts(target);
-		}
+	if (is_symlink(d) && (flags & WALK_FOLLOW)) {
+		race_window();	/* d found, not entered: it may be renamed or removed */
+		int err = pick_link(nd, d);
+		if (err)
+			return err;
+		d = nd->path;	/* where the link led */
+		nd->path = NULL;
+	}
+	d = traverse_mounts(d);
+	if (IS_ERR(d))
+		return (int)PTR_ERR(d);
+	dput(nd->path);
+	nd->path = d;
+	return 0;
+}
+
+/* ".." from nd->path: stays at the walk's root; at a mounted root, leaves
+ * through the mount point first.  "." stays. */
+static int handle_dots(struct nameidata *nd)
+{
+	if (nd->last_type == LAST_DOT)
+		return 0;
+	struct dentry *d = nd->path;
+	while (d != nd->root && d == d->d_sb->s_root) {
+		struct dentry *mp = mount_point_of(d->d_sb);
+		if (!mp)	/* the top of a tree that is not mounted */
+			return d == nd->path ? 0 : step_into(nd, 0, dget(d));
+		d = mp;
+	}
+	return step_into(nd, 0, d == nd->root ? dget(d) : dget_parent(d));
+}
+
+/* Step from nd->path to its child nd->last: ".", "..", or a name looked
+ * up in the dcache, else in the filesystem; it must exist. */
+static int walk_component(struct nameidata *nd, unsigned flags)
+{
+	if (nd->last_type != LAST_NORM)
+		return handle_dots(nd);
+	struct dentry *dir = nd->path;
+	d_hash_name(dir, &nd->last);
+	struct dentry *d = lookup_fast(dir, &nd->last);
+	if (!d) {
+		race_window();	/* a miss: the name may be hashed before we look again */
+		d = lookup_slow(dir, &nd->last);
+	}
+	if (IS_ERR(d))
+		return (int)PTR_ERR(d);
+	if (!d->d_inode) {
 		dput(d);
-		if (IS_ERR(next))
-			return next;
-		d = next;
-		if (final) {
-			if (slash_after && !is_dir(d)) {	/* "file/": a directory was demanded */
-				dput(d);
-				return ERR_PTR(-ENOTDIR);
-			}
-			return d;
-		}
+		return -ENOENT;
+	}
+	race_window();	/* found: a mount on it may come or go now */
+	return step_into(nd, flags, d);
+}
+
+/*
+ * Walk every component of name but the last, from nd->path, and leave
+ * the last one in nd->last (LAST_ROOT if name is only slashes).  Every
+ * component, the last too, must have a directory before it and be at
+ * most NAME_MAX bytes.  Symlinks before the last are always followed.
+ */
+static int link_path_walk(struct nameidata *nd, const char *name)
+{
+	for (;;) {
+		bool last = next_component(&name, &nd->last);
+		nd->last_type = last_type_of(&nd->last);
+		nd->last_slash = *name == '/';
+		if (nd->last_type == LAST_ROOT)
+			return 0;	/* "/": the walk stays where it is */
+		if (nd->last.len > NAME_MAX)
+			return -ENAMETOOLONG;
+		if (!is_dir(nd->path))
+			return -ENOTDIR;
+		if (last)
+			return 0;
+		int err = walk_component(nd, WALK_FOLLOW);
+		if (err)
+			return err;
 	}
 }
 
-struct dentry *walk_path(struct dentry *root, struct dentry *cwd, const char *path)
+/* ---- 4. the last component ------------------------------------------------ */
+
+/* Step onto the last component (followed if a symlink and `follow`, or
+ * if a slash follows it); "name/" must be a directory. */
+static int lookup_last(struct nameidata *nd, bool follow)
 {
-	return walk_path_flags(root, cwd, path, 0);
+	if (nd->last_type == LAST_ROOT)
+		return 0;
+	bool slash = nd->last_slash;	/* a link body walked next overwrites it */
+	int err = walk_component(nd, follow || slash ? WALK_FOLLOW : 0);
+	if (!err && slash && !is_dir(nd->path))
+		err = -ENOTDIR;	/* "file/": a directory was demanded */
+	return err;
 }
 
-struct dentry *walk_path_flags(struct dentry *root, struct dentry *cwd, const char *path,
+/* The whole walk; the dentry reached, with a reference. */
+static struct dentry *path_lookupat(struct nameidata *nd, const char *path)
+{
+	int err = link_path_walk(nd, path);
+	if (!err)
+		err = lookup_last(nd, !(nd->flags & WALK_NOFOLLOW));
+	struct dentry *d = err ? ERR_PTR(err) : dget(nd->path);
+	terminate_walk(nd);
+	return d;
+}
+
+/* The walk to the parent of the last component, which it describes. */
+static struct dentry *path_parentat(struct nameidata *nd, const char *path,
+				    struct last_name *last)
+{
+	int err = link_path_walk(nd, path);
+	struct dentry *d = err ? ERR_PTR(err) : dget(nd->path);
+	*last = (struct last_name){ nd->last.name, nd->last.len, nd->last_type,
+				    nd->last_type == LAST_ROOT || nd->last_slash };
+	terminate_walk(nd);
+	return d;
+}
+
+struct dentry *vfs_path_lookup(struct dentry *root, struct dentry *start, const char *path,
 			       unsigned flags)
 {
-	struct walk_state w = { root, 0 };
-	return walk_from(&w, cwd, path, flags & WALK_NOFOLLOW, NULL, NULL);
-}
-
-struct dentry *walk_parent(struct dentry *root, struct dentry *cwd, const char *path,
-			   const char **last, size_t *last_len)
-{
-	struct walk_state w = { root, 0 };
-	struct dentry *d = walk_from(&w, cwd, path, WALK_PARENT, last, last_len);
-	if (IS_ERR(d))
-		return d;
-	bool dot = (*last_len == 1 && (*last)[0] == '.') ||
-		   (*last_len == 2 && (*last)[0] == '.' && (*last)[1] == '.');
-	if (*last_len == 0 || dot) {
-		/* No name of its own to create or remove: "/", "dir/", ".", "..". */
-		dput(d);
-		return ERR_PTR(*last_len == 0 ? -EEXIST : -EINVAL);
+	struct nameidata nd;
+	int err = path_init(&nd, dget(root), start ? dget(start) : NULL, path,
+			    flags & WALK_NOFOLLOW);
+	if (err) {
+		terminate_walk(&nd);
+		return ERR_PTR(err);
 	}
-	return d;
+	return path_lookupat(&nd, path);
 }
 
-struct dentry *walk_parent_last(struct dentry *root, struct dentry *cwd, const char *path,
-				struct last_name *last)
+struct dentry *vfs_path_parent_lookup(struct dentry *root, struct dentry *start, const char *path,
+				      struct last_name *last)
 {
-	struct walk_state w = { root, 0 };
-	struct dentry *d = walk_from(&w, cwd, path, WALK_PARENT, &last->name, &last->len);
-	if (IS_ERR(d))
-		return d;
-	if (last->len == 0) {
-		last->type = LAST_ROOT;
-		last->slash = true;
-		return d;
+	struct nameidata nd;
+	int err = path_init(&nd, dget(root), start ? dget(start) : NULL, path, 0);
+	if (err) {
+		terminate_walk(&nd);
+		return ERR_PTR(err);
 	}
-	last->slash = last->name[last->len] == '/';
-	if (last->len == 1 && last->name[0] == '.')
-		last->type = LAST_DOT;
-	else if (last->len == 2 && last->name[0] == '.' && last->name[1] == '.')
-		last->type = LAST_DOTDOT;
-	else
-		last->type = LAST_NORM;
-	return d;
+	return path_parentat(&nd, path, last);
 }
 
-/* ---- in the calling thread's context (fs/task_fs.h) -------------------- */
+/* A walk in the calling thread's root and cwd, both taken in one visit
+ * to its task_fs. */
+static int task_path_init(struct nameidata *nd, const char *path, unsigned flags)
+{
+	struct dentry *root, *cwd;
+	task_root_and_cwd(&root, &cwd);
+	return path_init(nd, root, cwd, path, flags);
+}
 
 struct dentry *path_lookup(const char *path, unsigned flags)
 {
-	struct dentry *root = task_root(), *cwd = task_cwd();
-	struct dentry *d = walk_path_flags(root, cwd, path, flags);
-	dput(cwd);
-	dput(root);
-	return d;
+	struct nameidata nd;
+	int err = task_path_init(&nd, path, flags & WALK_NOFOLLOW);
+	if (err) {
+		terminate_walk(&nd);
+		return ERR_PTR(err);
+	}
+	return path_lookupat(&nd, path);
 }
 
 struct dentry *path_parent(const char *path, struct last_name *last)
 {
-	struct dentry *root = task_root(), *cwd = task_cwd();
-	struct dentry *d = walk_parent_last(root, cwd, path, last);
-	dput(cwd);
-	dput(root);
+	struct nameidata nd;
+	int err = task_path_init(&nd, path, 0);
+	if (err) {
+		terminate_walk(&nd);
+		return ERR_PTR(err);
+	}
+	return path_parentat(&nd, path, last);
+}
+
+int vfs_create_locked(struct inode *dir, struct dentry *d, uint32_t mode)
+{
+	lockdep_assert_held(&dir->i_rwsem.dep_map);
+	if (IS_DEADDIR(dir))
+		return -ENOENT;
+	if (!dir->i_op->create)
+		return -EPERM;	/* this filesystem cannot (slowfs) */
+	return dir->i_op->create(dir, d, S_IFREG | (mode & S_IALLUGO));
+}
+
+/*
+ * open(O_CREAT)'s last component, in one step under the directory's
+ * i_rwsem (exclusive): look it up, and create a regular file if it is
+ * not there.  So a racing unlink cannot make open fail with -ENOENT, and
+ * with O_EXCL exactly one of several racing opens creates the file (the
+ * others see it: -EEXIST).  Returns the dentry, positive, with a
+ * reference: the existing one (of any type: a symlink is the caller's to
+ * follow) or the new file.
+ */
+static struct dentry *lookup_open(struct dentry *dir, const struct qstr *last, int flags,
+				  uint32_t mode)
+{
+	struct inode *di = dir->d_inode;
+	race_window();	/* dir found, not locked: it may be removed or moved now */
+	if (down_write_killable(&di->i_rwsem))
+		return ERR_PTR(-EINTR);
+	struct dentry *d = lookup_one(dir, last->name, last->len);
+	if (!IS_ERR(d) && d->d_inode && (flags & O_EXCL)) {
+		dput(d);	/* it was there before us (even a symlink) */
+		d = ERR_PTR(-EEXIST);
+	}
+	if (!IS_ERR(d) && !d->d_inode) {
+		int err = vfs_create_locked(di, d, mode);
+		if (err) {
+			dput(d);
+			d = ERR_PTR(err);
+		}
+	}
+	up_write(&di->i_rwsem);
+	return d;
+}
+
+/* The last component of an O_CREAT open, in the directory nd->path: an
+ * existing name is first looked for without the directory's lock (unless
+ * O_EXCL), and looked up or created under it otherwise.  The result, with
+ * a reference, may be a symlink: open_last_lookups' caller follows it. */
+static struct dentry *open_last_lookup(struct nameidata *nd, int flags, uint32_t mode)
+{
+	if (nd->last_type != LAST_NORM || nd->last_slash)
+		return ERR_PTR(-EISDIR);	/* ".", "..", "/" or "name/": as Linux says */
+	if (!(flags & O_EXCL)) {
+		struct dentry *d = lookup_one_unlocked(nd->path, nd->last.name, nd->last.len);
+		if (IS_ERR(d) || d->d_inode)
+			return d;
+		dput(d);	/* not there (now): create it, under the lock */
+	}
+	return lookup_open(nd->path, &nd->last, flags, mode);
+}
+
+/*
+ * open(O_CREAT)'s walk after link_path_walk: a symlink in the last place
+ * is followed, as Linux does, with create semantics all the way: a
+ * dangling link creates its target (relative targets from the link's
+ * directory); O_NOFOLLOW refuses the link with -ELOOP.
+ */
+static struct dentry *open_last_lookups(struct nameidata *nd, int flags, uint32_t mode)
+{
+	struct dentry *link = NULL;	/* the link whose body is being walked */
+	struct dentry *d;
+	for (;;) {
+		d = open_last_lookup(nd, flags, mode);
+		if (IS_ERR(d) || !is_symlink(d))
+			break;
+		int err = (flags & O_NOFOLLOW) || ++nd->depth > MAXSYMLINKS ? -ELOOP : 0;
+		const char *body = err ? NULL : inode_get_link(d->d_inode);
+		if (!err && !body)
+			err = -EINVAL;
+		if (!err)
+			err = check_path(body);
+		if (link)
+			dput(link);	/* its body is no longer walked */
+		link = d;
+		if (!err && body[0] == '/') {
+			dput(nd->path);
+			nd->path = dget(nd->root);
+		}
+		if (!err)
+			err = link_path_walk(nd, body);
+		if (err) {
+			d = ERR_PTR(err);
+			break;
+		}
+	}
+	if (link)
+		dput(link);
+	return d;
+}
+
+struct dentry *open_namei(const char *path, int flags, uint32_t mode)
+{
+	if (!(flags & O_CREAT))
+		return path_lookup(path, (flags & O_NOFOLLOW) ? WALK_NOFOLLOW : 0);
+	struct nameidata nd;
+	int err = task_path_init(&nd, path, 0);
+	if (!err)
+		err = link_path_walk(&nd, path);
+	struct dentry *d = err ? ERR_PTR(err) : open_last_lookups(&nd, flags, mode);
+	terminate_walk(&nd);
 	return d;
 }

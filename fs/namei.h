@@ -1,9 +1,25 @@
-/* namei.h: looking names up: one component, and whole paths. */
+/*
+ * namei.h: looking names up: one component, and whole paths (fs/namei.c,
+ * which follows Linux's path-lookup.rst).
+ *
+ * The path walk.  A path is absolute (from the root) or relative (from
+ * the cwd, or `start`); "." stays, ".." goes to the parent (and stays at
+ * the root), repeated slashes count as one, and a trailing slash demands
+ * a directory.  Symlinks are followed (relative ones from their
+ * directory), MAXSYMLINKS of them per walk at most, nested or not.
+ * Reaching a mount point goes on at the mounted root, and ".." at a
+ * mounted root goes to its mount point's parent.  Errors, as Linux gives
+ * them: -ENOENT for "" or a missing component (or a dangling link),
+ * -ENOTDIR for a non-directory before a slash, -ENAMETOOLONG for a
+ * component over NAME_MAX or a path of PATH_MAX bytes or more, -ELOOP
+ * past MAXSYMLINKS, -EINTR if the thread is killed while it waits.
+ */
 #ifndef FS_NAMEI_H
 #define FS_NAMEI_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct dentry;
 
@@ -11,61 +27,59 @@ struct dentry;
  * i_mutex behaviour), so the two designs compare on one binary. */
 extern bool vfs_lookup_exclusive;
 
+/* The checks every one-name call makes on a name of len bytes in dir:
+ * -ENOENT for "", -ENAMETOOLONG,
+ * -ENOTDIR if dir is not a directory; else 0. */
+int lookup_one_common(struct dentry *dir, size_t len);
+
 /* Look one name up in dir: the dentry (positive or negative) with a
- * reference, or ERR_PTR(-ENAMETOOLONG, -ENOENT for "", -ENOMEM, or the
- * filesystem's error). */
+ * reference, or ERR_PTR(lookup_one_common's errors, -ENOMEM, -EINTR, or
+ * the filesystem's error).  lookup_one_unlocked takes what it needs
+ * (the dcache first, then dir's i_rwsem shared); lookup_one is for
+ * callers that hold dir's i_rwsem themselves, shared or exclusive. */
+struct dentry *lookup_one_unlocked(struct dentry *dir, const char *name, size_t len);
 struct dentry *lookup_one(struct dentry *dir, const char *name, size_t len);
 
-/* The slow path's core, for callers that hold dir's i_rwsem themselves
- * (shared or exclusive): the hashed dentry for q (q->hash filled in by
- * d_hash_name), positive or negative, with a reference. */
-struct qstr;
-struct dentry *lookup_one_held(struct dentry *dir, const struct qstr *q);
-
-/*
- * The path walk.  `path` is absolute (from root) or
- * relative (from cwd); "." stays, ".." goes to the parent (and stays at
- * root), repeated slashes count as one, and a trailing slash demands a
- * directory.  Symlinks are followed (relative ones from their directory),
- * MAXSYMLINKS of them per walk at most, nested or not.  Reaching a mount
- * point goes on at the mounted root, and ".." at a mounted root goes to
- * its mount point's parent.  Errors, as Linux
- * gives them: -ENOENT for "" or a missing component (or a dangling link),
- * -ENOTDIR for a non-directory before a slash, -ENAMETOOLONG for a
- * component over NAME_MAX or a path of PATH_MAX bytes or more, -ELOOP
- * past MAXSYMLINKS.
- *
- * walk_path returns the final dentry (positive) with a reference.
- * walk_parent stops before the last component (a trailing slash after it
- * is allowed, as mkdir and rmdir allow it): it returns the parent
- * directory with a reference and sets last and last_len to the final
- * name inside `path`.  A path with no final name ("/") gives -EEXIST, and
- * a final "." or ".." gives -EINVAL, as mkdir and rmdir want.
- */
-struct dentry *walk_path(struct dentry *root, struct dentry *cwd, const char *path);
-/* walk_path with WALK_NOFOLLOW: a final symlink is returned itself. */
+/* flags: a final symlink is returned itself (lstat, O_NOFOLLOW). */
 #define WALK_NOFOLLOW 0x1
-#define WALK_PARENT   0x2      /* internal: walk_parent */
-struct dentry *walk_path_flags(struct dentry *root, struct dentry *cwd, const char *path,
-			       unsigned flags);
-struct dentry *walk_parent(struct dentry *root, struct dentry *cwd, const char *path,
-			   const char **last, size_t *last_len);
 
-/* The general form: stops before the last component and says what it
- * is, leaving the errors to the caller (they differ by call, as in Linux:
- * mkdir(".") is EEXIST, rmdir(".") EINVAL, rename(".") EBUSY). */
+/* The last component of a path, as path_parent leaves it for the caller,
+ * whose errors differ by call, as in Linux: mkdir(".") is EEXIST,
+ * rmdir(".") EINVAL, rename(".") EBUSY. */
 enum last_type { LAST_NORM, LAST_DOT, LAST_DOTDOT, LAST_ROOT };
 struct last_name {
 	const char *name;          /* inside the path */
 	size_t len;
-	int type;                  /* enum last_type */
+	int type;                  /* enum last_type; LAST_ROOT: "/" (len 0) */
 	bool slash;                /* a slash follows it ("dir/") */
 };
-struct dentry *walk_parent_last(struct dentry *root, struct dentry *cwd, const char *path,
-				struct last_name *last);
 
-/* The same in the calling thread's root and cwd (fs/task_fs.h). */
+/* In the calling thread's root and cwd (fs/task_fs.h).  path_lookup: the
+ * dentry the path names (positive), with a reference.  path_parent: the
+ * directory its last component is in, with a reference, and that
+ * component in *last (nothing looked up there). */
 struct dentry *path_lookup(const char *path, unsigned flags);
 struct dentry *path_parent(const char *path, struct last_name *last);
+
+/* The same from a given root and start (references stay the caller's):
+ * for trees that are not the thread's, such as a test's private ramfs. */
+struct dentry *vfs_path_lookup(struct dentry *root, struct dentry *start, const char *path,
+			       unsigned flags);
+struct dentry *vfs_path_parent_lookup(struct dentry *root, struct dentry *start, const char *path,
+				      struct last_name *last);
+
+/* Create a regular file at d, a negative dentry in dir, whose i_rwsem
+ * the caller holds exclusive (lookup_open, vfs_create): -ENOENT if dir
+ * was removed, -EPERM if its filesystem cannot create. */
+struct inode;
+int vfs_create_locked(struct inode *dir, struct dentry *d, uint32_t mode);
+
+/* open()'s walk, in the calling thread's root and cwd: the dentry to open
+ * (positive), with a reference.  With O_CREAT the last component is
+ * looked up or created in one step under its directory's i_rwsem, and a
+ * symlink there is followed with create semantics; O_EXCL: -EEXIST if it
+ * existed (even as a symlink).  Without O_CREAT: path_lookup, with
+ * WALK_NOFOLLOW for O_NOFOLLOW (the caller refuses a symlink). */
+struct dentry *open_namei(const char *path, int flags, uint32_t mode);
 
 #endif

@@ -5,10 +5,9 @@
  *
  * Locking: attribute changes take the inode's i_rwsem exclusive, killably
  * (-EINTR, nothing changed); the descriptor table has its own lock
- * (fs/task_fs.c).
+ * (fs/task_fs.c).  The lock order: docs/DESIGN.md section 8.
  */
 #include "fs/dcache.h"
-#include "fs/dirops.h"
 #include "fs/file.h"
 #include "fs/fs.h"
 #include "fs/namei.h"
@@ -18,99 +17,11 @@
 #include "kernel/errno.h"
 #include "kernel/time.h"
 
-/* The last component of path, from start (NULL: the cwd), looked up or
- * created, as one step under the directory's i_rwsem (vfs_open_create):
- * so a racing unlink cannot make it fail with ENOENT, and O_EXCL wins
- * only for the thread that created the file.  Without O_EXCL an existing
- * name is first looked for without that lock.  A symlink comes back as
- * it is, for the caller to follow. */
-static struct dentry *lookup_or_create(struct dentry *root, struct dentry *start, const char *path,
-				       int flags, uint32_t mode, struct dentry **dirp)
-{
-	struct last_name last;
-	struct dentry *cwd = start ? dget(start) : task_cwd();
-	struct dentry *dir = walk_parent_last(root, cwd, path, &last);
-	dput(cwd);
-	if (IS_ERR(dir))
-		return dir;
-	if (last.type != LAST_NORM || last.slash) {
-		dput(dir);
-		return ERR_PTR(-EISDIR);	/* ".", "..", "/" or "name/": as Linux says */
-	}
-	struct dentry *d = NULL;
-	if (!(flags & O_EXCL)) {
-		d = lookup_one(dir, last.name, last.len);
-		if (!IS_ERR(d) && !d->d_inode) {
-			dput(d);
-			d = NULL;	/* not there (now): create it, under the lock */
-		}
-	}
-	if (!d) {
-		bool created = false;
-		d = vfs_open_create(dir, last.name, last.len, mode, &created);
-		if (!IS_ERR(d) && !created && (flags & O_EXCL)) {
-			dput(d);	/* it was there before us (even a symlink) */
-			d = ERR_PTR(-EEXIST);
-		}
-	}
-	if (IS_ERR(d))
-		dput(dir);
-	else
-		*dirp = dir;
-	return d;
-}
-
-/*
- * Open with O_CREAT.  A symlink in the last place is followed, as Linux
- * does, with create semantics all the way: a dangling link creates its
- * target (relative targets from the link's directory), up to MAXSYMLINKS
- * links in a row; O_NOFOLLOW refuses the link with -ELOOP.
- */
-static struct dentry *open_create(const char *path, int flags, uint32_t mode)
-{
-	struct dentry *root = task_root(), *start = NULL, *link = NULL;
-	struct dentry *d;
-	for (unsigned links = 0;; links++) {
-		struct dentry *dir = NULL;
-		d = lookup_or_create(root, start, path, flags, mode, &dir);
-		if (start)
-			dput(start);
-		start = NULL;
-		if (IS_ERR(d) || !S_ISLNK(d->d_inode->i_mode)) {
-			if (!IS_ERR(d))
-				dput(dir);
-			break;
-		}
-		struct inode *li = d->d_inode;
-		const char *target = li->i_op && li->i_op->get_link ? li->i_op->get_link(li) : NULL;
-		int err = (flags & O_NOFOLLOW) ? -ELOOP : links >= MAXSYMLINKS ? -ELOOP : !target ? -EINVAL : 0;
-		if (err) {
-			dput(d);
-			dput(dir);
-			d = ERR_PTR(err);
-			break;
-		}
-		if (link)
-			dput(link);	/* its target string is no longer walked */
-		link = d;	/* keeps target alive while the walk reads it */
-		start = dir;
-		path = target;
-	}
-	if (link)
-		dput(link);
-	dput(root);
-	return d;
-}
-
 int sys_open(const char *path, int flags, uint32_t mode)
 {
 	if ((flags & O_ACCMODE) == O_ACCMODE)
 		return -EINVAL;
-	struct dentry *d;
-	if (flags & O_CREAT)
-		d = open_create(path, flags, mode);
-	else
-		d = path_lookup(path, (flags & O_NOFOLLOW) ? WALK_NOFOLLOW : 0);
+	struct dentry *d = open_namei(path, flags, mode);
 	if (IS_ERR(d))
 		return (int)PTR_ERR(d);
 	struct inode *inode = d->d_inode;
@@ -144,7 +55,7 @@ int sys_close(int fd)
 	struct file *f = fd_remove(fd);
 	if (!f)
 		return -EBADF;
-	file_put(f);
+	fput(f);
 	return 0;
 }
 
@@ -160,7 +71,7 @@ int sys_dup2(int fd, int newfd)
 	if (!f)
 		return -EBADF;
 	if (fd == newfd) {
-		file_put(f);
+		fput(f);
 		return newfd;
 	}
 	return fd_install_at(newfd, f);
@@ -201,7 +112,7 @@ int sys_ftruncate(int fd, int64_t len)
 	if (!f)
 		return -EBADF;
 	int err = file_writable(f) ? do_truncate(f->f_inode, len) : -EINVAL;
-	file_put(f);
+	fput(f);
 	return err;
 }
 
@@ -257,7 +168,8 @@ int sys_chdir(const char *path)
 
 long sys_getcwd(char *buf, size_t n)
 {
-	struct dentry *root = task_root(), *cwd = task_cwd();
+	struct dentry *root, *cwd;
+	task_root_and_cwd(&root, &cwd);
 	long r = d_path(cwd, root, buf, n);
 	dput(cwd);
 	dput(root);

@@ -6,7 +6,8 @@
  * reads never return the same bytes); pread and pwrite leave f_pos alone
  * and skip it.  Then the inode's i_rwsem: shared to read, so reads run in
  * parallel; exclusive to write, so a write (and O_APPEND's "at the end")
- * is atomic against other writes and truncates.
+ * is atomic against other writes and truncates.  The lock order:
+ * docs/DESIGN.md section 8.
  */
 #include "fs/file.h"
 #include "fs/fs.h"
@@ -28,7 +29,7 @@ static int file_for(int fd, bool write, struct file **out)
 	else if (!f->f_inode->i_fop || (write ? !f->f_inode->i_fop->write : !f->f_inode->i_fop->read))
 		err = -EINVAL;
 	if (err) {
-		file_put(f);
+		fput(f);
 		return err;
 	}
 	*out = f;
@@ -70,7 +71,7 @@ long sys_read(int fd, void *buf, size_t n)
 	if (r > 0)
 		f->f_pos += (uint64_t)r;
 	mutex_unlock(&f->f_pos_lock);
-	file_put(f);
+	fput(f);
 	return r;
 }
 
@@ -86,7 +87,7 @@ long sys_write(int fd, const void *buf, size_t n)
 	if (r >= 0)
 		f->f_pos = off;
 	mutex_unlock(&f->f_pos_lock);
-	file_put(f);
+	fput(f);
 	return r;
 }
 
@@ -99,7 +100,7 @@ long sys_pread(int fd, void *buf, size_t n, int64_t off)
 	if (err)
 		return err;
 	long r = off < 0 ? -EINVAL : do_read(f, buf, n, (uint64_t)off);
-	file_put(f);
+	fput(f);
 	return r;
 }
 
@@ -113,7 +114,7 @@ long sys_pwrite(int fd, const void *buf, size_t n, int64_t off)
 		return err;
 	uint64_t pos = (uint64_t)off;
 	long r = off < 0 ? -EINVAL : do_write(f, buf, n, &pos);
-	file_put(f);
+	fput(f);
 	return r;
 }
 
@@ -136,6 +137,6 @@ int64_t sys_lseek(int fd, int64_t off, int whence)
 	if (r >= 0)
 		f->f_pos = (uint64_t)r;
 	mutex_unlock(&f->f_pos_lock);
-	file_put(f);
+	fput(f);
 	return r;
 }

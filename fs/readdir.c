@@ -65,7 +65,7 @@ long sys_getdents(int fd, void *buf, size_t n)
 	g.ctx.pos = f->f_pos;
 	/* A removed directory lists nothing, not even "." and "..": ENOENT,
 	 * as Linux says.  rmdir sets its link count to 0 under its i_rwsem. */
-	if (__atomic_load_n(&dir->i_nlink, __ATOMIC_ACQUIRE) == 0)
+	if (IS_DEADDIR(dir))
 		r = -ENOENT;
 	else
 		r = dir->i_fop->iterate(f, &g.ctx);
@@ -77,6 +77,6 @@ long sys_getdents(int fd, void *buf, size_t n)
 	if (r == 0)
 		r = g.too_small ? -EINVAL : (long)g.used;	/* as Linux: no room for one entry */
 out:
-	file_put(f);
+	fput(f);
 	return r;
 }

@@ -1,7 +1,8 @@
 /*
  * rename.c: moving a name, within a directory or between two.
  *
- * Locking, in order (docs/DESIGN.md has the global table):
+ * Locking, in the order rename takes them (docs/DESIGN.md section 8 has
+ * the order among all locks):
  *   1. Between two directories, the super block's s_rename_mutex: one
  *      cross-directory rename at a time per filesystem, so no other rename
  *      can change the tree's shape while we check ancestry and lock.
@@ -32,8 +33,6 @@
 #include "kernel/errno.h"
 #include "kernel/race.h"
 
-/* The second of two child inodes rename holds (see lock_two). */
-
 /* Is a an ancestor of d, or d itself?  Caller holds s_rename_mutex, so
  * directories' parents do not change. */
 static bool is_ancestor(struct dentry *a, struct dentry *d)
@@ -45,15 +44,6 @@ static bool is_ancestor(struct dentry *a, struct dentry *d)
 			return false;
 		d = d->d_parent;
 	}
-}
-
-static int check_one(struct dentry *dir, size_t len)
-{
-	if (len == 0)
-		return -ENOENT;
-	if (len > NAME_MAX)
-		return -ENAMETOOLONG;
-	return dir->d_inode && S_ISDIR(dir->d_inode->i_mode) ? 0 : -ENOTDIR;
 }
 
 /* The checks between finding both names and locking the source and
@@ -87,7 +77,7 @@ static int may_rename_locked(struct dentry *old_dir, struct dentry *old, struct 
 {
 	if (d_mountpoint(old) || d_mountpoint(new))
 		return -EBUSY;
-	if (__atomic_load_n(&new_dir->d_inode->i_nlink, __ATOMIC_ACQUIRE) == 0)
+	if (IS_DEADDIR(new_dir->d_inode))
 		return -ENOENT;	/* the target directory was removed */
 	if (!old_dir->d_inode->i_op->rename)
 		return -EPERM;
@@ -135,9 +125,9 @@ static int lock_dirs(struct dentry *old_dir, struct dentry *new_dir)
 int vfs_rename(struct dentry *old_dir, const char *old_name, size_t old_len,
 	       struct dentry *new_dir, const char *new_name, size_t new_len)
 {
-	int err = check_one(old_dir, old_len);
+	int err = lookup_one_common(old_dir, old_len);
 	if (!err)
-		err = check_one(new_dir, new_len);
+		err = lookup_one_common(new_dir, new_len);
 	if (err)
 		return err;
 	if (old_dir->d_sb != new_dir->d_sb)
@@ -145,9 +135,6 @@ int vfs_rename(struct dentry *old_dir, const char *old_name, size_t old_len,
 	struct super_block *sb = old_dir->d_sb;
 	struct inode *odi = old_dir->d_inode, *ndi = new_dir->d_inode;
 	bool cross = old_dir != new_dir;
-	struct qstr oq = { old_name, (uint32_t)old_len, 0 }, nq = { new_name, (uint32_t)new_len, 0 };
-	d_hash_name(old_dir, &oq);
-	d_hash_name(new_dir, &nq);
 
 	/* Every wait is killable: -EINTR leaves nothing taken. */
 	race_window();	/* found, not locked: either directory may move now */
@@ -162,14 +149,15 @@ int vfs_rename(struct dentry *old_dir, const char *old_name, size_t old_len,
 			return -EINTR;
 		}
 	}
-	struct dentry *old = lookup_one_held(old_dir, &oq);
-	struct dentry *new = IS_ERR(old) ? NULL : lookup_one_held(new_dir, &nq);
+	struct dentry *old = lookup_one(old_dir, old_name, old_len);
+	struct dentry *new = IS_ERR(old) ? NULL : lookup_one(new_dir, new_name, new_len);
+	bool same = false;	/* two names of one file: nothing to do (POSIX) */
 	if (IS_ERR(old))
 		err = (int)PTR_ERR(old);
 	else if (IS_ERR(new))
 		err = (int)PTR_ERR(new);
 	else if (old->d_inode && old->d_inode == new->d_inode)
-		err = 1;	/* two names of one file: nothing to do (POSIX) */
+		same = true;
 	else
 		err = may_rename(old_dir, old, new_dir, new);
 
@@ -177,16 +165,17 @@ int vfs_rename(struct dentry *old_dir, const char *old_name, size_t old_len,
 	 * victim, by address: two directories here are unrelated (may_rename
 	 * refused the rest), and two files may have other names (hard links)
 	 * under which another rename locks them the other way round. */
-	struct inode *src = !err && S_ISDIR(old->d_inode->i_mode) ? old->d_inode : NULL;
-	struct inode *victim = !err ? new->d_inode : NULL;
+	bool go = !err && !same;
+	struct inode *src = go && S_ISDIR(old->d_inode->i_mode) ? old->d_inode : NULL;
+	struct inode *victim = go ? new->d_inode : NULL;
 	race_window();	/* a mount of the source or victim may come here */
 	if ((src || victim) && lock_two(src ? src : victim, src ? victim : NULL, I_RWSEM_VICTIM)) {
 		src = victim = NULL;
 		err = -EINTR;
 	}
-	if (!err)
+	if (go && !err)
 		err = may_rename_locked(old_dir, old, new_dir, new);
-	if (!err) {
+	if (go && !err) {
 		err = odi->i_op->rename(odi, old, ndi, new);
 		if (!err)
 			d_move(old, new);
@@ -207,7 +196,7 @@ int vfs_rename(struct dentry *old_dir, const char *old_name, size_t old_len,
 		dput(new);
 	if (!IS_ERR(old))
 		dput(old);
-	return err == 1 ? 0 : err;
+	return err;
 }
 
 int sys_rename(const char *oldpath, const char *newpath)
@@ -222,7 +211,7 @@ int sys_rename(const char *oldpath, const char *newpath)
 		err = -EBUSY;	/* ".", ".." or "/": as Linux says */
 	if (!err && (ol.slash || nl.slash)) {
 		/* A trailing slash demands that the source be a directory. */
-		struct dentry *src = lookup_one(od, ol.name, ol.len);
+		struct dentry *src = lookup_one_unlocked(od, ol.name, ol.len);
 		if (IS_ERR(src))
 			err = (int)PTR_ERR(src);
 		else {

@@ -55,7 +55,7 @@ int sys_fstat(int fd, struct kstat *st)
 	if (!f)
 		return -EBADF;
 	fill(f->f_inode, st);
-	file_put(f);
+	fput(f);
 	return 0;
 }
 
@@ -68,8 +68,8 @@ long sys_readlink(const char *path, char *buf, size_t n)
 		return PTR_ERR(d);
 	struct inode *inode = d->d_inode;
 	long r = -EINVAL;	/* not a symlink */
-	if (S_ISLNK(inode->i_mode) && inode->i_op && inode->i_op->get_link) {
-		const char *target = inode->i_op->get_link(inode);
+	const char *target = S_ISLNK(inode->i_mode) ? inode_get_link(inode) : NULL;
+	if (target) {
 		size_t len = strlen(target);
 		r = (long)(len < n ? len : n);
 		memcpy(buf, target, (size_t)r);

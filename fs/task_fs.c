@@ -42,7 +42,7 @@ void task_fs_put(struct task_fs *fs)
 		return;
 	BUG_ON(fs == &init_fs);
 	for (unsigned i = 0; i < NR_OPEN; i++)
-		file_put(fs->fd[i]);
+		fput(fs->fd[i]);
 	dput(fs->cwd);
 	dput(fs->root);
 	kfree(fs);
@@ -76,7 +76,7 @@ int task_fs_unshare(void)
 	fs->root = dget(old->root);
 	fs->cwd = dget(old->cwd);
 	for (unsigned i = 0; i < NR_OPEN; i++)
-		fs->fd[i] = old->fd[i] ? file_get(old->fd[i]) : NULL;
+		fs->fd[i] = old->fd[i] ? get_file(old->fd[i]) : NULL;
 	spin_unlock_irqrestore(&old->lock, flags);
 	struct thread *t = current_thread();
 	struct task_fs *prev = t->fs;
@@ -103,6 +103,15 @@ struct dentry *task_cwd(void)
 	return d;
 }
 
+void task_root_and_cwd(struct dentry **root, struct dentry **cwd)
+{
+	struct task_fs *fs = current_fs();
+	unsigned long flags = spin_lock_irqsave(&fs->lock);
+	*root = dget(fs->root);
+	*cwd = dget(fs->cwd);
+	spin_unlock_irqrestore(&fs->lock, flags);
+}
+
 void task_set_cwd(struct dentry *d)
 {
 	struct task_fs *fs = current_fs();
@@ -124,14 +133,14 @@ int fd_install(struct file *f)
 			return i;
 		}
 	spin_unlock_irqrestore(&fs->lock, flags);
-	file_put(f);
+	fput(f);
 	return -EMFILE;
 }
 
 int fd_install_at(int fd, struct file *f)
 {
 	if (fd < 0 || fd >= NR_OPEN) {
-		file_put(f);
+		fput(f);
 		return -EBADF;
 	}
 	struct task_fs *fs = current_fs();
@@ -139,7 +148,7 @@ int fd_install_at(int fd, struct file *f)
 	struct file *old = fs->fd[fd];
 	fs->fd[fd] = f;
 	spin_unlock_irqrestore(&fs->lock, flags);
-	file_put(old);
+	fput(old);
 	return fd;
 }
 
@@ -149,7 +158,7 @@ struct file *fget(int fd)
 		return NULL;
 	struct task_fs *fs = current_fs();
 	unsigned long flags = spin_lock_irqsave(&fs->lock);
-	struct file *f = fs->fd[fd] ? file_get(fs->fd[fd]) : NULL;
+	struct file *f = fs->fd[fd] ? get_file(fs->fd[fd]) : NULL;
 	spin_unlock_irqrestore(&fs->lock, flags);
 	return f;
 }

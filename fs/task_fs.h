@@ -9,7 +9,7 @@
  *
  * Locking: task_fs.lock (a spinlock) protects cwd, root and the fd slots;
  * callers take references (fget, task_cwd) under it and use them after.
- * The count is atomic.
+ * The count is atomic.  task_fs.lock is a leaf (docs/DESIGN.md section 8).
  */
 #ifndef FS_TASK_FS_H
 #define FS_TASK_FS_H
@@ -42,6 +42,9 @@ int task_fs_unshare(void);
 /* The calling thread's root and cwd, each with a reference. */
 struct dentry *task_root(void);
 struct dentry *task_cwd(void);
+/* Both in one visit to the lock (the path walk's start): Linux's
+ * get_fs_root_and_pwd. */
+void task_root_and_cwd(struct dentry **root, struct dentry **cwd);
 /* Make d (a directory; reference consumed) the calling thread's cwd. */
 void task_set_cwd(struct dentry *d);
 

@@ -4,6 +4,7 @@
  * case works in its own freshly mounted ramfs (tests/sandbox.h), which
  * also proves at the end that nothing leaked.
  */
+#include "arch/x86_64/percpu.h"
 #include "fs/fs.h"
 #include "fs/syscalls.h"
 #include "fs/task_fs.h"
@@ -464,6 +465,62 @@ static void open_excl_one_winner(void)
 	sandbox_leave(&s);
 }
 
+/* open(O_CREAT) without O_EXCL of one new name on every CPU, at random
+ * moments: all succeed, and all open the same file (the one that one of
+ * them created under the directory's i_rwsem). */
+#define SAME_ROUNDS 40
+struct same_round {
+	uint64_t ino[SAME_ROUNDS][MAX_CPUS];
+	unsigned errors;
+};
+
+static void same_round_cpu(unsigned cpu, void *arg)
+{
+	struct same_round *r = arg;
+	struct prng rng;
+	prng_seed(&rng, ktest_seed() + cpu);
+	for (unsigned round = 0; round < SAME_ROUNDS; round++) {
+		char name[16];
+		snprintf(name, sizeof(name), "s%u", round);
+		for (unsigned d = (unsigned)prng_below(&rng, 5000); d; d--)
+			__builtin_ia32_pause();
+		int fd = sys_open(name, O_CREAT | O_WRONLY, 0644);
+		struct kstat st;
+		if (fd < 0 || sys_fstat(fd, &st) != 0) {
+			__atomic_fetch_add(&r->errors, 1, __ATOMIC_RELAXED);
+		} else {
+			r->ino[round][cpu] = st.ino;
+		}
+		if (fd >= 0)
+			sys_close(fd);
+	}
+}
+
+static void open_creat_same_inode(void)
+{
+	struct sandbox s;
+	sandbox_enter(&s, "same");
+	static struct same_round r;
+	memset(&r, 0, sizeof(r));
+	bool jitter = race_jitter_on(ktest_seed());
+	ktest_run_on_all_cpus(same_round_cpu, &r);
+	if (jitter)
+		race_jitter_off();
+	EXPECT_EQ(r.errors, 0u);
+	unsigned differ = 0;
+	for (unsigned round = 0; round < SAME_ROUNDS; round++) {
+		char name[16];
+		snprintf(name, sizeof(name), "s%u", round);
+		struct kstat st;
+		EXPECT_EQ(sys_stat(name, &st), 0);
+		for (unsigned cpu = 0; cpu < ncpus; cpu++)
+			differ += r.ino[round][cpu] != st.ino;
+		sys_unlink(name);
+	}
+	EXPECT_EQ(differ, 0u);
+	sandbox_leave(&s);
+}
+
 static const struct ktest_case file_cases[] = {
 	KTEST_CASE(write_read_back),
 	KTEST_CASE(open_errors),
@@ -478,5 +535,6 @@ static const struct ktest_case file_cases[] = {
 	KTEST_CASE(unlinked_but_open),
 	KTEST_CASE(open_create_races_unlink),
 	KTEST_CASE(open_excl_one_winner),
+	KTEST_CASE(open_creat_same_inode),
 };
 KTEST_SUITE(file, file_cases);

@@ -62,7 +62,7 @@ static int storm_thread(void *p)
 		n = name;
 	}
 	barrier_wait(&s->arrived, s->n);	/* start together */
-	s->got[a->i] = lookup_one(s->sb->s_root, n, strlen(n));
+	s->got[a->i] = lookup_one_unlocked(s->sb->s_root, n, strlen(n));
 	return 0;
 }
 
@@ -104,7 +104,7 @@ static void one_name_looked_up_once(const char *name, bool exists)
 		if (!IS_ERR(s.got[i]))
 			dput(s.got[i]);
 	/* A second lookup is a cache hit: no new call. */
-	d = lookup_one(s.sb->s_root, name, strlen(name));
+	d = lookup_one_unlocked(s.sb->s_root, name, strlen(name));
 	EXPECT_FALSE(IS_ERR(d));
 	EXPECT_EQ(slowfs_stats(s.sb).calls, 1u);
 	if (!IS_ERR(d))
@@ -168,18 +168,18 @@ static void bad_names_rejected(void)
 	ASSERT_NOT_NULL(sb);
 	static char long_name[NAME_MAX + 2];
 	memset(long_name, 'a', NAME_MAX + 1);
-	EXPECT_EQ(PTR_ERR(lookup_one(sb->s_root, "", 0)), -ENOENT);
-	EXPECT_EQ(PTR_ERR(lookup_one(sb->s_root, long_name, NAME_MAX + 1)), -ENAMETOOLONG);
-	struct dentry *d = lookup_one(sb->s_root, long_name, NAME_MAX);	/* the longest is fine */
+	EXPECT_EQ(PTR_ERR(lookup_one_unlocked(sb->s_root, "", 0)), -ENOENT);
+	EXPECT_EQ(PTR_ERR(lookup_one_unlocked(sb->s_root, long_name, NAME_MAX + 1)), -ENAMETOOLONG);
+	struct dentry *d = lookup_one_unlocked(sb->s_root, long_name, NAME_MAX);	/* the longest is fine */
 	EXPECT_FALSE(IS_ERR(d));
 	if (!IS_ERR(d)) {
 		EXPECT_NULL(d->d_inode);	/* and does not exist */
 		EXPECT_EQ(d->d_name.len, (uint32_t)NAME_MAX);
 		dput(d);
 	}
-	struct dentry *f = lookup_one(sb->s_root, "f1", 2);
+	struct dentry *f = lookup_one_unlocked(sb->s_root, "f1", 2);
 	ASSERT_FALSE(IS_ERR(f));
-	EXPECT_EQ(PTR_ERR(lookup_one(f, "x", 1)), -ENOTDIR);	/* f1 is a file */
+	EXPECT_EQ(PTR_ERR(lookup_one_unlocked(f, "x", 1)), -ENOTDIR);	/* f1 is a file */
 	dput(f);
 	slowfs_unmount(sb);
 }
@@ -236,7 +236,7 @@ static int arrival_thread(void *p)
 		round_wait(a, k);
 		jitter(&r);
 		int len = snprintf(name, sizeof(name), "f%u", k);
-		struct dentry *d = lookup_one(a->sb->s_root, name, (size_t)len);
+		struct dentry *d = lookup_one_unlocked(a->sb->s_root, name, (size_t)len);
 		if (IS_ERR(d) || !d->d_inode)
 			__atomic_fetch_add(&a->errors, 1, __ATOMIC_RELAXED);
 		if (!IS_ERR(d))
@@ -312,7 +312,7 @@ struct held {
 static int held_lookup_thread(void *p)
 {
 	struct held *h = p;
-	h->got = lookup_one(h->sb->s_root, "f3", 2);
+	h->got = lookup_one_unlocked(h->sb->s_root, "f3", 2);
 	return 0;
 }
 
@@ -333,11 +333,9 @@ static void lookup_in_window_after_d_add_not_repeated(void)
 	while (slowfs_stats(h.sb).held == 0)
 		sleep_ms(1);
 	struct inode *dir = h.sb->s_root->d_inode;
-	struct qstr q = { "f3", 2, 0 };
-	d_hash_name(h.sb->s_root, &q);
 	for (unsigned i = 0; i < 4; i++) {
 		down_read(&dir->i_rwsem);	/* the slow path, entered in the window */
-		struct dentry *d = lookup_one_held(h.sb->s_root, &q);
+		struct dentry *d = lookup_one(h.sb->s_root, "f3", 2);
 		up_read(&dir->i_rwsem);
 		if (EXPECT_FALSE(IS_ERR(d))) {
 			EXPECT_NOT_NULL(d->d_inode);
@@ -345,7 +343,7 @@ static void lookup_in_window_after_d_add_not_repeated(void)
 			EXPECT_FALSE(d_in_lookup(d));
 			dput(d);
 		}
-		d = lookup_one(h.sb->s_root, "f3", 2);
+		d = lookup_one_unlocked(h.sb->s_root, "f3", 2);
 		if (EXPECT_FALSE(IS_ERR(d)))
 			dput(d);
 	}
@@ -356,6 +354,8 @@ static void lookup_in_window_after_d_add_not_repeated(void)
 	st = slowfs_stats(h.sb);
 	EXPECT_EQ(st.calls, 1u);
 	EXPECT_EQ(st.rehashed, 0u);
+	struct qstr q = { "f3", 2, 0 };
+	d_hash_name(h.sb->s_root, &q);
 	EXPECT_EQ(d_count_hashed(h.sb->s_root, &q), 1u);
 	if (EXPECT_FALSE(IS_ERR(h.got)))
 		dput(h.got);
@@ -373,7 +373,7 @@ struct killable {
 static int killable_lookup_thread(void *p)
 {
 	struct killable *k = p;
-	struct dentry *d = lookup_one(k->sb->s_root, k->name, strlen(k->name));
+	struct dentry *d = lookup_one_unlocked(k->sb->s_root, k->name, strlen(k->name));
 	__atomic_store_n(&k->done, true, __ATOMIC_RELEASE);
 	if (IS_ERR(d))
 		return (int)PTR_ERR(d);
@@ -433,7 +433,7 @@ static void lookup_waits_are_killable(void)
 
 	struct slowfs_stats st = slowfs_stats(sb);
 	EXPECT_EQ(st.calls, 1u);	/* only the owner's, which the kill ended */
-	struct dentry *d = lookup_one(sb->s_root, "f1", 2);	/* and the name still works */
+	struct dentry *d = lookup_one_unlocked(sb->s_root, "f1", 2);	/* and the name still works */
 	if (EXPECT_FALSE(IS_ERR(d))) {
 		EXPECT_NOT_NULL(d->d_inode);
 		dput(d);

@@ -17,7 +17,7 @@ static struct dentry *a, *b, *c, *f;
 
 static struct dentry *must(struct dentry *dir, const char *name)
 {
-	struct dentry *d = lookup_one(dir, name, strlen(name));
+	struct dentry *d = lookup_one_unlocked(dir, name, strlen(name));
 	return IS_ERR(d) || !d->d_inode ? NULL : d;
 }
 
@@ -47,7 +47,7 @@ static void teardown(void)
 /* Walk, compare with the expected dentry or errno, drop the reference. */
 static bool walks_to(struct dentry *cwd, const char *path, struct dentry *want, long err)
 {
-	struct dentry *got = walk_path(sb->s_root, cwd, path);
+	struct dentry *got = vfs_path_lookup(sb->s_root, cwd, path, 0);
 	bool ok = want ? got == want : PTR_ERR(got) == err;
 	if (!IS_ERR(got))
 		dput(got);
@@ -120,10 +120,28 @@ static void long_names_and_paths_body(void)
 }
 CASE(long_names_and_paths)
 
+/* The parent walk as mkdir and rmdir use it: a last component that is
+ * not a name of its own is refused ("/": -EEXIST; "." or "..": -EINVAL). */
+static struct dentry *walk_parent(struct dentry *root, struct dentry *cwd, const char *path,
+				  const char **last, size_t *len)
+{
+	struct last_name ln;
+	struct dentry *d = vfs_path_parent_lookup(root, cwd, path, &ln);
+	if (IS_ERR(d))
+		return d;
+	*last = ln.name;
+	*len = ln.len;
+	if (ln.type != LAST_NORM) {
+		dput(d);
+		return ERR_PTR(ln.type == LAST_ROOT ? -EEXIST : -EINVAL);
+	}
+	return d;
+}
+
 static void parent_of_the_last_component_body(void)
 {
-	const char *last;
-	size_t len;
+	const char *last = NULL;
+	size_t len = 0;
 	struct dentry *p = walk_parent(sb->s_root, NULL, "/a/b/new", &last, &len);
 	EXPECT_EQ(p, b);
 	EXPECT_EQ(len, 3u);
@@ -160,11 +178,11 @@ static void symlinks_body(void)
 	EXPECT_TRUE(walks_to(NULL, "/a/dangling", NULL, -ENOENT));
 
 	/* Not followed at the end with WALK_NOFOLLOW, but followed before a slash. */
-	struct dentry *l = walk_path_flags(sb->s_root, NULL, "/a/rel", WALK_NOFOLLOW);
+	struct dentry *l = vfs_path_lookup(sb->s_root, NULL, "/a/rel", WALK_NOFOLLOW);
 	ASSERT_FALSE(IS_ERR(l));
 	EXPECT_TRUE(S_ISLNK(l->d_inode->i_mode));
 	dput(l);
-	l = walk_path_flags(sb->s_root, NULL, "/a/rel/", WALK_NOFOLLOW);
+	l = vfs_path_lookup(sb->s_root, NULL, "/a/rel/", WALK_NOFOLLOW);
 	EXPECT_EQ(l, b);
 	if (!IS_ERR(l))
 		dput(l);

@@ -21,7 +21,7 @@
 
 static struct dentry *look(struct dentry *dir, const char *name)
 {
-	return lookup_one(dir, name, strlen(name));
+	return lookup_one_unlocked(dir, name, strlen(name));
 }
 
 static void directory_operations_and_errors(void)

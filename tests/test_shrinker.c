@@ -25,7 +25,7 @@ static int look(struct dentry *dir, const char *prefix, unsigned i)
 {
 	char name[16];
 	int len = snprintf(name, sizeof(name), "%s%u", prefix, i);
-	struct dentry *d = lookup_one(dir, name, (size_t)len);
+	struct dentry *d = lookup_one_unlocked(dir, name, (size_t)len);
 	if (IS_ERR(d))
 		return (int)PTR_ERR(d);
 	dput(d);
@@ -40,7 +40,7 @@ static void oldest_unused_go_first(void)
 	ASSERT_NOT_NULL(sb);
 	for (unsigned i = 0; i < 2000; i++)
 		ASSERT_EQ(look(sb->s_root, "m", i), 0);
-	struct dentry *held = lookup_one(sb->s_root, "m5", 2);	/* in use: must survive */
+	struct dentry *held = lookup_one_unlocked(sb->s_root, "m5", 2);	/* in use: must survive */
 	ASSERT_FALSE(IS_ERR(held));
 	struct dcache_stats st;
 	dcache_get_stats(&st);

@@ -44,9 +44,7 @@ struct rename_race {
 
 static bool positive(struct dentry *dir, const char *name)
 {
-	struct qstr q = { name, (uint32_t)strlen(name), 0 };
-	d_hash_name(dir, &q);
-	struct dentry *d = lookup_one_held(dir, &q);
+	struct dentry *d = lookup_one(dir, name, strlen(name));	/* the caller holds dir's i_rwsem */
 	bool pos = !IS_ERR(d) && d->d_inode;
 	if (!IS_ERR(d))
 		dput(d);

@@ -45,7 +45,10 @@ struct inode *ramfs_entry(struct inode *dir, const char *name, unsigned len)
 static int ramfs_lookup(struct inode *dir, struct dentry *d)
 {
 	struct ramfs_entry *e = find(dir, d->d_name.name, d->d_name.len);
-	d_add(d, e ? igrab(e->inode) : NULL);
+	struct inode *inode = e ? e->inode : NULL;
+	if (inode)
+		ihold(inode);	/* the entry holds one: the dentry gets its own */
+	d_add(d, inode);
 	return 0;
 }
 
@@ -96,7 +99,8 @@ static int make(struct inode *dir, struct dentry *d, uint32_t mode, const char *
 		kfree(copy);
 		return -ENOMEM;
 	}
-	entry_add(dir, e, igrab(inode));
+	ihold(inode);	/* for the entry */
+	entry_add(dir, e, inode);
 	if (S_ISDIR(mode))
 		__atomic_fetch_add(&dir->i_nlink, 1, __ATOMIC_RELAXED);	/* its ".." */
 	d_instantiate(d, inode);	/* the dentry takes our reference */
@@ -124,10 +128,12 @@ static int ramfs_link(struct dentry *old, struct inode *dir, struct dentry *d)
 	struct ramfs_entry *e = entry_alloc(&d->d_name);
 	if (!e)
 		return -ENOMEM;
-	entry_add(dir, e, igrab(inode));
+	ihold(inode);	/* for the entry */
+	entry_add(dir, e, inode);
 	__atomic_fetch_add(&inode->i_nlink, 1, __ATOMIC_RELAXED);
 	inode_touch(inode, T_CTIME);
-	d_instantiate(d, igrab(inode));
+	ihold(inode);	/* for the dentry */
+	d_instantiate(d, inode);
 	return 0;
 }
 

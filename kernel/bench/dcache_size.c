@@ -45,7 +45,7 @@ static unsigned fill(struct dentry *dir, char prefix, uint64_t from, uint64_t to
 	unsigned failed = 0;
 	for (uint64_t i = from; i < to; i++) {
 		snprintf(name, sizeof(name), "%c%lu", prefix, i);
-		struct dentry *d = lookup_one(dir, name, strlen(name));
+		struct dentry *d = lookup_one_unlocked(dir, name, strlen(name));
 		if (IS_ERR(d))
 			failed++;
 		else
@@ -66,7 +66,7 @@ static struct bench_stats hit_cycles(struct dentry *dir, uint64_t present, unsig
 			snprintf(picks[i], sizeof(picks[i]), "n%lu", prng_below(&rng, present));
 		uint64_t start = rdtsc();
 		for (unsigned i = 0; i < loops; i++) {
-			struct dentry *d = lookup_one(dir, picks[i], strlen(picks[i]));
+			struct dentry *d = lookup_one_unlocked(dir, picks[i], strlen(picks[i]));
 			if (!IS_ERR(d))
 				dput(d);
 		}

@@ -2,10 +2,10 @@
  * lookup_cost.c: what one lookup costs, in the default (shared) and the
  * exclusive mode, on one thread with nothing contending.
  *
- *   cached:   lookup_one of a name already in the dcache (and dput).  The
+ *   cached:   lookup_one_unlocked of a name already in the dcache (and dput).  The
  *             fast path takes no i_rwsem in either mode, so the two
  *             should match: the rwsem is no tax on cache hits.
- *   uncached: lookup_one of a name in no cache, in slowfs with no
+ *   uncached: lookup_one_unlocked of a name in no cache, in slowfs with no
  *             latency: the slow path, where the mode decides between
  *             down_read and down_write.  The difference between the modes
  *             is the price of taking i_rwsem shared rather than exclusive
@@ -37,7 +37,7 @@ static uint64_t cached_cycles(struct dentry *dir, unsigned loops)
 {
 	uint64_t start = rdtsc();
 	for (unsigned i = 0; i < loops; i++) {
-		struct dentry *d = lookup_one(dir, "f", 1);
+		struct dentry *d = lookup_one_unlocked(dir, "f", 1);
 		if (IS_ERR(d))
 			return 0;
 		dput(d);
@@ -51,7 +51,7 @@ static uint64_t uncached_cycles(struct dentry *dir, unsigned loops, unsigned rep
 		snprintf(names[i], sizeof(names[i]), "u%u%c%u", rep, excl ? 'x' : 's', i);
 	uint64_t start = rdtsc();
 	for (unsigned i = 0; i < loops; i++) {
-		struct dentry *d = lookup_one(dir, names[i], strlen(names[i]));
+		struct dentry *d = lookup_one_unlocked(dir, names[i], strlen(names[i]));
 		if (IS_ERR(d))
 			return 0;
 		dput(d);

@@ -40,7 +40,7 @@ static void slow_member(void *arg, unsigned i)
 	for (unsigned j = 0; j < s->k; j++) {
 		/* Unique per member, lookup and repetition: always a miss. */
 		snprintf(name, sizeof(name), "r%u%ct%uk%u", s->rep, s->excl ? 'x' : 's', i, j);
-		struct dentry *d = lookup_one(s->sb->s_root, name, strlen(name));
+		struct dentry *d = lookup_one_unlocked(s->sb->s_root, name, strlen(name));
 		if (IS_ERR(d))
 			__atomic_add_fetch(&s->errors, 1, __ATOMIC_RELAXED);
 		else

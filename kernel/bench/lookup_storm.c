@@ -32,7 +32,7 @@ static void storm_member(void *arg, unsigned i)
 {
 	struct storm_run *s = arg;
 	(void)i;
-	struct dentry *d = lookup_one(s->sb->s_root, STORM_NAME, strlen(STORM_NAME));
+	struct dentry *d = lookup_one_unlocked(s->sb->s_root, STORM_NAME, strlen(STORM_NAME));
 	if (IS_ERR(d) || d->d_inode)
 		__atomic_add_fetch(&s->errors, 1, __ATOMIC_RELAXED);
 	if (!IS_ERR(d))

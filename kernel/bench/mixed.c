@@ -73,7 +73,7 @@ static void mixed_member(void *arg, unsigned i)
 		return;
 	}
 	for (unsigned j = 0; j < m->walks; j++) {
-		struct dentry *d = walk_path(m->root, m->root, m->paths[(i * 7 + j) % NFILES]);
+		struct dentry *d = vfs_path_lookup(m->root, m->root, m->paths[(i * 7 + j) % NFILES], 0);
 		if (IS_ERR(d))
 			__atomic_add_fetch(&m->errors, 1, __ATOMIC_RELAXED);
 		else
@@ -125,7 +125,7 @@ static struct dentry *make_dir(struct super_block *sb, const char *name)
 {
 	if (vfs_mkdir(sb->s_root, name, strlen(name), 0755))
 		return NULL;
-	struct dentry *d = lookup_one(sb->s_root, name, strlen(name));
+	struct dentry *d = lookup_one_unlocked(sb->s_root, name, strlen(name));
 	return IS_ERR(d) ? NULL : d;
 }
 

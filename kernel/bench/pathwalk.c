@@ -44,7 +44,7 @@ static void walk_member(void *arg, unsigned i)
 	struct walk_run *w = arg;
 	struct dentry *from = w->start[w->shared ? 0 : i];
 	for (unsigned j = 0; j < w->walks; j++) {
-		struct dentry *d = walk_path(w->root, from, WALK_PATH);
+		struct dentry *d = vfs_path_lookup(w->root, from, WALK_PATH, 0);
 		if (IS_ERR(d)) {
 			__atomic_add_fetch(&w->errors, 1, __ATOMIC_RELAXED);
 			return;
@@ -60,7 +60,7 @@ static struct dentry *build_chain(struct dentry *root, unsigned c)
 	snprintf(top, sizeof(top), "t%u", c);
 	if (vfs_mkdir(root, top, strlen(top), 0755))
 		return NULL;
-	struct dentry *t = lookup_one(root, top, strlen(top));
+	struct dentry *t = lookup_one_unlocked(root, top, strlen(top));
 	if (IS_ERR(t))
 		return NULL;
 	struct dentry *d = dget(t);
@@ -68,7 +68,7 @@ static struct dentry *build_chain(struct dentry *root, unsigned c)
 	for (unsigned k = 0; k < 5 && d; k++) {
 		struct dentry *next = NULL;
 		if (!vfs_mkdir(d, &names[k], 1, 0755))
-			next = lookup_one(d, &names[k], 1);
+			next = lookup_one_unlocked(d, &names[k], 1);
 		dput(d);
 		d = next && !IS_ERR(next) ? next : NULL;
 	}

@@ -1,0 +1,55 @@
+/*
+ * d_path.c: the path of a dentry, as getcwd and the mount table print
+ * it.  Apart from the dcache (as in Linux) because it also climbs out of
+ * mounted roots through their mount points (fs/mount.h), which the dcache
+ * itself knows nothing of.
+ *
+ * Locking: rename_lock (fs/dcache.h), held for the whole climb, so that
+ * no d_move changes a d_parent or d_name on the way.
+ */
+#include "fs/dcache.h"
+#include "fs/fs.h"
+#include "fs/mount.h"
+#include "kernel/errno.h"
+#include "kernel/string.h"
+
+long d_path(struct dentry *d, struct dentry *root, char *buf, size_t n)
+{
+	if (n == 0)
+		return -ERANGE;
+	size_t at = n - 1;
+	buf[at] = '\0';
+	long err = 0;
+	unsigned long flags = spin_lock_irqsave(&rename_lock);
+	if (d != root && d != d->d_sb->s_root && d_unhashed(d))
+		err = -ENOENT;	/* removed: it has no path any more */
+	while (!err && d != root) {
+		if (d == d->d_sb->s_root) {
+			struct dentry *mp = mount_point_of(d->d_sb);
+			if (!mp)
+				break;	/* the top of a tree not under root */
+			d = mp;
+			continue;
+		}
+		uint32_t len = d->d_name.len;
+		if (at < len + 1) {
+			err = -ERANGE;
+			break;
+		}
+		at -= len;
+		memcpy(buf + at, d->d_name.name, len);
+		buf[--at] = '/';
+		d = d->d_parent;
+	}
+	spin_unlock_irqrestore(&rename_lock, flags);
+	if (err)
+		return err;
+	if (at == n - 1) {	/* the root itself */
+		if (n < 2)
+			return -ERANGE;
+		buf[--at] = '/';
+	}
+	size_t len = n - at;
+	memmove(buf, buf + at, len);
+	return (long)len;
+}
