@@ -20,8 +20,8 @@ LD      := $(CROSS)ld
 NM      := $(CROSS)nm
 PYTHON  ?= python3
 
-# The data-race detector (kernel/kcsan.c): KCSAN=1 compiles kernel/, fs/
-# and tests/ with the compiler's race instrumentation, into a build
+# The data-race detector (kernel/kcsan.c): KCSAN=1 compiles everything
+# but arch/ and boot/ (kernel/, fs/, init/, shell/, bench/, tests/, tools/) with the compiler's race instrumentation, into a build
 # directory of its own so that its objects never mix with the normal ones.
 KCSAN   ?= 0
 KCSAN_BUILD := build/kcsan
@@ -59,25 +59,25 @@ CFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror \
 ASFLAGS := -I. -MMD -MP -D__ASSEMBLER__
 LDFLAGS := -nostdlib -static -z max-page-size=0x1000 -z noexecstack --no-warn-rwx-segments -T linker.ld
 
-SRCS := $(wildcard boot/*.S arch/x86_64/*.S arch/x86_64/*.c kernel/*.c kernel/*/*.c fs/*.c fs/*/*.c tests/*.c) \
-	tests/fstest/fstest.c
+SRCS := $(wildcard boot/*.S arch/x86_64/*.S arch/x86_64/*.c kernel/*.c fs/*.c fs/*/*.c \
+	init/*.c shell/*.c bench/*.c tests/*.c) tools/fstest/fstest.c
 OBJS := $(patsubst %,$(BUILD)/%.o,$(basename $(SRCS)))
 
 # KCSAN=1: which files get -fsanitize=thread.  Volatile accesses become
 # __tsan_volatile_* (READ_ONCE/WRITE_ONCE: marked); no calls at function
 # entry and exit (nothing uses them).  Not instrumented: the runtime
-# itself; the early boot path (main.c, multiboot2.c, bootmem.c: one CPU,
+# itself; the early boot path (init/main.c, multiboot2.c, bootmem.c: one CPU,
 # before the detector starts); what the runtime calls to report (kprintf,
 # ksyms, panic); the lock internals and the lock validator (their shared
 # words are atomics, and instrumenting the hottest code in the kernel
 # would only slow every test down); arch/ and boot/ (not in the list).
 KCSAN_CFLAGS := -fsanitize=thread --param tsan-distinguish-volatile=1 \
 	--param tsan-instrument-func-entry-exit=0 -Wno-tsan
-KCSAN_NOT := kernel/kcsan.c kernel/main.c kernel/multiboot2.c kernel/bootmem.c \
+KCSAN_NOT := kernel/kcsan.c init/main.c kernel/multiboot2.c kernel/bootmem.c \
 	kernel/kprintf.c kernel/ksyms.c kernel/panic.c \
 	kernel/spinlock.c kernel/lockdep.c kernel/lockdep_context.c
 kcsan_flags = $(if $(filter 1,$(KCSAN)),$(if $(filter $(KCSAN_NOT),$<),,$(if \
-	$(filter kernel/% fs/% tests/%,$<),$(KCSAN_CFLAGS))))
+	$(filter kernel/% fs/% init/% shell/% bench/% tests/% tools/%,$<),$(KCSAN_CFLAGS))))
 
 .PHONY: all iso run test soak test-matrix test-negative test-fstest-host test-shell test-kcsan bench debug gdb clean deps check-tools FORCE
 all: $(BUILD)/smpvfs.iso
@@ -154,17 +154,17 @@ $(BUILD)/initrd.cpio: $(FSTEST_FILES) FORCE
 	else echo "INITRD=$(INITRD): no such directory or file"; rm -f $@.new; exit 1; fi
 	$(Q)cmp -s $@.new $@ && rm $@.new || mv $@.new $@
 
-# fstest for the host (tests/fstest/run.py checks the test files on Linux).
+# fstest for the host (tools/fstest/run.py checks the test files on Linux).
 HOST_CC ?= gcc
-$(BUILD)/host/fstest: tests/fstest/fstest.c tests/fstest/host_main.c tests/fstest/fstest.h \
-		tests/fstest/fstest_os.h kernel/errno.c kernel/errno.h
+$(BUILD)/host/fstest: tools/fstest/fstest.c tools/fstest/host_main.c tools/fstest/fstest.h \
+		tools/fstest/fstest_os.h kernel/errno.c kernel/errno.h
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  HOSTCC  $@")
 	$(Q)$(HOST_CC) -std=gnu11 -O2 -Wall -Wextra -Werror -D_GNU_SOURCE -DFSTEST_HOST -I. -o $@ \
-		tests/fstest/fstest.c tests/fstest/host_main.c kernel/errno.c
+		tools/fstest/fstest.c tools/fstest/host_main.c kernel/errno.c
 
 test-fstest-host: $(BUILD)/host/fstest
-	$(Q)$(PYTHON) tests/fstest/run.py --fstest $(BUILD)/host/fstest
+	$(Q)$(PYTHON) tools/fstest/run.py --fstest $(BUILD)/host/fstest
 
 # ---- running ------------------------------------------------------------
 

@@ -5,7 +5,7 @@
                  [--mem 2G] [--accel auto|tcg|kvm] [--out build/bench]
   tests/bench.py --parse LOG     re-read a saved serial log instead of booting
 
-The kernel (kernel/bench/) prints, besides its own human tables, one line
+The kernel (bench/) prints, besides its own human tables, one line
 `BENCH {json}` per result.  Every record has "bench" (the benchmark's name)
 and "table" (which of its tables); the rest are columns: plain integers,
 {"median","min","max","n"} objects for repeated measurements, and ratios in
