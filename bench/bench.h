@@ -19,8 +19,8 @@
  * The first record of each benchmark has table "run": accelerator, CPUs,
  * validator, scale.
  */
-#ifndef KERNEL_BENCH_H
-#define KERNEL_BENCH_H
+#ifndef BENCH_H
+#define BENCH_H
 
 #include <stdint.h>
 #include <stddef.h>

@@ -21,8 +21,8 @@
  * Locking: the gate is a wait queue; counters are atomics; own_ns[i] is
  * written by member i only and read after the join.
  */
-#ifndef KERNEL_BENCH_TEAM_H
-#define KERNEL_BENCH_TEAM_H
+#ifndef BENCH_TEAM_H
+#define BENCH_TEAM_H
 
 #include <stdbool.h>
 #include <stdint.h>

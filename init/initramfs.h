@@ -19,8 +19,8 @@
  * whose name exists already replaces it (a directory stays a directory),
  * so that a later archive can override an earlier one.
  */
-#ifndef FS_INITRAMFS_H
-#define FS_INITRAMFS_H
+#ifndef INIT_INITRAMFS_H
+#define INIT_INITRAMFS_H
 
 #include <stdbool.h>
 #include <stddef.h>

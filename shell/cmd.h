@@ -8,13 +8,12 @@
  * friends to the terminal, prefixed with the command's name, as one line.
  * A command that loops checks sh_interrupted() (Ctrl-C) and stops.
  *
- * Commands are listed in commands.c; each file holds one command or a
- * group of related ones.
- *
- * Locking: a context belongs to the thread running its command.
+ * Commands are listed in commands.c; each cmd_*.c file holds one group
+ * of them (the groups below).  A context belongs to the thread running
+ * its command, so it needs no lock.
  */
-#ifndef KERNEL_SHELL_CMD_H
-#define KERNEL_SHELL_CMD_H
+#ifndef SHELL_CMD_H
+#define SHELL_CMD_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -47,7 +46,24 @@ struct sh_command {
 
 /* The command table (commands.c). */
 const struct sh_command *sh_find_command(const char *name);
-void sh_for_each_command(void (*fn)(const struct sh_command *cmd, void *arg), void *arg);
+
+/* The commands, in the table's groups: one file a group. */
+#define SH_CMD(name) int cmd_##name(struct sh_ctx *c, int argc, char **argv)
+/* The shell itself (commands.c: help; cmd_shell.c). */
+SH_CMD(help); SH_CMD(echo); SH_CMD(sleep); SH_CMD(true); SH_CMD(false); SH_CMD(exit);
+SH_CMD(source); SH_CMD(history); SH_CMD(jobs); SH_CMD(wait); SH_CMD(kill);
+/* Files (cmd_files.c: changing the namespace, the cwd; cmd_read.c: reading). */
+SH_CMD(mkdir); SH_CMD(rmdir); SH_CMD(touch); SH_CMD(rm); SH_CMD(mv); SH_CMD(ln);
+SH_CMD(cd); SH_CMD(pwd);
+SH_CMD(ls); SH_CMD(tree); SH_CMD(cat); SH_CMD(stat); SH_CMD(readlink);
+/* Mounts (cmd_mount.c). */
+SH_CMD(mount); SH_CMD(umount); SH_CMD(mounts); SH_CMD(slowfs);
+/* The machine and its self-checks (cmd_system.c). */
+SH_CMD(poweroff); SH_CMD(reboot); SH_CMD(cpus); SH_CMD(threads); SH_CMD(params);
+SH_CMD(locks); SH_CMD(ktest); SH_CMD(bench); SH_CMD(fstest);
+/* The kernel's caches (cmd_caches.c). */
+SH_CMD(dcache); SH_CMD(icache); SH_CMD(slab); SH_CMD(lat);
+#undef SH_CMD
 
 /* Output (output.c): to the redirection file, or the terminal. */
 void sh_write(struct sh_ctx *c, const char *s, size_t n);

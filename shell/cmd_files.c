@@ -1,12 +1,9 @@
 /*
- * cmd_files.c: changing the namespace: mkdir, rmdir, touch, rm, mv, ln.
+ * cmd_files.c: changing the namespace: mkdir, rmdir, touch, rm, mv, ln; and the
+ * current directory: cd, pwd.
  *
- * Each is a thin loop over the file layer's calls (fs/syscalls.h); the
- * only logic of their own is mkdir -p (make each prefix, an existing
- * directory is fine), rm -r (children first, depth-first, through
- * dirlist.c) and mv into a directory (mv a dir -> dir/a).
- *
- * Locking: none of its own.
+ * One group of the table's commands (commands.c); each part below starts
+ * with what its commands do.
  */
 #include "shell/cmd.h"
 #include "shell/dirlist.h"
@@ -16,6 +13,15 @@
 #include "kernel/kmalloc.h"
 #include "kernel/kprintf.h"
 #include "kernel/string.h"
+
+/*
+ * changing the namespace: mkdir, rmdir, touch, rm, mv, ln.
+ *
+ * Each is a thin loop over the file layer's calls (fs/syscalls.h); the
+ * only logic of their own is mkdir -p (make each prefix, an existing
+ * directory is fine), rm -r (children first, depth-first, through
+ * dirlist.c) and mv into a directory (mv a dir -> dir/a).
+ */
 
 #define RM_PATH 512
 #define RM_DEPTH 32
@@ -199,5 +205,37 @@ int cmd_ln(struct sh_ctx *c, int argc, char **argv)
 	int err = (opts & OPT('s')) ? sys_symlink(target, name) : sys_link(target, name);
 	if (err < 0)
 		return sh_error(c, "%s -> %s: %s", name, target, sh_strerror(err));
+	return 0;
+}
+
+/*
+ * cd and pwd.
+ *
+ * cd runs on a thread of its own like any command, so Ctrl-C ends a cd
+ * stuck in a slow lookup; its chdir is still the shell's, because a
+ * thread shares its creator's current directory (fs/task_fs.h).  It is
+ * SH_FOREGROUND: `cd DIR &` is refused (in the background it would move
+ * the shell at some later moment; in sh it would not move it at all).
+ */
+
+int cmd_cd(struct sh_ctx *c, int argc, char **argv)
+{
+	if (argc > 2)
+		return sh_usage(c, "too many arguments");
+	const char *dir = argc == 2 ? argv[1] : "/";
+	int err = sys_chdir(dir);
+	return err < 0 ? sh_errno(c, dir, err) : 0;
+}
+
+int cmd_pwd(struct sh_ctx *c, int argc, char **argv)
+{
+	char cwd[256];
+	(void)argv;
+	if (argc != 1)
+		return sh_usage(c, "no arguments expected");
+	long n = sys_getcwd(cwd, sizeof(cwd));
+	if (n < 0)
+		return sh_errno(c, "getcwd", (int)n);
+	sh_printf(c, "%s\n", cwd);
 	return 0;
 }

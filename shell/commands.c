@@ -1,28 +1,13 @@
 /*
  * commands.c: the table of shell commands, and `help`.
  *
- * One line per command: its name, function, usage and a line of help.
- * The functions live in the cmd_*.c files, one command or one group of
- * related commands a file.
- *
- * Locking: the table is constant.
+ * One line per command: its name, function, usage and a line of help,
+ * in the groups `help` lists them in.  The functions live in one cmd_*.c
+ * file per group (cmd.h lists them); the table is constant.
  */
 #include "shell/cmd.h"
 #include "kernel/kprintf.h"
 #include "kernel/string.h"
-
-#define CMD(name) int cmd_##name(struct sh_ctx *c, int argc, char **argv)
-/* The shell itself (cmd_shell.c, cmd_jobs.c). */
-CMD(help); CMD(echo); CMD(sleep); CMD(true); CMD(false); CMD(exit); CMD(source);
-CMD(history); CMD(jobs); CMD(wait); CMD(kill);
-/* Files (cmd_ls.c, cmd_tree.c, cmd_files.c, cmd_cat.c, cmd_stat.c, cmd_cwd.c). */
-CMD(ls); CMD(tree); CMD(mkdir); CMD(rmdir); CMD(touch); CMD(rm); CMD(mv); CMD(ln);
-CMD(cat); CMD(stat); CMD(readlink); CMD(cd); CMD(pwd);
-/* Mounts (cmd_mount.c, cmd_slowfs.c). */
-CMD(mount); CMD(umount); CMD(mounts); CMD(slowfs);
-/* The machine and the kernel's insides (cmd_system.c, cmd_caches.c, cmd_debug.c, cmd_lat.c). */
-CMD(poweroff); CMD(reboot); CMD(cpus); CMD(threads); CMD(params);
-CMD(dcache); CMD(icache); CMD(slab); CMD(locks); CMD(ktest); CMD(bench); CMD(lat); CMD(fstest);
 
 static const struct sh_command commands[] = {
 	{ "help", cmd_help, "[COMMAND]", "list the commands, or show one's usage", 0 },
@@ -80,12 +65,6 @@ const struct sh_command *sh_find_command(const char *name)
 		if (strcmp(commands[i].name, name) == 0)
 			return &commands[i];
 	return NULL;
-}
-
-void sh_for_each_command(void (*fn)(const struct sh_command *cmd, void *arg), void *arg)
-{
-	for (size_t i = 0; i < NCOMMANDS; i++)
-		fn(&commands[i], arg);
 }
 
 int cmd_help(struct sh_ctx *c, int argc, char **argv)

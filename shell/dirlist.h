@@ -13,8 +13,8 @@
  *
  * Locking: none; the listing is a snapshot (entries may change after).
  */
-#ifndef KERNEL_SHELL_DIRLIST_H
-#define KERNEL_SHELL_DIRLIST_H
+#ifndef SHELL_DIRLIST_H
+#define SHELL_DIRLIST_H
 
 #include <stdbool.h>
 #include <stdint.h>

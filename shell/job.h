@@ -18,8 +18,8 @@
  * by anyone (acquire); `status` is valid once `done` is seen.  The table
  * belongs to the shell thread (jobs.c).
  */
-#ifndef KERNEL_SHELL_JOB_H
-#define KERNEL_SHELL_JOB_H
+#ifndef SHELL_JOB_H
+#define SHELL_JOB_H
 
 #include "shell/cmd.h"
 #include "shell/parse.h"

@@ -31,8 +31,8 @@
  *
  * Locking: none; an editor and its history belong to one thread.
  */
-#ifndef KERNEL_SHELL_LINEEDIT_H
-#define KERNEL_SHELL_LINEEDIT_H
+#ifndef SHELL_LINEEDIT_H
+#define SHELL_LINEEDIT_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,6 +1,6 @@
 /* mode.h: a file mode as ls prints it ("drwxr-xr-x"), for ls and stat. */
-#ifndef KERNEL_SHELL_MODE_H
-#define KERNEL_SHELL_MODE_H
+#ifndef SHELL_MODE_H
+#define SHELL_MODE_H
 
 #include <stdint.h>
 #include "fs/fs.h"

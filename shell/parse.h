@@ -18,8 +18,8 @@
  *
  * Locking: none; a struct sh_line belongs to its caller.
  */
-#ifndef KERNEL_SHELL_PARSE_H
-#define KERNEL_SHELL_PARSE_H
+#ifndef SHELL_PARSE_H
+#define SHELL_PARSE_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -19,8 +19,8 @@
  * included (the commands that use the table run on that thread); job
  * threads only set their own job's `done` flag, atomically (job.h).
  */
-#ifndef KERNEL_SHELL_SHELL_H
-#define KERNEL_SHELL_SHELL_H
+#ifndef SHELL_SHELL_H
+#define SHELL_SHELL_H
 
 #include <stdbool.h>
 #include <stddef.h>
