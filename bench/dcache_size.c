@@ -15,8 +15,6 @@
  * other side.  Inodes: a second slowfs whose files "f<i>" all exist; one
  * lookup each makes a dentry and an inode, and the dentries' share is
  * taken off.
- *
- * Locking: none of its own; one thread, nothing else running.
  */
 #include "bench/bench.h"
 #include "fs/dcache.h"

@@ -13,8 +13,7 @@
  * TSC cycles per lookup, median of REPS repetitions; the modes alternate
  * repetition by repetition.  Names are formatted before the clock starts.
  *
- * Locking: none of its own; vfs_lookup_exclusive is flipped between
- * repetitions only, and restored.
+ * vfs_lookup_exclusive is flipped between repetitions only, and restored.
  */
 #include "bench/bench.h"
 #include "fs/dcache.h"

@@ -13,8 +13,8 @@
  * a tick apart; over K L = 200 ms that costs the shared run 5%, where a
  * shorter run would measure the tick more than the lookups.
  *
- * Locking: none of its own.  vfs_lookup_exclusive is flipped only between
- * runs, with no lookup in flight, and restored at the end.
+ * vfs_lookup_exclusive is flipped only between runs, with no lookup in
+ * flight, and restored at the end.
  */
 #include "bench/bench.h"
 #include "bench/team.h"

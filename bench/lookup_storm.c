@@ -7,8 +7,6 @@
  * Reported: the time for all T to finish, in units of L (nominal) and of
  * the same run with T = 1 (which absorbs the timer tick's rounding of
  * the sleep), and the filesystem's call count (1 when it works).
- *
- * Locking: none of its own (see lookup_slow.c for the threads).
  */
 #include "bench/bench.h"
 #include "bench/team.h"

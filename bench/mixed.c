@@ -17,8 +17,6 @@
  * (bucket locks, the shared root's reference count, the allocator).  The modes rotate repetition
  * by repetition.  With one CPU the reader and CPU 0's work time-share it,
  * and the table says so.
- *
- * Locking: none of its own: `readers_left` and the counters are atomics.
  */
 #include "bench/bench.h"
 #include "bench/team.h"

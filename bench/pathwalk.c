@@ -13,8 +13,8 @@
  * private.  Under TCG, vCPUs beyond the host's cores time-share them, so
  * efficiency falls past that point whatever the kernel does.
  *
- * Locking: none of its own; the tree is built before and torn down after
- * the runs, with no walker alive.
+ * The tree is built before and torn down after the runs, with no walker
+ * alive.
  */
 #include "bench/bench.h"
 #include "bench/team.h"

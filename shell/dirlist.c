@@ -4,8 +4,6 @@
  * getdents() fills a buffer with records; the names are copied into one
  * growing block, then an array of entries is made and sorted (a Shell
  * sort: no recursion, few lines).
- *
- * Locking: none.
  */
 #include "shell/dirlist.h"
 #include "fs/fs.h"

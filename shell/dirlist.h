@@ -11,7 +11,7 @@
  *
  * "." and ".." are left out unless `dots` is asked for.
  *
- * Locking: none; the listing is a snapshot (entries may change after).
+ * The listing is a snapshot: entries may change after it.
  */
 #ifndef SHELL_DIRLIST_H
 #define SHELL_DIRLIST_H

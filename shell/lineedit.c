@@ -6,8 +6,6 @@
  * byte, so a program driving the shell over the serial line reads back
  * exactly what it sent.  Editing elsewhere rewrites the tail of the line
  * and moves the cursor back with ANSI sequences (ESC [ n D, ESC [ K).
- *
- * Locking: none (one thread's editor).
  */
 #include "shell/lineedit.h"
 #include "kernel/kprintf.h"

@@ -29,7 +29,7 @@
  * Reuse one editor for every line: le_begin keeps whether the last byte
  * was a CR, so the LF of a CR LF does not end the next line at once.
  *
- * Locking: none; an editor and its history belong to one thread.
+ * An editor and its history belong to one thread.
  */
 #ifndef SHELL_LINEEDIT_H
 #define SHELL_LINEEDIT_H

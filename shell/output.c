@@ -7,9 +7,6 @@
  * which command failed and why.  Text is formatted into a buffer first
  * and written with one call, so lines from commands running at once do
  * not mix within a line (the console lock keeps each write whole).
- *
- * Locking: none of its own (a context is one thread's; the console and
- * the file layer lock themselves).
  */
 #include <stdarg.h>
 #include "shell/cmd.h"

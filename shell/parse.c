@@ -6,8 +6,6 @@
  * the line's store, and argv points into it.  Every error stops the
  * parse with a one-line reason: a shell that guesses runs the wrong
  * command.
- *
- * Locking: none.
  */
 #include "shell/parse.h"
 #include "kernel/errno.h"

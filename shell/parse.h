@@ -16,7 +16,7 @@
  * rather than misread.  The parser is a plain function of its input, so
  * tests/test_shell.c checks it case by case.
  *
- * Locking: none; a struct sh_line belongs to its caller.
+ * A struct sh_line belongs to its caller.
  */
 #ifndef SHELL_PARSE_H
 #define SHELL_PARSE_H
