@@ -1,6 +1,6 @@
 /*
- * cmd_caches.c: the kernel's caches, seen from the shell: dcache, icache, slab, and
- * lat (how long a lookup takes).
+ * cmd_caches.c: the kernel's caches, seen from the shell: dcache, icache,
+ * slab, and lat (how long a lookup takes).
  *
  * One group of the table's commands (commands.c); each part below starts
  * with what its commands do.
@@ -18,7 +18,7 @@
 #include "kernel/time.h"
 
 /*
- * the kernel's caches: dcache, icache, slab.
+ * The kernel's caches: dcache, icache, slab.
  *
  * `slab` and `dcache dump` copy what they show inside callbacks that run
  * under a lock (the cache list lock; the directory's d_lock) and must

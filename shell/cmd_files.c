@@ -1,6 +1,6 @@
 /*
- * cmd_files.c: changing the namespace: mkdir, rmdir, touch, rm, mv, ln; and the
- * current directory: cd, pwd.
+ * cmd_files.c: changing the namespace: mkdir, rmdir, touch, rm, mv, ln;
+ * and the current directory: cd, pwd.
  *
  * One group of the table's commands (commands.c); each part below starts
  * with what its commands do.
@@ -15,7 +15,7 @@
 #include "kernel/string.h"
 
 /*
- * changing the namespace: mkdir, rmdir, touch, rm, mv, ln.
+ * Changing the namespace: mkdir, rmdir, touch, rm, mv, ln.
  *
  * Each is a thin loop over the file layer's calls (fs/syscalls.h); the
  * only logic of their own is mkdir -p (make each prefix, an existing

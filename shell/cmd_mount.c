@@ -1,6 +1,6 @@
 /*
- * cmd_mount.c: mounts: mount, umount, the mount list (mounts, df), and slowfs's
- * lookup counters.
+ * cmd_mount.c: mounts: mount, umount, the mount list (mounts, df), and
+ * slowfs's lookup counters.
  *
  * One group of the table's commands (commands.c); each part below starts
  * with what its commands do.

@@ -1,5 +1,6 @@
 /*
- * cmd_read.c: reading files and directories: ls, tree, cat, stat, readlink.
+ * cmd_read.c: reading files and directories: ls, tree, cat, stat,
+ * readlink.
  *
  * One group of the table's commands (commands.c); each part below starts
  * with what its commands do.

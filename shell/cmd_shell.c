@@ -1,6 +1,6 @@
 /*
- * cmd_shell.c: commands about the shell itself: echo, sleep, true, false, exit,
- * source, history, and the job table's jobs, wait and kill.
+ * cmd_shell.c: commands about the shell itself: echo, sleep, true, false,
+ * exit, source, history, and the job table's jobs, wait and kill.
  *
  * One group of the table's commands (commands.c); each part below starts
  * with what its commands do.
@@ -13,7 +13,7 @@
 #include "kernel/time.h"
 
 /*
- * commands about the shell itself: echo, sleep, true,
+ * Commands about the shell itself: echo, sleep, true,
  * false, exit, source, history.
  *
  * sleep waits killably, so Ctrl-C (thread_kill) ends it at once: the

@@ -1,6 +1,6 @@
 /*
- * cmd_system.c: the machine and its self-checks: poweroff, reboot, cpus, threads,
- * params; locks, ktest, bench; fstest.
+ * cmd_system.c: the machine and its self-checks: poweroff, reboot, cpus,
+ * threads, params; locks, ktest, bench; fstest.
  *
  * One group of the table's commands (commands.c); each part below starts
  * with what its commands do.
@@ -20,7 +20,7 @@
 #include "tools/fstest/fstest.h"
 
 /*
- * the machine: poweroff, reboot, cpus, threads, params.
+ * The machine: poweroff, reboot, cpus, threads, params.
  *
  * `threads` copies what it shows under the threads lock (thread_for_each
  * callbacks must not sleep), then prints the copy.  `cpus` reads other
@@ -129,7 +129,7 @@ int cmd_params(struct sh_ctx *c, int argc, char **argv)
 }
 
 /*
- * the kernel's self-checks, from the shell: locks, ktest,
+ * The kernel's self-checks, from the shell: locks, ktest,
  * bench.
  *
  * These print through kprintf (the test runner's KTAP, the validator's
