@@ -12,6 +12,7 @@
 #   make KCSAN=1    the same with the data-race detector, in build/kcsan
 #
 # Variables: SMP MEM FIRMWARE MACHINE ACCEL KARGS INITRD SCRIPT LOCKDEP KCSAN BUILD V CROSS BENCH DURATION
+# OVMF_DIR
 # (README.md).
 
 CROSS   ?=
@@ -20,8 +21,8 @@ LD      := $(CROSS)ld
 NM      := $(CROSS)nm
 PYTHON  ?= python3
 
-# The data-race detector (kernel/kcsan.c): KCSAN=1 compiles kernel/, fs/
-# and tests/ with the compiler's race instrumentation, into a build
+# The data-race detector (kernel/kcsan.c): KCSAN=1 compiles everything
+# but arch/ and boot/ (kernel/, fs/, init/, shell/, bench/, tests/, tools/) with the compiler's race instrumentation, into a build
 # directory of its own so that its objects never mix with the normal ones.
 KCSAN   ?= 0
 KCSAN_BUILD := build/kcsan
@@ -34,6 +35,11 @@ BUILD   ?= build
 # run time; 0 compiles its hooks to nothing.  Changing it rebuilds
 # everything (see $(BUILD)/cflags below).
 LOCKDEP ?= 1
+
+# OVMF's firmware files (UEFI boots): OVMF_CODE_4M.fd and OVMF_VARS_4M.fd.
+# Exported: tests/lib/qemu.py reads it too.
+OVMF_DIR ?= /usr/share/OVMF
+export OVMF_DIR
 
 SMP      ?=
 MEM      ?= 512M
@@ -59,27 +65,28 @@ CFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror \
 ASFLAGS := -I. -MMD -MP -D__ASSEMBLER__
 LDFLAGS := -nostdlib -static -z max-page-size=0x1000 -z noexecstack --no-warn-rwx-segments -T linker.ld
 
-SRCS := $(wildcard boot/*.S arch/x86_64/*.S arch/x86_64/*.c kernel/*.c kernel/*/*.c fs/*.c fs/*/*.c tests/*.c) \
-	tests/fstest/fstest.c
+SRCS := $(wildcard boot/*.S arch/x86_64/*.S arch/x86_64/*.c kernel/*.c fs/*.c fs/*/*.c \
+	init/*.c shell/*.c bench/*.c tests/*.c) tools/fstest/fstest.c
 OBJS := $(patsubst %,$(BUILD)/%.o,$(basename $(SRCS)))
 
 # KCSAN=1: which files get -fsanitize=thread.  Volatile accesses become
 # __tsan_volatile_* (READ_ONCE/WRITE_ONCE: marked); no calls at function
 # entry and exit (nothing uses them).  Not instrumented: the runtime
-# itself; the early boot path (main.c, multiboot2.c, bootmem.c: one CPU,
+# itself; the early boot path (init/main.c, multiboot2.c, bootmem.c: one CPU,
 # before the detector starts); what the runtime calls to report (kprintf,
 # ksyms, panic); the lock internals and the lock validator (their shared
 # words are atomics, and instrumenting the hottest code in the kernel
 # would only slow every test down); arch/ and boot/ (not in the list).
 KCSAN_CFLAGS := -fsanitize=thread --param tsan-distinguish-volatile=1 \
 	--param tsan-instrument-func-entry-exit=0 -Wno-tsan
-KCSAN_NOT := kernel/kcsan.c kernel/main.c kernel/multiboot2.c kernel/bootmem.c \
+KCSAN_NOT := kernel/kcsan.c init/main.c kernel/multiboot2.c kernel/bootmem.c \
 	kernel/kprintf.c kernel/ksyms.c kernel/panic.c \
 	kernel/spinlock.c kernel/lockdep.c kernel/lockdep_context.c
 kcsan_flags = $(if $(filter 1,$(KCSAN)),$(if $(filter $(KCSAN_NOT),$<),,$(if \
-	$(filter kernel/% fs/% tests/%,$<),$(KCSAN_CFLAGS))))
+	$(filter kernel/% fs/% init/% shell/% bench/% tests/% tools/%,$<),$(KCSAN_CFLAGS))))
 
-.PHONY: all iso run test soak test-matrix test-negative test-fstest-host test-shell test-kcsan bench debug gdb clean deps check-tools FORCE
+.PHONY: all iso run test soak test-matrix test-negative test-fstest-host test-shell test-kcsan \
+	test-nolockdep bench debug gdb clean deps check-tools FORCE
 all: $(BUILD)/smpvfs.iso
 
 # The compiler flags of the last build: rewritten only when they change
@@ -154,17 +161,17 @@ $(BUILD)/initrd.cpio: $(FSTEST_FILES) FORCE
 	else echo "INITRD=$(INITRD): no such directory or file"; rm -f $@.new; exit 1; fi
 	$(Q)cmp -s $@.new $@ && rm $@.new || mv $@.new $@
 
-# fstest for the host (tests/fstest/run.py checks the test files on Linux).
+# fstest for the host (tools/fstest/run.py checks the test files on Linux).
 HOST_CC ?= gcc
-$(BUILD)/host/fstest: tests/fstest/fstest.c tests/fstest/host_main.c tests/fstest/fstest.h \
-		tests/fstest/fstest_os.h kernel/errno.c kernel/errno.h
+$(BUILD)/host/fstest: tools/fstest/fstest.c tools/fstest/host_main.c tools/fstest/fstest.h \
+		tools/fstest/fstest_os.h kernel/errno.c kernel/errno.h
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  HOSTCC  $@")
 	$(Q)$(HOST_CC) -std=gnu11 -O2 -Wall -Wextra -Werror -D_GNU_SOURCE -DFSTEST_HOST -I. -o $@ \
-		tests/fstest/fstest.c tests/fstest/host_main.c kernel/errno.c
+		tools/fstest/fstest.c tools/fstest/host_main.c kernel/errno.c
 
 test-fstest-host: $(BUILD)/host/fstest
-	$(Q)$(PYTHON) tests/fstest/run.py --fstest $(BUILD)/host/fstest
+	$(Q)$(PYTHON) tools/fstest/run.py --fstest $(BUILD)/host/fstest
 
 # ---- running ------------------------------------------------------------
 
@@ -173,11 +180,11 @@ RUN_ARGS = --elf $(BUILD)/smpvfs.elf --mem $(MEM) --machine $(MACHINE) --accel $
 
 # SCRIPT=PATH: run that shell script (from the initramfs) after the tests.
 run: check-tools $(BUILD)/smpvfs.elf $(BUILD)/initrd.cpio
-	$(Q)$(PYTHON) tests/run.py boot --smp $(or $(SMP),4) --firmware $(or $(FIRMWARE),bios) \
+	$(Q)$(PYTHON) -m tests.run boot --smp $(or $(SMP),4) --firmware $(or $(FIRMWARE),bios) \
 		$(RUN_ARGS) --kargs "$(if $(SCRIPT),script=$(SCRIPT) )$(KARGS)"
 
 debug: check-tools $(BUILD)/smpvfs.elf $(BUILD)/initrd.cpio
-	$(Q)$(PYTHON) tests/run.py boot --gdb --smp $(or $(SMP),4) --firmware $(or $(FIRMWARE),bios) \
+	$(Q)$(PYTHON) -m tests.run boot --gdb --smp $(or $(SMP),4) --firmware $(or $(FIRMWARE),bios) \
 		$(RUN_ARGS) --kargs "$(KARGS)"
 
 gdb: $(BUILD)/smpvfs.elf
@@ -186,10 +193,10 @@ gdb: $(BUILD)/smpvfs.elf
 # make test: check the fstest files against the host's Linux, prove the
 # harness can fail (a deliberately failing and a hung case must be
 # reported, a fault must panic with a backtrace), test the page allocator
-# with RAM above 4 GiB, then run the matrix.  SMP=n and/or FIRMWARE=x
-# narrow the matrix.
+# with RAM above 4 GiB, run the matrix, the shell scripts and the KCSAN
+# boot, and build LOCKDEP=0.  SMP=n and/or FIRMWARE=x narrow the matrix.
 # Every part runs even if one before it failed; the last line says which.
-TEST_PARTS := test-fstest-host test-negative test-matrix test-shell test-kcsan
+TEST_PARTS := test-fstest-host test-negative test-matrix test-shell test-kcsan test-nolockdep
 test: check-tools $(BUILD)/smpvfs.elf $(BUILD)/initrd.cpio
 	$(Q)failed=; for part in $(TEST_PARTS); do \
 		$(MAKE) --no-print-directory $$part || failed="$$failed $$part"; done; \
@@ -202,23 +209,24 @@ test: check-tools $(BUILD)/smpvfs.elf $(BUILD)/initrd.cpio
 # Not part of make test: it is as long as you let it be.
 DURATION ?= 600
 soak: check-tools $(BUILD)/smpvfs.elf $(BUILD)/initrd.cpio
-	$(Q)$(PYTHON) tests/soak.py --duration $(DURATION) --elf $(BUILD)/smpvfs.elf \
+	$(Q)$(PYTHON) -m tests.soak --duration $(DURATION) --elf $(BUILD)/smpvfs.elf \
 		--initrd $(BUILD)/initrd.cpio --mem $(MEM) --accel $(ACCEL) \
 		$(if $(SMP),--smp $(SMP)) $(if $(FIRMWARE),--firmware $(FIRMWARE))
 
+# The cases that must fail are the ones the suite declares
+# (KTEST_CASE_MUST_FAIL in tests/test_ktest.c prints `# must fail: NAME`).
 test-negative: $(BUILD)/smpvfs.elf $(BUILD)/initrd.cpio
-	$(Q)$(PYTHON) tests/run.py test --smp 2 --firmware bios $(RUN_ARGS) \
-		--kargs "ktest=ktest_negative ktest.timeout=10 $(KARGS)" \
-		--expect-fail ktest_negative.deliberate_failure,ktest_negative.failing_assert,ktest_negative.hung_case,ktest_negative.hung_on_all_cpus,ktest_negative.hung_irqs_off,ktest_negative.hung_asleep
-	$(Q)$(PYTHON) tests/run.py test --smp 2 --firmware bios $(RUN_ARGS) \
+	$(Q)$(PYTHON) -m tests.run test --smp 2 --firmware bios $(RUN_ARGS) \
+		--kargs "ktest=ktest_negative ktest.timeout=10 $(KARGS)" --expect-declared-failures
+	$(Q)$(PYTHON) -m tests.run test --smp 2 --firmware bios $(RUN_ARGS) \
 		--kargs "ktest=ktest_fault $(KARGS)" --expect-panic fault_null_deref
-	$(Q)$(PYTHON) tests/run.py test --smp 2 --firmware bios $(RUN_ARGS) --mem 5G \
+	$(Q)$(PYTHON) -m tests.run test --smp 2 --firmware bios $(RUN_ARGS) --mem 5G \
 		--kargs "ktest=page_alloc $(KARGS)"
 
 MATRIX_SMP := 1,2,4,8
 MATRIX_FIRMWARE := bios,uefi
 test-matrix: $(BUILD)/smpvfs.elf $(BUILD)/initrd.cpio
-	$(Q)$(PYTHON) tests/run.py test --smp $(if $(SMP),$(SMP),$(MATRIX_SMP)) \
+	$(Q)$(PYTHON) -m tests.run test --smp $(if $(SMP),$(SMP),$(MATRIX_SMP)) \
 		--firmware $(if $(FIRMWARE),$(FIRMWARE),$(MATRIX_FIRMWARE)) \
 		$(RUN_ARGS) --kargs "$(KARGS)"
 
@@ -230,7 +238,7 @@ SHELL_FIRMWARE = $(subst $(comma), ,$(if $(FIRMWARE),$(FIRMWARE),$(MATRIX_FIRMWA
 comma := ,
 test-shell: $(BUILD)/smpvfs.elf
 	$(Q)failed=0; for fw in $(SHELL_FIRMWARE); do \
-		$(PYTHON) tests/shell/run.py --smp $(if $(SMP),$(SMP),$(MATRIX_SMP)) --firmware $$fw \
+		$(PYTHON) -m tests.shell.run --smp $(if $(SMP),$(SMP),$(MATRIX_SMP)) --firmware $$fw \
 			$$([ $$fw = uefi ] && echo --one-boot) \
 			--elf $(BUILD)/smpvfs.elf --mem $(MEM) --machine $(MACHINE) --accel $(ACCEL) || failed=1; \
 	done; exit $$failed
@@ -244,50 +252,64 @@ KCSAN_SUITES := kcsan,lookup,vfs_fuzz,dcache_races
 test-kcsan: check-tools
 	$(Q)$(MAKE) --no-print-directory KCSAN=1 BUILD=$(KCSAN_BUILD) \
 		$(KCSAN_BUILD)/smpvfs.elf $(KCSAN_BUILD)/initrd.cpio
-	$(Q)$(PYTHON) tests/run.py test --smp 4 --firmware bios --elf $(KCSAN_BUILD)/smpvfs.elf \
+	$(Q)$(PYTHON) -m tests.run test --smp 4 --firmware bios --elf $(KCSAN_BUILD)/smpvfs.elf \
 		--mem $(MEM) --machine $(MACHINE) --accel $(ACCEL) --initrd $(KCSAN_BUILD)/initrd.cpio \
 		--kargs "ktest=$(KCSAN_SUITES) $(KARGS)"
 
+# The kernel without the lock validator, in a build directory of its own:
+# both sides of every `#if CONFIG_LOCKDEP` must compile.  Built, not booted
+# (make bench boots a LOCKDEP=0 kernel).
+NOLOCKDEP_BUILD := build/nolockdep
+test-nolockdep:
+	$(Q)$(MAKE) --no-print-directory LOCKDEP=0 BUILD=$(NOLOCKDEP_BUILD) $(NOLOCKDEP_BUILD)/smpvfs.elf
+	@echo "test-nolockdep: LOCKDEP=0 builds ($(NOLOCKDEP_BUILD)/smpvfs.elf)"
+
 # ---- benchmarks ---------------------------------------------------------
 
-# make bench: build the kernel without the lock validator in build/release,
+# make bench: build the kernel without the lock validator in $(BUILD)/release,
 # boot it once with bench=$(BENCH) on SMP CPUs, and let tests/bench.py turn
 # the output into tables, build/bench/results.json and gnuplot PNGs.  KVM
 # only if ACCEL=auto's probe finds it fast (the default here); otherwise
 # TCG, and every table says its timings are only indicative.
 BENCH ?= all
-BENCH_BUILD := build/release
+BENCH_BUILD := $(BUILD)/release
 BENCH_ACCEL := $(if $(filter command line environment,$(origin ACCEL)),$(ACCEL),auto)
 BENCH_MEM := $(if $(filter command line environment,$(origin MEM)),$(MEM),2G)
 bench: check-tools
-	$(Q)command -v gnuplot >/dev/null || $(MAKE) --no-print-directory deps
 	$(Q)$(MAKE) --no-print-directory BUILD=$(BENCH_BUILD) LOCKDEP=0 $(BENCH_BUILD)/smpvfs.elf
-	$(Q)$(PYTHON) tests/bench.py --elf $(BENCH_BUILD)/smpvfs.elf --smp $(or $(SMP),4) \
+	$(Q)$(PYTHON) -m tests.bench --elf $(BENCH_BUILD)/smpvfs.elf --smp $(or $(SMP),4) \
 		--bench $(BENCH) --accel $(BENCH_ACCEL) --mem $(BENCH_MEM)
 
 # ---- set-up -------------------------------------------------------------
 
 DEB_PACKAGES := make gcc binutils gawk python3 qemu-system-x86 grub-pc-bin grub-efi-amd64-bin \
 	grub-common xorriso mtools ovmf cpio gnuplot-nox gdb
-TOOLS := $(CC) $(LD) $(NM) awk $(PYTHON) qemu-system-x86_64 grub-mkrescue xorriso mformat cpio
+# What running needs, as TOOL:PACKAGE (the Debian package that has it).
+TOOLS := $(CC):gcc $(LD):binutils $(NM):binutils awk:gawk $(PYTHON):python3 \
+	qemu-system-x86_64:qemu-system-x86 grub-mkrescue:grub-common xorriso:xorriso mformat:mtools \
+	cpio:cpio
 
 # Install whatever is missing (apt-get as root, else through sudo).
 deps:
 	$(Q)missing=""; for p in $(DEB_PACKAGES); do \
 		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || missing="$$missing $$p"; \
 	done; \
-	[ -f /usr/share/OVMF/OVMF_CODE_4M.fd ] || missing="$$missing ovmf"; \
+	[ -f $(OVMF_DIR)/OVMF_CODE_4M.fd ] || missing="$$missing ovmf"; \
 	if [ -z "$$missing" ]; then echo "deps: everything is installed"; exit 0; fi; \
 	echo "deps: installing:$$missing"; \
 	if [ "$$(id -u)" = 0 ]; then SUDO=""; elif command -v sudo >/dev/null; then SUDO=sudo; \
 	else echo "deps: not root and no sudo; run as root: apt-get update && apt-get install -y$$missing"; exit 1; fi; \
 	$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq$$missing
 
-# Before running QEMU: install the tools if any is missing.
+# Before running QEMU: say what is missing and how to install it (make deps
+# does, with apt-get; nothing here installs anything by surprise).
 check-tools:
-	$(Q)for t in $(TOOLS); do command -v $$t >/dev/null || { echo "missing $$t: running make deps"; \
-		$(MAKE) --no-print-directory deps; break; }; done; \
-	[ -f /usr/share/OVMF/OVMF_CODE_4M.fd ] || $(MAKE) --no-print-directory deps
+	$(Q)missing=""; for tp in $(TOOLS); do t=$${tp%:*}; p=$${tp##*:}; \
+		command -v $$t >/dev/null || { echo "missing: $$t (Debian package $$p)"; missing="$$missing $$p"; }; \
+	done; \
+	[ -f $(OVMF_DIR)/OVMF_CODE_4M.fd ] || { echo "missing: $(OVMF_DIR)/OVMF_CODE_4M.fd (Debian package ovmf; or set OVMF_DIR)"; \
+		missing="$$missing ovmf"; }; \
+	if [ -n "$$missing" ]; then echo "install them with: make deps (apt-get install$$missing)"; exit 1; fi
 
 clean:
 	rm -rf $(BUILD)

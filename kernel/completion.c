@@ -24,11 +24,6 @@ void init_completion(struct completion *c)
 	wait_queue_init(&c->wq);
 }
 
-void reinit_completion(struct completion *c)
-{
-	__atomic_store_n(&c->done, 0, __ATOMIC_RELAXED);
-}
-
 bool try_wait_for_completion(struct completion *c)
 {
 	unsigned d = __atomic_load_n(&c->done, __ATOMIC_ACQUIRE);

@@ -2,7 +2,7 @@
  * completion.h: "wait until that is done".
  *
  * complete() lets one waiter through (or the next to wait); complete_all()
- * lets every waiter through, now and later, until reinit_completion().
+ * lets every waiter through, now and later.
  *
  *     struct completion done;  init_completion(&done);
  *     start_worker(&done);               // the worker calls complete(&done)
@@ -21,7 +21,6 @@ struct completion {
 #define COMPLETION_ALL (~0u)
 
 void init_completion(struct completion *c);
-void reinit_completion(struct completion *c);
 void complete(struct completion *c);
 void complete_all(struct completion *c);
 void wait_for_completion(struct completion *c);

@@ -7,7 +7,6 @@
  */
 #include "kernel/ksyms.h"
 #include "kernel/kprintf.h"
-#include "kernel/string.h"
 #include "kernel/layout.h"
 #include "arch/x86_64/percpu.h"
 
@@ -31,14 +30,6 @@ const char *ksym_lookup(uint64_t addr, uint64_t *offset)
 	}
 	*offset = addr - ksyms_addrs[lo];
 	return ksyms_names + ksyms_name_offsets[lo];
-}
-
-uint64_t ksym_address(const char *name)
-{
-	for (uint64_t i = 0; i < ksyms_count; i++)
-		if (strcmp(ksyms_names + ksyms_name_offsets[i], name) == 0)
-			return ksyms_addrs[i];
-	return 0;
 }
 
 static void print_frame(int depth, uint64_t rip)

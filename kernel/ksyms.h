@@ -8,9 +8,6 @@
  * addr is not in the kernel's text. */
 const char *ksym_lookup(uint64_t addr, uint64_t *offset);
 
-/* Address of the named function, or 0. */
-uint64_t ksym_address(const char *name);
-
 /* Print a backtrace starting at this rip and frame pointer. */
 void backtrace_print(uint64_t rip, uint64_t rbp);
 /* The same in two steps: the return addresses of this CPU's own stack

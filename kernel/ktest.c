@@ -439,6 +439,8 @@ static int run_case(const struct ktest_suite *s, const struct ktest_case *k, uns
 {
 	uint64_t limit = k->timeout_s ? k->timeout_s : timeout_s;
 
+	if (k->must_fail)
+		kprintf("    # must fail: %s.%s\n", s->name, k->name);
 	memset(&cur, 0, sizeof(cur));
 	cur.suite = s;
 	cur.kase = k;

@@ -34,6 +34,7 @@ struct ktest_case {
 	const char *name;
 	void (*fn)(void);
 	unsigned timeout_s;        /* 0: the default (ktest.timeout=) */
+	bool must_fail;            /* a negative test: the harness requires "not ok" */
 };
 
 struct ktest_suite {
@@ -43,8 +44,13 @@ struct ktest_suite {
 	bool explicit_only;        /* runs only when named in ktest= (negative tests) */
 } __attribute__((aligned(8)));
 
-#define KTEST_CASE(f) { #f, f, 0 }
-#define KTEST_CASE_TIMEOUT(f, s) { #f, f, (s) }
+#define KTEST_CASE(f) { #f, f, 0, false }
+#define KTEST_CASE_TIMEOUT(f, s) { #f, f, (s), false }
+/* A negative test of the framework itself: it is reported as usual ("not
+ * ok" when it fails), and announced first with `# must fail: SUITE.CASE`,
+ * from which tests/run.py --expect-declared-failures takes the list of
+ * cases that must fail.  s: its time limit, 0 for the default. */
+#define KTEST_CASE_MUST_FAIL(f, s) { #f, f, (s), true }
 
 #define KTEST_SUITE_(sname, arr, expl) \
 	static const struct ktest_suite __ktest_suite_##sname \

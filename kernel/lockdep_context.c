@@ -10,7 +10,7 @@
  * (the run queue lock across a context switch) is released on the first
  * thread's stack and acquired on the second's (kernel/sched.c).
  *
- * Locking: none; only the owning thread (or CPU, at boot) touches it.
+ * Only the owning thread (or CPU, at boot) touches a context.
  */
 #include "kernel/lockdep.h"
 

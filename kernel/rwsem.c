@@ -181,11 +181,6 @@ void down_read(struct rw_semaphore *s)
 	down_common(s, WAIT_READ, false, 0, CALLER_IP);
 }
 
-void down_read_nested(struct rw_semaphore *s, unsigned subclass)
-{
-	down_common(s, WAIT_READ, false, subclass, CALLER_IP);
-}
-
 int down_read_killable(struct rw_semaphore *s)
 {
 	return down_common(s, WAIT_READ, true, 0, CALLER_IP);

@@ -56,7 +56,6 @@ void __init_rwsem(struct rw_semaphore *s, const char *name, struct lock_class_ke
 /* Take an rwsem of a class this thread already holds: subclass 1..7
  * names the nesting level (a parent directory's, then a child's). */
 void down_write_nested(struct rw_semaphore *s, unsigned subclass);
-void down_read_nested(struct rw_semaphore *s, unsigned subclass);
 /* The same, killable: 0, or -EINTR without the lock. */
 int down_write_killable_nested(struct rw_semaphore *s, unsigned subclass);
 int down_read_killable_nested(struct rw_semaphore *s, unsigned subclass);

@@ -54,11 +54,6 @@ static struct runqueue *rq_of(unsigned cpu)
 	return &runqueues[cpu];
 }
 
-bool sched_running(void)
-{
-	return this_cpu()->current != NULL;
-}
-
 /* Caller holds rq->lock. */
 static void __enqueue(struct runqueue *rq, struct thread *t)
 {
@@ -393,7 +388,6 @@ unsigned sched_queued(unsigned cpu)
 	return __atomic_load_n(&rq_of(cpu)->nr_queued, __ATOMIC_RELAXED);
 }
 
-static uint64_t bad_sleeps;
 void (*sched_abort_point)(void);
 
 void __might_sleep(const char *file, int line)
@@ -410,7 +404,6 @@ void __might_sleep(const char *file, int line)
 			sched_abort_point();
 		return;
 	}
-	__atomic_fetch_add(&bad_sleeps, 1, __ATOMIC_RELAXED);
 	if (CONFIG_LOCKDEP) {	/* the validator reports it, and counts it */
 		might_sleep_check(file, line);
 		return;
@@ -420,11 +413,6 @@ void __might_sleep(const char *file, int line)
 		file, line, c->current->name, c->id, c->preempt_count,
 		irqs_enabled() ? "on" : "off", c->irq_depth);
 	backtrace_print((uint64_t)__might_sleep, (uint64_t)__builtin_frame_address(0));
-}
-
-uint64_t might_sleep_reports(void)
-{
-	return __atomic_load_n(&bad_sleeps, __ATOMIC_RELAXED);
 }
 
 static void timeout_expired(void *arg)

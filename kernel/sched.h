@@ -34,7 +34,6 @@ void sched_irq_exit(struct trap_frame *tf); /* end of every interrupt: maybe pre
 
 uint64_t sched_context_switches(unsigned cpu);
 unsigned sched_queued(unsigned cpu);
-bool sched_running(void);           /* the scheduler has started on this CPU */
 
 /*
  * might_sleep(): say "this function may sleep".  In debug builds
@@ -53,7 +52,6 @@ void __might_sleep(const char *file, int line);
 /* Called at might_sleep() points in threads running a test case (set by
  * kernel/ktest.c to abort a case whose time is up). */
 extern void (*sched_abort_point)(void);
-uint64_t might_sleep_reports(void);
 
 /* Sleep for at least `ticks` timer ticks (state set by the caller);
  * returns the ticks left if woken early, else 0. */

@@ -7,9 +7,16 @@
  * Reference counts are atomics.  A thread's own reference is dropped by
  * the next thread to run on its CPU (finish_switch -> thread_release_dead),
  * because until then the dead thread is still on its stack.
+ *
+ * Layering: kernel/ sits below fs/ and includes nothing above it, with one
+ * deliberate exception here.  A new thread shares its creator's cwd, root
+ * and descriptor table, and a dying thread lets go of them, so
+ * thread_create() calls task_fs_fork() and thread_exit() calls
+ * task_fs_exit() (fs/task_fs.c), as Linux's copy_process() calls
+ * copy_fs()/copy_files() and do_exit() calls exit_fs()/exit_files().
  */
 #include "kernel/thread.h"
-#include "fs/task_fs.h"
+#include "fs/task_fs.h"		/* the one hook up into fs/: see above */
 #include "kernel/sched.h"
 #include "kernel/waitqueue.h"
 #include "kernel/slab.h"

@@ -89,11 +89,6 @@ unsigned wake_up_all(struct wait_queue_head *wq)
 	return wake_up_nr(wq, ~0u);
 }
 
-bool waitqueue_active(struct wait_queue_head *wq)
-{
-	return !list_empty(&wq->list);
-}
-
 unsigned waitqueue_length(struct wait_queue_head *wq)
 {
 	unsigned long flags = spin_lock_irqsave(&wq->lock);

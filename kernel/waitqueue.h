@@ -54,7 +54,6 @@ void finish_wait(struct wait_queue_head *wq, struct wait_queue_entry *w);
 unsigned wake_up(struct wait_queue_head *wq);      /* returns the number woken */
 unsigned wake_up_all(struct wait_queue_head *wq);
 unsigned wake_up_nr(struct wait_queue_head *wq, unsigned nr_exclusive);
-bool waitqueue_active(struct wait_queue_head *wq);
 unsigned waitqueue_length(struct wait_queue_head *wq);   /* entries queued now */
 
 /* Sleep until cond holds (not killable). */

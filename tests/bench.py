@@ -5,7 +5,7 @@
                  [--mem 2G] [--accel auto|tcg|kvm] [--out build/bench]
   tests/bench.py --parse LOG     re-read a saved serial log instead of booting
 
-The kernel (kernel/bench/) prints, besides its own human tables, one line
+The kernel (bench/) prints, besides its own human tables, one line
 `BENCH {json}` per result.  Every record has "bench" (the benchmark's name)
 and "table" (which of its tables); the rest are columns: plain integers,
 {"median","min","max","n"} objects for repeated measurements, and ratios in
@@ -40,10 +40,18 @@ import threading
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import run  # noqa: E402  (the QEMU and ISO helpers of tests/run.py)
+if __name__ == "__main__" and not __package__:
+    # Run as a file: run it as the module tests.bench from the repository root
+    # instead, so that the imports below find tests/lib/ (see tests/run.py).
+    os.environ["PYTHONPATH"] = os.pathsep.join(
+        filter(None, [str(Path(__file__).resolve().parents[1]), os.environ.get("PYTHONPATH")]))
+    os.execv(sys.executable, [sys.executable, "-m", "tests.bench", *sys.argv[1:]])
 
-REPO = run.REPO
+from tests.lib.accel import print_accel, resolve_accel
+from tests.lib.common import REPO, check_elf, die, show
+from tests.lib.ktap import clean_line
+from tests.lib.qemu import Config, QEMU, interpret_status, make_iso, qemu_command, run_captured
+
 DEFAULT_ELF = REPO / "build" / "release" / "smpvfs.elf"
 DEFAULT_OUT = REPO / "build" / "bench"
 RECORD_RE = re.compile(r"BENCH (\{.*\})\s*$")
@@ -57,7 +65,7 @@ def parse_records(lines):
     """(records, problems): the BENCH records of a log, in order."""
     records, problems = [], []
     for number, raw in enumerate(lines, 1):
-        line = run.clean_line(raw)
+        line = clean_line(raw)
         m = RECORD_RE.search(line)
         if not m:
             continue
@@ -281,7 +289,7 @@ def host_info():
     except OSError:
         pass
     try:
-        qemu = subprocess.run([run.QEMU, "--version"], capture_output=True,
+        qemu = subprocess.run([QEMU, "--version"], capture_output=True,
                               text=True).stdout.splitlines()[0]
     except (OSError, IndexError):
         qemu = ""
@@ -298,7 +306,7 @@ def follow_progress(log_path, stop):
         except OSError:
             lines = []
         for raw in lines[seen:]:
-            line = run.clean_line(raw)
+            line = clean_line(raw)
             if HEADER_RE.match(line):
                 print(f"  {time.strftime('%H:%M:%S')} {line}", flush=True)
         seen = max(seen, len(lines) - 1)   # the last line may still grow
@@ -306,38 +314,38 @@ def follow_progress(log_path, stop):
 
 
 def boot(args, out):
-    elf = run.check_elf(args.elf)
-    accel, why = run.resolve_accel(args.accel, elf)
-    run.print_accel(accel, why)
+    elf = check_elf(args.elf)
+    accel, why = resolve_accel(args.accel, elf)
+    print_accel(accel, why)
     if accel == "tcg":
         print("bench: under TCG the timings are only indicative (every table says so); "
               f"the host has {os.cpu_count()} cores for {args.smp} vCPUs")
     kargs = f"ktest=none after=poweroff bench={args.bench}"
-    iso = run.make_iso(elf, kargs, REPO / "build" / "iso")
-    cfg = run.Config("bios", args.smp, "pc", accel, args.mem, f"bench-smp{args.smp}")
-    cmd = run.qemu_command(cfg, iso)
+    iso = make_iso(elf, kargs, REPO / "build" / "iso")
+    cfg = Config("bios", args.smp, "pc", accel, args.mem, f"bench-smp{args.smp}")
+    cmd = qemu_command(cfg, iso)
     log_path = out / f"bench-smp{args.smp}.log"
     print(f"bench: booting {show_elf(elf)} with -smp {args.smp} -m {args.mem}: {kargs}", flush=True)
     stop = threading.Event()
     watcher = threading.Thread(target=follow_progress, args=(log_path, stop), daemon=True)
     watcher.start()
     try:
-        status, stderr_lines, elapsed = run.run_captured(cmd, log_path, args.timeout)
+        status, stderr_lines, elapsed = run_captured(cmd, log_path, args.timeout)
     finally:
         stop.set()
         watcher.join(5)
     info = {"accel": accel, "accel_why": why, "smp": args.smp, "mem": args.mem,
             "kargs": kargs, "elf": show_elf(elf), "seconds": round(elapsed, 1)}
     if status is None:
-        return info, log_path, f"timed out after {args.timeout} s (log: {run.show(log_path)})"
-    verdict, message = run.interpret_status(status, stderr_lines)
+        return info, log_path, f"timed out after {args.timeout} s (log: {show(log_path)})"
+    verdict, message = interpret_status(status, stderr_lines)
     if verdict != "pass":
-        return info, log_path, f"{message} (log: {run.show(log_path)})"
+        return info, log_path, f"{message} (log: {show(log_path)})"
     return info, log_path, None
 
 
 def show_elf(elf):
-    return run.show(elf)
+    return show(elf)
 
 
 def main():
@@ -353,15 +361,15 @@ def main():
     parser.add_argument("--parse", type=Path, metavar="LOG", help="read a saved log instead of booting")
     args = parser.parse_args()
     if not 1 <= args.smp <= 64:
-        run.die("--smp must be between 1 and 64")
+        die("--smp must be between 1 and 64")
     if not re.fullmatch(r"all|\w+(,\w+)*", args.bench):
-        run.die(f"--bench {args.bench!r}: expected all or NAME[,NAME...]")
+        die(f"--bench {args.bench!r}: expected all or NAME[,NAME...]")
     out = args.out
     out.mkdir(parents=True, exist_ok=True)
     host = host_info()
     started = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
     if args.parse:
-        qemu, log_path, error = {"parsed_from": run.show(args.parse)}, args.parse, None
+        qemu, log_path, error = {"parsed_from": show(args.parse)}, args.parse, None
     else:
         qemu, log_path, error = boot(args, out)
     host["load_after"] = list(os.getloadavg())
@@ -382,7 +390,7 @@ def main():
               "problems": ([error] if error else []) + problems, "benchmarks": grouped}
     (out / "results.json").write_text(json.dumps(result, indent=1) + "\n")
     print()
-    print(f"bench: wrote {run.show(out / 'results.json')}"
+    print(f"bench: wrote {show(out / 'results.json')}"
           + (f" and {len(plots)} plots ({', '.join(p.name for p in plots)})" if plots else ""))
     print(f"bench: host load average {host['load_before'][0]:.2f} before, "
           f"{host['load_after'][0]:.2f} after")

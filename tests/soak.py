@@ -22,13 +22,26 @@ Exit status: 0 if every boot passed, 1 otherwise, 2 for usage errors.
 
 import argparse
 import random
+import os
 import re
 import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import run  # noqa: E402  (tests/run.py: ISOs, QEMU, KTAP)
+if __name__ == "__main__" and not __package__:
+    # Run as a file: run it as the module tests.soak from the repository root
+    # instead, so that the imports below find tests/lib/ (see tests/run.py).
+    os.environ["PYTHONPATH"] = os.pathsep.join(
+        filter(None, [str(Path(__file__).resolve().parents[1]), os.environ.get("PYTHONPATH")]))
+    os.execv(sys.executable, [sys.executable, "-m", "tests.soak", *sys.argv[1:]])
+
+from tests.lib.accel import print_accel, resolve_accel
+from tests.lib.args import firmware_list, positive_seconds, smp_list
+from tests.lib.common import BUILD, DEFAULT_ELF, TEST_KARGS, check_elf, check_initrd, show
+from tests.lib.ktap import format_counts, parse_ktap
+from tests.lib.qemu import Config, interpret_status, make_iso, qemu_command, run_captured
+from tests.lib.report import print_details
+from tests.lib.verdict import cpu_count_problems, verdict_problems
 
 # The suites whose point is concurrency, the fuzzer and the torture.
 SUITES = ("lookup,dcache_races,prune,rename,mount_races,inode,file,readdir,dirops_kill,"
@@ -44,14 +57,14 @@ TORTURE_LINE = re.compile(r"# seed \d+ \(CPU c uses seed \+ c\), (\d+) calls a C
 
 def boot(n, cfg_args, seed, jitter, suites, elf, initrd):
     firmware, smp, accel, mem = cfg_args
-    kargs = (f"{run.TEST_KARGS} ktest={suites} ktest.seed={seed} ktest.jitter={jitter} "
+    kargs = (f"{TEST_KARGS} ktest={suites} ktest.seed={seed} ktest.jitter={jitter} "
              f"ktest.stress={STRESS} vfs_fuzz.rounds={FUZZ_ROUNDS}")
-    iso = run.make_iso(elf, kargs, run.BUILD / "iso-soak", initrd)
-    cfg = run.Config(firmware, smp, "pc", accel, mem, f"soak-{firmware}-smp{smp}")
-    log_path = run.BUILD / "soak-logs" / f"boot{n}-{firmware}-smp{smp}.log"
-    status, stderr_lines, elapsed = run.run_captured(run.qemu_command(cfg, iso), log_path,
+    iso = make_iso(elf, kargs, BUILD / "iso-soak", initrd)
+    cfg = Config(firmware, smp, "pc", accel, mem, f"soak-{firmware}-smp{smp}")
+    log_path = BUILD / "soak-logs" / f"boot{n}-{firmware}-smp{smp}.log"
+    status, stderr_lines, elapsed = run_captured(qemu_command(cfg, iso), log_path,
                                                      BOOT_TIMEOUT)
-    k = run.parse_ktap(log_path.read_bytes().decode(errors="replace").splitlines())
+    k = parse_ktap(log_path.read_bytes().decode(errors="replace").splitlines())
     rounds = calls = 0
     for line in k.lines:
         if m := FUZZ_LINE.search(line):
@@ -62,8 +75,8 @@ def boot(n, cfg_args, seed, jitter, suites, elf, initrd):
     if status is None:
         problems = [f"hung: no end after {BOOT_TIMEOUT} s"]
     else:
-        verdict, message = run.interpret_status(status, stderr_lines)
-        problems = run.verdict_problems(k, verdict, message) + run.cpu_count_problems(k, cfg)
+        verdict, message = interpret_status(status, stderr_lines)
+        problems = verdict_problems(k, verdict, message) + cpu_count_problems(k, cfg)
     return k, log_path, elapsed, rounds, calls, problems
 
 
@@ -87,14 +100,14 @@ def what_failed(k):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--duration", type=run.positive_seconds, default=600.0,
+    parser.add_argument("--duration", type=positive_seconds, default=600.0,
                         help="seconds to keep booting (default 600)")
-    parser.add_argument("--smp", type=run.smp_list, default=[2, 4, 8],
+    parser.add_argument("--smp", type=smp_list, default=[2, 4, 8],
                         help="CPU counts to take in turn (default 2,4,8)")
-    parser.add_argument("--firmware", type=run.firmware_list, default=["bios", "uefi"],
+    parser.add_argument("--firmware", type=firmware_list, default=["bios", "uefi"],
                         help="firmwares to take in turn (default bios,uefi)")
     parser.add_argument("--suites", default=SUITES, help=f"the suites each boot runs (default {SUITES})")
-    parser.add_argument("--elf", type=Path, default=run.DEFAULT_ELF)
+    parser.add_argument("--elf", type=Path, default=DEFAULT_ELF)
     parser.add_argument("--initrd", type=Path, default=None)
     parser.add_argument("--accel", choices=["tcg", "kvm", "auto"], default=None)
     parser.add_argument("--mem", default="512M")
@@ -102,9 +115,9 @@ def main():
                         help="stop after the first failing boot (to time how soon a bug is found)")
     args = parser.parse_args()
 
-    elf, initrd = run.check_elf(args.elf), run.check_initrd(args.initrd)
-    accel, why = run.resolve_accel(args.accel, elf)
-    run.print_accel(accel, why)
+    elf, initrd = check_elf(args.elf), check_initrd(args.initrd)
+    accel, why = resolve_accel(args.accel, elf)
+    print_accel(accel, why)
     suites = args.suites
     print(f"soak: {args.duration:g} s of boots; suites {suites}", flush=True)
     rng = random.SystemRandom()
@@ -124,23 +137,23 @@ def main():
         passed, failed, skipped = k.totals()
         verdict = "ok" if not problems else "FAIL: " + "; ".join(problems)
         print(f"boot {boots}: {firmware} smp={smp} seed={seed} jitter={jitter}: "
-              f"{run.format_counts(passed, failed, skipped)}, {r} rounds, {c} calls "
+              f"{format_counts(passed, failed, skipped)}, {r} rounds, {c} calls "
               f"({elapsed:.0f} s) {verdict}", flush=True)
         if problems:
             replay = (f"python3 tests/run.py test --smp {smp} --firmware {firmware} "
                       f"--timeout {BOOT_TIMEOUT} "
-                      + (f"--initrd {run.show(initrd)} " if initrd else "")
+                      + (f"--initrd {show(initrd)} " if initrd else "")
                       + f"--kargs \"ktest={suites} ktest.seed={seed} ktest.jitter={jitter} "
                       f"ktest.stress={STRESS} vfs_fuzz.rounds={FUZZ_ROUNDS}\"")
             failures.append((boots, what_failed(k), replay, log_path))
-            run.print_details(k, run.show(log_path))
+            print_details(k, show(log_path))
             if args.until_failure:
                 break
     print(f"soak: {boots} boots, {rounds} rounds, {calls} calls, {len(failures)} failures "
           f"({time.monotonic() - start:.0f} s)")
     for n, cases, replay, log_path in failures:
         print(f"  boot {n}: failed {cases}; "
-              f"log {run.show(log_path)}")
+              f"log {show(log_path)}")
         print(f"    replay: {replay}")
     return 1 if failures else 0
 

@@ -2,8 +2,8 @@
  * ratios, rates, records, teams of threads), and every benchmark still
  * runs (once, tiny: no figure is asserted, only counts). */
 #include "kernel/ktest.h"
-#include "kernel/bench/bench.h"
-#include "kernel/bench/team.h"
+#include "bench/bench.h"
+#include "bench/team.h"
 #include "fs/dcache.h"
 #include "fs/fs.h"
 #include "kernel/errno.h"

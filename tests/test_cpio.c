@@ -1,5 +1,5 @@
 /*
- * test_cpio.c: the initramfs unpacker (fs/initramfs.c) on archives made
+ * test_cpio.c: the initramfs unpacker (init/initramfs.c) on archives made
  * here by a small newc writer: valid ones of every entry kind, each kind
  * of malformation on its own, and a seeded fuzz that mutates a valid
  * archive thousands of times.  Every archive is unpacked into a fresh
@@ -9,7 +9,7 @@
 #include "kernel/ktest.h"
 #include "fs/dcache.h"
 #include "fs/fs.h"
-#include "fs/initramfs.h"
+#include "init/initramfs.h"
 #include "fs/syscalls.h"
 #include "kernel/errno.h"
 #include "kernel/kmalloc.h"

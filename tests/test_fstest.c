@@ -1,6 +1,6 @@
 /*
  * test_fstest.c: the fstest test files (tests/fstest/NAME.t) run inside
- * smpvfs, one case per file.  tests/fstest/run.py runs the same files on
+ * smpvfs, one case per file.  tools/fstest/run.py runs the same files on
  * Linux, so every expectation here has been checked against a real
  * kernel.  The files reach the kernel in the initramfs that `make test`
  * builds (build/initrd.cpio holds /tests/fstest/NAME.t); booted without it,
@@ -21,7 +21,7 @@
 #include "kernel/kmalloc.h"
 #include "kernel/kprintf.h"
 #include "kernel/string.h"
-#include "tests/fstest/fstest.h"
+#include "tools/fstest/fstest.h"
 
 #define TDIR      "/tests/fstest"
 #define WORK      "/fstest-tmp"

@@ -122,12 +122,12 @@ static void run_goes_on_after_hangs(void)
 }
 
 static const struct ktest_case negative_cases[] = {
-	KTEST_CASE(deliberate_failure),
-	KTEST_CASE(failing_assert),
-	KTEST_CASE_TIMEOUT(hung_case, 2),
-	KTEST_CASE_TIMEOUT(hung_on_all_cpus, 2),
-	KTEST_CASE_TIMEOUT(hung_irqs_off, 2),
-	KTEST_CASE_TIMEOUT(hung_asleep, 2),
+	KTEST_CASE_MUST_FAIL(deliberate_failure, 0),
+	KTEST_CASE_MUST_FAIL(failing_assert, 0),
+	KTEST_CASE_MUST_FAIL(hung_case, 2),
+	KTEST_CASE_MUST_FAIL(hung_on_all_cpus, 2),
+	KTEST_CASE_MUST_FAIL(hung_irqs_off, 2),
+	KTEST_CASE_MUST_FAIL(hung_asleep, 2),
 	KTEST_CASE(run_goes_on_after_hangs),
 };
 KTEST_SUITE_EXPLICIT(ktest_negative, negative_cases);

@@ -20,7 +20,7 @@
 #include "kernel/kmalloc.h"
 #include "kernel/kprintf.h"
 #include "kernel/ktest.h"
-#include "kernel/shell/shell.h"
+#include "shell/shell.h"
 #include "kernel/race.h"
 #include "kernel/string.h"
 

@@ -17,10 +17,10 @@
  *    redirections, cd and a script's read stuck on a gated slowfs.
  */
 #include "kernel/ktest.h"
-#include "kernel/shell/job.h"
-#include "kernel/shell/lineedit.h"
-#include "kernel/shell/parse.h"
-#include "kernel/shell/shell.h"
+#include "shell/job.h"
+#include "shell/lineedit.h"
+#include "shell/parse.h"
+#include "shell/shell.h"
 #include "tests/sandbox.h"
 #include "fs/fs.h"
 #include "fs/slowfs/slowfs.h"

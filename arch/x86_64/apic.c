@@ -162,9 +162,3 @@ uint32_t lapic_timer_current(void)
 {
 	return lapic_read(REG_TIMER_CUR);
 }
-
-void lapic_timer_stop(void)
-{
-	lapic_write(REG_LVT_TIMER, LVT_MASKED);
-	lapic_write(REG_TIMER_INIT, 0);
-}

@@ -20,6 +20,5 @@ void lapic_send_startup(uint32_t apic_id, uint8_t page);
 void lapic_timer_periodic(uint8_t vector, uint32_t initial);
 void lapic_timer_oneshot_masked(uint32_t initial);
 uint32_t lapic_timer_current(void);
-void lapic_timer_stop(void);
 
 #endif

@@ -34,19 +34,30 @@ Exit status: 0 all passed, 1 a script failed, 2 usage or setup error.
 
 import argparse
 import difflib
+import os
 import re
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent))
-import run  # noqa: E402  (tests/run.py: ISOs, QEMU, log cleaning)
+if __name__ == "__main__" and not __package__:
+    # Run as a file: run it as the module tests.shell.run from the repository root
+    # instead, so that the imports below find tests/lib/ (see tests/run.py).
+    os.environ["PYTHONPATH"] = os.pathsep.join(
+        filter(None, [str(Path(__file__).resolve().parents[2]), os.environ.get("PYTHONPATH")]))
+    os.execv(sys.executable, [sys.executable, "-m", "tests.shell.run", *sys.argv[1:]])
 
-STAGE = run.BUILD / "shell-initrd"
-CPIO = run.BUILD / "shell-tests.cpio"
-LOGS = run.BUILD / "test-logs" / "shell"
+from tests.lib.accel import print_accel, resolve_accel
+from tests.lib.args import firmware_list, smp_list
+from tests.lib.common import BUILD, DEFAULT_ELF, check_elf, die, show
+from tests.lib.ktap import clean_line
+from tests.lib.qemu import Config, interpret_status, make_iso, qemu_command, run_captured
+
+HERE = Path(__file__).resolve().parent
+STAGE = BUILD / "shell-initrd"
+CPIO = BUILD / "shell-tests.cpio"
+LOGS = BUILD / "test-logs" / "shell"
 BASE_KARGS = "after=poweroff ktest=none"
 TIMEOUT = 300
 
@@ -63,9 +74,9 @@ def pack_initrd():
                               input=("\n".join(names) + "\n").encode(), capture_output=True,
                               check=True).stdout
     except FileNotFoundError:
-        run.die("cpio not found (install cpio)")
+        die("cpio not found (install cpio)")
     except subprocess.CalledProcessError as err:
-        run.die(f"cpio failed: {err.stderr.decode(errors='replace')}")
+        die(f"cpio failed: {err.stderr.decode(errors='replace')}")
     if not CPIO.exists() or CPIO.read_bytes() != data:
         CPIO.write_bytes(data)   # rewritten only on change: the ISO cache keys on it
     return CPIO
@@ -114,16 +125,16 @@ def log_problems(lines):
 
 def boot(cfg, elf, initrd, script, log_name):
     """Boot once with script=SCRIPT: the cleaned log lines, problems with the boot, time."""
-    iso = run.make_iso(elf, f"{BASE_KARGS} script={script}", run.BUILD / "iso", initrd)
+    iso = make_iso(elf, f"{BASE_KARGS} script={script}", BUILD / "iso", initrd)
     log = LOGS / f"{log_name}-{cfg.name}.log"
-    status, stderr_lines, elapsed = run.run_captured(run.qemu_command(cfg, iso), log, TIMEOUT)
-    lines = [run.clean_line(raw) for raw in
+    status, stderr_lines, elapsed = run_captured(qemu_command(cfg, iso), log, TIMEOUT)
+    lines = [clean_line(raw) for raw in
              log.read_bytes().decode(errors="replace").splitlines()]
     problems = log_problems(lines)
     if status is None:
         problems.append(f"timeout after {TIMEOUT} s")
     else:
-        verdict, message = run.interpret_status(status, stderr_lines)
+        verdict, message = interpret_status(status, stderr_lines)
         if verdict != "pass":
             problems.append(message)
     return lines, problems, elapsed, log
@@ -144,11 +155,11 @@ def check_script(name, lines, update):
         expected_file.write_text("\n".join(body) + "\n")
     elif body is not None:
         if not expected_file.exists():
-            problems.append(f"{run.show(expected_file)} is missing (--update writes it)")
+            problems.append(f"{show(expected_file)} is missing (--update writes it)")
         else:
             diff = compare(expected_file.read_text().splitlines(), body)
             if diff:
-                problems.append("output differs from " + run.show(expected_file) + ":\n" + diff)
+                problems.append("output differs from " + show(expected_file) + ":\n" + diff)
     return problems
 
 
@@ -161,17 +172,17 @@ def report(label, problems, elapsed, log, failed):
     for problem in problems:
         for i, text in enumerate(problem.splitlines()):
             print(("  - " if i == 0 else "    ") + text)
-    print(f"  full log: {run.show(log)}")
+    print(f"  full log: {show(log)}")
 
 
 def main():
     sys.stdout.reconfigure(line_buffering=True)
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("names", nargs="*", help="scripts to run (default: every tests/shell/*.sh)")
-    parser.add_argument("--smp", type=run.smp_list, default=[2], help="CPU counts (default 2)")
-    parser.add_argument("--firmware", type=run.firmware_list, default=["bios"],
+    parser.add_argument("--smp", type=smp_list, default=[2], help="CPU counts (default 2)")
+    parser.add_argument("--firmware", type=firmware_list, default=["bios"],
                         help="firmwares (default bios)")
-    parser.add_argument("--elf", type=Path, default=run.DEFAULT_ELF)
+    parser.add_argument("--elf", type=Path, default=DEFAULT_ELF)
     parser.add_argument("--mem", default="512M")
     parser.add_argument("--machine", choices=("pc", "q35"), default="pc")
     parser.add_argument("--accel", choices=("tcg", "kvm", "auto"))
@@ -181,24 +192,24 @@ def main():
                         help="write each NAME.out from this run's output (one configuration)")
     args = parser.parse_args()
 
-    elf = run.check_elf(args.elf)
+    elf = check_elf(args.elf)
     names = args.names or sorted(p.stem for p in HERE.glob("*.sh"))
     for name in names:
         if not (HERE / f"{name}.sh").exists():
-            run.die(f"no script tests/shell/{name}.sh")
+            die(f"no script tests/shell/{name}.sh")
     if args.update and (len(args.smp) > 1 or len(args.firmware) > 1 or args.one_boot):
-        run.die("--update takes one configuration, a boot per script")
+        die("--update takes one configuration, a boot per script")
     if args.one_boot and args.names:
-        run.die("--one-boot runs every script: name none")
-    accel, why = run.resolve_accel(args.accel, elf)
-    run.print_accel(accel, why)
+        die("--one-boot runs every script: name none")
+    accel, why = resolve_accel(args.accel, elf)
+    print_accel(accel, why)
     initrd = pack_initrd()
 
     failed, total = [], 0
     for firmware in args.firmware:
         for smp in args.smp:
             machine = "" if args.machine == "pc" else f"-{args.machine}"
-            cfg = run.Config(firmware, smp, args.machine, accel, args.mem,
+            cfg = Config(firmware, smp, args.machine, accel, args.mem,
                              f"shell-{firmware}{machine}-smp{smp}")
             if args.one_boot:
                 lines, problems, elapsed, log = boot(cfg, elf, initrd, "/tests/shell", "all")

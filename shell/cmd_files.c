@@ -1,0 +1,241 @@
+/*
+ * cmd_files.c: changing the namespace: mkdir, rmdir, touch, rm, mv, ln;
+ * and the current directory: cd, pwd.
+ *
+ * One group of the table's commands (commands.c); each part below starts
+ * with what its commands do.
+ */
+#include "shell/cmd.h"
+#include "shell/dirlist.h"
+#include "fs/fs.h"
+#include "fs/syscalls.h"
+#include "kernel/errno.h"
+#include "kernel/kmalloc.h"
+#include "kernel/kprintf.h"
+#include "kernel/string.h"
+
+/*
+ * Changing the namespace: mkdir, rmdir, touch, rm, mv, ln.
+ *
+ * Each is a thin loop over the file layer's calls (fs/syscalls.h); the
+ * only logic of their own is mkdir -p (make each prefix, an existing
+ * directory is fine), rm -r (children first, depth-first, through
+ * dirlist.c) and mv into a directory (mv a dir -> dir/a).
+ */
+
+#define RM_PATH 512
+#define RM_DEPTH 32
+
+static bool is_dir(const char *path)
+{
+	struct kstat st;
+	return sys_stat(path, &st) == 0 && S_ISDIR(st.mode);
+}
+
+/* mkdir -p: every prefix of path that ends before a slash, then path. */
+static int mkdir_parents(const char *path)
+{
+	char buf[RM_PATH];
+	size_t n = strlen(path);
+	if (n >= sizeof(buf))
+		return -ENAMETOOLONG;
+	for (size_t i = 1; i <= n; i++) {
+		if (i < n && path[i] != '/')
+			continue;
+		memcpy(buf, path, i);
+		buf[i] = '\0';
+		int err = sys_mkdir(buf, 0755);
+		if (err < 0 && !(err == -EEXIST && is_dir(buf)))
+			return err;
+	}
+	return 0;
+}
+
+int cmd_mkdir(struct sh_ctx *c, int argc, char **argv)
+{
+	uint64_t opts;
+	int first = sh_options(c, argc, argv, "p", &opts), status = 0;
+	if (first < 0)
+		return 2;
+	if (first == argc)
+		return sh_usage(c, "expected a directory");
+	for (int i = first; i < argc; i++) {
+		int err = (opts & OPT('p')) ? mkdir_parents(argv[i]) : sys_mkdir(argv[i], 0755);
+		if (err < 0)
+			status = sh_errno(c, argv[i], err);
+	}
+	return status;
+}
+
+int cmd_rmdir(struct sh_ctx *c, int argc, char **argv)
+{
+	int status = 0;
+	if (argc < 2)
+		return sh_usage(c, "expected a directory");
+	for (int i = 1; i < argc; i++) {
+		int err = sys_rmdir(argv[i]);
+		if (err < 0)
+			status = sh_errno(c, argv[i], err);
+	}
+	return status;
+}
+
+int cmd_touch(struct sh_ctx *c, int argc, char **argv)
+{
+	int status = 0;
+	if (argc < 2)
+		return sh_usage(c, "expected a file");
+	for (int i = 1; i < argc; i++) {
+		int fd = sys_open(argv[i], O_WRONLY | O_CREAT, 0644);
+		if (fd < 0 && fd == -EISDIR)
+			continue;	/* a directory exists: nothing to create */
+		if (fd < 0)
+			status = sh_errno(c, argv[i], fd);
+		else
+			sys_close(fd);
+	}
+	return status;
+}
+
+/* Remove path and, if it is a directory, everything under it; prints
+ * errors itself and returns 0 or 1. */
+static int remove_tree(struct sh_ctx *c, char *path, unsigned depth)
+{
+	struct kstat st;
+	int err = sys_lstat(path, &st);
+	if (err < 0)
+		return sh_errno(c, path, err);
+	if (!S_ISDIR(st.mode)) {
+		err = sys_unlink(path);
+		return err < 0 ? sh_errno(c, path, err) : 0;
+	}
+	if (depth >= RM_DEPTH)
+		return sh_error(c, "%s: nested too deep", path);
+	struct sh_dir d;
+	if ((err = sh_read_dir(path, false, &d)) < 0)
+		return sh_errno(c, path, err);
+	size_t n = strlen(path);
+	int status = 0;
+	for (unsigned i = 0; i < d.n && !sh_interrupted(); i++) {
+		if (!sh_join(path + n, RM_PATH - n, path[n - 1] == '/' ? "" : "/", d.ents[i].name)) {
+			status = sh_error(c, "%s/%s: path too long", path, d.ents[i].name);
+			continue;
+		}
+		status |= remove_tree(c, path, depth + 1);
+		path[n] = '\0';
+	}
+	sh_dir_free(&d);
+	if (status == 0 && !sh_interrupted() && (err = sys_rmdir(path)) < 0)
+		status = sh_errno(c, path, err);
+	return status;
+}
+
+int cmd_rm(struct sh_ctx *c, int argc, char **argv)
+{
+	uint64_t opts;
+	int first = sh_options(c, argc, argv, "rf", &opts), status = 0;
+	if (first < 0)
+		return 2;
+	if (first == argc)
+		return sh_usage(c, "expected a path");
+	char *buf = kmalloc(RM_PATH);
+	if (!buf)
+		return sh_error(c, "out of memory");
+	for (int i = first; i < argc && !sh_interrupted(); i++) {
+		struct kstat st;
+		int err = sys_lstat(argv[i], &st);
+		if (err == -ENOENT && (opts & OPT('f')))
+			continue;
+		if (err < 0) {
+			status = sh_errno(c, argv[i], err);
+		} else if (S_ISDIR(st.mode) && !(opts & OPT('r'))) {
+			status = sh_error(c, "%s: is a directory (rm -r removes one)", argv[i]);
+		} else if (opts & OPT('r')) {
+			if (strlen(argv[i]) >= RM_PATH) {
+				status = sh_errno(c, argv[i], -ENAMETOOLONG);
+				continue;
+			}
+			strlcpy(buf, argv[i], RM_PATH);
+			status |= remove_tree(c, buf, 0);
+		} else if ((err = sys_unlink(argv[i])) < 0) {
+			status = sh_errno(c, argv[i], err);
+		}
+	}
+	kfree(buf);
+	return status;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *end = path + strlen(path);
+	while (end > path + 1 && end[-1] == '/')
+		end--;
+	const char *b = end;
+	while (b > path && b[-1] != '/')
+		b--;
+	return b;
+}
+
+int cmd_mv(struct sh_ctx *c, int argc, char **argv)
+{
+	char target[RM_PATH];
+	if (argc != 3)
+		return sh_usage(c, "expected OLD and NEW");
+	const char *to = argv[2];
+	if (is_dir(argv[2]) && !is_dir(argv[1])) {
+		if (!sh_join(target, sizeof(target), argv[2], base_name(argv[1])))
+			return sh_errno(c, argv[2], -ENAMETOOLONG);
+		to = target;
+	}
+	int err = sys_rename(argv[1], to);
+	if (err < 0)
+		return sh_error(c, "%s -> %s: %s", argv[1], to, sh_strerror(err));
+	return 0;
+}
+
+int cmd_ln(struct sh_ctx *c, int argc, char **argv)
+{
+	uint64_t opts;
+	int first = sh_options(c, argc, argv, "s", &opts);
+	if (first < 0)
+		return 2;
+	if (argc - first != 2)
+		return sh_usage(c, "expected TARGET and NAME");
+	const char *target = argv[first], *name = argv[first + 1];
+	int err = (opts & OPT('s')) ? sys_symlink(target, name) : sys_link(target, name);
+	if (err < 0)
+		return sh_error(c, "%s -> %s: %s", name, target, sh_strerror(err));
+	return 0;
+}
+
+/*
+ * cd and pwd.
+ *
+ * cd runs on a thread of its own like any command, so Ctrl-C ends a cd
+ * stuck in a slow lookup; its chdir is still the shell's, because a
+ * thread shares its creator's current directory (fs/task_fs.h).  It is
+ * SH_FOREGROUND: `cd DIR &` is refused (in the background it would move
+ * the shell at some later moment; in sh it would not move it at all).
+ */
+
+int cmd_cd(struct sh_ctx *c, int argc, char **argv)
+{
+	if (argc > 2)
+		return sh_usage(c, "too many arguments");
+	const char *dir = argc == 2 ? argv[1] : "/";
+	int err = sys_chdir(dir);
+	return err < 0 ? sh_errno(c, dir, err) : 0;
+}
+
+int cmd_pwd(struct sh_ctx *c, int argc, char **argv)
+{
+	char cwd[256];
+	(void)argv;
+	if (argc != 1)
+		return sh_usage(c, "no arguments expected");
+	long n = sys_getcwd(cwd, sizeof(cwd));
+	if (n < 0)
+		return sh_errno(c, "getcwd", (int)n);
+	sh_printf(c, "%s\n", cwd);
+	return 0;
+}

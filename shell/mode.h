@@ -1,0 +1,24 @@
+/* mode.h: a file mode as ls prints it ("drwxr-xr-x"), for ls and stat. */
+#ifndef SHELL_MODE_H
+#define SHELL_MODE_H
+
+#include <stdint.h>
+#include "fs/fs.h"
+
+/* buf: at least 11 bytes. */
+static inline void sh_mode_string(uint32_t mode, char *buf)
+{
+	const char *rwx = "rwxrwxrwx";
+	buf[0] = S_ISDIR(mode) ? 'd' : S_ISLNK(mode) ? 'l' : S_ISREG(mode) ? '-' : '?';
+	for (int i = 0; i < 9; i++)
+		buf[1 + i] = (mode & (0400u >> i)) ? rwx[i] : '-';
+	buf[10] = '\0';
+}
+
+static inline const char *sh_type_name(uint32_t mode)
+{
+	return S_ISDIR(mode) ? "directory" : S_ISLNK(mode) ? "symbolic link" :
+	       S_ISREG(mode) ? "regular file" : "other";
+}
+
+#endif

@@ -1,0 +1,114 @@
+/*
+ * fstest_os.h: the few things fstest.c needs from the system it runs on.
+ *
+ * In the kernel these are the sys_* calls of fs/syscalls.h, which return
+ * a negative errno; on the host (FSTEST_HOST, built by the Makefile into
+ * build/host/fstest) they are libc's calls, turned into the same
+ * convention: a negative errno on failure, never -1 and errno.  Both use
+ * Linux's x86-64 values for open flags and errnos, so the names fstest
+ * parses and prints mean the same thing on either side.
+ */
+#ifndef TOOLS_FSTEST_FSTEST_OS_H
+#define TOOLS_FSTEST_FSTEST_OS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* What stat, lstat and fstat report, in either world (times in seconds). */
+struct fso_stat {
+	uint64_t ino;
+	uint32_t mode, nlink, uid, gid;
+	int64_t size, blocks;
+	int64_t atime, mtime, ctime;
+};
+
+const char *errno_name(int err);	/* kernel/errno.c, built for both sides */
+
+#ifdef FSTEST_HOST
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define FSO_RET(expr) ({ long r_ = (long)(expr); r_ < 0 ? -(long)errno : r_; })
+
+static inline void fso_from_stat(struct fso_stat *o, const struct stat *s)
+{
+	*o = (struct fso_stat){ s->st_ino, s->st_mode, (uint32_t)s->st_nlink, s->st_uid, s->st_gid,
+				s->st_size, s->st_blocks, s->st_atime, s->st_mtime, s->st_ctime };
+}
+
+static inline long fso_statx(int which, const char *path, int fd, struct fso_stat *o)
+{
+	struct stat s;
+	long r = which == 0 ? FSO_RET(stat(path, &s)) : which == 1 ? FSO_RET(lstat(path, &s))
+								   : FSO_RET(fstat(fd, &s));
+	if (r == 0)
+		fso_from_stat(o, &s);
+	return r;
+}
+
+#define fso_open(p, fl, m)     FSO_RET(open(p, fl, (mode_t)(m)))
+#define fso_close(fd)          FSO_RET(close(fd))
+#define fso_unlink(p)          FSO_RET(unlink(p))
+#define fso_mkdir(p, m)        FSO_RET(mkdir(p, (mode_t)(m)))
+#define fso_rmdir(p)           FSO_RET(rmdir(p))
+#define fso_link(a, b)         FSO_RET(link(a, b))
+#define fso_symlink(a, b)      FSO_RET(symlink(a, b))
+#define fso_rename(a, b)       FSO_RET(rename(a, b))
+#define fso_truncate(p, n)     FSO_RET(truncate(p, (off_t)(n)))
+#define fso_ftruncate(fd, n)   FSO_RET(ftruncate(fd, (off_t)(n)))
+#define fso_chmod(p, m)        FSO_RET(chmod(p, (mode_t)(m)))
+#define fso_stat(p, o)         fso_statx(0, p, -1, o)
+#define fso_lstat(p, o)        fso_statx(1, p, -1, o)
+#define fso_fstat(fd, o)       fso_statx(2, NULL, fd, o)
+#define fso_pread(fd, b, n, o) FSO_RET(pread(fd, b, n, (off_t)(o)))
+#define fso_pwrite(fd, b, n, o) FSO_RET(pwrite(fd, b, n, (off_t)(o)))
+#define fso_write(fd, b, n)    FSO_RET(write(fd, b, n))
+#define fso_readlink(p, b, n)  FSO_RET(readlink(p, b, n))
+/* Linux's own ramfs and tmpfs stand in for smpvfs's filesystems. */
+#define fso_mount(type, dir)   FSO_RET(mount("none", dir, type, 0, NULL))
+#define fso_umount(dir)        FSO_RET(umount(dir))
+
+#else /* the kernel */
+
+#include "fs/syscalls.h"
+#include "kernel/kprintf.h"
+#include "kernel/string.h"
+
+static inline long fso_statx(int r, struct kstat *k, struct fso_stat *o)
+{
+	if (r == 0)
+		*o = (struct fso_stat){ k->ino, k->mode, k->nlink, k->uid, k->gid, k->size, k->blocks,
+					k->atime_ns / 1000000000, k->mtime_ns / 1000000000,
+					k->ctime_ns / 1000000000 };
+	return r;
+}
+
+#define fso_open(p, fl, m)     (long)sys_open(p, fl, m)
+#define fso_close(fd)          (long)sys_close(fd)
+#define fso_unlink(p)          (long)sys_unlink(p)
+#define fso_mkdir(p, m)        (long)sys_mkdir(p, m)
+#define fso_rmdir(p)           (long)sys_rmdir(p)
+#define fso_link(a, b)         (long)sys_link(a, b)
+#define fso_symlink(a, b)      (long)sys_symlink(a, b)
+#define fso_rename(a, b)       (long)sys_rename(a, b)
+#define fso_truncate(p, n)     (long)sys_truncate(p, n)
+#define fso_ftruncate(fd, n)   (long)sys_ftruncate(fd, n)
+#define fso_chmod(p, m)        (long)sys_chmod(p, m)
+#define fso_stat(p, o)         ({ struct kstat k_; fso_statx(sys_stat(p, &k_), &k_, o); })
+#define fso_lstat(p, o)        ({ struct kstat k_; fso_statx(sys_lstat(p, &k_), &k_, o); })
+#define fso_fstat(fd, o)       ({ struct kstat k_; fso_statx(sys_fstat(fd, &k_), &k_, o); })
+#define fso_pread(fd, b, n, o) sys_pread(fd, b, n, o)
+#define fso_pwrite(fd, b, n, o) sys_pwrite(fd, b, n, o)
+#define fso_write(fd, b, n)    sys_write(fd, b, n)
+#define fso_readlink(p, b, n)  sys_readlink(p, b, n)
+#define fso_mount(type, dir)   (long)sys_mount(type, dir, NULL)
+#define fso_umount(dir)        (long)sys_umount(dir)
+
+#endif
+#endif
