@@ -153,15 +153,15 @@ static uint32_t d_hash_now(const struct dentry *d)
  * one by the time it is locked, and the check is repeated under the lock,
  * where the answer can no longer change.
  */
-static struct bucket *d_lock_bucket(struct dentry *d, unsigned long *flags)
+static struct bucket *d_lock_bucket(struct dentry *d)
 {
 	for (;;) {
 		struct bucket *b = dcache_bucket(d_hash_now(d));
 		race_window();	/* a d_move may run here */
-		*flags = spin_lock_irqsave(&b->lock);
+		spin_lock(&b->lock);
 		if (b == dcache_bucket(d->d_name.hash))
 			return b;
-		spin_unlock_irqrestore(&b->lock, *flags);
+		spin_unlock(&b->lock);
 	}
 }
 
@@ -213,11 +213,11 @@ struct dentry *dget(struct dentry *d)
  */
 struct dentry *dget_parent(struct dentry *d)
 {
-	unsigned long flags = spin_lock_irqsave(&d->d_lock);
+	spin_lock(&d->d_lock);
 	struct dentry *parent = d->d_parent;
 	race_window();	/* a rename of d waits for us here */
 	dget(parent);
-	spin_unlock_irqrestore(&d->d_lock, flags);
+	spin_unlock(&d->d_lock);
 	return parent;
 }
 
@@ -246,9 +246,9 @@ static struct dentry *d_alloc(struct dentry *parent, const struct qstr *q)
 	if (parent) {
 		d->d_parent = dget(parent);
 		d->d_sb = parent->d_sb;
-		unsigned long flags = spin_lock_irqsave(&parent->d_lock);
+		spin_lock(&parent->d_lock);
 		list_add(&d->d_child, &parent->d_subdirs);
-		spin_unlock_irqrestore(&parent->d_lock, flags);
+		spin_unlock(&parent->d_lock);
 	} else {
 		d->d_parent = d;
 		list_init(&d->d_child);
@@ -318,28 +318,27 @@ static bool dput_locked(struct dentry *d)
 static void d_kill(struct dentry *d)
 {
 	while (d) {
-		unsigned long flags;
-		struct bucket *b = d_lock_bucket(d, &flags);
+		struct bucket *b = d_lock_bucket(d);
 		if (on_lru(d)) {	/* the shrinker may still see it: take it off */
 			spin_lock(&lru_lock);
 			list_del(&d->d_lru);
 			lru_len--;
 			spin_unlock(&lru_lock);
 		}
-		spin_unlock_irqrestore(&b->lock, flags);
+		spin_unlock(&b->lock);
 		iput(d->d_inode);
 		d->d_inode = NULL;
 
 		struct dentry *parent = d->d_parent, *next = NULL;
 		if (parent != d) {
 			race_window();	/* a prune of the parent may look now */
-			b = d_lock_bucket(parent, &flags);
+			b = d_lock_bucket(parent);
 			spin_lock(&parent->d_lock);
 			list_del(&d->d_child);
 			spin_unlock(&parent->d_lock);
 			if (dput_locked(parent))
 				next = parent;
-			spin_unlock_irqrestore(&b->lock, flags);
+			spin_unlock(&b->lock);
 		}
 		if (d->d_name.name != d->d_iname)
 			kfree(d->d_name.name);
@@ -365,10 +364,9 @@ void dput(struct dentry *d)
 						__ATOMIC_RELEASE, __ATOMIC_RELAXED))
 			return;
 	race_window();	/* the last reference, perhaps: a d_lookup may take one first */
-	unsigned long flags;
-	struct bucket *b = d_lock_bucket(d, &flags);
+	struct bucket *b = d_lock_bucket(d);
 	bool free = dput_locked(d);
-	spin_unlock_irqrestore(&b->lock, flags);
+	spin_unlock(&b->lock);
 	if (free)
 		d_kill(d);
 }
@@ -388,9 +386,9 @@ static struct dentry *__d_lookup(struct bucket *b, struct dentry *parent, const 
 struct dentry *d_lookup(struct dentry *parent, const struct qstr *q)
 {
 	struct bucket *b = dcache_bucket(q->hash);
-	unsigned long flags = spin_lock_irqsave(&b->lock);
+	spin_lock(&b->lock);
 	struct dentry *d = __d_lookup(b, parent, q);
-	spin_unlock_irqrestore(&b->lock, flags);
+	spin_unlock(&b->lock);
 	return d;
 }
 
@@ -410,12 +408,12 @@ struct dentry *d_alloc_parallel(struct dentry *parent, const struct qstr *q)
 	struct dentry *fresh = NULL;
 	struct bucket *ib = in_lookup_bucket(q->hash);
 	for (;;) {
-		unsigned long flags = spin_lock_irqsave(&ib->lock);
+		spin_lock(&ib->lock);
 		/* Hashed meanwhile?  Looked at under the in-lookup bucket lock,
 		 * which every move from in-lookup to hashed takes. */
 		struct dentry *d = d_lookup(parent, q);
 		if (d) {
-			spin_unlock_irqrestore(&ib->lock, flags);
+			spin_unlock(&ib->lock);
 			dput(fresh);
 			return d;
 		}
@@ -429,7 +427,7 @@ struct dentry *d_alloc_parallel(struct dentry *parent, const struct qstr *q)
 			}
 		}
 		if (!other && !fresh) {
-			spin_unlock_irqrestore(&ib->lock, flags);
+			spin_unlock(&ib->lock);
 			fresh = d_alloc(parent, q);
 			if (!fresh)
 				return ERR_PTR(-ENOMEM);
@@ -439,11 +437,11 @@ struct dentry *d_alloc_parallel(struct dentry *parent, const struct qstr *q)
 		if (!other) {	/* ours to look up */
 			flag_set(fresh, DCACHE_IN_LOOKUP);
 			list_add(&fresh->d_hash, &ib->chain);
-			spin_unlock_irqrestore(&ib->lock, flags);
+			spin_unlock(&ib->lock);
 			race_window();	/* ours now: lookups of the name wait from here */
 			return fresh;
 		}
-		spin_unlock_irqrestore(&ib->lock, flags);
+		spin_unlock(&ib->lock);
 		/* Someone is looking this name up: wait, then look again.  If
 		 * its lookup succeeded, the d_lookup above finds the result. */
 		int err = d_wait_lookup(other);
@@ -482,8 +480,6 @@ void d_add(struct dentry *d, struct inode *inode)
 	struct bucket *b = dcache_bucket(d->d_name.hash);
 	struct bucket *ib = in_lookup_bucket(d->d_name.hash);
 	race_window();	/* answered, not yet hashed: lookups of the name still wait */
-	unsigned long flags = irq_save();
-
 	spin_lock(&ib->lock);
 	spin_lock(&b->lock);
 	BUG_ON(d->d_flags & DCACHE_HASHED);	/* one answer per dentry */
@@ -495,7 +491,6 @@ void d_add(struct dentry *d, struct inode *inode)
 	flag_set(d, DCACHE_HASHED);
 	spin_unlock(&b->lock);
 	spin_unlock(&ib->lock);
-	irq_restore(flags);
 	race_window();	/* hashed, waiters not woken yet: new lookups find it */
 	if (in_lookup)
 		d_wake_waiters(d);
@@ -505,46 +500,44 @@ void d_lookup_done(struct dentry *d)
 {
 	struct bucket *ib = in_lookup_bucket(d->d_name.hash);
 	race_window();	/* a failed lookup: its waiters still wait */
-	unsigned long flags = spin_lock_irqsave(&ib->lock);
+	spin_lock(&ib->lock);
 	bool in_lookup = d->d_flags & DCACHE_IN_LOOKUP;
 	if (in_lookup)
 		__d_lookup_unhash(d);	/* failed: no d_add ended it */
-	spin_unlock_irqrestore(&ib->lock, flags);
+	spin_unlock(&ib->lock);
 	if (in_lookup)
 		d_wake_waiters(d);
 }
 
 void d_instantiate(struct dentry *d, struct inode *inode)
 {
-	unsigned long flags;
-	struct bucket *b = d_lock_bucket(d, &flags);
+	struct bucket *b = d_lock_bucket(d);
 	BUG_ON(d->d_inode);
 	__atomic_store_n(&d->d_inode, inode, __ATOMIC_RELEASE);
-	spin_unlock_irqrestore(&b->lock, flags);
+	spin_unlock(&b->lock);
 }
 
 void d_drop(struct dentry *d)
 {
 	race_window();	/* still hashed: lookups may take it now */
-	unsigned long flags;
-	struct bucket *b = d_lock_bucket(d, &flags);
+	struct bucket *b = d_lock_bucket(d);
 	if (d->d_flags & DCACHE_HASHED) {
 		list_del(&d->d_hash);
 		flag_clear(d, DCACHE_HASHED);
 	}
-	spin_unlock_irqrestore(&b->lock, flags);
+	spin_unlock(&b->lock);
 }
 
 unsigned d_count_hashed(struct dentry *parent, const struct qstr *q)
 {
 	unsigned n = 0;
 	struct bucket *b = dcache_bucket(q->hash);
-	unsigned long flags = spin_lock_irqsave(&b->lock);
+	spin_lock(&b->lock);
 	struct list_head *pos;
 	list_for_each(pos, &b->chain)
 		if (same_name(list_entry(pos, struct dentry, d_hash), parent, q))
 			n++;
-	spin_unlock_irqrestore(&b->lock, flags);
+	spin_unlock(&b->lock);
 	return n;
 }
 
@@ -588,7 +581,7 @@ static void prune_scan(struct dentry *dir, struct dentry *from, uint32_t gen, st
 	list_init(&ps->victims);
 	ps->down = NULL;
 	ps->busy = false;
-	unsigned long flags = spin_lock_irqsave(&dir->d_lock);
+	spin_lock(&dir->d_lock);
 	struct list_head *pos = &dir->d_subdirs;
 	if (from && from->d_parent == dir)
 		pos = from->d_child.prev;	/* resume at from */
@@ -623,7 +616,7 @@ static void prune_scan(struct dentry *dir, struct dentry *from, uint32_t gen, st
 		}
 		spin_unlock(&b->lock);
 	}
-	spin_unlock_irqrestore(&dir->d_lock, flags);
+	spin_unlock(&dir->d_lock);
 }
 
 static void free_victims(struct list_head *victims)
@@ -649,7 +642,7 @@ void (*d_prune_climb_hook)(struct dentry *dir);
  */
 static struct dentry *prune_climb(struct dentry *top, struct dentry *dir, unsigned *depth)
 {
-	unsigned long flags = spin_lock_irqsave(&rename_lock);
+	spin_lock(&rename_lock);
 	unsigned steps = 0;
 	struct dentry *a = dir;
 	while (a != top && a->d_parent != a) {
@@ -657,7 +650,7 @@ static struct dentry *prune_climb(struct dentry *top, struct dentry *dir, unsign
 		steps++;
 	}
 	struct dentry *up = a == top && steps > 0 ? dget(dir->d_parent) : NULL;
-	spin_unlock_irqrestore(&rename_lock, flags);
+	spin_unlock(&rename_lock);
 	*depth = up ? steps - 1 : 0;
 	return up;
 }
@@ -717,12 +710,12 @@ static bool listed_under_parent(struct dentry *d)
 {
 	bool found = false;
 	struct dentry *p = d->d_parent;
-	unsigned long flags = spin_lock_irqsave(&p->d_lock);
+	spin_lock(&p->d_lock);
 	struct list_head *pos;
 	list_for_each(pos, &p->d_subdirs)
 		if (list_entry(pos, struct dentry, d_child) == d)
 			found = true;
-	spin_unlock_irqrestore(&p->d_lock, flags);
+	spin_unlock(&p->d_lock);
 	return found;
 }
 
@@ -731,7 +724,7 @@ unsigned d_check_sb(struct super_block *sb)
 	unsigned bad = 0;
 	for (uint64_t i = 0; i <= dcache_mask; i++) {
 		struct bucket *b = &dcache_table[i];
-		unsigned long flags = spin_lock_irqsave(&b->lock);
+		spin_lock(&b->lock);
 		struct list_head *pos, *pos2;
 		list_for_each(pos, &b->chain) {
 			struct dentry *d = list_entry(pos, struct dentry, d_hash);
@@ -751,7 +744,7 @@ unsigned d_check_sb(struct super_block *sb)
 				bad++;
 			}
 		}
-		spin_unlock_irqrestore(&b->lock, flags);
+		spin_unlock(&b->lock);
 	}
 	return bad;
 }
@@ -767,7 +760,7 @@ unsigned d_check_sb(struct super_block *sb)
 static int lru_collect(unsigned nr, unsigned *budget, struct list_head *victims)
 {
 	int n = 0;
-	unsigned long flags = spin_lock_irqsave(&lru_lock);
+	spin_lock(&lru_lock);
 	while (!list_empty(&lru) && (unsigned)n < nr && *budget) {
 		(*budget)--;
 		struct dentry *d = list_first_entry(&lru, struct dentry, d_lru);
@@ -786,7 +779,7 @@ static int lru_collect(unsigned nr, unsigned *budget, struct list_head *victims)
 		}
 		spin_unlock(&b->lock);
 	}
-	spin_unlock_irqrestore(&lru_lock, flags);
+	spin_unlock(&lru_lock);
 	return n;
 }
 
@@ -825,7 +818,7 @@ void dcache_get_stats(struct dcache_stats *st)
 	*st = (struct dcache_stats){ .buckets = dcache_mask + 1 };
 	for (uint64_t i = 0; i <= dcache_mask; i++) {
 		struct bucket *b = &dcache_table[i];
-		unsigned long flags = spin_lock_irqsave(&b->lock);
+		spin_lock(&b->lock);
 		struct list_head *pos;
 		list_for_each(pos, &b->chain) {
 			struct dentry *d = list_entry(pos, struct dentry, d_hash);
@@ -836,26 +829,26 @@ void dcache_get_stats(struct dcache_stats *st)
 			if (__atomic_load_n(&d->d_count, __ATOMIC_RELAXED) == 0)
 				st->unused++;
 		}
-		spin_unlock_irqrestore(&b->lock, flags);
+		spin_unlock(&b->lock);
 	}
 	for (unsigned i = 0; i < IN_LOOKUP_BUCKETS; i++) {
 		struct bucket *b = &in_lookup_table[i];
-		unsigned long flags = spin_lock_irqsave(&b->lock);
+		spin_lock(&b->lock);
 		struct list_head *pos;
 		list_for_each(pos, &b->chain)
 			st->in_lookup++;
-		spin_unlock_irqrestore(&b->lock, flags);
+		spin_unlock(&b->lock);
 	}
 	st->lru = __atomic_load_n(&lru_len, __ATOMIC_RELAXED);
 }
 
 void d_for_each_child(struct dentry *dir, void (*fn)(struct dentry *child, void *arg), void *arg)
 {
-	unsigned long flags = spin_lock_irqsave(&dir->d_lock);
+	spin_lock(&dir->d_lock);
 	struct list_head *pos;
 	list_for_each(pos, &dir->d_subdirs)
 		fn(list_entry(pos, struct dentry, d_child), arg);
-	spin_unlock_irqrestore(&dir->d_lock, flags);
+	spin_unlock(&dir->d_lock);
 }
 
 void d_set_mounted(struct dentry *d, bool mounted)
@@ -941,7 +934,7 @@ void d_move(struct dentry *d, struct dentry *target)
 	struct bucket *b1 = dcache_bucket(d->d_name.hash), *b2 = dcache_bucket(target->d_name.hash);
 
 	race_window();	/* both names still as they were: lookups of either may run */
-	unsigned long flags = spin_lock_irqsave(&rename_lock);
+	spin_lock(&rename_lock);
 	lock_pair(&b1->lock, &b2->lock);
 	lock_pair(&old_parent->d_lock, &new_parent->d_lock);
 	lock_children(d, target);	/* their d_parent changes: see dget_parent */
@@ -969,5 +962,5 @@ void d_move(struct dentry *d, struct dentry *target)
 	spin_unlock(&d->d_lock);
 	unlock_pair(&old_parent->d_lock, &new_parent->d_lock);
 	unlock_pair(&b1->lock, &b2->lock);
-	spin_unlock_irqrestore(&rename_lock, flags);
+	spin_unlock(&rename_lock);
 }

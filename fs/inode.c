@@ -122,9 +122,9 @@ static void lru_remove(struct inode *inode)
 static bool hashed(struct inode *inode)
 {
 	struct icache_bucket *b = bucket_of(inode->i_sb, inode->i_ino);
-	unsigned long flags = spin_lock_irqsave(&b->lock);
+	spin_lock(&b->lock);
 	bool h = !list_empty(&inode->i_hash);
-	spin_unlock_irqrestore(&b->lock, flags);
+	spin_unlock(&b->lock);
 	return h;
 }
 
@@ -134,7 +134,7 @@ struct inode *iget_locked(struct super_block *sb, uint64_t ino)
 	struct inode *fresh = NULL;
 
 	for (;;) {
-		unsigned long flags = spin_lock_irqsave(&b->lock);
+		spin_lock(&b->lock);
 		struct inode *i = find(b, sb, ino);
 		if (i) {
 			if (__atomic_fetch_add(&i->i_count, 1, __ATOMIC_RELAXED) == 0)
@@ -143,7 +143,7 @@ struct inode *iget_locked(struct super_block *sb, uint64_t ino)
 			 * that gives up clears I_NEW on an inode no longer
 			 * hashed, and that one must not be returned. */
 			bool is_new = __atomic_load_n(&i->i_state, __ATOMIC_ACQUIRE) & I_NEW;
-			spin_unlock_irqrestore(&b->lock, flags);
+			spin_unlock(&b->lock);
 			race_window();	/* its creator may finish or give up now */
 			if (fresh)
 				kmem_cache_free(inode_cache, fresh);
@@ -160,10 +160,10 @@ struct inode *iget_locked(struct super_block *sb, uint64_t ino)
 		}
 		if (fresh) {	/* still missing: insert ours, I_NEW already set */
 			list_add(&fresh->i_hash, &b->chain);
-			spin_unlock_irqrestore(&b->lock, flags);
+			spin_unlock(&b->lock);
 			return fresh;
 		}
-		spin_unlock_irqrestore(&b->lock, flags);
+		spin_unlock(&b->lock);
 		race_window();	/* a miss: another iget may insert the inode first */
 		/* Allocate outside the bucket lock, then look again. */
 		fresh = kmem_cache_alloc(inode_cache);
@@ -192,9 +192,9 @@ void unlock_new_inode(struct inode *inode)
 void iget_failed(struct inode *inode)
 {
 	struct icache_bucket *b = bucket_of(inode->i_sb, inode->i_ino);
-	unsigned long flags = spin_lock_irqsave(&b->lock);
+	spin_lock(&b->lock);
 	list_del(&inode->i_hash);	/* before I_NEW clears: the waiters see it gone */
-	spin_unlock_irqrestore(&b->lock, flags);
+	spin_unlock(&b->lock);
 	__atomic_store_n(&inode->i_nlink, 0, __ATOMIC_RELEASE);	/* the last iput frees it */
 	unlock_new_inode(inode);
 	iput(inode);
@@ -224,7 +224,7 @@ void iput(struct inode *inode)
 		return;
 	struct icache_bucket *b = bucket_of(inode->i_sb, inode->i_ino);
 	race_window();	/* the last reference, perhaps: iget may take one first */
-	unsigned long flags = spin_lock_irqsave(&b->lock);
+	spin_lock(&b->lock);
 	int left = __atomic_sub_fetch(&inode->i_count, 1, __ATOMIC_ACQ_REL);
 	BUG_ON(left < 0);
 	bool free = false;
@@ -237,7 +237,7 @@ void iput(struct inode *inode)
 		list_del(&inode->i_hash);	/* under the lock: iget cannot find it now */
 		free = true;
 	}
-	spin_unlock_irqrestore(&b->lock, flags);
+	spin_unlock(&b->lock);
 	if (free)
 		evict(inode);
 }
@@ -253,7 +253,7 @@ static struct inode *lru_take(struct super_block *sb, unsigned *budget)
 {
 	for (;;) {
 		bool busy = false;
-		unsigned long flags = spin_lock_irqsave(&lru_lock);
+		spin_lock(&lru_lock);
 		struct list_head *pos;
 		list_for_each(pos, &lru) {
 			if (*budget == 0)
@@ -273,10 +273,10 @@ static struct inode *lru_take(struct super_block *sb, unsigned *budget)
 			list_del(&i->i_hash);
 			__atomic_fetch_add(&i->i_sb->s_evicting, 1, __ATOMIC_RELAXED);	/* pins the sb */
 			spin_unlock(&b->lock);
-			spin_unlock_irqrestore(&lru_lock, flags);
+			spin_unlock(&lru_lock);
 			return i;
 		}
-		spin_unlock_irqrestore(&lru_lock, flags);
+		spin_unlock(&lru_lock);
 		if (!busy)
 			return NULL;
 		cpu_relax();
@@ -309,11 +309,11 @@ static unsigned icache_count_sb(struct super_block *sb)
 {
 	unsigned n = 0;
 	for (unsigned i = 0; i < ICACHE_BUCKETS; i++) {
-		unsigned long flags = spin_lock_irqsave(&buckets[i].lock);
+		spin_lock(&buckets[i].lock);
 		struct list_head *pos;
 		list_for_each(pos, &buckets[i].chain)
 			n += list_entry(pos, struct inode, i_hash)->i_sb == sb;
-		spin_unlock_irqrestore(&buckets[i].lock, flags);
+		spin_unlock(&buckets[i].lock);
 	}
 	return n;
 }

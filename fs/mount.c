@@ -122,10 +122,10 @@ int do_mount(const char *type, struct dentry *mp, const char *options)
 			strlcpy(sb->s_options, options ? options : "", sizeof(sb->s_options));
 			sb->s_mount = m;
 			dget(mp);
-			unsigned long flags = spin_lock_irqsave(&mount_lock);
+			spin_lock(&mount_lock);
 			list_add_tail(&m->mnt_list, &mounts);
 			d_set_mounted(mp, true);
-			spin_unlock_irqrestore(&mount_lock, flags);
+			spin_unlock(&mount_lock);
 		}
 		if (err != -EINTR)
 			up_write(&dir->i_rwsem);
@@ -140,9 +140,9 @@ int do_mount(const char *type, struct dentry *mp, const char *options)
 
 static void set_state(struct mount *m, int state)
 {
-	unsigned long flags = spin_lock_irqsave(&mount_lock);
+	spin_lock(&mount_lock);
 	m->mnt_state = state;
-	spin_unlock_irqrestore(&mount_lock, flags);
+	spin_unlock(&mount_lock);
 	wake_up_all(&mount_wq);
 }
 
@@ -178,11 +178,11 @@ int do_umount(struct dentry *root)
 		mutex_unlock(&namespace_mutex);
 		return -EBUSY;
 	}
-	unsigned long flags = spin_lock_irqsave(&mount_lock);
+	spin_lock(&mount_lock);
 	list_del(&m->mnt_list);
 	d_set_mounted(m->mnt_mountpoint, false);
 	sb->s_mount = NULL;
-	spin_unlock_irqrestore(&mount_lock, flags);
+	spin_unlock(&mount_lock);
 	wake_up_all(&mount_wq);
 	mutex_unlock(&namespace_mutex);
 
@@ -194,24 +194,24 @@ int do_umount(struct dentry *root)
 
 static bool umount_deciding(struct dentry *mp)
 {
-	unsigned long flags = spin_lock_irqsave(&mount_lock);
+	spin_lock(&mount_lock);
 	struct mount *m = find_mount(mp);
 	bool deciding = m && m->mnt_state == MNT_UMOUNTING;
-	spin_unlock_irqrestore(&mount_lock, flags);
+	spin_unlock(&mount_lock);
 	return deciding;
 }
 
 struct dentry *mount_cross_down(struct dentry *mp)
 {
 	for (;;) {
-		unsigned long flags = spin_lock_irqsave(&mount_lock);
+		spin_lock(&mount_lock);
 		struct mount *m = find_mount(mp);
 		if (m && m->mnt_state == MNT_MOUNTED) {
 			struct dentry *root = dget(m->mnt_sb->s_root);
-			spin_unlock_irqrestore(&mount_lock, flags);
+			spin_unlock(&mount_lock);
 			return root;
 		}
-		spin_unlock_irqrestore(&mount_lock, flags);
+		spin_unlock(&mount_lock);
 		if (!m)
 			return NULL;
 		if (wait_event_killable(mount_wq, !umount_deciding(mp)))

@@ -16,25 +16,25 @@ static uint64_t next_dev = 1;
 
 int register_filesystem(struct file_system_type *type)
 {
-	unsigned long flags = spin_lock_irqsave(&types_lock);
+	spin_lock(&types_lock);
 	for (struct file_system_type *t = types; t; t = t->next)
 		if (strcmp(t->name, type->name) == 0) {
-			spin_unlock_irqrestore(&types_lock, flags);
+			spin_unlock(&types_lock);
 			return -EBUSY;
 		}
 	type->next = types;
 	types = type;
-	spin_unlock_irqrestore(&types_lock, flags);
+	spin_unlock(&types_lock);
 	return 0;
 }
 
 struct file_system_type *get_fs_type(const char *name)
 {
-	unsigned long flags = spin_lock_irqsave(&types_lock);
+	spin_lock(&types_lock);
 	struct file_system_type *t = types;
 	while (t && strcmp(t->name, name) != 0)
 		t = t->next;
-	spin_unlock_irqrestore(&types_lock, flags);
+	spin_unlock(&types_lock);
 	return t;
 }
 

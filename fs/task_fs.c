@@ -72,12 +72,12 @@ int task_fs_unshare(void)
 		return -ENOMEM;
 	fs->count = 1;
 	spin_init(&fs->lock, "task_fs");
-	unsigned long flags = spin_lock_irqsave(&old->lock);
+	spin_lock(&old->lock);
 	fs->root = dget(old->root);
 	fs->cwd = dget(old->cwd);
 	for (unsigned i = 0; i < NR_OPEN; i++)
 		fs->fd[i] = old->fd[i] ? get_file(old->fd[i]) : NULL;
-	spin_unlock_irqrestore(&old->lock, flags);
+	spin_unlock(&old->lock);
 	struct thread *t = current_thread();
 	struct task_fs *prev = t->fs;
 	t->fs = fs;
@@ -88,51 +88,51 @@ int task_fs_unshare(void)
 struct dentry *task_root(void)
 {
 	struct task_fs *fs = current_fs();
-	unsigned long flags = spin_lock_irqsave(&fs->lock);
+	spin_lock(&fs->lock);
 	struct dentry *d = dget(fs->root);
-	spin_unlock_irqrestore(&fs->lock, flags);
+	spin_unlock(&fs->lock);
 	return d;
 }
 
 struct dentry *task_cwd(void)
 {
 	struct task_fs *fs = current_fs();
-	unsigned long flags = spin_lock_irqsave(&fs->lock);
+	spin_lock(&fs->lock);
 	struct dentry *d = dget(fs->cwd);
-	spin_unlock_irqrestore(&fs->lock, flags);
+	spin_unlock(&fs->lock);
 	return d;
 }
 
 void task_root_and_cwd(struct dentry **root, struct dentry **cwd)
 {
 	struct task_fs *fs = current_fs();
-	unsigned long flags = spin_lock_irqsave(&fs->lock);
+	spin_lock(&fs->lock);
 	*root = dget(fs->root);
 	*cwd = dget(fs->cwd);
-	spin_unlock_irqrestore(&fs->lock, flags);
+	spin_unlock(&fs->lock);
 }
 
 void task_set_cwd(struct dentry *d)
 {
 	struct task_fs *fs = current_fs();
-	unsigned long flags = spin_lock_irqsave(&fs->lock);
+	spin_lock(&fs->lock);
 	struct dentry *old = fs->cwd;
 	fs->cwd = d;
-	spin_unlock_irqrestore(&fs->lock, flags);
+	spin_unlock(&fs->lock);
 	dput(old);
 }
 
 int fd_install(struct file *f)
 {
 	struct task_fs *fs = current_fs();
-	unsigned long flags = spin_lock_irqsave(&fs->lock);
+	spin_lock(&fs->lock);
 	for (int i = 0; i < NR_OPEN; i++)
 		if (!fs->fd[i]) {
 			fs->fd[i] = f;
-			spin_unlock_irqrestore(&fs->lock, flags);
+			spin_unlock(&fs->lock);
 			return i;
 		}
-	spin_unlock_irqrestore(&fs->lock, flags);
+	spin_unlock(&fs->lock);
 	fput(f);
 	return -EMFILE;
 }
@@ -144,10 +144,10 @@ int fd_install_at(int fd, struct file *f)
 		return -EBADF;
 	}
 	struct task_fs *fs = current_fs();
-	unsigned long flags = spin_lock_irqsave(&fs->lock);
+	spin_lock(&fs->lock);
 	struct file *old = fs->fd[fd];
 	fs->fd[fd] = f;
-	spin_unlock_irqrestore(&fs->lock, flags);
+	spin_unlock(&fs->lock);
 	fput(old);
 	return fd;
 }
@@ -157,9 +157,9 @@ struct file *fget(int fd)
 	if (fd < 0 || fd >= NR_OPEN)
 		return NULL;
 	struct task_fs *fs = current_fs();
-	unsigned long flags = spin_lock_irqsave(&fs->lock);
+	spin_lock(&fs->lock);
 	struct file *f = fs->fd[fd] ? get_file(fs->fd[fd]) : NULL;
-	spin_unlock_irqrestore(&fs->lock, flags);
+	spin_unlock(&fs->lock);
 	return f;
 }
 
@@ -168,10 +168,10 @@ struct file *fd_remove(int fd)
 	if (fd < 0 || fd >= NR_OPEN)
 		return NULL;
 	struct task_fs *fs = current_fs();
-	unsigned long flags = spin_lock_irqsave(&fs->lock);
+	spin_lock(&fs->lock);
 	struct file *f = fs->fd[fd];
 	fs->fd[fd] = NULL;
-	spin_unlock_irqrestore(&fs->lock, flags);
+	spin_unlock(&fs->lock);
 	return f;
 }
 
@@ -179,9 +179,9 @@ unsigned fd_count_open(void)
 {
 	struct task_fs *fs = current_fs();
 	unsigned n = 0;
-	unsigned long flags = spin_lock_irqsave(&fs->lock);
+	spin_lock(&fs->lock);
 	for (unsigned i = 0; i < NR_OPEN; i++)
 		n += fs->fd[i] != NULL;
-	spin_unlock_irqrestore(&fs->lock, flags);
+	spin_unlock(&fs->lock);
 	return n;
 }
