@@ -22,7 +22,8 @@ NM      := $(CROSS)nm
 PYTHON  ?= python3
 
 # The data-race detector (kernel/kcsan.c): KCSAN=1 compiles everything
-# but arch/ and boot/ (kernel/, fs/, init/, shell/, bench/, tests/, tools/) with the compiler's race instrumentation, into a build
+# but arch/ and boot/ (kernel/, fs/, init/, shell/, bench/, tests/,
+# tools/) with the compiler's race instrumentation, into a build
 # directory of its own so that its objects never mix with the normal ones.
 KCSAN   ?= 0
 KCSAN_BUILD := build/kcsan

@@ -52,15 +52,15 @@ static int check_name(struct dentry *dir, const char *name, size_t len)
 	return lookup_one_common(dir, len);
 }
 
-/* ---- the create family: a new name in a locked directory ---------------- */
-
 /*
- * Lock dir's i_rwsem exclusive and look name up under it: the hashed
- * negative dentry, with the lock held (done_path_create gives both
- * back), or an error with nothing held: -EEXIST if the name is taken,
- * -EINTR if killed while waiting for the lock.
+ * Both families start the same way: lock dir's i_rwsem exclusive and look
+ * name up under it.  The dentry comes back hashed, with the lock held, if
+ * it is what the caller needs: negative to create (else -EEXIST), positive
+ * to remove (else -ENOENT).  On any error nothing is held; -EINTR if the
+ * thread was killed while waiting for the lock.
  */
-static struct dentry *filename_create(struct dentry *dir, const char *name, size_t len)
+static struct dentry *lock_and_lookup(struct dentry *dir, const char *name, size_t len,
+				      bool positive)
 {
 	int err = check_name(dir, name, len);
 	if (err)
@@ -70,19 +70,33 @@ static struct dentry *filename_create(struct dentry *dir, const char *name, size
 	if (down_write_killable(&di->i_rwsem))
 		return ERR_PTR(-EINTR);
 	struct dentry *d = lookup_one(dir, name, len);
-	if (!IS_ERR(d) && d->d_inode) {
+	if (!IS_ERR(d) && !d->d_inode == positive) {
 		dput(d);
-		d = ERR_PTR(-EEXIST);
+		d = ERR_PTR(positive ? -ENOENT : -EEXIST);
 	}
 	if (IS_ERR(d))
 		up_write(&di->i_rwsem);
 	return d;
 }
 
-static void done_path_create(struct dentry *dir, struct dentry *d)
+static void unlock_and_put(struct dentry *dir, struct dentry *d)
 {
 	up_write(&dir->d_inode->i_rwsem);
 	dput(d);
+}
+
+/* ---- the create family: a new name in a locked directory ---------------- */
+
+/* The negative dentry for a new name, dir locked (done_path_create gives
+ * both back). */
+static struct dentry *filename_create(struct dentry *dir, const char *name, size_t len)
+{
+	return lock_and_lookup(dir, name, len, false);
+}
+
+static void done_path_create(struct dentry *dir, struct dentry *d)
+{
+	unlock_and_put(dir, d);
 }
 
 /* A removed directory takes no new names. */
@@ -166,37 +180,20 @@ int vfs_link(struct dentry *old, struct dentry *dir, const char *name, size_t le
 /* ---- the remove family: an existing name out of a locked directory ----- */
 
 /*
- * Lock dir's i_rwsem exclusive and look name up under it: the positive
- * dentry, with the lock held (end_removing gives both back), or an error
- * with nothing held: -ENOENT if there is no such name, -EINTR if killed.
- * The caller then locks the victim inode, before it tests for a mount
+ * The positive dentry of an existing name, dir locked (end_removing gives
+ * both back).  The caller then locks the victim inode, before it tests for a mount
  * point: mount sets DCACHE_MOUNTED under the mount point's own i_rwsem
  * and refuses an unhashed one, so no mount lands between that test and
  * d_drop.
  */
 static struct dentry *start_removing(struct dentry *dir, const char *name, size_t len)
 {
-	int err = check_name(dir, name, len);
-	if (err)
-		return ERR_PTR(err);
-	struct inode *di = dir->d_inode;
-	race_window();	/* dir found, not locked: it may be removed or moved now */
-	if (down_write_killable(&di->i_rwsem))
-		return ERR_PTR(-EINTR);
-	struct dentry *d = lookup_one(dir, name, len);
-	if (!IS_ERR(d) && !d->d_inode) {
-		dput(d);
-		d = ERR_PTR(-ENOENT);
-	}
-	if (IS_ERR(d))
-		up_write(&di->i_rwsem);
-	return d;
+	return lock_and_lookup(dir, name, len, true);
 }
 
 static void end_removing(struct dentry *dir, struct dentry *d)
 {
-	up_write(&dir->d_inode->i_rwsem);
-	dput(d);
+	unlock_and_put(dir, d);
 }
 
 /* Unlink a file: its inode is locked (I_RWSEM_VICTIM) against vfs_link. */
