@@ -15,6 +15,9 @@
 # OVMF_DIR
 # (README.md).
 
+# Compile on every core (CI runs a plain `make test`); make -jN overrides it.
+MAKEFLAGS += -j$(shell nproc)
+
 CROSS   ?=
 CC      := $(CROSS)gcc
 LD      := $(CROSS)ld

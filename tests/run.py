@@ -13,7 +13,8 @@ Subcommands (run from the repository root):
         the cases it declares with `# must fail: SUITE.CASE`).  With --expect-panic SYMBOL
         the kernel must panic, printing registers and a backtrace that names
         SYMBOL.  Every matrix configuration must also bring up exactly the
-        CPUs QEMU was given ("smp: N CPUs online").
+        CPUs QEMU was given ("smp: N CPUs online").  On a host with two or
+        more cores the one-CPU boots run two at a time, first.
   ktap  Parse a saved log and print its summary.
 
 The kernel ends a run by writing to QEMU's isa-debug-exit port (0xf4): 0 for
@@ -34,11 +35,13 @@ Exit status: 0 pass, 1 test failure (or the kernel reported nothing usable),
 130 interrupted.
 """
 import argparse
+import concurrent.futures
 import dataclasses
 import os
 import shlex
 import signal
 import sys
+import threading
 from pathlib import Path
 
 if __name__ == "__main__" and not __package__:
@@ -59,6 +62,9 @@ from tests.lib.report import TAIL_LINES, print_details, print_log_lines, rerun_h
 from tests.lib.verdict import (FailuresDeclared, PanicExpected, cpu_count_problems,
                                negative_problems, panic_problems, verdict_problems)
 
+
+# Boots that run at the same time print their reports one whole at a time.
+PRINT_LOCK = threading.Lock()
 
 # ------------------------------------------------------------------ subcommands
 
@@ -92,9 +98,17 @@ def run_config(position, cfg, iso, kargs, files, timeout, expected):
     """Boot one configuration of the matrix, print its result line and, on failure,
     the details; returns an Outcome."""
     label = f"[{position}] {cfg.label()}"
-    print(f"{label} ...", flush=True)
+    with PRINT_LOCK:
+        print(f"{label} ...", flush=True)
     log_path = BUILD / "test-logs" / f"{cfg.name}.log"
     status, stderr_lines, elapsed = run_captured(qemu_command(cfg, iso), log_path, timeout)
+    with PRINT_LOCK:    # one boot's report in one piece, when two boot at once
+        return report_config(label, cfg, kargs, files, expected, log_path, status,
+                             stderr_lines, elapsed, timeout)
+
+
+def report_config(label, cfg, kargs, files, expected, log_path, status, stderr_lines, elapsed,
+                  timeout):
     k = parse_ktap(log_path.read_bytes().decode(errors="replace").splitlines())
     totals = k.totals()
     if status is None:
@@ -140,6 +154,26 @@ def run_config(position, cfg, iso, kargs, files, timeout, expected):
     return Outcome(cfg, not problems, totals, reason)
 
 
+def run_matrix(jobs, run):
+    """Run every (position, cfg) job; returns the outcomes in the jobs' order.
+    A one-CPU boot keeps one host core busy, so with two or more host cores
+    the one-CPU boots run two at a time (first); the others, whose vCPUs
+    already fill the host, one after another."""
+    single = [j for j in jobs if j[1].smp == 1]
+    rest = [j for j in jobs if j[1].smp != 1]
+    done = {}
+    workers = min(len(single), os.cpu_count() or 1, 2)
+    if workers > 1:
+        with concurrent.futures.ThreadPoolExecutor(workers) as pool:
+            for job, outcome in zip(single, pool.map(lambda j: run(*j), single)):
+                done[job[0]] = outcome
+    else:
+        rest = single + rest
+    for position, cfg in rest:
+        done[position] = run(position, cfg)
+    return [done[position] for position, _ in jobs]
+
+
 def cmd_test(args):
     elf, initrd = check_elf(args.elf), check_initrd(args.initrd)
     check_kargs(args.kargs)
@@ -156,15 +190,16 @@ def cmd_test(args):
     if args.expect_panic:
         expected = PanicExpected(args.expect_panic)
     matrix = [(fw, n) for fw in args.firmware for n in args.smp]
-    outcomes = []
+    jobs = []
     for number, (firmware, smp) in enumerate(matrix, 1):
         machine = "" if args.machine == "pc" else f"-{args.machine}"
         suffix = ("" if expected is None else
                   "-panic" if isinstance(expected, PanicExpected) else "-negative")
         name = f"{firmware}{machine}-smp{smp}{suffix}"
         cfg = Config(firmware, smp, args.machine, accel, args.mem, name)
-        outcomes.append(run_config(f"{number}/{len(matrix)}", cfg, iso, kargs, files,
-                                   args.timeout, expected))
+        jobs.append((f"{number}/{len(matrix)}", cfg))
+    outcomes = run_matrix(jobs, lambda position, cfg: run_config(
+        position, cfg, iso, kargs, files, args.timeout, expected))
     failed = [o for o in outcomes if not o.ok]
     if expected is not None:
         if failed:
