@@ -258,7 +258,7 @@ test-kcsan: check-tools
 		$(KCSAN_BUILD)/smpvfs.elf $(KCSAN_BUILD)/initrd.cpio
 	$(Q)$(PYTHON) -m tests.run test --smp 4 --firmware bios --elf $(KCSAN_BUILD)/smpvfs.elf \
 		--mem $(MEM) --machine $(MACHINE) --accel $(ACCEL) --initrd $(KCSAN_BUILD)/initrd.cpio \
-		--kargs "ktest=$(KCSAN_SUITES) $(KARGS)"
+		--log-suffix=-kcsan --kargs "ktest=$(KCSAN_SUITES) $(KARGS)"
 
 # The kernel without the lock validator, in a build directory of its own:
 # both sides of every `#if CONFIG_LOCKDEP` must compile.  Built, not booted

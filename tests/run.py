@@ -195,7 +195,7 @@ def cmd_test(args):
         machine = "" if args.machine == "pc" else f"-{args.machine}"
         suffix = ("" if expected is None else
                   "-panic" if isinstance(expected, PanicExpected) else "-negative")
-        name = f"{firmware}{machine}-smp{smp}{suffix}"
+        name = f"{firmware}{machine}-smp{smp}{suffix}{args.log_suffix}"
         cfg = Config(firmware, smp, args.machine, accel, args.mem, name)
         jobs.append((f"{number}/{len(matrix)}", cfg))
     outcomes = run_matrix(jobs, lambda position, cfg: run_config(
@@ -277,6 +277,9 @@ def build_parser():
                            "(`# must fail: SUITE.CASE`) must fail")
     test.add_argument("--expect-panic", metavar="SYMBOL",
                       help="fault check: the kernel must panic with SYMBOL in its backtrace")
+    test.add_argument("--log-suffix", default="", metavar="SUFFIX",
+                      help="add SUFFIX to each log's name (build/test-logs/bios-smp4SUFFIX.log), "
+                           "so that another kernel's run keeps the matrix's logs")
     test.set_defaults(func=cmd_test)
 
     ktap = sub.add_parser("ktap", help="summarize the KTAP output in a saved log")
