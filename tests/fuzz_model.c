@@ -367,17 +367,28 @@ static int64_t do_getdents(struct fuzz_model *m, const struct fz_call *c, uint64
 	return 24 * count;
 }
 
-static int64_t do_mkdir_symlink(struct fuzz_model *m, const struct fz_call *c)
+/* The directory a new name goes into (its last component in *last), or
+ * the error every call that makes a name gives first: the walk's, then
+ * EEXIST, then ENOENT for a removed directory. */
+static int new_name(struct fuzz_model *m, const char *path, const char **last)
 {
 	int dir;
-	const char *last;
-	int e = parent_entry(m, c->a, &dir, &last);
+	int e = parent_entry(m, path, &dir, last);
 	if (dir < 0)
 		return dir;
 	if (e >= 0)
 		return -EEXIST;
 	if (m->n[dir].dead)
 		return -ENOENT;
+	return dir;
+}
+
+static int64_t do_mkdir_symlink(struct fuzz_model *m, const struct fz_call *c)
+{
+	const char *last;
+	int dir = new_name(m, c->a, &last);
+	if (dir < 0)
+		return dir;
 	if (m->n[dir].slow)
 		return -EPERM;
 	int n = new_node(m, c->op == FZ_MKDIR ? FM_DIR : FM_LNK, dir);
@@ -420,15 +431,10 @@ static int64_t do_link(struct fuzz_model *m, const struct fz_call *c)
 	int old = resolve(m, c->a, false);
 	if (old < 0)
 		return old;
-	int dir;
 	const char *last;
-	int e = parent_entry(m, c->b, &dir, &last);
+	int dir = new_name(m, c->b, &last);
 	if (dir < 0)
 		return dir;
-	if (e >= 0)
-		return -EEXIST;
-	if (m->n[dir].dead)
-		return -ENOENT;
 	if (m->n[old].fs != m->n[dir].fs)
 		return -EXDEV;
 	if (m->n[old].type == FM_DIR)
