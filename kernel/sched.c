@@ -10,7 +10,8 @@
  * Order: a thread's run queue lock may be taken under a wait queue lock
  * (wake-ups) and is taken before the slab and page allocator locks (a
  * dead thread is freed in finish_switch).  Two run queue locks are held
- * together only to move a thread (steal_work), with trylocks.
+ * together only to move a thread (steal_work), with trylocks.  The whole
+ * order: docs/DESIGN.md section 8.
  *
  * Invariants: a thread is on at most one queue; a queued thread is
  * runnable and not on a CPU; only the CPU whose run queue a thread is on

@@ -18,7 +18,8 @@
  * Locking:
  *   cache_list_lock   the list of all caches
  *   kmem_cache.lock   a cache's slab lists, its slabs' free lists, counters
- * Order: cache_list_lock -> kmem_cache.lock -> zone_lock (page allocator).
+ * Order: cache_list_lock -> kmem_cache.lock -> zone_lock (page allocator);
+ * the whole order: docs/DESIGN.md section 8.
  * Cache locks are taken with interrupts off.
  */
 #include "kernel/slab.h"
