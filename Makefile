@@ -12,7 +12,7 @@
 #   make KCSAN=1    the same with the data-race detector, in build/kcsan
 #
 # Variables: SMP MEM FIRMWARE MACHINE ACCEL KARGS INITRD SCRIPT LOCKDEP KCSAN BUILD V CROSS BENCH DURATION
-# OVMF_DIR
+# OVMF_DIR NO_DEPS
 # (README.md).
 
 # Compile on every core (CI runs a plain `make test`); make -jN overrides it.
@@ -313,7 +313,10 @@ check-tools:
 	done; \
 	[ -f $(OVMF_DIR)/OVMF_CODE_4M.fd ] || { echo "missing: $(OVMF_DIR)/OVMF_CODE_4M.fd (Debian package ovmf; or set OVMF_DIR)"; \
 		missing="$$missing ovmf"; }; \
-	if [ -n "$$missing" ]; then echo "install them with: make deps (apt-get install$$missing)"; exit 1; fi
+	if [ -z "$$missing" ]; then exit 0; fi; \
+	if [ "$(NO_DEPS)" = 1 ]; then echo "install them with: make deps (apt-get install$$missing)"; exit 1; fi; \
+	echo "check-tools: running make deps to install them (NO_DEPS=1: stop here instead)"; \
+	$(MAKE) --no-print-directory deps
 
 clean:
 	rm -rf $(BUILD)
