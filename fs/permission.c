@@ -83,11 +83,17 @@ bool inode_owner_or_capable(struct inode *inode)
 uint32_t should_remove_suid(struct inode *inode)
 {
 	uint32_t mode = __atomic_load_n(&inode->i_mode, __ATOMIC_ACQUIRE), kill = 0;
+	const struct cred *c = current_cred();
+	if (!S_ISREG(mode) || cred_is_root(c))
+		return 0;
 	if (mode & S_ISUID)
 		kill |= S_ISUID;
-	if ((mode & S_ISGID) && (mode & S_IXGRP))	/* without group x it marks locking */
+	/* Without group-execute the bit marks mandatory locking: it goes
+	 * only if the writer is not in the file's group. */
+	if ((mode & S_ISGID) &&
+	    ((mode & S_IXGRP) || !cred_in_group(c, __atomic_load_n(&inode->i_gid, __ATOMIC_RELAXED))))
 		kill |= S_ISGID;
-	return kill && S_ISREG(mode) && !cred_is_root(current_cred()) ? kill : 0;
+	return kill;
 }
 
 void file_remove_privs(struct inode *inode)

@@ -41,7 +41,9 @@ int may_delete(struct inode *dir, struct dentry *victim, bool isdir);
 /* The caller owns inode or is root (chmod, utimens to a given time). */
 bool inode_owner_or_capable(struct inode *inode);
 /* The set-user-ID and set-group-ID bits a write or truncate by the caller
- * must clear from a regular file (0: none), and clearing them
+ * must clear from a regular file (0: none): none for root; else
+ * set-user-ID, and set-group-ID if group-execute is set or the caller is
+ * not in the file's group.  And clearing them
  * (i_rwsem held exclusive).  Linux's should_remove_suid/file_remove_privs. */
 uint32_t should_remove_suid(struct inode *inode);
 void file_remove_privs(struct inode *inode);

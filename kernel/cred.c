@@ -58,6 +58,22 @@ void commit_creds(struct cred *new)
 	put_cred(old);
 }
 
+const struct cred *override_creds(struct cred *new)
+{
+	struct thread *self = current_thread();
+	const struct cred *old = self->cred ? self->cred : get_cred(&init_cred);
+	__atomic_store_n(&self->cred, new, __ATOMIC_RELEASE);
+	return old;
+}
+
+void revert_creds(const struct cred *old)
+{
+	struct thread *self = current_thread();
+	const struct cred *cur = self->cred;
+	__atomic_store_n(&self->cred, old, __ATOMIC_RELEASE);
+	put_cred(cur);
+}
+
 void cred_fork(struct thread *child)
 {
 	child->cred = get_cred(current_cred());

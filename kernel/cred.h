@@ -46,6 +46,11 @@ struct cred *prepare_creds(void);
 /* Make new (from prepare_creds; reference consumed) the calling thread's. */
 void commit_creds(struct cred *new);
 void abort_creds(struct cred *new);          /* a copy not committed */
+/* For a while: make new (reference consumed) the calling thread's and
+ * return the old ones (the caller's reference), which revert_creds puts
+ * back, dropping new (the shell's su, fstest's -u). */
+const struct cred *override_creds(struct cred *new);
+void revert_creds(const struct cred *old);
 const struct cred *get_cred(const struct cred *c);
 void put_cred(const struct cred *c);
 
