@@ -154,10 +154,14 @@ int vfs_link(struct dentry *old, struct dentry *dir, const char *name, size_t le
 	if (IS_ERR(d))
 		return (int)PTR_ERR(d);
 	struct inode *di = dir->d_inode, *inode = old->d_inode;
-	int err = may_create(di);
-	if (!err)	/* after EEXIST, as Linux orders them */
-		err = old->d_sb != dir->d_sb ? -EXDEV : S_ISDIR(inode->i_mode) ? -EPERM :
-		      !di->i_op->link ? -EPERM : 0;
+	/* After EEXIST, in Linux's order: EXDEV, the hard-link protection
+	 * (EPERM), the directory's permission (ENOENT, EACCES), then EPERM
+	 * for a directory or a filesystem that cannot link. */
+	int err = old->d_sb != dir->d_sb ? -EXDEV : may_linkat(inode);
+	if (!err)
+		err = may_create(di);
+	if (!err)
+		err = S_ISDIR(inode->i_mode) ? -EPERM : !di->i_op->link ? -EPERM : 0;
 	race_window();	/* old's last link may go here */
 	if (!err && down_write_killable_nested(&inode->i_rwsem, I_RWSEM_VICTIM))
 		err = -EINTR;

@@ -80,6 +80,16 @@ bool inode_owner_or_capable(struct inode *inode)
 	return c->uid == __atomic_load_n(&inode->i_uid, __ATOMIC_RELAXED) || cred_is_root(c);
 }
 
+int may_linkat(struct inode *inode)
+{
+	if (inode_owner_or_capable(inode))
+		return 0;
+	uint32_t mode = __atomic_load_n(&inode->i_mode, __ATOMIC_ACQUIRE);
+	if (!S_ISREG(mode) || (mode & S_ISUID) || (mode & (S_ISGID | S_IXGRP)) == (S_ISGID | S_IXGRP))
+		return -EPERM;
+	return inode_permission(inode, MAY_READ | MAY_WRITE) ? -EPERM : 0;
+}
+
 uint32_t should_remove_suid(struct inode *inode)
 {
 	uint32_t mode = __atomic_load_n(&inode->i_mode, __ATOMIC_ACQUIRE), kill = 0;

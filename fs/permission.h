@@ -38,6 +38,11 @@ int may_create(struct inode *dir);
  * false), rmdir or rename's source and victim do: -EACCES, then -EPERM
  * for the sticky bit, then -ENOTDIR/-EISDIR, then -ENOENT, in Linux's order. */
 int may_delete(struct inode *dir, struct dentry *victim, bool isdir);
+/* A hard link to inode by the caller: Linux's may_linkat with
+ * fs.protected_hardlinks=1 (the default of most distributions): the
+ * owner, root, or anyone who may read and write a regular file that is
+ * neither set-user-ID nor executable set-group-ID; else -EPERM. */
+int may_linkat(struct inode *inode);
 /* The caller owns inode or is root (chmod, utimens to a given time). */
 bool inode_owner_or_capable(struct inode *inode);
 /* The set-user-ID and set-group-ID bits a write or truncate by the caller

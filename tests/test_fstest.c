@@ -268,7 +268,7 @@ static void run_file(const char *name)
 static const char *const files[] = {
 	"chmod", "io", "link", "mkdir", "mount", "open", "rename", "rmdir", "stat",
 	"symlink", "truncate", "unlink", "perm_walk", "perm_open", "perm_dir", "sticky",
-	"chown", "chmod_owner", "create_owner",
+	"chown", "chmod_owner", "create_owner", "perm_link",
 };
 
 #define FSTEST_FILE(name) static void name##_t(void) { run_file(#name); }
@@ -291,6 +291,7 @@ FSTEST_FILE(sticky)
 FSTEST_FILE(chown)
 FSTEST_FILE(chmod_owner)
 FSTEST_FILE(create_owner)
+FSTEST_FILE(perm_link)
 
 static void every_file_has_a_case(void)
 {
@@ -431,5 +432,6 @@ static const struct ktest_case fstest_cases[] = {
 	KTEST_CASE(chown_t),
 	KTEST_CASE(chmod_owner_t),
 	KTEST_CASE(create_owner_t),
+	KTEST_CASE(perm_link_t),
 };
 KTEST_SUITE(fstest, fstest_cases);
