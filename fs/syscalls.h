@@ -98,7 +98,12 @@ int sys_rename(const char *oldpath, const char *newpath);
 int sys_link(const char *oldpath, const char *newpath);
 int sys_symlink(const char *target, const char *linkpath);
 
-/* Mounts: type is a registered filesystem's name ("ramfs", "slowfs");
+/* Credentials: sys_setuid, sys_setgid, sys_setgroups, sys_umask and the
+ * getters are kernel/cred.h's (the calling thread's; root may take any
+ * IDs, others keep theirs). */
+#include "kernel/cred.h"
+
+/* Mounts (root only: -EPERM): type is a registered filesystem's name ("ramfs", "slowfs");
  * options a comma list the filesystem parses (NULL or "" for none). */
 int sys_mount(const char *type, const char *dir, const char *options);
 int sys_umount(const char *dir);
