@@ -30,3 +30,13 @@ expect 0 symlink f sl
 expect 0 -u 65534 -g 65534 chmod sl 0600
 expect 0600 stat f mode
 expect EPERM -u 65533 -g 65533 chmod sl 0644
+# Setting the times to given values is the owner's or root's too.
+expect 0 create t 0666
+expect 0 chown t 65534 65534
+expect 0 -u 65534 -g 65534 utimens t 1000 2000
+expect 1000,2000 stat t atime,mtime
+expect EPERM -u 65533 -g 65533 utimens t 3000 4000
+expect 0 utimens t 3000 4000
+expect 4000 stat t mtime
+expect 0 chmod d 0700
+expect EACCES -u 65533 -g 65533 utimens d/../t 5 5

@@ -11,7 +11,8 @@
  * pjdfstest's -u, -g and -U options switch credentials for the chain
  * (in the kernel only for it: the caller's are back afterwards).
  *
- * Beyond pjdfstest: close, readlink, mount and umount (the last two for
+ * Beyond pjdfstest: utimens (utimensat with whole seconds), close,
+ * readlink, mount and umount (the last two for
  * the EXDEV and EBUSY tests; on the host they need a mount namespace,
  * which tools/fstest/run.py provides), and "ino" as another name for
  * stat's "inode" field.
@@ -226,6 +227,18 @@ static long do_fchown(struct fst *f, char **a, int n)
 	return r < 0 ? r : fso_fchown(fd, uid, gid);
 }
 
+/* utimens PATH ATIME MTIME: set both times (seconds), following a final
+ * symlink (utimensat with AT_FDCWD and no flags). */
+static long do_utimens(struct fst *f, char **a, int n)
+{
+	(void)n;
+	int64_t at, mt;
+	long r = num_arg(f, a[1], &at);
+	if (r == 0)
+		r = num_arg(f, a[2], &mt);
+	return r < 0 ? r : fso_utimens(a[0], at, mt);
+}
+
 static long do_unlink(struct fst *f, char **a, int n)  { (void)f; (void)n; return fso_unlink(a[0]); }
 static long do_rmdir(struct fst *f, char **a, int n)   { (void)f; (void)n; return fso_rmdir(a[0]); }
 static long do_link(struct fst *f, char **a, int n)    { (void)f; (void)n; return fso_link(a[0], a[1]); }
@@ -438,6 +451,7 @@ static const struct call {
 	{ "readlink", 1, 1, do_readlink }, { "mount", 2, 2, do_mount },
 	{ "umount", 1, 1, do_umount },     { "chown", 3, 3, do_chown },
 	{ "lchown", 3, 3, do_lchown },     { "fchown", 3, 3, do_fchown },
+	{ "utimens", 3, 3, do_utimens },
 };
 
 /*
