@@ -259,9 +259,10 @@ int sys_chdir(const char *path)
 	struct dentry *d = path_lookup(path, 0);
 	if (IS_ERR(d))
 		return (int)PTR_ERR(d);
-	if (!S_ISDIR(d->d_inode->i_mode)) {
+	int err = !S_ISDIR(d->d_inode->i_mode) ? -ENOTDIR : inode_permission(d->d_inode, MAY_EXEC);
+	if (err) {	/* a directory one may not search is no place to be */
 		dput(d);
-		return -ENOTDIR;
+		return err;
 	}
 	task_set_cwd(d);
 	return 0;

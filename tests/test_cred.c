@@ -120,7 +120,27 @@ static void ctime_updates(void)
 	sandbox_leave(&s);
 }
 
+/* chdir needs search permission on the directory itself (EACCES). */
+static void chdir_needs_search(void)
+{
+	struct sandbox s;
+	sandbox_enter(&s, "chdirx");
+	ASSERT_EQ(sys_mkdir("d", 0755), 0);
+	ASSERT_EQ(sys_chmod("d", 0766), 0);
+	struct cred *u = prepare_creds();
+	ASSERT_NOT_NULL(u);
+	u->uid = u->gid = 65534;
+	const struct cred *saved = override_creds(u);
+	EXPECT_EQ(sys_chdir("d"), -EACCES);
+	revert_creds(saved);
+	EXPECT_EQ(sys_chdir("d"), 0);
+	EXPECT_EQ(sys_chdir(".."), 0);
+	EXPECT_EQ(sys_rmdir("d"), 0);
+	sandbox_leave(&s);
+}
+
 static const struct ktest_case cred_cases[] = {
+	KTEST_CASE(chdir_needs_search),
 	KTEST_CASE(threads_share_then_diverge),
 	KTEST_CASE(id_calls),
 	KTEST_CASE(ctime_updates),
