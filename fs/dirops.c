@@ -40,6 +40,7 @@
 #include "kernel/race.h"
 #include "kernel/string.h"
 #include "fs/namei.h"
+#include "fs/permission.h"
 #include "fs/syscalls.h"
 
 /* The one name check of the calls here, before any lock: a name of its
@@ -99,12 +100,6 @@ static void done_path_create(struct dentry *dir, struct dentry *d)
 	unlock_and_put(dir, d);
 }
 
-/* A removed directory takes no new names. */
-static int may_create(struct inode *dir)
-{
-	return IS_DEADDIR(dir) ? -ENOENT : 0;
-}
-
 int vfs_create(struct dentry *dir, const char *name, size_t len, uint32_t mode)
 {
 	struct dentry *d = filename_create(dir, name, len);
@@ -159,10 +154,14 @@ int vfs_link(struct dentry *old, struct dentry *dir, const char *name, size_t le
 	if (IS_ERR(d))
 		return (int)PTR_ERR(d);
 	struct inode *di = dir->d_inode, *inode = old->d_inode;
-	int err = may_create(di);
-	if (!err)	/* after EEXIST, as Linux orders them */
-		err = old->d_sb != dir->d_sb ? -EXDEV : S_ISDIR(inode->i_mode) ? -EPERM :
-		      !di->i_op->link ? -EPERM : 0;
+	/* After EEXIST, in Linux's order: EXDEV, the hard-link protection
+	 * (EPERM), the directory's permission (ENOENT, EACCES), then EPERM
+	 * for a directory or a filesystem that cannot link. */
+	int err = old->d_sb != dir->d_sb ? -EXDEV : may_linkat(inode);
+	if (!err)
+		err = may_create(di);
+	if (!err)
+		err = S_ISDIR(inode->i_mode) ? -EPERM : !di->i_op->link ? -EPERM : 0;
 	race_window();	/* old's last link may go here */
 	if (!err && down_write_killable_nested(&inode->i_rwsem, I_RWSEM_VICTIM))
 		err = -EINTR;
@@ -203,7 +202,9 @@ int vfs_unlink(struct dentry *dir, const char *name, size_t len)
 	if (IS_ERR(d))
 		return (int)PTR_ERR(d);
 	struct inode *di = dir->d_inode, *victim = d->d_inode;
-	int err = S_ISDIR(victim->i_mode) ? -EISDIR : !di->i_op->unlink ? -EPERM : 0;
+	int err = may_delete(di, d, false);
+	if (!err && !di->i_op->unlink)
+		err = -EPERM;
 	race_window();	/* a link of the victim may come here */
 	if (!err && down_write_killable_nested(&victim->i_rwsem, I_RWSEM_VICTIM))
 		err = -EINTR;
@@ -225,7 +226,9 @@ int vfs_rmdir(struct dentry *dir, const char *name, size_t len)
 	if (IS_ERR(d))
 		return (int)PTR_ERR(d);
 	struct inode *di = dir->d_inode, *victim = d->d_inode;
-	int err = !S_ISDIR(victim->i_mode) ? -ENOTDIR : !di->i_op->rmdir ? -EPERM : 0;
+	int err = may_delete(di, d, true);
+	if (!err && !di->i_op->rmdir)
+		err = -EPERM;
 	race_window();	/* a mount of the victim may come here */
 	if (!err && down_write_killable_nested(&victim->i_rwsem, I_RWSEM_PARENT2))
 		err = -EINTR;
@@ -249,13 +252,16 @@ static int not_a_name(const struct last_name *last, int dot, int dotdot, int roo
 	return last->type == LAST_DOT ? dot : last->type == LAST_DOTDOT ? dotdot : root;
 }
 
+/* mkdir takes no set-user-ID or set-group-ID from its caller (the
+ * latter only from a set-group-ID parent), as in Linux; the umask applies. */
 int sys_mkdir(const char *path, uint32_t mode)
 {
 	struct last_name last;
 	struct dentry *dir = path_parent(path, &last);
 	if (IS_ERR(dir))
 		return (int)PTR_ERR(dir);
-	int err = last.type != LAST_NORM ? -EEXIST : vfs_mkdir(dir, last.name, last.len, mode);
+	int err = last.type != LAST_NORM ? -EEXIST :
+		  vfs_mkdir(dir, last.name, last.len, mode_strip_umask(mode & 01777));
 	dput(dir);
 	return err;
 }

@@ -33,6 +33,10 @@
 #define S_ISDIR(m) (((m) & S_IFMT) == S_IFDIR)
 #define S_ISREG(m) (((m) & S_IFMT) == S_IFREG)
 #define S_ISLNK(m) (((m) & S_IFMT) == S_IFLNK)
+#define S_ISUID  04000            /* set-user-ID */
+#define S_ISGID  02000            /* set-group-ID (on a directory: new entries take its group) */
+#define S_ISVTX  01000            /* sticky (on a directory: restricted deletion) */
+#define S_IXGRP  00010
 #define S_IALLUGO 07777          /* the permission bits (and suid, sgid, sticky) */
 
 /* i_rwsem subclasses for the validator: when one thread holds several
@@ -121,6 +125,9 @@ struct inode {
 	 * changes its permission bits, atomically, under i_rwsem). */
 	uint64_t i_ino;
 	uint32_t i_mode;
+	/* The owner (atomics: chown writes them under i_rwsem exclusive;
+	 * permission checks read them anywhere, fs/permission.h). */
+	uint32_t i_uid, i_gid;
 	struct super_block *i_sb;
 	const struct inode_operations *i_op;
 	const struct file_operations *i_fop;
@@ -223,7 +230,8 @@ uint64_t icache_evict_sb_waits(void);   /* times umount had to wait (tests) */
 #define T_MTIME 2
 #define T_CTIME 4
 void inode_touch(struct inode *inode, unsigned which);
-/* Make a fresh inode: type and permission bits, nlink 1, times now. */
+/* Make a fresh inode: type and permission bits, nlink 1, times now, owned
+ * by the calling thread's uid and gid (inode_init_owner adjusts). */
 void inode_init_new(struct inode *inode, uint32_t mode);
 
 #endif

@@ -35,6 +35,7 @@
  * before), waits for s_evicting to reach 0 before the fs frees the sb.
  */
 #include "fs/fs.h"
+#include "kernel/cred.h"
 #include "kernel/shrinker.h"
 #include "kernel/slab.h"
 #include "kernel/panic.h"
@@ -356,6 +357,8 @@ void inode_touch(struct inode *inode, unsigned which)
 void inode_init_new(struct inode *inode, uint32_t mode)
 {
 	inode->i_mode = mode;
+	inode->i_uid = current_cred()->uid;
+	inode->i_gid = current_cred()->gid;
 	inode->i_nlink = 1;
 	inode_touch(inode, T_ATIME | T_MTIME | T_CTIME);
 }

@@ -29,6 +29,7 @@
 #include "fs/dcache.h"
 #include "fs/fs.h"
 #include "fs/mount.h"
+#include "fs/permission.h"
 #include "fs/syscalls.h"
 #include "fs/task_fs.h"
 #include "kernel/cmdline.h"
@@ -362,6 +363,15 @@ static int link_path_walk(struct nameidata *nd, const char *name)
 		nd->last_slash = *name == '/';
 		if (nd->last_type == LAST_ROOT)
 			return 0;	/* "/": the walk stays where it is */
+		/* Search permission on every directory the walk passes (the
+		 * last component's too), before its name is looked at, as
+		 * Linux's may_lookup: lockless, so the fast path stays free of
+		 * locks and shared writes (fs/permission.h). */
+		if (is_dir(nd->path)) {
+			int err = may_lookup(nd->path->d_inode);
+			if (err)
+				return err;
+		}
 		if (nd->last.len > NAME_MAX)
 			return -ENAMETOOLONG;
 		if (!is_dir(nd->path))
@@ -473,6 +483,9 @@ int vfs_create_locked(struct inode *dir, struct dentry *d, uint32_t mode)
 	lockdep_assert_held(&dir->i_rwsem.dep_map);
 	if (IS_DEADDIR(dir))
 		return -ENOENT;
+	int err = inode_permission(dir, MAY_WRITE | MAY_EXEC);
+	if (err)
+		return err;
 	if (!dir->i_op->create)
 		return -EPERM;	/* this filesystem cannot (slowfs) */
 	return dir->i_op->create(dir, d, S_IFREG | (mode & S_IALLUGO));
@@ -488,7 +501,7 @@ int vfs_create_locked(struct inode *dir, struct dentry *d, uint32_t mode)
  * follow) or the new file.
  */
 static struct dentry *lookup_open(struct dentry *dir, const struct qstr *last, int flags,
-				  uint32_t mode)
+				  uint32_t mode, bool *created)
 {
 	struct inode *di = dir->d_inode;
 	race_window();	/* dir found, not locked: it may be removed or moved now */
@@ -500,11 +513,12 @@ static struct dentry *lookup_open(struct dentry *dir, const struct qstr *last, i
 		d = ERR_PTR(-EEXIST);
 	}
 	if (!IS_ERR(d) && !d->d_inode) {
-		int err = vfs_create_locked(di, d, mode);
+		int err = vfs_create_locked(di, d, mode_strip_umask(mode));
 		if (err) {
 			dput(d);
 			d = ERR_PTR(err);
-		}
+		} else
+			*created = true;
 	}
 	up_write(&di->i_rwsem);
 	return d;
@@ -514,7 +528,8 @@ static struct dentry *lookup_open(struct dentry *dir, const struct qstr *last, i
  * existing name is first looked for without the directory's lock (unless
  * O_EXCL), and looked up or created under it otherwise.  The result, with
  * a reference, may be a symlink: open_last_lookups' caller follows it. */
-static struct dentry *open_last_lookup(struct nameidata *nd, int flags, uint32_t mode)
+static struct dentry *open_last_lookup(struct nameidata *nd, int flags, uint32_t mode,
+				       bool *created)
 {
 	if (nd->last_type != LAST_NORM || nd->last_slash)
 		return ERR_PTR(-EISDIR);	/* ".", "..", "/" or "name/": as Linux says */
@@ -524,7 +539,7 @@ static struct dentry *open_last_lookup(struct nameidata *nd, int flags, uint32_t
 			return d;
 		dput(d);	/* not there (now): create it, under the lock */
 	}
-	return lookup_open(nd->path, &nd->last, flags, mode);
+	return lookup_open(nd->path, &nd->last, flags, mode, created);
 }
 
 /*
@@ -533,12 +548,13 @@ static struct dentry *open_last_lookup(struct nameidata *nd, int flags, uint32_t
  * dangling link creates its target (relative targets from the link's
  * directory); O_NOFOLLOW refuses the link with -ELOOP.
  */
-static struct dentry *open_last_lookups(struct nameidata *nd, int flags, uint32_t mode)
+static struct dentry *open_last_lookups(struct nameidata *nd, int flags, uint32_t mode,
+					bool *created)
 {
 	struct dentry *link = NULL;	/* the link whose body is being walked */
 	struct dentry *d;
 	for (;;) {
-		d = open_last_lookup(nd, flags, mode);
+		d = open_last_lookup(nd, flags, mode, created);
 		if (IS_ERR(d) || !is_symlink(d))
 			break;
 		int err = (flags & O_NOFOLLOW) || ++nd->depth > MAXSYMLINKS ? -ELOOP : 0;
@@ -566,15 +582,16 @@ static struct dentry *open_last_lookups(struct nameidata *nd, int flags, uint32_
 	return d;
 }
 
-struct dentry *open_namei(const char *path, int flags, uint32_t mode)
+struct dentry *open_namei(const char *path, int flags, uint32_t mode, bool *created)
 {
+	*created = false;
 	if (!(flags & O_CREAT))
 		return path_lookup(path, (flags & O_NOFOLLOW) ? WALK_NOFOLLOW : 0);
 	struct nameidata nd;
 	int err = task_path_init(&nd, path, 0);
 	if (!err)
 		err = link_path_walk(&nd, path);
-	struct dentry *d = err ? ERR_PTR(err) : open_last_lookups(&nd, flags, mode);
+	struct dentry *d = err ? ERR_PTR(err) : open_last_lookups(&nd, flags, mode, created);
 	terminate_walk(&nd);
 	return d;
 }

@@ -70,7 +70,8 @@ struct dentry *vfs_path_parent_lookup(struct dentry *root, struct dentry *start,
 
 /* Create a regular file at d, a negative dentry in dir, whose i_rwsem
  * the caller holds exclusive (lookup_open, vfs_create): -ENOENT if dir
- * was removed, -EPERM if its filesystem cannot create. */
+ * was removed, -EACCES without write and search permission on dir,
+ * -EPERM if its filesystem cannot create. */
 struct inode;
 int vfs_create_locked(struct inode *dir, struct dentry *d, uint32_t mode);
 
@@ -80,6 +81,8 @@ int vfs_create_locked(struct inode *dir, struct dentry *d, uint32_t mode);
  * symlink there is followed with create semantics; O_EXCL: -EEXIST if it
  * existed (even as a symlink).  Without O_CREAT: path_lookup, with
  * WALK_NOFOLLOW for O_NOFOLLOW (the caller refuses a symlink). */
-struct dentry *open_namei(const char *path, int flags, uint32_t mode);
+/* *created: the file was made by this call (the caller checks no access
+ * permission on it then, as Linux does); the umask applies to mode. */
+struct dentry *open_namei(const char *path, int flags, uint32_t mode, bool *created);
 
 #endif

@@ -8,6 +8,7 @@
 #include "fs/fs.h"
 #include "fs/mount.h"
 #include "fs/namei.h"
+#include "kernel/cred.h"
 #include "fs/syscalls.h"
 #include "kernel/err.h"
 #include "kernel/errno.h"
@@ -19,7 +20,8 @@ int sys_mount(const char *type, const char *dir, const char *options)
 	struct dentry *d = path_lookup(dir, 0);
 	if (IS_ERR(d))
 		return (int)PTR_ERR(d);
-	int err = do_mount(type, d, options);
+	/* Root only, after the walk, as Linux's may_mount. */
+	int err = cred_is_root(current_cred()) ? do_mount(type, d, options) : -EPERM;
 	dput(d);
 	return err;
 }
@@ -27,7 +29,10 @@ int sys_mount(const char *type, const char *dir, const char *options)
 int sys_umount(const char *dir)
 {
 	struct dentry *d = path_lookup(dir, 0);
-	return IS_ERR(d) ? (int)PTR_ERR(d) : do_umount(d);
+	if (IS_ERR(d) || cred_is_root(current_cred()))
+		return IS_ERR(d) ? (int)PTR_ERR(d) : do_umount(d);
+	dput(d);
+	return -EPERM;
 }
 
 struct mount_text {

@@ -11,6 +11,8 @@
 #include "fs/file.h"
 #include "fs/fs.h"
 #include "fs/namei.h"
+#include "fs/permission.h"
+#include "kernel/cred.h"
 #include "fs/syscalls.h"
 #include "fs/task_fs.h"
 #include "kernel/err.h"
@@ -21,11 +23,16 @@ int sys_open(const char *path, int flags, uint32_t mode)
 {
 	if ((flags & O_ACCMODE) == O_ACCMODE)
 		return -EINVAL;
-	struct dentry *d = open_namei(path, flags, mode);
+	bool created;
+	struct dentry *d = open_namei(path, flags, mode, &created);
 	if (IS_ERR(d))
 		return (int)PTR_ERR(d);
 	struct inode *inode = d->d_inode;
 	bool writes = (flags & O_ACCMODE) != O_RDONLY || (flags & O_TRUNC);
+	/* What the caller wants to do to it (Linux's acc_mode): nothing is
+	 * checked on a file this open made, so open(O_CREAT|O_RDWR, 0) works. */
+	int acc = created ? 0 : ((flags & O_ACCMODE) != O_WRONLY ? MAY_READ : 0) |
+				(writes ? MAY_WRITE : 0);
 	int err = 0;
 	if (S_ISLNK(inode->i_mode))
 		err = -ELOOP;	/* O_NOFOLLOW on a symlink */
@@ -33,9 +40,12 @@ int sys_open(const char *path, int flags, uint32_t mode)
 		err = -ENOTDIR;
 	else if (S_ISDIR(inode->i_mode) && (writes || (flags & O_CREAT)))
 		err = -EISDIR;
-	else if ((flags & O_TRUNC) && S_ISREG(inode->i_mode) && inode->i_op->truncate) {
+	else if ((err = inode_permission(inode, acc)))
+		;
+	else if (!created && (flags & O_TRUNC) && S_ISREG(inode->i_mode) && inode->i_op->truncate) {
 		err = down_write_killable(&inode->i_rwsem);
 		if (!err) {
+			file_remove_privs(inode);
 			err = inode->i_op->truncate(inode, 0);
 			up_write(&inode->i_rwsem);
 		}
@@ -87,6 +97,7 @@ static int do_truncate(struct inode *inode, int64_t len)
 		return -EINVAL;
 	if (down_write_killable(&inode->i_rwsem))
 		return -EINTR;
+	file_remove_privs(inode);
 	int err = inode->i_op->truncate(inode, (uint64_t)len);
 	up_write(&inode->i_rwsem);
 	return err;
@@ -99,7 +110,11 @@ int sys_truncate(const char *path, int64_t len)
 	struct dentry *d = path_lookup(path, 0);
 	if (IS_ERR(d))
 		return (int)PTR_ERR(d);
-	int err = do_truncate(d->d_inode, len);
+	struct inode *inode = d->d_inode;
+	int err = S_ISDIR(inode->i_mode) ? -EISDIR : !S_ISREG(inode->i_mode) ? -EINVAL :
+		  inode_permission(inode, MAY_WRITE);
+	if (!err)
+		err = do_truncate(inode, len);
 	dput(d);
 	return err;
 }
@@ -116,6 +131,11 @@ int sys_ftruncate(int fd, int64_t len)
 	return err;
 }
 
+/*
+ * chmod: only the owner or root (-EPERM); a caller who is neither root
+ * nor in the file's group cannot set its set-group-ID bit (it is dropped
+ * silently, as Linux's setattr_prepare does).
+ */
 int sys_chmod(const char *path, uint32_t mode)
 {
 	struct dentry *d = path_lookup(path, 0);
@@ -126,11 +146,87 @@ int sys_chmod(const char *path, uint32_t mode)
 		dput(d);
 		return -EINTR;
 	}
-	__atomic_store_n(&inode->i_mode, (inode->i_mode & S_IFMT) | (mode & S_IALLUGO), __ATOMIC_RELEASE);
-	inode_touch(inode, T_CTIME);
+	int err = inode_owner_or_capable(inode) ? 0 : -EPERM;
+	if (!err) {
+		const struct cred *c = current_cred();
+		if (!cred_is_root(c) && !cred_in_group(c, inode->i_gid))
+			mode &= ~(uint32_t)S_ISGID;
+		__atomic_store_n(&inode->i_mode, (inode->i_mode & S_IFMT) | (mode & S_IALLUGO),
+				 __ATOMIC_RELEASE);
+		inode_touch(inode, T_CTIME);
+	}
 	up_write(&inode->i_rwsem);
 	dput(d);
-	return 0;
+	return err;
+}
+
+/*
+ * chown, as Linux's chown_common and setattr_prepare: (uint32_t)-1 leaves
+ * an ID as it is.  Root changes anything; the owner may only give the
+ * file to a group it is in (or its own group again), and may "change" the
+ * owner to itself; else -EPERM.  Any chown of a non-directory clears
+ * set-user-ID, and set-group-ID if group-execute is set; ctime is updated
+ * even if nothing changed.
+ */
+static int chown_inode(struct inode *inode, uint32_t uid, uint32_t gid)
+{
+	if (down_write_killable(&inode->i_rwsem))
+		return -EINTR;
+	const struct cred *c = current_cred();
+	bool root = cred_is_root(c), owner = c->uid == inode->i_uid;
+	int err = 0;
+	if (uid != (uint32_t)-1 && !root && !(owner && uid == inode->i_uid))
+		err = -EPERM;
+	if (gid != (uint32_t)-1 && !root && !(owner && (gid == inode->i_gid || cred_in_group(c, gid))))
+		err = -EPERM;
+	if (!err) {
+		uint32_t mode = inode->i_mode;
+		if (!S_ISDIR(mode)) {
+			/* set-group-ID without group-execute (a locking mark)
+			 * stays unless the caller is not root nor in the group. */
+			uint32_t kill = S_ISUID;
+			if ((mode & S_IXGRP) || (!root && !cred_in_group(c, inode->i_gid)))
+				kill |= S_ISGID;
+			__atomic_store_n(&inode->i_mode, mode & ~kill, __ATOMIC_RELEASE);
+		}
+		if (uid != (uint32_t)-1)
+			__atomic_store_n(&inode->i_uid, uid, __ATOMIC_RELAXED);
+		if (gid != (uint32_t)-1)
+			__atomic_store_n(&inode->i_gid, gid, __ATOMIC_RELAXED);
+		inode_touch(inode, T_CTIME);
+	}
+	up_write(&inode->i_rwsem);
+	return err;
+}
+
+static int chown_path(const char *path, uint32_t uid, uint32_t gid, unsigned flags)
+{
+	struct dentry *d = path_lookup(path, flags);
+	if (IS_ERR(d))
+		return (int)PTR_ERR(d);
+	int err = chown_inode(d->d_inode, uid, gid);
+	dput(d);
+	return err;
+}
+
+int sys_chown(const char *path, uint32_t uid, uint32_t gid)
+{
+	return chown_path(path, uid, gid, 0);
+}
+
+int sys_lchown(const char *path, uint32_t uid, uint32_t gid)
+{
+	return chown_path(path, uid, gid, WALK_NOFOLLOW);
+}
+
+int sys_fchown(int fd, uint32_t uid, uint32_t gid)
+{
+	struct file *f = fget(fd);
+	if (!f)
+		return -EBADF;
+	int err = chown_inode(f->f_inode, uid, gid);
+	fput(f);
+	return err;
 }
 
 int sys_utimens(const char *path, int64_t atime_ns, int64_t mtime_ns, unsigned flags)
@@ -145,6 +241,11 @@ int sys_utimens(const char *path, int64_t atime_ns, int64_t mtime_ns, unsigned f
 		dput(d);
 		return -EINTR;
 	}
+	if (!inode_owner_or_capable(inode)) {	/* given times: owner or root */
+		up_write(&inode->i_rwsem);
+		dput(d);
+		return -EPERM;
+	}
 	__atomic_store_n(&inode->i_atime, atime_ns, __ATOMIC_RELAXED);
 	__atomic_store_n(&inode->i_mtime, mtime_ns, __ATOMIC_RELAXED);
 	inode_touch(inode, T_CTIME);
@@ -158,9 +259,10 @@ int sys_chdir(const char *path)
 	struct dentry *d = path_lookup(path, 0);
 	if (IS_ERR(d))
 		return (int)PTR_ERR(d);
-	if (!S_ISDIR(d->d_inode->i_mode)) {
+	int err = !S_ISDIR(d->d_inode->i_mode) ? -ENOTDIR : inode_permission(d->d_inode, MAY_EXEC);
+	if (err) {	/* a directory one may not search is no place to be */
 		dput(d);
-		return -ENOTDIR;
+		return err;
 	}
 	task_set_cwd(d);
 	return 0;

@@ -11,6 +11,7 @@
  */
 #include "fs/file.h"
 #include "fs/fs.h"
+#include "fs/permission.h"
 #include "fs/syscalls.h"
 #include "fs/task_fs.h"
 #include "kernel/errno.h"
@@ -53,6 +54,8 @@ static long do_write(struct file *f, const void *buf, size_t n, uint64_t *off)
 	down_write(&inode->i_rwsem);
 	if (f->f_flags & O_APPEND)
 		*off = inode->i_size;
+	if (n)
+		file_remove_privs(inode);	/* a write by non-root clears set-user-ID */
 	long r = n ? inode->i_fop->write(inode, buf, n, *off) : 0;
 	if (r > 0)
 		*off += (uint64_t)r;

@@ -28,6 +28,7 @@
 #include "fs/dcache.h"
 #include "fs/fs.h"
 #include "fs/namei.h"
+#include "fs/permission.h"
 #include "fs/syscalls.h"
 #include "kernel/err.h"
 #include "kernel/errno.h"
@@ -62,11 +63,16 @@ static int may_rename(struct dentry *old_dir, struct dentry *old, struct dentry 
 		if (dst && is_ancestor(new, old_dir))
 			return -ENOTEMPTY;	/* over a directory that holds the source */
 	}
-	if (dst && dir && !S_ISDIR(dst->i_mode))
-		return -ENOTDIR;
-	if (dst && !dir && S_ISDIR(dst->i_mode))
-		return -EISDIR;
-	return 0;
+	/* Linux's vfs_rename: the source goes out of old_dir and the name
+	 * comes into new_dir (replacing dst: taken out of it), each with
+	 * write and search permission and the sticky rule; then a directory
+	 * that changes parent needs write permission on itself (its ".."). */
+	int err = may_delete(old_dir->d_inode, old, dir);
+	if (!err)
+		err = dst ? may_delete(new_dir->d_inode, new, dir) : may_create(new_dir->d_inode);
+	if (!err && dir && old_dir != new_dir)
+		err = inode_permission(src, MAY_WRITE);
+	return err;
 }
 
 /* The checks made with the source and victim locked: mount sets

@@ -20,6 +20,8 @@ static void fill(const struct inode *i, struct kstat *st)
 		.ino = i->i_ino,
 		.mode = __atomic_load_n(&i->i_mode, __ATOMIC_ACQUIRE),
 		.nlink = __atomic_load_n(&i->i_nlink, __ATOMIC_ACQUIRE),
+		.uid = __atomic_load_n(&i->i_uid, __ATOMIC_RELAXED),
+		.gid = __atomic_load_n(&i->i_gid, __ATOMIC_RELAXED),
 		.size = (int64_t)__atomic_load_n(&i->i_size, __ATOMIC_ACQUIRE),
 		.blocks = (int64_t)__atomic_load_n(&i->i_blocks, __ATOMIC_RELAXED),
 		.blksize = 4096,

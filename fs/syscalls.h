@@ -41,7 +41,7 @@ struct kstat {
 	uint64_t ino;
 	uint32_t mode;             /* S_IF* type and permission bits */
 	uint32_t nlink;
-	uint32_t uid, gid;         /* always 0: one user */
+	uint32_t uid, gid;         /* the owner */
 	int64_t size;
 	int64_t blocks;            /* 512-byte units allocated */
 	uint32_t blksize;
@@ -80,6 +80,11 @@ int sys_stat(const char *path, struct kstat *st);
 int sys_lstat(const char *path, struct kstat *st);
 int sys_truncate(const char *path, int64_t len);
 int sys_chmod(const char *path, uint32_t mode);
+/* Owner and group ((uint32_t)-1: unchanged); lchown does not follow a
+ * final symlink. */
+int sys_chown(const char *path, uint32_t uid, uint32_t gid);
+int sys_lchown(const char *path, uint32_t uid, uint32_t gid);
+int sys_fchown(int fd, uint32_t uid, uint32_t gid);
 /* Set atime and mtime (nanoseconds since the epoch); flags 0 or
  * AT_SYMLINK_NOFOLLOW. */
 int sys_utimens(const char *path, int64_t atime_ns, int64_t mtime_ns, unsigned flags);
@@ -93,7 +98,12 @@ int sys_rename(const char *oldpath, const char *newpath);
 int sys_link(const char *oldpath, const char *newpath);
 int sys_symlink(const char *target, const char *linkpath);
 
-/* Mounts: type is a registered filesystem's name ("ramfs", "slowfs");
+/* Credentials: sys_setuid, sys_setgid, sys_setgroups, sys_umask and the
+ * getters are kernel/cred.h's (the calling thread's; root may take any
+ * IDs, others keep theirs). */
+#include "kernel/cred.h"
+
+/* Mounts (root only: -EPERM): type is a registered filesystem's name ("ramfs", "slowfs");
  * options a comma list the filesystem parses (NULL or "" for none). */
 int sys_mount(const char *type, const char *dir, const char *options);
 int sys_umount(const char *dir);

@@ -16,6 +16,7 @@
  * copy_fs()/copy_files() and do_exit() calls exit_fs()/exit_files().
  */
 #include "kernel/thread.h"
+#include "kernel/cred.h"
 #include "fs/task_fs.h"		/* the one hook up into fs/: see above */
 #include "kernel/sched.h"
 #include "kernel/waitqueue.h"
@@ -90,6 +91,7 @@ struct thread *thread_create(const char *name, int (*fn)(void *), void *arg, int
 	t->arg = arg;
 	t->refcount = 2;	/* its own and the creator's */
 	task_fs_fork(t);	/* shares the creator's cwd and descriptors */
+	cred_fork(t);		/* and its credentials */
 	/* The first frame context_switch pops: six zeroed registers, then the
 	 * trampoline as the return address; 16-byte alignment as after a call. */
 	uint64_t *sp = (uint64_t *)((char *)t->stack + KSTACK_SIZE);
@@ -116,6 +118,7 @@ void thread_put(struct thread *t)
 	list_del(&t->all_node);
 	nr_threads--;
 	spin_unlock_irqrestore(&threads_lock, flags);
+	cred_release(t);
 	if (t->stack)
 		page_free(t->stack, STACK_ORDER);
 	kmem_cache_free(thread_cache, t);

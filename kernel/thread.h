@@ -40,6 +40,7 @@ enum thread_state {
 
 struct jmp_buf;
 struct task_fs;
+struct cred;
 
 struct thread {
 	/* Fixed at creation. */
@@ -81,6 +82,8 @@ struct thread {
 	/* The VFS context: root, current directory, descriptors (fs/task_fs.h).
 	 * Shared with the thread that created it; own thread only changes it. */
 	struct task_fs *fs;
+	/* Credentials (kernel/cred.h): a reference; own thread only swaps it. */
+	const struct cred *cred;
 
 #if CONFIG_LOCKDEP
 	struct lockdep_held held;  /* the validator's stack of this thread's locks */

@@ -19,7 +19,7 @@
  * ls [-l] [-a] [PATH...].
  *
  * Names come sorted; -a adds the ones starting with '.', -l one line
- * each: mode, links, size, name (and a symlink's target).
+ * each: mode, links, owner, group, size, name (and a symlink's target).
  * No times: there is no wall clock, and scripts compare the output.
  */
 
@@ -35,7 +35,7 @@ static void long_line(struct sh_ctx *c, const char *path, const char *name)
 		return;
 	}
 	sh_mode_string(st.mode, mode);
-	sh_printf(c, "%s %2u %8ld %s", mode, st.nlink, st.size, name);
+	sh_printf(c, "%s %2u %5u %5u %8ld %s", mode, st.nlink, st.uid, st.gid, st.size, name);
 	if (S_ISLNK(st.mode)) {
 		long n = sys_readlink(path, target, sizeof(target) - 1);
 		target[n > 0 ? n : 0] = '\0';
@@ -276,9 +276,9 @@ int cmd_stat(struct sh_ctx *c, int argc, char **argv)
 			continue;
 		}
 		sh_mode_string(st.mode, mode);
-		sh_printf(c, "  File: %s\n  Type: %s  Mode: %s (0%o)\n"
+		sh_printf(c, "  File: %s\n  Type: %s  Mode: %s (0%o)  Uid: %u  Gid: %u\n"
 			  "  Inode: %lu  Device: %lu  Links: %u  Size: %ld  Blocks: %ld\n",
-			  argv[i], sh_type_name(st.mode), mode, st.mode & 07777,
+			  argv[i], sh_type_name(st.mode), mode, st.mode & 07777, st.uid, st.gid,
 			  st.ino, st.dev, st.nlink, st.size, st.blocks);
 	}
 	return status;

@@ -214,7 +214,8 @@ int cmd_bench(struct sh_ctx *c, int argc, char **argv)
 /*
  * fstest [ARGS...]: the filesystem test program
  * (tools/fstest/fstest.h), run from the shell.  Each line it emits goes
- * to the command's output, so `fstest ... > /tmp/log` works.
+ * to the command's output, so `fstest ... > /tmp/log` works; usage
+ * errors go to the error stream.
  *
  *     fstest mkdir /tmp/d 0755 : lstat /tmp/d type,mode
  */
@@ -226,7 +227,13 @@ static void emit(const char *line, void *arg)
 	sh_write(c, "\n", 1);
 }
 
+static void emit_err(const char *line, void *arg)
+{
+	const char *p = strncmp(line, "fstest: ", 8) == 0 ? line + 8 : line;
+	sh_error(arg, "%s", p);	/* "fstest: " comes from sh_error */
+}
+
 int cmd_fstest(struct sh_ctx *c, int argc, char **argv)
 {
-	return fstest_main(argc, argv, emit, c);
+	return fstest_main(argc, argv, emit, emit_err, c);
 }

@@ -35,6 +35,12 @@ static const struct sh_command commands[] = {
 	{ "readlink", cmd_readlink, "PATH...", "print a symbolic link's target", 0 },
 	{ "cd", cmd_cd, "[DIR]", "change the current directory (default /)", SH_FOREGROUND },
 	{ "pwd", cmd_pwd, "", "print the current directory", 0 },
+	{ "chmod", cmd_chmod, "MODE PATH...", "change permission bits (octal MODE)", 0 },
+	{ "chown", cmd_chown, "[-h] UID[:GID] PATH...", "change owner and group (:GID: the group only; -h: a symlink itself)", 0 },
+
+	{ "id", cmd_id, "", "print this shell's user and groups", 0 },
+	{ "su", cmd_su, "UID[:GID[,GID...]] CMD [ARGS...]", "run one command as another user (GID defaults to UID)", 0 },
+	{ "umask", cmd_umask, "[MODE]", "print or set the mask of new files' permission bits", SH_INLINE },
 
 	{ "mount", cmd_mount, "[-t TYPE [-o OPTIONS] DIR]", "mount a filesystem on DIR (no arguments: list mounts)", 0 },
 	{ "umount", cmd_umount, "DIR", "unmount the filesystem mounted on DIR", 0 },

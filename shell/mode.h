@@ -12,6 +12,14 @@ static inline void sh_mode_string(uint32_t mode, char *buf)
 	buf[0] = S_ISDIR(mode) ? 'd' : S_ISLNK(mode) ? 'l' : S_ISREG(mode) ? '-' : '?';
 	for (int i = 0; i < 9; i++)
 		buf[1 + i] = (mode & (0400u >> i)) ? rwx[i] : '-';
+	/* set-user-ID, set-group-ID, sticky: over the x they share a column
+	 * with, lower case if that x is set (as ls does). */
+	if (mode & S_ISUID)
+		buf[3] = buf[3] == 'x' ? 's' : 'S';
+	if (mode & S_ISGID)
+		buf[6] = buf[6] == 'x' ? 's' : 'S';
+	if (mode & S_ISVTX)
+		buf[9] = buf[9] == 'x' ? 't' : 'T';
 	buf[10] = '\0';
 }
 

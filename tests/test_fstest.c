@@ -17,6 +17,7 @@
 #include "fs/dcache.h"
 #include "fs/fs.h"
 #include "fs/syscalls.h"
+#include "kernel/cred.h"
 #include "kernel/errno.h"
 #include "kernel/kmalloc.h"
 #include "kernel/kprintf.h"
@@ -48,6 +49,13 @@ struct runner {
 static void keep_last(const char *line, void *arg)
 {
 	strlcpy(arg, line, OUT_MAX);
+}
+
+/* A usage error is no result: as on the host, where it goes to the error
+ * stream, the expectation then fails (and says why). */
+static void keep_usage(const char *line, void *arg)
+{
+	snprintf(arg, OUT_MAX, "(usage error: %s)", line);
 }
 
 static const char *var_value(struct runner *r, const char *name, size_t len)
@@ -169,7 +177,7 @@ static void run_line(struct runner *r, unsigned lineno, const char *line, size_t
 	}
 	/* argv for fstest_main: words[1] stands in for argv[0] (ignored). */
 	strlcpy(r->last, "(no output)", sizeof(r->last));
-	fstest_main(n - 1, r->words + 1, keep_last, r->last);
+	fstest_main(n - 1, r->words + 1, keep_last, keep_usage, r->last);
 	if (strcmp(r->words[0], "set") == 0) {
 		if (r->nvars == MAX_VARS) {
 			fail_line(r, lineno, "too many variables%s%s", "", "");
@@ -259,7 +267,8 @@ static void run_file(const char *name)
 /* The files, one case each; every_file_has_a_case keeps the list true. */
 static const char *const files[] = {
 	"chmod", "io", "link", "mkdir", "mount", "open", "rename", "rmdir", "stat",
-	"symlink", "truncate", "unlink",
+	"symlink", "truncate", "unlink", "perm_walk", "perm_open", "perm_dir", "sticky",
+	"chown", "chmod_owner", "create_owner", "perm_link",
 };
 
 #define FSTEST_FILE(name) static void name##_t(void) { run_file(#name); }
@@ -275,6 +284,14 @@ FSTEST_FILE(stat)
 FSTEST_FILE(symlink)
 FSTEST_FILE(truncate)
 FSTEST_FILE(unlink)
+FSTEST_FILE(perm_walk)
+FSTEST_FILE(perm_open)
+FSTEST_FILE(perm_dir)
+FSTEST_FILE(sticky)
+FSTEST_FILE(chown)
+FSTEST_FILE(chmod_owner)
+FSTEST_FILE(create_owner)
+FSTEST_FILE(perm_link)
 
 static void every_file_has_a_case(void)
 {
@@ -312,6 +329,20 @@ static void count_lines(const char *line, void *arg)
 	++*(unsigned *)arg;
 }
 
+/* Results before the bad word may come; a usage message must not. */
+static void no_usage_line(const char *line, void *arg)
+{
+	(void)arg;
+	ktest_check(strncmp(line, "fstest: ", 8) != 0, __FILE__, __LINE__,
+		    "a usage error among the results: %s", line);
+}
+
+static void no_line(const char *line, void *arg)
+{
+	(void)arg;
+	ktest_check(false, __FILE__, __LINE__, "a line on the error stream: %s", line);
+}
+
 static void usage_errors(void)
 {
 	static const char *const bad[][6] = {
@@ -334,13 +365,19 @@ static void usage_errors(void)
 		{ "fstest", "stat", ".", "type", ":" },
 		{ "fstest", ":" },
 		{ "fstest", "pread", "BADFD", "-1", "0" },
+		{ "fstest", "-u" },
+		{ "fstest", "-u", "0" },
+		{ "fstest", "-u", "x", "stat", ".", "type" },
+		{ "fstest", "-g", "1,,2", "stat", ".", "type" },
+		{ "fstest", "-g", "", "stat", ".", "type" },
+		{ "fstest", "-U", "0800", "stat", ".", "type" },
 	};
 	for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		int argc = 0;
 		while (argc < 6 && bad[i][argc])
 			argc++;
 		unsigned lines = 0;
-		int r = fstest_main(argc, (char **)bad[i], count_lines, &lines);
+		int r = fstest_main(argc, (char **)bad[i], no_usage_line, count_lines, &lines);
 		ktest_check(r == 2, __FILE__, __LINE__, "line %u of the list (%s %s): status %d, not 2",
 			    i, argc > 1 ? bad[i][1] : "", argc > 2 ? bad[i][2] : "", r);
 		EXPECT_GE(lines, 1u);      /* the usage message */
@@ -348,11 +385,32 @@ static void usage_errors(void)
 	/* A success and a failure, for contrast. */
 	unsigned lines = 0;
 	char *ok[] = { "fstest", "stat", "/", "type", ":", "stat", "/nothere", "type", NULL };
-	EXPECT_EQ(fstest_main(8, ok, count_lines, &lines), 1);
+	EXPECT_EQ(fstest_main(8, ok, count_lines, no_line, &lines), 1);
 	EXPECT_EQ(lines, 2u);
 }
 
+/* -u, -g and -U last for the invocation only: the caller's credentials
+ * are back afterwards, and the chain ran with the ones asked for. */
+static void options_restore_credentials(void)
+{
+	const struct cred *before = current_cred();
+	uint32_t umask0 = before->umask;
+	char *argv[] = { "fstest", "-u", "65534", "-g", "65533,7", "-U", "077", "mkdir",
+			 "/fstest-opt/d", "0777", ":", "stat", "/fstest-opt/d", "uid,gid,mode", NULL };
+	char last[OUT_MAX];
+	EXPECT_EQ(sys_mkdir("/fstest-opt", 0777), 0);
+	EXPECT_EQ(sys_chmod("/fstest-opt", 0777), 0);
+	EXPECT_EQ(fstest_main(14, argv, keep_last, no_line, last), 0);
+	EXPECT_STREQ(last, "65534,65533,0700");
+	EXPECT_EQ(current_cred(), before);
+	EXPECT_EQ(current_cred()->uid, 0u);
+	EXPECT_EQ(current_cred()->umask, umask0);
+	EXPECT_EQ(sys_rmdir("/fstest-opt/d"), 0);
+	EXPECT_EQ(sys_rmdir("/fstest-opt"), 0);
+}
+
 static const struct ktest_case fstest_cases[] = {
+	KTEST_CASE(options_restore_credentials),
 	KTEST_CASE(usage_errors),
 	KTEST_CASE(every_file_has_a_case),
 	KTEST_CASE(chmod_t),
@@ -367,5 +425,13 @@ static const struct ktest_case fstest_cases[] = {
 	KTEST_CASE(symlink_t),
 	KTEST_CASE(truncate_t),
 	KTEST_CASE(unlink_t),
+	KTEST_CASE(perm_walk_t),
+	KTEST_CASE(perm_open_t),
+	KTEST_CASE(perm_dir_t),
+	KTEST_CASE(sticky_t),
+	KTEST_CASE(chown_t),
+	KTEST_CASE(chmod_owner_t),
+	KTEST_CASE(create_owner_t),
+	KTEST_CASE(perm_link_t),
 };
 KTEST_SUITE(fstest, fstest_cases);

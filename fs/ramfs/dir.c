@@ -18,6 +18,7 @@
 #include "fs/ramfs/ramfs.h"
 #include "fs/ramfs/internal.h"
 #include "fs/dcache.h"
+#include "fs/permission.h"
 #include "fs/file.h"
 #include "fs/syscalls.h"
 #include "kernel/errno.h"
@@ -99,6 +100,7 @@ static int make(struct inode *dir, struct dentry *d, uint32_t mode, const char *
 		kfree(copy);
 		return -ENOMEM;
 	}
+	inode_init_owner(inode, dir);
 	ihold(inode);	/* for the entry */
 	entry_add(dir, e, inode);
 	if (S_ISDIR(mode))

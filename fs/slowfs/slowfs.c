@@ -112,6 +112,7 @@ static int slowfs_lookup(struct inode *dir, struct dentry *d)
 			err = -ENOMEM;
 		else if (inode->i_state & I_NEW) {
 			inode_init_new(inode, S_IFREG | 0644);
+			inode->i_uid = inode->i_gid = 0;	/* "on disk": root's, not the looker's */
 			inode->i_op = &slowfs_file_ops;
 			unlock_new_inode(inode);
 		}

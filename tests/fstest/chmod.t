@@ -1,4 +1,4 @@
-# chmod: the mode bits are stored (there is no permission checking: root).
+# chmod: the mode bits are stored (as root; the owner rules: chmod_owner.t).
 expect 0 create f 0644
 expect 0 chmod f 0600
 expect regular,0600 stat f type,mode

@@ -8,7 +8,11 @@
  * parses them and makes the call.  Nothing here knows which system it
  * runs on; fstest_os.h maps the fso_* calls to sys_* or to libc.
  *
- * Beyond pjdfstest: close, readlink, mount and umount (the last two for
+ * pjdfstest's -u, -g and -U options switch credentials for the chain
+ * (in the kernel only for it: the caller's are back afterwards).
+ *
+ * Beyond pjdfstest: utimens (utimensat with whole seconds), close,
+ * readlink, mount and umount (the last two for
  * the EXDEV and EBUSY tests; on the host they need a mount namespace,
  * which tools/fstest/run.py provides), and "ino" as another name for
  * stat's "inode" field.
@@ -27,6 +31,7 @@
 
 struct fst {
 	void (*emit)(const char *line, void *arg);
+	void (*emit_err)(const char *line, void *arg);   /* usage errors */
 	void *arg;
 	int fds[MAX_FDS];        /* descriptor number i of this invocation */
 	int nfds;
@@ -41,7 +46,7 @@ static long usage(struct fst *f, const char *what, const char *word)
 		snprintf(f->line, sizeof(f->line), "fstest: %s '%s'", what, word);
 	else
 		snprintf(f->line, sizeof(f->line), "fstest: %s", what);
-	f->emit(f->line, f->arg);
+	f->emit_err(f->line, f->arg);
 	return USAGE;
 }
 
@@ -181,6 +186,57 @@ static long do_chmod(struct fst *f, char **a, int n)
 	int64_t mode;
 	long r = num_arg(f, a[1], &mode);
 	return r < 0 ? r : fso_chmod(a[0], (uint32_t)mode);
+}
+
+/* chown PATH UID GID (and lchown, fchown FD UID GID): -1 leaves one. */
+static long owner_args(struct fst *f, char **a, uint32_t *uid, uint32_t *gid)
+{
+	int64_t u = 0, g = 0;
+	long r = num_arg(f, a[1], &u);
+	if (r == 0)
+		r = num_arg(f, a[2], &g);
+	*uid = (uint32_t)u;
+	*gid = (uint32_t)g;
+	return r;
+}
+
+static long do_chown(struct fst *f, char **a, int n)
+{
+	(void)n;
+	uint32_t uid = 0, gid = 0;
+	long r = owner_args(f, a, &uid, &gid);
+	return r < 0 ? r : fso_chown(a[0], uid, gid);
+}
+
+static long do_lchown(struct fst *f, char **a, int n)
+{
+	(void)n;
+	uint32_t uid = 0, gid = 0;
+	long r = owner_args(f, a, &uid, &gid);
+	return r < 0 ? r : fso_lchown(a[0], uid, gid);
+}
+
+static long do_fchown(struct fst *f, char **a, int n)
+{
+	(void)n;
+	int fd;
+	uint32_t uid = 0, gid = 0;
+	long r = fd_arg(f, a[0], &fd);
+	if (r == 0)
+		r = owner_args(f, a, &uid, &gid);
+	return r < 0 ? r : fso_fchown(fd, uid, gid);
+}
+
+/* utimens PATH ATIME MTIME: set both times (seconds), following a final
+ * symlink (utimensat with AT_FDCWD and no flags). */
+static long do_utimens(struct fst *f, char **a, int n)
+{
+	(void)n;
+	int64_t at, mt;
+	long r = num_arg(f, a[1], &at);
+	if (r == 0)
+		r = num_arg(f, a[2], &mt);
+	return r < 0 ? r : fso_utimens(a[0], at, mt);
 }
 
 static long do_unlink(struct fst *f, char **a, int n)  { (void)f; (void)n; return fso_unlink(a[0]); }
@@ -393,15 +449,64 @@ static const struct call {
 	{ "pwrite", 3, 3, do_pwrite },     { "write", 2, 2, do_write },
 	{ "chmod", 2, 2, do_chmod },       { "close", 1, 1, do_close },
 	{ "readlink", 1, 1, do_readlink }, { "mount", 2, 2, do_mount },
-	{ "umount", 1, 1, do_umount },
+	{ "umount", 1, 1, do_umount },     { "chown", 3, 3, do_chown },
+	{ "lchown", 3, 3, do_lchown },     { "fchown", 3, 3, do_fchown },
+	{ "utimens", 3, 3, do_utimens },
 };
 
-/* Run the chain; returns 0, 1 (a call failed) or 2 (usage). */
-static int run_chain(struct fst *f, int argc, char **argv)
+/*
+ * pjdfstest's options, before the first call: -u UID, -g GID[,GID...]
+ * (the first is the group, all of them the supplementary groups) and
+ * -U UMASK (0 if not given, so that modes are the ones asked for).
+ * Sets *next to the first word after them.  0, or USAGE.
+ */
+static long parse_options(struct fst *f, int argc, char **argv, int *next, struct fso_creds *cr)
 {
 	int i = 1;
-	if (argc < 2)
-		return usage(f, "usage: fstest SYSCALL ARGS... [: SYSCALL ARGS...]", NULL), 2;
+	*cr = (struct fso_creds){ .uid = -1, .umask = 0 };
+	while (i < argc && argv[i][0] == '-' && argv[i][1] && !argv[i][2] &&
+	       (argv[i][1] == 'u' || argv[i][1] == 'g' || argv[i][1] == 'U')) {
+		char opt = argv[i][1];
+		if (i + 1 == argc)
+			return usage(f, "an option needs a value:", argv[i]);
+		const char *v = argv[i + 1];
+		int64_t x;
+		if (opt == 'g') {
+			cr->ngroups = 0;
+			for (const char *p = v;;) {
+				char word[24];
+				size_t len = 0;
+				while (p[len] && p[len] != ',')
+					len++;
+				if (len == 0 || len >= sizeof(word) || cr->ngroups == FSO_NGROUPS)
+					return usage(f, "bad group list:", v);
+				memcpy(word, p, len);
+				word[len] = '\0';
+				if (!parse_num(word, &x) || x < 0 || x > 0xfffffffe)
+					return usage(f, "bad group list:", v);
+				cr->groups[cr->ngroups++] = (uint32_t)x;
+				if (!p[len])
+					break;
+				p += len + 1;
+			}
+		} else if (!parse_num(v, &x) || x < 0 || x > (opt == 'U' ? 0777 : 0xfffffffe)) {
+			return usage(f, opt == 'U' ? "bad umask:" : "bad uid:", v);
+		} else if (opt == 'u') {
+			cr->uid = x;
+		} else {
+			cr->umask = (uint32_t)x;
+		}
+		i += 2;
+	}
+	*next = i;
+	return 0;
+}
+
+/* Run the chain; returns 0, 1 (a call failed) or 2 (usage). */
+static int run_chain(struct fst *f, int argc, char **argv, int i)
+{
+	if (argc <= i)
+		return usage(f, "usage: fstest [-u UID] [-g GID[,GID...]] [-U UMASK] SYSCALL ARGS... [: SYSCALL ARGS...]", NULL), 2;
 	while (i < argc) {
 		const struct call *c = NULL;
 		for (unsigned k = 0; k < sizeof(calls) / sizeof(calls[0]); k++)
@@ -430,12 +535,25 @@ static int run_chain(struct fst *f, int argc, char **argv)
 	return 0;
 }
 
-int fstest_main(int argc, char **argv, void (*emit)(const char *line, void *arg), void *arg)
+int fstest_main(int argc, char **argv, void (*emit)(const char *line, void *arg),
+		void (*emit_err)(const char *line, void *arg), void *arg)
 {
-	struct fst f = { .emit = emit, .arg = arg };
-	int r = run_chain(&f, argc, argv);
+	struct fst f = { .emit = emit, .emit_err = emit_err, .arg = arg };
+	struct fso_creds cr;
+	int first;
+	if (parse_options(&f, argc, argv, &first, &cr) == USAGE)
+		return 2;
+	long err = fso_become(&cr);
+	if (err < 0) {
+		snprintf(f.line, sizeof(f.line), "fstest: cannot change credentials: %s",
+			 errno_name((int)err));
+		f.emit_err(f.line, f.arg);
+		return 2;
+	}
+	int r = run_chain(&f, argc, argv, first);
 	for (int i = 0; i < f.nfds; i++)
 		if (f.fds[i] >= 0)
 			fso_close(f.fds[i]);
+	fso_restore(&cr);
 	return r;
 }

@@ -20,11 +20,14 @@
 
 /*
  * argv[0] is the program's name (ignored), argv[1..argc-1] the words
- * above; argv is not modified.  Every output line goes to emit (without a
+ * above, after pjdfstest's options [-u UID] [-g GID[,GID...]] [-U UMASK];
+ * argv is not modified.  Every output line goes to emit (without a
  * newline).  Returns 0 if every call succeeded, 1 if one failed with an
  * errno, 2 for a usage error (unknown call, wrong argument count, a
- * malformed number or flag), which emits a line starting "fstest: ".
+ * malformed number or flag, credentials it may not take), which goes to
+ * emit_err as a line starting "fstest: ".
  */
-int fstest_main(int argc, char **argv, void (*emit)(const char *line, void *arg), void *arg);
+int fstest_main(int argc, char **argv, void (*emit)(const char *line, void *arg),
+		void (*emit_err)(const char *line, void *arg), void *arg);
 
 #endif

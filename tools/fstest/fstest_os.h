@@ -24,9 +24,22 @@ struct fso_stat {
 
 const char *errno_name(int err);	/* kernel/errno.c, built for both sides */
 
+/* Credentials for one invocation (pjdfstest's -u, -g, -U): fso_become
+ * takes them (0 or a negative errno), fso_restore gives the caller's back
+ * where that is possible (the kernel; a host process just exits). */
+#define FSO_NGROUPS 16
+struct fso_creds {
+	int64_t uid;             /* -1: unchanged */
+	unsigned ngroups;        /* 0: unchanged */
+	uint32_t groups[FSO_NGROUPS];
+	uint32_t umask;
+	const void *saved;       /* the kernel's: the caller's credentials */
+};
+
 #ifdef FSTEST_HOST
 
 #include <errno.h>
+#include <grp.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -35,6 +48,19 @@ const char *errno_name(int err);	/* kernel/errno.c, built for both sides */
 #include <unistd.h>
 
 #define FSO_RET(expr) ({ long r_ = (long)(expr); r_ < 0 ? -(long)errno : r_; })
+
+/* As pjdfstest: groups first (while still root), then the uid. */
+static inline long fso_become(struct fso_creds *c)
+{
+	if (c->ngroups && (setgroups(c->ngroups, c->groups) < 0 ||
+			   setresgid(c->groups[0], c->groups[0], c->groups[0]) < 0))
+		return -(long)errno;
+	if (c->uid >= 0 && setresuid((uid_t)c->uid, (uid_t)c->uid, (uid_t)c->uid) < 0)
+		return -(long)errno;
+	umask((mode_t)c->umask);
+	return 0;
+}
+#define fso_restore(c)         ((void)(c))
 
 static inline void fso_from_stat(struct fso_stat *o, const struct stat *s)
 {
@@ -63,6 +89,10 @@ static inline long fso_statx(int which, const char *path, int fd, struct fso_sta
 #define fso_truncate(p, n)     FSO_RET(truncate(p, (off_t)(n)))
 #define fso_ftruncate(fd, n)   FSO_RET(ftruncate(fd, (off_t)(n)))
 #define fso_chmod(p, m)        FSO_RET(chmod(p, (mode_t)(m)))
+#define fso_chown(p, u, g)     FSO_RET(chown(p, (uid_t)(u), (gid_t)(g)))
+#define fso_lchown(p, u, g)    FSO_RET(lchown(p, (uid_t)(u), (gid_t)(g)))
+#define fso_fchown(fd, u, g)   FSO_RET(fchown(fd, (uid_t)(u), (gid_t)(g)))
+#define fso_utimens(p, a, m)   FSO_RET(utimensat(AT_FDCWD, p, (struct timespec[2]){ { (a), 0 }, { (m), 0 } }, 0))
 #define fso_stat(p, o)         fso_statx(0, p, -1, o)
 #define fso_lstat(p, o)        fso_statx(1, p, -1, o)
 #define fso_fstat(fd, o)       fso_statx(2, NULL, fd, o)
@@ -77,8 +107,37 @@ static inline long fso_statx(int which, const char *path, int fd, struct fso_sta
 #else /* the kernel */
 
 #include "fs/syscalls.h"
+#include "kernel/cred.h"
+#include "kernel/errno.h"
 #include "kernel/kprintf.h"
 #include "kernel/string.h"
+
+/* For this invocation only: override_creds now, revert_creds after.
+ * Only root may take other IDs (as setresuid says). */
+static inline long fso_become(struct fso_creds *c)
+{
+	const struct cred *cur = current_cred();
+	if (!cred_is_root(cur) && ((c->uid >= 0 && (uint32_t)c->uid != cur->uid) || c->ngroups))
+		return -EPERM;
+	struct cred *new = prepare_creds();
+	if (!new)
+		return -ENOMEM;
+	if (c->ngroups) {
+		new->gid = c->groups[0];
+		new->ngroups = c->ngroups;
+		memcpy(new->groups, c->groups, c->ngroups * sizeof(c->groups[0]));
+	}
+	if (c->uid >= 0)
+		new->uid = (uint32_t)c->uid;
+	new->umask = c->umask;
+	c->saved = override_creds(new);
+	return 0;
+}
+
+static inline void fso_restore(struct fso_creds *c)
+{
+	revert_creds(c->saved);
+}
 
 static inline long fso_statx(int r, struct kstat *k, struct fso_stat *o)
 {
@@ -100,6 +159,10 @@ static inline long fso_statx(int r, struct kstat *k, struct fso_stat *o)
 #define fso_truncate(p, n)     (long)sys_truncate(p, n)
 #define fso_ftruncate(fd, n)   (long)sys_ftruncate(fd, n)
 #define fso_chmod(p, m)        (long)sys_chmod(p, m)
+#define fso_chown(p, u, g)     (long)sys_chown(p, u, g)
+#define fso_lchown(p, u, g)    (long)sys_lchown(p, u, g)
+#define fso_fchown(fd, u, g)   (long)sys_fchown(fd, u, g)
+#define fso_utimens(p, a, m)   (long)sys_utimens(p, (a) * 1000000000, (m) * 1000000000, 0)
 #define fso_stat(p, o)         ({ struct kstat k_; fso_statx(sys_stat(p, &k_), &k_, o); })
 #define fso_lstat(p, o)        ({ struct kstat k_; fso_statx(sys_lstat(p, &k_), &k_, o); })
 #define fso_fstat(fd, o)       ({ struct kstat k_; fso_statx(sys_fstat(fd, &k_), &k_, o); })

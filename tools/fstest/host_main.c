@@ -1,10 +1,9 @@
 /*
  * host_main.c: fstest as a Linux program (build/host/fstest), to check
- * the test files against a real kernel.  The umask is 0, as pjdfstest
- * sets it, so that modes are the ones asked for; smpvfs has no umask.
+ * the test files against a real kernel.  Results go to the standard
+ * output, usage errors to the error stream (as pjdfstest's).
  */
 #include <stdio.h>
-#include <sys/stat.h>
 #include "tools/fstest/fstest.h"
 
 static void print_line(const char *line, void *arg)
@@ -13,8 +12,13 @@ static void print_line(const char *line, void *arg)
 	printf("%s\n", line);
 }
 
+static void print_err(const char *line, void *arg)
+{
+	(void)arg;
+	fprintf(stderr, "%s\n", line);
+}
+
 int main(int argc, char **argv)
 {
-	umask(0);
-	return fstest_main(argc, argv, print_line, NULL);
+	return fstest_main(argc, argv, print_line, print_err, NULL);
 }

@@ -15,8 +15,10 @@ its last line as $NAME, for values only the system knows (inode numbers):
 `$NAME` in RESULT or an argument is replaced by it.  In any
 word, {STR*N} stands for STR repeated N times (long names: {x*256}).  Each file runs in a fresh,
 empty directory: here a tmpfs mounted in a private mount namespace
-(unshare), so that its `mount` and `umount` lines work unprivileged and
-leave the host alone; in smpvfs the same files run in tests/test_fstest.c.
+(unshare), so that its `mount` and `umount` lines leave the host alone: as
+real root (CI) a mount namespace alone, so that fstest's -u and -g switch
+to real users; otherwise in an unprivileged user namespace.  In smpvfs
+the same files run in tests/test_fstest.c.
 
     python3 tools/fstest/run.py [--fstest build/host/fstest] [FILE.t...]
 
@@ -101,12 +103,20 @@ def inner(path, fstest):
         shutil.rmtree(top, ignore_errors=True)
 
 
-def have_namespaces():
-    try:
-        return subprocess.run(["unshare", "--user", "--map-root-user", "--mount", "true"],
-                              capture_output=True).returncode == 0
-    except FileNotFoundError:
-        return False
+def namespace_mode():
+    """How to get a private mount namespace: as real root, a mount namespace
+    alone, where every uid exists, so the -u/-g lines switch to real users;
+    else an unprivileged user namespace, where only uid 0 is mapped (the
+    files that switch users then fail: run as root).  None if neither."""
+    modes = [("root", ["unshare", "--mount"]),
+             ("user namespace", ["unshare", "--user", "--map-root-user", "--mount"])]
+    for name, cmd in modes[0 if os.geteuid() == 0 else 1:]:
+        try:
+            if subprocess.run(cmd + ["true"], capture_output=True).returncode == 0:
+                return name, cmd
+        except FileNotFoundError:
+            return None
+    return None
 
 
 def main():
@@ -124,16 +134,17 @@ def main():
         sys.exit(f"run.py: {fstest} is not there; build it with `make {args.fstest}`")
     for f in files:
         parse(f)                # syntax errors first, before anything runs
-    ns = have_namespaces()
+    ns = namespace_mode()
     if not ns:
-        print("fstest host: no unprivileged mount namespaces (unshare); running in plain "
+        print("fstest host: no mount namespaces (unshare); running in plain "
               "temporary directories and skipping files that mount")
+    else:
+        print(f"fstest host: each file in a private mount namespace, as {ns[0]}")
     total = failed = skipped = 0
     for f in files:
         f = f.resolve()
         if ns:
-            p = subprocess.run(["unshare", "--user", "--map-root-user", "--mount",
-                                sys.executable, __file__, "--inner", "--fstest", fstest, str(f)],
+            p = subprocess.run(ns[1] + [sys.executable, __file__, "--inner", "--fstest", fstest, str(f)],
                                capture_output=True, text=True)
             res = [l for l in p.stdout.splitlines() if l.startswith("RESULT ")]
             for l in p.stdout.splitlines():

@@ -1,0 +1,137 @@
+/*
+ * permission.c: Linux's permission rules (see permission.h; no locks).
+ */
+#include "fs/permission.h"
+#include "fs/dcache.h"
+#include "fs/fs.h"
+#include "kernel/cred.h"
+#include "kernel/errno.h"
+
+#define S_IXUGO 0111
+
+int generic_permission(const struct cred *c, struct inode *inode, int mask)
+{
+	uint32_t mode = __atomic_load_n(&inode->i_mode, __ATOMIC_ACQUIRE);
+	uint32_t uid = __atomic_load_n(&inode->i_uid, __ATOMIC_RELAXED);
+	uint32_t gid = __atomic_load_n(&inode->i_gid, __ATOMIC_RELAXED);
+	/* One class applies, the first that matches: an owner who lacks a
+	 * bit the group has is still refused (POSIX). */
+	uint32_t bits = c->uid == uid ? mode >> 6 : cred_in_group(c, gid) ? mode >> 3 : mode;
+	if ((mask & ~(int)bits & 7) == 0)
+		return 0;
+	if (cred_is_root(c)) {
+		/* Root reads, writes and searches anything; it executes a
+		 * file only if someone may (CAP_DAC_OVERRIDE's rule). */
+		if (S_ISDIR(mode) || !(mask & MAY_EXEC) || (mode & S_IXUGO))
+			return 0;
+	}
+	return -EACCES;
+}
+
+int inode_permission(struct inode *inode, int mask)
+{
+	return generic_permission(current_cred(), inode, mask);
+}
+
+int may_lookup(struct inode *dir)
+{
+	return inode_permission(dir, MAY_EXEC);
+}
+
+int may_create(struct inode *dir)
+{
+	if (IS_DEADDIR(dir))
+		return -ENOENT;
+	return inode_permission(dir, MAY_WRITE | MAY_EXEC);
+}
+
+/* The sticky bit: in such a directory only the entry's owner, the
+ * directory's owner or root may take a name out. */
+static bool check_sticky(const struct cred *c, struct inode *dir, struct inode *inode)
+{
+	if (!(__atomic_load_n(&dir->i_mode, __ATOMIC_ACQUIRE) & S_ISVTX))
+		return false;
+	return c->uid != __atomic_load_n(&inode->i_uid, __ATOMIC_RELAXED) &&
+	       c->uid != __atomic_load_n(&dir->i_uid, __ATOMIC_RELAXED) && !cred_is_root(c);
+}
+
+int may_delete(struct inode *dir, struct dentry *victim, bool isdir)
+{
+	struct inode *inode = victim->d_inode;
+	if (!inode)
+		return -ENOENT;
+	int err = inode_permission(dir, MAY_WRITE | MAY_EXEC);
+	if (err)
+		return err;
+	if (check_sticky(current_cred(), dir, inode))
+		return -EPERM;
+	if (isdir && !S_ISDIR(inode->i_mode))
+		return -ENOTDIR;
+	if (!isdir && S_ISDIR(inode->i_mode))
+		return -EISDIR;
+	if (IS_DEADDIR(dir))
+		return -ENOENT;
+	return 0;
+}
+
+bool inode_owner_or_capable(struct inode *inode)
+{
+	const struct cred *c = current_cred();
+	return c->uid == __atomic_load_n(&inode->i_uid, __ATOMIC_RELAXED) || cred_is_root(c);
+}
+
+int may_linkat(struct inode *inode)
+{
+	if (inode_owner_or_capable(inode))
+		return 0;
+	uint32_t mode = __atomic_load_n(&inode->i_mode, __ATOMIC_ACQUIRE);
+	if (!S_ISREG(mode) || (mode & S_ISUID) || (mode & (S_ISGID | S_IXGRP)) == (S_ISGID | S_IXGRP))
+		return -EPERM;
+	return inode_permission(inode, MAY_READ | MAY_WRITE) ? -EPERM : 0;
+}
+
+uint32_t should_remove_suid(struct inode *inode)
+{
+	uint32_t mode = __atomic_load_n(&inode->i_mode, __ATOMIC_ACQUIRE), kill = 0;
+	const struct cred *c = current_cred();
+	if (!S_ISREG(mode) || cred_is_root(c))
+		return 0;
+	if (mode & S_ISUID)
+		kill |= S_ISUID;
+	/* Without group-execute the bit marks mandatory locking: it goes
+	 * only if the writer is not in the file's group. */
+	if ((mode & S_ISGID) &&
+	    ((mode & S_IXGRP) || !cred_in_group(c, __atomic_load_n(&inode->i_gid, __ATOMIC_RELAXED))))
+		kill |= S_ISGID;
+	return kill;
+}
+
+void file_remove_privs(struct inode *inode)
+{
+	uint32_t kill = should_remove_suid(inode);
+	if (kill) {
+		__atomic_fetch_and(&inode->i_mode, ~kill, __ATOMIC_RELEASE);
+		inode_touch(inode, T_CTIME);
+	}
+}
+
+void inode_init_owner(struct inode *inode, struct inode *dir)
+{
+	uint32_t dmode = __atomic_load_n(&dir->i_mode, __ATOMIC_ACQUIRE);
+	uint32_t mode = inode->i_mode;
+	if (dmode & S_ISGID) {
+		inode->i_gid = __atomic_load_n(&dir->i_gid, __ATOMIC_RELAXED);
+		if (S_ISDIR(mode))
+			mode |= S_ISGID;
+	}
+	const struct cred *c = current_cred();
+	if ((dmode & S_ISGID) && !S_ISDIR(mode) && (mode & (S_ISGID | S_IXGRP)) == (S_ISGID | S_IXGRP) &&
+	    !cred_in_group(c, inode->i_gid) && !cred_is_root(c))
+		mode &= ~S_ISGID;
+	inode->i_mode = mode;
+}
+
+uint32_t mode_strip_umask(uint32_t mode)
+{
+	return mode & ~current_cred()->umask;
+}
