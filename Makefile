@@ -15,8 +15,13 @@
 # OVMF_DIR NO_DEPS
 # (README.md).
 
-# Compile on every core (CI runs a plain `make test`); make -jN overrides it.
+# Compile on every core (CI runs a plain `make test`), unless told -jN.
+# Only the top make asks: sub-makes share its job server.
+ifeq ($(MAKELEVEL),0)
+ifeq ($(filter -j%,$(MAKEFLAGS)),)
 MAKEFLAGS += -j$(shell nproc)
+endif
+endif
 
 CROSS   ?=
 CC      := $(CROSS)gcc
