@@ -17,6 +17,7 @@
 #include "bench/team.h"
 #include "kernel/conflict.h"
 #include "kernel/kprintf.h"
+#include "fs/syscalls.h"
 
 struct counters {
 	volatile uint64_t shared __attribute__((aligned(64)));
@@ -41,6 +42,68 @@ static void positive(void *arg, unsigned i)
 	conflict_region_end(2);
 }
 
+/*
+ * VFS pairs: side i (0 or 1) evaluates BODY inside region ID; the result
+ * (0 or a negative errno) is kept so a pair that did not run is visible.
+ */
+static int res[32][2];
+static int fds[2];
+static struct kstat st[2];
+static char rbuf[2][64];
+#define VFS_PAIR(ID, BODY) \
+	static void pair_##ID(void *arg, unsigned i) \
+	{ \
+		(void)arg; \
+		int r; \
+		conflict_region_begin(ID); \
+		r = (int)(BODY); \
+		conflict_region_end(ID); \
+		res[ID][i] = r; \
+	}
+
+static const char *const x_name[2] = { "/cf/d1/x0", "/cf/d1/x1" };
+static const char *const n_name[2] = { "/cf/c1/n0", "/cf/c1/n1" };
+static const char *const m_name[2] = { "/cf/c0/m", "/cf/c2/m" };
+
+static int open_close(void)
+{
+	int fd = sys_open("/cf/d1/x0", O_RDONLY, 0);
+	return fd < 0 ? fd : sys_close(fd);
+}
+
+static int create(const char *path)
+{
+	int fd = sys_open(path, O_CREAT | O_EXCL | O_WRONLY, 0644);
+	return fd < 0 ? fd : sys_close(fd);
+}
+
+VFS_PAIR(3, sys_stat("/cf/a/b/c/d/e/f", &st[i]))
+VFS_PAIR(4, sys_stat(x_name[i], &st[i]))
+VFS_PAIR(5, sys_stat("/cf/d1/missing", &st[i]))
+VFS_PAIR(6, open_close())
+VFS_PAIR(7, sys_pread(fds[i], rbuf[i], sizeof rbuf[i], 0))
+VFS_PAIR(8, create(n_name[i]))
+VFS_PAIR(9, create(m_name[i]))
+VFS_PAIR(10, i ? sys_stat("/cf/r2/x", &st[i]) : sys_rename("/cf/r1/a", "/cf/r1/b"))
+
+static void prepare(void)
+{
+	static const char *const dirs[] = { "/cf", "/cf/a", "/cf/a/b", "/cf/a/b/c",
+		"/cf/a/b/c/d", "/cf/a/b/c/d/e", "/cf/d1", "/cf/c0", "/cf/c1", "/cf/c2",
+		"/cf/r1", "/cf/r2" };
+	static const char *const files[] = { "/cf/a/b/c/d/e/f", "/cf/d1/x0", "/cf/d1/x1",
+		"/cf/r1/a", "/cf/r2/x" };
+	for (unsigned k = 0; k < sizeof dirs / sizeof dirs[0]; k++)
+		sys_mkdir(dirs[k], 0755);
+	for (unsigned k = 0; k < sizeof files / sizeof files[0]; k++) {
+		create(files[k]);
+		sys_stat(files[k], &st[0]);     /* cache the dentries */
+	}
+	sys_stat("/cf/d1/missing", &st[0]);  /* a negative dentry */
+	fds[0] = sys_open("/cf/d1/x0", O_RDONLY, 0);
+	fds[1] = sys_open("/cf/d1/x0", O_RDONLY, 0);
+}
+
 static void run_pair(const char *name, int id, void (*fn)(void *, unsigned))
 {
 	struct bench_team t = { .n = 2, .one_per_cpu = true, .fn = fn };
@@ -53,6 +116,17 @@ static void conflicts_run(unsigned scale)
 	(void)scale;
 	run_pair("negative-control", 1, negative);
 	run_pair("positive-control", 2, positive);
+	prepare();
+	run_pair("stat-same-6-component-path", 3, pair_3);
+	run_pair("stat-two-files-one-dir", 4, pair_4);
+	run_pair("stat-same-missing-name", 5, pair_5);
+	run_pair("open-close-same-file", 6, pair_6);
+	run_pair("pread-one-file-two-fds", 7, pair_7);
+	run_pair("create-two-names-one-dir", 8, pair_8);
+	run_pair("create-in-two-dirs", 9, pair_9);
+	run_pair("rename-vs-stat-other-dir", 10, pair_10);
+	for (int id = 3; id <= 10; id++)
+		kprintf("conflicts: result %d %d %d\n", id, res[id][0], res[id][1]);
 	kprintf("conflicts: done\n");
 }
 KBENCH("conflicts", conflicts_run, "pairs of operations for the cache-line conflict tracer");
