@@ -46,10 +46,14 @@ static void positive(void *arg, unsigned i)
  * VFS pairs: side i (0 or 1) evaluates BODY inside region ID; the result
  * (0 or a negative errno) is kept so a pair that did not run is visible.
  */
-static int res[32][2];
-static int fds[2];
-static struct kstat st[2];
-static char rbuf[2][64];
+/* Per side, each on its own lines, so the harness adds no sharing itself. */
+static struct side {
+	int res[16];
+	int fd;
+	struct kstat st;
+	char rbuf[64];
+} __attribute__((aligned(64))) side[2];
+_Static_assert(sizeof(struct side) % 64 == 0, "sides must not share a line");
 #define VFS_PAIR(ID, BODY) \
 	static void pair_##ID(void *arg, unsigned i) \
 	{ \
@@ -58,7 +62,7 @@ static char rbuf[2][64];
 		conflict_region_begin(ID); \
 		r = (int)(BODY); \
 		conflict_region_end(ID); \
-		res[ID][i] = r; \
+		side[i].res[ID] = r; \
 	}
 
 static const char *const x_name[2] = { "/cf/d1/x0", "/cf/d1/x1" };
@@ -77,14 +81,14 @@ static int create(const char *path)
 	return fd < 0 ? fd : sys_close(fd);
 }
 
-VFS_PAIR(3, sys_stat("/cf/a/b/c/d/e/f", &st[i]))
-VFS_PAIR(4, sys_stat(x_name[i], &st[i]))
-VFS_PAIR(5, sys_stat("/cf/d1/missing", &st[i]))
+VFS_PAIR(3, sys_stat("/cf/a/b/c/d/e/f", &side[i].st))
+VFS_PAIR(4, sys_stat(x_name[i], &side[i].st))
+VFS_PAIR(5, sys_stat("/cf/d1/missing", &side[i].st))
 VFS_PAIR(6, open_close())
-VFS_PAIR(7, sys_pread(fds[i], rbuf[i], sizeof rbuf[i], 0))
+VFS_PAIR(7, sys_pread(side[i].fd, side[i].rbuf, sizeof side[i].rbuf, 0))
 VFS_PAIR(8, create(n_name[i]))
 VFS_PAIR(9, create(m_name[i]))
-VFS_PAIR(10, i ? sys_stat("/cf/r2/x", &st[i]) : sys_rename("/cf/r1/a", "/cf/r1/b"))
+VFS_PAIR(10, i ? sys_stat("/cf/r2/x", &side[i].st) : sys_rename("/cf/r1/a", "/cf/r1/b"))
 
 static void prepare(void)
 {
@@ -97,11 +101,11 @@ static void prepare(void)
 		sys_mkdir(dirs[k], 0755);
 	for (unsigned k = 0; k < sizeof files / sizeof files[0]; k++) {
 		create(files[k]);
-		sys_stat(files[k], &st[0]);     /* cache the dentries */
+		sys_stat(files[k], &side[0].st);     /* cache the dentries */
 	}
-	sys_stat("/cf/d1/missing", &st[0]);  /* a negative dentry */
-	fds[0] = sys_open("/cf/d1/x0", O_RDONLY, 0);
-	fds[1] = sys_open("/cf/d1/x0", O_RDONLY, 0);
+	sys_stat("/cf/d1/missing", &side[0].st);  /* a negative dentry */
+	side[0].fd = sys_open("/cf/d1/x0", O_RDONLY, 0);
+	side[1].fd = sys_open("/cf/d1/x0", O_RDONLY, 0);
 }
 
 static void run_pair(const char *name, int id, void (*fn)(void *, unsigned))
@@ -126,7 +130,7 @@ static void conflicts_run(unsigned scale)
 	run_pair("create-in-two-dirs", 9, pair_9);
 	run_pair("rename-vs-stat-other-dir", 10, pair_10);
 	for (int id = 3; id <= 10; id++)
-		kprintf("conflicts: result %d %d %d\n", id, res[id][0], res[id][1]);
+		kprintf("conflicts: result %d %d %d\n", id, side[0].res[id], side[1].res[id]);
 	kprintf("conflicts: done\n");
 }
 KBENCH("conflicts", conflicts_run, "pairs of operations for the cache-line conflict tracer");

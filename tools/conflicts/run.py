@@ -79,9 +79,10 @@ def main():
         for ln in p["lines"]:
             who = "  ".join(f"{k}: r={v['read']} w={v['write']}" for k, v in ln.items() if k.startswith("cpu"))
             print(f"    {ln['line']}  {who}")
-    free = sum(1 for p in results if not p["lines"])
-    (out / "results.json").write_text(json.dumps({"pairs": results}, indent=1) + "\n")
-    print(f"conflict-free: {free} of {len(results)} pairs")
+    tests = [p for p in results if not p["name"].endswith("-control")]
+    free = sum(1 for p in tests if not p["lines"])
+    (out / "results.json").write_text(json.dumps({"conflict_free": free, "pairs_counted": len(tests), "pairs": results}, indent=1) + "\n")
+    print(f"conflict-free: {free} of {len(tests)} pairs (controls not counted)")
     if args.controls:
         by = {p["name"]: p for p in results}
         neg, pos = by.get("negative-control"), by.get("positive-control")
