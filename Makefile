@@ -95,7 +95,7 @@ kcsan_flags = $(if $(filter 1,$(KCSAN)),$(if $(filter $(KCSAN_NOT),$<),,$(if \
 	$(filter kernel/% fs/% init/% shell/% bench/% tests/% tools/%,$<),$(KCSAN_CFLAGS))))
 
 .PHONY: all iso run test soak test-matrix test-negative test-fstest-host test-shell test-kcsan \
-	test-nolockdep bench debug gdb clean deps check-tools FORCE
+	test-nolockdep bench conflicts test-conflicts debug gdb clean deps check-tools FORCE
 all: $(BUILD)/smpvfs.iso
 
 # The compiler flags of the last build: rewritten only when they change
@@ -205,7 +205,7 @@ gdb: $(BUILD)/smpvfs.elf
 # with RAM above 4 GiB, run the matrix, the shell scripts and the KCSAN
 # boot, and build LOCKDEP=0.  SMP=n and/or FIRMWARE=x narrow the matrix.
 # Every part runs even if one before it failed; the last line says which.
-TEST_PARTS := test-fstest-host test-negative test-matrix test-shell test-kcsan test-nolockdep
+TEST_PARTS := test-fstest-host test-negative test-matrix test-shell test-kcsan test-nolockdep test-conflicts
 test: check-tools $(BUILD)/smpvfs.elf $(BUILD)/initrd.cpio
 	$(Q)failed=; for part in $(TEST_PARTS); do \
 		$(MAKE) --no-print-directory $$part || failed="$$failed $$part"; done; \
@@ -288,6 +288,24 @@ bench: check-tools
 	$(Q)$(MAKE) --no-print-directory BUILD=$(BENCH_BUILD) LOCKDEP=0 $(BENCH_BUILD)/smpvfs.elf
 	$(Q)$(PYTHON) -m tests.bench --elf $(BENCH_BUILD)/smpvfs.elf --smp $(or $(SMP),4) \
 		--bench $(BENCH) --accel $(BENCH_ACCEL) --mem $(BENCH_MEM)
+
+# ---- cache-line conflicts ------------------------------------------------
+
+# make conflicts: boot the release kernel with -smp 2 under the QEMU plugin
+# tools/conflicts/conflicts.so (built with the host gcc) and report, per pair
+# of operations run on two CPUs, the cache lines one writes and the other
+# touches (build/conflicts/results.json).  test-conflicts checks the two
+# controls only (seconds): the shared counter's line, and nothing else.
+CONFLICTS_PLUGIN := build/conflicts/conflicts.so
+$(CONFLICTS_PLUGIN): tools/conflicts/conflicts.c tools/conflicts/api.h
+	@mkdir -p $(dir $@)
+	$(Q)gcc -shared -fPIC -O2 -Wall -Wextra -Werror -fvisibility=hidden -o $@ $< -lpthread
+conflicts: check-tools $(CONFLICTS_PLUGIN)
+	$(Q)$(MAKE) --no-print-directory BUILD=$(BENCH_BUILD) LOCKDEP=0 $(BENCH_BUILD)/smpvfs.elf
+	$(Q)$(PYTHON) -m tools.conflicts.run --plugin $(CONFLICTS_PLUGIN) --elf $(BENCH_BUILD)/smpvfs.elf
+test-conflicts: check-tools $(CONFLICTS_PLUGIN)
+	$(Q)$(MAKE) --no-print-directory BUILD=$(BENCH_BUILD) LOCKDEP=0 $(BENCH_BUILD)/smpvfs.elf
+	$(Q)$(PYTHON) -m tools.conflicts.run --plugin $(CONFLICTS_PLUGIN) --elf $(BENCH_BUILD)/smpvfs.elf --controls
 
 # ---- set-up -------------------------------------------------------------
 
