@@ -265,13 +265,13 @@ test-kcsan: check-tools
 		--mem $(MEM) --machine $(MACHINE) --accel $(ACCEL) --initrd $(KCSAN_BUILD)/initrd.cpio \
 		--log-suffix=-kcsan --kargs "ktest=$(KCSAN_SUITES) $(KARGS)"
 
-# The kernel without the lock validator, in a build directory of its own:
-# both sides of every `#if CONFIG_LOCKDEP` must compile.  Built, not booted
-# (make bench boots a LOCKDEP=0 kernel).
-NOLOCKDEP_BUILD := build/nolockdep
+# The kernel without the lock validator: both sides of every
+# `#if CONFIG_LOCKDEP` must compile.  Built, not booted here.  It is the
+# release build ($(BUILD)/release) that make bench and make conflicts
+# boot, so test-conflicts after it compiles nothing again.
 test-nolockdep:
-	$(Q)$(MAKE) --no-print-directory LOCKDEP=0 BUILD=$(NOLOCKDEP_BUILD) $(NOLOCKDEP_BUILD)/smpvfs.elf
-	@echo "test-nolockdep: LOCKDEP=0 builds ($(NOLOCKDEP_BUILD)/smpvfs.elf)"
+	$(Q)$(MAKE) --no-print-directory LOCKDEP=0 BUILD=$(BENCH_BUILD) $(BENCH_BUILD)/smpvfs.elf
+	@echo "test-nolockdep: LOCKDEP=0 builds ($(BENCH_BUILD)/smpvfs.elf)"
 
 # ---- benchmarks ---------------------------------------------------------
 
