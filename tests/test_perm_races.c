@@ -49,6 +49,26 @@ static void start(struct racer *r, struct prng *rng)
 	ASSERT_NOT_NULL(r->t);
 }
 
+/* One round: WALKERS threads running `walker` and one running `changer`,
+ * each starting at its own random moment; their bad results, summed. */
+static unsigned race_round(int (*walker)(struct racer *), int (*changer)(struct racer *),
+			   struct prng *rng)
+{
+	struct racer w[WALKERS], c = { .op = changer };
+	for (unsigned i = 0; i < WALKERS; i++) {
+		w[i] = (struct racer){ .op = walker };
+		start(&w[i], rng);
+	}
+	start(&c, rng);
+	unsigned bad = 0;
+	for (unsigned i = 0; i < WALKERS; i++) {
+		thread_join(w[i].t);
+		bad += w[i].bad;
+	}
+	thread_join(c.t);
+	return bad + c.bad;
+}
+
 /* The calling thread becomes uid and gid `id` (no groups). */
 static void become(uint32_t id)
 {
@@ -99,18 +119,7 @@ static void chmod_races_walks(void)
 	bool jitter = race_jitter_on(ktest_seed());
 	unsigned bad = 0;
 	for (unsigned round = 0; round < ROUNDS; round++) {
-		struct racer w[WALKERS], c = { .op = op_chmod };
-		for (unsigned i = 0; i < WALKERS; i++) {
-			w[i] = (struct racer){ .op = op_walker };
-			start(&w[i], &rng);
-		}
-		start(&c, &rng);
-		for (unsigned i = 0; i < WALKERS; i++) {
-			thread_join(w[i].t);
-			bad += w[i].bad;
-		}
-		thread_join(c.t);
-		bad += c.bad;
+		bad += race_round(op_walker, op_chmod, &rng);
 	}
 	if (jitter)
 		race_jitter_off();
@@ -169,18 +178,7 @@ static void cred_changes_race_walks(void)
 		ASSERT_NOT_NULL(shared);
 		shared->uid = shared->gid = 65534;
 		const struct cred *mine = override_creds(shared);
-		struct racer w[WALKERS], c = { .op = op_changer };
-		for (unsigned i = 0; i < WALKERS; i++) {
-			w[i] = (struct racer){ .op = op_refused_walker };
-			start(&w[i], &rng);
-		}
-		start(&c, &rng);
-		for (unsigned i = 0; i < WALKERS; i++) {
-			thread_join(w[i].t);
-			bad += w[i].bad;
-		}
-		thread_join(c.t);
-		bad += c.bad;
+		bad += race_round(op_refused_walker, op_changer, &rng);
 		EXPECT_EQ(current_cred()->uid, 65534u);	/* the object never changed */
 		revert_creds(mine);
 	}
