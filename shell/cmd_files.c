@@ -229,13 +229,16 @@ int cmd_cd(struct sh_ctx *c, int argc, char **argv)
 
 int cmd_pwd(struct sh_ctx *c, int argc, char **argv)
 {
-	char cwd[256];
 	(void)argv;
 	if (argc != 1)
 		return sh_usage(c, "no arguments expected");
-	long n = sys_getcwd(cwd, sizeof(cwd));
-	if (n < 0)
-		return sh_errno(c, "getcwd", (int)n);
-	sh_printf(c, "%s\n", cwd);
-	return 0;
+	char *cwd = kmalloc(PATH_MAX);
+	if (!cwd)
+		return sh_errno(c, "pwd", -ENOMEM);
+	long n = sys_getcwd(cwd, PATH_MAX);
+	int status = n < 0 ? sh_errno(c, "getcwd", (int)n) : 0;
+	if (n >= 0)
+		sh_printf(c, "%s\n", cwd);
+	kfree(cwd);
+	return status;
 }

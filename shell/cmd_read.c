@@ -286,12 +286,14 @@ int cmd_stat(struct sh_ctx *c, int argc, char **argv)
 
 int cmd_readlink(struct sh_ctx *c, int argc, char **argv)
 {
-	char target[256];
 	int status = 0;
 	if (argc < 2)
 		return sh_usage(c, "expected a path");
+	char *target = kmalloc(PATH_MAX);
+	if (!target)
+		return sh_errno(c, "readlink", -ENOMEM);
 	for (int i = 1; i < argc; i++) {
-		long n = sys_readlink(argv[i], target, sizeof(target) - 1);
+		long n = sys_readlink(argv[i], target, PATH_MAX - 1);
 		if (n < 0) {
 			status = sh_errno(c, argv[i], (int)n);
 			continue;
@@ -299,5 +301,6 @@ int cmd_readlink(struct sh_ctx *c, int argc, char **argv)
 		target[n] = '\0';
 		sh_printf(c, "%s\n", target);
 	}
+	kfree(target);
 	return status;
 }

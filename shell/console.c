@@ -15,6 +15,7 @@
 #include "shell/job.h"
 #include "shell/shell.h"
 #include "fs/syscalls.h"
+#include "kernel/kmalloc.h"
 #include "kernel/kprintf.h"
 #include "kernel/sched.h"
 #include "kernel/string.h"
@@ -49,12 +50,12 @@ void shell_init_console(struct shell *sh, bool interactive)
 	sh->interactive = interactive;
 }
 
-void sh_prompt(char *buf, size_t n)
+void sh_print_prompt(struct shell *sh, const char *line)
 {
-	char cwd[256];
-	if (sys_getcwd(cwd, sizeof(cwd)) < 0)
-		strlcpy(cwd, "?", sizeof(cwd));
-	snprintf(buf, n, "smpvfs:%s# ", cwd);
+	char *cwd = kmalloc(PATH_MAX);
+	bool known = cwd && sys_getcwd(cwd, PATH_MAX) >= 0;
+	sh_term_printf(sh, "smpvfs:%s# %s%s", known ? cwd : "?", line ? line : "", line ? "\n" : "");
+	kfree(cwd);
 }
 
 static void echo_to_terminal(const char *s, size_t n, void *arg)
@@ -86,14 +87,12 @@ static bool read_line(struct shell *sh)
 void shell_main(void)
 {
 	static struct shell sh;
-	char prompt[300];
 
 	shell_init_console(&sh, true);
 	sh_term_printf(&sh, "smpvfs shell: `help` lists the commands; Ctrl-C stops one\n");
 	for (;;) {
 		jobs_report_done(&sh);
-		sh_prompt(prompt, sizeof(prompt));
-		sh_term_printf(&sh, "%s", prompt);
+		sh_print_prompt(&sh, NULL);
 		if (!read_line(&sh)) {
 			sh.status = 130;
 			continue;

@@ -8,6 +8,7 @@
  * and moves the cursor back with ANSI sequences (ESC [ n D, ESC [ K).
  */
 #include "shell/lineedit.h"
+#include "kernel/kmalloc.h"
 #include "kernel/kprintf.h"
 #include "kernel/string.h"
 
@@ -250,8 +251,24 @@ void le_history_add(struct le_history *h, const char *line)
 	const char *newest = le_history_get(h, 1);
 	if (newest && strcmp(newest, line) == 0)
 		return;
-	strlcpy(h->lines[h->count % LE_HISTORY], line, LE_MAX);
+	size_t n = strlen(line) + 1;
+	char *copy = kmalloc(n);
+	if (!copy)
+		return;
+	memcpy(copy, line, n);
+	unsigned slot = h->count % LE_HISTORY;
+	kfree(h->lines[slot]);
+	h->lines[slot] = copy;
 	h->count++;
+}
+
+void le_history_clear(struct le_history *h)
+{
+	for (unsigned i = 0; i < LE_HISTORY; i++) {
+		kfree(h->lines[i]);
+		h->lines[i] = NULL;
+	}
+	h->count = 0;
 }
 
 const char *le_history_get(const struct le_history *h, unsigned k)

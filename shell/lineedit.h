@@ -37,11 +37,15 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#define LE_MAX 256                 /* bytes in a line, with its NUL */
+#include "shell/parse.h"
+
+#define LE_MAX SH_LINE_MAX         /* bytes in a line, with its NUL */
 #define LE_HISTORY 32              /* lines the history keeps */
 
+/* Each line is kept in a heap copy of its own length: 32 buffers of
+ * LE_MAX bytes would be 384 KiB per shell. */
 struct le_history {
-	char lines[LE_HISTORY][LE_MAX];
+	char *lines[LE_HISTORY];       /* NULL until used */
 	unsigned count;                /* lines ever added; the newest is (count-1) % LE_HISTORY */
 };
 
@@ -68,8 +72,11 @@ enum le_result {
 
 void le_begin(struct line_editor *le, struct le_history *hist, le_echo_t echo, void *arg);
 enum le_result le_feed(struct line_editor *le, int c);
-/* Add a line (not an empty one, nor a repeat of the newest). */
+/* Add a line (not an empty one, nor a repeat of the newest).  Without
+ * memory for its copy the line is not kept: the history is a convenience. */
 void le_history_add(struct le_history *h, const char *line);
+/* Forget every line and free the copies (a shell that goes away). */
+void le_history_clear(struct le_history *h);
 /* The k-th newest line (1 = newest), or NULL. */
 const char *le_history_get(const struct le_history *h, unsigned k);
 

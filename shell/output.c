@@ -12,6 +12,7 @@
 #include "shell/cmd.h"
 #include "fs/syscalls.h"
 #include "kernel/errno.h"
+#include "kernel/kmalloc.h"
 #include "kernel/kprintf.h"
 #include "kernel/string.h"
 
@@ -34,11 +35,54 @@ void sh_write(struct sh_ctx *c, const char *s, size_t n)
 	}
 }
 
+/*
+ * Format into buf, or into the heap when the text does not fit (a message
+ * that quotes a path of PATH_MAX bytes): lines are never cut, except
+ * without memory for the longer copy.  Returns the text, buf or a heap
+ * copy the caller frees with release(); *len is its length.
+ */
+static char *vformat(char *buf, size_t size, size_t *len, const char *fmt, va_list ap)
+{
+	va_list again;
+	va_copy(again, ap);
+	int n = vsnprintf(buf, size, fmt, ap);
+	char *text = buf;
+	*len = n < 0 ? 0 : (size_t)n;
+	if (*len >= size) {
+		text = kmalloc(*len + 1);
+		if (text)
+			vsnprintf(text, *len + 1, fmt, again);
+		else {
+			text = buf;
+			*len = size - 1;
+		}
+	}
+	va_end(again);
+	return text;
+}
+
+static char *format(char *buf, size_t size, size_t *len, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *text = vformat(buf, size, len, fmt, ap);
+	va_end(ap);
+	return text;
+}
+
+static void release(char *text, const char *buf)
+{
+	if (text != buf)
+		kfree(text);
+}
+
 static void vwrite(struct sh_ctx *c, const char *fmt, va_list ap)
 {
 	char buf[LINE_BUF];
-	int n = vsnprintf(buf, sizeof(buf), fmt, ap);
-	sh_write(c, buf, n < (int)sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
+	size_t n;
+	char *text = vformat(buf, sizeof(buf), &n, fmt, ap);
+	sh_write(c, text, n);
+	release(text, buf);
 }
 
 void sh_printf(struct sh_ctx *c, const char *fmt, ...)
@@ -52,24 +96,27 @@ void sh_printf(struct sh_ctx *c, const char *fmt, ...)
 void sh_term_printf(struct shell *sh, const char *fmt, ...)
 {
 	char buf[LINE_BUF];
+	size_t n;
 	va_list ap;
 	va_start(ap, fmt);
-	int n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	char *text = vformat(buf, sizeof(buf), &n, fmt, ap);
 	va_end(ap);
-	sh->write(sh, buf, n < (int)sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
+	sh->write(sh, text, n);
+	release(text, buf);
 }
 
 /* "NAME: " + the formatted message + "\n", in one write to the terminal. */
 static void verror(struct sh_ctx *c, const char *fmt, va_list ap)
 {
-	char buf[LINE_BUF];
-	size_t n = (size_t)snprintf(buf, sizeof(buf), "%s: ", c->cmd ? c->cmd->name : "sh");
-	if (n < sizeof(buf))
-		n += (size_t)vsnprintf(buf + n, sizeof(buf) - n, fmt, ap);
-	if (n > sizeof(buf) - 2)
-		n = sizeof(buf) - 2;
-	buf[n++] = '\n';
-	c->sh->write(c->sh, buf, n);
+	char buf[LINE_BUF], line[LINE_BUF];
+	size_t n, total;
+	char *msg = vformat(buf, sizeof(buf), &n, fmt, ap);
+	char *text = format(line, sizeof(line), &total, "%s: %.*s\n", c->cmd ? c->cmd->name : "sh", (int)n, msg);
+	if (text == line && total == sizeof(line) - 1)
+		line[total - 1] = '\n';	/* cut without memory: still one line */
+	c->sh->write(c->sh, text, total);
+	release(text, line);
+	release(msg, buf);
 }
 
 int sh_error(struct sh_ctx *c, const char *fmt, ...)

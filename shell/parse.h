@@ -24,9 +24,18 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "fs/fs.h"
+
 #define SH_MAX_ARGS 32             /* words in one command */
 #define SH_MAX_CMDS 16             /* commands in one line */
-#define SH_STORE 1024              /* bytes for every word of a line, with NULs */
+/* The longest line, typed or read from a script (with its NUL): room for
+ * two whole paths and a command around them, so that the rules for paths
+ * of PATH_MAX bytes and more can be tried from the shell. */
+#define SH_LINE_MAX (3 * PATH_MAX)
+/* Bytes for every word of a line, with NULs.  The words of a line are
+ * never longer than the line plus one NUL, except where $? grows from 2
+ * bytes to at most 3: half as much again covers every line that fits. */
+#define SH_STORE (SH_LINE_MAX + SH_LINE_MAX / 2 + 1)
 
 struct sh_cmd {
 	int argc;

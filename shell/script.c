@@ -31,7 +31,6 @@
 #include "kernel/string.h"
 
 #define SCRIPT_MAX (64 * 1024)
-#define SCRIPT_LINE 1024
 #define MAX_SCRIPTS 64             /* in a script= directory */
 
 static char script_path[256];
@@ -85,7 +84,6 @@ static bool only_comment(const char *line)
 
 static void run_text(struct shell *sh, char *text)
 {
-	char prompt[300];
 	for (char *line = text; *line && !sh->exiting && !sh->interrupted;) {
 		char *end = strchr(line, '\n');
 		char *next = end ? end + 1 : line + strlen(line);
@@ -93,14 +91,12 @@ static void run_text(struct shell *sh, char *text)
 			*end = '\0';
 		if (end > line && end[-1] == '\r')
 			end[-1] = '\0';
-		if (strlen(line) >= SCRIPT_LINE) {
-			sh_term_printf(sh, "sh: a line longer than %d bytes\n", SCRIPT_LINE - 1);
+		if (strlen(line) >= SH_LINE_MAX) {
+			sh_term_printf(sh, "sh: a line longer than %d bytes\n", SH_LINE_MAX - 1);
 			sh->status = 2;
 		} else if (!only_comment(line)) {
-			if (sh->echo_commands) {
-				sh_prompt(prompt, sizeof(prompt));
-				sh_term_printf(sh, "%s%s\n", prompt, line);
-			}
+			if (sh->echo_commands)
+				sh_print_prompt(sh, line);
 			sh_run_line(sh, line);
 		}
 		line = next;

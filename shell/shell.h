@@ -78,7 +78,8 @@ __attribute__((noreturn)) void shell_main(void);
 int shell_boot_script(void);
 bool shell_have_script(void);
 
-/* The prompt, "smpvfs:/tmp# ", into buf. */
-void sh_prompt(char *buf, size_t n);
+/* Write the prompt, "smpvfs:/tmp# ", to the terminal; with a line (a
+ * script's, echoed), the line and a newline after it, in the same write. */
+void sh_print_prompt(struct shell *sh, const char *line);
 
 #endif

@@ -336,7 +336,7 @@ static void cursor_keys(void)
 
 static void history(void)
 {
-	memset(&test_hist, 0, sizeof(test_hist));
+	le_history_clear(&test_hist);
 	le_history_add(&test_hist, "first");
 	le_history_add(&test_hist, "second");
 	le_history_add(&test_hist, "second");	/* a repeat is not added */
@@ -358,6 +358,15 @@ static void history(void)
 	EXPECT_STREQ(le_history_get(&test_hist, 1), "cmd36");
 	EXPECT_STREQ(le_history_get(&test_hist, LE_HISTORY), "cmd5");
 	EXPECT_NULL(le_history_get(&test_hist, LE_HISTORY + 1));
+
+	/* A line of any length the editor takes is kept whole. */
+	static char longest[LE_MAX];
+	memset(longest, 'q', LE_MAX - 1);
+	longest[LE_MAX - 1] = '\0';
+	le_history_add(&test_hist, longest);
+	EXPECT_STREQ(le_history_get(&test_hist, 1), longest);
+	le_history_clear(&test_hist);
+	EXPECT_NULL(le_history_get(&test_hist, 1));
 }
 
 static void ctrl_c_and_full_line(void)
@@ -412,7 +421,7 @@ KTEST_SUITE(shell_lineedit, lineedit_cases);
 
 struct fake_term {
 	struct spinlock lock;      /* out: job threads write too */
-	char out[2048];
+	char out[4 * PATH_MAX];        /* room for a message quoting long paths */
 	size_t len;
 	const char *input;         /* bytes to type, after `quiet` empty reads */
 	unsigned quiet;
@@ -807,7 +816,109 @@ static void ctrl_c_reaches_redirections_and_cd(void)
 	sandbox_leave(&box);
 }
 
+/* Builds "D0/D1/.../D15/" + a last name, `len` bytes in all: sixteen
+ * directories of 250 bytes take 4,016, so 4,095 leaves a last name of 79
+ * bytes, within NAME_MAX, and 4,096 one of 80. */
+#define LONG_DIRS 16
+#define LONG_DIR_LEN 250
+
+static void long_path(char *buf, size_t len, char last)
+{
+	size_t at = 0;
+	for (int i = 0; i < LONG_DIRS; i++) {
+		memset(buf + at, 'a' + i, LONG_DIR_LEN);
+		at += LONG_DIR_LEN;
+		buf[at++] = '/';
+	}
+	memset(buf + at, last, len - at);
+	buf[len] = '\0';
+}
+
+/* Whole paths of PATH_MAX bytes can be tried from the shell, typed and
+ * sourced: a path of 4,095 bytes works and one of 4,096 gives
+ * ENAMETOOLONG, as on Linux, and a line holds two of them (mv).  Before,
+ * a typed line stopped at 255 bytes, a sourced one at 1,023 and a
+ * line's words at 1,024, so none of these commands could run. */
+static void long_paths(void)
+{
+	struct sandbox box;
+	sandbox_enter(&box, "shell-long");
+	struct shell *sh = new_shell(&term);
+	static struct line_editor le;
+	char *a = kmalloc(PATH_MAX + 1), *b = kmalloc(PATH_MAX + 1), *line = kmalloc(SH_LINE_MAX + 8);
+	ASSERT_NOT_NULL(sh);
+	ASSERT_NOT_NULL(a);
+	ASSERT_NOT_NULL(b);
+	ASSERT_NOT_NULL(line);
+	long_path(a, PATH_MAX - 1, 'x');
+	for (int i = 0; i < LONG_DIRS; i++) {	/* the directories, with C calls */
+		size_t end = (size_t)(i + 1) * (LONG_DIR_LEN + 1) - 1;
+		char saved = a[end];
+		a[end] = '\0';
+		ASSERT_EQ(sys_mkdir(a, 0755), 0);
+		a[end] = saved;
+	}
+
+	/* Typed: through the line editor, byte by byte. */
+	snprintf(line, SH_LINE_MAX + 8, "mkdir %s\r", a);
+	le_begin(&le, NULL, NULL, NULL);
+	int r = LE_MORE;
+	for (const char *p = line; *p && r == LE_MORE; p++)
+		r = le_feed(&le, (unsigned char)*p);
+	ASSERT_EQ(r, LE_LINE);
+	EXPECT_EQ(sh_run_line(sh, le.buf), 0);
+	struct kstat st;
+	EXPECT_EQ(sys_stat(a, &st), 0);
+
+	long_path(b, PATH_MAX, 'y');
+	clear(&term);
+	snprintf(line, SH_LINE_MAX + 8, "mkdir %s", b);
+	EXPECT_EQ(sh_run_line(sh, line), 1);
+	EXPECT_TRUE(contains(term.out, ": File name too long\n"));
+	EXPECT_TRUE(contains(term.out, b));	/* the message quotes it whole */
+
+	/* Two whole paths on one line: 6 + 2 * 4,095 bytes. */
+	long_path(b, PATH_MAX - 1, 'y');
+	snprintf(line, SH_LINE_MAX + 8, "mv %s %s", a, b);
+	EXPECT_EQ(sh_run_line(sh, line), 0);
+	EXPECT_EQ(sys_stat(b, &st), 0);
+	EXPECT_EQ(sys_stat(a, &st), -ENOENT);
+
+	/* Sourced: the same rules from a script file. */
+	long_path(a, PATH_MAX, 'z');
+	snprintf(line, SH_LINE_MAX + 8, "rmdir %s\nmkdir %s\n", b, a);
+	write_file("s.sh", line);
+	clear(&term);
+	EXPECT_EQ(sh_run_line(sh, "source s.sh"), 1);
+	EXPECT_EQ(sys_stat(b, &st), -ENOENT);
+	EXPECT_TRUE(contains(term.out, ": File name too long\n"));
+
+	/* A line longer than the limit is refused whole, not cut. */
+	memset(line, 'e', SH_LINE_MAX);
+	memcpy(line, "echo ", 5);
+	line[SH_LINE_MAX] = '\n';
+	line[SH_LINE_MAX + 1] = '\0';
+	write_file("s.sh", line);
+	clear(&term);
+	EXPECT_EQ(sh_run_line(sh, "source s.sh"), 2);
+	EXPECT_TRUE(contains(term.out, "sh: a line longer than"));
+	EXPECT_FALSE(contains(term.out, "eeee"));
+
+	EXPECT_EQ(sys_unlink("s.sh"), 0);
+	long_path(a, PATH_MAX - 1, 'x');
+	for (int i = LONG_DIRS - 1; i >= 0; i--) {
+		a[(size_t)(i + 1) * (LONG_DIR_LEN + 1) - 1] = '\0';
+		EXPECT_EQ(sys_rmdir(a), 0);
+	}
+	kfree(line);
+	kfree(b);
+	kfree(a);
+	kfree(sh);
+	sandbox_leave(&box);
+}
+
 static const struct ktest_case files_cases[] = {
+	KTEST_CASE(long_paths),
 	KTEST_CASE(cat_stops_at_a_write_error),
 	KTEST_CASE(script_directory),
 	KTEST_CASE_TIMEOUT(ctrl_c_ends_a_sourced_line, 60),
