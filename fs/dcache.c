@@ -45,7 +45,7 @@
 
 struct bucket {
 	struct spinlock lock;
-	struct list_head chain;
+	struct hlist_head chain;
 };
 
 #define IN_LOOKUP_BUCKETS 256
@@ -81,6 +81,22 @@ static void flag_clear(struct dentry *d, unsigned f)
 	__atomic_fetch_and(&d->d_flags, ~f, __ATOMIC_RELEASE);
 }
 
+/* Hash d on b, the bucket of its name, which the caller holds. */
+static void __d_rehash(struct dentry *d, struct bucket *b)
+{
+	hlist_add_head_rcu(&d->d_hash, &b->chain);
+	flag_set(d, DCACHE_HASHED);
+}
+
+/* Unhash d; the caller holds its bucket.  Its d_seq moves, so a lockless
+ * walker that found d before cannot trust what it read of it. */
+static void __d_unhash(struct dentry *d)
+{
+	hlist_del_rcu(&d->d_hash);
+	flag_clear(d, DCACHE_HASHED);
+	write_seqcount_invalidate(&d->d_seq);
+}
+
 void dcache_init(void)
 {
 	/* One bucket per 8 KiB of RAM (as Linux sizes its table), a power of
@@ -95,11 +111,11 @@ void dcache_init(void)
 	dcache_mask = n - 1;
 	for (uint64_t i = 0; i < n; i++) {
 		spin_init(&dcache_table[i].lock, "dcache_bucket");
-		list_init(&dcache_table[i].chain);
+		hlist_head_init(&dcache_table[i].chain);
 	}
 	for (unsigned i = 0; i < IN_LOOKUP_BUCKETS; i++) {
 		spin_init(&in_lookup_table[i].lock, "in_lookup_bucket");
-		list_init(&in_lookup_table[i].chain);
+		hlist_head_init(&in_lookup_table[i].chain);
 	}
 	for (unsigned i = 0; i < LOOKUP_WQS; i++)
 		wait_queue_init(&lookup_wqs[i]);
@@ -239,7 +255,7 @@ static struct dentry *d_alloc(struct dentry *parent, const struct qstr *q)
 	name[q->len] = '\0';
 	d->d_name = (struct qstr){ name, q->len, q->hash };
 	d->d_count = 1;
-	list_init(&d->d_hash);
+	hlist_node_init(&d->d_hash);
 	list_init(&d->d_subdirs);
 	list_init(&d->d_lru);
 	spin_init(&d->d_lock, "dentry.d_lock");
@@ -325,9 +341,12 @@ static void d_kill(struct dentry *d)
 			lru_len--;
 			spin_unlock(&lru_lock);
 		}
+		write_seqcount_begin(&d->d_seq);	/* unhashed already: for form's sake */
+		struct inode *inode = d->d_inode;
+		__atomic_store_n(&d->d_inode, NULL, __ATOMIC_RELAXED);
+		write_seqcount_end(&d->d_seq);
 		spin_unlock(&b->lock);
-		iput(d->d_inode);
-		d->d_inode = NULL;
+		iput(inode);
 
 		struct dentry *parent = d->d_parent, *next = NULL;
 		if (parent != d) {
@@ -374,9 +393,9 @@ void dput(struct dentry *d)
 /* Caller holds the bucket lock. */
 static struct dentry *__d_lookup(struct bucket *b, struct dentry *parent, const struct qstr *q)
 {
-	struct list_head *pos;
-	list_for_each(pos, &b->chain) {
-		struct dentry *d = list_entry(pos, struct dentry, d_hash);
+	struct hlist_node *pos;
+	hlist_for_each(pos, &b->chain) {
+		struct dentry *d = hlist_entry(pos, struct dentry, d_hash);
 		if (same_name(d, parent, q))
 			return dget(d);
 	}
@@ -418,9 +437,9 @@ struct dentry *d_alloc_parallel(struct dentry *parent, const struct qstr *q)
 			return d;
 		}
 		struct dentry *other = NULL;
-		struct list_head *pos;
-		list_for_each(pos, &ib->chain) {
-			struct dentry *x = list_entry(pos, struct dentry, d_hash);
+		struct hlist_node *pos;
+		hlist_for_each(pos, &ib->chain) {
+			struct dentry *x = hlist_entry(pos, struct dentry, d_hash);
 			if (same_name(x, parent, q)) {
 				other = dget(x);
 				break;
@@ -436,7 +455,7 @@ struct dentry *d_alloc_parallel(struct dentry *parent, const struct qstr *q)
 		}
 		if (!other) {	/* ours to look up */
 			flag_set(fresh, DCACHE_IN_LOOKUP);
-			list_add(&fresh->d_hash, &ib->chain);
+			hlist_add_head_rcu(&fresh->d_hash, &ib->chain);
 			spin_unlock(&ib->lock);
 			race_window();	/* ours now: lookups of the name wait from here */
 			return fresh;
@@ -458,7 +477,7 @@ struct dentry *d_alloc_parallel(struct dentry *parent, const struct qstr *q)
  * holds d's in-lookup bucket lock; it wakes the waiters once it lets go. */
 static void __d_lookup_unhash(struct dentry *d)
 {
-	list_del(&d->d_hash);
+	hlist_del_rcu(&d->d_hash);
 	flag_clear(d, DCACHE_IN_LOOKUP);
 }
 
@@ -484,11 +503,12 @@ void d_add(struct dentry *d, struct inode *inode)
 	spin_lock(&b->lock);
 	BUG_ON(d->d_flags & DCACHE_HASHED);	/* one answer per dentry */
 	bool in_lookup = d->d_flags & DCACHE_IN_LOOKUP;
+	write_seqcount_begin(&d->d_seq);
 	d->d_inode = inode;
+	write_seqcount_end(&d->d_seq);
 	if (in_lookup)
 		__d_lookup_unhash(d);
-	list_add(&d->d_hash, &b->chain);
-	flag_set(d, DCACHE_HASHED);
+	__d_rehash(d, b);
 	spin_unlock(&b->lock);
 	spin_unlock(&ib->lock);
 	race_window();	/* hashed, waiters not woken yet: new lookups find it */
@@ -513,7 +533,9 @@ void d_instantiate(struct dentry *d, struct inode *inode)
 {
 	struct bucket *b = d_lock_bucket(d);
 	BUG_ON(d->d_inode);
+	write_seqcount_begin(&d->d_seq);	/* "negative" read before is stale */
 	__atomic_store_n(&d->d_inode, inode, __ATOMIC_RELEASE);
+	write_seqcount_end(&d->d_seq);
 	spin_unlock(&b->lock);
 }
 
@@ -521,10 +543,8 @@ void d_drop(struct dentry *d)
 {
 	race_window();	/* still hashed: lookups may take it now */
 	struct bucket *b = d_lock_bucket(d);
-	if (d->d_flags & DCACHE_HASHED) {
-		list_del(&d->d_hash);
-		flag_clear(d, DCACHE_HASHED);
-	}
+	if (d->d_flags & DCACHE_HASHED)
+		__d_unhash(d);
 	spin_unlock(&b->lock);
 }
 
@@ -533,9 +553,9 @@ unsigned d_count_hashed(struct dentry *parent, const struct qstr *q)
 	unsigned n = 0;
 	struct bucket *b = dcache_bucket(q->hash);
 	spin_lock(&b->lock);
-	struct list_head *pos;
-	list_for_each(pos, &b->chain)
-		if (same_name(list_entry(pos, struct dentry, d_hash), parent, q))
+	struct hlist_node *pos;
+	hlist_for_each(pos, &b->chain)
+		if (same_name(hlist_entry(pos, struct dentry, d_hash), parent, q))
 			n++;
 	spin_unlock(&b->lock);
 	return n;
@@ -571,14 +591,14 @@ uint64_t d_prune_waits(void)
 }
 
 struct prune_scan {
-	struct list_head victims;
+	struct hlist_head victims;     /* unhashed, to free */
 	struct dentry *down;    /* a child to walk into, pinned */
 	bool busy;              /* met a busy bucket */
 };
 
 static void prune_scan(struct dentry *dir, struct dentry *from, uint32_t gen, struct prune_scan *ps)
 {
-	list_init(&ps->victims);
+	hlist_head_init(&ps->victims);
 	ps->down = NULL;
 	ps->busy = false;
 	spin_lock(&dir->d_lock);
@@ -594,9 +614,8 @@ static void prune_scan(struct dentry *dir, struct dentry *from, uint32_t gen, st
 		}
 		int count = __atomic_load_n(&c->d_count, __ATOMIC_RELAXED);
 		if (count == 0 && (c->d_flags & DCACHE_HASHED)) {
-			list_del(&c->d_hash);	/* no references: no children either */
-			flag_clear(c, DCACHE_HASHED);
-			list_add(&c->d_hash, &ps->victims);
+			__d_unhash(c);	/* no references: no children either */
+			hlist_add_head_rcu(&c->d_hash, &ps->victims);
 		} else if (count > 0 && !data_race(list_empty(&c->d_subdirs)) &&
 			   __atomic_load_n(&c->d_prune_gen, __ATOMIC_RELAXED) != gen) {
 			/* (data_race: c's children change under c->d_lock, not
@@ -619,11 +638,11 @@ static void prune_scan(struct dentry *dir, struct dentry *from, uint32_t gen, st
 	spin_unlock(&dir->d_lock);
 }
 
-static void free_victims(struct list_head *victims)
+static void free_victims(struct hlist_head *victims)
 {
-	while (!list_empty(victims)) {
-		struct dentry *d = list_first_entry(victims, struct dentry, d_hash);
-		list_del(&d->d_hash);
+	while (victims->first) {
+		struct dentry *d = hlist_entry(victims->first, struct dentry, d_hash);
+		hlist_del_rcu(&d->d_hash);
 		d_kill(d);
 	}
 }
@@ -665,7 +684,7 @@ void d_prune_unused(struct dentry *top)
 	for (;;) {
 		struct prune_scan ps;
 		prune_scan(dir, from, gen, &ps);
-		bool clean = !from && list_empty(&ps.victims) && !ps.busy && !ps.down;
+		bool clean = !from && !ps.victims.first && !ps.busy && !ps.down;
 		free_victims(&ps.victims);
 		if (from) {
 			dput(from);	/* unused now, perhaps: the next scan sees */
@@ -725,17 +744,17 @@ unsigned d_check_sb(struct super_block *sb)
 	for (uint64_t i = 0; i <= dcache_mask; i++) {
 		struct bucket *b = &dcache_table[i];
 		spin_lock(&b->lock);
-		struct list_head *pos, *pos2;
-		list_for_each(pos, &b->chain) {
-			struct dentry *d = list_entry(pos, struct dentry, d_hash);
+		struct hlist_node *pos, *pos2;
+		hlist_for_each(pos, &b->chain) {
+			struct dentry *d = hlist_entry(pos, struct dentry, d_hash);
 			if (d->d_sb != sb)
 				continue;
 			if (__atomic_load_n(&d->d_count, __ATOMIC_RELAXED) < 0) {
 				kprintf("dcache: %s has count %d\n", d->d_name.name, d->d_count);
 				bad++;
 			}
-			for (pos2 = pos->next; pos2 != &b->chain; pos2 = pos2->next)
-				if (same_name(list_entry(pos2, struct dentry, d_hash), d->d_parent, &d->d_name)) {
+			for (pos2 = pos->next; pos2; pos2 = pos2->next)
+				if (same_name(hlist_entry(pos2, struct dentry, d_hash), d->d_parent, &d->d_name)) {
 					kprintf("dcache: '%s' is hashed twice in one directory\n", d->d_name.name);
 					bad++;
 				}
@@ -757,7 +776,7 @@ unsigned d_check_sb(struct super_block *sb)
  * if it met a busy bucket: the caller lets go and tries again, since the
  * bucket's holder may be waiting for the LRU lock.
  */
-static int lru_collect(unsigned nr, unsigned *budget, struct list_head *victims)
+static int lru_collect(unsigned nr, unsigned *budget, struct hlist_head *victims)
 {
 	int n = 0;
 	spin_lock(&lru_lock);
@@ -772,9 +791,8 @@ static int lru_collect(unsigned nr, unsigned *budget, struct list_head *victims)
 		list_del(&d->d_lru);
 		lru_len--;
 		if (__atomic_load_n(&d->d_count, __ATOMIC_RELAXED) == 0 && (d->d_flags & DCACHE_HASHED)) {
-			list_del(&d->d_hash);	/* unused: no children either (they hold it) */
-			flag_clear(d, DCACHE_HASHED);
-			list_add(&d->d_hash, victims);
+			__d_unhash(d);	/* unused: no children either (they hold it) */
+			hlist_add_head_rcu(&d->d_hash, victims);
 			n++;
 		}
 		spin_unlock(&b->lock);
@@ -793,7 +811,7 @@ unsigned dcache_shrink(unsigned nr)
 	 * ~0u, everything.) */
 	unsigned freed = 0, budget = nr > (UINT32_MAX - 64) / 4 ? UINT32_MAX : 4 * nr + 64;
 	while (freed < nr && budget) {
-		struct list_head victims = LIST_HEAD_INIT(victims);
+		struct hlist_head victims = { NULL };
 		int n = lru_collect(nr - freed, &budget, &victims);
 		if (n < 0) {
 			cpu_relax();
@@ -803,9 +821,9 @@ unsigned dcache_shrink(unsigned nr)
 			break;
 		if (dcache_shrink_hook)
 			dcache_shrink_hook();
-		while (!list_empty(&victims)) {
-			struct dentry *d = list_first_entry(&victims, struct dentry, d_hash);
-			list_del(&d->d_hash);
+		while (victims.first) {
+			struct dentry *d = hlist_entry(victims.first, struct dentry, d_hash);
+			hlist_del_rcu(&d->d_hash);
 			d_kill(d);	/* the parent may become unused in turn */
 		}
 		freed += (unsigned)n;
@@ -819,9 +837,9 @@ void dcache_get_stats(struct dcache_stats *st)
 	for (uint64_t i = 0; i <= dcache_mask; i++) {
 		struct bucket *b = &dcache_table[i];
 		spin_lock(&b->lock);
-		struct list_head *pos;
-		list_for_each(pos, &b->chain) {
-			struct dentry *d = list_entry(pos, struct dentry, d_hash);
+		struct hlist_node *pos;
+		hlist_for_each(pos, &b->chain) {
+			struct dentry *d = hlist_entry(pos, struct dentry, d_hash);
 			if (d->d_inode)
 				st->positive++;
 			else
@@ -834,8 +852,8 @@ void dcache_get_stats(struct dcache_stats *st)
 	for (unsigned i = 0; i < IN_LOOKUP_BUCKETS; i++) {
 		struct bucket *b = &in_lookup_table[i];
 		spin_lock(&b->lock);
-		struct list_head *pos;
-		list_for_each(pos, &b->chain)
+		struct hlist_node *pos;
+		hlist_for_each(pos, &b->chain)
 			st->in_lookup++;
 		spin_unlock(&b->lock);
 	}
@@ -938,13 +956,13 @@ void d_move(struct dentry *d, struct dentry *target)
 	lock_pair(&b1->lock, &b2->lock);
 	lock_pair(&old_parent->d_lock, &new_parent->d_lock);
 	lock_children(d, target);	/* their d_parent changes: see dget_parent */
+	write_seqcount_begin(&d->d_seq);
+	write_seqcount_begin(&target->d_seq);
 
 	if (d->d_flags & DCACHE_HASHED)
-		list_del(&d->d_hash);
-	if (target->d_flags & DCACHE_HASHED) {
-		list_del(&target->d_hash);
-		flag_clear(target, DCACHE_HASHED);
-	}
+		hlist_del_rcu(&d->d_hash);
+	if (target->d_flags & DCACHE_HASHED)
+		__d_unhash(target);
 	swap_names(d, target);
 	race_window();	/* names swapped, parents not yet: a spin, locks held */
 	/* Each held a reference on its parent; they trade parents and so
@@ -955,8 +973,10 @@ void d_move(struct dentry *d, struct dentry *target)
 	list_add(&d->d_child, &new_parent->d_subdirs);
 	list_del(&target->d_child);
 	list_add(&target->d_child, &old_parent->d_subdirs);
-	list_add(&d->d_hash, &b2->chain);	/* target's old bucket: d's new hash */
+	hlist_add_head_rcu(&d->d_hash, &b2->chain);	/* target's old bucket: d's new hash */
 	flag_set(d, DCACHE_HASHED);
+	write_seqcount_end(&target->d_seq);
+	write_seqcount_end(&d->d_seq);
 
 	spin_unlock(&target->d_lock);
 	spin_unlock(&d->d_lock);

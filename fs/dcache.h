@@ -49,6 +49,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "kernel/list.h"
+#include "kernel/seqlock.h"
 #include "kernel/spinlock.h"
 
 struct inode;
@@ -69,10 +70,15 @@ struct qstr {
 struct dentry {
 	/* What a hash-chain walk reads, together on the first cache line:
 	 * the chain link, then the (parent, name) compared, then the flags. */
-	struct list_head d_hash;   /* bucket lock: dcache chain, or in-lookup chain while IN_LOOKUP */
+	struct hlist_node d_hash;  /* bucket lock: dcache chain, or in-lookup chain while IN_LOOKUP */
 	struct dentry *d_parent;   /* holds a reference; the root is its own parent */
 	struct qstr d_name;        /* d_name.name points at d_iname or the heap */
 	unsigned d_flags;          /* bucket lock: DCACHE_*; changed with atomic or/and */
+	/* Moves on every change a lockless reader must notice: d_inode set or
+	 * cleared, unhashing, a rename of d_parent/d_name.  Written under the
+	 * bucket lock of d's name (both buckets in d_move), which serializes
+	 * its writers. */
+	struct seqcount d_seq;
 	int d_count;               /* references (atomic) */
 	struct inode *d_inode;     /* bucket lock: set by d_add before HASHED; NULL: negative */
 	struct super_block *d_sb;  /* fixed at allocation */

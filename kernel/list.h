@@ -1,4 +1,7 @@
-/* list.h: circular doubly linked lists with a head node (as in Linux). */
+/*
+ * list.h: circular doubly linked lists with a head node, and hash chains
+ * (hlist) that end in NULL, as in Linux.
+ */
 #ifndef KERNEL_LIST_H
 #define KERNEL_LIST_H
 
@@ -65,5 +68,72 @@ static inline unsigned list_count(const struct list_head *head)
 		n++;
 	return n;
 }
+
+/*
+ * Hash chains: a head of one pointer, nodes linked forward and ending in
+ * NULL, each with the address of the pointer that points at it (pprev) so
+ * that it leaves in one step.  Unlike a circular list, a chain can be read
+ * without its lock (under RCU, kernel/rcu.h): a reader on a node that
+ * moves to another chain meanwhile still reaches an end, a NULL, instead
+ * of running into another chain's head and taking it for a node.
+ *
+ * Writers hold the chain's lock.  The _rcu calls keep lockless readers
+ * safe: an add publishes the node with a release store after its next
+ * is set (rcu_assign_pointer), and a delete leaves the node's next as it
+ * was, so a reader standing on it walks on.  Links that readers follow
+ * are written with single atomic stores: no reader sees half a pointer.
+ */
+struct hlist_node {
+	struct hlist_node *next, **pprev;   /* pprev NULL: on no chain */
+};
+
+struct hlist_head {
+	struct hlist_node *first;
+};
+
+#define hlist_entry(ptr, type, member) container_of(ptr, type, member)
+
+static inline void hlist_head_init(struct hlist_head *h)
+{
+	h->first = NULL;
+}
+
+static inline void hlist_node_init(struct hlist_node *n)
+{
+	n->next = NULL;
+	n->pprev = NULL;
+}
+
+static inline bool hlist_unhashed(const struct hlist_node *n)
+{
+	return !n->pprev;
+}
+
+/* Put n first on h; a reader walking h without the lock sees it whole. */
+static inline void hlist_add_head_rcu(struct hlist_node *n, struct hlist_head *h)
+{
+	struct hlist_node *first = h->first;
+	__atomic_store_n(&n->next, first, __ATOMIC_RELAXED);
+	n->pprev = &h->first;
+	if (first)
+		first->pprev = &n->next;
+	__atomic_store_n(&h->first, n, __ATOMIC_RELEASE);	/* publish: after n->next */
+}
+
+/* Take n off its chain; n->next stays, for a reader standing on n. */
+static inline void hlist_del_rcu(struct hlist_node *n)
+{
+	struct hlist_node *next = n->next;
+	__atomic_store_n(n->pprev, next, __ATOMIC_RELAXED);
+	if (next)
+		next->pprev = n->pprev;
+	n->pprev = NULL;
+}
+
+/* Walk a chain under its lock, or under rcu_read_lock (acquire loads
+ * order the reads of each node after the load that found it). */
+#define hlist_for_each(pos, head) \
+	for (pos = __atomic_load_n(&(head)->first, __ATOMIC_ACQUIRE); pos; \
+	     pos = __atomic_load_n(&pos->next, __ATOMIC_ACQUIRE))
 
 #endif

@@ -64,6 +64,15 @@ static inline void write_seqcount_end(struct seqcount *s)
 	__atomic_store_n(&s->sequence, s->sequence + 1, __ATOMIC_RELEASE);
 }
 
+/* Make every reader's noted count stale without an odd phase, for a
+ * change that is one store (unhashing: "whatever you read before, look
+ * again"); the caller serializes it with the other writers. */
+static inline void write_seqcount_invalidate(struct seqcount *s)
+{
+	__atomic_thread_fence(__ATOMIC_RELEASE);	/* the change before the new count */
+	__atomic_store_n(&s->sequence, s->sequence + 2, __ATOMIC_RELAXED);
+}
+
 static inline void seqlock_init(struct seqlock *sl, const char *name)
 {
 	sl->seq.sequence = 0;
