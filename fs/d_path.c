@@ -20,7 +20,7 @@ long d_path(struct dentry *d, struct dentry *root, char *buf, size_t n)
 	size_t at = n - 1;
 	buf[at] = '\0';
 	long err = 0;
-	spin_lock(&rename_lock);
+	read_seqlock_excl(&rename_lock);
 	if (d != root && d != d->d_sb->s_root && d_unhashed(d))
 		err = -ENOENT;	/* removed: it has no path any more */
 	while (!err && d != root) {
@@ -41,7 +41,7 @@ long d_path(struct dentry *d, struct dentry *root, char *buf, size_t n)
 		buf[--at] = '/';
 		d = d->d_parent;
 	}
-	spin_unlock(&rename_lock);
+	read_sequnlock_excl(&rename_lock);
 	if (err)
 		return err;
 	if (at == n - 1) {	/* the root itself */

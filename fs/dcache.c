@@ -59,11 +59,10 @@ static struct kmem_cache *dentry_cache;
 static struct spinlock lru_lock = SPINLOCK_INIT("dentry_lru");
 static struct list_head lru = LIST_HEAD_INIT(lru);
 static uint64_t lru_len;
-/* d_parent and d_name of every dentry (see dcache.h).  A plain lock: every
- * reader takes it.  (Linux's is a seqlock, for readers that take no lock
- * under RCU; we have no such readers yet, and a sequence count no one
- * reads would only claim a protection it does not give.) */
-struct spinlock rename_lock = SPINLOCK_INIT("rename_lock");
+/* d_parent and d_name of every dentry (see dcache.h).  d_path and the
+ * prune's climb take its lock; the RCU-walk's ".." reads its count, and
+ * gives up if a rename ran meanwhile (fs/namei.c). */
+struct seqlock rename_lock = SEQLOCK_INIT("rename_lock");
 
 static unsigned long shrink_dentries(unsigned long nr)
 {
@@ -661,7 +660,7 @@ void (*d_prune_climb_hook)(struct dentry *dir);
  */
 static struct dentry *prune_climb(struct dentry *top, struct dentry *dir, unsigned *depth)
 {
-	spin_lock(&rename_lock);
+	read_seqlock_excl(&rename_lock);
 	unsigned steps = 0;
 	struct dentry *a = dir;
 	while (a != top && a->d_parent != a) {
@@ -669,7 +668,7 @@ static struct dentry *prune_climb(struct dentry *top, struct dentry *dir, unsign
 		steps++;
 	}
 	struct dentry *up = a == top && steps > 0 ? dget(dir->d_parent) : NULL;
-	spin_unlock(&rename_lock);
+	read_sequnlock_excl(&rename_lock);
 	*depth = up ? steps - 1 : 0;
 	return up;
 }
@@ -952,7 +951,7 @@ void d_move(struct dentry *d, struct dentry *target)
 	struct bucket *b1 = dcache_bucket(d->d_name.hash), *b2 = dcache_bucket(target->d_name.hash);
 
 	race_window();	/* both names still as they were: lookups of either may run */
-	spin_lock(&rename_lock);
+	write_seqlock(&rename_lock);
 	lock_pair(&b1->lock, &b2->lock);
 	lock_pair(&old_parent->d_lock, &new_parent->d_lock);
 	lock_children(d, target);	/* their d_parent changes: see dget_parent */
@@ -982,5 +981,5 @@ void d_move(struct dentry *d, struct dentry *target)
 	spin_unlock(&d->d_lock);
 	unlock_pair(&old_parent->d_lock, &new_parent->d_lock);
 	unlock_pair(&b1->lock, &b2->lock);
-	spin_unlock(&rename_lock);
+	write_sequnlock(&rename_lock);
 }

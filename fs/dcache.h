@@ -178,7 +178,7 @@ void d_move(struct dentry *d, struct dentry *target);
  */
 long d_path(struct dentry *d, struct dentry *root, char *buf, size_t n);	/* fs/d_path.c */
 /* d_parent and d_name of every dentry (the table above); d_path's. */
-extern struct spinlock rename_lock;
+extern struct seqlock rename_lock;
 
 /* Unhash and free every unused dentry under dir (leaves first), walking
  * the tree below it. */

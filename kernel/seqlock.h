@@ -101,4 +101,16 @@ static inline void write_sequnlock(struct seqlock *sl)
 	spin_unlock(&sl->lock);
 }
 
+/* A reader that takes the writers' lock instead of retrying: it keeps
+ * every writer out, and moves no count. */
+static inline void read_seqlock_excl(struct seqlock *sl)
+{
+	spin_lock(&sl->lock);
+}
+
+static inline void read_sequnlock_excl(struct seqlock *sl)
+{
+	spin_unlock(&sl->lock);
+}
+
 #endif
