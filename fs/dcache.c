@@ -59,6 +59,10 @@ static struct kmem_cache *dentry_cache;
 static struct spinlock lru_lock = SPINLOCK_INIT("dentry_lru");
 static struct list_head lru = LIST_HEAD_INIT(lru);
 static uint64_t lru_len;
+/* Dentries allocated and not yet handed to d_kill's grace period: what
+ * dcache_live reports, exact at once (the slab's count waits for the
+ * grace period). */
+static uint64_t dentries_live;
 /* d_parent and d_name of every dentry (see dcache.h).  d_path and the
  * prune's climb take its lock; the RCU-walk's ".." reads its count, and
  * gives up if a rename ran meanwhile (fs/namei.c). */
@@ -128,7 +132,7 @@ void dcache_init(void)
 
 uint64_t dcache_live(void)
 {
-	return kmem_cache_live(dentry_cache);
+	return __atomic_load_n(&dentries_live, __ATOMIC_RELAXED);
 }
 
 uint64_t dcache_buckets(void)
@@ -254,6 +258,7 @@ static struct dentry *d_alloc(struct dentry *parent, const struct qstr *q)
 	name[q->len] = '\0';
 	d->d_name = (struct qstr){ name, q->len, q->hash };
 	d->d_count = 1;
+	__atomic_fetch_add(&dentries_live, 1, __ATOMIC_RELAXED);
 	hlist_node_init(&d->d_hash);
 	list_init(&d->d_subdirs);
 	list_init(&d->d_lru);
@@ -318,6 +323,15 @@ static bool dput_locked(struct dentry *d)
 	return false;
 }
 
+/* After the grace period: no RCU-walk can still be reading d. */
+static void d_free_rcu(struct rcu_head *head)
+{
+	struct dentry *d = container_of(head, struct dentry, d_rcu);
+	if (d->d_name.name != d->d_iname)
+		kfree(d->d_name.name);
+	kmem_cache_free(dentry_cache, d);
+}
+
 /*
  * Free d, whose count reached zero and which is on no hash, and then each
  * ancestor whose last reference was d's.
@@ -358,9 +372,8 @@ static void d_kill(struct dentry *d)
 				next = parent;
 			spin_unlock(&b->lock);
 		}
-		if (d->d_name.name != d->d_iname)
-			kfree(d->d_name.name);
-		kmem_cache_free(dentry_cache, d);
+		__atomic_fetch_sub(&dentries_live, 1, __ATOMIC_RELAXED);
+		call_rcu(&d->d_rcu, d_free_rcu);	/* an RCU-walk may be on it */
 		d = next;
 	}
 }
@@ -408,6 +421,73 @@ struct dentry *d_lookup(struct dentry *parent, const struct qstr *q)
 	struct dentry *d = __d_lookup(b, parent, q);
 	spin_unlock(&b->lock);
 	return d;
+}
+
+/*
+ * Whether d's name is q's, read without the locks that keep it: d_move may
+ * be swapping names meanwhile, so the pointer, length and bytes may come
+ * from two names.  The caller's d_seq check rejects any such mix; here the
+ * only care is to read within memory that is d's: an inline name is never
+ * compared past d_iname.  (The bytes are read with data_race: a torn
+ * compare is exactly what the sequence check catches.)
+ */
+static bool d_name_is_rcu(const struct dentry *d, const struct qstr *q)
+{
+	const char *name = READ_ONCE(d->d_name.name);
+	if (READ_ONCE(d->d_name.len) != q->len)
+		return false;
+	if (name == d->d_iname && q->len >= DNAME_INLINE_LEN)
+		return false;
+	return data_race(memcmp(name, q->name, q->len)) == 0;
+}
+
+struct dentry *__d_lookup_rcu(const struct dentry *parent, const struct qstr *q, unsigned *seqp)
+{
+	struct bucket *b = dcache_bucket(q->hash);
+	struct hlist_node *pos;
+	hlist_for_each(pos, &b->chain) {
+		struct dentry *d = hlist_entry(pos, struct dentry, d_hash);
+		/* The count before the fields, with the low bit cleared: a
+		 * writer inside now makes the caller's check fail later. */
+		unsigned seq = raw_read_seqcount(&d->d_seq) & ~1u;
+		race_window();	/* found, not yet compared: a rename may run */
+		if (READ_ONCE(d->d_parent) != parent || d_hash_now(d) != q->hash)
+			continue;
+		if (!d_name_is_rcu(d, q))
+			continue;
+		*seqp = seq;
+		return d;
+	}
+	return NULL;
+}
+
+bool d_legitimize(struct dentry *d, unsigned seq)
+{
+	/* A count above 0 cannot reach 0 and be freed between our load and
+	 * the compare-and-swap: one CAS, no lock, when someone holds d. */
+	int c = __atomic_load_n(&d->d_count, __ATOMIC_RELAXED);
+	bool got = false;
+	while (c > 0 && !got)
+		got = __atomic_compare_exchange_n(&d->d_count, &c, c + 1, false, __ATOMIC_ACQUIRE,
+						  __ATOMIC_RELAXED);
+	if (!got) {
+		/* Unused: alive while hashed, and the shrinker unhashes only
+		 * under the bucket lock (an unhashed unused dentry is being
+		 * freed: "dead"). */
+		struct bucket *b = d_lock_bucket(d);
+		if (d->d_flags & DCACHE_HASHED) {
+			dget(d);
+			got = true;
+		}
+		spin_unlock(&b->lock);
+	}
+	if (!got)
+		return false;
+	if (read_seqcount_retry(&d->d_seq, seq)) {
+		dput(d);
+		return false;
+	}
+	return true;
 }
 
 /* Sleep until d is no longer in-lookup (we hold a reference to it), or

@@ -49,6 +49,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "kernel/list.h"
+#include "kernel/rcu.h"
 #include "kernel/seqlock.h"
 #include "kernel/spinlock.h"
 
@@ -93,6 +94,9 @@ struct dentry {
 	/* The last prune walk done below it (d_prune_unused; atomic). */
 	uint32_t d_prune_gen;
 	char d_iname[DNAME_INLINE_LEN];   /* short names live here */
+	/* Freeing waits a grace period (d_kill): an RCU-walk may still be
+	 * reading the dentry and its name. */
+	struct rcu_head d_rcu;
 };
 
 void dcache_init(void);
@@ -131,6 +135,24 @@ struct dentry *dget_parent(struct dentry *d);
 /* The fast path: the hashed dentry for (parent, name) with a reference,
  * or NULL.  Takes no sleeping lock. */
 struct dentry *d_lookup(struct dentry *parent, const struct qstr *name);
+
+/*
+ * The RCU-walk's lookup (fs/namei.c): no lock, no reference, no shared
+ * write.  Caller is inside rcu_read_lock.  Returns the dentry that was
+ * hashed as (parent, name), with in *seqp its d_seq as it was then, or
+ * NULL.  Nothing read from the dentry (d_inode, the match itself) may be
+ * trusted until read_seqcount_retry(&d->d_seq, *seqp) says it held.  A
+ * NULL can be false (a rename moved a dentry the search stood on to
+ * another chain): the caller then looks again the locked way.
+ */
+struct dentry *__d_lookup_rcu(const struct dentry *parent, const struct qstr *name, unsigned *seqp);
+/*
+ * Leave RCU mode on d (Linux's legitimize): take a reference unless d is
+ * being freed, and keep it only if d_seq is still seq, so that what the
+ * walk read of d under seq is still true.  Caller is inside
+ * rcu_read_lock.  false: no reference taken.
+ */
+bool d_legitimize(struct dentry *d, unsigned seq);
 
 /*
  * The slow path's first step, called with parent's i_rwsem held (shared

@@ -19,6 +19,7 @@
 #include <stdint.h>
 #include "kernel/list.h"
 #include "kernel/mutex.h"
+#include "kernel/rcu.h"
 #include "kernel/rwsem.h"
 #include "kernel/spinlock.h"
 
@@ -144,6 +145,7 @@ struct inode {
 	uint64_t i_size;
 	uint64_t i_blocks;              /* 512-byte units of data the inode holds */
 	int64_t i_atime, i_mtime, i_ctime;   /* ns since the epoch */
+	struct rcu_head i_rcu;          /* evict frees after a grace period */
 };
 
 /* A filesystem type, found by name at mount time (fs/super.c). */

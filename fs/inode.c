@@ -82,9 +82,13 @@ void icache_init(void)
 	register_shrinker(&icache_shrinker);
 }
 
+/* Inodes hashed and not yet evicted: exact at once (the slab's count
+ * waits for evict's grace period). */
+static uint64_t inodes_live;
+
 uint64_t icache_live(void)
 {
-	return kmem_cache_live(inode_cache);
+	return __atomic_load_n(&inodes_live, __ATOMIC_RELAXED);
 }
 
 uint64_t icache_lru_count(void)
@@ -161,6 +165,7 @@ struct inode *iget_locked(struct super_block *sb, uint64_t ino)
 		}
 		if (fresh) {	/* still missing: insert ours, I_NEW already set */
 			list_add(&fresh->i_hash, &b->chain);
+			__atomic_fetch_add(&inodes_live, 1, __ATOMIC_RELAXED);
 			spin_unlock(&b->lock);
 			return fresh;
 		}
@@ -212,11 +217,20 @@ void ihold(struct inode *inode)
 	BUG_ON(was < 1);	/* the caller's own reference was not there */
 }
 
+static void free_inode_rcu(struct rcu_head *head)
+{
+	kmem_cache_free(inode_cache, container_of(head, struct inode, i_rcu));
+}
+
+/* The filesystem lets go of its part now; the inode itself waits a grace
+ * period, since an RCU-walk that read a dentry's d_inode just before it
+ * was cleared may still check its mode and owner (fs/namei.c). */
 static void evict(struct inode *inode)
 {
 	if (inode->i_sb->s_op && inode->i_sb->s_op->evict)
 		inode->i_sb->s_op->evict(inode);
-	kmem_cache_free(inode_cache, inode);
+	__atomic_fetch_sub(&inodes_live, 1, __ATOMIC_RELAXED);
+	call_rcu(&inode->i_rcu, free_inode_rcu);
 }
 
 void iput(struct inode *inode)

@@ -6,9 +6,14 @@
  * Locking:
  *   namespace_mutex  serializes mount and umount: one change of the tree
  *                    at a time.
- *   mount_lock       (spinlock) the list of mounts, their states, and
- *                    DCACHE_MOUNTED on mount points.  Walks take it briefly
- *                    to cross into a mount.
+ *   mount_lock       (seqlock) the list of mounts, their states, and
+ *                    DCACHE_MOUNTED on mount points: changed under its
+ *                    lock, with its count moving.  A reference walk takes
+ *                    the lock briefly to cross into a mount; an RCU-walk
+ *                    takes nothing, reads the list under rcu_read_lock, and
+ *                    checks the count before it trusts what it crossed.
+ *                    umount waits a grace period before it frees a mount
+ *                    or a super block such a walk may still be reading.
  *   mount_wq         walks waiting for an umount to decide.
  * Their order among all locks: docs/DESIGN.md section 8.  mount and
  * umount wait for namespace_mutex and i_rwsem killably (-EINTR, nothing
@@ -30,6 +35,7 @@
 #include "fs/fs.h"
 #include "kernel/err.h"
 #include "kernel/errno.h"
+#include "kernel/kcsan.h"
 #include "kernel/kmalloc.h"
 #include "kernel/mutex.h"
 #include "kernel/panic.h"
@@ -38,16 +44,16 @@
 #include "kernel/waitqueue.h"
 
 static struct mutex namespace_mutex = MUTEX_INIT(namespace_mutex, "namespace_mutex");
-static struct spinlock mount_lock = SPINLOCK_INIT("mount_lock");
+static struct seqlock mount_lock = SEQLOCK_INIT("mount_lock");
 static struct list_head mounts = LIST_HEAD_INIT(mounts);
 static struct wait_queue_head mount_wq = WAIT_QUEUE_HEAD_INIT(mount_wq);
 static struct mount *root_mount;
 
-/* Caller holds mount_lock. */
+/* Caller holds mount_lock, or is inside rcu_read_lock. */
 static struct mount *find_mount(struct dentry *mp)
 {
 	struct list_head *pos;
-	list_for_each(pos, &mounts) {
+	list_for_each_rcu(pos, &mounts) {
 		struct mount *m = list_entry(pos, struct mount, mnt_list);
 		if (m->mnt_mountpoint == mp)
 			return m;
@@ -122,10 +128,10 @@ int do_mount(const char *type, struct dentry *mp, const char *options)
 			strlcpy(sb->s_options, options ? options : "", sizeof(sb->s_options));
 			sb->s_mount = m;
 			dget(mp);
-			spin_lock(&mount_lock);
-			list_add_tail(&m->mnt_list, &mounts);
+			write_seqlock(&mount_lock);
+			list_add_tail_rcu(&m->mnt_list, &mounts);
 			d_set_mounted(mp, true);
-			spin_unlock(&mount_lock);
+			write_sequnlock(&mount_lock);
 		}
 		if (err != -EINTR)
 			up_write(&dir->i_rwsem);
@@ -140,9 +146,9 @@ int do_mount(const char *type, struct dentry *mp, const char *options)
 
 static void set_state(struct mount *m, int state)
 {
-	spin_lock(&mount_lock);
-	m->mnt_state = state;
-	spin_unlock(&mount_lock);
+	write_seqlock(&mount_lock);
+	WRITE_ONCE(m->mnt_state, state);
+	write_sequnlock(&mount_lock);
 	wake_up_all(&mount_wq);
 }
 
@@ -178,14 +184,15 @@ int do_umount(struct dentry *root)
 		mutex_unlock(&namespace_mutex);
 		return -EBUSY;
 	}
-	spin_lock(&mount_lock);
-	list_del(&m->mnt_list);
+	write_seqlock(&mount_lock);
+	list_del_rcu(&m->mnt_list);
 	d_set_mounted(m->mnt_mountpoint, false);
-	sb->s_mount = NULL;
-	spin_unlock(&mount_lock);
+	__atomic_store_n(&sb->s_mount, NULL, __ATOMIC_RELAXED);
+	write_sequnlock(&mount_lock);
 	wake_up_all(&mount_wq);
 	mutex_unlock(&namespace_mutex);
 
+	synchronize_rcu();	/* no RCU-walk is still inside the mount */
 	sb->s_type->kill_sb(sb);
 	dput(m->mnt_mountpoint);
 	kfree(m);
@@ -194,29 +201,49 @@ int do_umount(struct dentry *root)
 
 static bool umount_deciding(struct dentry *mp)
 {
-	spin_lock(&mount_lock);
+	read_seqlock_excl(&mount_lock);
 	struct mount *m = find_mount(mp);
 	bool deciding = m && m->mnt_state == MNT_UMOUNTING;
-	spin_unlock(&mount_lock);
+	read_sequnlock_excl(&mount_lock);
 	return deciding;
 }
 
 struct dentry *mount_cross_down(struct dentry *mp)
 {
 	for (;;) {
-		spin_lock(&mount_lock);
+		read_seqlock_excl(&mount_lock);
 		struct mount *m = find_mount(mp);
 		if (m && m->mnt_state == MNT_MOUNTED) {
 			struct dentry *root = dget(m->mnt_sb->s_root);
-			spin_unlock(&mount_lock);
+			read_sequnlock_excl(&mount_lock);
 			return root;
 		}
-		spin_unlock(&mount_lock);
+		read_sequnlock_excl(&mount_lock);
 		if (!m)
 			return NULL;
 		if (wait_event_killable(mount_wq, !umount_deciding(mp)))
 			return ERR_PTR(-EINTR);	/* killed: the walk ends */
 	}
+}
+
+unsigned mount_seq_begin(void)
+{
+	return read_seqbegin(&mount_lock);
+}
+
+bool mount_seq_retry(unsigned seq)
+{
+	return read_seqretry(&mount_lock, seq);
+}
+
+struct dentry *__mount_cross_down_rcu(struct dentry *mp)
+{
+	struct mount *m = find_mount(mp);
+	if (!m)
+		return NULL;
+	if (READ_ONCE(m->mnt_state) != MNT_MOUNTED)
+		return ERR_PTR(-ECHILD);	/* only a reference walk may wait */
+	return m->mnt_sb->s_root;
 }
 
 struct dentry *mount_point_of(struct super_block *sb)

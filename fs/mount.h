@@ -49,6 +49,17 @@ int do_umount(struct dentry *root);
 /* The mounted root over mp, with a reference, or NULL if none.  Waits
  * (killable: ERR_PTR(-EINTR)) while an umount of it is deciding. */
 struct dentry *mount_cross_down(struct dentry *mp);
+/*
+ * The RCU-walk's side (fs/namei.c).  The walk notes mount_seq_begin() when
+ * it starts and trusts nothing it decided about mounts unless
+ * mount_seq_retry says no mount or umount ran since.
+ * __mount_cross_down_rcu: the root mounted on mp, with no reference
+ * (caller inside rcu_read_lock), NULL if none, ERR_PTR(-ECHILD) while an
+ * umount of it is deciding (a walk that must wait leaves RCU mode).
+ */
+unsigned mount_seq_begin(void);
+bool mount_seq_retry(unsigned seq);
+struct dentry *__mount_cross_down_rcu(struct dentry *mp);
 /* Where sb is mounted (no reference: valid while the caller holds a
  * dentry of sb), or NULL for "/" or a super block that is not mounted. */
 struct dentry *mount_point_of(struct super_block *sb);

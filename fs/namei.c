@@ -18,7 +18,20 @@
  * dentry alone is a position in the tree (fs/mount.h), and where Linux
  * keeps a struct path this file keeps a dentry.
  *
- * Locking: lookup_fast takes only the dcache's bucket lock (in d_lookup);
+ * Two modes, as Linux's.  A walk starts in RCU mode (nd->rcu): inside
+ * rcu_read_lock, holding no reference and taking no lock, it reads each
+ * dentry under its d_seq (found by __d_lookup_rcu) and checks the count
+ * before it trusts what it read, so it writes nothing shared.  Whatever
+ * it cannot do that way (a dcache miss, a symlink, a mount being
+ * unmounted, a change seen under it) it hands to the reference walk:
+ * try_to_unlazy takes references on where the walk stands (d_legitimize:
+ * only if nothing changed) and goes on in reference mode; if that fails,
+ * the whole walk starts again in reference mode (-ECHILD).  A walk that
+ * ends in RCU mode takes its one reference at the end, or none at all
+ * (path_lookup_inode: stat).
+ *
+ * Locking: RCU mode takes no lock; lookup_fast takes only the dcache's
+ * bucket lock (in d_lookup);
  * lookup_slow takes the directory's i_rwsem shared (exclusive with
  * vfs.lookup=exclusive), lookup_open exclusive; a mount crossing takes
  * mount_lock briefly (fs/mount.c); path_init takes task_fs.lock once.
@@ -36,8 +49,11 @@
 #include "kernel/err.h"
 #include "kernel/errno.h"
 #include "kernel/kprintf.h"
+#include "kernel/kcsan.h"
 #include "kernel/lockdep.h"
 #include "kernel/race.h"
+#include "kernel/rcu.h"
+#include "arch/x86_64/percpu.h"
 #include "kernel/string.h"
 
 bool vfs_lookup_exclusive;
@@ -60,14 +76,17 @@ KPARAM("vfs.lookup", set_lookup_mode, vfs_lookup_exclusive, 0, 0,
 
 /* ---- 1. one component ---------------------------------------------------- */
 
+/* (d_inode read once: an RCU-walk reads dentries that may change.) */
 static bool is_dir(const struct dentry *d)
 {
-	return d->d_inode && S_ISDIR(d->d_inode->i_mode);
+	const struct inode *inode = READ_ONCE(d->d_inode);
+	return inode && S_ISDIR(inode->i_mode);
 }
 
 static bool is_symlink(const struct dentry *d)
 {
-	return d->d_inode && S_ISLNK(d->d_inode->i_mode);
+	const struct inode *inode = READ_ONCE(d->d_inode);
+	return inode && S_ISLNK(inode->i_mode);
 }
 
 int lookup_one_common(struct dentry *dir, size_t len)
@@ -162,8 +181,13 @@ struct dentry *lookup_one_unlocked(struct dentry *dir, const char *name, size_t 
 #define WALK_FOLLOW 0x10       /* step_into: follow a symlink found here */
 
 struct nameidata {
-	struct dentry *root;       /* "/" for this walk (with a reference) */
-	struct dentry *path;       /* where the walk is now (with a reference) */
+	struct dentry *root;       /* "/" for this walk (with a reference, but in RCU mode) */
+	struct dentry *path;       /* where the walk is now (the same) */
+	/* RCU mode (see the top of the file): no references, and these. */
+	bool rcu;
+	bool root_borrowed;        /* the caller holds root: no legitimize needed */
+	unsigned seq, root_seq;    /* d_seq of path and of root as the walk read them */
+	unsigned m_seq, r_seq;     /* mount_lock's and rename_lock's counts at the start */
 	struct qstr last;          /* the component at hand: inside the path or a link body */
 	int last_type;             /* enum last_type */
 	bool last_slash;           /* a slash follows last ("dir/") */
@@ -196,11 +220,114 @@ static int path_init(struct nameidata *nd, struct dentry *root, struct dentry *s
 	return check_path(path);
 }
 
+/* d's d_seq for a walk that steps on d: the count with its low bit
+ * cleared, so that a writer inside now fails the later check. */
+static unsigned d_seq_begin(const struct dentry *d)
+{
+	return raw_read_seqcount(&d->d_seq) & ~1u;
+}
+
+/* Start an RCU-mode walk: no reference, no lock.  root and start are the
+ * caller's (it keeps them for the whole walk), or with root NULL the
+ * thread's root and cwd, read under task_fs's count. */
+static int path_init_rcu(struct nameidata *nd, struct dentry *root, struct dentry *start,
+			 const char *path, unsigned flags)
+{
+	*nd = (struct nameidata){ .flags = flags, .rcu = true, .root_borrowed = root != NULL };
+	rcu_read_lock();
+	nd->m_seq = mount_seq_begin();
+	nd->r_seq = read_seqbegin(&rename_lock);
+	if (!root)
+		task_root_and_cwd_rcu(&root, &start);
+	nd->root = root;
+	nd->root_seq = d_seq_begin(root);
+	nd->path = path[0] == '/' || !start ? root : start;
+	nd->seq = nd->path == root ? nd->root_seq : d_seq_begin(nd->path);
+	return check_path(path);
+}
+
 static void terminate_walk(struct nameidata *nd)
 {
-	dput(nd->path);
-	dput(nd->root);
+	if (nd->rcu) {
+		nd->rcu = false;
+		rcu_read_unlock();
+	} else {
+		dput(nd->path);
+		dput(nd->root);
+	}
 	nd->path = nd->root = NULL;
+}
+
+/* How walks ended and why they left RCU mode, per CPU: counting must not
+ * be the shared write RCU mode exists to avoid. */
+static struct walk_stats_cpu {
+	uint64_t n[NR_WALK_STATS];
+} __attribute__((aligned(64))) walk_stats[MAX_CPUS];
+
+static void walk_stat(int which)
+{
+	__atomic_fetch_add(&walk_stats[cpu_id()].n[which], 1, __ATOMIC_RELAXED);
+}
+
+void namei_walk_stats(uint64_t out[NR_WALK_STATS])
+{
+	for (int s = 0; s < NR_WALK_STATS; s++) {
+		out[s] = 0;
+		for (unsigned c = 0; c < MAX_CPUS; c++)
+			out[s] += __atomic_load_n(&walk_stats[c].n[s], __ATOMIC_RELAXED);
+	}
+}
+
+const char *const walk_stat_names[NR_WALK_STATS] = {
+	[WALK_RCU_DONE] = "ended in RCU mode, no reference taken",
+	[WALK_RCU_REF] = "ended in RCU mode, one reference taken",
+	[WALK_UNLAZY_MISS] = "left RCU mode: a name not in the dcache",
+	[WALK_UNLAZY_LINK] = "left RCU mode: a symlink to follow",
+	[WALK_UNLAZY_MOUNT] = "left RCU mode: an umount deciding",
+	[WALK_UNLAZY_CHANGED] = "left RCU mode: a dentry changing",
+	[WALK_UNLAZY_CREATE] = "left RCU mode: open(O_CREAT)'s last step",
+	[WALK_RESTART] = "restarted with references: a change under it",
+};
+
+/*
+ * Leave RCU mode where the walk stands (Linux's try_to_unlazy): take
+ * references on nd->path and nd->root, valid only if neither changed
+ * since the walk read them (d_legitimize) and no mount or umount ran.
+ * 0: the walk goes on in reference mode.  -ECHILD: it could not; it
+ * holds nothing, and must start again in reference mode.
+ */
+static int try_to_unlazy(struct nameidata *nd, int why)
+{
+	struct dentry *path = nd->path, *root = nd->root;
+	bool path_ok = d_legitimize(path, nd->seq);
+	bool root_ok = nd->root_borrowed ? dget(root) != NULL : d_legitimize(root, nd->root_seq);
+	bool ok = path_ok && root_ok && !mount_seq_retry(nd->m_seq);
+	nd->rcu = false;
+	rcu_read_unlock();
+	if (!ok) {
+		if (path_ok)
+			dput(path);
+		if (root_ok)
+			dput(root);
+		nd->path = nd->root = NULL;
+		walk_stat(WALK_RESTART);
+		return -ECHILD;
+	}
+	walk_stat(why);
+	return 0;
+}
+
+/* An error found in RCU mode stands only if what the walk read is still
+ * true (its place and the mounts); else the walk starts again. */
+static int rcu_check_error(struct nameidata *nd, int err)
+{
+	if (!err || !nd->rcu || err == -ECHILD)
+		return err;
+	if (read_seqcount_retry(&nd->path->d_seq, nd->seq) || mount_seq_retry(nd->m_seq)) {
+		walk_stat(WALK_RESTART);
+		return -ECHILD;
+	}
+	return err;
 }
 
 /* ---- 3. every component but the last -------------------------------------- */
@@ -326,10 +453,116 @@ static int handle_dots(struct nameidata *nd)
 	return step_into(nd, 0, d == nd->root ? dget(d) : dget_parent(d));
 }
 
+/* ---- 3a. the same steps in RCU mode ----------------------------------------
+ *
+ * Each returns 0 (the walk moved, still in RCU mode), 1 (this step needs
+ * the reference walk: *why says why), or an error; an error is checked by
+ * rcu_check_error before it is believed.
+ */
+
+/* Across any mounts on *dp, with no reference and no lock. */
+static int traverse_mounts_rcu(struct dentry **dp, unsigned *seqp, int *why)
+{
+	struct dentry *d = *dp;
+	while (d_mountpoint(d)) {
+		struct dentry *root = __mount_cross_down_rcu(d);
+		if (IS_ERR(root)) {
+			*why = WALK_UNLAZY_MOUNT;	/* an umount is deciding: wait, with references */
+			return 1;
+		}
+		if (!root)
+			break;
+		d = root;
+		*seqp = d_seq_begin(d);
+	}
+	*dp = d;
+	return 0;
+}
+
+/* "." and ".." as handle_dots takes them, reading d_parent and the mounts
+ * with no lock.  Every d_parent changes only under rename_lock, so "no
+ * rename since the walk began" (its count) makes the climb exact; Linux
+ * checks the same, against a rename taking the walk out of its root. */
+static int handle_dots_rcu(struct nameidata *nd, int *why)
+{
+	if (nd->last_type == LAST_DOT)
+		return 0;
+	struct dentry *d = nd->path;
+	while (d != nd->root && d == d->d_sb->s_root) {
+		struct dentry *mp = mount_point_of(d->d_sb);
+		if (!mp)
+			break;	/* the top of a tree that is not mounted: stay */
+		d = mp;
+	}
+	struct dentry *to = d == nd->root || d == d->d_sb->s_root ? d : READ_ONCE(d->d_parent);
+	unsigned seq = d_seq_begin(to);
+	if (read_seqcount_retry(&nd->path->d_seq, nd->seq) || read_seqretry(&rename_lock, nd->r_seq) ||
+	    mount_seq_retry(nd->m_seq))
+		return -ECHILD;
+	int r = traverse_mounts_rcu(&to, &seq, why);
+	if (r)
+		return r;
+	nd->path = to;
+	nd->seq = seq;
+	return 0;
+}
+
+/*
+ * walk_component in RCU mode: the child from __d_lookup_rcu, believed once
+ * the parent's d_seq (the child was its child) and then the child's (its
+ * inode) still hold.  A miss, a symlink to follow, a changing child: the
+ * reference walk does this step.
+ */
+static int walk_component_rcu(struct nameidata *nd, unsigned flags, int *why)
+{
+	if (nd->last_type != LAST_NORM)
+		return handle_dots_rcu(nd, why);
+	struct dentry *dir = nd->path;
+	d_hash_name(dir, &nd->last);
+	unsigned seq;
+	struct dentry *d = __d_lookup_rcu(dir, &nd->last, &seq);
+	if (!d) {
+		*why = WALK_UNLAZY_MISS;
+		return 1;
+	}
+	const struct inode *inode = READ_ONCE(d->d_inode);
+	race_window();	/* read, not yet checked: a rename or unlink may run */
+	if (read_seqcount_retry(&dir->d_seq, nd->seq))
+		return -ECHILD;
+	if (read_seqcount_retry(&d->d_seq, seq)) {
+		*why = WALK_UNLAZY_CHANGED;
+		return 1;
+	}
+	if (!inode)
+		return -ENOENT;
+	if (S_ISLNK(inode->i_mode) && (flags & WALK_FOLLOW)) {
+		*why = WALK_UNLAZY_LINK;
+		return 1;
+	}
+	int r = traverse_mounts_rcu(&d, &seq, why);
+	if (r)
+		return r;
+	nd->path = d;
+	nd->seq = seq;
+	return 0;
+}
+
+/* ---- 3b. one step, in either mode ------------------------------------------ */
+
 /* Step from nd->path to its child nd->last: ".", "..", or a name looked
- * up in the dcache, else in the filesystem; it must exist. */
+ * up in the dcache, else in the filesystem; it must exist.  In RCU mode
+ * the step is tried without references first. */
 static int walk_component(struct nameidata *nd, unsigned flags)
 {
+	if (nd->rcu) {
+		int why;
+		int r = walk_component_rcu(nd, flags, &why);
+		if (r <= 0)
+			return r;
+		r = try_to_unlazy(nd, why);
+		if (r)
+			return r;
+	}
 	if (nd->last_type != LAST_NORM)
 		return handle_dots(nd);
 	struct dentry *dir = nd->path;
@@ -405,6 +638,9 @@ static struct dentry *path_lookupat(struct nameidata *nd, const char *path)
 	int err = link_path_walk(nd, path);
 	if (!err)
 		err = lookup_last(nd, !(nd->flags & WALK_NOFOLLOW));
+	if (!err && nd->rcu)
+		err = try_to_unlazy(nd, WALK_RCU_REF);	/* the one reference, at the end */
+	err = rcu_check_error(nd, err);
 	struct dentry *d = err ? ERR_PTR(err) : dget(nd->path);
 	terminate_walk(nd);
 	return d;
@@ -415,6 +651,9 @@ static struct dentry *path_parentat(struct nameidata *nd, const char *path,
 				    struct last_name *last)
 {
 	int err = link_path_walk(nd, path);
+	if (!err && nd->rcu)
+		err = try_to_unlazy(nd, WALK_RCU_REF);
+	err = rcu_check_error(nd, err);
 	struct dentry *d = err ? ERR_PTR(err) : dget(nd->path);
 	*last = (struct last_name){ nd->last.name, nd->last.len, nd->last_type,
 				    nd->last_type == LAST_ROOT || nd->last_slash };
@@ -422,60 +661,144 @@ static struct dentry *path_parentat(struct nameidata *nd, const char *path,
 	return d;
 }
 
+/* vfs.rcuwalk=0: every walk takes references from its start (the old
+ * behaviour), so that the benchmarks compare the two on one binary. */
+bool vfs_rcu_walk = true;
+
+static int set_rcu_walk(const struct kparam *p, const char *val, size_t len, char *why, size_t n)
+{
+	(void)p;
+	if (len != 1 || (val[0] != '0' && val[0] != '1')) {
+		snprintf(why, n, "expected 0 or 1");
+		return -EINVAL;
+	}
+	vfs_rcu_walk = val[0] == '1';
+	return 0;
+}
+KPARAM("vfs.rcuwalk", set_rcu_walk, vfs_rcu_walk, 0, 0,
+       "path walks start in RCU mode (1, default) or take references from the start (0)");
+
+/* Start a walk in RCU mode or with references: from root and start
+ * (the caller's, kept), or with root NULL from the thread's root and cwd. */
+static int walk_init(struct nameidata *nd, bool rcu, struct dentry *root, struct dentry *start,
+		     const char *path, unsigned flags)
+{
+	if (rcu)
+		return path_init_rcu(nd, root, start, path, flags);
+	if (root)
+		return path_init(nd, dget(root), start ? dget(start) : NULL, path, flags);
+	task_root_and_cwd(&root, &start);
+	return path_init(nd, root, start, path, flags);
+}
+
+/* First walk in RCU mode; if that gives up (-ECHILD), once more with
+ * references, which never gives up. */
+static bool first_try_rcu(void)
+{
+	return __atomic_load_n(&vfs_rcu_walk, __ATOMIC_RELAXED);
+}
+
+static struct dentry *filename_lookup(struct dentry *root, struct dentry *start, const char *path,
+				      unsigned flags)
+{
+	struct dentry *d = ERR_PTR(-ECHILD);
+	for (int rcu = first_try_rcu(); rcu >= 0 && d == ERR_PTR(-ECHILD); rcu--) {
+		struct nameidata nd;
+		int err = walk_init(&nd, rcu, root, start, path, flags & WALK_NOFOLLOW);
+		if (err) {
+			terminate_walk(&nd);
+			d = ERR_PTR(err);
+		} else {
+			d = path_lookupat(&nd, path);
+		}
+	}
+	return d;
+}
+
+static struct dentry *filename_parentat(struct dentry *root, struct dentry *start, const char *path,
+					struct last_name *last)
+{
+	struct dentry *d = ERR_PTR(-ECHILD);
+	for (int rcu = first_try_rcu(); rcu >= 0 && d == ERR_PTR(-ECHILD); rcu--) {
+		struct nameidata nd;
+		int err = walk_init(&nd, rcu, root, start, path, 0);
+		if (err) {
+			terminate_walk(&nd);
+			d = ERR_PTR(err);
+		} else {
+			d = path_parentat(&nd, path, last);
+		}
+	}
+	return d;
+}
+
 struct dentry *vfs_path_lookup(struct dentry *root, struct dentry *start, const char *path,
 			       unsigned flags)
 {
-	struct nameidata nd;
-	int err = path_init(&nd, dget(root), start ? dget(start) : NULL, path,
-			    flags & WALK_NOFOLLOW);
-	if (err) {
-		terminate_walk(&nd);
-		return ERR_PTR(err);
-	}
-	return path_lookupat(&nd, path);
+	return filename_lookup(root, start, path, flags);
 }
 
 struct dentry *vfs_path_parent_lookup(struct dentry *root, struct dentry *start, const char *path,
 				      struct last_name *last)
 {
-	struct nameidata nd;
-	int err = path_init(&nd, dget(root), start ? dget(start) : NULL, path, 0);
-	if (err) {
-		terminate_walk(&nd);
-		return ERR_PTR(err);
-	}
-	return path_parentat(&nd, path, last);
-}
-
-/* A walk in the calling thread's root and cwd, both taken in one visit
- * to its task_fs. */
-static int task_path_init(struct nameidata *nd, const char *path, unsigned flags)
-{
-	struct dentry *root, *cwd;
-	task_root_and_cwd(&root, &cwd);
-	return path_init(nd, root, cwd, path, flags);
+	return filename_parentat(root, start, path, last);
 }
 
 struct dentry *path_lookup(const char *path, unsigned flags)
 {
-	struct nameidata nd;
-	int err = task_path_init(&nd, path, flags & WALK_NOFOLLOW);
-	if (err) {
-		terminate_walk(&nd);
-		return ERR_PTR(err);
-	}
-	return path_lookupat(&nd, path);
+	return filename_lookup(NULL, NULL, path, flags);
 }
 
 struct dentry *path_parent(const char *path, struct last_name *last)
 {
-	struct nameidata nd;
-	int err = task_path_init(&nd, path, 0);
-	if (err) {
+	return filename_parentat(NULL, NULL, path, last);
+}
+
+/*
+ * Beyond Linux: the inode a path names, to fn, with no reference taken
+ * when the whole walk stays in RCU mode.  fn then runs inside the read
+ * side (it must not sleep, and only reads: stat's attribute copy), and
+ * its result counts only if the final dentry's d_seq says the dentry
+ * still had that inode afterwards; else it is run again on a walk that
+ * holds a reference.  So two CPUs that stat one cached file write no
+ * cache line in common.
+ */
+int path_lookup_inode(const char *path, unsigned flags, void (*fn)(const struct inode *, void *),
+		      void *arg)
+{
+	if (first_try_rcu()) {
+		struct nameidata nd;
+		int err = path_init_rcu(&nd, NULL, NULL, path, flags & WALK_NOFOLLOW);
+		if (!err)
+			err = link_path_walk(&nd, path);
+		if (!err)
+			err = lookup_last(&nd, !(flags & WALK_NOFOLLOW));
+		if (!err && nd.rcu) {
+			const struct inode *inode = READ_ONCE(nd.path->d_inode);
+			if (inode)
+				fn(inode, arg);
+			if (!inode || read_seqcount_retry(&nd.path->d_seq, nd.seq) || mount_seq_retry(nd.m_seq))
+				err = -ECHILD;
+			else
+				walk_stat(WALK_RCU_DONE);
+		} else if (!err) {
+			fn(nd.path->d_inode, arg);	/* left RCU mode on the way: holds a reference */
+		}
+		err = rcu_check_error(&nd, err);
 		terminate_walk(&nd);
-		return ERR_PTR(err);
+		if (err != -ECHILD)
+			return err;
 	}
-	return path_parentat(&nd, path, last);
+	struct nameidata nd;
+	int err = walk_init(&nd, false, NULL, NULL, path, flags & WALK_NOFOLLOW);
+	struct dentry *d = err ? ERR_PTR(err) : path_lookupat(&nd, path);
+	if (err)
+		terminate_walk(&nd);
+	if (IS_ERR(d))
+		return (int)PTR_ERR(d);
+	fn(d->d_inode, arg);
+	dput(d);
+	return 0;
 }
 
 int vfs_create_locked(struct inode *dir, struct dentry *d, uint32_t mode)
@@ -587,11 +910,17 @@ struct dentry *open_namei(const char *path, int flags, uint32_t mode, bool *crea
 	*created = false;
 	if (!(flags & O_CREAT))
 		return path_lookup(path, (flags & O_NOFOLLOW) ? WALK_NOFOLLOW : 0);
-	struct nameidata nd;
-	int err = task_path_init(&nd, path, 0);
-	if (!err)
-		err = link_path_walk(&nd, path);
-	struct dentry *d = err ? ERR_PTR(err) : open_last_lookups(&nd, flags, mode, created);
-	terminate_walk(&nd);
+	struct dentry *d = ERR_PTR(-ECHILD);
+	for (int rcu = first_try_rcu(); rcu >= 0 && d == ERR_PTR(-ECHILD); rcu--) {
+		struct nameidata nd;
+		int err = walk_init(&nd, rcu, NULL, NULL, path, 0);
+		if (!err)
+			err = link_path_walk(&nd, path);
+		if (!err && nd.rcu)
+			err = try_to_unlazy(&nd, WALK_UNLAZY_CREATE);	/* the last step locks */
+		err = rcu_check_error(&nd, err);
+		d = err ? ERR_PTR(err) : open_last_lookups(&nd, flags, mode, created);
+		terminate_walk(&nd);
+	}
 	return d;
 }

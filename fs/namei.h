@@ -54,12 +54,38 @@ struct last_name {
 	bool slash;                /* a slash follows it ("dir/") */
 };
 
+/* vfs.rcuwalk=0: no RCU mode, every walk takes references (fs/namei.c). */
+extern bool vfs_rcu_walk;
+
+/* How walks ended and why they left RCU mode (the shell's dcache command,
+ * tests): sums over the CPUs' own counters. */
+enum walk_stat {
+	WALK_RCU_DONE,             /* ended in RCU mode, no reference taken (stat) */
+	WALK_RCU_REF,              /* ended in RCU mode, one reference taken */
+	WALK_UNLAZY_MISS,          /* left RCU mode: a name not in the dcache */
+	WALK_UNLAZY_LINK,          /* a symlink to follow */
+	WALK_UNLAZY_MOUNT,         /* an umount deciding */
+	WALK_UNLAZY_CHANGED,       /* a dentry changing under it */
+	WALK_UNLAZY_CREATE,        /* open(O_CREAT)'s last step */
+	WALK_RESTART,              /* RCU mode saw a change: started again with references */
+	NR_WALK_STATS
+};
+extern const char *const walk_stat_names[NR_WALK_STATS];
+void namei_walk_stats(uint64_t out[NR_WALK_STATS]);
+
 /* In the calling thread's root and cwd (fs/task_fs.h).  path_lookup: the
  * dentry the path names (positive), with a reference.  path_parent: the
  * directory its last component is in, with a reference, and that
  * component in *last (nothing looked up there). */
 struct dentry *path_lookup(const char *path, unsigned flags);
 struct dentry *path_parent(const char *path, struct last_name *last);
+/* fn(the inode path names, arg), for readers of attributes (stat): with no
+ * reference at all when the walk stays in RCU mode, fn then running inside
+ * the read side (it must not sleep and must only read; it may run twice,
+ * the last run counts).  0 or the walk's error. */
+struct inode;
+int path_lookup_inode(const char *path, unsigned flags, void (*fn)(const struct inode *, void *),
+		      void *arg);
 
 /* The same from a given root and start (references stay the caller's):
  * for trees that are not the thread's, such as a test's private ramfs. */

@@ -31,14 +31,15 @@ static void fill(const struct inode *i, struct kstat *st)
 	};
 }
 
+static void fill_cb(const struct inode *i, void *st)
+{
+	fill(i, st);
+}
+
+/* A cached path is stat'ed with no reference taken (path_lookup_inode). */
 static int stat_path(const char *path, struct kstat *st, unsigned flags)
 {
-	struct dentry *d = path_lookup(path, flags);
-	if (IS_ERR(d))
-		return (int)PTR_ERR(d);
-	fill(d->d_inode, st);
-	dput(d);
-	return 0;
+	return path_lookup_inode(path, flags, fill_cb, st);
 }
 
 int sys_stat(const char *path, struct kstat *st)

@@ -7,6 +7,7 @@
 #include "fs/file.h"
 #include "fs/mount.h"
 #include "kernel/errno.h"
+#include "kernel/kcsan.h"
 #include "kernel/kmalloc.h"
 #include "kernel/panic.h"
 #include "kernel/thread.h"
@@ -112,12 +113,25 @@ void task_root_and_cwd(struct dentry **root, struct dentry **cwd)
 	spin_unlock(&fs->lock);
 }
 
+void task_root_and_cwd_rcu(struct dentry **root, struct dentry **cwd)
+{
+	struct task_fs *fs = current_fs();
+	unsigned seq;
+	do {
+		seq = read_seqcount_begin(&fs->seq);
+		*root = READ_ONCE(fs->root);
+		*cwd = READ_ONCE(fs->cwd);
+	} while (read_seqcount_retry(&fs->seq, seq));
+}
+
 void task_set_cwd(struct dentry *d)
 {
 	struct task_fs *fs = current_fs();
 	spin_lock(&fs->lock);
 	struct dentry *old = fs->cwd;
-	fs->cwd = d;
+	write_seqcount_begin(&fs->seq);
+	WRITE_ONCE(fs->cwd, d);
+	write_seqcount_end(&fs->seq);
 	spin_unlock(&fs->lock);
 	dput(old);
 }

@@ -9,11 +9,14 @@
  *
  * Locking: task_fs.lock (a spinlock) protects cwd, root and the fd slots;
  * callers take references (fget, task_cwd) under it and use them after.
+ * seq moves whenever root or cwd changes (under the lock), so an RCU-walk
+ * reads the two with no lock and no reference (task_root_and_cwd_rcu).
  * The count is atomic.  task_fs.lock is a leaf (docs/DESIGN.md section 8).
  */
 #ifndef FS_TASK_FS_H
 #define FS_TASK_FS_H
 
+#include "kernel/seqlock.h"
 #include "kernel/spinlock.h"
 
 #define NR_OPEN 256
@@ -25,6 +28,7 @@ struct thread;
 struct task_fs {
 	int count;
 	struct spinlock lock;
+	struct seqcount seq;             /* root and cwd changed */
 	struct dentry *root, *cwd;       /* hold references */
 	struct file *fd[NR_OPEN];        /* each holds a reference */
 };
@@ -45,6 +49,11 @@ struct dentry *task_cwd(void);
 /* Both in one visit to the lock (the path walk's start): Linux's
  * get_fs_root_and_pwd. */
 void task_root_and_cwd(struct dentry **root, struct dentry **cwd);
+/* The same with no reference and no lock, for an RCU-walk (caller inside
+ * rcu_read_lock: the dentries are not freed before it leaves, though they
+ * may stop being the thread's root and cwd meanwhile, which is as if the
+ * walk had started a moment earlier). */
+void task_root_and_cwd_rcu(struct dentry **root, struct dentry **cwd);
 /* Make d (a directory; reference consumed) the calling thread's cwd. */
 void task_set_cwd(struct dentry *d);
 

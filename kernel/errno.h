@@ -11,6 +11,7 @@
 #define ENXIO         6
 #define E2BIG         7
 #define EBADF         9
+#define ECHILD       10      /* inside the kernel: an RCU-walk must leave RCU mode */
 #define EAGAIN       11
 #define ENOMEM       12
 #define EACCES       13

@@ -60,6 +60,33 @@ static inline void list_del(struct list_head *e)
 	e->next = e->prev = e;
 }
 
+/*
+ * A list that readers walk under rcu_read_lock while writers (holding the
+ * list's lock) add and remove entries; an entry never moves to another
+ * list, so a reader still ends at the head it started from.  The add
+ * publishes the entry with a release store once its links are set; the
+ * delete leaves the entry's next alone for a reader standing on it.
+ */
+static inline void list_add_tail_rcu(struct list_head *n, struct list_head *head)
+{
+	struct list_head *prev = head->prev;
+	n->next = head;
+	n->prev = prev;
+	head->prev = n;
+	__atomic_store_n(&prev->next, n, __ATOMIC_RELEASE);
+}
+
+static inline void list_del_rcu(struct list_head *e)
+{
+	__atomic_store_n(&e->prev->next, e->next, __ATOMIC_RELAXED);
+	e->next->prev = e->prev;
+	e->prev = NULL;	/* not on the list; next stays */
+}
+
+#define list_for_each_rcu(pos, head) \
+	for (pos = __atomic_load_n(&(head)->next, __ATOMIC_ACQUIRE); pos != (head); \
+	     pos = __atomic_load_n(&pos->next, __ATOMIC_ACQUIRE))
+
 /* How many entries head has (a walk: the caller holds the list's lock). */
 static inline unsigned list_count(const struct list_head *head)
 {

@@ -20,6 +20,9 @@
 #include "kernel/string.h"
 #include "kernel/fault_inject.h"
 #include "kernel/shrinker.h"
+#include "kernel/rcu.h"
+#include "arch/x86_64/cpu.h"
+#include "arch/x86_64/percpu.h"
 
 struct page *page_array;
 uint64_t max_pfn;
@@ -90,6 +93,25 @@ static struct page *take_pages(unsigned order)
 }
 
 /*
+ * Some of what the shrinkers free comes back only after a grace period
+ * (dentries and inodes, which an RCU-walk may still be reading: kernel/
+ * rcu.h).  Where the caller may sleep, wait for those frees; elsewhere
+ * (a spinlock held, interrupts off) the next try may find them done.
+ */
+static bool wait_rcu_frees(void)
+{
+	if (!irqs_enabled() || this_cpu()->preempt_count || this_cpu()->irq_depth)
+		return false;
+	unsigned long pending = 0;
+	for (unsigned cpu = 0; cpu < ncpus; cpu++)
+		pending += rcu_cb_pending(cpu);
+	if (!pending)
+		return false;
+	rcu_barrier();
+	return true;
+}
+
+/*
  * When no block is free, the shrinkers free unused cached objects (their
  * slabs' pages come back here) and we try again, a few times, before
  * failing.  An injected failure is a failure: it skips the shrinkers.
@@ -100,7 +122,9 @@ struct page *alloc_pages(unsigned order)
 		return NULL;
 	struct page *p = take_pages(order);
 	for (unsigned tries = 0; !p && tries < 8; tries++) {
-		if (shrink_caches(256u << order) == 0)
+		unsigned long freed = shrink_caches(256u << order);
+		bool waited = wait_rcu_frees();
+		if (!freed && !waited)
 			break;
 		p = take_pages(order);
 	}

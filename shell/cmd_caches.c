@@ -116,6 +116,11 @@ int cmd_dcache(struct sh_ctx *c, int argc, char **argv)
 		  "        %lu unused, %lu on the LRU\n",
 		  s.buckets, s.positive + s.negative + s.in_lookup, s.positive, s.negative, s.in_lookup,
 		  s.unused, s.lru);
+	uint64_t w[NR_WALK_STATS];
+	namei_walk_stats(w);
+	sh_printf(c, "path walks (RCU mode %s):\n", vfs_rcu_walk ? "on" : "off: vfs.rcuwalk=0");
+	for (int i = 0; i < NR_WALK_STATS; i++)
+		sh_printf(c, "  %10lu  %s\n", w[i], walk_stat_names[i]);
 	return 0;
 }
 

@@ -15,6 +15,7 @@
 #include "kernel/kmalloc.h"
 #include "kernel/kprintf.h"
 #include "kernel/random.h"
+#include "kernel/rcu.h"
 #include "kernel/slab.h"
 #include "kernel/string.h"
 
@@ -131,6 +132,7 @@ static void count_cache(struct kmem_cache *c, void *arg)
 
 static void counts_take(struct counts *k)
 {
+	rcu_barrier();	/* frees waiting for a grace period are frees */
 	k->n = 0;
 	k->dentries = dcache_live();
 	k->inodes = icache_live();

@@ -4,6 +4,7 @@
 #include "kernel/kmalloc.h"
 #include "kernel/page_alloc.h"
 #include "kernel/random.h"
+#include "kernel/rcu.h"
 #include "kernel/slab.h"
 #include "kernel/string.h"
 #include "arch/x86_64/percpu.h"
@@ -16,6 +17,7 @@ static void sum_live(struct kmem_cache *c, void *arg)
 static uint64_t live_objects(void)
 {
 	uint64_t n = 0;
+	rcu_barrier();	/* frees waiting for a grace period are frees */
 	kmem_cache_for_each(sum_live, &n);
 	return n;
 }
