@@ -28,6 +28,7 @@
  */
 #include "fs/dcache.h"
 #include "fs/fs.h"
+#include "kernel/cmdline.h"
 #include "kernel/err.h"
 #include "kernel/errno.h"
 #include "kernel/kcsan.h"
@@ -100,6 +101,24 @@ static void __d_unhash(struct dentry *d)
 	write_seqcount_invalidate(&d->d_seq);
 }
 
+/* dcache.buckets=N (Linux's dhash_entries): a table of N buckets, a power
+ * of two.  Tests use a tiny one, so that the lockless RCU-walk meets
+ * dentries of other names, moving between chains, on every chain it walks. */
+static uint64_t dcache_buckets_param;
+
+static int set_dcache_buckets(const struct kparam *p, const char *val, size_t len, char *why, size_t n)
+{
+	int err = kparam_set_u64(p, val, len, why, n);
+	if (!err && (dcache_buckets_param & (dcache_buckets_param - 1))) {
+		snprintf(why, n, "expected a power of two");
+		dcache_buckets_param = 0;
+		return -EINVAL;
+	}
+	return err;
+}
+KPARAM("dcache.buckets", set_dcache_buckets, dcache_buckets_param, 1, 1u << 22,
+       "dentry hash buckets (a power of two; default: one per 8 KiB of RAM)");
+
 void dcache_init(void)
 {
 	/* One bucket per 8 KiB of RAM (as Linux sizes its table), a power of
@@ -108,6 +127,8 @@ void dcache_init(void)
 	uint64_t n = 1024;
 	while (n < page_total_count() / 2 && n < (1u << 22))
 		n <<= 1;
+	if (dcache_buckets_param)
+		n = dcache_buckets_param;
 	dcache_table = kcalloc(n, sizeof(struct bucket));
 	if (!dcache_table)
 		panic("dcache: no memory for %lu hash buckets", n);
@@ -441,12 +462,20 @@ static bool d_name_is_rcu(const struct dentry *d, const struct qstr *q)
 	return data_race(memcmp(name, q->name, q->len)) == 0;
 }
 
+void d_assert_not_freed(const struct dentry *d)
+{
+	/* d_flags holds a few low bits; four poison bytes it never holds. */
+	if (CONFIG_LOCKDEP && READ_ONCE(d->d_flags) == 0x01010101u * SLAB_POISON)
+		panic("dcache: an RCU-walk read dentry %p after it was freed", (const void *)d);
+}
+
 struct dentry *__d_lookup_rcu(const struct dentry *parent, const struct qstr *q, unsigned *seqp)
 {
 	struct bucket *b = dcache_bucket(q->hash);
 	struct hlist_node *pos;
 	hlist_for_each(pos, &b->chain) {
 		struct dentry *d = hlist_entry(pos, struct dentry, d_hash);
+		d_assert_not_freed(d);
 		/* The count before the fields, with the low bit cleared: a
 		 * writer inside now makes the caller's check fail later. */
 		unsigned seq = raw_read_seqcount(&d->d_seq) & ~1u;

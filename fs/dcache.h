@@ -153,6 +153,9 @@ struct dentry *__d_lookup_rcu(const struct dentry *parent, const struct qstr *na
  * rcu_read_lock.  false: no reference taken.
  */
 bool d_legitimize(struct dentry *d, unsigned seq);
+/* Test builds: panic if d reads as freed (slab poison), for the lockless
+ * readers that rely on freeing waiting for a grace period. */
+void d_assert_not_freed(const struct dentry *d);
 
 /*
  * The slow path's first step, called with parent's i_rwsem held (shared

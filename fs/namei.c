@@ -52,7 +52,9 @@
 #include "kernel/kcsan.h"
 #include "kernel/lockdep.h"
 #include "kernel/race.h"
+#include "kernel/panic.h"
 #include "kernel/rcu.h"
+#include "kernel/slab.h"
 #include "arch/x86_64/percpu.h"
 #include "kernel/string.h"
 
@@ -495,6 +497,7 @@ static int handle_dots_rcu(struct nameidata *nd, int *why)
 		d = mp;
 	}
 	struct dentry *to = d == nd->root || d == d->d_sb->s_root ? d : READ_ONCE(d->d_parent);
+	d_assert_not_freed(to);
 	unsigned seq = d_seq_begin(to);
 	if (read_seqcount_retry(&nd->path->d_seq, nd->seq) || read_seqretry(&rename_lock, nd->r_seq) ||
 	    mount_seq_retry(nd->m_seq))
@@ -526,6 +529,8 @@ static int walk_component_rcu(struct nameidata *nd, unsigned flags, int *why)
 		return 1;
 	}
 	const struct inode *inode = READ_ONCE(d->d_inode);
+	if (CONFIG_LOCKDEP && inode && READ_ONCE(inode->i_mode) == 0x01010101u * SLAB_POISON)
+		panic("namei: an RCU-walk read inode %p after it was freed", (const void *)inode);
 	race_window();	/* read, not yet checked: a rename or unlink may run */
 	if (read_seqcount_retry(&dir->d_seq, nd->seq))
 		return -ECHILD;

@@ -31,7 +31,7 @@
 #include "kernel/kmalloc.h"
 #include "kernel/fault_inject.h"
 
-#define POISON 0x6b
+#define POISON SLAB_POISON
 #define MIN_OBJECTS_PER_SLAB 8
 
 static struct spinlock cache_list_lock = SPINLOCK_INIT("cache_list");

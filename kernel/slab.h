@@ -44,6 +44,10 @@ struct kmem_cache {
 	void *quarantine[SLAB_QUARANTINE];
 };
 
+/* The byte freed objects are filled with: a field that reads as all
+ * SLAB_POISON bytes was, in all likelihood, read after the free. */
+#define SLAB_POISON 0x6b
+
 struct kmem_cache *kmem_cache_create(const char *name, size_t size, size_t align);
 /* Returns -EBUSY (and keeps the cache) if it still has live objects. */
 int kmem_cache_destroy(struct kmem_cache *c);

@@ -1,0 +1,425 @@
+/*
+ * test_rcuwalk.c: the RCU-walk (fs/namei.c).
+ *
+ *  - rcuwalk: on a cached path a stat ends in RCU mode with no reference
+ *    taken, an open with its one reference; each reason to leave RCU mode
+ *    is counted under its own name, and nothing leaves it when nothing
+ *    changes; vfs.rcuwalk=0 turns it off.
+ *  - rcuwalk_races: walkers on every CPU while renames, unlinks, rmdirs,
+ *    the shrinker, mounts and umounts change the tree under them.  A name
+ *    that never changes is always found, with its own inode; a name that
+ *    changes gives its old answer or its new one, never another name's;
+ *    ".." from a directory being created and removed gives its parent.
+ *    A walker that reads a freed dentry or inode panics (the slab poison
+ *    check in __d_lookup_rcu and walk_component_rcu, test builds).  The
+ *    suite is sharpest with a tiny dcache hash (dcache.buckets=16, as
+ *    make test-kcsan boots), where every chain a walker follows holds
+ *    dentries that renames move to other chains.
+ */
+#include "fs/dcache.h"
+#include "fs/fs.h"
+#include "fs/namei.h"
+#include "fs/syscalls.h"
+#include "kernel/errno.h"
+#include "kernel/err.h"
+#include "kernel/kprintf.h"
+#include "kernel/ktest.h"
+#include "kernel/race.h"
+#include "kernel/random.h"
+#include "kernel/sched.h"
+#include "kernel/string.h"
+#include "kernel/thread.h"
+#include "tests/sandbox.h"
+
+#define DEEP "a/b/c/d/e/f"
+
+static void make_file(const char *path)
+{
+	int fd = sys_open(path, O_CREAT | O_WRONLY, 0644);
+	ASSERT_GE(fd, 0);
+	sys_close(fd);
+}
+
+static void make_deep(void)
+{
+	ASSERT_EQ(sys_mkdir("a", 0755), 0);
+	ASSERT_EQ(sys_mkdir("a/b", 0755), 0);
+	ASSERT_EQ(sys_mkdir("a/b/c", 0755), 0);
+	ASSERT_EQ(sys_mkdir("a/b/c/d", 0755), 0);
+	ASSERT_EQ(sys_mkdir("a/b/c/d/e", 0755), 0);
+	make_file(DEEP);
+}
+
+static void remove_deep(void)
+{
+	EXPECT_EQ(sys_unlink(DEEP), 0);
+	EXPECT_EQ(sys_rmdir("a/b/c/d/e"), 0);
+	EXPECT_EQ(sys_rmdir("a/b/c/d"), 0);
+	EXPECT_EQ(sys_rmdir("a/b/c"), 0);
+	EXPECT_EQ(sys_rmdir("a/b"), 0);
+	EXPECT_EQ(sys_rmdir("a"), 0);
+}
+
+/* How the walk counters moved since `before`. */
+static void stats_delta(const uint64_t before[NR_WALK_STATS], uint64_t delta[NR_WALK_STATS])
+{
+	namei_walk_stats(delta);
+	for (int i = 0; i < NR_WALK_STATS; i++)
+		delta[i] -= before[i];
+}
+
+/* Every counter but `which` stayed; `which` moved by n. */
+static void expect_only(const uint64_t before[NR_WALK_STATS], int which, uint64_t n)
+{
+	uint64_t d[NR_WALK_STATS];
+	stats_delta(before, d);
+	for (int i = 0; i < NR_WALK_STATS; i++)
+		if (!ktest_check(d[i] == (i == which ? n : 0), __FILE__, __LINE__,
+				 "'%s' moved by %lu, expected %lu", walk_stat_names[i], d[i],
+				 i == which ? n : 0))
+			return;
+}
+
+/* ---- rcuwalk: the modes ------------------------------------------------ */
+
+static void cached_stat_takes_no_reference(void)
+{
+	struct sandbox box;
+	sandbox_enter(&box, "rcuwalk");
+	make_deep();
+	struct kstat st, first;
+	ASSERT_EQ(sys_stat(DEEP, &first), 0);	/* every component cached now */
+	uint64_t before[NR_WALK_STATS];
+	namei_walk_stats(before);
+	for (int i = 0; i < 100; i++) {
+		ASSERT_EQ(sys_stat(DEEP, &st), 0);
+		EXPECT_EQ(st.ino, first.ino);
+	}
+	expect_only(before, WALK_RCU_DONE, 100);
+	/* Absolute paths start at the root the same way. */
+	char abs[96];
+	snprintf(abs, sizeof(abs), "%s/" DEEP, box.path);
+	namei_walk_stats(before);
+	ASSERT_EQ(sys_lstat(abs, &st), 0);
+	EXPECT_EQ(st.ino, first.ino);
+	expect_only(before, WALK_RCU_DONE, 1);
+	remove_deep();
+	sandbox_leave(&box);
+}
+
+static void open_takes_one_reference_at_the_end(void)
+{
+	struct sandbox box;
+	sandbox_enter(&box, "rcuwalk-open");
+	make_deep();
+	uint64_t before[NR_WALK_STATS];
+	namei_walk_stats(before);
+	for (int i = 0; i < 10; i++) {
+		int fd = sys_open(DEEP, O_RDONLY, 0);
+		ASSERT_GE(fd, 0);
+		sys_close(fd);
+	}
+	expect_only(before, WALK_RCU_REF, 10);
+	remove_deep();
+	sandbox_leave(&box);
+}
+
+/* Each reason to leave RCU mode is counted as itself, once; ".", ".." and
+ * a mount crossing stay in RCU mode. */
+static void fallbacks_say_why(void)
+{
+	struct sandbox box;
+	sandbox_enter(&box, "rcuwalk-why");
+	make_deep();
+	struct kstat st;
+	uint64_t before[NR_WALK_STATS];
+
+	namei_walk_stats(before);
+	EXPECT_EQ(sys_stat("a/nothere", &st), -ENOENT);
+	expect_only(before, WALK_UNLAZY_MISS, 1);
+	namei_walk_stats(before);
+	EXPECT_EQ(sys_stat("a/nothere", &st), -ENOENT);	/* a negative dentry now: RCU mode */
+	expect_only(before, WALK_UNLAZY_MISS, 0);
+
+	ASSERT_EQ(sys_symlink("b/c", "a/l"), 0);
+	ASSERT_EQ(sys_stat("a/l/d", &st), 0);	/* cache the link */
+	namei_walk_stats(before);
+	EXPECT_EQ(sys_stat("a/l/d", &st), 0);
+	expect_only(before, WALK_UNLAZY_LINK, 1);
+
+	namei_walk_stats(before);
+	int fd = sys_open("a/new", O_CREAT | O_WRONLY, 0644);
+	EXPECT_GE(fd, 0);
+	sys_close(fd);
+	expect_only(before, WALK_UNLAZY_CREATE, 1);
+
+	namei_walk_stats(before);
+	EXPECT_EQ(sys_stat("./a/b/../b/./c/d/../../c/d/e/f", &st), 0);
+	expect_only(before, WALK_RCU_DONE, 1);
+
+	ASSERT_EQ(sys_mount("ramfs", "a/b/c/d/e", ""), 0);
+	make_file("a/b/c/d/e/inner");
+	struct kstat inner, parent;
+	ASSERT_EQ(sys_stat("a/b/c/d/e/inner", &inner), 0);
+	ASSERT_EQ(sys_stat("a/b/c/d", &parent), 0);
+	namei_walk_stats(before);
+	EXPECT_EQ(sys_stat("a/b/c/d/e/inner", &st), 0);
+	EXPECT_EQ(st.ino, inner.ino);
+	EXPECT_EQ(sys_stat("a/b/c/d/e/..", &st), 0);	/* out of the mount */
+	EXPECT_EQ(st.ino, parent.ino);
+	EXPECT_EQ(st.dev, parent.dev);
+	expect_only(before, WALK_RCU_DONE, 2);
+	EXPECT_EQ(sys_unlink("a/b/c/d/e/inner"), 0);
+	EXPECT_EQ(sys_umount("a/b/c/d/e"), 0);
+
+	/* Off: every walk takes references from the start. */
+	vfs_rcu_walk = false;
+	namei_walk_stats(before);
+	EXPECT_EQ(sys_stat(DEEP, &st), 0);
+	expect_only(before, WALK_RCU_DONE, 0);
+	vfs_rcu_walk = true;
+
+	EXPECT_EQ(sys_unlink("a/new"), 0);
+	EXPECT_EQ(sys_unlink("a/l"), 0);
+	remove_deep();
+	sandbox_leave(&box);
+}
+
+static const struct ktest_case rcuwalk_cases[] = {
+	KTEST_CASE(cached_stat_takes_no_reference),
+	KTEST_CASE(open_takes_one_reference_at_the_end),
+	KTEST_CASE(fallbacks_say_why),
+};
+KTEST_SUITE(rcuwalk, rcuwalk_cases);
+
+/* ---- rcuwalk_races: walkers while the tree changes ----------------------- */
+
+#define STABLE 4
+#define CHURN 6
+#define WALKERS 3
+
+struct race {
+	uint64_t stable_ino[STABLE], sub_ino, p_ino;
+	uint64_t p_dev;
+	unsigned iters;                /* each walker's */
+	bool stop;                     /* the changers stop */
+	unsigned bad;                  /* atomic: answers no order of the changes explains */
+	unsigned walkers_left;         /* atomic */
+	uint64_t seed;
+};
+
+struct racer {
+	struct race *r;
+	unsigned id;
+	struct thread *t;
+};
+
+static void bad(struct race *r, const char *what, const char *path, int err, uint64_t ino)
+{
+	if (__atomic_fetch_add(&r->bad, 1, __ATOMIC_RELAXED) < 5)
+		kprintf("    # rcuwalk: %s: %s gave %d, ino %lu\n", what, path, err, ino);
+}
+
+static bool is_stable(const struct race *r, uint64_t ino)
+{
+	for (int i = 0; i < STABLE; i++)
+		if (r->stable_ino[i] == ino)
+			return true;
+	return ino == r->sub_ino || ino == r->p_ino;
+}
+
+static int walker(void *arg)
+{
+	struct racer *me = arg;
+	struct race *r = me->r;
+	struct prng rng;
+	prng_seed(&rng, r->seed + me->id);
+	char path[48];
+	for (unsigned i = 0; i < r->iters; i++) {
+		struct kstat st;
+		unsigned k = (unsigned)prng_below(&rng, STABLE), c = (unsigned)prng_below(&rng, CHURN);
+		/* A name nothing changes: found, and itself. */
+		snprintf(path, sizeof(path), i & 1 ? "P/s%u" : "P/sub/../s%u", k);
+		int err = sys_stat(path, &st);
+		if (err || st.ino != r->stable_ino[k])
+			bad(r, "a stable name", path, err, st.ino);
+		err = sys_stat("P/sub", &st);
+		if (err || st.ino != r->sub_ino)
+			bad(r, "a stable directory", "P/sub", err, st.ino);
+		/* A name that comes and goes: absent, or one of the churn's
+		 * own inodes, never a stable one. */
+		snprintf(path, sizeof(path), "%s/c%u", i & 2 ? "P" : "Q", c);
+		err = sys_stat(path, &st);
+		if ((err && err != -ENOENT) || (!err && is_stable(r, st.ino)))
+			bad(r, "a churned name", path, err, st.ino);
+		/* ".." of a directory being made and removed: P, or gone. */
+		snprintf(path, sizeof(path), "P/d%u/..", c);
+		err = sys_stat(path, &st);
+		if ((err && err != -ENOENT) || (!err && st.ino != r->p_ino))
+			bad(r, "'..' of a churned directory", path, err, st.ino);
+		/* Under a mount that comes and goes: P/m's own inode (dev P) or
+		 * the mounted root (another dev); its ".." is P either way. */
+		err = sys_stat("P/m/..", &st);
+		if (err || st.ino != r->p_ino || st.dev != r->p_dev)
+			bad(r, "'..' of a mount point", "P/m/..", err, st.ino);
+	}
+	__atomic_fetch_sub(&r->walkers_left, 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+/* Renames inside P, between P and Q, and over existing names. */
+static int renamer(void *arg)
+{
+	struct racer *me = arg;
+	struct race *r = me->r;
+	struct prng rng;
+	prng_seed(&rng, r->seed ^ 0x52454eu);
+	char from[16], to[16];
+	while (!__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE)) {
+		snprintf(from, sizeof(from), "%s/c%u", prng_below(&rng, 2) ? "P" : "Q",
+			 (unsigned)prng_below(&rng, CHURN));
+		snprintf(to, sizeof(to), "%s/c%u", prng_below(&rng, 2) ? "P" : "Q",
+			 (unsigned)prng_below(&rng, CHURN));
+		int err = sys_rename(from, to);
+		if (err && err != -ENOENT)
+			bad(r, "rename", from, err, 0);
+	}
+	return 0;
+}
+
+/* Files created and unlinked, directories made and removed, and the
+ * shrinker freeing whatever is unused (stable names too: their walkers
+ * then miss and fall back). */
+static int churner(void *arg)
+{
+	struct racer *me = arg;
+	struct race *r = me->r;
+	struct prng rng;
+	prng_seed(&rng, r->seed ^ 0x434855u);
+	char path[16];
+	while (!__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE)) {
+		unsigned c = (unsigned)prng_below(&rng, CHURN);
+		switch (prng_below(&rng, 4)) {
+		case 0:
+			snprintf(path, sizeof(path), "P/c%u", c);
+			int fd = sys_open(path, O_CREAT | O_WRONLY, 0644);
+			if (fd >= 0)
+				sys_close(fd);
+			break;
+		case 1:
+			snprintf(path, sizeof(path), "%s/c%u", c & 1 ? "P" : "Q", c);
+			sys_unlink(path);
+			break;
+		case 2:
+			snprintf(path, sizeof(path), "P/d%u", c);
+			if (sys_mkdir(path, 0755) == -EEXIST)
+				sys_rmdir(path);
+			break;
+		default:
+			dcache_shrink(32);
+		}
+	}
+	return 0;
+}
+
+/* A ramfs mounted on P/m and unmounted again (EBUSY while a walker holds
+ * it: it tries again). */
+static int mounter(void *arg)
+{
+	struct racer *me = arg;
+	struct race *r = me->r;
+	while (!__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE)) {
+		if (sys_mount("ramfs", "P/m", "") != 0) {
+			bad(r, "mount", "P/m", -1, 0);
+			break;
+		}
+		int err;
+		while ((err = sys_umount("P/m")) == -EBUSY)
+			yield();
+		if (err)
+			bad(r, "umount", "P/m", err, 0);
+	}
+	return 0;
+}
+
+static struct thread *start(struct racer *rc, struct race *r, unsigned id, int (*fn)(void *))
+{
+	*rc = (struct racer){ .r = r, .id = id };
+	rc->t = thread_create("rcuwalk", fn, rc, THREAD_ANY_CPU);
+	return rc->t;
+}
+
+static void walks_race_changes(void)
+{
+	struct sandbox box;
+	sandbox_enter(&box, "rcuwalk-races");
+	static struct race r;
+	r = (struct race){ .iters = 40 * ktest_stress(1), .seed = ktest_seed(), .walkers_left = WALKERS };
+	struct kstat st;
+	ASSERT_EQ(sys_mkdir("P", 0755), 0);
+	ASSERT_EQ(sys_mkdir("Q", 0755), 0);
+	ASSERT_EQ(sys_mkdir("P/sub", 0755), 0);
+	ASSERT_EQ(sys_mkdir("P/m", 0755), 0);
+	ASSERT_EQ(sys_stat("P", &st), 0);
+	r.p_ino = st.ino;
+	r.p_dev = st.dev;
+	ASSERT_EQ(sys_stat("P/sub", &st), 0);
+	r.sub_ino = st.ino;
+	for (unsigned k = 0; k < STABLE; k++) {
+		char path[16];
+		snprintf(path, sizeof(path), "P/s%u", k);
+		make_file(path);
+		ASSERT_EQ(sys_stat(path, &st), 0);
+		r.stable_ino[k] = st.ino;
+	}
+	uint64_t before[NR_WALK_STATS], d[NR_WALK_STATS];
+	namei_walk_stats(before);
+	bool jitter = race_jitter_on(ktest_seed());
+	static struct racer w[WALKERS], ch[3];
+	ASSERT_NOT_NULL(start(&ch[0], &r, 0, renamer));
+	ASSERT_NOT_NULL(start(&ch[1], &r, 1, churner));
+	ASSERT_NOT_NULL(start(&ch[2], &r, 2, mounter));
+	for (unsigned i = 0; i < WALKERS; i++)
+		ASSERT_NOT_NULL(start(&w[i], &r, i, walker));
+	for (unsigned i = 0; i < WALKERS; i++)
+		thread_join(w[i].t);
+	__atomic_store_n(&r.stop, true, __ATOMIC_RELEASE);
+	for (unsigned i = 0; i < 3; i++)
+		thread_join(ch[i].t);
+	if (jitter)
+		race_jitter_off();
+	stats_delta(before, d);
+	kprintf("    # %u walkers x %u rounds: %lu walks ended in RCU mode, %lu restarted, "
+		"%lu left it (miss %lu, changed %lu, umount %lu)\n", WALKERS, r.iters,
+		d[WALK_RCU_DONE] + d[WALK_RCU_REF], d[WALK_RESTART],
+		d[WALK_UNLAZY_MISS] + d[WALK_UNLAZY_CHANGED] + d[WALK_UNLAZY_MOUNT] + d[WALK_UNLAZY_LINK] +
+		d[WALK_UNLAZY_CREATE], d[WALK_UNLAZY_MISS], d[WALK_UNLAZY_CHANGED], d[WALK_UNLAZY_MOUNT]);
+	EXPECT_EQ(r.bad, 0u);
+	EXPECT_GT(d[WALK_RCU_DONE], 0u);
+
+	/* Clean up whatever the churn left. */
+	for (unsigned c = 0; c < CHURN; c++) {
+		char path[16];
+		snprintf(path, sizeof(path), "P/c%u", c);
+		sys_unlink(path);
+		snprintf(path, sizeof(path), "Q/c%u", c);
+		sys_unlink(path);
+		snprintf(path, sizeof(path), "P/d%u", c);
+		sys_rmdir(path);
+	}
+	for (unsigned k = 0; k < STABLE; k++) {
+		char path[16];
+		snprintf(path, sizeof(path), "P/s%u", k);
+		EXPECT_EQ(sys_unlink(path), 0);
+	}
+	EXPECT_EQ(sys_rmdir("P/m"), 0);
+	EXPECT_EQ(sys_rmdir("P/sub"), 0);
+	EXPECT_EQ(sys_rmdir("P"), 0);
+	EXPECT_EQ(sys_rmdir("Q"), 0);
+	sandbox_leave(&box);
+}
+
+static const struct ktest_case race_cases[] = {
+	KTEST_CASE_TIMEOUT(walks_race_changes, 300),
+};
+KTEST_SUITE(rcuwalk_races, race_cases);
