@@ -474,6 +474,8 @@ struct dentry *__d_lookup_rcu(const struct dentry *parent, const struct qstr *q,
 	struct bucket *b = dcache_bucket(q->hash);
 	struct hlist_node *pos;
 	hlist_for_each(pos, &b->chain) {
+		if (CONFIG_LOCKDEP && (uintptr_t)pos == 0x0101010101010101ull * SLAB_POISON)
+			panic("dcache: an RCU-walk followed a link out of a freed dentry");
 		struct dentry *d = hlist_entry(pos, struct dentry, d_hash);
 		d_assert_not_freed(d);
 		/* The count before the fields, with the low bit cleared: a
