@@ -1,13 +1,23 @@
 """Boot the release kernel under conflicts.so with -smp 2 and report the pairs.
 
 python3 -m tools.conflicts.run --elf build/release/smpvfs.elf [--controls]
-Prints a table (pair, conflicting lines with symbolized first read/write),
-writes build/conflicts/results.json and `conflict-free: N of M pairs`.
-With --controls, exits 1 unless the negative control shows exactly one line
-(the shared counter) and the positive control none.
+Prints a table (pair, conflicting lines with the object each belongs to and
+the first reading and writing instruction of each side), the exact
+instruction counts of the counted regions, writes build/conflicts/results.json
+and `conflict-free: N of M pairs`.  Exits 1 if a pair or count did not run as
+it should.  With --controls it also exits 1 unless the negative control shows
+exactly one line, the counter `ctr`, the slab control exactly one,
+`cf_object+0x40`, and the positive control none.
+
+Object names (the plugin cannot read guest memory): the kernel image is
+mapped at phys + KERNEL_VMA, so a line in it is a static symbol of the ELF
+(`nm -S`); a line in the page array is a struct page; any other line is
+looked up in the slab map the kernel printed after that pair (conflicts.c):
+`cache+offset in the object`, or `page` when no slab holds it.
 """
 import argparse
 import bisect
+import datetime
 import json
 import re
 import subprocess
@@ -17,38 +27,174 @@ from pathlib import Path
 from tests.lib.common import BUILD, REPO
 from tests.lib.qemu import Config, interpret_status, make_iso, qemu_command, run_captured
 
-PAIR_NAME = re.compile(r"conflicts: pair (\d+) (\S+)")
-CONFLICT = re.compile(r"conflict id=(\d+) line=(\w+) cpu(\d+) r=(\w+) w=(\w+) cpu(\d+) r=(\w+) w=(\w+)")
+STATUS = re.compile(r"conflicts: (pair|count) (\d+) (\S+): (.*)")
+LAYOUT = re.compile(r"conflicts: layout kernel (\w+) (\w+) vma (\w+) pages (\w+) (\d+) (\d+)")
+SLABMAP = re.compile(r"conflicts: slabmap (\d+) ")
+SLAB = re.compile(r"conflicts: slab (\d+) (\w+) (\w+) (\d+) (\S+)")
+SIDE = r"cpu(\d+) r=(\w+)@(\w+) w=(\w+)@(\w+)"
+CONFLICT = re.compile(r"conflict id=(\d+) line=(\w+) " + SIDE + " " + SIDE)
 PAIR = re.compile(r"pair id=(\d+) conflicts=(\d+) insns(\d+)=(\d+) insns(\d+)=(\d+)")
+COUNT = re.compile(r"count id=(\d+) cpu(\d+) insns=(\d+) lines=(\d+)")
 
 
-def symbols(elf):
-    out = subprocess.run(["nm", "-n", str(elf)], capture_output=True, text=True, check=True).stdout
-    syms = []
-    for line in out.splitlines():
-        parts = line.split()
-        if len(parts) == 3 and parts[1] in "tTdDbBrR":
-            syms.append((int(parts[0], 16), parts[2]))
-    return syms
+class Symbols:
+    """The ELF's symbols: code by nearest start, data by the symbol holding it."""
+
+    def __init__(self, elf):
+        out = subprocess.run(["nm", "-n", "-S", str(elf)], capture_output=True, text=True,
+                             check=True).stdout
+        self.syms = []
+        for line in out.splitlines():
+            p = line.split()
+            if len(p) == 4 and p[2] in "tTdDbBrR":
+                self.syms.append((int(p[0], 16), int(p[1], 16), p[3]))
+            elif len(p) == 3 and p[1] in "tTdDbBrR":
+                self.syms.append((int(p[0], 16), 0, p[2]))
+        self.starts = [s[0] for s in self.syms]
+
+    def name(self, addr, sized=False):
+        if addr == 0:
+            return "-"
+        i = bisect.bisect_right(self.starts, addr) - 1
+        if sized and i >= 0 and self.syms[i][1] and addr >= self.syms[i][0] + self.syms[i][1]:
+            return f"{addr:#x}"   # past the symbol's end: padding, or a symbol nm does not list
+        if i < 0:
+            return hex(addr)
+        off = addr - self.syms[i][0]
+        return f"{self.syms[i][2]}+{off:#x}" if off else self.syms[i][2]
 
 
-def symbolize(syms, addr):
-    if addr == 0:
-        return "-"
-    i = bisect.bisect_right([a for a, _ in syms], addr) - 1
-    return f"{syms[i][1]}+{addr - syms[i][0]:#x}" if i >= 0 else hex(addr)
+class Objects:
+    """Names the kernel object a physical address belongs to."""
+
+    def __init__(self, syms, layout, slabs):
+        self.syms = syms
+        self.layout = layout
+        self.slabs = sorted(slabs)
+        self.starts = [s[0] for s in self.slabs]
+
+    def slab_of(self, pa):
+        i = bisect.bisect_right(self.starts, pa) - 1
+        if i >= 0 and pa < self.slabs[i][0] + self.slabs[i][1]:
+            return self.slabs[i]
+        return None
+
+    def name(self, pa):
+        if pa == 0:
+            return "-"
+        if self.layout:
+            kstart, kend, vma, pages, npages, psize = self.layout
+            if kstart <= pa < kend:
+                return self.syms.name(pa + vma, sized=True)
+            if pages <= pa < pages + npages * psize:
+                pfn, off = divmod(pa - pages, psize)
+                s = self.slab_of(pfn << 12)
+                return f"struct page (pfn {pfn:#x}{', ' + s[3] + ' slab' if s else ''})+{off:#x}"
+        s = self.slab_of(pa)
+        if s:
+            start, nbytes, size, cache = s
+            if size == 0:   # a large kmalloc block: name it by its size
+                return f"{cache}[{nbytes >> 10} KiB]+{pa - start:#x}"
+            return f"{cache}+{(pa - start) % size:#x}"
+        return f"page {pa & ~0xfff:#x} (no slab after the pair)"
+
+
+def git_commit():
+    try:
+        return subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"],
+                              capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+def parse(serial, plog, syms):
+    """The pairs and counts from the kernel's log and the plugin's."""
+    status, names, layout, maps = {}, {}, None, {}
+    for line in serial.splitlines():
+        if m := STATUS.search(line):
+            status[m[2]], names[m[2]] = m[4].strip(), m[3]
+        elif m := LAYOUT.search(line):
+            layout = tuple(int(x, 0) for x in m.groups())
+        elif m := SLABMAP.search(line):
+            maps[m[1]] = []
+        elif m := SLAB.search(line):
+            maps.setdefault(m[1], []).append((int(m[2], 16), int(m[3], 16), int(m[4]), m[5]))
+    pairs, counts, pending = {}, {}, {}
+    for line in plog.splitlines():
+        if m := CONFLICT.match(line):
+            pending.setdefault(m[1], []).append(m)
+        elif m := PAIR.match(line):   # a pair's last line: a later run replaces it
+            pairs[m[1]] = {"lines": pending.pop(m[1], []),
+                           "insns": {f"cpu{m[3]}": int(m[4]), f"cpu{m[5]}": int(m[6])}}
+        elif m := COUNT.match(line):
+            counts[m[1]] = {"cpu": int(m[2]), "insns": int(m[3]), "lines": int(m[4])}
+    results = []
+    for pid in sorted(pairs, key=int):
+        p = pairs[pid]
+        objs = Objects(syms, layout, maps.get(pid, []))
+        lines = []
+        for m in p["lines"]:
+            sides = {}
+            for k in (3, 8):
+                rpc, ra, wpc, wa = (int(m[k + j], 16) for j in (1, 2, 3, 4))
+                sides[f"cpu{m[k]}"] = {"read": syms.name(rpc), "write": syms.name(wpc),
+                                       "read_object": objs.name(ra), "write_object": objs.name(wa)}
+            written = next((v["write_object"] for v in sides.values() if v["write"] != "-"), "-")
+            lines.append({"line": m[2], "object": written, **sides})
+        results.append({"id": int(pid), "name": names.get(pid, f"pair{pid}"),
+                        "status": status.get(pid, "no status from the kernel"),
+                        "insns": p.get("insns"), "lines": lines})
+    count_list = [{"id": int(cid), "name": names.get(cid, f"count{cid}"),
+                   "status": status.get(cid, "no status from the kernel"), **c}
+                  for cid, c in sorted(counts.items(), key=lambda kv: int(kv[0]))]
+    missing = [f"{names[i]} ({i})" for i in status if i not in pairs and i not in counts]
+    return results, count_list, missing, status, names
+
+
+def show(results, counts):
+    for p in results:
+        ins = p["insns"] or {}
+        print(f"{p['name']:<46} {len(p['lines']):3} conflicting lines, instructions "
+              + " / ".join(f"{v}" for _, v in sorted(ins.items())))
+        groups = {}   # lines with one object and the same writers: one row, "xN"
+        for ln in p["lines"]:
+            key = (ln["object"],) + tuple(v["write"] for k, v in sorted(ln.items()) if k.startswith("cpu"))
+            groups.setdefault(key, []).append(ln)
+        for key in sorted(groups):
+            ln, n = groups[key][0], len(groups[key])
+            who = "  ".join(f"{k}: r={v['read']} w={v['write']}" for k, v in sorted(ln.items())
+                            if k.startswith("cpu"))
+            print(f"    {ln['object'] + (f' (x{n} lines)' if n > 1 else ''):<44} {who}")
+    print("exact instruction counts (one CPU, one operation):")
+    for c in counts:
+        print(f"    {c['name']:<46} {c['insns']:7} instructions, {c['lines']} lines")
+
+
+def check_controls(results):
+    by = {p["name"]: p for p in results}
+
+    def only(name, pattern):
+        p = by.get(name)
+        return p is not None and len(p["lines"]) == 1 and re.fullmatch(pattern, p["lines"][0]["object"])
+
+    ok = {"negative": only("negative-control", r"ctr"),
+          "slab": only("slab-control", r"cf_object\+0x40"),
+          "positive": "positive-control" in by and not by["positive-control"]["lines"]}
+    for k, v in ok.items():
+        print(f"conflicts: {k} control " + ("pass" if v else "FAIL"))
+    return all(ok.values())
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--elf", default=str(BUILD / "release" / "smpvfs.elf"))
     ap.add_argument("--plugin", default=str(BUILD / "conflicts" / "conflicts.so"))
-    ap.add_argument("--controls", action="store_true", help="check the two controls only")
+    ap.add_argument("--controls", action="store_true", help="also fail unless the controls hold")
     ap.add_argument("--timeout", type=int, default=600)
     args = ap.parse_args()
     out = BUILD / "conflicts"
     out.mkdir(parents=True, exist_ok=True)
-    kargs = "ktest=none after=poweroff bench=conflicts"
+    kargs = "ktest=none after=poweroff bench=conflicts conflicts.traced=1"
     iso = make_iso(Path(args.elf), kargs, BUILD / "iso")
     cmd = qemu_command(Config("bios", 2, "pc", "tcg", "512M", "conflicts"), iso)
     plog = out / "plugin.log"
@@ -57,39 +203,25 @@ def main():
     verdict, msg = interpret_status(status, stderr) if status is not None else ("error", "timeout")
     if verdict != "pass":
         sys.exit(f"conflicts: the boot failed: {msg} (logs in {out})")
-    names = dict(PAIR_NAME.findall((out / "serial.log").read_text(errors="replace")))
-    syms = symbols(args.elf)
-    pairs = {}
-    for line in plog.read_text().splitlines():
-        if m := CONFLICT.match(line):
-            pid = m[1]
-            pairs.setdefault(pid, {"lines": []})["lines"].append({
-                "line": m[2],
-                f"cpu{m[3]}": {"read": symbolize(syms, int(m[4], 16)), "write": symbolize(syms, int(m[5], 16))},
-                f"cpu{m[6]}": {"read": symbolize(syms, int(m[7], 16)), "write": symbolize(syms, int(m[8], 16))}})
-        elif m := PAIR.match(line):
-            p = pairs.setdefault(m[1], {"lines": []})
-            p["insns"] = {f"cpu{m[3]}": int(m[4]), f"cpu{m[5]}": int(m[6])}
-    results = []
-    for pid in sorted(pairs, key=int):
-        p = pairs[pid]
-        p["id"], p["name"] = int(pid), names.get(pid, f"pair{pid}")
-        results.append(p)
-        print(f"{p['name']:<24} {len(p['lines'])} conflicting lines, insns {p.get('insns')}")
-        for ln in p["lines"]:
-            who = "  ".join(f"{k}: r={v['read']} w={v['write']}" for k, v in ln.items() if k.startswith("cpu"))
-            print(f"    {ln['line']}  {who}")
+    syms = Symbols(args.elf)
+    results, counts, missing, kstatus, names = parse(
+        (out / "serial.log").read_text(errors="replace"), plog.read_text(), syms)
+    show(results, counts)
     tests = [p for p in results if not p["name"].endswith("-control")]
     free = sum(1 for p in tests if not p["lines"])
-    (out / "results.json").write_text(json.dumps({"conflict_free": free, "pairs_counted": len(tests), "pairs": results}, indent=1) + "\n")
+    (out / "results.json").write_text(json.dumps({
+        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "commit": git_commit(), "conflict_free": free, "pairs_counted": len(tests),
+        "pairs": results, "counts": counts}, indent=1) + "\n")
+    bad = [f"{names[i]}: {s}" for i, s in kstatus.items() if not s.startswith("ok")]
+    bad += [f"{m}: the plugin reported nothing" for m in missing]
+    for b in bad:
+        print(f"conflicts: NOT AS EXPECTED: {b}")
     print(f"conflict-free: {free} of {len(tests)} pairs (controls not counted)")
+    ok = not bad and bool(kstatus)
     if args.controls:
-        by = {p["name"]: p for p in results}
-        neg, pos = by.get("negative-control"), by.get("positive-control")
-        ok = (neg and len(neg["lines"]) == 1 and "negative" in json.dumps(neg["lines"][0])
-              and pos is not None and not pos["lines"])
-        print("conflicts: controls " + ("pass" if ok else "FAIL"))
-        sys.exit(0 if ok else 1)
+        ok = check_controls(results) and ok
+    sys.exit(0 if ok else 1)
 
 
 if __name__ == "__main__":
