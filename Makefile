@@ -294,8 +294,10 @@ bench: check-tools
 # make conflicts: boot the release kernel with -smp 2 under the QEMU plugin
 # tools/conflicts/conflicts.so (built with the host gcc) and report, per pair
 # of operations run on two CPUs, the cache lines one writes and the other
-# touches (build/conflicts/results.json).  test-conflicts checks the two
-# controls only (seconds): the shared counter's line, and nothing else.
+# touches (build/conflicts/results.json), and exact instruction counts.
+# Both fail if a pair did not run as it should; test-conflicts (about 5 s)
+# also checks the three controls: the shared counter's line (read and
+# written), a slab object's field named cf_object+0x40, and nothing else.
 CONFLICTS_PLUGIN := build/conflicts/conflicts.so
 $(CONFLICTS_PLUGIN): tools/conflicts/conflicts.c tools/conflicts/api.h
 	@mkdir -p $(dir $@)

@@ -6,7 +6,8 @@ the first reading and writing instruction of each side), the exact
 instruction counts of the counted regions, writes build/conflicts/results.json
 and `conflict-free: N of M pairs`.  Exits 1 if a pair or count did not run as
 it should.  With --controls it also exits 1 unless the negative control shows
-exactly one line, the counter `ctr`, the slab control exactly one,
+exactly one line, the counter `ctr` (read and written by both: a locked
+RMW is both), the slab control exactly one,
 `cf_object+0x40`, and the positive control none.
 
 Object names (the plugin cannot read guest memory): the kernel image is
@@ -177,7 +178,11 @@ def check_controls(results):
         p = by.get(name)
         return p is not None and len(p["lines"]) == 1 and re.fullmatch(pattern, p["lines"][0]["object"])
 
-    ok = {"negative": only("negative-control", r"ctr"),
+    # The counter is incremented by a lock xadd: read and written by both.
+    rmw = only("negative-control", r"ctr") and all(
+        v["read"] != "-" and v["write"] != "-"
+        for k, v in by["negative-control"]["lines"][0].items() if k.startswith("cpu"))
+    ok = {"negative": rmw,
           "slab": only("slab-control", r"cf_object\+0x40"),
           "positive": "positive-control" in by and not by["positive-control"]["lines"]}
     for k, v in ok.items():
