@@ -65,11 +65,69 @@ class Symbols:
         return f"{self.syms[i][2]}+{off:#x}" if off else self.syms[i][2]
 
 
+class Fields:
+    """Field names from the ELF's debug information (gdb's `ptype /o`):
+    `dentry+0x2c` becomes `dentry+0x2c d_count`.  Without gdb, no names."""
+
+    OFFSET = re.compile(r"/\*\s+(\d+)(?::\s*\d+)?\s*\|\s*(\d+)\s*\*/\s+(.*)$")
+
+    def __init__(self, elf):
+        self.elf, self.layouts, self.types = elf, {}, {}
+
+    def _gdb(self, *cmds):
+        try:
+            args = ["gdb", "-batch", "-nx"] + [a for c in cmds for a in ("-ex", c)] + [str(self.elf)]
+            return subprocess.run(args, capture_output=True, text=True, timeout=60).stdout
+        except (OSError, subprocess.SubprocessError):
+            return ""
+
+    def layout(self, struct):
+        if struct not in self.layouts:
+            fields, stack = [], []
+            for line in self._gdb(f"ptype /o struct {struct}").splitlines():
+                if m := self.OFFSET.search(line):
+                    off, size, rest = int(m[1]), int(m[2]), m[3].strip()
+                    if rest.endswith("{"):
+                        stack.append((off, size))
+                    elif n := re.search(r"(\w+)(\[\d+\])*;$", rest):
+                        fields.append((off, size, len(stack), n[1]))
+                elif (n := re.match(r"\s*}\s*(\w+)(\[\d+\])*;$", line)) and stack:
+                    off, size = stack.pop()
+                    fields.append((off, size, len(stack), n[1]))
+            self.layouts[struct] = fields
+        return self.layouts[struct]
+
+    def name(self, struct, off):
+        """The field holding byte off, outermost first: lock.next."""
+        path = sorted((d, n) for o, sz, d, n in self.layout(struct) if o <= off < o + max(sz, 1))
+        return ".".join(n for _, n in path)
+
+    def type_of(self, symbol):
+        if symbol not in self.types:
+            m = re.search(r"type = struct (\w+)$", self._gdb(f"whatis {symbol}").strip())
+            self.types[symbol] = m[1] if m else None
+        return self.types[symbol]
+
+    def describe(self, obj):
+        """obj as Objects.name gives it, with the field appended when known."""
+        m = re.fullmatch(r"(\w+)(?:\+0x([0-9a-f]+))?", obj)
+        if m:
+            struct = m[1] if m[1] in ("dentry", "inode", "file", "kmem_cache", "thread") \
+                else self.type_of(m[1])
+            f = self.name(struct, int(m[2] or "0", 16)) if struct else ""
+            return f"{obj} {f}" if f else obj
+        m = re.fullmatch(r"(struct page \(.*\))\+0x([0-9a-f]+)", obj)
+        if m:
+            f = self.name("page", int(m[2], 16))
+            return f"{obj} {f}" if f else obj
+        return obj
+
+
 class Objects:
     """Names the kernel object a physical address belongs to."""
 
-    def __init__(self, syms, layout, slabs):
-        self.syms = syms
+    def __init__(self, syms, layout, slabs, fields):
+        self.syms, self.fields = syms, fields
         self.layout = layout
         self.slabs = sorted(slabs)
         self.starts = [s[0] for s in self.slabs]
@@ -81,6 +139,9 @@ class Objects:
         return None
 
     def name(self, pa):
+        return self.fields.describe(self.raw(pa))
+
+    def raw(self, pa):
         if pa == 0:
             return "-"
         if self.layout:
@@ -108,7 +169,7 @@ def git_commit():
         return "unknown"
 
 
-def parse(serial, plog, syms):
+def parse(serial, plog, syms, fields):
     """The pairs and counts from the kernel's log and the plugin's."""
     status, names, layout, maps = {}, {}, None, {}
     for line in serial.splitlines():
@@ -132,7 +193,7 @@ def parse(serial, plog, syms):
     results = []
     for pid in sorted(pairs, key=int):
         p = pairs[pid]
-        objs = Objects(syms, layout, maps.get(pid, []))
+        objs = Objects(syms, layout, maps.get(pid, []), fields)
         lines = []
         for m in p["lines"]:
             sides = {}
@@ -176,7 +237,7 @@ def check_controls(results):
 
     def only(name, pattern):
         p = by.get(name)
-        return p is not None and len(p["lines"]) == 1 and re.fullmatch(pattern, p["lines"][0]["object"])
+        return p is not None and len(p["lines"]) == 1 and re.match(pattern + r"( |$)", p["lines"][0]["object"])
 
     # The counter is incremented by a lock xadd: read and written by both.
     rmw = only("negative-control", r"ctr") and all(
@@ -210,7 +271,7 @@ def main():
         sys.exit(f"conflicts: the boot failed: {msg} (logs in {out})")
     syms = Symbols(args.elf)
     results, counts, missing, kstatus, names = parse(
-        (out / "serial.log").read_text(errors="replace"), plog.read_text(), syms)
+        (out / "serial.log").read_text(errors="replace"), plog.read_text(), syms, Fields(args.elf))
     show(results, counts)
     tests = [p for p in results if not p["name"].endswith("-control")]
     free = sum(1 for p in tests if not p["lines"])
