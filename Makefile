@@ -95,7 +95,7 @@ kcsan_flags = $(if $(filter 1,$(KCSAN)),$(if $(filter $(KCSAN_NOT),$<),,$(if \
 	$(filter kernel/% fs/% init/% shell/% bench/% tests/% tools/%,$<),$(KCSAN_CFLAGS))))
 
 .PHONY: all iso run test soak test-matrix test-negative test-fstest-host test-shell test-kcsan \
-	test-nolockdep bench conflicts test-conflicts debug gdb clean deps check-tools FORCE
+	test-nolockdep bench conflicts conflicts-shell test-conflicts debug gdb clean deps check-tools FORCE
 all: $(BUILD)/smpvfs.iso
 
 # The compiler flags of the last build: rewritten only when they change
@@ -305,6 +305,10 @@ $(CONFLICTS_PLUGIN): tools/conflicts/conflicts.c tools/conflicts/api.h
 conflicts: check-tools $(CONFLICTS_PLUGIN)
 	$(Q)$(MAKE) --no-print-directory BUILD=$(BENCH_BUILD) LOCKDEP=0 $(BENCH_BUILD)/smpvfs.elf
 	$(Q)$(PYTHON) -m tools.conflicts.run --plugin $(CONFLICTS_PLUGIN) --elf $(BENCH_BUILD)/smpvfs.elf
+# The same kernel booted to its shell under the plugin (`conflicts` there).
+conflicts-shell: check-tools $(CONFLICTS_PLUGIN)
+	$(Q)$(MAKE) --no-print-directory BUILD=$(BENCH_BUILD) LOCKDEP=0 $(BENCH_BUILD)/smpvfs.elf
+	$(Q)$(PYTHON) -m tools.conflicts.run --plugin $(CONFLICTS_PLUGIN) --elf $(BENCH_BUILD)/smpvfs.elf --shell
 test-conflicts: check-tools $(CONFLICTS_PLUGIN)
 	$(Q)$(MAKE) --no-print-directory BUILD=$(BENCH_BUILD) LOCKDEP=0 $(BENCH_BUILD)/smpvfs.elf
 	$(Q)$(PYTHON) -m tools.conflicts.run --plugin $(CONFLICTS_PLUGIN) --elf $(BENCH_BUILD)/smpvfs.elf --controls
