@@ -86,21 +86,50 @@ class Fields:
         except (OSError, subprocess.SubprocessError):
             return ""
 
+    STRUCTS = ("dentry", "inode", "file", "kmem_cache", "thread", "page")
+
+    def _batch(self, cmds):
+        """Run gdb once for many commands: {command: its output}."""
+        out, key, parts = self._gdb(*[c for x in cmds for c in (f"echo @@{x}\\n", x)]), None, {}
+        for line in out.splitlines():
+            if line.startswith("@@"):
+                key = line[2:]
+                parts[key] = []
+            elif key:
+                parts[key].append(line)
+        return {k: "\n".join(v) for k, v in parts.items()}
+
+    def prefetch(self, objects):
+        """One gdb run for the types of the symbols named in objects, one
+        for the layouts of every struct needed: gdb starts slowly."""
+        symbols = {m[1] for o in objects if (m := re.fullmatch(r"(\w+)(?:\+0x[0-9a-f]+)?", o))}
+        symbols -= set(self.STRUCTS) | set(self.types)
+        for cmd, text in self._batch([f"whatis {x}" for x in sorted(symbols)]).items():
+            m = re.search(r"type = struct (\w+)$", text.strip())
+            self.types[cmd.split()[1]] = m[1] if m else None
+        structs = (set(self.STRUCTS) | {t for t in self.types.values() if t}) - set(self.layouts)
+        for cmd, text in self._batch([f"ptype /o struct {x}" for x in sorted(structs)]).items():
+            self.layouts[cmd.split()[-1]] = self._parse_layout(text)
+
     def layout(self, struct):
         if struct not in self.layouts:
-            fields, stack = [], []
-            for line in self._gdb(f"ptype /o struct {struct}").splitlines():
-                if m := self.OFFSET.search(line):
-                    off, size, rest = int(m[1]), int(m[2]), m[3].strip()
-                    if rest.endswith("{"):
-                        stack.append((off, size))
-                    elif n := re.search(r"(\w+)(\[\d+\])*;$", rest):
-                        fields.append((off, size, len(stack), n[1]))
-                elif (n := re.match(r"\s*}\s*(\w+)(\[\d+\])*;$", line)) and stack:
-                    off, size = stack.pop()
-                    fields.append((off, size, len(stack), n[1]))
-            self.layouts[struct] = fields
+            self.layouts[struct] = self._parse_layout(self._gdb(f"ptype /o struct {struct}"))
         return self.layouts[struct]
+
+    def _parse_layout(self, text):
+        """(offset, size, depth, name) of every member, nested ones too."""
+        fields, stack = [], []
+        for line in text.splitlines():
+            if m := self.OFFSET.search(line):
+                off, size, rest = int(m[1]), int(m[2]), m[3].strip()
+                if rest.endswith("{"):
+                    stack.append((off, size))
+                elif n := re.search(r"(\w+)(\[\d+\])*;$", rest):
+                    fields.append((off, size, len(stack), n[1]))
+            elif (n := re.match(r"\s*}\s*(\w+)(\[\d+\])*;$", line)) and stack:
+                off, size = stack.pop()
+                fields.append((off, size, len(stack), n[1]))
+        return fields
 
     def name(self, struct, off):
         """The field holding byte off, outermost first: lock.next."""
@@ -131,8 +160,8 @@ class Fields:
 class Objects:
     """Names the kernel object a physical address belongs to."""
 
-    def __init__(self, syms, layout, slabs, fields):
-        self.syms, self.fields = syms, fields
+    def __init__(self, syms, layout, slabs):
+        self.syms = syms
         self.layout = layout
         self.slabs = sorted(slabs)
         self.starts = [s[0] for s in self.slabs]
@@ -144,9 +173,6 @@ class Objects:
         return None
 
     def name(self, pa):
-        return self.fields.describe(self.raw(pa))
-
-    def raw(self, pa):
         if pa == 0:
             return "-"
         if self.layout:
@@ -198,7 +224,7 @@ def parse(serial, plog, syms, fields):
     results = []
     for pid in sorted(pairs, key=int):
         p = pairs[pid]
-        objs = Objects(syms, layout, maps.get(pid, []), fields)
+        objs = Objects(syms, layout, maps.get(pid, []))
         lines = []
         for m in p["lines"]:
             sides = {}
@@ -208,6 +234,20 @@ def parse(serial, plog, syms, fields):
                                        "read_object": objs.name(ra), "write_object": objs.name(wa)}
             written = next((v["write_object"] for v in sides.values() if v["write"] != "-"), "-")
             lines.append({"line": m[2], "object": written, **sides})
+        p["named"] = lines
+    # Field names last, from two gdb runs for the whole table.
+    every = [ln for p in pairs.values() for ln in p["named"]]
+    fields.prefetch({v[k] for ln in every for v in ln.values() if isinstance(v, dict)
+                     for k in ("read_object", "write_object")})
+    for ln in every:
+        ln["object"] = fields.describe(ln["object"])
+        for v in ln.values():
+            if isinstance(v, dict):
+                for k in ("read_object", "write_object"):
+                    v[k] = fields.describe(v[k])
+    for pid in sorted(pairs, key=int):
+        p = pairs[pid]
+        lines = p.pop("named")
         results.append({"id": int(pid), "name": names.get(pid, f"pair{pid}"),
                         "status": status.get(pid, "no status from the kernel"),
                         "insns": p.get("insns"), "lines": lines})
