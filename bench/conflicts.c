@@ -65,7 +65,6 @@
 #include "kernel/string.h"
 #include "arch/x86_64/percpu.h"
 
-#define CONFLICT_COUNTED 0x8000
 #define ATTEMPTS 5
 
 uint64_t conflicts_traced;
@@ -435,7 +434,7 @@ static void cleanup(const struct pair *p)
 	if (cf_dir)
 		dput(cf_dir);
 	cf_dir = NULL;
-	if (p->prepare == prepare_slab_control)
+	if (p->prepare == prepare_slab_control)   /* the only state outside /cf */
 		cleanup_slab_control();
 	__atomic_store_n(&vfs_lookup_exclusive, saved_exclusive, __ATOMIC_RELEASE);
 	char path[128] = "/cf";
