@@ -554,6 +554,8 @@ static bool run_one(const struct pair *p, void (*say)(void *, const char *), voi
 	char tail[64] = "";
 	if (disturbed)
 		snprintf(tail, sizeof(tail), " (interrupted in all %u attempts)", tries);
+	else if (tries > 1)
+		snprintf(tail, sizeof(tail), " (attempt %u: an interrupt fell in the others)", tries);
 	if (ok)
 		sayf(say, ctx, "conflicts: %s %d %s: ok%s", kind, p->id, p->name, tail);
 	else if (p->sides == 2)
