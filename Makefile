@@ -95,7 +95,7 @@ kcsan_flags = $(if $(filter 1,$(KCSAN)),$(if $(filter $(KCSAN_NOT),$<),,$(if \
 	$(filter kernel/% fs/% init/% shell/% bench/% tests/% tools/%,$<),$(KCSAN_CFLAGS))))
 
 .PHONY: all iso run test soak test-matrix test-negative test-fstest-host test-shell test-kcsan \
-	test-nolockdep bench conflicts test-conflicts debug gdb clean deps check-tools FORCE
+	test-nolockdep bench conflicts conflicts-shell test-conflicts debug gdb clean deps check-tools FORCE
 all: $(BUILD)/smpvfs.iso
 
 # The compiler flags of the last build: rewritten only when they change
@@ -294,8 +294,10 @@ bench: check-tools
 # make conflicts: boot the release kernel with -smp 2 under the QEMU plugin
 # tools/conflicts/conflicts.so (built with the host gcc) and report, per pair
 # of operations run on two CPUs, the cache lines one writes and the other
-# touches (build/conflicts/results.json).  test-conflicts checks the two
-# controls only (seconds): the shared counter's line, and nothing else.
+# touches (build/conflicts/results.json), and exact instruction counts.
+# Both fail if a pair did not run as it should; test-conflicts (about 5 s)
+# also checks the three controls: the shared counter's line (read and
+# written), a slab object's field named cf_object+0x40, and nothing else.
 CONFLICTS_PLUGIN := build/conflicts/conflicts.so
 $(CONFLICTS_PLUGIN): tools/conflicts/conflicts.c tools/conflicts/api.h
 	@mkdir -p $(dir $@)
@@ -303,6 +305,10 @@ $(CONFLICTS_PLUGIN): tools/conflicts/conflicts.c tools/conflicts/api.h
 conflicts: check-tools $(CONFLICTS_PLUGIN)
 	$(Q)$(MAKE) --no-print-directory BUILD=$(BENCH_BUILD) LOCKDEP=0 $(BENCH_BUILD)/smpvfs.elf
 	$(Q)$(PYTHON) -m tools.conflicts.run --plugin $(CONFLICTS_PLUGIN) --elf $(BENCH_BUILD)/smpvfs.elf
+# The same kernel booted to its shell under the plugin (`conflicts` there).
+conflicts-shell: check-tools $(CONFLICTS_PLUGIN)
+	$(Q)$(MAKE) --no-print-directory BUILD=$(BENCH_BUILD) LOCKDEP=0 $(BENCH_BUILD)/smpvfs.elf
+	$(Q)$(PYTHON) -m tools.conflicts.run --plugin $(CONFLICTS_PLUGIN) --elf $(BENCH_BUILD)/smpvfs.elf --shell
 test-conflicts: check-tools $(CONFLICTS_PLUGIN)
 	$(Q)$(MAKE) --no-print-directory BUILD=$(BENCH_BUILD) LOCKDEP=0 $(BENCH_BUILD)/smpvfs.elf
 	$(Q)$(PYTHON) -m tools.conflicts.run --plugin $(CONFLICTS_PLUGIN) --elf $(BENCH_BUILD)/smpvfs.elf --controls

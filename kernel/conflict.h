@@ -6,7 +6,9 @@
  * (0..65535).  Real CPUs and KVM execute it as a NOP, so the markers cost
  * nothing outside the tracer; tools/conflicts/conflicts.so (a QEMU TCG
  * plugin) recognises them and records, per vCPU, every cache line the
- * region touches.  Two CPUs running regions with the same id form a pair.
+ * region touches.  Two CPUs running regions with the same id form a pair;
+ * a region whose id has CONFLICT_COUNTED set has no partner, and the plugin
+ * reports its exact instruction count when it ends.
  * The "memory" clobber keeps the compiler from moving accesses across.
  */
 #ifndef KERNEL_CONFLICT_H
@@ -14,6 +16,7 @@
 
 #define CONFLICT_MAGIC_BEGIN 0x5c0f0000
 #define CONFLICT_MAGIC_END   0x5c0e0000
+#define CONFLICT_COUNTED     0x8000
 
 #define conflict_region_begin(id) \
 	__asm__ volatile(".byte 0x0f,0x1f,0x80\n\t.long %c0" \

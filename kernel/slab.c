@@ -263,3 +263,20 @@ void kmem_cache_for_each(void (*fn)(struct kmem_cache *c, void *arg), void *arg)
 		fn(list_entry(pos, struct kmem_cache, caches), arg);
 	spin_unlock_irqrestore(&cache_list_lock, flags);
 }
+
+void kmem_cache_for_each_slab(void (*fn)(struct kmem_cache *c, void *base, size_t bytes, void *arg),
+			      void *arg)
+{
+	unsigned long flags = spin_lock_irqsave(&cache_list_lock);
+	struct list_head *pos, *s;
+	list_for_each(pos, &cache_list) {
+		struct kmem_cache *c = list_entry(pos, struct kmem_cache, caches);
+		spin_lock(&c->lock);
+		list_for_each(s, &c->partial)
+			fn(c, page_to_virt(list_entry(s, struct page, list)), PAGE_SIZE << c->order, arg);
+		list_for_each(s, &c->full)
+			fn(c, page_to_virt(list_entry(s, struct page, list)), PAGE_SIZE << c->order, arg);
+		spin_unlock(&c->lock);
+	}
+	spin_unlock_irqrestore(&cache_list_lock, flags);
+}

@@ -66,6 +66,12 @@ void kmem_cache_quarantine(struct kmem_cache *c);
 
 /* Call fn for every cache (for the `slab` command and the leak tests). */
 void kmem_cache_for_each(void (*fn)(struct kmem_cache *c, void *arg), void *arg);
+/* Call fn for every slab of every cache: its first byte (direct map) and
+ * its size.  fn runs under the cache list lock and the cache's lock with
+ * interrupts off: it copies and never sleeps.  For tools that name the
+ * cache an address belongs to (bench/conflicts.c). */
+void kmem_cache_for_each_slab(void (*fn)(struct kmem_cache *c, void *base, size_t bytes, void *arg),
+			      void *arg);
 
 void slab_init(void);
 

@@ -6,11 +6,28 @@
  * whose displacement is MAGIC_BEGIN|id or MAGIC_END|id. Real CPUs and KVM
  * execute them as NOPs; here they are recognised when a block is translated.
  * Inside a region each vCPU records every load and store by physical 64-byte
- * line, with the guest pc of the first read and first write of the line, and
- * counts instructions. When two vCPUs have both ended a region with the same
- * id, the plugin prints one line per conflicting cache line (written by one,
- * read or written by the other) and a summary; tools/conflicts/report.py
- * symbolizes them.
+ * line, with the guest pc and the exact physical address of the first read
+ * and of the first write of the line, and counts instructions. When two
+ * vCPUs have both ended a region with the same id, the plugin prints one
+ * line per conflicting cache line (written by one, read or written by the
+ * other) and a summary; tools/conflicts/run.py symbolizes them and names
+ * the object from the kernel's slab map. A region whose id has bit 15 set
+ * (COUNTED) has no partner: its end prints its instruction count at once.
+ *
+ * A locked read-modify-write (lock xadd, cmpxchg) reaches a memory callback
+ * once. The API's qemu_plugin_mem_is_store() calls it a store; QEMU 7.2
+ * encodes the direction as bits 16-17 of the opaque meminfo (read 1, write
+ * 2, both 3: make_plugin_meminfo in include/qemu/plugin.h), so a 3 there is
+ * recorded as a read and a write. Any other value there falls back to
+ * is_store, so a QEMU that encodes it otherwise loses only the RMW's read.
+ *
+ * Cost: every instruction and access of the whole run calls back into the
+ * plugin, in a region or not. Instrumenting only inside regions is not
+ * possible with API 1: a block is instrumented when it is translated, long
+ * before it is known in which region it will run, and API 1 has neither
+ * conditional callbacks nor a flush that takes effect before the next
+ * instruction (qemu_plugin_reset is asynchronous, so a region's first
+ * accesses would be lost). The callbacks return at once outside a region.
  *
  * Callbacks run on the vCPU's own thread (MTTCG), so per-vCPU state needs no
  * lock; only the hand-over at region end takes `done_lock`.
@@ -25,10 +42,11 @@
 #define MAGIC_END   0x5c0e0000u
 #define MAX_VCPUS   16
 #define LINE(pa)    ((pa) & ~63ull)
+#define COUNTED     0x8000
 
 EXPORT int qemu_plugin_version = 1;
 
-struct line { uint64_t pa, rpc, wpc; };   /* pa 0 = empty slot */
+struct line { uint64_t pa, rpc, wpc, ra, wa; };   /* pa 0 = empty slot; ra/wa exact */
 
 struct region {
     int active, id;
@@ -72,7 +90,8 @@ static void on_mem(unsigned int cpu, qemu_plugin_meminfo_t mi, uint64_t va, void
     struct qemu_plugin_hwaddr *hw = qemu_plugin_get_hwaddr(mi, va);
     if (!hw)
         return;
-    uint64_t pa = LINE(qemu_plugin_hwaddr_phys_addr(hw)) | 1; /* |1: never 0 */
+    uint64_t exact = qemu_plugin_hwaddr_phys_addr(hw);
+    uint64_t pa = LINE(exact) | 1; /* |1: never 0 */
     if (2 * (r->used + 1) > r->cap)
         grow(r);
     struct line *l = slot(r, pa);
@@ -80,11 +99,16 @@ static void on_mem(unsigned int cpu, qemu_plugin_meminfo_t mi, uint64_t va, void
         l->pa = pa;
         r->used++;
     }
-    if (qemu_plugin_mem_is_store(mi)) {
-        if (!l->wpc)
-            l->wpc = (uint64_t)(uintptr_t)pc;
-    } else if (!l->rpc) {
+    unsigned rw = mi >> 16;
+    if (rw < 1 || rw > 3)
+        rw = qemu_plugin_mem_is_store(mi) ? 2 : 1;
+    if ((rw & 2) && !l->wpc) {
+        l->wpc = (uint64_t)(uintptr_t)pc;
+        l->wa = exact;
+    }
+    if ((rw & 1) && !l->rpc) {
         l->rpc = (uint64_t)(uintptr_t)pc;
+        l->ra = exact;
     }
 }
 
@@ -108,10 +132,13 @@ static void report(struct region *a, struct region *b, int ca, int cb)
         if (!y->pa || !(x->wpc || y->wpc))
             continue;
         snprintf(buf, sizeof buf,
-                 "conflict id=%d line=%#llx cpu%d r=%#llx w=%#llx cpu%d r=%#llx w=%#llx\n",
+                 "conflict id=%d line=%#llx cpu%d r=%#llx@%#llx w=%#llx@%#llx"
+                 " cpu%d r=%#llx@%#llx w=%#llx@%#llx\n",
                  a->id, (unsigned long long)(x->pa & ~1ull), ca,
-                 (unsigned long long)x->rpc, (unsigned long long)x->wpc, cb,
-                 (unsigned long long)y->rpc, (unsigned long long)y->wpc);
+                 (unsigned long long)x->rpc, (unsigned long long)x->ra,
+                 (unsigned long long)x->wpc, (unsigned long long)x->wa, cb,
+                 (unsigned long long)y->rpc, (unsigned long long)y->ra,
+                 (unsigned long long)y->wpc, (unsigned long long)y->wa);
         qemu_plugin_outs(buf);
         n++;
     }
@@ -140,6 +167,13 @@ static void on_marker(unsigned int cpu, void *arg)
     if (!r->active || r->id != (int)(m & 0xffff))
         return;
     r->active = 0;
+    if (r->id & COUNTED) {
+        char buf[128];
+        snprintf(buf, sizeof buf, "count id=%d cpu%u insns=%llu lines=%zu\n",
+                 r->id, cpu, (unsigned long long)r->insns, r->used);
+        qemu_plugin_outs(buf);
+        return;
+    }
     pthread_mutex_lock(&done_lock);
     int partner = -1;
     for (int i = 0; i < ndone; i++)
