@@ -257,13 +257,16 @@ test-shell: $(BUILD)/smpvfs.elf
 # fuzzer, whose colliding calls reach code no other suite combines).  Every
 # report fails the test case that was running (kernel/kcsan.c), so a
 # report fails this part.
-KCSAN_SUITES := kcsan,lookup,vfs_fuzz,dcache_races,perm_races
+KCSAN_SUITES := kcsan,lookup,vfs_fuzz,dcache_races,perm_races,rcuwalk,rcuwalk_races
+# A 16-bucket dcache hash in that boot: every chain an RCU-walk follows
+# then holds dentries that renames move to other chains.
+KCSAN_KARGS := dcache.buckets=16
 test-kcsan: check-tools
 	$(Q)$(MAKE) --no-print-directory KCSAN=1 BUILD=$(KCSAN_BUILD) \
 		$(KCSAN_BUILD)/smpvfs.elf $(KCSAN_BUILD)/initrd.cpio
 	$(Q)$(PYTHON) -m tests.run test --smp 4 --firmware bios --elf $(KCSAN_BUILD)/smpvfs.elf \
 		--mem $(MEM) --machine $(MACHINE) --accel $(ACCEL) --initrd $(KCSAN_BUILD)/initrd.cpio \
-		--log-suffix=-kcsan --kargs "ktest=$(KCSAN_SUITES) $(KARGS)"
+		--log-suffix=-kcsan --kargs "ktest=$(KCSAN_SUITES) $(KCSAN_KARGS) $(KARGS)"
 
 # The kernel without the lock validator: both sides of every
 # `#if CONFIG_LOCKDEP` must compile.  Built, not booted here.  It is the
