@@ -768,12 +768,12 @@ struct dentry *path_parent(const char *path, struct last_name *last)
  * holds a reference.  So two CPUs that stat one cached file write no
  * cache line in common.
  */
-int path_lookup_inode(const char *path, unsigned flags, void (*fn)(const struct inode *, void *),
-		      void *arg)
+int vfs_path_lookup_inode(struct dentry *root, struct dentry *start, const char *path, unsigned flags,
+			  void (*fn)(const struct inode *, void *), void *arg)
 {
 	if (first_try_rcu()) {
 		struct nameidata nd;
-		int err = path_init_rcu(&nd, NULL, NULL, path, flags & WALK_NOFOLLOW);
+		int err = path_init_rcu(&nd, root, start, path, flags & WALK_NOFOLLOW);
 		if (!err)
 			err = link_path_walk(&nd, path);
 		if (!err)
@@ -795,7 +795,7 @@ int path_lookup_inode(const char *path, unsigned flags, void (*fn)(const struct 
 			return err;
 	}
 	struct nameidata nd;
-	int err = walk_init(&nd, false, NULL, NULL, path, flags & WALK_NOFOLLOW);
+	int err = walk_init(&nd, false, root, start, path, flags & WALK_NOFOLLOW);
 	struct dentry *d = err ? ERR_PTR(err) : path_lookupat(&nd, path);
 	if (err)
 		terminate_walk(&nd);
@@ -804,6 +804,12 @@ int path_lookup_inode(const char *path, unsigned flags, void (*fn)(const struct 
 	fn(d->d_inode, arg);
 	dput(d);
 	return 0;
+}
+
+int path_lookup_inode(const char *path, unsigned flags, void (*fn)(const struct inode *, void *),
+		      void *arg)
+{
+	return vfs_path_lookup_inode(NULL, NULL, path, flags, fn, arg);
 }
 
 int vfs_create_locked(struct inode *dir, struct dentry *d, uint32_t mode)

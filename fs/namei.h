@@ -86,6 +86,9 @@ struct dentry *path_parent(const char *path, struct last_name *last);
 struct inode;
 int path_lookup_inode(const char *path, unsigned flags, void (*fn)(const struct inode *, void *),
 		      void *arg);
+/* The same from a given root and start (the caller's; see vfs_path_lookup). */
+int vfs_path_lookup_inode(struct dentry *root, struct dentry *start, const char *path, unsigned flags,
+			  void (*fn)(const struct inode *, void *), void *arg);
 
 /* The same from a given root and start (references stay the caller's):
  * for trees that are not the thread's, such as a test's private ramfs. */

@@ -209,26 +209,33 @@ plot DATA using 1:2 with linespoints title "in units of L (nominal)", \\
      DATA using 1:3 with linespoints title "in units of the T = 1 time", 1 with lines dt 2 title "1"
 """))
     walk = grouped.get("pathwalk", {}).get("tables", {})
-    if walk.get("private") and walk.get("shared"):
+    kinds = [k for k in ("lookup", "rcu-lookup", "rcu-stat")
+             if walk.get(k + "-private") and walk.get(k + "-shared")]
+    if kinds:
         by_n = {}
-        for mode in ("private", "shared"):
-            for r in walk[mode]:
-                by_n.setdefault(r["threads"], {})[mode] = r
-        data = [(n, m["private"]["efficiency_milli"] / 1000, m["shared"]["efficiency_milli"] / 1000,
-                 m["private"]["per_thread_per_s"], m["shared"]["per_thread_per_s"])
-                for n, m in sorted(by_n.items()) if "private" in m and "shared" in m]
+        for k in kinds:
+            for side in ("private", "shared"):
+                for r in walk[k + "-" + side]:
+                    by_n.setdefault(r["threads"], {})[k + "-" + side] = r
+        ns = sorted(n for n, m in by_n.items() if all(k + "-" + s in m for k in kinds for s in ("private", "shared")))
+        data = [tuple([n] + [by_n[n][k + "-" + s]["efficiency_milli"] / 1000 for k in kinds for s in ("private", "shared")]
+                      + [by_n[n][k + "-shared"]["shared_over_private_milli"] / 1000 for k in kinds]) for n in ns]
+        eff_lines = ", \\\n     ".join(
+            f'DATA using 1:{2 + 2 * i + j} with linespoints title "{k}, {s} path{"s" if s == "private" else ""}"'
+            for i, k in enumerate(kinds) for j, s in enumerate(("private", "shared")))
+        ratio_lines = ", \\\n     ".join(
+            f'DATA using 1:{2 + 2 * len(kinds) + i} with linespoints title "{k}"' for i, k in enumerate(kinds))
         specs.append(("pathwalk", data, f"""
 set title "Cached 6-component path walk: scaling efficiency\\n{subtitle}"
 set xlabel "threads N (one per CPU)"; set ylabel "throughput(N) / (N throughput(1))"
 set yrange [0:1.2]; set xtics 1; set key bottom left
-plot DATA using 1:2 with linespoints title "private paths", \\
-     DATA using 1:3 with linespoints title "one shared path", 0.8 with lines dt 2 title "target 0.8 (private)"
+plot {eff_lines}, 0.8 with lines dt 2 title "target 0.8 (private)"
 """))
-        specs.append(("pathwalk_rate", data, f"""
-set title "Cached 6-component path walk: walks per second per thread\\n{subtitle}"
-set xlabel "threads N (one per CPU)"; set ylabel "walks/s per thread"; set yrange [0:*]
-set xtics 1; set key bottom left
-plot DATA using 1:4 with linespoints title "private paths", DATA using 1:5 with linespoints title "one shared path"
+        specs.append(("pathwalk_ratio", data, f"""
+set title "Cached 6-component path walk: one shared path / private paths\\n{subtitle}"
+set xlabel "threads N (one per CPU)"; set ylabel "throughput shared / private"
+set yrange [0:1.2]; set xtics 1; set key bottom left
+plot {ratio_lines}, 0.9 with lines dt 2 title "target 0.9 (stat)"
 """))
     size = grouped.get("dcache_size", {}).get("tables", {}).get("lookup")
     if size:
