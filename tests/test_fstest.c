@@ -268,7 +268,8 @@ static void run_file(const char *name)
 static const char *const files[] = {
 	"chmod", "io", "link", "mkdir", "mount", "open", "rename", "rmdir", "stat",
 	"symlink", "truncate", "unlink", "perm_walk", "perm_open", "perm_dir", "sticky",
-	"chown", "chmod_owner", "create_owner", "perm_link",
+	"chown", "chmod_owner", "create_owner", "perm_link", "mknod", "mkfifo", "special",
+	"fifo_open",
 };
 
 #define FSTEST_FILE(name) static void name##_t(void) { run_file(#name); }
@@ -292,6 +293,10 @@ FSTEST_FILE(chown)
 FSTEST_FILE(chmod_owner)
 FSTEST_FILE(create_owner)
 FSTEST_FILE(perm_link)
+FSTEST_FILE(mknod)
+FSTEST_FILE(mkfifo)
+FSTEST_FILE(special)
+FSTEST_FILE(fifo_open)
 
 static void every_file_has_a_case(void)
 {
@@ -433,5 +438,9 @@ static const struct ktest_case fstest_cases[] = {
 	KTEST_CASE(chmod_owner_t),
 	KTEST_CASE(create_owner_t),
 	KTEST_CASE(perm_link_t),
+	KTEST_CASE(mknod_t),
+	KTEST_CASE(mkfifo_t),
+	KTEST_CASE(special_t),
+	KTEST_CASE(fifo_open_t),
 };
 KTEST_SUITE(fstest, fstest_cases);
