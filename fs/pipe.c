@@ -34,6 +34,7 @@
 #include "fs/syscalls.h"
 #include "kernel/errno.h"
 #include "kernel/kmalloc.h"
+#include "kernel/race.h"
 #include "kernel/string.h"
 
 #define LOAD(x) __atomic_load_n(&(x), __ATOMIC_ACQUIRE)
@@ -167,6 +168,7 @@ static long pipe_read(struct file *f, void *buf, size_t n)
 		if (p->len) {
 			size_t k = n < p->len ? n : p->len;
 			size_t first = PIPE_SIZE - p->head < k ? PIPE_SIZE - p->head : k;
+			race_window();	/* data seen, not yet taken: another reader would take it */
 			memcpy(buf, p->buf + p->head, first);
 			memcpy((char *)buf + first, p->buf, k - first);
 			p->head = (unsigned)((p->head + k) % PIPE_SIZE);
@@ -220,6 +222,7 @@ static long pipe_write(struct file *f, const void *buf, size_t n)
 			break;
 		}
 		size_t room = PIPE_SIZE - p->len;
+		race_window();	/* room seen, not yet used: another writer would take it */
 		if (room >= need) {
 			size_t k = n - done < room ? n - done : room;
 			put(p, (const char *)buf + done, k);
