@@ -1,8 +1,8 @@
 # Special files: FIFOs and device nodes; ls -l shows their type letters
 # and a device's numbers; a FIFO carries data between two jobs; opening a
 # device says there is no such device (no drivers).
-mkdir -p /tmp/s
-cd /tmp/s
+mkdir -p /tmp/sp
+cd /tmp/sp
 umask 022
 mkfifo p
 mknod c c 120 3
