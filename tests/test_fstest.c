@@ -350,7 +350,7 @@ static void no_line(const char *line, void *arg)
 
 static void usage_errors(void)
 {
-	static const char *const bad[][6] = {
+	static const char *const bad[][7] = {
 		{ "fstest" },
 		{ "fstest", "nosuchcall", "x" },
 		{ "fstest", "mkdir", "d" },
@@ -376,10 +376,16 @@ static void usage_errors(void)
 		{ "fstest", "-g", "1,,2", "stat", ".", "type" },
 		{ "fstest", "-g", "", "stat", ".", "type" },
 		{ "fstest", "-U", "0800", "stat", ".", "type" },
+		{ "fstest", "mknod", "n", "x", "0644", "0" },
+		{ "fstest", "mknod", "n", "z", "0644", "0", "0" },
+		{ "fstest", "mknod", "n", "c", "0644", "x", "0" },
+		{ "fstest", "pathconf", ".", "_PC_BOGUS" },
+		{ "fstest", "mkfifo", "p" },
+		{ "fstest", "bind" },
 	};
 	for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		int argc = 0;
-		while (argc < 6 && bad[i][argc])
+		while (argc < 7 && bad[i][argc])
 			argc++;
 		unsigned lines = 0;
 		int r = fstest_main(argc, (char **)bad[i], no_usage_line, count_lines, &lines);
