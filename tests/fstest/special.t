@@ -107,3 +107,16 @@ expect EPERM -u 65533 -g 65533 unlink s/p
 expect EPERM -u 65533 -g 65533 unlink s/k
 expect 0 -u 65534 -g 65534 unlink s/k
 expect 0 unlink s/p
+# Hard links by others (fs.protected_hardlinks): only to regular files,
+# so never to someone else's FIFO, device or socket, even a writable one.
+expect 0 mkfifo s/theirs 0666
+expect 0 mknod s/dev c 0666 120 9
+expect EPERM -u 65533 -g 65533 link s/theirs s/mine
+expect EPERM -u 65533 -g 65533 link s/dev s/mine
+expect 0 -u 65533 -g 65533 mkfifo s/own 0600
+expect 0 -u 65533 -g 65533 link s/own s/own2
+# Renaming over each other by others in a sticky directory: EPERM.
+expect EPERM -u 65533 -g 65533 rename s/own s/theirs
+expect 0 -u 65533 -g 65533 rename s/own2 s/own3
+expect 0 unlink s/theirs
+expect 0 unlink s/dev
