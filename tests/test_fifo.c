@@ -10,6 +10,8 @@
  *  - eof_and_epipe: end of file once the last writer goes, -EPIPE once the
  *    last reader goes, -EAGAIN for O_NONBLOCK, data thrown away at the
  *    last close.
+ *  - mknod_types_and_dtype: mknod's rules fstest cannot express, bind's
+ *    own, and readdir's d_type for every type.
  *  - pipe_buf_atomic: writers on every CPU write tagged records of up to
  *    PIPE_BUF bytes while one reader reads in random-sized pieces; every
  *    record must arrive whole (no other writer's bytes inside it) and each
@@ -241,6 +243,67 @@ static void eof_and_epipe(void)
 	sandbox_leave(&s);
 }
 
+/* mknod's rules fstest cannot reach (its types are pjdfstest's c, b, f,
+ * d, o), and readdir's d_type for every type. */
+static void mknod_types_and_dtype(void)
+{
+	struct sandbox s;
+	sandbox_enter(&s, "fifo-types");
+	EXPECT_EQ(sys_mknod("bad", 0170644, 0), -EINVAL);	/* no such type */
+	EXPECT_EQ(sys_mknod("bad", S_IFDIR | 0755, 0), -EPERM);
+	EXPECT_EQ(sys_mknod("bad", S_IFCHR | 0644, 1ULL << 32), -EINVAL);	/* glibc's 32 bits */
+	struct kstat st;
+	EXPECT_EQ(sys_lstat("bad", &st), -ENOENT);
+	EXPECT_EQ(sys_mknod("reg", 0644, 0), 0);	/* type 0: a regular file */
+	EXPECT_EQ(sys_mknod("sock", S_IFSOCK | 0644, makedev(1, 2)), 0);
+	EXPECT_EQ(sys_lstat("sock", &st), 0);
+	EXPECT_EQ(st.mode & S_IFMT, (uint32_t)S_IFSOCK);
+	EXPECT_EQ(st.rdev, 0u);	/* only devices keep a number */
+	EXPECT_EQ(sys_mknod("chr", S_IFCHR | 0644, makedev(4095, 1048575)), 0);
+	EXPECT_EQ(sys_lstat("chr", &st), 0);
+	EXPECT_EQ(major(st.rdev), 4095u);
+	EXPECT_EQ(minor(st.rdev), 1048575u);
+	EXPECT_EQ(sys_mknod("blk", S_IFBLK | 0644, makedev(8, 0)), 0);
+	EXPECT_EQ(sys_mkfifo("fifo", 0644), 0);
+	EXPECT_EQ(sys_mkdir("dir", 0755), 0);
+	EXPECT_EQ(sys_symlink("reg", "lnk"), 0);
+	int fd = sys_socket(AF_UNIX, SOCK_STREAM, 0);
+	ASSERT_GE(fd, 0);
+	EXPECT_EQ(sys_bind(fd, "bound"), 0);
+	EXPECT_EQ(sys_bind(fd, "again"), -EINVAL);	/* bound already: no second name */
+	EXPECT_EQ(sys_lstat("again", &st), -ENOENT);
+	EXPECT_EQ(sys_fstat(fd, &st), 0);
+	EXPECT_EQ(st.mode & S_IFMT, (uint32_t)S_IFSOCK);
+	EXPECT_EQ(sys_close(fd), 0);
+	fd = sys_open("reg", O_RDONLY, 0);
+	ASSERT_GE(fd, 0);
+	EXPECT_EQ(sys_bind(fd, "x"), -ENOTSOCK);
+	EXPECT_EQ(sys_close(fd), 0);
+	EXPECT_EQ(sys_socket(2, SOCK_STREAM, 0), -EAFNOSUPPORT);
+	static const struct { const char *name; unsigned type; } want[] = {
+		{ "reg", DT_REG }, { "sock", DT_SOCK }, { "chr", DT_CHR }, { "blk", DT_BLK },
+		{ "fifo", DT_FIFO }, { "dir", DT_DIR }, { "lnk", DT_LNK }, { "bound", DT_SOCK },
+	};
+	char buf[1024];
+	fd = sys_open(".", O_RDONLY | O_DIRECTORY, 0);
+	ASSERT_GE(fd, 0);
+	long n = sys_getdents(fd, buf, sizeof(buf));
+	unsigned found = 0;
+	for (long off = 0; off < n;) {
+		struct linux_dirent64 *e = (struct linux_dirent64 *)(buf + off);
+		for (unsigned i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+			if (strcmp(e->d_name, want[i].name) == 0) {
+				found++;
+				if (!EXPECT_EQ(e->d_type, want[i].type))
+					kprintf("    # %s\n", e->d_name);
+			}
+		off += e->d_reclen;
+	}
+	EXPECT_EQ(sys_close(fd), 0);
+	EXPECT_EQ(found, (unsigned)(sizeof(want) / sizeof(want[0])));
+	sandbox_leave(&s);
+}
+
 /* ---- PIPE_BUF atomicity ----------------------------------------------- */
 
 #define NWRITERS_MAX 4
@@ -385,6 +448,7 @@ static void pipe_buf_atomic(void)
 }
 
 static const struct ktest_case fifo_cases[] = {
+	KTEST_CASE(mknod_types_and_dtype),
 	KTEST_CASE(eof_and_epipe),
 	KTEST_CASE(open_rendezvous),
 	KTEST_CASE(killed_waiters),
