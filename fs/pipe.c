@@ -16,6 +16,8 @@
  *    SIGPIPE: the error alone); a write of at most PIPE_BUF bytes goes in
  *    as one piece (it waits until there is room for all of it), a longer
  *    one in as many pieces as the room allows.
+ *  - a write that moved bytes sets the FIFO's mtime and ctime, as Linux's,
+ *    and a read its atime (always, as ramfs's file reads do).
  *  - every wait is killable: a killed thread leaves it with -EINTR (a
  *    write that moved some bytes returns their count), and an open that
  *    was waiting counts itself out again.
@@ -174,6 +176,7 @@ static long pipe_read(struct file *f, void *buf, size_t n)
 			p->head = (unsigned)((p->head + k) % PIPE_SIZE);
 			STORE(p->len, p->len - (unsigned)k);
 			wake_up_all(&p->wr_wait);	/* room for writers */
+			inode_touch(f->f_inode, T_ATIME);	/* as ramfs's reads */
 			r = (long)k;
 			break;
 		}
@@ -243,6 +246,8 @@ static long pipe_write(struct file *f, const void *buf, size_t n)
 			return done ? (long)done : -EINTR;
 	}
 	mutex_unlock(&p->mutex);
+	if (done)	/* as Linux's pipe_write: without i_rwsem (each time is one atomic store) */
+		inode_touch(f->f_inode, T_MTIME | T_CTIME);
 	return done ? (long)done : err;
 }
 

@@ -201,11 +201,15 @@ static void eof_and_epipe(void)
 	int w = sys_open("p", O_WRONLY, 0);	/* a reader is there: no wait */
 	ASSERT_GE(w, 0);
 	EXPECT_EQ(sys_read(r, buf, sizeof(buf)), -EAGAIN);	/* a writer, no data */
+	EXPECT_EQ(sys_utimens("p", 1000000000, 1000000000, 0), 0);
 	EXPECT_EQ(sys_write(w, "abc", 3), 3);
+	struct kstat st;
+	EXPECT_EQ(sys_stat("p", &st), 0);
+	EXPECT_GT(st.mtime_ns, 1000000000);	/* a write is a change, as on Linux */
+	EXPECT_GT(st.ctime_ns, 1000000000);
 	EXPECT_EQ(sys_write(w, "de", 2), 2);
 	EXPECT_EQ(sys_read(r, buf, 4), 4);
 	EXPECT_EQ(memcmp(buf, "abcd", 4), 0);
-	struct kstat st;
 	EXPECT_EQ(sys_fstat(w, &st), 0);
 	EXPECT_EQ(st.size, 0);
 	EXPECT_EQ(st.mode & S_IFMT, (uint32_t)S_IFIFO);
