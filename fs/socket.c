@@ -23,6 +23,7 @@
 #include "fs/task_fs.h"
 #include "kernel/errno.h"
 #include "kernel/string.h"
+#include "arch/x86_64/cpu.h"
 
 #define SUN_PATH_MAX 108    /* sockaddr_un's sun_path, with its NUL */
 
@@ -42,7 +43,7 @@ static struct super_block *sockfs(void)
 		__atomic_store_n(&sockfs_ready, 2, __ATOMIC_RELEASE);
 	}
 	while (__atomic_load_n(&sockfs_ready, __ATOMIC_ACQUIRE) != 2)
-		__builtin_ia32_pause();	/* another first socket() is setting it up: a moment */
+		cpu_relax();	/* another first socket() is setting it up: a moment */
 	return &sockfs_sb;
 }
 
