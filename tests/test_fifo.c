@@ -16,6 +16,10 @@
  *    PIPE_BUF bytes while one reader reads in random-sized pieces; every
  *    record must arrive whole (no other writer's bytes inside it) and each
  *    writer's records in order.
+ *
+ * Each was seen to fail with its bug put back (the commit messages say
+ * how): writes not atomic, no mutex in pipe_write, a reader's open that
+ * does not wait.
  */
 #include "fs/dcache.h"
 #include "fs/fs.h"
