@@ -1,9 +1,9 @@
 /*
- * dirops.c: create, mkdir, symlink, link, unlink, rmdir (rename is in
+ * dirops.c: create, mkdir, mknod, symlink, link, unlink, rmdir (rename is in
  * fs/rename.c), and their path-based system calls.
  *
- * Two families, as Linux's: the create family (create, mkdir, symlink,
- * link) starts with filename_create and ends with done_path_create, the
+ * Two families, as Linux's: the create family (create, mkdir, mknod,
+ * symlink, link) starts with filename_create and ends with done_path_create, the
  * remove family (unlink, rmdir) starts with start_removing and ends with
  * end_removing.  Each start takes the directory's i_rwsem exclusive, so
  * no lookup of that directory is in progress (lookups hold it shared)
@@ -42,6 +42,7 @@
 #include "fs/namei.h"
 #include "fs/permission.h"
 #include "fs/syscalls.h"
+#include "kernel/cred.h"
 
 /* The one name check of the calls here, before any lock: a name of its
  * own (dot names are the path walk's, never a directory entry) in a
@@ -137,6 +138,26 @@ int vfs_symlink(struct dentry *dir, const char *name, size_t len, const char *ta
 	int err = may_create(di);
 	if (!err)
 		err = di->i_op->symlink ? di->i_op->symlink(di, d, target) : -EPERM;
+	done_path_create(dir, d);
+	return err;
+}
+
+/*
+ * A special file (FIFO, device node, socket), as Linux's vfs_mknod: the
+ * directory's permission first (-EACCES), then only root makes device
+ * nodes (-EPERM: the one capability, CAP_MKNOD, is root's here).
+ */
+int vfs_mknod(struct dentry *dir, const char *name, size_t len, uint32_t mode, uint64_t rdev)
+{
+	struct dentry *d = filename_create(dir, name, len);
+	if (IS_ERR(d))
+		return (int)PTR_ERR(d);
+	struct inode *di = dir->d_inode;
+	int err = may_create(di);
+	if (!err && (S_ISCHR(mode) || S_ISBLK(mode)) && !cred_is_root(current_cred()))
+		err = -EPERM;
+	if (!err)
+		err = di->i_op->mknod ? di->i_op->mknod(di, d, mode, rdev) : -EPERM;
 	done_path_create(dir, d);
 	return err;
 }
@@ -317,6 +338,54 @@ static int new_name_error(struct dentry *dir, const struct last_name *last)
 		return err == -ENOTDIR ? -EEXIST : err;	/* it exists: that comes first */
 	}
 	return 0;
+}
+
+/* mknod's types, as Linux's may_mknod sees them: 0 means a regular
+ * file; a directory is -EPERM (mkdir makes those); anything else unknown
+ * is -EINVAL. */
+static int mknod_type(uint32_t *mode)
+{
+	switch (*mode & S_IFMT) {
+	case 0:
+		*mode |= S_IFREG;
+		return 0;
+	case S_IFREG: case S_IFCHR: case S_IFBLK: case S_IFIFO: case S_IFSOCK:
+		return 0;
+	case S_IFDIR:
+		return -EPERM;
+	default:
+		return -EINVAL;
+	}
+}
+
+/* In Linux's order: the type and the device number before the walk, the
+ * walk and the name, then the directory's permission and, for devices,
+ * root's.  A regular file is made as open(O_CREAT) makes one. */
+int sys_mknod(const char *path, uint32_t mode, uint64_t dev)
+{
+	if (dev >> 32)
+		return -EINVAL;	/* glibc: the system call takes 32 bits */
+	int err = mknod_type(&mode);
+	if (err)
+		return err;
+	struct last_name last;
+	struct dentry *dir = path_parent(path, &last);
+	if (IS_ERR(dir))
+		return (int)PTR_ERR(dir);
+	err = new_name_error(dir, &last);
+	mode = (mode & S_IFMT) | mode_strip_umask(mode & S_IALLUGO);
+	if (!err && S_ISREG(mode))
+		err = vfs_create(dir, last.name, last.len, mode);
+	else if (!err)
+		err = vfs_mknod(dir, last.name, last.len, mode,
+				S_ISCHR(mode) || S_ISBLK(mode) ? dev : 0);
+	dput(dir);
+	return err;
+}
+
+int sys_mkfifo(const char *path, uint32_t mode)
+{
+	return sys_mknod(path, S_IFIFO | (mode & S_IALLUGO), 0);
 }
 
 int sys_symlink(const char *target, const char *linkpath)

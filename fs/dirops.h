@@ -17,6 +17,9 @@ int vfs_create(struct dentry *dir, const char *name, size_t len, uint32_t mode);
 int vfs_mkdir(struct dentry *dir, const char *name, size_t len, uint32_t mode);
 int vfs_unlink(struct dentry *dir, const char *name, size_t len);
 int vfs_rmdir(struct dentry *dir, const char *name, size_t len);
+/* A special file `name` in dir: mode's type is S_IFIFO, S_IFCHR, S_IFBLK
+ * or S_IFSOCK, rdev a device node's number. */
+int vfs_mknod(struct dentry *dir, const char *name, size_t len, uint32_t mode, uint64_t rdev);
 /* A symlink `name` in dir whose target is the path `target`. */
 int vfs_symlink(struct dentry *dir, const char *name, size_t len, const char *target);
 

@@ -57,6 +57,8 @@ void fput(struct file *f)
 	if (left)
 		return;
 	race_window();	/* the file is gone; its dentry is still held */
+	if (f->f_opened && f->f_inode->i_fop->release)
+		f->f_inode->i_fop->release(f->f_inode, f);	/* a FIFO's other side may wake */
 	dput(f->f_dentry);
 	kmem_cache_free(file_cache, f);
 }

@@ -25,6 +25,7 @@ struct file {
 	struct dentry *f_dentry;         /* holds a reference, so the inode lives */
 	struct inode *f_inode;
 	unsigned f_flags;                /* open()'s flags, less O_CREAT/O_EXCL/O_TRUNC */
+	bool f_opened;                   /* the inode's fop->open succeeded: fput calls release */
 	int f_count;
 	struct mutex f_pos_lock;
 	uint64_t f_pos;

@@ -31,9 +31,17 @@
 #define S_IFDIR  0040000
 #define S_IFREG  0100000
 #define S_IFLNK  0120000
+#define S_IFIFO  0010000          /* a FIFO (named pipe): fs/pipe.c */
+#define S_IFCHR  0020000          /* device nodes: no drivers, so open says -ENXIO */
+#define S_IFBLK  0060000
+#define S_IFSOCK 0140000          /* a bound local socket's name: fs/socket.c */
 #define S_ISDIR(m) (((m) & S_IFMT) == S_IFDIR)
 #define S_ISREG(m) (((m) & S_IFMT) == S_IFREG)
 #define S_ISLNK(m) (((m) & S_IFMT) == S_IFLNK)
+#define S_ISFIFO(m) (((m) & S_IFMT) == S_IFIFO)
+#define S_ISCHR(m) (((m) & S_IFMT) == S_IFCHR)
+#define S_ISBLK(m) (((m) & S_IFMT) == S_IFBLK)
+#define S_ISSOCK(m) (((m) & S_IFMT) == S_IFSOCK)
 #define S_ISUID  04000            /* set-user-ID */
 #define S_ISGID  02000            /* set-group-ID (on a directory: new entries take its group) */
 #define S_ISVTX  01000            /* sticky (on a directory: restricted deletion) */
@@ -56,6 +64,7 @@ struct dir_context;
 struct file;
 struct inode;
 struct mount;
+struct pipe_inode_info;
 struct super_block;
 
 struct inode_operations {
@@ -78,6 +87,11 @@ struct inode_operations {
 	int (*unlink)(struct inode *dir, struct dentry *d);
 	int (*rmdir)(struct inode *dir, struct dentry *d);
 	int (*symlink)(struct inode *dir, struct dentry *d, const char *target);
+	/* A special file: mode's type is S_IFIFO, S_IFCHR, S_IFBLK or
+	 * S_IFSOCK (the VFS checked it), rdev the device number of a device
+	 * node (0 for the others).  The new inode is set up with
+	 * init_special_inode. */
+	int (*mknod)(struct inode *dir, struct dentry *d, uint32_t mode, uint64_t rdev);
 	/* A new name d (hashed, negative) in dir for old's inode (not a
 	 * directory); the VFS holds dir's and the inode's i_rwsem exclusive. */
 	int (*link)(struct dentry *old, struct inode *dir, struct dentry *d);
@@ -114,6 +128,17 @@ struct file_operations {
 	 * the file's position lock held.  Positions are the filesystem's
 	 * cursors: an entry present for the whole iteration is emitted once. */
 	int (*iterate)(struct file *f, struct dir_context *ctx);
+	/* Special files (init_special_inode sets these).  open is called by
+	 * open() after its permission checks, with no lock held, and may
+	 * sleep (a FIFO waits for its other side) or refuse (-ENXIO: a device
+	 * with no driver, a socket); release at the last close of a file
+	 * whose open succeeded. */
+	int (*open)(struct inode *inode, struct file *f);
+	void (*release)(struct inode *inode, struct file *f);
+	/* Streams (FIFOs): no position, no i_rwsem (they lock themselves);
+	 * read_write.c calls these instead of read and write. */
+	long (*stream_read)(struct file *f, void *buf, size_t n);
+	long (*stream_write)(struct file *f, const void *buf, size_t n);
 };
 
 struct super_operations {
@@ -133,6 +158,10 @@ struct inode {
 	const struct inode_operations *i_op;
 	const struct file_operations *i_fop;
 	void *i_private;                /* the filesystem's */
+	uint64_t i_rdev;                /* a device node's number (makedev), fixed at mknod */
+	/* A FIFO's pipe, made by its first open (compare-and-swap: fs/pipe.c),
+	 * freed with the inode; NULL before. */
+	struct pipe_inode_info *i_pipe;
 
 	struct rw_semaphore i_rwsem;
 
@@ -235,5 +264,10 @@ void inode_touch(struct inode *inode, unsigned which);
 /* Make a fresh inode: type and permission bits, nlink 1, times now, owned
  * by the calling thread's uid and gid (inode_init_owner adjusts). */
 void inode_init_new(struct inode *inode, uint32_t mode);
+/* A special inode (FIFO, device, socket) of any filesystem: its rdev and
+ * the VFS's file operations for its type (fs/special.c); Linux's name. */
+void init_special_inode(struct inode *inode, uint32_t mode, uint64_t rdev);
+/* Free a FIFO inode's pipe (evict; fs/pipe.c). */
+void free_inode_pipe(struct inode *inode);
 
 #endif

@@ -42,6 +42,8 @@ int sys_open(const char *path, int flags, uint32_t mode)
 		err = -EISDIR;
 	else if ((err = inode_permission(inode, acc)))
 		;
+	else if (!created && (flags & O_TRUNC) && !S_ISREG(inode->i_mode))
+		;	/* O_TRUNC means nothing to a FIFO, a device or a socket */
 	else if (!created && (flags & O_TRUNC) && S_ISREG(inode->i_mode) && inode->i_op->truncate) {
 		err = down_write_killable(&inode->i_rwsem);
 		if (!err) {
@@ -57,6 +59,16 @@ int sys_open(const char *path, int flags, uint32_t mode)
 	struct file *f = file_alloc(d, (unsigned)flags & ~(O_CREAT | O_EXCL | O_TRUNC | O_NOCTTY));
 	if (!f)
 		return -ENOMEM;
+	/* A special file's own open, with no lock held: a FIFO may wait for
+	 * its other side here; devices and sockets refuse (-ENXIO). */
+	if (inode->i_fop && inode->i_fop->open) {
+		err = inode->i_fop->open(inode, f);
+		if (err) {
+			fput(f);	/* not opened: no release */
+			return err;
+		}
+		f->f_opened = true;
+	}
 	return fd_install(f);
 }
 

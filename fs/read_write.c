@@ -8,6 +8,10 @@
  * parallel; exclusive to write, so a write (and O_APPEND's "at the end")
  * is atomic against other writes and truncates.  The lock order:
  * docs/DESIGN.md section 8.
+ *
+ * Streams (FIFOs: their fops have stream_read and stream_write) have no
+ * position and lock themselves (fs/pipe.c): read and write call them with
+ * no lock held, and pread, pwrite and lseek say -ESPIPE, as Linux does.
  */
 #include "fs/file.h"
 #include "fs/fs.h"
@@ -15,6 +19,11 @@
 #include "fs/syscalls.h"
 #include "fs/task_fs.h"
 #include "kernel/errno.h"
+
+static bool is_stream(const struct file *f)
+{
+	return f->f_inode->i_fop && f->f_inode->i_fop->stream_read;
+}
 
 /* The file behind fd if it can do `what` (read or write), else an errno. */
 static int file_for(int fd, bool write, struct file **out)
@@ -27,6 +36,8 @@ static int file_for(int fd, bool write, struct file **out)
 		err = -EBADF;
 	else if (S_ISDIR(f->f_inode->i_mode))
 		err = -EISDIR;
+	else if (is_stream(f))
+		;
 	else if (!f->f_inode->i_fop || (write ? !f->f_inode->i_fop->write : !f->f_inode->i_fop->read))
 		err = -EINVAL;
 	if (err) {
@@ -69,6 +80,11 @@ long sys_read(int fd, void *buf, size_t n)
 	int err = file_for(fd, false, &f);
 	if (err)
 		return err;
+	if (is_stream(f)) {
+		long r = f->f_inode->i_fop->stream_read(f, buf, n);
+		fput(f);
+		return r;
+	}
 	mutex_lock(&f->f_pos_lock);
 	long r = do_read(f, buf, n, f->f_pos);
 	if (r > 0)
@@ -84,6 +100,11 @@ long sys_write(int fd, const void *buf, size_t n)
 	int err = file_for(fd, true, &f);
 	if (err)
 		return err;
+	if (is_stream(f)) {
+		long r = f->f_inode->i_fop->stream_write(f, buf, n);
+		fput(f);
+		return r;
+	}
 	mutex_lock(&f->f_pos_lock);
 	uint64_t off = f->f_pos;
 	long r = do_write(f, buf, n, &off);
@@ -94,12 +115,25 @@ long sys_write(int fd, const void *buf, size_t n)
 	return r;
 }
 
+/* pread and pwrite on a stream: -ESPIPE, before the access mode's -EBADF. */
+static int no_position(int fd)
+{
+	struct file *f = fget(fd);
+	if (!f)
+		return -EBADF;
+	int err = is_stream(f) ? -ESPIPE : 0;
+	fput(f);
+	return err;
+}
+
 long sys_pread(int fd, void *buf, size_t n, int64_t off)
 {
 	if (off < 0)
 		return -EINVAL;	/* before the descriptor, as in Linux */
+	int err = no_position(fd);
 	struct file *f;
-	int err = file_for(fd, false, &f);
+	if (!err)
+		err = file_for(fd, false, &f);
 	if (err)
 		return err;
 	long r = off < 0 ? -EINVAL : do_read(f, buf, n, (uint64_t)off);
@@ -111,8 +145,10 @@ long sys_pwrite(int fd, const void *buf, size_t n, int64_t off)
 {
 	if (off < 0)
 		return -EINVAL;	/* before the descriptor, as in Linux */
+	int err = no_position(fd);
 	struct file *f;
-	int err = file_for(fd, true, &f);
+	if (!err)
+		err = file_for(fd, true, &f);
 	if (err)
 		return err;
 	uint64_t pos = (uint64_t)off;
@@ -126,6 +162,10 @@ int64_t sys_lseek(int fd, int64_t off, int whence)
 	struct file *f = fget(fd);
 	if (!f)
 		return -EBADF;
+	if (is_stream(f)) {
+		fput(f);
+		return -ESPIPE;
+	}
 	mutex_lock(&f->f_pos_lock);
 	int64_t base = whence == SEEK_SET ? 0 : whence == SEEK_CUR ? (int64_t)f->f_pos :
 		       whence == SEEK_END ? (int64_t)__atomic_load_n(&f->f_inode->i_size, __ATOMIC_ACQUIRE) :

@@ -28,6 +28,7 @@ static void fill(const struct inode *i, struct kstat *st)
 		.atime_ns = __atomic_load_n(&i->i_atime, __ATOMIC_RELAXED),
 		.mtime_ns = __atomic_load_n(&i->i_mtime, __ATOMIC_RELAXED),
 		.ctime_ns = __atomic_load_n(&i->i_ctime, __ATOMIC_RELAXED),
+		.rdev = i->i_rdev,	/* fixed at mknod */
 	};
 }
 
@@ -79,4 +80,27 @@ long sys_readlink(const char *path, char *buf, size_t n)
 	}
 	dput(d);
 	return r;
+}
+
+/*
+ * pathconf, answered as glibc answers it on Linux for ramfs and tmpfs:
+ * from statfs (so the path is walked, and its errors are the walk's) and
+ * constants.  glibc's link limit for filesystems it has no table entry
+ * for is 127, and that is what it says for tmpfs too, so we say the same
+ * (ramfs itself counts links in 32 bits).
+ */
+int sys_pathconf(const char *path, int name, long *value)
+{
+	struct dentry *d = path_lookup(path, 0);
+	if (IS_ERR(d))
+		return (int)PTR_ERR(d);
+	dput(d);
+	switch (name) {
+	case _PC_LINK_MAX:    *value = 127; return 0;
+	case _PC_NAME_MAX:    *value = NAME_MAX; return 0;
+	case _PC_PATH_MAX:    *value = PATH_MAX; return 0;
+	case _PC_PIPE_BUF:    *value = PIPE_BUF; return 0;
+	case _PC_SYMLINK_MAX: *value = -1; return 0;	/* no limit of its own */
+	default:              return -EINVAL;
+	}
 }

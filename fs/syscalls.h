@@ -46,7 +46,25 @@ struct kstat {
 	int64_t blocks;            /* 512-byte units allocated */
 	uint32_t blksize;
 	int64_t atime_ns, mtime_ns, ctime_ns;   /* nanoseconds since the epoch */
+	uint64_t rdev;             /* a device node's number (makedev); 0 for the rest */
 };
+
+/* Device numbers as glibc encodes them in dev_t (makedev(3)): a 12-bit
+ * major and a 20-bit minor fit in the low 32 bits, which is all the mknod
+ * system call takes. */
+static inline uint64_t makedev(uint32_t major, uint32_t minor)
+{
+	return ((uint64_t)(major & 0xfffff000u) << 32) | ((uint64_t)(major & 0xfffu) << 8) |
+	       ((uint64_t)(minor & 0xffffff00u) << 12) | (minor & 0xffu);
+}
+static inline uint32_t major(uint64_t dev)
+{
+	return (uint32_t)(((dev >> 32) & 0xfffff000u) | ((dev >> 8) & 0xfffu));
+}
+static inline uint32_t minor(uint64_t dev)
+{
+	return (uint32_t)(((dev >> 12) & 0xffffff00u) | (dev & 0xffu));
+}
 
 /* getdents() records: Linux's struct linux_dirent64. */
 struct linux_dirent64 {
@@ -57,9 +75,13 @@ struct linux_dirent64 {
 	char d_name[];             /* NUL-terminated */
 };
 #define DT_UNKNOWN 0
+#define DT_FIFO    1
+#define DT_CHR     2
 #define DT_DIR     4
+#define DT_BLK     6
 #define DT_REG     8
 #define DT_LNK     10
+#define DT_SOCK    12
 
 /* Files. */
 int sys_open(const char *path, int flags, uint32_t mode);     /* the new fd */
@@ -97,6 +119,35 @@ int sys_unlink(const char *path);
 int sys_rename(const char *oldpath, const char *newpath);
 int sys_link(const char *oldpath, const char *newpath);
 int sys_symlink(const char *target, const char *linkpath);
+/* A special file (or a regular one): mode's type S_IFIFO, S_IFCHR,
+ * S_IFBLK, S_IFSOCK, S_IFREG or 0 (regular); dev for device nodes.  As
+ * Linux: -EPERM for S_IFDIR, -EINVAL for other types or a dev beyond 32
+ * bits (glibc's check), -EPERM for a device node made by non-root. */
+int sys_mknod(const char *path, uint32_t mode, uint64_t dev);
+int sys_mkfifo(const char *path, uint32_t mode);              /* glibc's: mknod(S_IFIFO) */
+
+/* pathconf(3) as glibc answers it on Linux (from statfs and constants):
+ * the path must be reachable (its walk's errors), then *value is set (-1:
+ * no limit, for _PC_SYMLINK_MAX) and 0 returned; -EINVAL for a name it
+ * does not know. */
+#define _PC_LINK_MAX    0
+#define _PC_NAME_MAX    3
+#define _PC_PATH_MAX    4
+#define _PC_PIPE_BUF    5
+#define _PC_SYMLINK_MAX 19
+#define PIPE_BUF 4096              /* writes up to this size to a FIFO are atomic */
+int sys_pathconf(const char *path, int name, long *value);
+
+/* Local sockets, only so far as to put a name in the filesystem
+ * (fs/socket.c): socket(AF_UNIX, SOCK_STREAM or SOCK_DGRAM, 0) gives a
+ * descriptor, bind gives it a path (an S_IFSOCK node made by the normal
+ * create path; -EADDRINUSE if the name exists).  No connect, listen or
+ * accept: nothing can talk through it. */
+#define AF_UNIX     1
+#define SOCK_STREAM 1
+#define SOCK_DGRAM  2
+int sys_socket(int family, int type, int protocol);
+int sys_bind(int fd, const char *path);
 
 /* Credentials: sys_setuid, sys_setgid, sys_setgroups, sys_umask and the
  * getters are kernel/cred.h's (the calling thread's; root may take any

@@ -8,6 +8,11 @@
  * check field is the sum of the data's bytes.  The entry named
  * "TRAILER!!!" ends an archive; another may follow after zero padding.
  *
+ * FIFOs, device nodes (with the header's rdevmajor and rdevminor) and
+ * sockets are made with mknod, as Linux's initramfs makes them; the
+ * device number must fit mknod's 32 bits (else mknod's EINVAL is the
+ * entry's problem), and data on one is ignored with a warning.
+ *
  * Hard links: cpio writes every name of a multiply-linked inode as its own
  * entry with the same (devmajor, devminor, ino), and the data only with
  * the last of them (the others have filesize 0).  The first name is made
@@ -312,11 +317,11 @@ static struct link_seen *find_link(struct unpack *u, const struct cpio_hdr *h)
 	return NULL;
 }
 
-/* Is first's name still the file it was made as? */
-static bool link_still_there(const struct link_seen *first)
+/* Is first's name still the inode it was made as (of the type h says)? */
+static bool link_still_there(const struct link_seen *first, const struct cpio_hdr *h)
 {
 	struct kstat st;
-	return sys_lstat(first->path, &st) == 0 && S_ISREG(st.mode) &&
+	return sys_lstat(first->path, &st) == 0 && (st.mode & S_IFMT) == (h->mode & S_IFMT) &&
 	       st.dev == first->made_dev && st.ino == first->made_ino;
 }
 
@@ -349,14 +354,22 @@ static int remember_link(struct unpack *u, const struct cpio_hdr *h)
 	return 0;
 }
 
-static int make_file(struct unpack *u, const struct cpio_hdr *h, const uint8_t *data)
+/* The first name of h's inode if h is a later name of one still there,
+ * else NULL (and a first name that was replaced since is forgotten). */
+static struct link_seen *earlier_name(struct unpack *u, const struct cpio_hdr *h)
 {
 	struct link_seen *first = h->nlink > 1 ? find_link(u, h) : NULL;
-	if (first && !link_still_there(first)) {
+	if (first && !link_still_there(first, h)) {
 		list_del(&first->node);	/* replaced since: this name starts afresh */
 		kfree(first);
 		first = NULL;
 	}
+	return first;
+}
+
+static int make_file(struct unpack *u, const struct cpio_hdr *h, const uint8_t *data)
+{
+	struct link_seen *first = earlier_name(u, h);
 	int r = clear_path(u);
 	if (r < 0)
 		return r;
@@ -374,6 +387,28 @@ static int make_file(struct unpack *u, const struct cpio_hdr *h, const uint8_t *
 	if (h->filesize && (r = write_all(u->path, data, h->filesize)) < 0)
 		return r;
 	r = sys_chmod(u->path, h->mode & 07777);
+	return r ?: sys_utimens(u->path, mtime_ns(h), mtime_ns(h), 0);
+}
+
+/* A FIFO, device node or socket (with its device number), or a link to
+ * an earlier name of it, as files are linked. */
+static int make_special(struct unpack *u, const struct cpio_hdr *h)
+{
+	struct link_seen *first = earlier_name(u, h);
+	int r = clear_path(u);
+	if (r < 0)
+		return r;
+	if (first && sys_link(first->path, u->path) == 0) {
+		u->rep->hardlinks++;
+	} else {
+		r = sys_mknod(u->path, h->mode & (S_IFMT | 07777), makedev(h->rdevmajor, h->rdevminor));
+		if (r < 0)
+			return r;
+		if (h->nlink > 1 && !first && (r = remember_link(u, h)) < 0)
+			return r;
+		u->rep->specials++;
+	}
+	r = sys_chmod(u->path, h->mode & 07777);	/* whatever the umask took */
 	return r ?: sys_utimens(u->path, mtime_ns(h), mtime_ns(h), 0);
 }
 
@@ -423,13 +458,9 @@ static void do_entry(struct unpack *u, size_t off, const struct cpio_hdr *h, boo
 	if (clean_name(u, off, raw, rlen) < 0)
 		return;
 	uint32_t type = h->mode & S_IFMT;
-	if (type != S_IFDIR && type != S_IFREG && type != S_IFLNK) {
-		bool special = type == 0010000 || type == 0020000 || type == 0060000 || type == 0140000;
-		if (special)
-			warning(u, off, raw, rlen, "%s skipped (only files, directories and symlinks)",
-				type == 0010000 ? "FIFO" : type == 0140000 ? "socket" : "device node");
-		else
-			problem(u, -EINVAL, off, raw, rlen, "unknown file type in mode 0%o", h->mode);
+	bool special = type == S_IFIFO || type == S_IFCHR || type == S_IFBLK || type == S_IFSOCK;
+	if (type != S_IFDIR && type != S_IFREG && type != S_IFLNK && !special) {
+		problem(u, -EINVAL, off, raw, rlen, "unknown file type in mode 0%o", h->mode);
 		return;
 	}
 	if (u->name[0] == '\0' && type != S_IFDIR) {
@@ -449,6 +480,12 @@ static void do_entry(struct unpack *u, size_t off, const struct cpio_hdr *h, boo
 	} else if (type == S_IFREG) {
 		what = "creating the file";
 		r = make_file(u, h, data);
+	} else if (special) {
+		what = "mknod";
+		r = make_special(u, h);
+		if (r == 0 && h->filesize)
+			warning(u, off, raw, rlen, "special file with %u bytes of data; ignored",
+				h->filesize);
 	} else {
 		what = "symlink";
 		r = make_symlink(u, h, data);
@@ -566,8 +603,8 @@ void initramfs_unpack_modules(void)
 		struct initramfs_report rep = { .quiet = false };
 		initramfs_unpack_report(phys_to_virt(m->start), m->end - m->start, "/", &rep);
 		kprintf("initramfs: module %u ('%s', %lu bytes): %u files, %u directories, "
-			"%u symlinks, %u hard links; %u problems, %u warnings\n",
+			"%u symlinks, %u special files, %u hard links; %u problems, %u warnings\n",
 			i, m->name, m->end - m->start, rep.files, rep.dirs, rep.symlinks,
-			rep.hardlinks, rep.errors, rep.warnings);
+			rep.specials, rep.hardlinks, rep.errors, rep.warnings);
 	}
 }

@@ -2,9 +2,9 @@
  * initramfs.h: unpack a cpio archive (GNU "newc", or its "crc" variant)
  * into a directory, as Linux does with its initramfs.
  *
- * Regular files, directories, symlinks and hard links (newc entries that
- * share a device and inode number) are made with their modes and mtimes;
- * device nodes, FIFOs and sockets are skipped with a warning.  Archives
+ * Regular files, directories, symlinks, device nodes, FIFOs, sockets and
+ * hard links (newc entries that share a device and inode number) are made
+ * with their modes, device numbers and mtimes.  Archives
  * may be concatenated (zero padding between them is skipped).  Every
  * problem is one line on the console naming the entry and its offset;
  * entries before a problem stay unpacked.  A problem with one entry (a
@@ -29,7 +29,8 @@ struct initramfs_report {
 	bool quiet;                /* in: print nothing (the fuzz test) */
 	/* out: */
 	unsigned files, dirs, symlinks, hardlinks;   /* entries made */
-	unsigned warnings;         /* skipped special files, stripped '/' */
+	unsigned specials;         /* FIFOs, device nodes and sockets made */
+	unsigned warnings;         /* stripped '/', data ignored */
 	unsigned errors;           /* problems, each one line (entry or archive) */
 	size_t stop_offset;        /* where a structural problem stopped it, or len */
 };

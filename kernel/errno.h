@@ -30,6 +30,7 @@
 #define ESPIPE       29
 #define EROFS        30
 #define EMLINK       31
+#define EPIPE        32
 #define ERANGE       34
 #define EDEADLK      35
 #define ENAMETOOLONG 36
@@ -37,6 +38,9 @@
 #define ENOTEMPTY    39
 #define ELOOP        40
 #define EOVERFLOW    75
+#define ENOTSOCK     88
+#define EAFNOSUPPORT 97
+#define EADDRINUSE   98
 #define ETIMEDOUT   110
 
 const char *errno_name(int err);   /* "ENOENT" for 2 or -2; "E?" if unknown */

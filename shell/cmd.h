@@ -54,6 +54,7 @@ SH_CMD(help); SH_CMD(echo); SH_CMD(sleep); SH_CMD(true); SH_CMD(false); SH_CMD(e
 SH_CMD(source); SH_CMD(history); SH_CMD(jobs); SH_CMD(wait); SH_CMD(kill);
 /* Files (cmd_files.c: changing the namespace, the cwd; cmd_read.c: reading). */
 SH_CMD(mkdir); SH_CMD(rmdir); SH_CMD(touch); SH_CMD(rm); SH_CMD(mv); SH_CMD(ln);
+SH_CMD(mknod); SH_CMD(mkfifo);
 SH_CMD(cd); SH_CMD(pwd);
 SH_CMD(ls); SH_CMD(tree); SH_CMD(cat); SH_CMD(stat); SH_CMD(readlink);
 /* Mounts (cmd_mount.c). */

@@ -1,5 +1,6 @@
 /*
- * cmd_files.c: changing the namespace: mkdir, rmdir, touch, rm, mv, ln;
+ * cmd_files.c: changing the namespace: mkdir, rmdir, touch, rm, mv, ln,
+ * mknod, mkfifo;
  * and the current directory: cd, pwd.
  *
  * One group of the table's commands (commands.c); each part below starts
@@ -206,6 +207,59 @@ int cmd_ln(struct sh_ctx *c, int argc, char **argv)
 	if (err < 0)
 		return sh_error(c, "%s -> %s: %s", name, target, sh_strerror(err));
 	return 0;
+}
+
+/*
+ * mknod NAME TYPE [MAJOR MINOR] and mkfifo NAME...: special files, mode
+ * 0666 less the umask, as coreutils makes them.  TYPE is p (a FIFO), c or
+ * u (a character device) or b (a block device); devices need the
+ * numbers (decimal), FIFOs take none.  Only root may make devices.
+ */
+
+static bool parse_u32(const char *s, uint32_t *out)
+{
+	uint64_t v = 0;
+	if (!*s)
+		return false;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9' || (v = v * 10 + (uint64_t)(*s - '0')) > 0xffffffffu)
+			return false;
+	}
+	*out = (uint32_t)v;
+	return true;
+}
+
+int cmd_mknod(struct sh_ctx *c, int argc, char **argv)
+{
+	if (argc != 3 && argc != 5)
+		return sh_usage(c, "expected NAME TYPE [MAJOR MINOR]");
+	const char *t = argv[2];
+	uint32_t type = strcmp(t, "p") == 0 ? S_IFIFO : strcmp(t, "b") == 0 ? S_IFBLK :
+			strcmp(t, "c") == 0 || strcmp(t, "u") == 0 ? S_IFCHR : 0;
+	if (!type)
+		return sh_usage(c, "'%s': TYPE is p, c, u or b", t);
+	if ((type == S_IFIFO) != (argc == 3))
+		return sh_usage(c, type == S_IFIFO ? "a FIFO takes no device numbers" :
+						     "a device needs MAJOR and MINOR");
+	uint32_t ma = 0, mi = 0;
+	if (argc == 5 && (!parse_u32(argv[3], &ma) || !parse_u32(argv[4], &mi) || ma > 0xfff ||
+			  mi > 0xfffff))
+		return sh_usage(c, "MAJOR (up to 4095) and MINOR (up to 1048575) are numbers");
+	int err = sys_mknod(argv[1], type | 0666, makedev(ma, mi));
+	return err < 0 ? sh_errno(c, argv[1], err) : 0;
+}
+
+int cmd_mkfifo(struct sh_ctx *c, int argc, char **argv)
+{
+	int status = 0;
+	if (argc < 2)
+		return sh_usage(c, "expected a name");
+	for (int i = 1; i < argc; i++) {
+		int err = sys_mkfifo(argv[i], 0666);
+		if (err < 0)
+			status = sh_errno(c, argv[i], err);
+	}
+	return status;
 }
 
 /*

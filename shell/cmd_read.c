@@ -35,7 +35,11 @@ static void long_line(struct sh_ctx *c, const char *path, const char *name)
 		return;
 	}
 	sh_mode_string(st.mode, mode);
-	sh_printf(c, "%s %2u %5u %5u %8ld %s", mode, st.nlink, st.uid, st.gid, st.size, name);
+	if (S_ISCHR(st.mode) || S_ISBLK(st.mode))	/* a device: its number, not a size */
+		sh_printf(c, "%s %2u %5u %5u %3u, %3u %s", mode, st.nlink, st.uid, st.gid,
+			  major(st.rdev), minor(st.rdev), name);
+	else
+		sh_printf(c, "%s %2u %5u %5u %8ld %s", mode, st.nlink, st.uid, st.gid, st.size, name);
 	if (S_ISLNK(st.mode)) {
 		long n = sys_readlink(path, target, sizeof(target) - 1);
 		target[n > 0 ? n : 0] = '\0';

@@ -30,6 +30,8 @@ static const struct sh_command commands[] = {
 	{ "rm", cmd_rm, "[-r] [-f] PATH...", "remove files (-r: directories too; -f: no error if missing)", 0 },
 	{ "mv", cmd_mv, "OLD NEW", "rename", 0 },
 	{ "ln", cmd_ln, "[-s] TARGET NAME", "make a hard link (-s: a symbolic link)", 0 },
+	{ "mknod", cmd_mknod, "NAME TYPE [MAJOR MINOR]", "make a FIFO (TYPE p) or a device node (c, b)", 0 },
+	{ "mkfifo", cmd_mkfifo, "NAME...", "make FIFOs (named pipes)", 0 },
 	{ "cat", cmd_cat, "FILE...", "print files", 0 },
 	{ "stat", cmd_stat, "[-L] PATH...", "show a file's inode (-L: follow a final symlink)", 0 },
 	{ "readlink", cmd_readlink, "PATH...", "print a symbolic link's target", 0 },

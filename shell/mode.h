@@ -9,7 +9,16 @@
 static inline void sh_mode_string(uint32_t mode, char *buf)
 {
 	const char *rwx = "rwxrwxrwx";
-	buf[0] = S_ISDIR(mode) ? 'd' : S_ISLNK(mode) ? 'l' : S_ISREG(mode) ? '-' : '?';
+	switch (mode & S_IFMT) {
+	case S_IFDIR:  buf[0] = 'd'; break;
+	case S_IFLNK:  buf[0] = 'l'; break;
+	case S_IFREG:  buf[0] = '-'; break;
+	case S_IFIFO:  buf[0] = 'p'; break;
+	case S_IFCHR:  buf[0] = 'c'; break;
+	case S_IFBLK:  buf[0] = 'b'; break;
+	case S_IFSOCK: buf[0] = 's'; break;
+	default:       buf[0] = '?'; break;
+	}
 	for (int i = 0; i < 9; i++)
 		buf[1 + i] = (mode & (0400u >> i)) ? rwx[i] : '-';
 	/* set-user-ID, set-group-ID, sticky: over the x they share a column
@@ -26,7 +35,9 @@ static inline void sh_mode_string(uint32_t mode, char *buf)
 static inline const char *sh_type_name(uint32_t mode)
 {
 	return S_ISDIR(mode) ? "directory" : S_ISLNK(mode) ? "symbolic link" :
-	       S_ISREG(mode) ? "regular file" : "other";
+	       S_ISREG(mode) ? "regular file" : S_ISFIFO(mode) ? "fifo" :
+	       S_ISCHR(mode) ? "character special file" : S_ISBLK(mode) ? "block special file" :
+	       S_ISSOCK(mode) ? "socket" : "other";
 }
 
 #endif

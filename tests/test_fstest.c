@@ -268,7 +268,8 @@ static void run_file(const char *name)
 static const char *const files[] = {
 	"chmod", "io", "link", "mkdir", "mount", "open", "rename", "rmdir", "stat",
 	"symlink", "truncate", "unlink", "perm_walk", "perm_open", "perm_dir", "sticky",
-	"chown", "chmod_owner", "create_owner", "perm_link",
+	"chown", "chmod_owner", "create_owner", "perm_link", "mknod", "mkfifo", "special",
+	"fifo_open",
 };
 
 #define FSTEST_FILE(name) static void name##_t(void) { run_file(#name); }
@@ -292,6 +293,10 @@ FSTEST_FILE(chown)
 FSTEST_FILE(chmod_owner)
 FSTEST_FILE(create_owner)
 FSTEST_FILE(perm_link)
+FSTEST_FILE(mknod)
+FSTEST_FILE(mkfifo)
+FSTEST_FILE(special)
+FSTEST_FILE(fifo_open)
 
 static void every_file_has_a_case(void)
 {
@@ -345,7 +350,7 @@ static void no_line(const char *line, void *arg)
 
 static void usage_errors(void)
 {
-	static const char *const bad[][6] = {
+	static const char *const bad[][7] = {
 		{ "fstest" },
 		{ "fstest", "nosuchcall", "x" },
 		{ "fstest", "mkdir", "d" },
@@ -371,10 +376,16 @@ static void usage_errors(void)
 		{ "fstest", "-g", "1,,2", "stat", ".", "type" },
 		{ "fstest", "-g", "", "stat", ".", "type" },
 		{ "fstest", "-U", "0800", "stat", ".", "type" },
+		{ "fstest", "mknod", "n", "x", "0644", "0" },
+		{ "fstest", "mknod", "n", "z", "0644", "0", "0" },
+		{ "fstest", "mknod", "n", "c", "0644", "x", "0" },
+		{ "fstest", "pathconf", ".", "_PC_BOGUS" },
+		{ "fstest", "mkfifo", "p" },
+		{ "fstest", "bind" },
 	};
 	for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		int argc = 0;
-		while (argc < 6 && bad[i][argc])
+		while (argc < 7 && bad[i][argc])
 			argc++;
 		unsigned lines = 0;
 		int r = fstest_main(argc, (char **)bad[i], no_usage_line, count_lines, &lines);
@@ -433,5 +444,9 @@ static const struct ktest_case fstest_cases[] = {
 	KTEST_CASE(chmod_owner_t),
 	KTEST_CASE(create_owner_t),
 	KTEST_CASE(perm_link_t),
+	KTEST_CASE(mknod_t),
+	KTEST_CASE(mkfifo_t),
+	KTEST_CASE(special_t),
+	KTEST_CASE(fifo_open_t),
 };
 KTEST_SUITE(fstest, fstest_cases);

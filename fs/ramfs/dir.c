@@ -88,13 +88,14 @@ static struct inode *entry_remove(struct inode *dir, struct ramfs_entry *e)
 }
 
 /* A new inode named by d: d (negative, hashed) becomes positive. */
-static int make(struct inode *dir, struct dentry *d, uint32_t mode, const char *target)
+static int make(struct inode *dir, struct dentry *d, uint32_t mode, const char *target,
+		uint64_t rdev)
 {
 	struct ramfs_entry *e = entry_alloc(&d->d_name);
 	char *copy = target ? kmalloc(strlen(target) + 1) : NULL;
 	if (copy)
 		strlcpy(copy, target, strlen(target) + 1);
-	struct inode *inode = e && (copy || !target) ? ramfs_new_inode(dir->i_sb, mode, copy) : NULL;
+	struct inode *inode = e && (copy || !target) ? ramfs_new_inode(dir->i_sb, mode, copy, rdev) : NULL;
 	if (!inode) {
 		kfree(e);
 		kfree(copy);
@@ -111,17 +112,22 @@ static int make(struct inode *dir, struct dentry *d, uint32_t mode, const char *
 
 static int ramfs_create(struct inode *dir, struct dentry *d, uint32_t mode)
 {
-	return make(dir, d, mode, NULL);
+	return make(dir, d, mode, NULL, 0);
 }
 
 static int ramfs_mkdir(struct inode *dir, struct dentry *d, uint32_t mode)
 {
-	return make(dir, d, mode, NULL);
+	return make(dir, d, mode, NULL, 0);
 }
 
 static int ramfs_symlink(struct inode *dir, struct dentry *d, const char *target)
 {
-	return make(dir, d, S_IFLNK | 0777, target);
+	return make(dir, d, S_IFLNK | 0777, target, 0);
+}
+
+static int ramfs_mknod(struct inode *dir, struct dentry *d, uint32_t mode, uint64_t rdev)
+{
+	return make(dir, d, mode, NULL, rdev);
 }
 
 static int ramfs_link(struct dentry *old, struct inode *dir, struct dentry *d)
@@ -218,8 +224,16 @@ static int ramfs_rename(struct inode *old_dir, struct dentry *old, struct inode 
 
 static unsigned dtype_of(const struct inode *inode)
 {
-	return S_ISDIR(inode->i_mode) ? DT_DIR : S_ISREG(inode->i_mode) ? DT_REG :
-	       S_ISLNK(inode->i_mode) ? DT_LNK : DT_UNKNOWN;
+	switch (inode->i_mode & S_IFMT) {
+	case S_IFDIR:  return DT_DIR;
+	case S_IFREG:  return DT_REG;
+	case S_IFLNK:  return DT_LNK;
+	case S_IFIFO:  return DT_FIFO;
+	case S_IFCHR:  return DT_CHR;
+	case S_IFBLK:  return DT_BLK;
+	case S_IFSOCK: return DT_SOCK;
+	default:       return DT_UNKNOWN;
+	}
 }
 
 /* Called with the directory's i_rwsem shared and the file's position lock. */
@@ -273,6 +287,7 @@ const struct inode_operations ramfs_dir_ops = {
 	.unlink = ramfs_unlink,
 	.rmdir = ramfs_rmdir,
 	.symlink = ramfs_symlink,
+	.mknod = ramfs_mknod,
 	.link = ramfs_link,
 	.rename = ramfs_rename,
 };

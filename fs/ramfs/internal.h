@@ -3,7 +3,8 @@
  * super.c (mounting, inodes), dir.c (directories), file.c (file data).
  *
  * A directory inode's i_private is a struct ramfs_dir, a regular file's a
- * struct ramfs_file, a symlink's its target string.  Everything is
+ * struct ramfs_file, a symlink's its target string; special files (FIFOs,
+ * devices, sockets) have none: they hold no data here.  Everything is
  * protected by the inode's i_rwsem, which the VFS takes: shared for
  * lookup, readdir and read, exclusive for every change.
  */
@@ -47,8 +48,9 @@ extern const struct inode_operations ramfs_file_ops;
 extern const struct file_operations ramfs_file_fops;
 extern const struct inode_operations ramfs_symlink_ops;
 
-/* link: a symlink's target (kmalloc'ed; the inode owns it), else NULL. */
-struct inode *ramfs_new_inode(struct super_block *sb, uint32_t mode, char *link);
+/* link: a symlink's target (kmalloc'ed; the inode owns it), else NULL;
+ * rdev: a device node's number. */
+struct inode *ramfs_new_inode(struct super_block *sb, uint32_t mode, char *link, uint64_t rdev);
 void ramfs_dir_free_tree(struct inode *dir);
 void ramfs_file_free_data(struct inode *inode);
 

@@ -17,7 +17,7 @@
 
 static const struct super_operations ramfs_super_ops;
 
-struct inode *ramfs_new_inode(struct super_block *sb, uint32_t mode, char *link)
+struct inode *ramfs_new_inode(struct super_block *sb, uint32_t mode, char *link, uint64_t rdev)
 {
 	struct ramfs_sb *rs = sb->s_fs_info;
 	struct inode *inode = iget_locked(sb, __atomic_fetch_add(&rs->next_ino, 1, __ATOMIC_RELAXED));
@@ -45,6 +45,8 @@ struct inode *ramfs_new_inode(struct super_block *sb, uint32_t mode, char *link)
 		inode->i_private = rf;
 		inode->i_op = &ramfs_file_ops;
 		inode->i_fop = &ramfs_file_fops;
+	} else if (!S_ISLNK(mode)) {
+		init_special_inode(inode, mode, rdev);	/* FIFO, device or socket: no data here */
 	} else {
 		inode->i_op = &ramfs_symlink_ops;
 		inode->i_private = link;	/* whole before I_NEW clears */
@@ -59,6 +61,7 @@ static void ramfs_evict(struct inode *inode)
 	if (S_ISREG(inode->i_mode) && inode->i_private)
 		ramfs_file_free_data(inode);
 	kfree(inode->i_private);	/* an (empty) directory's list, a file's tree root, a link's target */
+	free_inode_pipe(inode);	/* a FIFO's, if it was ever opened */
 }
 
 static const struct super_operations ramfs_super_ops = { .evict = ramfs_evict };
@@ -77,7 +80,7 @@ struct super_block *ramfs_mount(void)
 	rs->next_ino = 1;
 	sb_init(sb, &ramfs_type, &ramfs_super_ops);
 	sb->s_fs_info = rs;
-	struct inode *root = ramfs_new_inode(sb, S_IFDIR | 0755, NULL);
+	struct inode *root = ramfs_new_inode(sb, S_IFDIR | 0755, NULL, 0);
 	sb->s_root = root ? d_make_root(sb, root) : NULL;
 	if (!sb->s_root) {
 		if (root)

@@ -11,6 +11,12 @@
  * pjdfstest's -u, -g and -U options switch credentials for the chain
  * (in the kernel only for it: the caller's are back afterwards).
  *
+ * pjdfstest's mknod PATH TYPE MODE MAJOR MINOR (TYPE: c, b, f, d or o
+ * for character, block, FIFO, directory, regular), mkfifo, bind (a local
+ * socket bound to PATH) and pathconf PATH NAME (_PC_NAME_MAX...: the
+ * value, or "unlimited"); stat's "major" and "minor" fields are of the
+ * device number (st_rdev).
+ *
  * Beyond pjdfstest: utimens (utimensat with whole seconds), close,
  * readlink, mount and umount (the last two for
  * the EXDEV and EBUSY tests; on the host they need a mount namespace,
@@ -239,6 +245,61 @@ static long do_utimens(struct fst *f, char **a, int n)
 	return r < 0 ? r : fso_utimens(a[0], at, mt);
 }
 
+static long do_mknod(struct fst *f, char **a, int n)
+{
+	(void)n;
+	static const struct { const char *name; uint32_t type; } types[] = {
+		{ "c", 0020000 }, { "b", 0060000 }, { "f", 0010000 }, { "d", 0040000 }, { "o", 0100000 },
+	};
+	int64_t mode, ma, mi;
+	long r = num_arg(f, a[2], &mode);
+	if (r == 0)
+		r = num_arg(f, a[3], &ma);
+	if (r == 0)
+		r = num_arg(f, a[4], &mi);
+	if (r < 0)
+		return r;
+	for (unsigned i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+		if (strcmp(types[i].name, a[1]) == 0)
+			return fso_mknod(a[0], types[i].type | (uint32_t)mode, (uint32_t)ma, (uint32_t)mi);
+	return usage(f, "unknown node type (c, b, f, d, o):", a[1]);
+}
+
+static long do_mkfifo(struct fst *f, char **a, int n)
+{
+	(void)n;
+	int64_t mode;
+	long r = num_arg(f, a[1], &mode);
+	return r < 0 ? r : fso_mkfifo(a[0], (uint32_t)mode);
+}
+
+static long do_bind(struct fst *f, char **a, int n) { (void)f; (void)n; return fso_bind(a[0]); }
+
+static long do_pathconf(struct fst *f, char **a, int n)
+{
+	(void)n;
+	static const struct { const char *name; int value; } names[] = {
+		{ "_PC_LINK_MAX", FSO_PC_LINK_MAX }, { "_PC_NAME_MAX", FSO_PC_NAME_MAX },
+		{ "_PC_PATH_MAX", FSO_PC_PATH_MAX }, { "_PC_PIPE_BUF", FSO_PC_PIPE_BUF },
+		{ "_PC_SYMLINK_MAX", FSO_PC_SYMLINK_MAX },
+	};
+	for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (strcmp(names[i].name, a[1]) != 0)
+			continue;
+		long v;
+		long r = fso_pathconf(a[0], names[i].value, &v);
+		if (r < 0)
+			return r;
+		if (v == -1)
+			snprintf(f->line, sizeof(f->line), "unlimited");
+		else
+			snprintf(f->line, sizeof(f->line), "%ld", v);
+		f->emit(f->line, f->arg);
+		return PRINTED;
+	}
+	return usage(f, "unknown pathconf name:", a[1]);
+}
+
 static long do_unlink(struct fst *f, char **a, int n)  { (void)f; (void)n; return fso_unlink(a[0]); }
 static long do_rmdir(struct fst *f, char **a, int n)   { (void)f; (void)n; return fso_rmdir(a[0]); }
 static long do_link(struct fst *f, char **a, int n)    { (void)f; (void)n; return fso_link(a[0], a[1]); }
@@ -334,6 +395,10 @@ static long show_stat(struct fst *f, const struct fso_stat *st, const char *whic
 			snprintf(out, room, "%s%lld", sep, (long long)st->mtime);
 		else if (strcmp(field, "ctime") == 0)
 			snprintf(out, room, "%s%lld", sep, (long long)st->ctime);
+		else if (strcmp(field, "major") == 0)
+			snprintf(out, room, "%s%u", sep, (unsigned)st->rdev_major);
+		else if (strcmp(field, "minor") == 0)
+			snprintf(out, room, "%s%u", sep, (unsigned)st->rdev_minor);
 		else
 			return usage(f, "unknown stat field in", which);
 		at += strlen(out);
@@ -451,7 +516,9 @@ static const struct call {
 	{ "readlink", 1, 1, do_readlink }, { "mount", 2, 2, do_mount },
 	{ "umount", 1, 1, do_umount },     { "chown", 3, 3, do_chown },
 	{ "lchown", 3, 3, do_lchown },     { "fchown", 3, 3, do_fchown },
-	{ "utimens", 3, 3, do_utimens },
+	{ "utimens", 3, 3, do_utimens },   { "mknod", 5, 5, do_mknod },
+	{ "mkfifo", 2, 2, do_mkfifo },     { "bind", 1, 1, do_bind },
+	{ "pathconf", 2, 2, do_pathconf },
 };
 
 /*

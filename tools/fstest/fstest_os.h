@@ -20,6 +20,7 @@ struct fso_stat {
 	uint32_t mode, nlink, uid, gid;
 	int64_t size, blocks;
 	int64_t atime, mtime, ctime;
+	uint32_t rdev_major, rdev_minor;
 };
 
 const char *errno_name(int err);	/* kernel/errno.c, built for both sides */
@@ -44,7 +45,10 @@ struct fso_creds {
 #include <stdio.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #define FSO_RET(expr) ({ long r_ = (long)(expr); r_ < 0 ? -(long)errno : r_; })
@@ -65,7 +69,8 @@ static inline long fso_become(struct fso_creds *c)
 static inline void fso_from_stat(struct fso_stat *o, const struct stat *s)
 {
 	*o = (struct fso_stat){ s->st_ino, s->st_mode, (uint32_t)s->st_nlink, s->st_uid, s->st_gid,
-				s->st_size, s->st_blocks, s->st_atime, s->st_mtime, s->st_ctime };
+				s->st_size, s->st_blocks, s->st_atime, s->st_mtime, s->st_ctime,
+				major(s->st_rdev), minor(s->st_rdev) };
 }
 
 static inline long fso_statx(int which, const char *path, int fd, struct fso_stat *o)
@@ -100,6 +105,35 @@ static inline long fso_statx(int which, const char *path, int fd, struct fso_sta
 #define fso_pwrite(fd, b, n, o) FSO_RET(pwrite(fd, b, n, (off_t)(o)))
 #define fso_write(fd, b, n)    FSO_RET(write(fd, b, n))
 #define fso_readlink(p, b, n)  FSO_RET(readlink(p, b, n))
+#define fso_mknod(p, m, ma, mi) FSO_RET(mknod(p, (mode_t)(m), makedev(ma, mi)))
+#define fso_mkfifo(p, m)       FSO_RET(mkfifo(p, (mode_t)(m)))
+
+/* bind PATH: a new local socket bound to PATH (closed again). */
+static inline long fso_bind(const char *path)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	strncpy(sun.sun_path, path, sizeof(sun.sun_path) - 1);
+	int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	if (fd < 0)
+		return -(long)errno;
+	long r = FSO_RET(bind(fd, (struct sockaddr *)&sun, sizeof(sun)));
+	close(fd);
+	return r;
+}
+
+/* pathconf's names; *v -1 for "no limit" (errno untouched). */
+#define FSO_PC_LINK_MAX    _PC_LINK_MAX
+#define FSO_PC_NAME_MAX    _PC_NAME_MAX
+#define FSO_PC_PATH_MAX    _PC_PATH_MAX
+#define FSO_PC_PIPE_BUF    _PC_PIPE_BUF
+#define FSO_PC_SYMLINK_MAX _PC_SYMLINK_MAX
+static inline long fso_pathconf(const char *path, int name, long *v)
+{
+	errno = 0;
+	*v = pathconf(path, name);
+	return *v == -1 && errno ? -(long)errno : 0;
+}
+
 /* Linux's own ramfs and tmpfs stand in for smpvfs's filesystems. */
 #define fso_mount(type, dir)   FSO_RET(mount("none", dir, type, 0, NULL))
 #define fso_umount(dir)        FSO_RET(umount(dir))
@@ -144,7 +178,7 @@ static inline long fso_statx(int r, struct kstat *k, struct fso_stat *o)
 	if (r == 0)
 		*o = (struct fso_stat){ k->ino, k->mode, k->nlink, k->uid, k->gid, k->size, k->blocks,
 					k->atime_ns / 1000000000, k->mtime_ns / 1000000000,
-					k->ctime_ns / 1000000000 };
+					k->ctime_ns / 1000000000, major(k->rdev), minor(k->rdev) };
 	return r;
 }
 
@@ -171,6 +205,24 @@ static inline long fso_statx(int r, struct kstat *k, struct fso_stat *o)
 #define fso_write(fd, b, n)    sys_write(fd, b, n)
 #define fso_readlink(p, b, n)  sys_readlink(p, b, n)
 #define fso_mount(type, dir)   (long)sys_mount(type, dir, NULL)
+#define fso_mknod(p, m, ma, mi) (long)sys_mknod(p, m, makedev(ma, mi))
+#define fso_mkfifo(p, m)       (long)sys_mkfifo(p, m)
+#define FSO_PC_LINK_MAX    _PC_LINK_MAX
+#define FSO_PC_NAME_MAX    _PC_NAME_MAX
+#define FSO_PC_PATH_MAX    _PC_PATH_MAX
+#define FSO_PC_PIPE_BUF    _PC_PIPE_BUF
+#define FSO_PC_SYMLINK_MAX _PC_SYMLINK_MAX
+#define fso_pathconf(p, n, v)  (long)sys_pathconf(p, n, v)
+
+static inline long fso_bind(const char *path)
+{
+	int fd = sys_socket(AF_UNIX, SOCK_STREAM, 0);
+	if (fd < 0)
+		return fd;
+	long r = sys_bind(fd, path);
+	sys_close(fd);
+	return r;
+}
 #define fso_umount(dir)        (long)sys_umount(dir)
 
 #endif

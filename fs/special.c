@@ -1,0 +1,41 @@
+/*
+ * special.c: the inodes that are not directories, files or symlinks:
+ * FIFOs, device nodes and sockets.  Any filesystem can hold them (ramfs
+ * does); the VFS gives them their behaviour, whatever the filesystem.
+ *
+ *  - a FIFO opens into a pipe (fs/pipe.c);
+ *  - a character or block device node opens into its driver, and there
+ *    are no drivers here, so open says -ENXIO, as Linux does for a number
+ *    no driver has registered;
+ *  - a socket node is only a name for a bound socket (fs/socket.c): open
+ *    says -ENXIO, as Linux's does.
+ * All of them can be stat'ed, renamed, linked, unlinked, chmod'ed and
+ * chown'ed like any inode.  No locking: the operations set here are fixed
+ * before the inode is published.
+ */
+#include "fs/fs.h"
+#include "fs/pipe.h"
+#include "kernel/errno.h"
+
+static int no_open(struct inode *inode, struct file *f)
+{
+	(void)inode;
+	(void)f;
+	return -ENXIO;
+}
+
+static const struct file_operations no_open_fops = { .open = no_open };
+static const struct inode_operations special_inode_ops;	/* none: nothing to look up, link to or truncate */
+
+void init_special_inode(struct inode *inode, uint32_t mode, uint64_t rdev)
+{
+	inode->i_mode = mode;
+	inode->i_op = &special_inode_ops;
+	if (S_ISFIFO(mode)) {
+		inode->i_fop = &pipefifo_fops;
+	} else {
+		inode->i_fop = &no_open_fops;	/* devices and sockets */
+		if (S_ISCHR(mode) || S_ISBLK(mode))
+			inode->i_rdev = rdev;
+	}
+}
