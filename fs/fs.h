@@ -104,7 +104,9 @@ struct inode_operations {
 	 */
 	int (*rename)(struct inode *old_dir, struct dentry *old, struct inode *new_dir,
 		      struct dentry *new);
-	/* A symlink's target, valid while the caller holds the inode. */
+	/* A symlink's target, valid while the caller holds the inode, and
+	 * inside an RCU read side (filesystems free it a grace period after
+	 * the inode's eviction: readlink copies it in RCU mode). */
 	const char *(*get_link)(struct inode *inode);
 	/* Set a regular file's size (i_rwsem exclusive): drops data past it,
 	 * reads as zeros up to it. */
@@ -232,7 +234,8 @@ static inline bool IS_DEADDIR(struct inode *dir)
 	return __atomic_load_n(&dir->i_nlink, __ATOMIC_ACQUIRE) == 0;
 }
 
-/* A symlink's target (valid while the caller holds the inode), or NULL
+/* A symlink's target (valid while the caller holds the inode, or inside
+ * an RCU read side: see get_link), or NULL
  * if the inode is not one its filesystem can read. */
 static inline const char *inode_get_link(struct inode *inode)
 {

@@ -63,23 +63,33 @@ int sys_fstat(int fd, struct kstat *st)
 	return 0;
 }
 
+struct readlink_args {
+	char *buf;
+	size_t n;
+	long r;
+};
+
+/* Runs inside the RCU read side when the walk stayed in RCU mode: the
+ * target is freed a grace period after its inode (ramfs). */
+static void copy_link(const struct inode *i, void *arg)
+{
+	struct readlink_args *a = arg;
+	a->r = -EINVAL;	/* not a symlink */
+	const char *target = S_ISLNK(i->i_mode) ? inode_get_link((struct inode *)i) : NULL;
+	if (target) {
+		size_t len = strlen(target);
+		a->r = (long)(len < a->n ? len : a->n);
+		memcpy(a->buf, target, (size_t)a->r);
+	}
+}
+
 long sys_readlink(const char *path, char *buf, size_t n)
 {
 	if (n == 0)
 		return -EINVAL;
-	struct dentry *d = path_lookup(path, WALK_NOFOLLOW);
-	if (IS_ERR(d))
-		return PTR_ERR(d);
-	struct inode *inode = d->d_inode;
-	long r = -EINVAL;	/* not a symlink */
-	const char *target = S_ISLNK(inode->i_mode) ? inode_get_link(inode) : NULL;
-	if (target) {
-		size_t len = strlen(target);
-		r = (long)(len < n ? len : n);
-		memcpy(buf, target, (size_t)r);
-	}
-	dput(d);
-	return r;
+	struct readlink_args a = { buf, n, -EINVAL };
+	int err = path_lookup_inode(path, WALK_NOFOLLOW, copy_link, &a);
+	return err ? err : a.r;
 }
 
 /*

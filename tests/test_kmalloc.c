@@ -24,6 +24,7 @@ static uint64_t live_objects(void)
 
 static void every_size_is_usable(void)
 {
+	rcu_barrier();	/* frees still waiting for a grace period land first */
 	uint64_t live0 = live_objects(), free0 = page_free_count();
 
 	for (size_t n = 1; n <= 20000; n += (n < 300 ? 1 : n / 7)) {
@@ -62,6 +63,7 @@ static void zero_and_array_allocations(void)
 
 static void absurd_sizes_fail_cleanly(void)
 {
+	rcu_barrier();	/* frees still waiting for a grace period land first */
 	uint64_t free0 = page_free_count();
 
 	EXPECT_NULL(kmalloc(SIZE_MAX));
@@ -73,6 +75,7 @@ static void absurd_sizes_fail_cleanly(void)
 
 static void large_allocation(void)
 {
+	rcu_barrier();	/* frees still waiting for a grace period land first */
 	uint64_t free0 = page_free_count();
 	size_t n = 3 << 20;
 	char *p = kmalloc(n);
@@ -125,6 +128,7 @@ static void heap_worker(unsigned cpu, void *arg)
 static void concurrent_heap(void)
 {
 	uint64_t seed = ktest_seed();
+	rcu_barrier();	/* frees still waiting for a grace period land first */
 	uint64_t live0 = live_objects(), free0 = page_free_count();
 
 	ktest_run_on_all_cpus(heap_worker, &seed);

@@ -3,6 +3,7 @@
  * out, and stays consistent when every CPU uses it at once. */
 #include "kernel/barrier.h"
 #include "kernel/ktest.h"
+#include "kernel/rcu.h"
 #include "kernel/page_alloc.h"
 #include "kernel/random.h"
 #include "kernel/shrinker.h"
@@ -28,6 +29,7 @@ static bool intact(const void *p, uint64_t bytes, uint64_t tag)
 
 static void every_order_round_trips(void)
 {
+	rcu_barrier();	/* frees still waiting for a grace period land first */
 	uint64_t free0 = page_free_count();
 
 	for (unsigned order = 0; order <= 10; order++) {
@@ -108,6 +110,7 @@ static void alloc_free_worker(unsigned cpu, void *arg)
 static void concurrent_alloc_free(void)
 {
 	struct stress s = { ktest_seed(), 0 };
+	rcu_barrier();	/* frees still waiting for a grace period land first */
 	uint64_t free0 = page_free_count();
 
 	ktest_run_on_all_cpus(alloc_free_worker, &s);
@@ -192,6 +195,7 @@ static void exhaustion_returns_null(void)
 {
 	static struct exhaust e;
 	drain_caches();
+	rcu_barrier();	/* frees still waiting for a grace period land first */
 	uint64_t free0 = page_free_count();
 	uint64_t total = 0;
 

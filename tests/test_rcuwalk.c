@@ -146,6 +146,12 @@ static void fallbacks_say_why(void)
 	namei_walk_stats(before);
 	EXPECT_EQ(sys_stat("a/l/d", &st), 0);
 	expect_only(before, WALK_UNLAZY_LINK, 1);
+	/* readlink does not follow: it copies the body in RCU mode. */
+	char body[8];
+	namei_walk_stats(before);
+	EXPECT_EQ(sys_readlink("a/l", body, sizeof(body)), 3);
+	EXPECT_EQ(memcmp(body, "b/c", 3), 0);
+	expect_only(before, WALK_RCU_DONE, 1);
 
 	namei_walk_stats(before);
 	int fd = sys_open("a/new", O_CREAT | O_WRONLY, 0644);

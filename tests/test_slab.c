@@ -2,6 +2,7 @@
  * them, refuse to be destroyed while objects live, and stay consistent
  * when every CPU allocates from one cache at once. */
 #include "kernel/ktest.h"
+#include "kernel/rcu.h"
 #include "kernel/errno.h"
 #include "kernel/page_alloc.h"
 #include "kernel/random.h"
@@ -20,6 +21,7 @@ struct thing {
 static void counts_and_distinct_objects(void)
 {
 	static struct thing *objs[N];
+	rcu_barrier();	/* frees still waiting for a grace period land first */
 	uint64_t free0 = page_free_count();
 	struct kmem_cache *c = kmem_cache_create("test-thing", sizeof(struct thing), 8);
 	ASSERT_NOT_NULL(c);

@@ -92,13 +92,14 @@ static int make(struct inode *dir, struct dentry *d, uint32_t mode, const char *
 		uint64_t rdev)
 {
 	struct ramfs_entry *e = entry_alloc(&d->d_name);
-	char *copy = target ? kmalloc(strlen(target) + 1) : NULL;
-	if (copy)
-		strlcpy(copy, target, strlen(target) + 1);
-	struct inode *inode = e && (copy || !target) ? ramfs_new_inode(dir->i_sb, mode, copy, rdev) : NULL;
+	struct ramfs_link *link = target ? kmalloc(sizeof(*link) + strlen(target) + 1) : NULL;
+	if (link)
+		strlcpy(link->target, target, strlen(target) + 1);
+	struct inode *inode = e && (link || !target) ?
+		ramfs_new_inode(dir->i_sb, mode, link ? link->target : NULL, rdev) : NULL;
 	if (!inode) {
 		kfree(e);
-		kfree(copy);
+		kfree(link);
 		return -ENOMEM;
 	}
 	inode_init_owner(inode, dir);

@@ -3,7 +3,9 @@
  * super.c (mounting, inodes), dir.c (directories), file.c (file data).
  *
  * A directory inode's i_private is a struct ramfs_dir, a regular file's a
- * struct ramfs_file, a symlink's its target string; special files (FIFOs,
+ * struct ramfs_file, a symlink's the target string inside a struct
+ * ramfs_link (freed a grace period after the inode is evicted, so that an
+ * RCU-walk's readlink may still copy it: fs/stat.c); special files (FIFOs,
  * devices, sockets) have none: they hold no data here.  Everything is
  * protected by the inode's i_rwsem, which the VFS takes: shared for
  * lookup, readdir and read, exclusive for every change.
@@ -23,6 +25,11 @@ struct ramfs_dir {
 	struct list_head entries;   /* in cookie order: new entries go at the tail */
 	unsigned nentries;
 	uint64_t next_cookie;       /* readdir positions; 0 and 1 are "." and ".." */
+};
+
+struct ramfs_link {
+	struct rcu_head rcu;
+	char target[];
 };
 
 struct ramfs_entry {

@@ -58,9 +58,14 @@ struct inode *ramfs_new_inode(struct super_block *sb, uint32_t mode, char *link,
 
 static void ramfs_evict(struct inode *inode)
 {
+	if (S_ISLNK(inode->i_mode)) {	/* a readlink in RCU mode may be copying it */
+		struct ramfs_link *link = container_of((char *)inode->i_private, struct ramfs_link, target);
+		kfree_rcu(link, rcu);
+		return;
+	}
 	if (S_ISREG(inode->i_mode) && inode->i_private)
 		ramfs_file_free_data(inode);
-	kfree(inode->i_private);	/* an (empty) directory's list, a file's tree root, a link's target */
+	kfree(inode->i_private);	/* an (empty) directory's list, a file's tree root */
 	free_inode_pipe(inode);	/* a FIFO's, if it was ever opened */
 }
 
