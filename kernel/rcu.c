@@ -471,16 +471,3 @@ unsigned long rcu_cb_invoked(unsigned cpu)
 {
 	return __atomic_load_n(&rcu_data[cpu].invoked, __ATOMIC_RELAXED);
 }
-
-void rcu_print_state(void)
-{
-	unsigned long seq = gp_seq_load();
-
-	kprintf("rcu: %lu grace periods completed%s, waiting for CPUs %#lx\n", seq / 2,
-		(seq & 1) ? ", one running" : "",
-		(unsigned long)__atomic_load_n(&rcu_state.qs_mask, __ATOMIC_RELAXED));
-	for (unsigned i = 0; i < ncpus; i++)
-		kprintf("  cpu%u: callbacks pending %lu, invoked %lu%s\n", i, rcu_cb_pending(i),
-			rcu_cb_invoked(i),
-			__atomic_load_n(&rcu_readers[i].idle, __ATOMIC_RELAXED) ? ", idle" : "");
-}

@@ -155,6 +155,5 @@ unsigned long rcu_gp_seq(void);           /* low bit: a grace period is running 
 unsigned long rcu_gp_completed(void);     /* grace periods completed since boot */
 unsigned long rcu_cb_pending(unsigned cpu);    /* queued, not yet invoked */
 unsigned long rcu_cb_invoked(unsigned cpu);
-void rcu_print_state(void);
 
 #endif
