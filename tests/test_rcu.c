@@ -17,6 +17,7 @@
 #include "kernel/kprintf.h"
 #include "kernel/lockdep.h"
 #include "kernel/ktimer.h"
+#include "kernel/completion.h"
 #include "kernel/random.h"
 #include "kernel/time.h"
 #include "arch/x86_64/cpu.h"
@@ -162,6 +163,62 @@ static void grace_period_waits_for_long_reader(void)
 			if (!EXPECT_EQ(lr.out_seen_by_cb, 1u))
 				kprintf("    # the callback ran while CPU %u was still reading\n", k);
 		}
+	}
+}
+
+/* ---- a read side in an interrupt on an idle CPU ---------------------- */
+
+static struct irq_read {
+	unsigned cpu;
+	unsigned in, out, early;
+	struct ktimer timer;
+	struct completion done;
+} ir;
+
+/* A timer callback: interrupt context, on a CPU that was idle. */
+static void irq_reader(void *arg)
+{
+	(void)arg;
+	rcu_read_lock();
+	__atomic_store_n(&ir.in, 1, __ATOMIC_RELEASE);
+	uint64_t until = jiffies + LONG_READ_TICKS;	/* CPU 0's tick moves jiffies */
+	while ((int64_t)(jiffies - until) < 0)
+		cpu_relax();
+	__atomic_store_n(&ir.out, 1, __ATOMIC_RELEASE);
+	rcu_read_unlock();
+	complete(&ir.done);
+}
+
+static void irq_read_body(unsigned cpu, void *arg)
+{
+	(void)arg;
+	if (cpu == ir.cpu) {
+		ktimer_init(&ir.timer, irq_reader, NULL);
+		ktimer_add(&ir.timer, jiffies + 2);
+		wait_for_completion(&ir.done);	/* this CPU idles until the timer */
+	} else if (cpu == 0) {
+		while (!__atomic_load_n(&ir.in, __ATOMIC_ACQUIRE))
+			cpu_relax();
+		synchronize_rcu();
+		if (!__atomic_load_n(&ir.out, __ATOMIC_ACQUIRE))
+			ir.early++;
+	}
+}
+
+/* An idle CPU is skipped by a grace period's start, unless a read side
+ * (here an interrupt handler's) has taken it out of idle. */
+static void irq_read_side_on_idle_cpu_waited_for(void)
+{
+	if (ncpus < 2)
+		ktest_skip("needs an idle second CPU");
+	unsigned rounds = ktest_stress(2);
+	for (unsigned r = 0; r < rounds; r++) {
+		memset(&ir, 0, sizeof(ir));
+		ir.cpu = ncpus - 1;
+		init_completion(&ir.done);
+		ktest_run_on_all_cpus(irq_read_body, NULL);
+		EXPECT_EQ(ir.early, 0u);
+		EXPECT_EQ(ir.out, 1u);
 	}
 }
 
@@ -430,6 +487,7 @@ static const struct ktest_case rcu_cases[] = {
 	KTEST_CASE(sleep_in_read_side_reported),
 	KTEST_CASE(grace_periods_complete_with_idle_cpus),
 	KTEST_CASE(grace_period_waits_for_long_reader),
+	KTEST_CASE(irq_read_side_on_idle_cpu_waited_for),
 	KTEST_CASE(callbacks_run_on_queuing_cpu_and_barrier_waits),
 	KTEST_CASE(kfree_rcu_frees),
 	KTEST_CASE(torture_readers_never_see_old_elements),
