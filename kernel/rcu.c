@@ -405,6 +405,9 @@ void rcu_barrier(void)
 {
 	might_sleep();
 	mutex_lock(&barrier_mutex);
+	/* Our callbacks sit on every CPU's list and the mutex is held: a test
+	 * case must not be cut off here (it would leave both behind). */
+	abort_unsafe_begin();
 	init_completion(&barrier_done);
 	__atomic_store_n(&barrier_left, 1, __ATOMIC_RELAXED);	/* ours, dropped below */
 	unsigned long target = 0;
@@ -420,6 +423,7 @@ void rcu_barrier(void)
 	request_gp(target);
 	barrier_callback(NULL);
 	wait_for_completion(&barrier_done);
+	abort_unsafe_end();
 	mutex_unlock(&barrier_mutex);
 }
 
