@@ -24,6 +24,7 @@
 #include "kernel/panic.h"
 #include "kernel/slab.h"
 #include "kernel/smp_call.h"
+#include "kernel/rcu.h"
 #include "kernel/string.h"
 #include "kernel/time.h"
 #include "kernel/vm.h"
@@ -110,6 +111,7 @@ void kmain(uint32_t magic, uint32_t mbi)
 	time_init();
 	rtc_init();
 	sched_init();		/* from here on, kmain is the thread "main" */
+	rcu_init();
 	vfs_init();
 	timer_init_cpu();
 	irq_enable();
@@ -118,6 +120,7 @@ void kmain(uint32_t magic, uint32_t mbi)
 
 	smp_call_init();
 	smp_boot();
+	rcu_start_threads();	/* a callback thread on every CPU */
 	kcsan_start();		/* KCSAN=1: every CPU is up */
 	initramfs_unpack_modules();	/* into the root, before the tests read it */
 	unsigned failed = ktest_run_selected();

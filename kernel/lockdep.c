@@ -51,6 +51,7 @@
 #include <stdarg.h>
 #include "kernel/kprintf.h"
 #include "kernel/ksyms.h"
+#include "kernel/rcu.h"
 #include "kernel/string.h"
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/percpu.h"
@@ -607,13 +608,15 @@ void might_sleep_check(const char *file, int line)
 {
 	unsigned long flags;
 	int preempt = this_cpu()->preempt_count;
+	int rcu = rcu_read_lock_depth();
 
 	if (!enter(&flags))
 		return;
 	if (preempt > 0 || !flags) {
-		report_begin("sleeping function called from invalid context at %s:%d", file, line);
-		kprintf("  preempt_count %d, interrupts %s, interrupt depth %d\n", preempt,
-			flags ? "on" : "off", this_cpu()->irq_depth);
+		report_begin("sleeping function called from invalid context at %s:%d%s", file, line,
+			     rcu ? " (inside an RCU read-side critical section)" : "");
+		kprintf("  preempt_count %d, interrupts %s, interrupt depth %d, rcu_read_lock depth %d\n",
+			preempt, flags ? "on" : "off", this_cpu()->irq_depth, rcu);
 		report_end();
 	}
 	leave(flags);

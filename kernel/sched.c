@@ -13,6 +13,10 @@
  * together only to move a thread (steal_work), with trylocks.  The whole
  * order: docs/DESIGN.md section 8.
  *
+ * RCU (kernel/rcu.c): a context switch and the idle loop are quiescent
+ * states; __schedule reports one before it takes the run queue lock,
+ * because the report may wake RCU's waiters.
+ *
  * Invariants: a thread is on at most one queue; a queued thread is
  * runnable and not on a CPU; only the CPU whose run queue a thread is on
  * may start running it; a thread still switching off its stack
@@ -22,6 +26,7 @@
 #include "kernel/thread.h"
 #include "kernel/spinlock.h"
 #include "kernel/preempt.h"
+#include "kernel/rcu.h"
 #include "kernel/panic.h"
 #include "kernel/kprintf.h"
 #include "kernel/ktimer.h"
@@ -103,6 +108,7 @@ static void __schedule(bool preempt)
 	struct runqueue *rq = rq_of(c->id);
 	struct thread *prev = c->current;
 
+	rcu_note_context_switch();	/* a quiescent state, unless the panic below follows */
 	spin_lock(&rq->lock);
 	if (c->preempt_count != 1)
 		panic("schedule: called with preemption disabled (count %d): sleeping under a spinlock?",
@@ -300,12 +306,17 @@ static __attribute__((noreturn)) void idle_loop(void)
 
 	for (;;) {
 		irq_disable();
+		/* Idle is quiescent for RCU: before the check, as it may wake
+		 * this CPU's callback thread. */
+		rcu_idle_enter();
 		if (__atomic_load_n(&rq->nr_queued, __ATOMIC_RELAXED) || steal_work()) {
+			rcu_idle_exit();
 			irq_enable();
 			schedule();
 			continue;
 		}
 		safe_halt();	/* sti; hlt: a wake-up IPI cannot slip in between */
+		rcu_idle_exit();
 	}
 }
 
@@ -410,9 +421,10 @@ void __might_sleep(const char *file, int line)
 		return;
 	}
 	kprintf("BUG: sleeping function called from invalid context at %s:%d "
-		"(thread %s, CPU %u, preempt count %d, interrupts %s, irq depth %d)\n",
+		"(thread %s, CPU %u, preempt count %d, interrupts %s, irq depth %d, "
+		"RCU read-side depth %d)\n",
 		file, line, c->current->name, c->id, c->preempt_count,
-		irqs_enabled() ? "on" : "off", c->irq_depth);
+		irqs_enabled() ? "on" : "off", c->irq_depth, rcu_read_lock_depth());
 	backtrace_print((uint64_t)__might_sleep, (uint64_t)__builtin_frame_address(0));
 }
 

@@ -11,6 +11,7 @@
 #include "kernel/kprintf.h"
 #include "kernel/ktimer.h"
 #include "kernel/sched.h"
+#include "kernel/rcu.h"
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/apic.h"
 #include "arch/x86_64/trap.h"
@@ -93,6 +94,7 @@ static void timer_interrupt(struct trap_frame *tf)
 		__atomic_store_n(&jiffies, jiffies + 1, __ATOMIC_RELAXED);
 	ktimer_run_expired();
 	sched_tick();
+	rcu_tick(c->preempt_count == 0);	/* the interrupted code's count */
 	if (timer_tick_hook)
 		timer_tick_hook(tf);
 }
