@@ -257,7 +257,7 @@ test-shell: $(BUILD)/smpvfs.elf
 # fuzzer, whose colliding calls reach code no other suite combines).  Every
 # report fails the test case that was running (kernel/kcsan.c), so a
 # report fails this part.
-KCSAN_SUITES := kcsan,lookup,vfs_fuzz,dcache_races,perm_races,rcuwalk,rcuwalk_races
+KCSAN_SUITES := kcsan,lookup,vfs_fuzz,dcache_races,perm_races,rcu,lockref,rcuwalk,rcuwalk_races,fifo
 # A 16-bucket dcache hash in that boot: every chain an RCU-walk follows
 # then holds dentries that renames move to other chains.
 KCSAN_KARGS := dcache.buckets=16

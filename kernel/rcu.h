@@ -21,6 +21,9 @@
  *   - A read side disables preemption, nests, and must not sleep: the
  *     lock validator reports a might_sleep() inside one.  It is legal in
  *     any context: threads, interrupt handlers, with interrupts off.
+ *   - Only rcu_read_lock() makes a read side.  A region that merely holds
+ *     a spinlock or disables preemption is not one (unlike Linux since its
+ *     RCU flavours merged): a grace period may end inside it.
  *   - synchronize_rcu() and rcu_barrier() sleep: threads only, never
  *     inside a read side, never under a spinlock.
  *   - call_rcu() and kfree_rcu() never sleep and may be called from any
@@ -155,6 +158,5 @@ unsigned long rcu_gp_seq(void);           /* low bit: a grace period is running 
 unsigned long rcu_gp_completed(void);     /* grace periods completed since boot */
 unsigned long rcu_cb_pending(unsigned cpu);    /* queued, not yet invoked */
 unsigned long rcu_cb_invoked(unsigned cpu);
-void rcu_print_state(void);
 
 #endif

@@ -13,6 +13,10 @@
  * together only to move a thread (steal_work), with trylocks.  The whole
  * order: docs/DESIGN.md section 8.
  *
+ * RCU (kernel/rcu.c): a context switch and the idle loop are quiescent
+ * states; __schedule reports one before it takes the run queue lock,
+ * because the report may wake RCU's waiters.
+ *
  * Invariants: a thread is on at most one queue; a queued thread is
  * runnable and not on a CPU; only the CPU whose run queue a thread is on
  * may start running it; a thread still switching off its stack

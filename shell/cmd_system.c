@@ -10,6 +10,7 @@
 #include "kernel/kmalloc.h"
 #include "kernel/kprintf.h"
 #include "kernel/sched.h"
+#include "kernel/rcu.h"
 #include "kernel/string.h"
 #include "kernel/thread.h"
 #include "kernel/ktest.h"
@@ -24,7 +25,7 @@
  *
  * `threads` copies what it shows under the threads lock (thread_for_each
  * callbacks must not sleep), then prints the copy.  `cpus` reads other
- * CPUs' counters racily: they are statistics.
+ * CPUs' counters racily (RCU's too): they are statistics.
  *
  * Locking: see thread_for_each (kernel/thread.h).
  */
@@ -54,12 +55,17 @@ int cmd_cpus(struct sh_ctx *c, int argc, char **argv)
 	(void)argv;
 	if (argc != 1)
 		return sh_usage(c, "no arguments expected");
-	sh_printf(c, "CPU  APIC  ONLINE  %10s  %10s  QUEUED\n", "TICKS", "SWITCHES");
+	sh_printf(c, "CPU  APIC  ONLINE  %10s  %10s  QUEUED  %8s  %10s\n", "TICKS", "SWITCHES",
+		  "RCU-CBS", "RCU-DONE");
 	for (unsigned i = 0; i < ncpus; i++)
-		sh_printf(c, "%3u  %4u  %-6s  %10lu  %10lu  %6u\n", i, cpus[i].apic_id,
+		sh_printf(c, "%3u  %4u  %-6s  %10lu  %10lu  %6u  %8lu  %10lu\n", i, cpus[i].apic_id,
 			  __atomic_load_n(&cpus[i].online, __ATOMIC_RELAXED) ? "yes" : "no",
 			  __atomic_load_n(&cpus[i].ticks, __ATOMIC_RELAXED),
-			  sched_context_switches(i), sched_queued(i));
+			  sched_context_switches(i), sched_queued(i),
+			  rcu_cb_pending(i), rcu_cb_invoked(i));
+	unsigned long seq = rcu_gp_seq();
+	sh_printf(c, "rcu: %lu grace periods completed%s (RCU-CBS: callbacks waiting, "
+		  "RCU-DONE: invoked)\n", seq / 2, (seq & 1) ? ", one running" : "");
 	return 0;
 }
 

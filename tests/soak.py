@@ -45,7 +45,7 @@ from tests.lib.verdict import cpu_count_problems, verdict_problems
 
 # The suites whose point is concurrency, the fuzzer and the torture.
 SUITES = ("lookup,dcache_races,prune,rename,mount_races,inode,file,readdir,dirops_kill,"
-          "outside,shrinker,waitqueue,rwsem,mutex,vfs_stress,vfs_fuzz")
+          "outside,shrinker,waitqueue,rwsem,mutex,rcu,vfs_stress,vfs_fuzz")
 JITTER = (1, 4, 16)
 FUZZ_ROUNDS = 200       # vfs_fuzz.rounds for each boot (make test runs 4): about 3 min at -smp 8
 STRESS = 4              # ktest.stress: the stress tests' counts, times make test's
