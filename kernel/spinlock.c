@@ -62,7 +62,12 @@ static void print_remote_trace(unsigned cpu)
 					 __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
 		return;	/* someone else is asking already */
 	lapic_send_nmi(h->apic_id);
-	uint64_t deadline = rdtsc() + 200 * tsc_khz;
+	/* An NMI is taken as soon as the holder's CPU runs at all, so the only
+	 * wait is for a virtual CPU that its host has not scheduled: on a
+	 * loaded host (TCG, more vCPUs than cores) that took over 200 ms, and
+	 * the report said "did not answer" of a CPU that was fine.  5 s is for
+	 * a CPU that is really gone; the waiter has spun 10 s already. */
+	uint64_t deadline = rdtsc() + 5000 * tsc_khz;
 	while (__atomic_load_n(&h->nmi_trace_req, __ATOMIC_ACQUIRE) != 2 && rdtsc() < deadline)
 		cpu_relax();
 	if (__atomic_load_n(&h->nmi_trace_req, __ATOMIC_ACQUIRE) == 2) {
