@@ -367,20 +367,43 @@ static struct link_seen *earlier_name(struct unpack *u, const struct cpio_hdr *h
 	return first;
 }
 
-static int make_file(struct unpack *u, const struct cpio_hdr *h, const uint8_t *data)
+/*
+ * The first step of a file or special file: clear its path, and if the
+ * archive gave its inode an earlier name, make it a hard link to that
+ * (1).  0: it is to be made anew; then, if more names of it may follow,
+ * remember this one (after the caller made it: *first says whether).
+ */
+static int link_to_earlier(struct unpack *u, const struct cpio_hdr *h, struct link_seen **first)
 {
-	struct link_seen *first = earlier_name(u, h);
+	*first = earlier_name(u, h);
 	int r = clear_path(u);
 	if (r < 0)
 		return r;
-	if (first && sys_link(first->path, u->path) == 0) {
+	if (*first && sys_link((*first)->path, u->path) == 0) {
 		u->rep->hardlinks++;
-	} else {
+		return 1;
+	}
+	return 0;
+}
+
+/* After making a new inode at u->path: its later names will link here. */
+static int remember_if_linked(struct unpack *u, const struct cpio_hdr *h, const struct link_seen *first)
+{
+	return h->nlink > 1 && !first ? remember_link(u, h) : 0;
+}
+
+static int make_file(struct unpack *u, const struct cpio_hdr *h, const uint8_t *data)
+{
+	struct link_seen *first;
+	int r = link_to_earlier(u, h, &first);
+	if (r < 0)
+		return r;
+	if (r == 0) {
 		int fd = sys_open(u->path, O_WRONLY | O_CREAT | O_EXCL, h->mode & 07777);
 		if (fd < 0)
 			return fd;
 		sys_close(fd);
-		if (h->nlink > 1 && !first && (r = remember_link(u, h)) < 0)
+		if ((r = remember_if_linked(u, h, first)) < 0)
 			return r;
 		u->rep->files++;
 	}
@@ -394,17 +417,15 @@ static int make_file(struct unpack *u, const struct cpio_hdr *h, const uint8_t *
  * an earlier name of it, as files are linked. */
 static int make_special(struct unpack *u, const struct cpio_hdr *h)
 {
-	struct link_seen *first = earlier_name(u, h);
-	int r = clear_path(u);
+	struct link_seen *first;
+	int r = link_to_earlier(u, h, &first);
 	if (r < 0)
 		return r;
-	if (first && sys_link(first->path, u->path) == 0) {
-		u->rep->hardlinks++;
-	} else {
+	if (r == 0) {
 		r = sys_mknod(u->path, h->mode & (S_IFMT | 07777), makedev(h->rdevmajor, h->rdevminor));
 		if (r < 0)
 			return r;
-		if (h->nlink > 1 && !first && (r = remember_link(u, h)) < 0)
+		if ((r = remember_if_linked(u, h, first)) < 0)
 			return r;
 		u->rep->specials++;
 	}

@@ -100,6 +100,14 @@ __attribute__((noreturn)) void ktest_skip(const char *reason);
 /* This case makes the lock validator report n more times, on purpose.  A
  * case whose report count differs from what it announced fails. */
 void ktest_expect_lockdep_reports(unsigned n);
+/* Do `what`, expecting exactly n reports from the validator (declared
+ * with ktest_expect_lockdep_reports; needs kernel/lockdep.h). */
+#define EXPECT_REPORTS(n, what) do { \
+	uint64_t before_ = lockdep_reports(); \
+	what; \
+	EXPECT_EQ(lockdep_reports() - before_, (uint64_t)(n)); \
+	ktest_expect_lockdep_reports(n); \
+} while (0)
 
 /* This case's seed: derived from ktest.seed and the case's name, so a
  * case replays the same random choices whatever else runs. */

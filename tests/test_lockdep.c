@@ -20,13 +20,6 @@
 
 #define IP(f) ((unsigned long)(f))
 
-/* Do `what`, expecting exactly n reports from the validator. */
-#define EXPECT_REPORTS(n, what) do { \
-	uint64_t before_ = lockdep_reports(); \
-	what; \
-	EXPECT_EQ(lockdep_reports() - before_, (uint64_t)(n)); \
-	ktest_expect_lockdep_reports(n); \
-} while (0)
 
 static void need_lockdep(void)
 {

@@ -41,13 +41,6 @@ static void read_lock_nests(void)
 	EXPECT_EQ(this_cpu()->preempt_count, preempt);
 }
 
-/* Do `what`, expecting exactly n reports from the validator. */
-#define EXPECT_REPORTS(n, what) do { \
-	uint64_t before_ = lockdep_reports(); \
-	what; \
-	EXPECT_EQ(lockdep_reports() - before_, (uint64_t)(n)); \
-	ktest_expect_lockdep_reports(n); \
-} while (0)
 
 static unsigned sleepy_callbacks;
 static void sleepy_callback(struct rcu_head *h)
