@@ -319,6 +319,31 @@ static int try_to_unlazy(struct nameidata *nd, int why)
 	return 0;
 }
 
+/*
+ * The end of a walk that is still in RCU mode and hands its result over
+ * with a reference (Linux's complete_walk): only the last dentry needs
+ * one.  The root is not needed any more, so it is not taken: taking it
+ * would write the count of a dentry every walk on every CPU shares.
+ */
+static int complete_walk(struct nameidata *nd)
+{
+	struct dentry *path = nd->path;
+	bool ok = d_legitimize(path, nd->seq);
+	bool mounts_changed = ok && mount_seq_retry(nd->m_seq);
+	nd->rcu = false;
+	rcu_read_unlock();
+	nd->root = NULL;
+	if (!ok || mounts_changed) {
+		if (ok)
+			dput(path);
+		nd->path = NULL;
+		walk_stat(WALK_RESTART);
+		return -ECHILD;
+	}
+	walk_stat(WALK_RCU_REF);
+	return 0;
+}
+
 /* An error found in RCU mode stands only if what the walk read is still
  * true (its place and the mounts); else the walk starts again. */
 static int rcu_check_error(struct nameidata *nd, int err)
@@ -637,6 +662,15 @@ static int lookup_last(struct nameidata *nd, bool follow)
 	return err;
 }
 
+/* The walk's reference on where it ended passes to the caller (no count
+ * goes up and down again on a dentry other CPUs may be walking). */
+static struct dentry *take_path(struct nameidata *nd)
+{
+	struct dentry *d = nd->path;
+	nd->path = NULL;
+	return d;
+}
+
 /* The whole walk; the dentry reached, with a reference. */
 static struct dentry *path_lookupat(struct nameidata *nd, const char *path)
 {
@@ -644,9 +678,9 @@ static struct dentry *path_lookupat(struct nameidata *nd, const char *path)
 	if (!err)
 		err = lookup_last(nd, !(nd->flags & WALK_NOFOLLOW));
 	if (!err && nd->rcu)
-		err = try_to_unlazy(nd, WALK_RCU_REF);	/* the one reference, at the end */
+		err = complete_walk(nd);	/* the one reference, at the end */
 	err = rcu_check_error(nd, err);
-	struct dentry *d = err ? ERR_PTR(err) : dget(nd->path);
+	struct dentry *d = err ? ERR_PTR(err) : take_path(nd);
 	terminate_walk(nd);
 	return d;
 }
@@ -657,9 +691,9 @@ static struct dentry *path_parentat(struct nameidata *nd, const char *path,
 {
 	int err = link_path_walk(nd, path);
 	if (!err && nd->rcu)
-		err = try_to_unlazy(nd, WALK_RCU_REF);
+		err = complete_walk(nd);
 	err = rcu_check_error(nd, err);
-	struct dentry *d = err ? ERR_PTR(err) : dget(nd->path);
+	struct dentry *d = err ? ERR_PTR(err) : take_path(nd);
 	*last = (struct last_name){ nd->last.name, nd->last.len, nd->last_type,
 				    nd->last_type == LAST_ROOT || nd->last_slash };
 	terminate_walk(nd);
