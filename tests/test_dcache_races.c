@@ -114,6 +114,7 @@ struct parent_race {
 	unsigned ops_per_cpu;
 	uint64_t ino[2];            /* p0's and p1's inode numbers */
 	unsigned renames, walks, reads, errors, wrong;
+	int fd[MAX_CPUS];           /* the readers' own open files of x */
 };
 
 static bool is_a_parent(struct parent_race *r, uint64_t ino)
@@ -148,19 +149,14 @@ static void parent_race_cpu(unsigned cpu, void *arg)
 	struct parent_race *r = arg;
 	struct prng p;
 	prng_seed(&p, ktest_seed() + cpu);
-	int fd = -1;
-	if (cpu > 1 || ncpus <= 2) {	/* x, open in this CPU's own file */
-		fd = sys_open("p0/x", O_RDONLY | O_DIRECTORY, 0);
-		if (fd < 0)
-			fd = sys_open("p1/x", O_RDONLY | O_DIRECTORY, 0);
-		if (fd < 0)
-			__atomic_fetch_add(&r->errors, 1, __ATOMIC_RELAXED);
-	}
+	int fd = r->fd[cpu];
 	for (unsigned i = 0; i < r->ops_per_cpu; i++) {
 		if (cpu == 0) {
 			int e = sys_rename("p0/x", "p1/x");
 			if (e == -ENOENT)
 				e = sys_rename("p1/x", "p0/x");
+			if (e)
+				kprintf("    # rename of x: %d\n", e);
 			__atomic_fetch_add(e ? &r->errors : &r->renames, 1, __ATOMIC_RELAXED);
 			dcache_shrink(64);	/* free the parent x just left, at once */
 		} else if (cpu == 1 && ncpus > 2) {
@@ -168,9 +164,10 @@ static void parent_race_cpu(unsigned cpu, void *arg)
 		} else if (prng_below(&p, 2)) {
 			struct kstat st;
 			int e = sys_stat(prng_below(&p, 2) ? "p1/x/.." : "p0/x/..", &st);
-			if (e && e != -ENOENT)
+			if (e && e != -ENOENT) {
+				kprintf("    # stat of x/..: %d\n", e);
 				__atomic_fetch_add(&r->errors, 1, __ATOMIC_RELAXED);
-			else if (!e && !is_a_parent(r, st.ino))
+			} else if (!e && !is_a_parent(r, st.ino))
 				__atomic_fetch_add(&r->wrong, 1, __ATOMIC_RELAXED);
 			__atomic_fetch_add(&r->walks, 1, __ATOMIC_RELAXED);
 		} else if (fd >= 0) {
@@ -179,8 +176,6 @@ static void parent_race_cpu(unsigned cpu, void *arg)
 			__atomic_fetch_add(&r->reads, 1, __ATOMIC_RELAXED);
 		}
 	}
-	if (fd >= 0)
-		sys_close(fd);
 }
 
 static void dotdot_races_rename_and_shrinker(void)
@@ -197,9 +192,19 @@ static void dotdot_races_rename_and_shrinker(void)
 	r.ino[0] = st.ino;
 	ASSERT_EQ(sys_stat("p1", &st), 0);
 	r.ino[1] = st.ino;
+	/* Each reader's own open file of x, opened before x starts moving:
+	 * opened by each CPU as it starts, "p0/x" then "p1/x" could both miss
+	 * x as it moved between the two opens. */
+	for (unsigned c = 0; c < ncpus; c++) {
+		r.fd[c] = c > 1 || ncpus <= 2 ? sys_open("p0/x", O_RDONLY | O_DIRECTORY, 0) : -1;
+		ASSERT_TRUE(r.fd[c] >= 0 || !(c > 1 || ncpus <= 2));
+	}
 	race_jitter_on(ktest_seed());
 	ktest_run_on_all_cpus(parent_race_cpu, &r);
 	race_jitter_off();
+	for (unsigned c = 0; c < ncpus; c++)
+		if (r.fd[c] >= 0)
+			sys_close(r.fd[c]);
 	kprintf("    # %u renames, %u walks, %u reads of ..\n", r.renames, r.walks, r.reads);
 	EXPECT_EQ(r.errors, 0u);
 	EXPECT_EQ(r.wrong, 0u);
