@@ -35,6 +35,7 @@
 #include "kernel/kmalloc.h"
 #include "kernel/kprintf.h"
 #include "kernel/page_alloc.h"
+#include "kernel/percpu_counter.h"
 #include "kernel/panic.h"
 #include "kernel/race.h"
 #include "kernel/random.h"
@@ -63,7 +64,7 @@ static uint64_t lru_len;
 /* Dentries allocated and not yet handed to d_kill's grace period: what
  * dcache_live reports, exact at once (the slab's count waits for the
  * grace period). */
-static uint64_t dentries_live;
+static struct percpu_counter dentries_live;
 /* d_parent and d_name of every dentry (see dcache.h).  d_path and the
  * prune's climb take its lock; the RCU-walk's ".." reads its count, and
  * gives up if a rename ran meanwhile (fs/namei.c). */
@@ -153,7 +154,7 @@ void dcache_init(void)
 
 uint64_t dcache_live(void)
 {
-	return __atomic_load_n(&dentries_live, __ATOMIC_RELAXED);
+	return (uint64_t)percpu_counter_sum(&dentries_live);
 }
 
 uint64_t dcache_buckets(void)
@@ -279,7 +280,7 @@ static struct dentry *d_alloc(struct dentry *parent, const struct qstr *q)
 	name[q->len] = '\0';
 	d->d_name = (struct qstr){ name, q->len, q->hash };
 	d->d_count = 1;
-	__atomic_fetch_add(&dentries_live, 1, __ATOMIC_RELAXED);
+	percpu_counter_add(&dentries_live, 1);
 	hlist_node_init(&d->d_hash);
 	list_init(&d->d_subdirs);
 	list_init(&d->d_lru);
@@ -393,7 +394,7 @@ static void d_kill(struct dentry *d)
 				next = parent;
 			spin_unlock(&b->lock);
 		}
-		__atomic_fetch_sub(&dentries_live, 1, __ATOMIC_RELAXED);
+		percpu_counter_add(&dentries_live, -1);
 		call_rcu(&d->d_rcu, d_free_rcu);	/* an RCU-walk may be on it */
 		d = next;
 	}

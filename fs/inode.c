@@ -36,6 +36,7 @@
  */
 #include "fs/fs.h"
 #include "kernel/cred.h"
+#include "kernel/percpu_counter.h"
 #include "kernel/shrinker.h"
 #include "kernel/slab.h"
 #include "kernel/panic.h"
@@ -84,11 +85,11 @@ void icache_init(void)
 
 /* Inodes hashed and not yet evicted: exact at once (the slab's count
  * waits for evict's grace period). */
-static uint64_t inodes_live;
+static struct percpu_counter inodes_live;
 
 uint64_t icache_live(void)
 {
-	return __atomic_load_n(&inodes_live, __ATOMIC_RELAXED);
+	return (uint64_t)percpu_counter_sum(&inodes_live);
 }
 
 uint64_t icache_lru_count(void)
@@ -165,7 +166,7 @@ struct inode *iget_locked(struct super_block *sb, uint64_t ino)
 		}
 		if (fresh) {	/* still missing: insert ours, I_NEW already set */
 			list_add(&fresh->i_hash, &b->chain);
-			__atomic_fetch_add(&inodes_live, 1, __ATOMIC_RELAXED);
+			percpu_counter_add(&inodes_live, 1);
 			spin_unlock(&b->lock);
 			return fresh;
 		}
@@ -229,7 +230,7 @@ static void evict(struct inode *inode)
 {
 	if (inode->i_sb->s_op && inode->i_sb->s_op->evict)
 		inode->i_sb->s_op->evict(inode);
-	__atomic_fetch_sub(&inodes_live, 1, __ATOMIC_RELAXED);
+	percpu_counter_add(&inodes_live, -1);
 	call_rcu(&inode->i_rcu, free_inode_rcu);
 }
 
