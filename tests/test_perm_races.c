@@ -106,16 +106,24 @@ static int op_chmod(struct racer *r)
 	return 0;
 }
 
+/* The tree both cases race over: a directory d of the given mode (chmod'ed
+ * too: mkdir's mode passes the umask) holding a file f. */
+static void make_d_f(uint32_t mode)
+{
+	ASSERT_EQ(sys_mkdir("d", mode), 0);
+	ASSERT_EQ(sys_chmod("d", mode), 0);
+	int fd = sys_open("d/f", O_CREAT | O_WRONLY, 0644);
+	ASSERT_GE(fd, 0);
+	sys_close(fd);
+}
+
 static void chmod_races_walks(void)
 {
 	struct sandbox s;
 	sandbox_enter(&s, "permchmod");
 	struct prng rng;
 	prng_seed(&rng, ktest_seed());
-	ASSERT_EQ(sys_mkdir("d", 0755), 0);
-	int fd = sys_open("d/f", O_CREAT | O_WRONLY, 0644);
-	ASSERT_GE(fd, 0);
-	sys_close(fd);
+	make_d_f(0755);
 	bool jitter = race_jitter_on(ktest_seed());
 	unsigned bad = 0;
 	for (unsigned round = 0; round < ROUNDS; round++) {
@@ -164,11 +172,7 @@ static void cred_changes_race_walks(void)
 	sandbox_enter(&s, "permcred");
 	struct prng rng;
 	prng_seed(&rng, ktest_seed());
-	ASSERT_EQ(sys_mkdir("d", 0700), 0);
-	ASSERT_EQ(sys_chmod("d", 0700), 0);
-	int fd = sys_open("d/f", O_CREAT | O_WRONLY, 0644);
-	ASSERT_GE(fd, 0);
-	sys_close(fd);
+	make_d_f(0700);
 	bool jitter = race_jitter_on(ktest_seed());
 	unsigned bad = 0;
 	for (unsigned round = 0; round < ROUNDS; round++) {
