@@ -485,6 +485,13 @@ struct dentry *__d_lookup_rcu(const struct dentry *parent, const struct qstr *q,
 		race_window();	/* found, not yet compared: a rename may run */
 		if (READ_ONCE(d->d_parent) != parent || d_hash_now(d) != q->hash)
 			continue;
+		/* A search that read d's link before d was unhashed may reach it
+		 * after: freed (unused, inode gone) and with a d_seq that no
+		 * longer moves.  Such a dentry is not the name (Linux skips it
+		 * too); the flag is read after the count, and cleared before it
+		 * moves. */
+		if (d_unhashed(d))
+			continue;
 		if (!d_name_is_rcu(d, q))
 			continue;
 		*seqp = seq;
