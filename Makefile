@@ -95,7 +95,7 @@ kcsan_flags = $(if $(filter 1,$(KCSAN)),$(if $(filter $(KCSAN_NOT),$<),,$(if \
 	$(filter kernel/% fs/% init/% shell/% bench/% tests/% tools/%,$<),$(KCSAN_CFLAGS))))
 
 .PHONY: all iso run test soak test-matrix test-negative test-fstest-host test-shell test-kcsan \
-	test-nolockdep bench conflicts conflicts-shell test-conflicts debug gdb clean deps check-tools FORCE
+	test-nolockdep test-fresh bench conflicts conflicts-shell test-conflicts debug gdb clean deps check-tools FORCE
 all: $(BUILD)/smpvfs.iso
 
 # The compiler flags of the last build: rewritten only when they change
@@ -105,12 +105,12 @@ $(BUILD)/cflags: FORCE
 	@echo '$(CC) $(CFLAGS) $(ASFLAGS) $(KCSAN_CFLAGS) $(KCSAN_NOT)' | cmp -s - $@ || \
 		echo '$(CC) $(CFLAGS) $(ASFLAGS) $(KCSAN_CFLAGS) $(KCSAN_NOT)' > $@
 
-$(BUILD)/%.o: %.c $(BUILD)/cflags
+$(BUILD)/%.o: %.c $(BUILD)/cflags | check-tools
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(CFLAGS) $(kcsan_flags) -c $< -o $@
 
-$(BUILD)/%.o: %.S $(BUILD)/cflags
+$(BUILD)/%.o: %.S $(BUILD)/cflags | check-tools
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  AS      $<")
 	$(Q)$(CC) $(ASFLAGS) -c $< -o $@
@@ -118,7 +118,7 @@ $(BUILD)/%.o: %.S $(BUILD)/cflags
 # The symbol table for backtraces: link once without it, list the text
 # symbols, link again with them (.ksyms follows .text, so nothing moves),
 # then check that the final image's symbols are the ones embedded.
-$(BUILD)/ksyms-empty.S:
+$(BUILD)/ksyms-empty.S: | check-tools
 	@mkdir -p $(dir $@)
 	$(Q)awk -f kernel/ksyms.awk /dev/null > $@
 
@@ -139,7 +139,7 @@ $(BUILD)/smpvfs.elf: $(OBJS) $(BUILD)/ksyms-final.o linker.ld
 		{ echo "error: symbol table moved between links (see Makefile)"; rm -f $@; exit 1; }
 
 # The default ISO (empty command line); tests/run.py makes one per command line.
-$(BUILD)/smpvfs.iso: $(BUILD)/smpvfs.elf boot/grub.cfg
+$(BUILD)/smpvfs.iso: $(BUILD)/smpvfs.elf boot/grub.cfg | check-tools
 	@$(if $(Q),echo "  ISO     $@")
 	$(Q)rm -rf $(BUILD)/isoroot && mkdir -p $(BUILD)/isoroot/boot/grub
 	$(Q)cp $< $(BUILD)/isoroot/boot/smpvfs.elf
@@ -159,7 +159,7 @@ iso: $(BUILD)/smpvfs.iso
 FSTEST_FILES := $(wildcard tests/fstest/*.t)
 CPIO_PACK = cpio --quiet -o -H newc -R 0:0
 
-$(BUILD)/initrd.cpio: $(FSTEST_FILES) FORCE
+$(BUILD)/initrd.cpio: $(FSTEST_FILES) FORCE | check-tools
 	@mkdir -p $(BUILD)/initrd-tests/tests/fstest
 	$(Q)rm -f $(BUILD)/initrd-tests/tests/fstest/*.t && cp -p $(FSTEST_FILES) $(BUILD)/initrd-tests/tests/fstest/
 	$(Q)touch -d @0 $(BUILD)/initrd-tests $(BUILD)/initrd-tests/tests $(BUILD)/initrd-tests/tests/fstest
@@ -173,7 +173,7 @@ $(BUILD)/initrd.cpio: $(FSTEST_FILES) FORCE
 # fstest for the host (tools/fstest/run.py checks the test files on Linux).
 HOST_CC ?= gcc
 $(BUILD)/host/fstest: tools/fstest/fstest.c tools/fstest/host_main.c tools/fstest/fstest.h \
-		tools/fstest/fstest_os.h kernel/errno.c kernel/errno.h
+		tools/fstest/fstest_os.h kernel/errno.c kernel/errno.h | check-tools
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  HOSTCC  $@")
 	$(Q)$(HOST_CC) -std=gnu11 -O2 -Wall -Wextra -Werror -D_GNU_SOURCE -DFSTEST_HOST -I. -o $@ \
@@ -205,7 +205,7 @@ gdb: $(BUILD)/smpvfs.elf
 # with RAM above 4 GiB, run the matrix, the shell scripts and the KCSAN
 # boot, and build LOCKDEP=0.  SMP=n and/or FIRMWARE=x narrow the matrix.
 # Every part runs even if one before it failed; the last line says which.
-TEST_PARTS := test-fstest-host test-negative test-matrix test-shell test-kcsan test-nolockdep test-conflicts
+TEST_PARTS := test-fresh test-fstest-host test-negative test-matrix test-shell test-kcsan test-nolockdep test-conflicts
 test: check-tools $(BUILD)/smpvfs.elf $(BUILD)/initrd.cpio
 	$(Q)failed=; for part in $(TEST_PARTS); do \
 		$(MAKE) --no-print-directory $$part || failed="$$failed $$part"; done; \
@@ -308,7 +308,7 @@ bench: check-tools
 # also checks the three controls: the shared counter's line (read and
 # written), a slab object's field named cf_object+0x40, and nothing else.
 CONFLICTS_PLUGIN := build/conflicts/conflicts.so
-$(CONFLICTS_PLUGIN): tools/conflicts/conflicts.c tools/conflicts/api.h
+$(CONFLICTS_PLUGIN): tools/conflicts/conflicts.c tools/conflicts/api.h | check-tools
 	@mkdir -p $(dir $@)
 	$(Q)gcc -shared -fPIC -O2 -Wall -Wextra -Werror -fvisibility=hidden -o $@ $< -lpthread
 conflicts: check-tools $(CONFLICTS_PLUGIN)
@@ -324,6 +324,11 @@ test-conflicts: check-tools $(CONFLICTS_PLUGIN)
 
 # ---- set-up -------------------------------------------------------------
 
+# The first `make test` on a machine without the packages: make deps must
+# finish before any rule runs a tool (tests/fresh/check_order.sh; a few s).
+test-fresh:
+	$(Q)sh tests/fresh/check_order.sh
+
 DEB_PACKAGES := make gcc binutils gawk python3 qemu-system-x86 grub-pc-bin grub-efi-amd64-bin \
 	grub-common xorriso mtools ovmf cpio gnuplot-nox gdb
 # What running needs, as TOOL:PACKAGE (the Debian package that has it).
@@ -336,15 +341,18 @@ deps:
 	$(Q)missing=""; for p in $(DEB_PACKAGES); do \
 		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || missing="$$missing $$p"; \
 	done; \
-	[ -f $(OVMF_DIR)/OVMF_CODE_4M.fd ] || missing="$$missing ovmf"; \
+	[ -f $(OVMF_DIR)/OVMF_CODE_4M.fd ] || case " $$missing " in *" ovmf "*) ;; *) missing="$$missing ovmf";; esac; \
 	if [ -z "$$missing" ]; then echo "deps: everything is installed"; exit 0; fi; \
 	echo "deps: installing:$$missing"; \
 	if [ "$$(id -u)" = 0 ]; then SUDO=""; elif command -v sudo >/dev/null; then SUDO=sudo; \
 	else echo "deps: not root and no sudo; run as root: apt-get update && apt-get install -y$$missing"; exit 1; fi; \
 	$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq$$missing
 
-# Before running QEMU: say what is missing and how to install it (make deps
-# does, with apt-get; nothing here installs anything by surprise).
+# Say what is missing, with its package, and run make deps to install it
+# (announced first; NO_DEPS=1 stops at the list instead).  Every rule that
+# runs one of these tools has check-tools as an order-only prerequisite, so
+# that under -j nothing starts before the packages are in: on a fresh
+# machine the first `make test` must pass (test-fresh checks the order).
 check-tools:
 	$(Q)missing=""; for tp in $(TOOLS); do t=$${tp%:*}; p=$${tp##*:}; \
 		command -v $$t >/dev/null || { echo "missing: $$t (Debian package $$p)"; missing="$$missing $$p"; }; \

@@ -177,11 +177,27 @@ uint64_t page_free_blocks(unsigned order)
 	return order < MAX_ORDER ? __atomic_load_n(&nr_free[order], __ATOMIC_RELAXED) : 0;
 }
 
-/* Hand [start, end) to the free lists in the largest aligned blocks. */
+/*
+ * Hand [start, end) to the free lists in the largest aligned blocks.
+ *
+ * Every page is written once, whole, before it is first handed out.  The
+ * firmware and the boot loader ran code from some of these pages (GRUB
+ * runs its modules from a heap near the top of RAM).  Under QEMU's TCG
+ * the blocks translated from that code stay attached to their physical
+ * page until the bytes they came from are overwritten, and while any
+ * stays, every store to the page takes QEMU's slow path for
+ * self-modifying code: a thread stack or a slab of dentries that landed
+ * there ran 20 to 50 times slower, which made benchmark figures depend on
+ * the allocation order (docs/BENCHMARKS.md, "The TCG layout effect").
+ * Overwriting the page drops them all.  On real hardware it costs one
+ * pass over memory at boot (the boot line below says how long).
+ */
 static void free_range(uint64_t start_pfn, uint64_t end_pfn)
 {
-	for (uint64_t pfn = start_pfn; pfn < end_pfn; pfn++)
+	for (uint64_t pfn = start_pfn; pfn < end_pfn; pfn++) {
 		page_array[pfn].flags &= ~PG_RESERVED;
+		memset(phys_to_virt(pfn << PAGE_SHIFT), 0, PAGE_SIZE);
+	}
 	while (start_pfn < end_pfn) {
 		unsigned order = 0;
 		while (order + 1 < MAX_ORDER &&
@@ -210,6 +226,7 @@ void page_alloc_init(void)
 	}
 	/* Interrupts are not on yet, but __free_block expects the lock. */
 	unsigned long flags = spin_lock_irqsave(&zone_lock);
+	uint64_t t0 = rdtsc();
 	for (unsigned i = 0; i < bootmem_nranges; i++) {
 		uint64_t s = bootmem_ranges[i].start >> PAGE_SHIFT;
 		uint64_t e = bootmem_ranges[i].end >> PAGE_SHIFT;
@@ -219,6 +236,8 @@ void page_alloc_init(void)
 	free_pages_count = total_pages;
 	bootmem_nranges = 0;
 	spin_unlock_irqrestore(&zone_lock, flags);
+	uint64_t scrub_cycles = rdtsc() - t0;
 	kprintf("mem: %lu MiB usable in the page allocator, page array %lu KiB, top of RAM 0x%lx\n",
 		total_pages >> 8, array_bytes / 1024, bootmem_max_phys());
+	kprintf("mem: every free page written once in %lu M TSC cycles\n", scrub_cycles / 1000000);
 }
