@@ -196,7 +196,7 @@ static void free_range(uint64_t start_pfn, uint64_t end_pfn)
 {
 	for (uint64_t pfn = start_pfn; pfn < end_pfn; pfn++) {
 		page_array[pfn].flags &= ~PG_RESERVED;
-		memset(phys_to_virt(pfn << PAGE_SHIFT), 0, PAGE_SIZE);
+		clear_page(phys_to_virt(pfn << PAGE_SHIFT));
 	}
 	while (start_pfn < end_pfn) {
 		unsigned order = 0;

@@ -28,6 +28,12 @@ void *memset(void *dst, int c, size_t n)
 	return ret;
 }
 
+void clear_page(void *page)
+{
+	size_t n = 4096 / 8;
+	__asm__ volatile("rep stosq" : "+D"(page), "+c"(n) : "a"(0UL) : "memory");
+}
+
 int memcmp(const void *a, const void *b, size_t n)
 {
 	const unsigned char *x = a, *y = b;

@@ -8,6 +8,9 @@
 void *memcpy(void *dst, const void *src, size_t n);
 void *memmove(void *dst, const void *src, size_t n);
 void *memset(void *dst, int c, size_t n);
+/* Zero one 4 KiB page (page-aligned): eight bytes a store, which under
+ * QEMU's TCG is eight times fewer iterations than memset's byte loop. */
+void clear_page(void *page);
 int memcmp(const void *a, const void *b, size_t n);
 size_t strlen(const char *s);
 size_t strnlen(const char *s, size_t max);
