@@ -320,6 +320,68 @@ def follow_progress(log_path, stop):
         stop.wait(2)
 
 
+# QEMU's TCG takes a slow path for every store to a physical page that still
+# holds translated code (its self-modifying-code check); the trace event
+# memory_notdirty_write_access fires on each.  Before the kernel cleared every
+# free page at boot, two benchmark threads' stacks sat on pages where GRUB had
+# run code and took 21.6 million such stores in one run, which made every
+# figure depend on where the allocator happened to put a stack
+# (docs/BENCHMARKS.md, "The TCG layout effect").  A benchmark boot counts
+# them per page of the kernel's address space: one clear_page of a page that
+# held code costs at most 512 (one per 8-byte store), so a page with more
+# than SLOW_STORE_LIMIT is data that is being written while code is attached
+# to it, and the run fails.
+SLOW_STORE_EVENT = "memory_notdirty_write_access"
+SLOW_STORE_LIMIT = 4096
+KERNEL_SPACE = 0xffff800000000000
+
+
+class SlowStoreCounter:
+    """Reads QEMU's trace of slow-path stores from a FIFO and counts them per page."""
+
+    def __init__(self, fifo):
+        self.fifo = fifo
+        self.pages = {}
+        self.total = 0
+        if fifo.exists():
+            fifo.unlink()
+        os.mkfifo(fifo)
+        self.thread = threading.Thread(target=self._read, daemon=True)
+        self.thread.start()
+
+    def qemu_args(self):
+        return ["-trace", SLOW_STORE_EVENT, "-D", str(self.fifo)]
+
+    def _read(self):
+        # Blocks until QEMU opens the FIFO; ends when QEMU closes it.
+        with open(self.fifo, "rb") as trace:
+            for line in trace:
+                fields = line.split()
+                if len(fields) < 2 or not fields[0].endswith(SLOW_STORE_EVENT.encode()):
+                    continue
+                vaddr = int(fields[1], 16)
+                if vaddr >= KERNEL_SPACE:
+                    page = vaddr & ~0xfff
+                    self.pages[page] = self.pages.get(page, 0) + 1
+                    self.total += 1
+
+    def finish(self):
+        self.thread.join(10)
+        self.fifo.unlink(missing_ok=True)
+        hot = sorted(((n, p) for p, n in self.pages.items() if n > SLOW_STORE_LIMIT), reverse=True)
+        summary = {"slow_stores": self.total, "pages": len(self.pages),
+                   "hot_pages": [{"page": f"{p:#x}", "stores": n} for n, p in hot[:10]]}
+        print(f"bench: QEMU's self-modifying-code slow path took {self.total} kernel stores on "
+              f"{len(self.pages)} pages; {len(hot)} pages over {SLOW_STORE_LIMIT}")
+        problem = None
+        if hot:
+            problem = (f"{len(hot)} kernel pages took more than {SLOW_STORE_LIMIT} stores each on "
+                       f"QEMU's slow path for pages holding translated code (the TCG layout effect), "
+                       f"e.g. {hot[0][1]:#x} with {hot[0][0]}: a page was used for data while code "
+                       f"was attached to it, so the timings measure QEMU, not the kernel")
+        return summary, problem
+
+
 def boot(args, out):
     elf = check_elf(args.elf)
     accel, why = resolve_accel(args.accel, elf)
@@ -331,6 +393,9 @@ def boot(args, out):
     iso = make_iso(elf, kargs, REPO / "build" / "iso")
     cfg = Config("bios", args.smp, "pc", accel, args.mem, f"bench-smp{args.smp}")
     cmd = qemu_command(cfg, iso)
+    slow = SlowStoreCounter(out / "qemu-trace.fifo") if accel == "tcg" else None
+    if slow:
+        cmd += slow.qemu_args()
     log_path = out / f"bench-smp{args.smp}.log"
     print(f"bench: booting {show_elf(elf)} with -smp {args.smp} -m {args.mem}: {kargs}", flush=True)
     stop = threading.Event()
@@ -343,6 +408,10 @@ def boot(args, out):
         watcher.join(5)
     info = {"accel": accel, "accel_why": why, "smp": args.smp, "mem": args.mem,
             "kargs": kargs, "elf": show_elf(elf), "seconds": round(elapsed, 1)}
+    if slow:
+        info["tcg_slow_stores"], problem = slow.finish()
+        if problem and status is not None:
+            return info, log_path, problem
     if status is None:
         return info, log_path, f"timed out after {args.timeout} s (log: {show(log_path)})"
     verdict, message = interpret_status(status, stderr_lines)
