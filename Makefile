@@ -25,6 +25,7 @@ endif
 
 CROSS   ?=
 CC      := $(CROSS)gcc
+HOST_CC ?= gcc
 LD      := $(CROSS)ld
 NM      := $(CROSS)nm
 PYTHON  ?= python3
@@ -75,7 +76,7 @@ ASFLAGS := -I. -MMD -MP -D__ASSEMBLER__
 LDFLAGS := -nostdlib -static -z max-page-size=0x1000 -z noexecstack --no-warn-rwx-segments -T linker.ld
 
 SRCS := $(wildcard boot/*.S arch/x86_64/*.S arch/x86_64/*.c kernel/*.c fs/*.c fs/*/*.c \
-	init/*.c shell/*.c bench/*.c tests/*.c) tools/fstest/fstest.c
+	user/*.c init/*.c shell/*.c bench/*.c tests/*.c) tools/fstest/fstest.c
 OBJS := $(patsubst %,$(BUILD)/%.o,$(basename $(SRCS)))
 
 # KCSAN=1: which files get -fsanitize=thread.  Volatile accesses become
@@ -92,7 +93,7 @@ KCSAN_NOT := kernel/kcsan.c init/main.c kernel/multiboot2.c kernel/bootmem.c \
 	kernel/kprintf.c kernel/ksyms.c kernel/panic.c \
 	kernel/spinlock.c kernel/lockdep.c kernel/lockdep_context.c
 kcsan_flags = $(if $(filter 1,$(KCSAN)),$(if $(filter $(KCSAN_NOT),$<),,$(if \
-	$(filter kernel/% fs/% init/% shell/% bench/% tests/% tools/%,$<),$(KCSAN_CFLAGS))))
+	$(filter kernel/% fs/% user/% init/% shell/% bench/% tests/% tools/%,$<),$(KCSAN_CFLAGS))))
 
 .PHONY: all iso run test soak test-matrix test-negative test-fstest-host test-shell test-kcsan \
 	test-nolockdep test-fresh bench conflicts conflicts-shell test-conflicts debug gdb clean deps check-tools FORCE
@@ -159,10 +160,23 @@ iso: $(BUILD)/smpvfs.iso
 FSTEST_FILES := $(wildcard tests/fstest/*.t)
 CPIO_PACK = cpio --quiet -o -H newc -R 0:0
 
-$(BUILD)/initrd.cpio: $(FSTEST_FILES) FORCE | check-tools
-	@mkdir -p $(BUILD)/initrd-tests/tests/fstest
+# User-mode test programs (tests/user/*.c): Linux x86-64 static
+# executables with no C library, built by the host's gcc, in the
+# initramfs as /tests/user/NAME.
+USER_PROGS := $(patsubst tests/user/%.c,$(BUILD)/user-progs/%,$(wildcard tests/user/*.c))
+USER_CFLAGS := -std=gnu11 -O2 -Wall -Wextra -Werror -static -nostdlib -ffreestanding \
+	-fno-stack-protector -fno-pie -no-pie -fno-builtin -fno-asynchronous-unwind-tables
+$(BUILD)/user-progs/%: tests/user/%.c tests/user/ulib.h | check-tools
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  USERCC  $@")
+	$(Q)$(HOST_CC) $(USER_CFLAGS) -o $@ $<
+
+$(BUILD)/initrd.cpio: $(FSTEST_FILES) $(USER_PROGS) FORCE | check-tools
+	@mkdir -p $(BUILD)/initrd-tests/tests/fstest $(BUILD)/initrd-tests/tests/user
 	$(Q)rm -f $(BUILD)/initrd-tests/tests/fstest/*.t && cp -p $(FSTEST_FILES) $(BUILD)/initrd-tests/tests/fstest/
-	$(Q)touch -d @0 $(BUILD)/initrd-tests $(BUILD)/initrd-tests/tests $(BUILD)/initrd-tests/tests/fstest
+	$(Q)rm -f $(BUILD)/initrd-tests/tests/user/* && cp -p $(USER_PROGS) $(BUILD)/initrd-tests/tests/user/
+	$(Q)touch -d @0 $(BUILD)/initrd-tests $(BUILD)/initrd-tests/tests $(BUILD)/initrd-tests/tests/fstest \
+		$(BUILD)/initrd-tests/tests/user $(BUILD)/initrd-tests/tests/user/*
 	$(Q)cd $(BUILD)/initrd-tests && find . | LC_ALL=C sort | $(CPIO_PACK) > ../initrd.cpio.new
 	$(Q)if [ -z "$(INITRD)" ]; then :; \
 	elif [ -d "$(INITRD)" ]; then (cd "$(INITRD)" && find . | LC_ALL=C sort | $(CPIO_PACK)) >> $@.new; \
@@ -171,7 +185,6 @@ $(BUILD)/initrd.cpio: $(FSTEST_FILES) FORCE | check-tools
 	$(Q)cmp -s $@.new $@ && rm $@.new || mv $@.new $@
 
 # fstest for the host (tools/fstest/run.py checks the test files on Linux).
-HOST_CC ?= gcc
 $(BUILD)/host/fstest: tools/fstest/fstest.c tools/fstest/host_main.c tools/fstest/fstest.h \
 		tools/fstest/fstest_os.h kernel/errno.c kernel/errno.h | check-tools
 	@mkdir -p $(dir $@)

@@ -7,6 +7,7 @@
  * its timer, the other CPUs, and finally the self-tests.
  */
 #include "init/initramfs.h"
+#include "user/process.h"
 #include "fs/vfs.h"
 #include "bench/bench.h"
 #include "kernel/bootinfo.h"
@@ -28,6 +29,7 @@
 #include "kernel/string.h"
 #include "kernel/time.h"
 #include "kernel/vm.h"
+#include "kernel/mm.h"
 #include "arch/x86_64/acpi.h"
 #include "arch/x86_64/apic.h"
 #include "arch/x86_64/cpu.h"
@@ -97,9 +99,11 @@ void kmain(uint32_t magic, uint32_t mbi)
 	slab_init();
 	ktimer_init_all();
 	thread_init();
+	mm_init();
 
 	cpu_setup_stacks(0);
 	gdt_init_cpu(&cpus[0]);
+	cpu_user_init();
 	idt_enable_ist();
 	pic_disable();
 	cmdline_init(boot_info.cmdline);
@@ -113,6 +117,7 @@ void kmain(uint32_t magic, uint32_t mbi)
 	sched_init();		/* from here on, kmain is the thread "main" */
 	rcu_init();
 	vfs_init();
+	process_init();		/* user mode: system calls, signals, the console tty */
 	timer_init_cpu();
 	irq_enable();
 	kprintf("cpu0: APIC id %u online (boot CPU)\n", cpus[0].apic_id);

@@ -26,6 +26,7 @@
 #define PG_SLAB     0x04           /* part of a slab (kernel/slab.c) */
 #define PG_LARGE    0x08           /* first page of a large kmalloc */
 #define PG_HEAD     0x10           /* first page of an allocated block of `order` */
+#define PG_USER_EXEC 0x20          /* was mapped executable in user space (kernel/mm.c) */
 
 struct kmem_cache;
 

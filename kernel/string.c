@@ -34,6 +34,12 @@ void clear_page(void *page)
 	__asm__ volatile("rep stosq" : "+D"(page), "+c"(n) : "a"(0UL) : "memory");
 }
 
+void copy_page(void *dst, const void *src)
+{
+	size_t n = 4096 / 8;
+	__asm__ volatile("rep movsq" : "+D"(dst), "+S"(src), "+c"(n) : : "memory");
+}
+
 int memcmp(const void *a, const void *b, size_t n)
 {
 	const unsigned char *x = a, *y = b;
