@@ -171,12 +171,19 @@ $(BUILD)/user-progs/%: tests/user/%.c tests/user/ulib.h | check-tools
 	@$(if $(Q),echo "  USERCC  $@")
 	$(Q)$(HOST_CC) $(USER_CFLAGS) -o $@ $<
 
+# Debian's busybox-static, unmodified, as /bin/busybox with a symlink per
+# applet (/bin/NAME -> busybox): what `run /bin/sh` and the busybox tests use.
+BUSYBOX ?= /bin/busybox
+
 $(BUILD)/initrd.cpio: $(FSTEST_FILES) $(USER_PROGS) FORCE | check-tools
-	@mkdir -p $(BUILD)/initrd-tests/tests/fstest $(BUILD)/initrd-tests/tests/user
+	@mkdir -p $(BUILD)/initrd-tests/tests/fstest $(BUILD)/initrd-tests/tests/user $(BUILD)/initrd-tests/bin
+	$(Q)rm -f $(BUILD)/initrd-tests/bin/* && cp -p $(BUSYBOX) $(BUILD)/initrd-tests/bin/busybox
+	$(Q)for a in $$($(BUSYBOX) --list); do [ $$a = busybox ] || ln -sf busybox $(BUILD)/initrd-tests/bin/$$a; done
 	$(Q)rm -f $(BUILD)/initrd-tests/tests/fstest/*.t && cp -p $(FSTEST_FILES) $(BUILD)/initrd-tests/tests/fstest/
 	$(Q)rm -f $(BUILD)/initrd-tests/tests/user/* && cp -p $(USER_PROGS) $(BUILD)/initrd-tests/tests/user/
-	$(Q)touch -d @0 $(BUILD)/initrd-tests $(BUILD)/initrd-tests/tests $(BUILD)/initrd-tests/tests/fstest \
-		$(BUILD)/initrd-tests/tests/user $(BUILD)/initrd-tests/tests/user/*
+	$(Q)touch -h -d @0 $(BUILD)/initrd-tests $(BUILD)/initrd-tests/tests $(BUILD)/initrd-tests/tests/fstest \
+		$(BUILD)/initrd-tests/tests/user $(BUILD)/initrd-tests/tests/user/* $(BUILD)/initrd-tests/bin \
+		$(BUILD)/initrd-tests/bin/*
 	$(Q)cd $(BUILD)/initrd-tests && find . | LC_ALL=C sort | $(CPIO_PACK) > ../initrd.cpio.new
 	$(Q)if [ -z "$(INITRD)" ]; then :; \
 	elif [ -d "$(INITRD)" ]; then (cd "$(INITRD)" && find . | LC_ALL=C sort | $(CPIO_PACK)) >> $@.new; \
@@ -343,11 +350,11 @@ test-fresh:
 	$(Q)sh tests/fresh/check_order.sh
 
 DEB_PACKAGES := make gcc binutils gawk python3 qemu-system-x86 grub-pc-bin grub-efi-amd64-bin \
-	grub-common xorriso mtools ovmf cpio gnuplot-nox gdb
+	grub-common xorriso mtools ovmf cpio gnuplot-nox gdb busybox-static libc6-dev
 # What running needs, as TOOL:PACKAGE (the Debian package that has it).
 TOOLS := $(CC):gcc $(LD):binutils $(NM):binutils awk:gawk $(PYTHON):python3 \
 	qemu-system-x86_64:qemu-system-x86 grub-mkrescue:grub-common xorriso:xorriso mformat:mtools \
-	cpio:cpio
+	cpio:cpio busybox:busybox-static
 
 # Install whatever is missing (apt-get as root, else through sudo).
 deps:

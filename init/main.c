@@ -8,6 +8,7 @@
  */
 #include "init/initramfs.h"
 #include "user/process.h"
+#include "user/tty.h"
 #include "fs/vfs.h"
 #include "bench/bench.h"
 #include "kernel/bootinfo.h"
@@ -128,6 +129,7 @@ void kmain(uint32_t magic, uint32_t mbi)
 	rcu_start_threads();	/* a callback thread on every CPU */
 	kcsan_start();		/* KCSAN=1: every CPU is up */
 	initramfs_unpack_modules();	/* into the root, before the tests read it */
+	dev_nodes_init();
 	unsigned failed = ktest_run_selected();
 	bench_run_selected();
 	finish(failed);

@@ -86,6 +86,15 @@ static void __send_process(struct signal_struct *p, int sig)
 	}
 }
 
+void send_signal_process_locked(struct signal_struct *p, int sig)
+{
+	spin_assert_held(&tasklist_lock);
+	spin_lock(&p->siglock);
+	if (p->state == PROC_LIVE)
+		__send_process(p, sig);
+	spin_unlock(&p->siglock);
+}
+
 int send_signal_process(struct signal_struct *p, int sig)
 {
 	if (sig < 1 || sig > NSIG)

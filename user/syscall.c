@@ -20,6 +20,7 @@
 #include "user/process.h"
 #include "user/sys.h"
 #include "user/tty.h"
+#include "fs/fs.h"
 #include "kernel/errno.h"
 #include "kernel/layout.h"
 #include "kernel/mm.h"
@@ -103,5 +104,6 @@ void process_init(void)
 	trap_exit_to_user = exit_to_user_mode;
 	signal_init();
 	futex_init();
+	chrdev_init();
 	tty_init();
 }
