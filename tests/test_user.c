@@ -66,6 +66,13 @@ long user_read_file(const char *path, char *buf, size_t n)
 	return r;
 }
 
+/* "ready" in the file yet? (the program writes it when it is reading) */
+static bool strstr_simple(char *buf, size_t n, const char *want)
+{
+	user_read_file("out", buf, n);
+	return strncmp(buf, want, strlen(want)) == 0;
+}
+
 static void ring3_write_exit(void)
 {
 	struct sandbox sb;
@@ -82,7 +89,163 @@ static void ring3_write_exit(void)
 	sandbox_leave(&sb);
 }
 
+/* The output contains the line `want` (a whole line). */
+static bool has_line(const char *out, const char *want)
+{
+	size_t n = strlen(want);
+	for (const char *p = out; *p;) {
+		if (strncmp(p, want, n) == 0 && (p[n] == '\n' || p[n] == '\0'))
+			return true;
+		const char *nl = strchr(p, '\n');
+		if (!nl)
+			break;
+		p = nl + 1;
+	}
+	return false;
+}
+
+#define EXPECT_LINE(out, want) ktest_check(has_line(out, want), __FILE__, __LINE__, \
+	"expected the line \"%s\" in the program's output:\n%s", want, out)
+
+/* Run a program in the sandbox's cwd; its output in buf. */
+static int run_capture(const char *path, char *const argv[], char *buf, size_t n)
+{
+	int status = -1;
+	int err = user_run(path, argv, "out", &status);
+	if (err)
+		return err;
+	user_read_file("out", buf, n);
+	return status;
+}
+
+static void efault_paths(void)
+{
+	struct sandbox sb;
+	sandbox_enter(&sb, "user");
+	char *out = kmalloc(4096);
+	ASSERT_NOT_NULL(out);
+	char *const argv[] = { "/tests/user/efault", NULL };
+	EXPECT_EQ(run_capture(argv[0], argv, out, 4096), W_EXITCODE(0, 0));
+	EXPECT_LINE(out, "misses 0");
+	kfree(out);
+	sandbox_leave(&sb);
+}
+
+static void fault_kills_only_it(void)
+{
+	static const struct { const char *how; int sig; } cases[] = {
+		{ "null", SIGSEGV }, { "ud2", SIGILL }, { "div0", SIGFPE }, { "wtext", SIGSEGV },
+		{ "jump0", SIGSEGV }, { "kaddr", SIGSEGV }, { "wild", SIGSEGV },
+	};
+	struct sandbox sb;
+	sandbox_enter(&sb, "user");
+	char out[64];
+	uint64_t pages = mm_user_pages();
+	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *const argv[] = { "faults", (char *)cases[i].how, NULL };
+		int status = run_capture("/tests/user/faults", argv, out, sizeof(out));
+		if (!EXPECT_EQ(status, W_EXITCODE(0, cases[i].sig)))
+			kprintf("# faults %s: wait status 0x%x\n", cases[i].how, status);
+	}
+	char *const ok[] = { "faults", "ok", NULL };
+	EXPECT_EQ(run_capture("/tests/user/faults", ok, out, sizeof(out)), W_EXITCODE(0, 0));
+	EXPECT_EQ(mm_user_pages(), pages);	/* every dead process's pages came back */
+	sandbox_leave(&sb);
+}
+
+static void fork_exec_wait(void)
+{
+	struct sandbox sb;
+	sandbox_enter(&sb, "user");
+	char *out = kmalloc(4096);
+	ASSERT_NOT_NULL(out);
+	char *const argv[] = { "forkexec", "10", NULL };
+	EXPECT_EQ(run_capture("/tests/user/forkexec", argv, out, 4096), W_EXITCODE(0, 0));
+	EXPECT_LINE(out, "seven 5");
+	EXPECT_LINE(out, "nine 5");
+	EXPECT_LINE(out, "other 0");
+	EXPECT_LINE(out, "wait4 -10");
+	kfree(out);
+	sandbox_leave(&sb);
+}
+
+static void pipes(void)
+{
+	struct sandbox sb;
+	sandbox_enter(&sb, "user");
+	char *out = kmalloc(4096);
+	ASSERT_NOT_NULL(out);
+	char *const argv[] = { "/tests/user/pipes", NULL };
+	EXPECT_EQ(run_capture(argv[0], argv, out, 4096), W_EXITCODE(0, 0));
+	EXPECT_LINE(out, "data 100000");
+	EXPECT_LINE(out, "eof 0");
+	EXPECT_LINE(out, "writer 0");
+	EXPECT_LINE(out, "epipe -32");
+	EXPECT_LINE(out, "sigpipe 13");
+	EXPECT_LINE(out, "cloexec -9");
+	kfree(out);
+	sandbox_leave(&sb);
+}
+
+static void signals(void)
+{
+	struct sandbox sb;
+	sandbox_enter(&sb, "user");
+	char *out = kmalloc(4096);
+	ASSERT_NOT_NULL(out);
+	char *const argv[] = { "/tests/user/signals", NULL };
+	EXPECT_EQ(run_capture(argv[0], argv, out, 4096), W_EXITCODE(0, 0));
+	static const char *const want[] = { "handler 1", "regs 1", "blocked 0", "unblocked 1",
+					    "restart 1", "eintr -4", "default 15", "ignored 1" };
+	for (unsigned i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		EXPECT_LINE(out, want[i]);
+	kfree(out);
+	sandbox_leave(&sb);
+}
+
+/* Start readtty on the console, wait for its "ready", then type. */
+static int type_at_readtty(const char *arg, const char *keys, char *out, size_t n)
+{
+	int tty = tty_open_console();
+	int fd = sys_open("out", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	char *const argv[] = { "readtty", (char *)arg, NULL };
+	struct signal_struct *p = process_spawn("/tests/user/readtty", argv, no_env, tty, fd, fd,
+						SPAWN_TTY_FOREGROUND);
+	sys_close(fd);
+	sys_close(tty);
+	if (IS_ERR(p))
+		return (int)PTR_ERR(p);
+	for (unsigned i = 0; i < 1000 && !strstr_simple(out, n, "ready"); i++)
+		sleep_ms(5);
+	for (const char *k = keys; *k; k++)
+		tty_receive(*k);
+	int status = process_wait(p);
+	process_put(p);
+	user_read_file("out", out, n);
+	tty_reset(0);
+	return status;
+}
+
+static void ctrl_c(void)
+{
+	struct sandbox sb;
+	sandbox_enter(&sb, "user");
+	char out[128] = "";
+	/* Ctrl-C: SIGINT to the foreground group, which the program is. */
+	EXPECT_EQ(type_at_readtty("", "\003", out, sizeof(out)), W_EXITCODE(0, SIGINT));
+	/* Ignored, it reads the line typed after it. */
+	EXPECT_EQ(type_at_readtty("ignore", "\003abc\r", out, sizeof(out)), W_EXITCODE(0, 0));
+	EXPECT_LINE(out, "read 4");
+	sandbox_leave(&sb);
+}
+
 static const struct ktest_case user_cases[] = {
 	KTEST_CASE(ring3_write_exit),
+	KTEST_CASE(efault_paths),
+	KTEST_CASE(fault_kills_only_it),
+	KTEST_CASE(fork_exec_wait),
+	KTEST_CASE(pipes),
+	KTEST_CASE(signals),
+	KTEST_CASE(ctrl_c),
 };
 KTEST_SUITE(user, user_cases);

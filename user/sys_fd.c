@@ -208,6 +208,8 @@ long x64_getdents64(struct trap_frame *r)
 	long got = sys_getdents((int)ARG1(r), NULL, 0);
 	if (got < 0 && got != -EINVAL)
 		return got;
+	if (clear_user(ARG2(r), n))	/* before any entry is consumed */
+		return -EFAULT;
 	char *buf = kmalloc(n ? n : 1);
 	if (!buf)
 		return -ENOMEM;

@@ -447,7 +447,7 @@ long x64_utimensat(struct trap_frame *r)
 			t[i] = ts[2 * i] * 1000000000 + ns;
 		}
 	}
-	if (!ARG2(r))	/* futimens: utimensat(fd, NULL, ...) */
+	if (!ARG2(r) && dirfd != AT_FDCWD)	/* futimens: utimensat(fd, NULL, ...) */
 		return sys_futimens(dirfd, t, now, omit);
 	return WITH_PATH(p, ARG2(r), dirfd, sys_utimens_at(p, t, now, omit, (unsigned)flags));
 }
