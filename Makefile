@@ -95,7 +95,7 @@ KCSAN_NOT := kernel/kcsan.c init/main.c kernel/multiboot2.c kernel/bootmem.c \
 kcsan_flags = $(if $(filter 1,$(KCSAN)),$(if $(filter $(KCSAN_NOT),$<),,$(if \
 	$(filter kernel/% fs/% user/% init/% shell/% bench/% tests/% tools/%,$<),$(KCSAN_CFLAGS))))
 
-.PHONY: all iso run test soak test-matrix test-negative test-fstest-host test-shell test-kcsan \
+.PHONY: all iso run sh test soak test-matrix test-negative test-fstest-host test-shell test-kcsan \
 	test-nolockdep test-fresh bench conflicts conflicts-shell test-conflicts debug gdb clean deps check-tools FORCE
 all: $(BUILD)/smpvfs.iso
 
@@ -211,6 +211,12 @@ RUN_ARGS = --elf $(BUILD)/smpvfs.elf --mem $(MEM) --machine $(MACHINE) --accel $
 run: check-tools $(BUILD)/smpvfs.elf $(BUILD)/initrd.cpio
 	$(Q)$(PYTHON) -m tests.run boot --smp $(or $(SMP),4) --firmware $(or $(FIRMWARE),bios) \
 		$(RUN_ARGS) --kargs "$(if $(SCRIPT),script=$(SCRIPT) )$(KARGS)"
+
+# make sh: boot straight into Debian's busybox sh on the console (init=/bin/sh,
+# no self-tests); `exit` in it powers QEMU off.
+sh: check-tools $(BUILD)/smpvfs.elf $(BUILD)/initrd.cpio
+	$(Q)$(PYTHON) -m tests.run boot --smp $(or $(SMP),4) --firmware $(or $(FIRMWARE),bios) \
+		$(RUN_ARGS) --kargs "ktest=none init=/bin/sh after=poweroff $(KARGS)"
 
 debug: check-tools $(BUILD)/smpvfs.elf $(BUILD)/initrd.cpio
 	$(Q)$(PYTHON) -m tests.run boot --gdb --smp $(or $(SMP),4) --firmware $(or $(FIRMWARE),bios) \

@@ -155,3 +155,12 @@ int parse_u64(const char *s, size_t n, uint64_t *out)
 	*out = v;
 	return 0;
 }
+
+char *strstr(const char *hay, const char *needle)
+{
+	size_t n = strlen(needle);
+	for (; *hay; hay++)
+		if (strncmp(hay, needle, n) == 0)
+			return (char *)hay;
+	return n == 0 ? (char *)hay : NULL;
+}

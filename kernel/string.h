@@ -19,6 +19,7 @@ int strcmp(const char *a, const char *b);
 int strncmp(const char *a, const char *b, size_t n);
 char *strchr(const char *s, int c);
 void *memchr(const void *s, int c, size_t n);
+char *strstr(const char *hay, const char *needle);
 size_t strlcpy(char *dst, const char *src, size_t size);
 
 /*

@@ -239,6 +239,72 @@ static void ctrl_c(void)
 	sandbox_leave(&sb);
 }
 
+/* How many times `needle` occurs in the file "out". */
+static unsigned count_in_out(const char *needle, char *buf, size_t n)
+{
+	user_read_file("out", buf, n);
+	unsigned k = 0;
+	for (const char *p = buf; (p = strstr(p, needle)); p += strlen(needle))
+		k++;
+	return k;
+}
+
+/* Wait (at most ~10 s) until `needle` has occurred `times` times. */
+static bool await_out(const char *needle, unsigned times, char *buf, size_t n)
+{
+	for (unsigned i = 0; i < 2000; i++) {
+		if (count_in_out(needle, buf, n) >= times)
+			return true;
+		sleep_ms(5);
+	}
+	return false;
+}
+
+static void type_keys(const char *keys)
+{
+	for (const char *k = keys; *k; k++)
+		tty_receive(*k);
+}
+
+/* busybox sh -i on the console (its output in a file): a command, a
+ * foreground program stopped by Ctrl-C ($? 130), a pipeline, exit. */
+static void busybox_interactive(void)
+{
+	struct sandbox sb;
+	sandbox_enter(&sb, "user");
+	char *out = kmalloc(4096);
+	ASSERT_NOT_NULL(out);
+	int tty = tty_open_console();
+	int fd = sys_open("out", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	char *const argv[] = { "sh", "-i", NULL };
+	char *const envp[] = { "PS1=PROMPT> ", "PATH=/bin", NULL };
+	struct signal_struct *p = process_spawn("/bin/sh", argv, envp, tty, fd, fd, SPAWN_TTY_FOREGROUND);
+	sys_close(fd);
+	sys_close(tty);
+	ASSERT_FALSE(IS_ERR(p));
+	EXPECT_TRUE(await_out("PROMPT> ", 1, out, 4096));
+	type_keys("echo one $((40+2))\r");
+	EXPECT_TRUE(await_out("PROMPT> ", 2, out, 4096));
+	type_keys("sleep 20\r");
+	sleep_ms(300);		/* sleep is running, in the foreground */
+	type_keys("\003");
+	EXPECT_TRUE(await_out("PROMPT> ", 3, out, 4096));
+	type_keys("echo status $?; echo a b c | wc -w\r");
+	EXPECT_TRUE(await_out("PROMPT> ", 4, out, 4096));
+	type_keys("exit 3\r");
+	EXPECT_EQ(process_wait(p), W_EXITCODE(3, 0));
+	process_put(p);
+	tty_reset(0);
+	user_read_file("out", out, 4096);
+	EXPECT_TRUE(strstr(out, "one 42\n") != NULL);
+	EXPECT_TRUE(strstr(out, "status 130\n") != NULL);
+	EXPECT_TRUE(strstr(out, "3\n") != NULL);
+	if (!strstr(out, "status 130\n"))
+		kprintf("# sh's output:\n%s\n", out);
+	kfree(out);
+	sandbox_leave(&sb);
+}
+
 static const struct ktest_case user_cases[] = {
 	KTEST_CASE(ring3_write_exit),
 	KTEST_CASE(efault_paths),
@@ -247,5 +313,6 @@ static const struct ktest_case user_cases[] = {
 	KTEST_CASE(pipes),
 	KTEST_CASE(signals),
 	KTEST_CASE(ctrl_c),
+	KTEST_CASE(busybox_interactive),
 };
 KTEST_SUITE(user, user_cases);

@@ -463,6 +463,11 @@ struct signal_struct *process_spawn(const char *path, char *const argv[], char *
 	return sig;
 }
 
+bool process_alive(struct signal_struct *p)
+{
+	return __atomic_load_n(&p->state, __ATOMIC_ACQUIRE) == PROC_LIVE;
+}
+
 int process_wait(struct signal_struct *p)
 {
 	if (wait_event_killable(p->exit_wq, __atomic_load_n(&p->state, __ATOMIC_ACQUIRE) != PROC_LIVE))

@@ -118,6 +118,7 @@ struct signal_struct *process_spawn(const char *path, char *const argv[], char *
 /* Wait for it to end (killable: -EINTR), reap it, and return its wait
  * status (as wait4's: WIFEXITED ...). */
 int process_wait(struct signal_struct *p);
+bool process_alive(struct signal_struct *p);    /* not yet a zombie */
 void process_put(struct signal_struct *p);
 /* Give p's process group the terminal (tty foreground), for process_spawn
  * callers that run it in the foreground. */
