@@ -43,10 +43,16 @@ static char *const no_env[] = { NULL };
 
 int user_run(const char *path, char *const argv[], const char *out_path, int *wstatus)
 {
+	return user_run_in(NULL, path, argv, no_env, out_path, wstatus);
+}
+
+int user_run_in(const char *dir, const char *path, char *const argv[], char *const envp[],
+		const char *out_path, int *wstatus)
+{
 	int out = sys_open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	if (out < 0)
 		return out;
-	struct signal_struct *p = process_spawn(path, argv, no_env, -1, out, out, 0);
+	struct signal_struct *p = process_spawn_in(dir, path, argv, envp, -1, out, out, 0);
 	sys_close(out);
 	if (IS_ERR(p))
 		return (int)PTR_ERR(p);

@@ -17,6 +17,7 @@
 #include "user/thread_state.h"
 #include "user/tty.h"
 #include "fs/file.h"
+#include "fs/syscalls.h"
 #include "fs/task_fs.h"
 #include "kernel/errno.h"
 #include "kernel/layout.h"
@@ -397,6 +398,7 @@ bool reap_child_ready(struct signal_struct *me, int pid)
 /* ---- the kernel starting programs ------------------------------------ */
 
 struct spawn_req {
+	const char *cwd;
 	const char *path;
 	char *const *argv, *const *envp;
 	struct completion done;
@@ -409,6 +411,8 @@ static int spawn_entry(void *arg)
 	struct trap_frame frame;
 	struct exec_args a;
 	int err = thread_state_init(current_thread());
+	if (!err && req->cwd)
+		err = sys_chdir(req->cwd);	/* its own table: nobody else's cwd moves */
 	if (!err)
 		err = exec_args_from_kernel(&a, req->argv, req->envp);
 	if (!err) {
@@ -425,7 +429,13 @@ static int spawn_entry(void *arg)
 struct signal_struct *process_spawn(const char *path, char *const argv[], char *const envp[],
 				    int fd0, int fd1, int fd2, unsigned flags)
 {
-	struct spawn_req req = { .path = path, .argv = argv, .envp = envp };
+	return process_spawn_in(NULL, path, argv, envp, fd0, fd1, fd2, flags);
+}
+
+struct signal_struct *process_spawn_in(const char *cwd, const char *path, char *const argv[],
+				       char *const envp[], int fd0, int fd1, int fd2, unsigned flags)
+{
+	struct spawn_req req = { .cwd = cwd, .path = path, .argv = argv, .envp = envp };
 	init_completion(&req.done);
 	struct signal_struct *sig = process_new(NULL);
 	if (!sig)

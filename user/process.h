@@ -115,6 +115,10 @@ unsigned alloc_pid(void);               /* a user-visible ID no thread has (task
 #define SPAWN_TTY_FOREGROUND 0x1   /* its group gets the console before it runs */
 struct signal_struct *process_spawn(const char *path, char *const argv[], char *const envp[],
 				    int fd0, int fd1, int fd2, unsigned flags);
+/* The same, its cwd being cwd (relative to the caller's; NULL: the
+ * caller's own). */
+struct signal_struct *process_spawn_in(const char *cwd, const char *path, char *const argv[],
+				       char *const envp[], int fd0, int fd1, int fd2, unsigned flags);
 /* Wait for it to end (killable: -EINTR), reap it, and return its wait
  * status (as wait4's: WIFEXITED ...). */
 int process_wait(struct signal_struct *p);
