@@ -92,12 +92,17 @@ struct conc {
 	unsigned runs;             /* atomic */
 };
 
+static unsigned per_cpu_runs(void)
+{
+	return (2 * NSCRIPTS + ncpus - 1) / ncpus;
+}
+
 /* Each CPU runs its share of 2 x every script (starting at a different
  * one), in directories of its own: the total stays fixed as CPUs grow. */
 static void conc_cpu(unsigned cpu, void *arg)
 {
 	struct conc *c = arg;
-	unsigned mine = ktest_ops_per_cpu(2 * NSCRIPTS);
+	unsigned mine = per_cpu_runs();
 	for (unsigned k = 0; k < mine; k++) {
 		const char *name = scripts[(cpu + k) % NSCRIPTS];
 		char dir[32], out[32];
@@ -122,7 +127,7 @@ static void concurrent(void)
 	ktest_run_on_all_cpus(conc_cpu, &c);
 	race_jitter_off();
 	EXPECT_EQ(c.failures, 0u);
-	EXPECT_EQ(c.runs, ncpus * ktest_ops_per_cpu(2 * NSCRIPTS));
+	EXPECT_EQ(c.runs, ncpus * per_cpu_runs());
 	sandbox_leave(&sb);
 }
 
