@@ -177,9 +177,10 @@ BUSYBOX ?= /bin/busybox
 
 BUSYBOX_TESTS := $(wildcard tests/busybox/*.sh tests/busybox/*.out)
 
-$(BUILD)/initrd.cpio: $(FSTEST_FILES) $(USER_PROGS) $(BUSYBOX_TESTS) FORCE | check-tools
+$(BUILD)/initrd.cpio: $(FSTEST_FILES) $(USER_PROGS) $(BUSYBOX_TESTS) $(BUILD)/host/fstest-static FORCE | check-tools
 	@mkdir -p $(BUILD)/initrd-tests/tests/fstest $(BUILD)/initrd-tests/tests/user $(BUILD)/initrd-tests/bin \
-		$(BUILD)/initrd-tests/tests/busybox
+		$(BUILD)/initrd-tests/tests/busybox $(BUILD)/initrd-tests/tests/bin
+	$(Q)cp -p $(BUILD)/host/fstest-static $(BUILD)/initrd-tests/tests/bin/fstest
 	$(Q)rm -f $(BUILD)/initrd-tests/tests/busybox/* && cp -p $(BUSYBOX_TESTS) $(BUILD)/initrd-tests/tests/busybox/
 	$(Q)rm -f $(BUILD)/initrd-tests/bin/* && cp -p $(BUSYBOX) $(BUILD)/initrd-tests/bin/busybox
 	$(Q)for a in $$($(BUSYBOX) --list); do [ $$a = busybox ] || ln -sf busybox $(BUILD)/initrd-tests/bin/$$a; done
@@ -187,7 +188,8 @@ $(BUILD)/initrd.cpio: $(FSTEST_FILES) $(USER_PROGS) $(BUSYBOX_TESTS) FORCE | che
 	$(Q)rm -f $(BUILD)/initrd-tests/tests/user/* && cp -p $(USER_PROGS) $(BUILD)/initrd-tests/tests/user/
 	$(Q)touch -h -d @0 $(BUILD)/initrd-tests $(BUILD)/initrd-tests/tests $(BUILD)/initrd-tests/tests/fstest \
 		$(BUILD)/initrd-tests/tests/user $(BUILD)/initrd-tests/tests/user/* $(BUILD)/initrd-tests/bin \
-		$(BUILD)/initrd-tests/bin/* $(BUILD)/initrd-tests/tests/busybox $(BUILD)/initrd-tests/tests/busybox/*
+		$(BUILD)/initrd-tests/bin/* $(BUILD)/initrd-tests/tests/busybox $(BUILD)/initrd-tests/tests/busybox/* \
+		$(BUILD)/initrd-tests/tests/bin $(BUILD)/initrd-tests/tests/bin/fstest
 	$(Q)cd $(BUILD)/initrd-tests && find . | LC_ALL=C sort | $(CPIO_PACK) > ../initrd.cpio.new
 	$(Q)if [ -z "$(INITRD)" ]; then :; \
 	elif [ -d "$(INITRD)" ]; then (cd "$(INITRD)" && find . | LC_ALL=C sort | $(CPIO_PACK)) >> $@.new; \
@@ -201,6 +203,16 @@ $(BUILD)/host/fstest: tools/fstest/fstest.c tools/fstest/host_main.c tools/fstes
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  HOSTCC  $@")
 	$(Q)$(HOST_CC) -std=gnu11 -O2 -Wall -Wextra -Werror -D_GNU_SOURCE -DFSTEST_HOST -I. -o $@ \
+		tools/fstest/fstest.c tools/fstest/host_main.c kernel/errno.c
+
+# The same program linked statically against the host's glibc: the
+# initramfs's /tests/bin/fstest, which smpvfs runs in user mode (ktest
+# suite fstest_user), so that every .t file passes three ways.
+$(BUILD)/host/fstest-static: tools/fstest/fstest.c tools/fstest/host_main.c tools/fstest/fstest.h \
+		tools/fstest/fstest_os.h kernel/errno.c kernel/errno.h | check-tools
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  HOSTCC  $@ (static)")
+	$(Q)$(HOST_CC) -static -std=gnu11 -O2 -Wall -Wextra -Werror -D_GNU_SOURCE -DFSTEST_HOST -I. -o $@ \
 		tools/fstest/fstest.c tools/fstest/host_main.c kernel/errno.c
 
 test-fstest-host: $(BUILD)/host/fstest
