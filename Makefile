@@ -95,7 +95,7 @@ KCSAN_NOT := kernel/kcsan.c init/main.c kernel/multiboot2.c kernel/bootmem.c \
 kcsan_flags = $(if $(filter 1,$(KCSAN)),$(if $(filter $(KCSAN_NOT),$<),,$(if \
 	$(filter kernel/% fs/% user/% init/% shell/% bench/% tests/% tools/%,$<),$(KCSAN_CFLAGS))))
 
-.PHONY: all iso run sh test soak test-matrix test-negative test-fstest-host test-shell test-kcsan \
+.PHONY: all iso run sh test soak test-busybox-host test-syscalls-doc test-matrix test-negative test-fstest-host test-shell test-kcsan \
 	test-nolockdep test-fresh bench conflicts conflicts-shell test-conflicts debug gdb clean deps check-tools FORCE
 all: $(BUILD)/smpvfs.iso
 
@@ -218,6 +218,15 @@ $(BUILD)/host/fstest-static: tools/fstest/fstest.c tools/fstest/host_main.c tool
 test-fstest-host: $(BUILD)/host/fstest
 	$(Q)$(PYTHON) tools/fstest/run.py --fstest $(BUILD)/host/fstest
 
+# The busybox scripts on the host's Linux, against the .out files that the
+# busybox suite checks smpvfs's output against (tests/busybox/run.py).
+test-busybox-host: | check-tools
+	$(Q)$(PYTHON) tests/busybox/run.py --busybox $(BUSYBOX)
+
+# docs/SYSCALLS.md says what user/syscall_list.h says, on Linux's numbers.
+test-syscalls-doc:
+	$(Q)$(PYTHON) tools/syscalls_doc.py --check
+
 # ---- running ------------------------------------------------------------
 
 RUN_ARGS = --elf $(BUILD)/smpvfs.elf --mem $(MEM) --machine $(MACHINE) --accel $(ACCEL) \
@@ -247,7 +256,7 @@ gdb: $(BUILD)/smpvfs.elf
 # with RAM above 4 GiB, run the matrix, the shell scripts and the KCSAN
 # boot, and build LOCKDEP=0.  SMP=n and/or FIRMWARE=x narrow the matrix.
 # Every part runs even if one before it failed; the last line says which.
-TEST_PARTS := test-fresh test-fstest-host test-negative test-matrix test-shell test-kcsan test-nolockdep test-conflicts
+TEST_PARTS := test-fresh test-fstest-host test-busybox-host test-syscalls-doc test-negative test-matrix test-shell test-kcsan test-nolockdep test-conflicts
 test: check-tools $(BUILD)/smpvfs.elf $(BUILD)/initrd.cpio
 	$(Q)failed=; for part in $(TEST_PARTS); do \
 		$(MAKE) --no-print-directory $$part || failed="$$failed $$part"; done; \
