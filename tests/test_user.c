@@ -20,8 +20,10 @@
  *  - ctrl_c: a program blocked reading the console is ended by SIGINT
  *    when Ctrl-C is typed at it (tty_receive), and one that ignores it
  *    goes on.
- *  - concurrent: several processes of each kind at once on every CPU,
- *    race windows on.
+ *  - busybox_interactive: busybox sh -i driven through the console
+ *    terminal, Ctrl-C stopping a foreground program.
+ *  - tlb_shootdown: one thread remaps a page another keeps reading on
+ *    another CPU; the reader must never see the old page.
  */
 #include "user/process.h"
 #include "user/tty.h"
@@ -311,6 +313,21 @@ static void busybox_interactive(void)
 	sandbox_leave(&sb);
 }
 
+/* Two threads of one process: the writer remaps a page the reader keeps
+ * reading; once told, the reader must see the new page (tlbtest.c).  A
+ * missed TLB shootdown shows as stale rounds. */
+static void tlb_shootdown(void)
+{
+	struct sandbox sb;
+	sandbox_enter(&sb, "user");
+	char out[128];
+	char *const argv[] = { "tlbtest", "300", NULL };
+	EXPECT_EQ(run_capture("/tests/user/tlbtest", argv, out, sizeof(out)), W_EXITCODE(0, 0));
+	EXPECT_LINE(out, "stale 0");
+	EXPECT_LINE(out, "rounds 300");
+	sandbox_leave(&sb);
+}
+
 static const struct ktest_case user_cases[] = {
 	KTEST_CASE(ring3_write_exit),
 	KTEST_CASE(efault_paths),
@@ -320,5 +337,6 @@ static const struct ktest_case user_cases[] = {
 	KTEST_CASE(signals),
 	KTEST_CASE(ctrl_c),
 	KTEST_CASE(busybox_interactive),
+	KTEST_CASE(tlb_shootdown),
 };
 KTEST_SUITE(user, user_cases);

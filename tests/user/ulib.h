@@ -97,6 +97,8 @@ static inline long syscall6(long n, long a, long b, long c, long d, long e, long
 #define sys3(n, a, b, c) syscall6(n, (long)(a), (long)(b), (long)(c), 0, 0, 0)
 #define sys4(n, a, b, c, d) syscall6(n, (long)(a), (long)(b), (long)(c), (long)(d), 0, 0)
 #define sys5(n, a, b, c, d, e) syscall6(n, (long)(a), (long)(b), (long)(c), (long)(d), (long)(e), 0)
+/* mmap with no file. */
+#define sys6_mmap(addr, len, prot, flags) syscall6(SYS_mmap, (long)(addr), (long)(len), (prot), (flags), -1, 0)
 
 /* Each program defines main(argc, argv, envp); _start calls it and exits
  * with its result. */
