@@ -2,10 +2,16 @@
 #include "kernel/string.h"
 #include "kernel/errno.h"
 
+/* Eight bytes a move, then the tail: under QEMU's TCG every iteration of
+ * a string instruction costs about the same, so rep movsq is eight times
+ * faster than rep movsb on large copies (a 2 MB execve reads its file
+ * through here). */
 void *memcpy(void *dst, const void *src, size_t n)
 {
 	void *ret = dst;
-	__asm__ volatile("rep movsb" : "+D"(dst), "+S"(src), "+c"(n) : : "memory");
+	size_t words = n / 8, tail = n % 8;
+	__asm__ volatile("rep movsq" : "+D"(dst), "+S"(src), "+c"(words) : : "memory");
+	__asm__ volatile("rep movsb" : "+D"(dst), "+S"(src), "+c"(tail) : : "memory");
 	return ret;
 }
 

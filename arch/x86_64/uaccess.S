@@ -19,14 +19,22 @@
 	.popsection
 	.endm
 
-/* __copy_user(dst, src, n): bytes not copied (0: all). */
+/* __copy_user(dst, src, n): bytes not copied (0: all).  Eight bytes a
+ * move, then the tail (see memcpy in kernel/string.c for why). */
 __copy_user:
 	movq %rdx, %rcx
-1:	rep movsb
+	shrq $3, %rcx
+	andl $7, %edx
+1:	rep movsq
+	movq %rdx, %rcx
+2:	rep movsb
 	movq %rcx, %rax
 	ret
-	extable 1b, 2f
-2:	movq %rcx, %rax		/* rep movsb leaves the count still to do in rcx */
+	extable 1b, 3f
+	extable 2b, 4f
+3:	leaq (%rdx, %rcx, 8), %rax	/* the words left, and the tail */
+	ret
+4:	movq %rcx, %rax		/* rep movsb leaves the count still to do in rcx */
 	ret
 
 /* __clear_user(dst, n): bytes not cleared. */
