@@ -16,6 +16,15 @@
  * it again later sees the generation moved when it switches to it, and
  * reloads then (mm_switch).
  *
+ * Shared pages.  Most user pages belong to one address space.  The pages
+ * of an executable's read-only segments are shared instead (user/
+ * exec_cache.c keeps them per file): their entries carry PTE_SHARED, the
+ * page a reference count (page.refs, PG_SHARED), and unmapping drops a
+ * reference instead of freeing; fork maps the same page; a shared page is
+ * never writable, and mprotect that makes it so gives the address space a
+ * private copy first.  Keeping them also keeps QEMU's translations of
+ * their code, which is what makes a second execve of busybox cheap.
+ *
  * The TCG layout effect (docs/DESIGN.md): QEMU keeps the blocks it
  * translated from a page attached to the physical page, and every later
  * store to it takes a slow path, until the page is overwritten.  A page
@@ -39,6 +48,7 @@
 #define PTE_P   0x1ULL
 #define PTE_W   0x2ULL
 #define PTE_U   0x4ULL
+#define PTE_SHARED 0x200ULL     /* software bit: a shared page, not this mm's own */
 #define PTE_NX  (1ULL << 63)
 #define PTE_ADDR 0x000FFFFFFFFFF000ULL
 #define MSR_EFER 0xC0000080
@@ -86,15 +96,50 @@ static void *user_page_alloc(void)
 	return p;
 }
 
-static void user_page_free(uint64_t pte)
+/* Back to the allocator: cleared first if it ever held user code. */
+static void release_page(struct page *pg)
 {
-	struct page *pg = &page_array[(pte & PTE_ADDR) >> PAGE_SHIFT];
 	if (pg->flags & PG_USER_EXEC) {
 		clear_page(page_to_virt(pg));	/* the TCG layout effect: see the top */
 		pg->flags &= ~PG_USER_EXEC;
 	}
-	__atomic_fetch_sub(&user_pages, 1, __ATOMIC_RELAXED);
 	free_pages(pg, 0);
+}
+
+static void user_page_free(uint64_t pte)
+{
+	struct page *pg = &page_array[(pte & PTE_ADDR) >> PAGE_SHIFT];
+	if (pte & PTE_SHARED) {
+		shared_page_put(pg);
+		return;
+	}
+	__atomic_fetch_sub(&user_pages, 1, __ATOMIC_RELAXED);
+	release_page(pg);
+}
+
+struct page *shared_page_new(void)
+{
+	struct page *pg = alloc_pages(0);
+	if (pg) {
+		clear_page(page_to_virt(pg));
+		pg->flags |= PG_SHARED;
+		pg->refs = 1;
+	}
+	return pg;
+}
+
+void shared_page_get(struct page *pg)
+{
+	__atomic_fetch_add(&pg->refs, 1, __ATOMIC_RELAXED);
+}
+
+void shared_page_put(struct page *pg)
+{
+	if (__atomic_sub_fetch(&pg->refs, 1, __ATOMIC_ACQ_REL) != 0)
+		return;
+	pg->flags &= ~PG_SHARED;
+	pg->freelist = NULL;
+	release_page(pg);
 }
 
 /* A page from user_page_alloc that was never mapped. */
@@ -181,14 +226,37 @@ static void zap_range(struct mm_struct *mm, uint64_t start, uint64_t end)
 	}
 }
 
-/* Change the protection of the present pages in [start, end). */
-static void protect_range(struct mm_struct *mm, uint64_t start, uint64_t end, unsigned prot)
+/* Change the protection of the present pages in [start, end).  A shared
+ * page about to become writable is replaced by a private copy made
+ * before the lock (copies[]: one per shared page, in order). */
+static void protect_range(struct mm_struct *mm, uint64_t start, uint64_t end, unsigned prot,
+			  void ***copies)
 {
 	for (uint64_t va = start; va < end; va += PAGE_SIZE) {
 		uint64_t *pte = walk(mm, va, NULL);
-		if (pte && (*pte & PTE_P))
-			*pte = make_pte(phys_to_virt(*pte & PTE_ADDR), prot);
+		if (!pte || !(*pte & PTE_P))
+			continue;
+		void *page = phys_to_virt(*pte & PTE_ADDR);
+		if ((*pte & PTE_SHARED) && (prot & PROT_WRITE)) {
+			void *copy = *(*copies)++;
+			copy_page(copy, page);
+			shared_page_put(virt_to_page(page));
+			page = copy;
+		}
+		uint64_t keep = (*pte & PTE_SHARED) && !(prot & PROT_WRITE) ? PTE_SHARED : 0;
+		*pte = make_pte(page, prot) | keep;
 	}
+}
+
+/* How many shared pages [start, end) maps (caller holds mmap_lock). */
+static unsigned count_shared(struct mm_struct *mm, uint64_t start, uint64_t end)
+{
+	unsigned n = 0;
+	for (uint64_t va = start; va < end; va += PAGE_SIZE) {
+		uint64_t *pte = walk(mm, va, NULL);
+		n += pte && (*pte & PTE_P) && (*pte & PTE_SHARED);
+	}
+	return n;
 }
 
 /* ---- TLB flushes -------------------------------------------------- */
@@ -344,13 +412,26 @@ int mm_protect(struct mm_struct *mm, uint64_t start, uint64_t len, unsigned prot
 	}
 	if ((err = split_at(mm, start)) || (err = split_at(mm, end)))
 		return err;
+	/* Private copies for shared pages that become writable, made now:
+	 * the page-table lock is a spinlock. */
+	unsigned ncopies = (prot & PROT_WRITE) ? count_shared(mm, start, end) : 0;
+	void **copies = ncopies ? kcalloc(ncopies, sizeof(void *)) : NULL;
+	for (unsigned i = 0; i < ncopies; i++)
+		if (!copies || !(copies[i] = user_page_alloc())) {
+			for (unsigned j = 0; copies && j < i; j++)
+				free_unmapped(copies[j]);
+			kfree(copies);
+			return -ENOMEM;
+		}
+	void **next = copies;
 	for (struct vm_area *v = mm->vmas; v; v = v->next)
 		if (v->start >= start && v->end <= end) {
 			v->prot = prot;
 			spin_lock(&mm->page_table_lock);
-			protect_range(mm, v->start, v->end, prot);
+			protect_range(mm, v->start, v->end, prot, &next);
 			spin_unlock(&mm->page_table_lock);
 		}
+	kfree(copies);
 	merge_vmas(mm);
 	flush_tlb_range(mm, start, end);
 	return 0;
@@ -420,6 +501,28 @@ void *mm_page_at(struct mm_struct *mm, uint64_t addr)
 		mm->rss++;
 	}
 	return (char *)phys_to_virt(*pte & PTE_ADDR) + (addr & (PAGE_SIZE - 1));
+}
+
+bool mm_page_is_shared(struct mm_struct *mm, uint64_t addr)
+{
+	uint64_t *pte = walk(mm, addr, NULL);
+	return pte && (*pte & PTE_P) && (*pte & PTE_SHARED);
+}
+
+int mm_map_shared_page(struct mm_struct *mm, uint64_t addr, struct page *pg)
+{
+	struct vm_area *v = mm_find_vma(mm, addr);
+	if (!v || (v->prot & PROT_WRITE))
+		return -EINVAL;		/* a shared page is never writable */
+	uint64_t *pte = walk_alloc(mm, addr);
+	if (!pte)
+		return -ENOMEM;
+	if (*pte & PTE_P)
+		return -EEXIST;
+	shared_page_get(pg);
+	*pte = make_pte(page_to_virt(pg), v->prot) | PTE_SHARED;
+	mm->rss++;
+	return 0;
 }
 
 /* ---- lifetime ----------------------------------------------------- */
@@ -500,6 +603,16 @@ static int copy_pages(struct mm_struct *new, struct mm_struct *mm, struct vm_are
 				va = (va | ((512ULL << 12) - 1)) + 1 - PAGE_SIZE;
 			continue;
 		}
+		uint64_t pte = *src;	/* one load: a fault may be filling it in */
+		if (pte & PTE_SHARED) {	/* the same page, one more reference */
+			uint64_t *dst = walk_alloc(new, va);
+			if (!dst)
+				return -ENOMEM;
+			shared_page_get(&page_array[(pte & PTE_ADDR) >> PAGE_SHIFT]);
+			*dst = pte;
+			new->rss++;
+			continue;
+		}
 		void *page = page_alloc(0);
 		uint64_t *dst = page ? walk_alloc(new, va) : NULL;
 		if (!dst) {
@@ -507,7 +620,7 @@ static int copy_pages(struct mm_struct *new, struct mm_struct *mm, struct vm_are
 			return -ENOMEM;
 		}
 		__atomic_fetch_add(&user_pages, 1, __ATOMIC_RELAXED);
-		copy_page(page, phys_to_virt(*src & PTE_ADDR));
+		copy_page(page, phys_to_virt(pte & PTE_ADDR));
 		*dst = make_pte(page, v->prot);
 		new->rss++;
 	}

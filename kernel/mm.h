@@ -137,7 +137,20 @@ void mm_switch_finish(void);
  * referenced, for the caller to mmput). */
 struct mm_struct *mm_activate(struct mm_struct *mm);
 
-/* User pages mapped in every address space, for leak checks. */
+/* Shared pages (an executable's read-only pages, user/exec_cache.c):
+ * a new one (zeroed, one reference), another reference, one less (the
+ * last frees it).  mm_map_shared_page maps pg read-only at addr in mm (a
+ * non-writable VMA, an empty slot), taking a reference; for execve, on an
+ * address space no thread uses yet. */
+struct page;
+struct page *shared_page_new(void);
+void shared_page_get(struct page *pg);
+void shared_page_put(struct page *pg);
+int mm_map_shared_page(struct mm_struct *mm, uint64_t addr, struct page *pg);
+bool mm_page_is_shared(struct mm_struct *mm, uint64_t addr);   /* (no lock: execve's private mm) */
+
+/* User pages mapped in every address space, for leak checks (private
+ * ones: shared pages are counted by their owner). */
 uint64_t mm_user_pages(void);
 
 #endif

@@ -26,6 +26,7 @@
  *    another CPU; the reader must never see the old page.
  */
 #include "user/process.h"
+#include "user/exec.h"
 #include "user/tty.h"
 #include "fs/syscalls.h"
 #include "kernel/err.h"
@@ -328,6 +329,46 @@ static void tlb_shootdown(void)
 	sandbox_leave(&sb);
 }
 
+/* Copy the file src to dst (made or truncated). */
+static int copy_file(const char *src, const char *dst)
+{
+	char *buf = kmalloc(4096);
+	int in = sys_open(src, O_RDONLY, 0), out = sys_open(dst, O_WRONLY | O_CREAT | O_TRUNC, 0755);
+	long n = -1;
+	while (buf && in >= 0 && out >= 0 && (n = sys_read(in, buf, 4096)) > 0)
+		sys_write(out, buf, (size_t)n);
+	sys_close(in);
+	sys_close(out);
+	kfree(buf);
+	return n == 0 ? 0 : -1;
+}
+
+/* The exec cache shares text pages: a rewritten file is read afresh, a
+ * process that makes its text writable gets a copy of its own, and every
+ * page comes back once the cache forgets. */
+static void exec_cache(void)
+{
+	struct sandbox sb;
+	sandbox_enter(&sb, "user");
+	char out[64];
+	uint64_t pages = mm_user_pages();
+	char *const hello[] = { "prog", NULL };
+	ASSERT_EQ(copy_file("/tests/user/hello", "prog"), 0);
+	EXPECT_EQ(run_capture("prog", hello, out, sizeof(out)), W_EXITCODE(7, 0));
+	EXPECT_EQ(run_capture("prog", hello, out, sizeof(out)), W_EXITCODE(7, 0));
+	EXPECT_GT(exec_cache_pages(), 0u);
+	ASSERT_EQ(copy_file("/tests/user/faults", "prog"), 0);	/* same name, new bytes */
+	char *const ok[] = { "prog", "ok", NULL };
+	EXPECT_EQ(run_capture("prog", ok, out, sizeof(out)), W_EXITCODE(0, 0));
+	char *const patch[] = { "prog", "patch", NULL }, *const call[] = { "prog", "callpatched", NULL };
+	EXPECT_EQ(run_capture("prog", patch, out, sizeof(out)), W_EXITCODE(0, 0));
+	EXPECT_EQ(run_capture("prog", call, out, sizeof(out)), W_EXITCODE(0, 0));	/* not SIGTRAP */
+	exec_cache_drop_all();
+	EXPECT_EQ(exec_cache_pages(), 0u);
+	EXPECT_EQ(mm_user_pages(), pages);
+	sandbox_leave(&sb);
+}
+
 static const struct ktest_case user_cases[] = {
 	KTEST_CASE(ring3_write_exit),
 	KTEST_CASE(efault_paths),
@@ -338,5 +379,6 @@ static const struct ktest_case user_cases[] = {
 	KTEST_CASE(ctrl_c),
 	KTEST_CASE(busybox_interactive),
 	KTEST_CASE(tlb_shootdown),
+	KTEST_CASE(exec_cache),
 };
 KTEST_SUITE(user, user_cases);

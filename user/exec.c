@@ -314,17 +314,24 @@ static int mm_write(struct mm_struct *mm, uint64_t addr, const void *src, size_t
 	return 0;
 }
 
-/* The file's bytes of one segment, read straight into its pages. */
+/* The file's bytes of one segment, read straight into its pages (the
+ * pages already mapped shared have them). */
 static int load_file_bytes(struct mm_struct *mm, struct file *f, uint64_t addr, uint64_t off,
 			   uint64_t n)
 {
 	while (n) {
-		char *dst = mm_page_at(mm, addr);
-		if (!dst)
-			return -ENOMEM;
 		size_t k = PAGE_SIZE - (addr & (PAGE_SIZE - 1));
 		if (k > n)
 			k = n;
+		if (mm_page_is_shared(mm, addr)) {
+			addr += k;
+			off += k;
+			n -= k;
+			continue;
+		}
+		char *dst = mm_page_at(mm, addr);
+		if (!dst)
+			return -ENOMEM;
 		int err = read_exact(f, dst, k, off);
 		if (err)
 			return err;
@@ -335,8 +342,34 @@ static int load_file_bytes(struct mm_struct *mm, struct file *f, uint64_t addr, 
 	return 0;
 }
 
+/*
+ * A read-only segment's pages come from the exec cache, shared, where
+ * each page holds only this segment's bytes: not a first page another
+ * segment also uses (mapped_end), not a last page the next segment
+ * starts in (next_start), not a page past the file's bytes (bss).
+ */
+static int share_pages(struct image *im, struct file *f, const struct elf64_phdr *ph,
+		       uint64_t pstart, uint64_t pend, uint64_t next_start)
+{
+	uint64_t start = ph->p_vaddr + im->bias, file_end = start + ph->p_filesz;
+	uint64_t off0 = ALIGN_DOWN(ph->p_offset, PAGE_SIZE);
+	for (uint64_t va = pstart; va < pend; va += PAGE_SIZE) {
+		bool whole = va + PAGE_SIZE <= file_end || (ph->p_memsz == ph->p_filesz && va < file_end);
+		if (!whole || va + PAGE_SIZE > next_start)
+			continue;
+		struct page *pg = exec_cache_page(f, (off0 + (va - ALIGN_DOWN(start, PAGE_SIZE))) / PAGE_SIZE);
+		if (!pg)
+			continue;	/* not cached: load_file_bytes copies it */
+		int err = mm_map_shared_page(im->mm, va, pg);
+		shared_page_put(pg);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 static int load_segment(struct image *im, struct file *f, const struct elf64_phdr *ph,
-			uint64_t *mapped_end)
+			uint64_t *mapped_end, uint64_t next_start)
 {
 	uint64_t start = ph->p_vaddr + im->bias, end = start + ph->p_memsz;
 	if (ph->p_filesz > ph->p_memsz || end < start || end > USER_TOP ||
@@ -353,6 +386,8 @@ static int load_segment(struct image *im, struct file *f, const struct elf64_phd
 	}
 	if (!err && pend > pstart)
 		err = mm_map(im->mm, pstart, pend - pstart, prot, VMA_IMAGE);
+	if (!err && !(prot & PROT_WRITE))
+		err = share_pages(im, f, ph, pstart, pend, next_start);
 	if (!err)
 		err = load_file_bytes(im->mm, f, start, ph->p_offset, ph->p_filesz);
 	if (pend > *mapped_end)
@@ -386,7 +421,11 @@ static int load_elf(struct image *im, struct file *f, const struct elf64_ehdr *e
 			im->phdr = ph[i].p_vaddr + im->bias;
 		if (ph[i].p_type != PT_LOAD)
 			continue;
-		err = load_segment(im, f, &ph[i], &mapped_end);
+		uint64_t next_start = UINT64_MAX;	/* where the next PT_LOAD's first page is */
+		for (unsigned j = i + 1; j < eh->e_phnum && next_start == UINT64_MAX; j++)
+			if (ph[j].p_type == PT_LOAD)
+				next_start = ALIGN_DOWN(ph[j].p_vaddr + im->bias, PAGE_SIZE);
+		err = load_segment(im, f, &ph[i], &mapped_end, next_start);
 		if (!im->phdr && eh->e_phoff >= ph[i].p_offset &&
 		    eh->e_phoff - ph[i].p_offset < ph[i].p_filesz)
 			im->phdr = ph[i].p_vaddr + im->bias + (eh->e_phoff - ph[i].p_offset);

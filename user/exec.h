@@ -29,6 +29,15 @@ struct thread;
  * registers; on failure (a negative errno) nothing has changed. */
 int do_execve(const char *path, struct exec_args *a, struct trap_frame *tf);
 
+/* The shared pages of executables' read-only segments (user/exec_cache.c):
+ * file page `index` of f, read in if new, with a reference for the caller
+ * (shared_page_put it once mapped); NULL if it cannot be cached. */
+struct file;
+struct page;
+struct page *exec_cache_page(struct file *f, uint64_t index);
+uint64_t exec_cache_pages(void);        /* pages kept, for tests */
+void exec_cache_drop_all(void);         /* forget every file (tests) */
+
 /* Pieces of the point of no return that live elsewhere. */
 void exec_end_other_threads(void);              /* user/process.c */
 void exec_reset_cpu_state(struct thread *t);    /* user/thread_state.c */

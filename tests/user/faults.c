@@ -3,8 +3,18 @@
  * div0, wtext (write to its own read-only code), jump0 (call address 0),
  * kaddr (read a kernel address), wild (read 0x1234567000).  The caller
  * checks that it died of the right signal; "ok" means it must not die.
+ * "patch" and "callpatched": see patched().
  */
 #include "ulib.h"
+
+/* "patch" writes a breakpoint over it in its own copy of the text;
+ * "callpatched" calls it: another process's patch must not show. */
+__attribute__((noinline)) int patched(void);
+__attribute__((noinline)) int patched(void)
+{
+	__asm__ volatile("");
+	return 0;
+}
 
 int main(int argc, char **argv, char **envp)
 {
@@ -30,5 +40,14 @@ int main(int argc, char **argv, char **envp)
 		return *(volatile int *)0x1234567000UL;
 	if (!ustrcmp(w, "ok"))
 		return 0;
+	if (!ustrcmp(w, "patch")) {
+		unsigned long page = (unsigned long)patched & ~4095UL;
+		if (sys3(SYS_mprotect, page, 4096, 7) != 0)
+			return 4;
+		*(volatile unsigned char *)(void *)patched = 0xcc;
+		return 0;
+	}
+	if (!ustrcmp(w, "callpatched"))
+		return patched();
 	return 3;
 }
