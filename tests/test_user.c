@@ -322,10 +322,10 @@ static void tlb_shootdown(void)
 	struct sandbox sb;
 	sandbox_enter(&sb, "user");
 	char out[128];
-	char *const argv[] = { "tlbtest", "300", NULL };
+	char *const argv[] = { "tlbtest", "200", NULL };
 	EXPECT_EQ(run_capture("/tests/user/tlbtest", argv, out, sizeof(out)), W_EXITCODE(0, 0));
 	EXPECT_LINE(out, "stale 0");
-	EXPECT_LINE(out, "rounds 300");
+	EXPECT_LINE(out, "rounds 200");
 	sandbox_leave(&sb);
 }
 
