@@ -1,7 +1,7 @@
 /*
  * cmd_run.c: running user programs (user/process.h) from the shell:
- * `run PATH [ARGS...]`, and `exec`, which ends the shell (or the script)
- * with the program's status when it ends.
+ * `run PATH [ARGS...]`, and `exec`, which then ends the script it is in
+ * with the program's status (at the console prompt, it is `run`).
  *
  * The program's descriptors 0 and 2 are the console terminal (user/tty.c)
  * and 1 is the command's redirection or the terminal; its cwd and
