@@ -25,6 +25,7 @@ endif
 
 CROSS   ?=
 CC      := $(CROSS)gcc
+HOST_CC ?= gcc
 LD      := $(CROSS)ld
 NM      := $(CROSS)nm
 PYTHON  ?= python3
@@ -75,7 +76,7 @@ ASFLAGS := -I. -MMD -MP -D__ASSEMBLER__
 LDFLAGS := -nostdlib -static -z max-page-size=0x1000 -z noexecstack --no-warn-rwx-segments -T linker.ld
 
 SRCS := $(wildcard boot/*.S arch/x86_64/*.S arch/x86_64/*.c kernel/*.c fs/*.c fs/*/*.c \
-	init/*.c shell/*.c bench/*.c tests/*.c) tools/fstest/fstest.c
+	user/*.c init/*.c shell/*.c bench/*.c tests/*.c) tools/fstest/fstest.c
 OBJS := $(patsubst %,$(BUILD)/%.o,$(basename $(SRCS)))
 
 # KCSAN=1: which files get -fsanitize=thread.  Volatile accesses become
@@ -92,9 +93,9 @@ KCSAN_NOT := kernel/kcsan.c init/main.c kernel/multiboot2.c kernel/bootmem.c \
 	kernel/kprintf.c kernel/ksyms.c kernel/panic.c \
 	kernel/spinlock.c kernel/lockdep.c kernel/lockdep_context.c
 kcsan_flags = $(if $(filter 1,$(KCSAN)),$(if $(filter $(KCSAN_NOT),$<),,$(if \
-	$(filter kernel/% fs/% init/% shell/% bench/% tests/% tools/%,$<),$(KCSAN_CFLAGS))))
+	$(filter kernel/% fs/% user/% init/% shell/% bench/% tests/% tools/%,$<),$(KCSAN_CFLAGS))))
 
-.PHONY: all iso run test soak test-matrix test-negative test-fstest-host test-shell test-kcsan \
+.PHONY: all iso run sh test soak test-busybox-host test-syscalls-doc test-matrix test-negative test-fstest-host test-shell test-kcsan \
 	test-nolockdep test-fresh bench conflicts conflicts-shell test-conflicts debug gdb clean deps check-tools FORCE
 all: $(BUILD)/smpvfs.iso
 
@@ -159,10 +160,36 @@ iso: $(BUILD)/smpvfs.iso
 FSTEST_FILES := $(wildcard tests/fstest/*.t)
 CPIO_PACK = cpio --quiet -o -H newc -R 0:0
 
-$(BUILD)/initrd.cpio: $(FSTEST_FILES) FORCE | check-tools
-	@mkdir -p $(BUILD)/initrd-tests/tests/fstest
+# User-mode test programs (tests/user/*.c): Linux x86-64 static
+# executables with no C library, built by the host's gcc, in the
+# initramfs as /tests/user/NAME.
+USER_PROGS := $(patsubst tests/user/%.c,$(BUILD)/user-progs/%,$(wildcard tests/user/*.c))
+USER_CFLAGS := -std=gnu11 -O2 -Wall -Wextra -Werror -static -nostdlib -ffreestanding \
+	-fno-stack-protector -fno-pie -no-pie -fno-builtin -fno-asynchronous-unwind-tables
+$(BUILD)/user-progs/%: tests/user/%.c tests/user/ulib.h | check-tools
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  USERCC  $@")
+	$(Q)$(HOST_CC) $(USER_CFLAGS) -o $@ $<
+
+# Debian's busybox-static, unmodified, as /bin/busybox with a symlink per
+# applet (/bin/NAME -> busybox): what `run /bin/sh` and the busybox tests use.
+BUSYBOX ?= /bin/busybox
+
+BUSYBOX_TESTS := $(wildcard tests/busybox/*.sh tests/busybox/*.out)
+
+$(BUILD)/initrd.cpio: $(FSTEST_FILES) $(USER_PROGS) $(BUSYBOX_TESTS) $(BUILD)/host/fstest-static FORCE | check-tools
+	@mkdir -p $(BUILD)/initrd-tests/tests/fstest $(BUILD)/initrd-tests/tests/user $(BUILD)/initrd-tests/bin \
+		$(BUILD)/initrd-tests/tests/busybox $(BUILD)/initrd-tests/tests/bin
+	$(Q)cp -p $(BUILD)/host/fstest-static $(BUILD)/initrd-tests/tests/bin/fstest
+	$(Q)rm -f $(BUILD)/initrd-tests/tests/busybox/* && cp -p $(BUSYBOX_TESTS) $(BUILD)/initrd-tests/tests/busybox/
+	$(Q)rm -f $(BUILD)/initrd-tests/bin/* && cp -p $(BUSYBOX) $(BUILD)/initrd-tests/bin/busybox
+	$(Q)for a in $$($(BUSYBOX) --list); do [ $$a = busybox ] || ln -sf busybox $(BUILD)/initrd-tests/bin/$$a; done
 	$(Q)rm -f $(BUILD)/initrd-tests/tests/fstest/*.t && cp -p $(FSTEST_FILES) $(BUILD)/initrd-tests/tests/fstest/
-	$(Q)touch -d @0 $(BUILD)/initrd-tests $(BUILD)/initrd-tests/tests $(BUILD)/initrd-tests/tests/fstest
+	$(Q)rm -f $(BUILD)/initrd-tests/tests/user/* && cp -p $(USER_PROGS) $(BUILD)/initrd-tests/tests/user/
+	$(Q)touch -h -d @0 $(BUILD)/initrd-tests $(BUILD)/initrd-tests/tests $(BUILD)/initrd-tests/tests/fstest \
+		$(BUILD)/initrd-tests/tests/user $(BUILD)/initrd-tests/tests/user/* $(BUILD)/initrd-tests/bin \
+		$(BUILD)/initrd-tests/bin/* $(BUILD)/initrd-tests/tests/busybox $(BUILD)/initrd-tests/tests/busybox/* \
+		$(BUILD)/initrd-tests/tests/bin $(BUILD)/initrd-tests/tests/bin/fstest
 	$(Q)cd $(BUILD)/initrd-tests && find . | LC_ALL=C sort | $(CPIO_PACK) > ../initrd.cpio.new
 	$(Q)if [ -z "$(INITRD)" ]; then :; \
 	elif [ -d "$(INITRD)" ]; then (cd "$(INITRD)" && find . | LC_ALL=C sort | $(CPIO_PACK)) >> $@.new; \
@@ -171,7 +198,6 @@ $(BUILD)/initrd.cpio: $(FSTEST_FILES) FORCE | check-tools
 	$(Q)cmp -s $@.new $@ && rm $@.new || mv $@.new $@
 
 # fstest for the host (tools/fstest/run.py checks the test files on Linux).
-HOST_CC ?= gcc
 $(BUILD)/host/fstest: tools/fstest/fstest.c tools/fstest/host_main.c tools/fstest/fstest.h \
 		tools/fstest/fstest_os.h kernel/errno.c kernel/errno.h | check-tools
 	@mkdir -p $(dir $@)
@@ -179,8 +205,27 @@ $(BUILD)/host/fstest: tools/fstest/fstest.c tools/fstest/host_main.c tools/fstes
 	$(Q)$(HOST_CC) -std=gnu11 -O2 -Wall -Wextra -Werror -D_GNU_SOURCE -DFSTEST_HOST -I. -o $@ \
 		tools/fstest/fstest.c tools/fstest/host_main.c kernel/errno.c
 
+# The same program linked statically against the host's glibc: the
+# initramfs's /tests/bin/fstest, which smpvfs runs in user mode (ktest
+# suite fstest_user), so that every .t file passes three ways.
+$(BUILD)/host/fstest-static: tools/fstest/fstest.c tools/fstest/host_main.c tools/fstest/fstest.h \
+		tools/fstest/fstest_os.h kernel/errno.c kernel/errno.h | check-tools
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  HOSTCC  $@ (static)")
+	$(Q)$(HOST_CC) -static -std=gnu11 -O2 -Wall -Wextra -Werror -D_GNU_SOURCE -DFSTEST_HOST -I. -o $@ \
+		tools/fstest/fstest.c tools/fstest/host_main.c kernel/errno.c
+
 test-fstest-host: $(BUILD)/host/fstest
 	$(Q)$(PYTHON) tools/fstest/run.py --fstest $(BUILD)/host/fstest
+
+# The busybox scripts on the host's Linux, against the .out files that the
+# busybox suite checks smpvfs's output against (tests/busybox/run.py).
+test-busybox-host: | check-tools
+	$(Q)$(PYTHON) tests/busybox/run.py --busybox $(BUSYBOX)
+
+# docs/SYSCALLS.md says what user/syscall_list.h says, on Linux's numbers.
+test-syscalls-doc:
+	$(Q)$(PYTHON) tools/syscalls_doc.py --check
 
 # ---- running ------------------------------------------------------------
 
@@ -191,6 +236,12 @@ RUN_ARGS = --elf $(BUILD)/smpvfs.elf --mem $(MEM) --machine $(MACHINE) --accel $
 run: check-tools $(BUILD)/smpvfs.elf $(BUILD)/initrd.cpio
 	$(Q)$(PYTHON) -m tests.run boot --smp $(or $(SMP),4) --firmware $(or $(FIRMWARE),bios) \
 		$(RUN_ARGS) --kargs "$(if $(SCRIPT),script=$(SCRIPT) )$(KARGS)"
+
+# make sh: boot straight into Debian's busybox sh on the console (init=/bin/sh,
+# no self-tests); `exit` in it powers QEMU off.
+sh: check-tools $(BUILD)/smpvfs.elf $(BUILD)/initrd.cpio
+	$(Q)$(PYTHON) -m tests.run boot --smp $(or $(SMP),4) --firmware $(or $(FIRMWARE),bios) \
+		$(RUN_ARGS) --kargs "ktest=none init=/bin/sh after=poweroff $(KARGS)"
 
 debug: check-tools $(BUILD)/smpvfs.elf $(BUILD)/initrd.cpio
 	$(Q)$(PYTHON) -m tests.run boot --gdb --smp $(or $(SMP),4) --firmware $(or $(FIRMWARE),bios) \
@@ -205,7 +256,7 @@ gdb: $(BUILD)/smpvfs.elf
 # with RAM above 4 GiB, run the matrix, the shell scripts and the KCSAN
 # boot, and build LOCKDEP=0.  SMP=n and/or FIRMWARE=x narrow the matrix.
 # Every part runs even if one before it failed; the last line says which.
-TEST_PARTS := test-fresh test-fstest-host test-negative test-matrix test-shell test-kcsan test-nolockdep test-conflicts
+TEST_PARTS := test-fresh test-fstest-host test-busybox-host test-syscalls-doc test-negative test-matrix test-shell test-kcsan test-nolockdep test-conflicts
 test: check-tools $(BUILD)/smpvfs.elf $(BUILD)/initrd.cpio
 	$(Q)failed=; for part in $(TEST_PARTS); do \
 		$(MAKE) --no-print-directory $$part || failed="$$failed $$part"; done; \
@@ -330,11 +381,11 @@ test-fresh:
 	$(Q)sh tests/fresh/check_order.sh
 
 DEB_PACKAGES := make gcc binutils gawk python3 qemu-system-x86 grub-pc-bin grub-efi-amd64-bin \
-	grub-common xorriso mtools ovmf cpio gnuplot-nox gdb
+	grub-common xorriso mtools ovmf cpio gnuplot-nox gdb busybox-static libc6-dev
 # What running needs, as TOOL:PACKAGE (the Debian package that has it).
 TOOLS := $(CC):gcc $(LD):binutils $(NM):binutils awk:gawk $(PYTHON):python3 \
 	qemu-system-x86_64:qemu-system-x86 grub-mkrescue:grub-common xorriso:xorriso mformat:mtools \
-	cpio:cpio
+	cpio:cpio busybox:busybox-static
 
 # Install whatever is missing (apt-get as root, else through sudo).
 deps:

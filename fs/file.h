@@ -36,6 +36,9 @@ struct file *file_alloc(struct dentry *d, unsigned flags);
 struct file *get_file(struct file *f);
 void fput(struct file *f);
 uint64_t files_live(void);           /* open files, for leak checks */
+/* Read a regular file at off, as pread does, for the kernel's own use
+ * (execve): no position, no descriptor.  Bytes read or a negative errno. */
+long kernel_read(struct file *f, void *buf, size_t n, uint64_t off);
 void file_cache_init(void);
 
 static inline bool file_readable(const struct file *f)

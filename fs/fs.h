@@ -270,6 +270,11 @@ void inode_init_new(struct inode *inode, uint32_t mode);
 /* A special inode (FIFO, device, socket) of any filesystem: its rdev and
  * the VFS's file operations for its type (fs/special.c); Linux's name. */
 void init_special_inode(struct inode *inode, uint32_t mode, uint64_t rdev);
+/* Character device drivers (fs/chrdev.c): register at boot, before any
+ * node of the number is made; chrdev_fops is NULL for an unknown number. */
+int register_chrdev(uint32_t maj, uint32_t min, const struct file_operations *fops);
+const struct file_operations *chrdev_fops(uint64_t rdev);
+void chrdev_init(void);
 /* Free a FIFO inode's pipe (evict; fs/pipe.c). */
 void free_inode_pipe(struct inode *inode);
 

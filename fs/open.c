@@ -148,16 +148,10 @@ int sys_ftruncate(int fd, int64_t len)
  * nor in the file's group cannot set its set-group-ID bit (it is dropped
  * silently, as Linux's setattr_prepare does).
  */
-int sys_chmod(const char *path, uint32_t mode)
+static int chmod_inode(struct inode *inode, uint32_t mode)
 {
-	struct dentry *d = path_lookup(path, 0);
-	if (IS_ERR(d))
-		return (int)PTR_ERR(d);
-	struct inode *inode = d->d_inode;
-	if (down_write_killable(&inode->i_rwsem)) {
-		dput(d);
+	if (down_write_killable(&inode->i_rwsem))
 		return -EINTR;
-	}
 	int err = inode_owner_or_capable(inode) ? 0 : -EPERM;
 	if (!err) {
 		const struct cred *c = current_cred();
@@ -168,7 +162,26 @@ int sys_chmod(const char *path, uint32_t mode)
 		inode_touch(inode, T_CTIME);
 	}
 	up_write(&inode->i_rwsem);
+	return err;
+}
+
+int sys_chmod(const char *path, uint32_t mode)
+{
+	struct dentry *d = path_lookup(path, 0);
+	if (IS_ERR(d))
+		return (int)PTR_ERR(d);
+	int err = chmod_inode(d->d_inode, mode);
 	dput(d);
+	return err;
+}
+
+int sys_fchmod(int fd, uint32_t mode)
+{
+	struct file *f = fget(fd);
+	if (!f)
+		return -EBADF;
+	int err = chmod_inode(f->f_inode, mode);
+	fput(f);
 	return err;
 }
 
@@ -241,29 +254,63 @@ int sys_fchown(int fd, uint32_t uid, uint32_t gid)
 	return err;
 }
 
-int sys_utimens(const char *path, int64_t atime_ns, int64_t mtime_ns, unsigned flags)
+/*
+ * utimensat, as Linux's vfs_utimes: each time is given (t[i]), "now"
+ * (now[i]) or left alone (omit[i]).  Both left alone: nothing to do.
+ * Setting both to now needs the owner, root, or write permission (EACCES);
+ * any given time needs the owner or root (EPERM).  ctime moves.
+ */
+static int utimes_inode(struct inode *inode, const int64_t t[2], const bool now[2],
+			const bool omit[2])
+{
+	if (omit[0] && omit[1])
+		return 0;
+	if (down_write_killable(&inode->i_rwsem))
+		return -EINTR;
+	int err = 0;
+	bool given = (!now[0] && !omit[0]) || (!now[1] && !omit[1]);
+	if (!inode_owner_or_capable(inode))
+		err = given ? -EPERM : inode_permission(inode, MAY_WRITE);
+	if (!err) {
+		int64_t cur = ktime_real_ns();
+		if (!omit[0])
+			__atomic_store_n(&inode->i_atime, now[0] ? cur : t[0], __ATOMIC_RELAXED);
+		if (!omit[1])
+			__atomic_store_n(&inode->i_mtime, now[1] ? cur : t[1], __ATOMIC_RELAXED);
+		inode_touch(inode, T_CTIME);
+	}
+	up_write(&inode->i_rwsem);
+	return err;
+}
+
+int sys_utimens_at(const char *path, const int64_t t[2], const bool now[2], const bool omit[2],
+		   unsigned flags)
 {
 	if (flags & ~AT_SYMLINK_NOFOLLOW)
 		return -EINVAL;
 	struct dentry *d = path_lookup(path, (flags & AT_SYMLINK_NOFOLLOW) ? WALK_NOFOLLOW : 0);
 	if (IS_ERR(d))
 		return (int)PTR_ERR(d);
-	struct inode *inode = d->d_inode;
-	if (down_write_killable(&inode->i_rwsem)) {
-		dput(d);
-		return -EINTR;
-	}
-	if (!inode_owner_or_capable(inode)) {	/* given times: owner or root */
-		up_write(&inode->i_rwsem);
-		dput(d);
-		return -EPERM;
-	}
-	__atomic_store_n(&inode->i_atime, atime_ns, __ATOMIC_RELAXED);
-	__atomic_store_n(&inode->i_mtime, mtime_ns, __ATOMIC_RELAXED);
-	inode_touch(inode, T_CTIME);
-	up_write(&inode->i_rwsem);
+	int err = utimes_inode(d->d_inode, t, now, omit);
 	dput(d);
-	return 0;
+	return err;
+}
+
+int sys_futimens(int fd, const int64_t t[2], const bool now[2], const bool omit[2])
+{
+	struct file *f = fget(fd);
+	if (!f)
+		return -EBADF;
+	int err = utimes_inode(f->f_inode, t, now, omit);
+	fput(f);
+	return err;
+}
+
+int sys_utimens(const char *path, int64_t atime_ns, int64_t mtime_ns, unsigned flags)
+{
+	const int64_t t[2] = { atime_ns, mtime_ns };
+	const bool no[2] = { false, false };
+	return sys_utimens_at(path, t, no, no, flags);
 }
 
 int sys_chdir(const char *path)
@@ -278,6 +325,19 @@ int sys_chdir(const char *path)
 	}
 	task_set_cwd(d);
 	return 0;
+}
+
+int sys_fchdir(int fd)
+{
+	struct file *f = fget(fd);
+	if (!f)
+		return -EBADF;
+	struct inode *inode = f->f_inode;
+	int err = !S_ISDIR(inode->i_mode) ? -ENOTDIR : inode_permission(inode, MAY_EXEC);
+	if (!err)
+		task_set_cwd(dget(f->f_dentry));
+	fput(f);
+	return err;
 }
 
 long sys_getcwd(char *buf, size_t n)

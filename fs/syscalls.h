@@ -12,6 +12,7 @@
 #ifndef FS_SYSCALLS_H
 #define FS_SYSCALLS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -110,6 +111,14 @@ int sys_fchown(int fd, uint32_t uid, uint32_t gid);
 /* Set atime and mtime (nanoseconds since the epoch); flags 0 or
  * AT_SYMLINK_NOFOLLOW. */
 int sys_utimens(const char *path, int64_t atime_ns, int64_t mtime_ns, unsigned flags);
+/* utimensat's whole rule: per time (atime, mtime) a value, now[i] or
+ * omit[i]; both now needs write permission if not the owner (EACCES),
+ * a given time the owner (EPERM); both omitted changes nothing. */
+int sys_utimens_at(const char *path, const int64_t t[2], const bool now[2], const bool omit[2],
+		   unsigned flags);
+int sys_futimens(int fd, const int64_t t[2], const bool now[2], const bool omit[2]);
+int sys_fchmod(int fd, uint32_t mode);
+int sys_fchdir(int fd);                                       /* cwd := the open directory */
 long sys_readlink(const char *path, char *buf, size_t n);     /* bytes, not NUL-terminated */
 int sys_chdir(const char *path);
 long sys_getcwd(char *buf, size_t n);                         /* length with the NUL */

@@ -10,6 +10,7 @@
 #define EIO           5
 #define ENXIO         6
 #define E2BIG         7
+#define ENOEXEC       8
 #define EBADF         9
 #define ECHILD       10      /* inside the kernel: an RCU-walk must leave RCU mode */
 #define EAGAIN       11
@@ -25,6 +26,7 @@
 #define EINVAL       22
 #define ENFILE       23
 #define EMFILE       24
+#define ENOTTY       25
 #define EFBIG        27
 #define ENOSPC       28
 #define ESPIPE       29
@@ -42,6 +44,9 @@
 #define EAFNOSUPPORT 97
 #define EADDRINUSE   98
 #define ETIMEDOUT   110
+/* Inside the kernel only: a system call a signal interrupted, which the
+ * signal code restarts or turns into EINTR (user/signal.c). */
+#define ERESTARTSYS 512
 
 const char *errno_name(int err);   /* "ENOENT" for 2 or -2; "E?" if unknown */
 

@@ -21,6 +21,8 @@ static const struct sh_command commands[] = {
 	{ "jobs", cmd_jobs, "", "list the background jobs", SH_INLINE },
 	{ "wait", cmd_wait, "[JOB...]", "wait for background jobs (all, or %N / N)", SH_INLINE },
 	{ "kill", cmd_kill, "JOB...", "stop background jobs (%N or N), as Ctrl-C would", SH_INLINE },
+	{ "run", cmd_run, "PATH [ARGS...]", "run a user program (a static Linux executable) on the console", 0 },
+	{ "exec", cmd_exec, "PATH [ARGS...]", "run a user program, then end the script it is in with its status", 0 },
 
 	{ "ls", cmd_ls, "[-l] [-a] [PATH...]", "list directories", 0 },
 	{ "tree", cmd_tree, "[PATH]", "list a directory and everything below it", 0 },

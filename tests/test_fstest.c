@@ -1,6 +1,8 @@
 /*
  * test_fstest.c: the fstest test files (tests/fstest/NAME.t) run inside
- * smpvfs, one case per file.  tools/fstest/run.py runs the same files on
+ * smpvfs, one case per file: by the kernel's own fstest (suite fstest)
+ * and by the host's build of the same program, linked statically against
+ * glibc, in user mode (suite fstest_user: one process per line).  tools/fstest/run.py runs the same files on
  * Linux, so every expectation here has been checked against a real
  * kernel.  The files reach the kernel in the initramfs that `make test`
  * builds (build/initrd.cpio holds /tests/fstest/NAME.t); booted without it,
@@ -23,6 +25,9 @@
 #include "kernel/kprintf.h"
 #include "kernel/string.h"
 #include "tools/fstest/fstest.h"
+#include "tests/user_run.h"
+
+#define USER_FSTEST "/tests/bin/fstest"   /* the host's build, static (Makefile) */
 
 #define TDIR      "/tests/fstest"
 #define WORK      "/fstest-tmp"
@@ -39,6 +44,8 @@ struct var {
 
 struct runner {
 	const char *file;
+	bool user;                       /* run /tests/bin/fstest in user mode, not fstest_main */
+	char out_path[64];               /* user: where its output goes */
 	char *words[MAX_WORDS];          /* WORD_MAX bytes each */
 	struct var vars[MAX_VARS];
 	unsigned nvars;
@@ -159,6 +166,39 @@ static void fail_line(struct runner *r, unsigned lineno, const char *fmt, const 
 	r->failed++;
 }
 
+/* The static Linux build of fstest as a user process: argv as for
+ * fstest_main, its last line of standard output in r->last (a usage
+ * error goes to its error stream, as on the host: "(no output)"). */
+static void run_user_fstest(struct runner *r, int argc, char **argv)
+{
+	char **args = kcalloc((size_t)argc + 1, sizeof(char *));
+	char *out = kmalloc(OUT_MAX * 4);
+	if (!args || !out) {
+		kfree(args);
+		kfree(out);
+		return;
+	}
+	args[0] = "fstest";
+	for (int i = 1; i < argc; i++)
+		args[i] = argv[i];
+	int status;
+	int err = user_run(USER_FSTEST, args, r->out_path, &status);
+	if (err) {
+		snprintf(r->last, OUT_MAX, "(cannot run " USER_FSTEST ": %d)", err);
+	} else if (user_read_file(r->out_path, out, OUT_MAX * 4) > 0) {
+		size_t len = strlen(out);
+		if (len && out[len - 1] == '\n')
+			out[--len] = '\0';	/* the last line's end; an empty line before it stays */
+		char *last = out;
+		for (char *p = out; *p; p++)
+			if (*p == '\n')
+				last = p + 1;
+		strlcpy(r->last, last, OUT_MAX);
+	}
+	kfree(args);
+	kfree(out);
+}
+
 static void run_line(struct runner *r, unsigned lineno, const char *line, size_t len)
 {
 	size_t i = 0;
@@ -177,7 +217,10 @@ static void run_line(struct runner *r, unsigned lineno, const char *line, size_t
 	}
 	/* argv for fstest_main: words[1] stands in for argv[0] (ignored). */
 	strlcpy(r->last, "(no output)", sizeof(r->last));
-	fstest_main(n - 1, r->words + 1, keep_last, keep_usage, r->last);
+	if (r->user)
+		run_user_fstest(r, n - 1, r->words + 1);
+	else
+		fstest_main(n - 1, r->words + 1, keep_last, keep_usage, r->last);
 	if (strcmp(r->words[0], "set") == 0) {
 		if (r->nvars == MAX_VARS) {
 			fail_line(r, lineno, "too many variables%s%s", "", "");
@@ -221,18 +264,26 @@ static char *read_file(const char *path, long *len)
 	return buf;
 }
 
-static void run_file(const char *name)
+static void run_file_as(const char *name, bool user)
 {
 	char path[96], dir[96];
 	snprintf(path, sizeof(path), TDIR "/%s.t", name);
-	snprintf(dir, sizeof(dir), WORK "/%s", name);
+	snprintf(dir, sizeof(dir), WORK "/%s%s", user ? "u-" : "", name);
 	long len;
 	char *text = read_file(path, &len);
 	if (!text)
 		ktest_skip("no " TDIR " in the root: boot with make test's initramfs");
+	if (user) {
+		int fd = sys_open(USER_FSTEST, O_RDONLY, 0);
+		if (fd < 0)
+			ktest_skip("no " USER_FSTEST " in the root: boot with make test's initramfs");
+		sys_close(fd);
+	}
 	struct runner *r = kzalloc(sizeof(*r));
 	ASSERT_NOT_NULL(r);
 	r->file = name;
+	r->user = user;
+	snprintf(r->out_path, sizeof(r->out_path), WORK "/u-%s.out", name);
 	bool words_ok = true;
 	for (int i = 0; i < MAX_WORDS; i++)
 		words_ok &= (r->words[i] = kmalloc(WORD_MAX)) != NULL;
@@ -240,6 +291,14 @@ static void run_file(const char *name)
 	int e = sys_mkdir(WORK, 0755);
 	EXPECT_TRUE(e == 0 || e == -EEXIST);
 	EXPECT_EQ(sys_mkdir(dir, 0755), 0);
+	if (user) {	/* made before the count: only truncated while the file runs */
+		sys_close(sys_open(r->out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644));
+		/* And one run first: what glibc looks up as it starts (negative
+		 * dentries outside the test's mount) is cached before the count. */
+		char *const warm[] = { "fstest", NULL };
+		int status;
+		user_run(USER_FSTEST, warm, r->out_path, &status);
+	}
 	uint64_t dentries0 = dcache_live(), inodes0 = icache_live();
 	if (words_ok && EXPECT_EQ(sys_mount("ramfs", dir, NULL), 0)) {
 		EXPECT_EQ(sys_chdir(dir), 0);
@@ -257,6 +316,8 @@ static void run_file(const char *name)
 		kprintf("    # %s.t: %u expectations, %u failed\n", name, r->expectations, r->failed);
 	}
 	EXPECT_EQ(sys_rmdir(dir), 0);
+	if (user)
+		sys_unlink(r->out_path);
 	EXPECT_GT(r->expectations, 0u);
 	for (int i = 0; i < MAX_WORDS; i++)
 		kfree(r->words[i]);
@@ -272,7 +333,18 @@ static const char *const files[] = {
 	"fifo_open",
 };
 
-#define FSTEST_FILE(name) static void name##_t(void) { run_file(#name); }
+static void run_file(const char *name)
+{
+	run_file_as(name, false);
+}
+
+static void run_file_user(const char *name)
+{
+	run_file_as(name, true);
+}
+
+#define FSTEST_FILE(name) static void name##_t(void) { run_file(#name); } \
+	static void name##_u(void) { run_file_user(#name); }
 FSTEST_FILE(chmod)
 FSTEST_FILE(io)
 FSTEST_FILE(link)
@@ -450,3 +522,34 @@ static const struct ktest_case fstest_cases[] = {
 	KTEST_CASE(fifo_open_t),
 };
 KTEST_SUITE(fstest, fstest_cases);
+
+/* The same files through the static Linux build of fstest in user mode:
+ * the third way (the host's Linux and the in-kernel fstest are the other
+ * two), through the real system-call entry and the user copies. */
+static const struct ktest_case fstest_user_cases[] = {
+	KTEST_CASE(chmod_u),
+	KTEST_CASE(io_u),
+	KTEST_CASE(link_u),
+	KTEST_CASE(mkdir_u),
+	KTEST_CASE(mount_u),
+	KTEST_CASE(open_u),
+	KTEST_CASE(rename_u),
+	KTEST_CASE(rmdir_u),
+	KTEST_CASE(stat_u),
+	KTEST_CASE(symlink_u),
+	KTEST_CASE(truncate_u),
+	KTEST_CASE(unlink_u),
+	KTEST_CASE(perm_walk_u),
+	KTEST_CASE(perm_open_u),
+	KTEST_CASE(perm_dir_u),
+	KTEST_CASE(sticky_u),
+	KTEST_CASE(chown_u),
+	KTEST_CASE(chmod_owner_u),
+	KTEST_CASE(create_owner_u),
+	KTEST_CASE(perm_link_u),
+	KTEST_CASE(mknod_u),
+	KTEST_CASE(mkfifo_u),
+	KTEST_CASE(special_u),
+	KTEST_CASE(fifo_open_u),
+};
+KTEST_SUITE(fstest_user, fstest_user_cases);

@@ -650,7 +650,7 @@ static void cat_stops_at_a_write_error(void)
 	write_file("more", "again\n");
 	int ro = sys_open("data", O_RDONLY, 0);	/* writes to it fail: EBADF */
 	ASSERT_GE(ro, 0);
-	struct sh_ctx c = { sh, sh_find_command("cat"), ro, 0 };
+	struct sh_ctx c = { .sh = sh, .cmd = sh_find_command("cat"), .out_fd = ro };
 	char *argv[] = { "cat", "data", "nosuch", "more", NULL };
 	EXPECT_EQ(c.cmd->fn(&c, 4, argv), 1);
 	EXPECT_EQ(c.write_error, -EBADF);
