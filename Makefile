@@ -30,7 +30,7 @@ NM      := $(CROSS)nm
 PYTHON  ?= python3
 
 # The data-race detector (kernel/kcsan.c): KCSAN=1 compiles everything
-# but arch/ and boot/ (kernel/, fs/, init/, shell/, bench/, tests/,
+# but arch/ and boot/ (kernel/, block/, drivers/, fs/, init/, shell/, bench/, tests/,
 # tools/) with the compiler's race instrumentation, into a build
 # directory of its own so that its objects never mix with the normal ones.
 KCSAN   ?= 0
@@ -74,7 +74,8 @@ CFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror \
 ASFLAGS := -I. -MMD -MP -D__ASSEMBLER__
 LDFLAGS := -nostdlib -static -z max-page-size=0x1000 -z noexecstack --no-warn-rwx-segments -T linker.ld
 
-SRCS := $(wildcard boot/*.S arch/x86_64/*.S arch/x86_64/*.c kernel/*.c fs/*.c fs/*/*.c \
+SRCS := $(wildcard boot/*.S arch/x86_64/*.S arch/x86_64/*.c kernel/*.c block/*.c drivers/*.c \
+	fs/*.c fs/*/*.c \
 	init/*.c shell/*.c bench/*.c tests/*.c) tools/fstest/fstest.c
 OBJS := $(patsubst %,$(BUILD)/%.o,$(basename $(SRCS)))
 
@@ -92,9 +93,10 @@ KCSAN_NOT := kernel/kcsan.c init/main.c kernel/multiboot2.c kernel/bootmem.c \
 	kernel/kprintf.c kernel/ksyms.c kernel/panic.c \
 	kernel/spinlock.c kernel/lockdep.c kernel/lockdep_context.c
 kcsan_flags = $(if $(filter 1,$(KCSAN)),$(if $(filter $(KCSAN_NOT),$<),,$(if \
-	$(filter kernel/% fs/% init/% shell/% bench/% tests/% tools/%,$<),$(KCSAN_CFLAGS))))
+	$(filter kernel/% block/% drivers/% fs/% init/% shell/% bench/% tests/% tools/%,$<),$(KCSAN_CFLAGS))))
 
-.PHONY: all iso run test soak test-matrix test-negative test-fstest-host test-shell test-kcsan \
+
+.PHONY: all iso run disk test soak test-matrix test-negative test-disk test-fstest-host test-shell test-kcsan \
 	test-nolockdep test-fresh bench conflicts conflicts-shell test-conflicts debug gdb clean deps check-tools FORCE
 all: $(BUILD)/smpvfs.iso
 
@@ -188,9 +190,10 @@ RUN_ARGS = --elf $(BUILD)/smpvfs.elf --mem $(MEM) --machine $(MACHINE) --accel $
 	--initrd $(BUILD)/initrd.cpio
 
 # SCRIPT=PATH: run that shell script (from the initramfs) after the tests.
+# DISK="a.img b.img": attach those image files as disks vda, vdb, ... (read-write).
 run: check-tools $(BUILD)/smpvfs.elf $(BUILD)/initrd.cpio
 	$(Q)$(PYTHON) -m tests.run boot --smp $(or $(SMP),4) --firmware $(or $(FIRMWARE),bios) \
-		$(RUN_ARGS) --kargs "$(if $(SCRIPT),script=$(SCRIPT) )$(KARGS)"
+		$(RUN_ARGS) $(foreach d,$(DISK),--disk $(d)) --kargs "$(if $(SCRIPT),script=$(SCRIPT) )$(KARGS)"
 
 debug: check-tools $(BUILD)/smpvfs.elf $(BUILD)/initrd.cpio
 	$(Q)$(PYTHON) -m tests.run boot --gdb --smp $(or $(SMP),4) --firmware $(or $(FIRMWARE),bios) \
@@ -205,7 +208,8 @@ gdb: $(BUILD)/smpvfs.elf
 # with RAM above 4 GiB, run the matrix, the shell scripts and the KCSAN
 # boot, and build LOCKDEP=0.  SMP=n and/or FIRMWARE=x narrow the matrix.
 # Every part runs even if one before it failed; the last line says which.
-TEST_PARTS := test-fresh test-fstest-host test-negative test-matrix test-shell test-kcsan test-nolockdep test-conflicts
+TEST_PARTS := test-fresh test-fstest-host test-negative test-matrix test-disk test-shell test-kcsan \
+	test-nolockdep test-conflicts
 test: check-tools $(BUILD)/smpvfs.elf $(BUILD)/initrd.cpio
 	$(Q)failed=; for part in $(TEST_PARTS); do \
 		$(MAKE) --no-print-directory $$part || failed="$$failed $$part"; done; \
@@ -238,6 +242,15 @@ test-matrix: $(BUILD)/smpvfs.elf $(BUILD)/initrd.cpio
 	$(Q)$(PYTHON) -m tests.run test --smp $(if $(SMP),$(SMP),$(MATRIX_SMP)) \
 		--firmware $(if $(FIRMWARE),$(FIRMWARE),$(MATRIX_FIRMWARE)) \
 		$(RUN_ARGS) --kargs "$(KARGS)"
+
+# The disk tests (tests/disk_tests.py): boots with disks served by nbdkit,
+# whose filters add latency, count every request and inject errors, judged
+# from outside the kernel (nbdkit's log, the images, e2fsprogs).
+DISK_PROFILES ?=
+test-disk: $(BUILD)/smpvfs.elf $(BUILD)/initrd.cpio
+	$(Q)$(PYTHON) -m tests.disk_tests $(if $(DISK_PROFILES),--profile $(DISK_PROFILES)) \
+		--elf $(BUILD)/smpvfs.elf --initrd $(BUILD)/initrd.cpio --mem $(MEM) --machine $(MACHINE) \
+		--accel $(ACCEL) $(if $(KARGS),--kargs "$(KARGS)")
 
 # The shell scripts tests/shell/*.sh, their output compared with their
 # .out files (tests/shell/run.py): in every configuration one boot per CPU
@@ -281,6 +294,22 @@ test-kcsan: check-tools
 test-nolockdep:
 	$(Q)$(MAKE) --no-print-directory LOCKDEP=0 BUILD=$(BENCH_BUILD) $(BENCH_BUILD)/smpvfs.elf
 	@echo "test-nolockdep: LOCKDEP=0 builds ($(BENCH_BUILD)/smpvfs.elf)"
+
+# ---- disks --------------------------------------------------------------
+
+# make disk DISK_DIR=mytree: an ext2 image of mytree in build/disk.img
+# (DISK_SIZE, default 64M; 1 KiB blocks below 512M, as mke2fs chooses),
+# made by e2fsprogs' mke2fs -d.  Boot with it: make run DISK=build/disk.img,
+# then in the shell: mount -t ext2 /dev/vda /mnt.  README "Disks" says how
+# to get the changes back out (debugfs, e2fsck).
+DISK_DIR ?=
+DISK_SIZE ?= 64M
+disk: | check-tools
+	$(Q)if [ -n "$(DISK_DIR)" ] && [ ! -d "$(DISK_DIR)" ]; then echo "DISK_DIR=$(DISK_DIR): no such directory"; exit 1; fi
+	@mkdir -p $(BUILD)
+	$(Q)rm -f $(BUILD)/disk.img && truncate -s $(DISK_SIZE) $(BUILD)/disk.img
+	$(Q)mke2fs -q -F -t ext2 $(if $(DISK_DIR),-d "$(DISK_DIR)") $(BUILD)/disk.img
+	@echo "disk: $(BUILD)/disk.img ($(DISK_SIZE), ext2$(if $(DISK_DIR), of $(DISK_DIR))): make run DISK=$(BUILD)/disk.img"
 
 # ---- benchmarks ---------------------------------------------------------
 
@@ -330,11 +359,11 @@ test-fresh:
 	$(Q)sh tests/fresh/check_order.sh
 
 DEB_PACKAGES := make gcc binutils gawk python3 qemu-system-x86 grub-pc-bin grub-efi-amd64-bin \
-	grub-common xorriso mtools ovmf cpio gnuplot-nox gdb
+	grub-common xorriso mtools ovmf cpio gnuplot-nox gdb nbdkit e2fsprogs
 # What running needs, as TOOL:PACKAGE (the Debian package that has it).
 TOOLS := $(CC):gcc $(LD):binutils $(NM):binutils awk:gawk $(PYTHON):python3 \
 	qemu-system-x86_64:qemu-system-x86 grub-mkrescue:grub-common xorriso:xorriso mformat:mtools \
-	cpio:cpio
+	cpio:cpio nbdkit:nbdkit mke2fs:e2fsprogs
 
 # Install whatever is missing (apt-get as root, else through sudo).
 deps:

@@ -8,6 +8,8 @@
  */
 #include "init/initramfs.h"
 #include "fs/vfs.h"
+#include "drivers/pci.h"
+#include "drivers/virtio.h"
 #include "bench/bench.h"
 #include "kernel/bootinfo.h"
 #include "kernel/bootmem.h"
@@ -122,6 +124,8 @@ void kmain(uint32_t magic, uint32_t mbi)
 	smp_boot();
 	rcu_start_threads();	/* a callback thread on every CPU */
 	kcsan_start();		/* KCSAN=1: every CPU is up */
+	pci_init();
+	virtio_blk_init();	/* disks, before anything mounts one */
 	initramfs_unpack_modules();	/* into the root, before the tests read it */
 	unsigned failed = ktest_run_selected();
 	bench_run_selected();

@@ -55,6 +55,7 @@ if __name__ == "__main__" and not __package__:
 from tests.lib.accel import print_accel, resolve_accel
 from tests.lib.args import firmware_list, name_list, positive_seconds, smp_count, smp_list
 from tests.lib.common import BUILD, DEFAULT_ELF, TEST_KARGS, check_elf, check_initrd, die, show
+from tests.lib.disks import Disk, DiskSet
 from tests.lib.ktap import consistency_problems, format_counts, parse_ktap
 from tests.lib.qemu import (Config, check_kargs, interpret_status, make_iso, qemu_command,
                             run_captured, run_interactive)
@@ -76,7 +77,12 @@ def cmd_boot(args):
     iso = make_iso(elf, args.kargs, BUILD / "iso", initrd)
     name = f"boot-{args.machine}-smp{args.smp}"
     cfg = Config(args.firmware, args.smp, args.machine, accel, args.mem, name)
-    cmd = qemu_command(cfg, iso, gdb=args.gdb)
+    for path in args.disk:
+        if not path.is_file():
+            die(f"{show(path)}: no such disk image")
+    disks = DiskSet([Disk(f"disk{i}", path, nbd=False) for i, path in enumerate(args.disk)],
+                    BUILD / "disks" / "run")
+    cmd = qemu_command(cfg, iso, gdb=args.gdb, extra=disks.start())
     print("+ " + shlex.join(cmd), flush=True)
     if args.gdb:
         print("gdb: QEMU is stopped, waiting for `target remote :1234`", flush=True)
@@ -259,6 +265,8 @@ def build_parser():
     boot.add_argument("--firmware", choices=("bios", "uefi"), default="bios",
                       help="firmware (default bios)")
     boot.add_argument("--gdb", action="store_true", help="wait for gdb on :1234 (-s -S)")
+    boot.add_argument("--disk", type=Path, action="append", default=[], metavar="IMAGE",
+                      help="attach IMAGE (a raw file) as the next disk, vda first (read-write)")
     boot.set_defaults(func=cmd_boot)
 
     test = sub.add_parser("test", parents=[common], help="run the test matrix",
