@@ -94,11 +94,9 @@ static int tag_take(struct block_device *bdev)
 	return -1;
 }
 
-struct request *blk_get_request(struct block_device *bdev, enum req_op op, uint64_t sector,
-				void *buf, uint32_t len)
+static struct request *rq_init(struct block_device *bdev, int tag, enum req_op op,
+			       uint64_t sector, void *buf, uint32_t len)
 {
-	int tag;
-	wait_event(bdev->tag_wait, (tag = tag_take(bdev)) >= 0);
 	struct request *rq = &bdev->rqs[tag];
 	rq->op = op;
 	rq->sector = sector;
@@ -107,6 +105,21 @@ struct request *blk_get_request(struct block_device *bdev, enum req_op op, uint6
 	rq->status = 0;
 	__atomic_store_n(&rq->done, false, __ATOMIC_RELAXED);
 	return rq;
+}
+
+struct request *blk_get_request(struct block_device *bdev, enum req_op op, uint64_t sector,
+				void *buf, uint32_t len)
+{
+	int tag;
+	wait_event(bdev->tag_wait, (tag = tag_take(bdev)) >= 0);
+	return rq_init(bdev, tag, op, sector, buf, len);
+}
+
+struct request *blk_try_get_request(struct block_device *bdev, enum req_op op, uint64_t sector,
+				    void *buf, uint32_t len)
+{
+	int tag = tag_take(bdev);
+	return tag < 0 ? NULL : rq_init(bdev, tag, op, sector, buf, len);
 }
 
 void blk_execute_rq_nowait(struct request *rq)

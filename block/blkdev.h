@@ -129,6 +129,10 @@ unsigned blk_disk_count(void);
  * the range (blk_check_range). */
 struct request *blk_get_request(struct block_device *bdev, enum req_op op, uint64_t sector,
 				void *buf, uint32_t len);
+/* The same, or NULL at once if every tag is taken: for a caller that
+ * holds tags of its own, which only it will give back. */
+struct request *blk_try_get_request(struct block_device *bdev, enum req_op op, uint64_t sector,
+				    void *buf, uint32_t len);
 void blk_execute_rq_nowait(struct request *rq);
 int blk_wait_rq(struct request *rq);
 void blk_put_request(struct request *rq);

@@ -32,7 +32,7 @@
 #define S_IFREG  0100000
 #define S_IFLNK  0120000
 #define S_IFIFO  0010000          /* a FIFO (named pipe): fs/pipe.c */
-#define S_IFCHR  0020000          /* device nodes: no drivers, so open says -ENXIO */
+#define S_IFCHR  0020000          /* device nodes: `b` ones open a disk (fs/block_dev.c) */
 #define S_IFBLK  0060000
 #define S_IFSOCK 0140000          /* a bound local socket's name: fs/socket.c */
 #define S_ISDIR(m) (((m) & S_IFMT) == S_IFDIR)
@@ -141,6 +141,9 @@ struct file_operations {
 	 * read_write.c calls these instead of read and write. */
 	long (*stream_read)(struct file *f, void *buf, size_t n);
 	long (*stream_write)(struct file *f, const void *buf, size_t n);
+	/* Put what was written through f on the disk and wait (no lock
+	 * held): 0, or -EIO.  None: nothing to write (ramfs), fsync says 0. */
+	int (*fsync)(struct file *f);
 };
 
 struct super_operations {

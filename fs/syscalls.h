@@ -95,6 +95,12 @@ long sys_getdents(int fd, void *buf, size_t n);               /* bytes filled, 0
 int sys_dup(int fd);
 int sys_dup2(int fd, int newfd);
 int sys_ftruncate(int fd, int64_t len);
+/* Put what was written to the file on its disk: 0, or -EIO (the writes
+ * that failed stay cached, to be tried again). */
+int sys_fsync(int fd);
+/* Write every disk's cached writes back: 0, or -EIO if some failed
+ * (Linux's sync(2) returns nothing; the tests want to know). */
+int sys_sync(void);
 int sys_fstat(int fd, struct kstat *st);
 
 /* Paths. */

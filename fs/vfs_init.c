@@ -4,6 +4,7 @@
  * root and current directory, which every later thread inherits.
  */
 #include "fs/vfs.h"
+#include "fs/buffer.h"
 #include "fs/dcache.h"
 #include "fs/file.h"
 #include "fs/fs.h"
@@ -18,6 +19,7 @@ void vfs_init(void)
 	icache_init();
 	dcache_init();
 	file_cache_init();
+	buffer_init();
 	if (ramfs_register() || slowfs_register())
 		panic("vfs: cannot register the filesystem types");
 	vfs_mount_root();

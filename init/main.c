@@ -8,6 +8,7 @@
  */
 #include "init/initramfs.h"
 #include "fs/vfs.h"
+#include "fs/buffer.h"
 #include "drivers/pci.h"
 #include "drivers/virtio.h"
 #include "bench/bench.h"
@@ -126,6 +127,7 @@ void kmain(uint32_t magic, uint32_t mbi)
 	kcsan_start();		/* KCSAN=1: every CPU is up */
 	pci_init();
 	virtio_blk_init();	/* disks, before anything mounts one */
+	bdflush_start();
 	initramfs_unpack_modules();	/* into the root, before the tests read it */
 	unsigned failed = ktest_run_selected();
 	bench_run_selected();

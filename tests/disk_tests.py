@@ -144,8 +144,16 @@ def blk_disks(work):
     return [Disk("pattern", image, rdelay_ms=10)]
 
 
+def bcache_disks(work):
+    cold, eio = work / "cold.img", work / "eio.img"
+    make_pattern_image(cold, 8192)
+    eio.write_bytes(bytes(1 << 20))
+    return [Disk("cold", cold, rdelay_ms=50), Disk("eio", eio, read_error_rate="100%")]
+
+
 PROFILES = {
     "blk": Profile("blk", "blk", blk_disks, promised=("pattern", "overlap")),
+    "bcache": Profile("bcache", "bcache", bcache_disks, promised=("pattern", "reads", "overlap")),
 }
 
 
