@@ -147,8 +147,14 @@ struct file_operations {
 };
 
 struct super_operations {
-	/* The last reference to inode is going: free what the fs keeps in it. */
+	/* The last reference to inode is going: free what the fs keeps in it
+	 * (and, for an unlinked inode of a disk filesystem, its blocks: may
+	 * sleep for I/O). */
 	void (*evict)(struct inode *inode);
+	/* The VFS changed inode's attributes (mode, owner, times): a disk
+	 * filesystem copies them into its on-disk inode (mark_inode_dirty).
+	 * Called with i_rwsem held exclusive; must not fail. */
+	void (*dirty_inode)(struct inode *inode);
 };
 
 struct inode {
@@ -183,11 +189,16 @@ struct inode {
 };
 
 /* A filesystem type, found by name at mount time (fs/super.c). */
+#define FS_REQUIRES_DEV 1        /* it lives on a disk: mount needs a block device node */
+#define MS_RDONLY       1        /* mount flags (Linux's): read-only */
+struct block_device;
 struct file_system_type {
 	const char *name;
-	/* A new instance; options is the filesystem's comma list ("" for
+	unsigned fs_flags;              /* FS_REQUIRES_DEV */
+	/* A new instance on bdev (NULL unless FS_REQUIRES_DEV); flags
+	 * MS_RDONLY or 0; options is the filesystem's comma list ("" for
 	 * none).  Returns the super block or an ERR_PTR. */
-	struct super_block *(*mount)(const char *options);
+	struct super_block *(*mount)(struct block_device *bdev, unsigned flags, const char *options);
 	/* Free the instance: the VFS has freed every dentry but the root. */
 	void (*kill_sb)(struct super_block *sb);
 	struct file_system_type *next;  /* the registry (its lock) */
@@ -199,6 +210,7 @@ struct super_block {
 	struct dentry *s_root;
 	void *s_fs_info;                /* the filesystem's */
 	uint64_t s_dev;                 /* a number per instance, for stat */
+	unsigned s_flags;               /* SB_RDONLY; fixed at mount */
 	struct mount *s_mount;          /* where it is mounted (fs/mount.c); NULL if not */
 	/* Cross-directory renames, one at a time, so the ancestry check and
 	 * the order "ancestor first" hold while they lock (fs/rename.c). */
@@ -209,6 +221,12 @@ struct super_block {
 	 * every evict of its inodes (fs/inode.c). */
 	int s_evicting;
 };
+
+#define SB_RDONLY 1                     /* nothing on it may change: -EROFS */
+static inline bool IS_RDONLY(const struct inode *inode)
+{
+	return inode->i_sb->s_flags & SB_RDONLY;
+}
 
 /* Fill in the VFS's part of a new super block (dev number, rename mutex). */
 void sb_init(struct super_block *sb, const struct file_system_type *type,
@@ -267,6 +285,9 @@ uint64_t icache_evict_sb_waits(void);   /* times umount had to wait (tests) */
 #define T_MTIME 2
 #define T_CTIME 4
 void inode_touch(struct inode *inode, unsigned which);
+/* The VFS changed inode's attributes: tell its filesystem (dirty_inode).
+ * Caller holds i_rwsem exclusive. */
+void mark_inode_dirty(struct inode *inode);
 /* Make a fresh inode: type and permission bits, nlink 1, times now, owned
  * by the calling thread's uid and gid (inode_init_owner adjusts). */
 void inode_init_new(struct inode *inode, uint32_t mode);

@@ -158,7 +158,7 @@ int sys_chmod(const char *path, uint32_t mode)
 		dput(d);
 		return -EINTR;
 	}
-	int err = inode_owner_or_capable(inode) ? 0 : -EPERM;
+	int err = IS_RDONLY(inode) ? -EROFS : inode_owner_or_capable(inode) ? 0 : -EPERM;
 	if (!err) {
 		const struct cred *c = current_cred();
 		if (!cred_is_root(c) && !cred_in_group(c, inode->i_gid))
@@ -166,6 +166,7 @@ int sys_chmod(const char *path, uint32_t mode)
 		__atomic_store_n(&inode->i_mode, (inode->i_mode & S_IFMT) | (mode & S_IALLUGO),
 				 __ATOMIC_RELEASE);
 		inode_touch(inode, T_CTIME);
+		mark_inode_dirty(inode);
 	}
 	up_write(&inode->i_rwsem);
 	dput(d);
@@ -186,7 +187,7 @@ static int chown_inode(struct inode *inode, uint32_t uid, uint32_t gid)
 		return -EINTR;
 	const struct cred *c = current_cred();
 	bool root = cred_is_root(c), owner = c->uid == inode->i_uid;
-	int err = 0;
+	int err = IS_RDONLY(inode) ? -EROFS : 0;
 	if (uid != (uint32_t)-1 && !root && !(owner && uid == inode->i_uid))
 		err = -EPERM;
 	if (gid != (uint32_t)-1 && !root && !(owner && (gid == inode->i_gid || cred_in_group(c, gid))))
@@ -206,6 +207,7 @@ static int chown_inode(struct inode *inode, uint32_t uid, uint32_t gid)
 		if (gid != (uint32_t)-1)
 			__atomic_store_n(&inode->i_gid, gid, __ATOMIC_RELAXED);
 		inode_touch(inode, T_CTIME);
+		mark_inode_dirty(inode);
 	}
 	up_write(&inode->i_rwsem);
 	return err;
@@ -253,14 +255,16 @@ int sys_utimens(const char *path, int64_t atime_ns, int64_t mtime_ns, unsigned f
 		dput(d);
 		return -EINTR;
 	}
-	if (!inode_owner_or_capable(inode)) {	/* given times: owner or root */
+	int err = IS_RDONLY(inode) ? -EROFS : !inode_owner_or_capable(inode) ? -EPERM : 0;
+	if (err) {	/* given times: owner or root */
 		up_write(&inode->i_rwsem);
 		dput(d);
-		return -EPERM;
+		return err;
 	}
 	__atomic_store_n(&inode->i_atime, atime_ns, __ATOMIC_RELAXED);
 	__atomic_store_n(&inode->i_mtime, mtime_ns, __ATOMIC_RELAXED);
 	inode_touch(inode, T_CTIME);
+	mark_inode_dirty(inode);
 	up_write(&inode->i_rwsem);
 	dput(d);
 	return 0;

@@ -6,6 +6,7 @@
  * -> page allocator -> object caches), interrupts, the local APIC and
  * its timer, the other CPUs, and finally the self-tests.
  */
+#include "init/devices.h"
 #include "init/initramfs.h"
 #include "fs/vfs.h"
 #include "fs/buffer.h"
@@ -129,6 +130,7 @@ void kmain(uint32_t magic, uint32_t mbi)
 	virtio_blk_init();	/* disks, before anything mounts one */
 	bdflush_start();
 	initramfs_unpack_modules();	/* into the root, before the tests read it */
+	devices_populate();
 	unsigned failed = ktest_run_selected();
 	bench_run_selected();
 	finish(failed);
