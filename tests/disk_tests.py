@@ -28,6 +28,12 @@ from pathlib import Path
 
 from tests.lib.accel import print_accel, resolve_accel
 from tests.lib.common import BUILD, DEFAULT_ELF, TEST_KARGS, check_elf, check_initrd, die, show
+import os
+import random
+import socket
+import stat as st
+
+from tests.lib import ext2img
 from tests.lib.disks import SECTOR, Disk, DiskSet
 from tests.lib.ktap import format_counts, parse_ktap
 from tests.lib.qemu import Config, interpret_status, make_iso, qemu_command, run_captured
@@ -91,7 +97,19 @@ def check_overlap(disks, role, want):
     return None
 
 
+def check_listing(disks, role, root, kernel_lines):
+    host = ext2img.listing(disks.disk(role).image, root)
+    kernel = sorted(kernel_lines)
+    if host == kernel:
+        return None
+    only_k = sorted(set(kernel) - set(host))[:5]
+    only_h = sorted(set(host) - set(kernel))[:5]
+    return (f"the kernel listed {len(kernel)} entries under {root}, debugfs {len(host)}; "
+            f"only the kernel's: {only_k}; only debugfs's: {only_h}")
+
+
 HOSTCHECKS = {
+    "listing": (check_listing, (str, str)),
     "pattern": (check_pattern, (str, int, int)),
     "reads": (check_reads, (str, int, int, int)),
     "overlap": (check_overlap, (str, int)),
@@ -101,7 +119,7 @@ HOSTCHECKS = {
 def run_hostchecks(lines, disks, promised):
     """Run every HOSTCHECK line; returns (problems, kinds seen)."""
     problems, seen = [], set()
-    for line in lines:
+    for index, line in enumerate(lines):
         m = re.search(r"# HOSTCHECK (\w+) (.*)$", line)
         if not m:
             continue
@@ -115,6 +133,15 @@ def run_hostchecks(lines, disks, promised):
             problems.append(f"HOSTCHECK names a disk role this boot did not have: {args[0]}")
             continue
         seen.add(kind)
+        if kind == "listing":	# the # LIST lines that follow, up to # LIST-END
+            listed = []
+            for later in lines[index + 1:]:
+                if "# LIST-END" in later:
+                    break
+                lm = re.search(r"# LIST (.*)$", later)
+                if lm:
+                    listed.append(lm.group(1))
+            args.append(listed)
         problem = fn(disks, *args)
         print(f"  host check {kind} {' '.join(words)}: {problem or 'ok'}")
         if problem:
@@ -151,9 +178,72 @@ def bcache_disks(work):
     return [Disk("cold", cold, rdelay_ms=50), Disk("eio", eio, read_error_rate="100%")]
 
 
+def make_tree(root):
+    """Every file type, 255-byte names, a 2,000-entry directory, files
+    that need double indirect blocks (1 KiB blocks), a sparse one, fast and
+    slow symlinks, hard links, owners and special modes."""
+    rng = random.Random(25)
+    root.mkdir(parents=True)
+    (root / "small").write_bytes(b"hello, disk\n")
+    (root / "big").write_bytes(rng.randbytes(700 * 1024))          # double indirect
+    with open(root / "sparse", "wb") as f:
+        f.seek(3 << 20)
+        f.write(b"end")
+    (root / ("n" * 255)).write_bytes(b"a long name\n")
+    deep = root / ("d" * 200) / "a" / "b" / "c"
+    deep.mkdir(parents=True)
+    (deep / "leaf").write_bytes(rng.randbytes(5000))
+    many = root / "many"
+    many.mkdir()
+    for i in range(2000):
+        (many / f"entry-{i:04d}").write_bytes(str(i).encode())
+    os.link(root / "small", root / "hard")
+    os.link(root / "small", many / "hard-too")
+    os.symlink("small", root / "fast")
+    os.symlink("/" + "s" * 150 + "/target", root / "slow")
+    os.mkfifo(root / "fifo")
+    os.mknod(root / "blk", 0o640 | st.S_IFBLK, os.makedev(8, 1))
+    os.mknod(root / "chr", 0o620 | st.S_IFCHR, os.makedev(4, 64))
+    sock = socket.socket(socket.AF_UNIX)
+    sock.bind(str(root / "sock"))
+    sock.close()
+    (root / "suid").write_bytes(b"#!\n")
+    os.chmod(root / "suid", 0o4755)
+    (root / "sticky").mkdir(mode=0o777)
+    os.chmod(root / "sticky", 0o1777)
+    (root / "sgid").mkdir()
+    os.chmod(root / "sgid", 0o2750)
+    os.chown(root / "sgid", 1000, 100)
+    os.chown(root / "big", 65534, 65534)
+    os.lchown(root / "fast", 1000, 1000)
+
+
+def ext2_disks(work):
+    tree, d600, scratch = work / "tree.img", work / "dir600.img", work / "scratch.img"
+    make_tree(work / "tree")
+    ext2img.make_image(tree, 16, work / "tree")
+    ext2img.index_dirs(tree)            # "many" becomes an htree
+    (work / "d600" / "d").mkdir(parents=True)
+    for i in range(600):
+        (work / "d600" / "d" / f"f{i}").touch()
+    ext2img.make_image(d600, 4, work / "d600")
+    ext2img.make_image(scratch, 32, block_size=4096)
+    return [Disk("tree", tree), Disk("dir600", d600, rdelay_ms=10), Disk("scratch", scratch)]
+
+
+def fsck_all(disks):
+    problems = []
+    for d in disks.disks:
+        problems += ext2img.fsck_problems(d.image)
+        print(f"  host check e2fsck -fn {d.image.name}: {'ok' if not problems else 'FAILED'}")
+    return problems
+
+
 PROFILES = {
     "blk": Profile("blk", "blk", blk_disks, promised=("pattern", "overlap")),
     "bcache": Profile("bcache", "bcache", bcache_disks, promised=("pattern", "reads", "overlap")),
+    "ext2": Profile("ext2", "ext2,fstest_ext2,ext2_stress", ext2_disks,
+                    promised=("listing", "reads"), after=fsck_all, smp=8),
 }
 
 

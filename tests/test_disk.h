@@ -13,6 +13,12 @@
  *   # HOSTCHECK pattern ROLE FIRST COUNT      sectors hold test_pattern_word(tag 0x5a)
  *   # HOSTCHECK reads ROLE SECTOR COUNT N     exactly N reads touched [SECTOR, SECTOR+COUNT)
  *   # HOSTCHECK overlap ROLE N                at least N reads were at the device at once
+ *   # HOSTCHECK listing ROLE DIR              the tree under DIR in the image (read by
+ *                                             debugfs after the boot) is the one the
+ *                                             # LIST lines that follow describe
+ * A listing line: PATH TYPE MODE UID GID SIZE NLINK TARGET SUM, with "-"
+ * for what a type has not (a directory's size, a file's target), SUM the
+ * FNV-1a hash of a regular file's bytes; see test_print_listing.
  */
 #ifndef TESTS_TEST_DISK_H
 #define TESTS_TEST_DISK_H
@@ -30,5 +36,11 @@ static inline uint64_t test_pattern_word(uint64_t s, unsigned i, uint8_t tag)
 {
 	return (uint64_t)tag << 56 | s << 8 | i;
 }
+
+/* Print the HOSTCHECK listing line for the tree at mounted directory
+ * `dir` (DIR in the image is `image_dir`), then one # LIST line per entry
+ * below it, then # LIST-END.  Returns how many entries, or a negative
+ * errno if the walk failed. */
+long test_print_listing(const char *role, const char *dir, const char *image_dir);
 
 #endif
