@@ -31,6 +31,7 @@ from tests.lib.common import BUILD, DEFAULT_ELF, TEST_KARGS, check_elf, check_in
 import os
 import random
 import socket
+import tempfile
 import stat as st
 
 from tests.lib import ext2img
@@ -108,8 +109,21 @@ def check_listing(disks, role, root, kernel_lines):
             f"only the kernel's: {only_k}; only debugfs's: {only_h}")
 
 
+def check_file(disks, role, path, size, want):
+    with tempfile.TemporaryDirectory() as tmp:
+        ext2img.debugfs(disks.disk(role).image, [f'dump "{path}" "{tmp}/f"'])
+        got = Path(tmp, "f")
+        if not got.exists():
+            return f"{path} is not in the image"
+        data = got.read_bytes()
+    if len(data) != size or ext2img.fnv(data) != want:
+        return f"{path} holds {len(data)} bytes (sum {ext2img.fnv(data)}), not {size} ({want})"
+    return None
+
+
 HOSTCHECKS = {
     "listing": (check_listing, (str, str)),
+    "file": (check_file, (str, str, int, str)),
     "pattern": (check_pattern, (str, int, int)),
     "reads": (check_reads, (str, int, int, int)),
     "overlap": (check_overlap, (str, int)),
@@ -231,6 +245,12 @@ def ext2_disks(work):
     return [Disk("tree", tree), Disk("dir600", d600, rdelay_ms=10), Disk("scratch", scratch)]
 
 
+def eio_disks(work):
+    image = work / "faulty.img"
+    ext2img.make_image(image, 8)
+    return [Disk("faulty", image, write_error_rate="10%")]
+
+
 def fsck_all(disks):
     problems = []
     for d in disks.disks:
@@ -244,6 +264,7 @@ PROFILES = {
     "bcache": Profile("bcache", "bcache", bcache_disks, promised=("pattern", "reads", "overlap")),
     "ext2": Profile("ext2", "ext2,fstest_ext2,ext2_stress", ext2_disks,
                     promised=("listing", "reads"), after=fsck_all, smp=8),
+    "ext2eio": Profile("ext2eio", "ext2_eio", eio_disks, promised=("file",), after=fsck_all, smp=2),
 }
 
 

@@ -131,3 +131,57 @@ static const struct ktest_case ext2_cases[] = {
 	KTEST_CASE(one_lookup_per_name),
 };
 KTEST_SUITE(ext2, ext2_cases);
+
+/*
+ * Writes that fail (role "faulty": nbdkit fails one write in ten): every
+ * fsync that met a failed write says -EIO, the buffers stay dirty and
+ * are written by a later fsync or by umount, which tries again; every
+ * file whose fsync succeeded is on the disk with its bytes (the host
+ * reads each back with debugfs), and e2fsck finds the image clean.
+ */
+static uint64_t fnv(const char *p, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (uint8_t)p[i]) * 0x100000001b3ULL;
+	return h;
+}
+
+static void survives_write_errors(void)
+{
+	struct block_device *b = test_disk_or_skip("faulty");
+	mount_role(b, "/ext2-eio", 0);
+	ASSERT_EQ(sys_mkdir("/ext2-eio/eio", 0755), 0);
+	static char data[20000];
+	struct prng r;
+	prng_seed(&r, ktest_seed());
+	unsigned ok = 0, failed = 0;
+	for (unsigned i = 0; i < 60; i++) {
+		char path[48];
+		snprintf(path, sizeof(path), "/ext2-eio/eio/f%u", i);
+		size_t n = 100 + (size_t)prng_below(&r, sizeof(data) - 100);
+		for (size_t k = 0; k < n; k++)
+			data[k] = (char)prng_next(&r);
+		int fd = sys_open(path, O_CREAT | O_WRONLY, 0644);
+		ASSERT_GE(fd, 0);
+		EXPECT_EQ(sys_write(fd, data, n), (long)n);	/* into the cache: no I/O yet */
+		int err = sys_fsync(fd);
+		sys_close(fd);
+		if (err == 0) {
+			ok++;
+			kprintf("    # HOSTCHECK file faulty /eio/f%u %lu %016lx\n", i, n, fnv(data, n));
+		} else {
+			failed++;
+			EXPECT_EQ(err, -EIO);
+		}
+	}
+	kprintf("    # 60 files: %u fsyncs succeeded, %u said EIO\n", ok, failed);
+	EXPECT_GT(failed, 0u);	/* the injection reached us */
+	EXPECT_GT(ok, 0u);
+	EXPECT_EQ(sys_umount("/ext2-eio"), 0);	/* writes what is left, trying again */
+}
+
+static const struct ktest_case ext2_eio_cases[] = {
+	KTEST_CASE(survives_write_errors),
+};
+KTEST_SUITE(ext2_eio, ext2_eio_cases);
