@@ -238,9 +238,11 @@ test-negative: $(BUILD)/smpvfs.elf $(BUILD)/initrd.cpio
 
 MATRIX_SMP := 1,2,4,8
 MATRIX_FIRMWARE := bios,uefi
+# Every matrix boot gets a fresh ext2 scratch disk (the ext2 suites run
+# on it at every -smp, BIOS and UEFI), which e2fsck -fn checks afterwards.
 test-matrix: $(BUILD)/smpvfs.elf $(BUILD)/initrd.cpio
 	$(Q)$(PYTHON) -m tests.run test --smp $(if $(SMP),$(SMP),$(MATRIX_SMP)) \
-		--firmware $(if $(FIRMWARE),$(FIRMWARE),$(MATRIX_FIRMWARE)) \
+		--firmware $(if $(FIRMWARE),$(FIRMWARE),$(MATRIX_FIRMWARE)) --scratch-disk \
 		$(RUN_ARGS) --kargs "$(KARGS)"
 
 # The disk tests (tests/disk_tests.py): boots with disks served by nbdkit,

@@ -262,7 +262,7 @@ def fsck_all(disks):
 PROFILES = {
     "blk": Profile("blk", "blk", blk_disks, promised=("pattern", "overlap")),
     "bcache": Profile("bcache", "bcache", bcache_disks, promised=("pattern", "reads", "overlap")),
-    "ext2": Profile("ext2", "ext2,fstest_ext2,ext2_stress", ext2_disks,
+    "ext2": Profile("ext2", "ext2,fstest_ext2,ext2_stress,ext2_fuzz", ext2_disks,
                     promised=("listing", "reads"), after=fsck_all, smp=8),
     "ext2eio": Profile("ext2eio", "ext2_eio", eio_disks, promised=("file",), after=fsck_all, smp=2),
 }
