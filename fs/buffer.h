@@ -56,6 +56,7 @@ struct block_device;
 #define BH_Uptodate 0       /* b_data holds the block (or what will be written to it) */
 #define BH_Dirty    1       /* b_data is newer than the disk (dirty_lock) */
 #define BH_Lock     2       /* I/O in progress: the sleeping lock */
+#define BH_Checked  3       /* the filesystem checked what it read here (Linux's PageChecked) */
 
 struct buffer_head {
 	/* Fixed while hashed. */
@@ -93,6 +94,16 @@ static inline bool buffer_dirty(const struct buffer_head *bh)
 /* Caller holds a reference and has filled b_data (BH_Lock held, if
  * others may be reading the block in). */
 void set_buffer_uptodate(struct buffer_head *bh);
+/* A filesystem's mark that it has checked the contents (so a reader need
+ * not check again): the first of racing setters gets true. */
+static inline bool buffer_checked(const struct buffer_head *bh)
+{
+	return __atomic_load_n(&bh->b_state, __ATOMIC_ACQUIRE) & (1UL << BH_Checked);
+}
+static inline void set_buffer_checked(struct buffer_head *bh)
+{
+	__atomic_fetch_or(&bh->b_state, 1UL << BH_Checked, __ATOMIC_RELEASE);
+}
 
 void lock_buffer(struct buffer_head *bh);
 void unlock_buffer(struct buffer_head *bh);

@@ -120,7 +120,8 @@ static void teams_run_every_member_once(void)
 static void every_benchmark_runs(void)
 {
 	static const char *const names[] = { "locks", "lookup_slow", "lookup_storm", "pathwalk",
-					     "lookup_cost", "dcache_size", "mixed", "conflicts" };
+					     "lookup_cost", "dcache_size", "mixed", "conflicts", "disk_lookup",
+					     "disk_walk" };
 	unsigned n = sizeof(names) / sizeof(names[0]);
 	for (unsigned i = 0; i < n; i++)
 		EXPECT_TRUE(bench_exists(names[i], strlen(names[i])));

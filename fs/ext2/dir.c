@@ -54,7 +54,9 @@ static struct buffer_head *dir_bread(struct inode *dir, uint64_t n)
 	struct buffer_head *bh = __bread(sbi->bdev, pblk, sbi->block_size);
 	if (IS_ERR(bh))
 		return ERR_PTR(ext2_io_error(sbi, (int)PTR_ERR(bh)));
-	for (unsigned off = 0; off < sbi->block_size;) {
+	/* Checked once per read from the disk: every change here keeps a
+	 * block well formed.  Racing checkers both check; that is all. */
+	for (unsigned off = 0; !buffer_checked(bh) && off < sbi->block_size;) {
 		struct ext2_dirent *de = at(bh, off);
 		if (de->rec_len < 8 || de->rec_len % 4 || off + de->rec_len > sbi->block_size ||
 		    8u + de->name_len > de->rec_len || de->inode > sbi->inodes_count) {
@@ -62,6 +64,8 @@ static struct buffer_head *dir_bread(struct inode *dir, uint64_t n)
 			return ERR_PTR(ext2_error(sbi, "a bad directory entry (dir, block)", dir->i_ino, n));
 		}
 		off += de->rec_len;
+		if (off == sbi->block_size)
+			set_buffer_checked(bh);
 	}
 	return bh;
 }
