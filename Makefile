@@ -275,10 +275,13 @@ test-shell: $(BUILD)/smpvfs.elf
 
 # One boot of the KCSAN=1 build (in build/kcsan) at -smp 4: the
 # detector's own tests, then suites where CPUs share directories (and the
-# fuzzer, whose colliding calls reach code no other suite combines).  Every
+# fuzzer, whose colliding calls reach code no other suite combines), and
+# the torture and the fuzzer on an ext2 scratch disk (the buffer cache,
+# the driver's completions, ext2's bitmaps).  Every
 # report fails the test case that was running (kernel/kcsan.c), so a
 # report fails this part.
-KCSAN_SUITES := kcsan,lookup,vfs_fuzz,dcache_races,perm_races,rcu,lockref,rcuwalk,rcuwalk_races,fifo
+KCSAN_SUITES := kcsan,lookup,vfs_fuzz,dcache_races,perm_races,rcu,lockref,rcuwalk,rcuwalk_races,fifo,\
+	ext2_stress,ext2_fuzz
 # A 16-bucket dcache hash in that boot: every chain an RCU-walk follows
 # then holds dentries that renames move to other chains.
 KCSAN_KARGS := dcache.buckets=16
@@ -287,7 +290,7 @@ test-kcsan: check-tools
 		$(KCSAN_BUILD)/smpvfs.elf $(KCSAN_BUILD)/initrd.cpio
 	$(Q)$(PYTHON) -m tests.run test --smp 4 --firmware bios --elf $(KCSAN_BUILD)/smpvfs.elf \
 		--mem $(MEM) --machine $(MACHINE) --accel $(ACCEL) --initrd $(KCSAN_BUILD)/initrd.cpio \
-		--log-suffix=-kcsan --kargs "ktest=$(KCSAN_SUITES) $(KCSAN_KARGS) $(KARGS)"
+		--log-suffix=-kcsan --scratch-disk --kargs "ktest=$(KCSAN_SUITES) $(KCSAN_KARGS) $(KARGS)"
 
 # The kernel without the lock validator: both sides of every
 # `#if CONFIG_LOCKDEP` must compile.  Built, not booted here.  It is the
