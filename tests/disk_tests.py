@@ -99,7 +99,10 @@ def check_overlap(disks, role, want):
 
 
 def check_listing(disks, role, root, kernel_lines):
-    host = ext2img.listing(disks.disk(role).image, root)
+    """The kernel listed a tree; debugfs lists the same image (as it was
+    before the boot, for a disk whose tests list it and then change it)."""
+    disk = disks.disk(role)
+    host = ext2img.listing(disk.pristine or disk.image, root)
     kernel = sorted(kernel_lines)
     if host == kernel:
         return None
@@ -121,7 +124,18 @@ def check_file(disks, role, path, size, want):
     return None
 
 
+def check_flag_clear(disks, role, path, mask):
+    out = ext2img.debugfs(disks.disk(role).image, [f'stat "{path}"'])
+    m = re.search(r"Flags: (0x[0-9a-f]+)", "\n".join(out[0][1]) if out else "")
+    if not m:
+        return f"debugfs could not stat {path}"
+    if int(m.group(1), 16) & int(mask, 16):
+        return f"{path} still has flags {m.group(1)} (mask {mask})"
+    return None
+
+
 HOSTCHECKS = {
+    "flagclear": (check_flag_clear, (str, str, str)),
     "listing": (check_listing, (str, str)),
     "file": (check_file, (str, str, int, str)),
     "pattern": (check_pattern, (str, int, int)),
@@ -240,14 +254,17 @@ def ext2_disks(work):
     (work / "d600" / "d").mkdir(parents=True)
     for i in range(600):
         (work / "d600" / "d" / f"f{i}").touch()
-    ext2img.make_image(d600, 4, work / "d600")
+    ext2img.make_image(d600, 4, work / "d600", inode_size=128)   # 128-byte inodes
     ext2img.make_image(scratch, 32, block_size=4096)
-    return [Disk("tree", tree), Disk("dir600", d600, rdelay_ms=10), Disk("scratch", scratch)]
+    pristine = work / "tree.orig.img"   # listed, then changed: compare with this
+    shutil.copyfile(tree, pristine)
+    return [Disk("tree", tree, pristine=pristine), Disk("dir600", d600, rdelay_ms=10),
+            Disk("scratch", scratch)]
 
 
 def eio_disks(work):
     image = work / "faulty.img"
-    ext2img.make_image(image, 8)
+    ext2img.make_image(image, 8, inode_size=128)
     return [Disk("faulty", image, write_error_rate="10%")]
 
 
@@ -263,7 +280,7 @@ PROFILES = {
     "blk": Profile("blk", "blk", blk_disks, promised=("pattern", "overlap")),
     "bcache": Profile("bcache", "bcache", bcache_disks, promised=("pattern", "reads", "overlap")),
     "ext2": Profile("ext2", "ext2,fstest_ext2,ext2_stress,ext2_fuzz", ext2_disks,
-                    promised=("listing", "reads"), after=fsck_all, smp=8),
+                    promised=("listing", "reads", "flagclear"), after=fsck_all, smp=8),
     "ext2eio": Profile("ext2eio", "ext2_eio", eio_disks, promised=("file",), after=fsck_all, smp=2),
 }
 

@@ -50,6 +50,20 @@ static void listing_matches_host(void)
 	EXPECT_EQ(sys_chmod("/ext2-tree/big", 0600), -EROFS);
 	EXPECT_EQ(sys_open("/ext2-tree/big", O_WRONLY, 0), -EROFS);
 	EXPECT_EQ(sys_umount("/ext2-tree"), 0);
+
+	/* Read-write now: the first change to the htree directory "many"
+	 * clears its index flag (the host checks the flag and runs e2fsck). */
+	mount_role(b, "/ext2-tree", 0);
+	int fd = sys_open("/ext2-tree/many/added", O_CREAT | O_WRONLY, 0644);
+	EXPECT_GE(fd, 0);
+	sys_close(fd);
+	EXPECT_EQ(sys_unlink("/ext2-tree/many/entry-0000"), 0);
+	EXPECT_EQ(sys_rename("/ext2-tree/many/entry-0001", "/ext2-tree/many/renamed"), 0);
+	struct kstat st;
+	EXPECT_EQ(sys_stat("/ext2-tree/many/entry-1999", &st), 0);	/* still found, linearly */
+	EXPECT_EQ(sys_stat("/ext2-tree/many/entry-0000", &st), -ENOENT);
+	EXPECT_EQ(sys_umount("/ext2-tree"), 0);
+	kprintf("    # HOSTCHECK flagclear tree /many 0x1000\n");
 }
 
 #define STATTERS 6

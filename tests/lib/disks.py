@@ -41,6 +41,7 @@ class Disk:
     read_error_rate: str = ""   # e.g. "100%": nbdkit's error-pread-rate
     write_error_rate: str = ""
     read_only: bool = False
+    pristine: Path = None       # a copy of the image as it was before the boot, if kept
 
 
 @dataclasses.dataclass

@@ -1,6 +1,7 @@
 """ext2 images on the host, made and judged by e2fsprogs.
 
-  make_image(path, size, tree)  mke2fs -t ext2 -d tree (1 KiB blocks below 512M)
+  make_image(path, size, tree)  mke2fs -t ext2 -d tree (1 KiB blocks below 512M;
+                                block_size=, inode_size= to choose)
   listing(image, root)          the tree under root, read by debugfs, in the
                                 kernel's `# LIST` format (tests/test_disk.h)
   fsck_problems(image)          e2fsck -fn must exit 0 and print no "Fix?"
@@ -27,7 +28,7 @@ def run(cmd, **kw):
                           errors="replace", **kw)
 
 
-def make_image(path, size_mb, tree=None, block_size=None):
+def make_image(path, size_mb, tree=None, block_size=None, inode_size=None):
     need("mke2fs")
     path.unlink(missing_ok=True)
     with open(path, "wb") as f:
@@ -35,6 +36,8 @@ def make_image(path, size_mb, tree=None, block_size=None):
     cmd = ["mke2fs", "-q", "-F", "-t", "ext2"]
     if block_size:
         cmd += ["-b", str(block_size)]
+    if inode_size:
+        cmd += ["-I", str(inode_size)]
     if tree:
         cmd += ["-d", str(tree)]
     p = run(cmd + [str(path)])
