@@ -15,7 +15,7 @@
 #include "kernel/errno.h"
 
 /*
- * mount, umount, and the mount list (mounts, df).
+ * mount, umount, sync, and the mount list (mounts, df).
  *
  *   mount -t TYPE [-o OPTIONS] DEVICE DIR    a disk filesystem (ext2)
  *   mount -t TYPE [-o OPTIONS | OPTIONS] DIR the others
@@ -106,6 +106,15 @@ int cmd_mount(struct sh_ctx *c, int argc, char **argv)
 	if (err < 0)
 		return sh_error(c, "%s on %s: %s", type, argv[i], sh_strerror(err));
 	return 0;
+}
+
+int cmd_sync(struct sh_ctx *c, int argc, char **argv)
+{
+	(void)argv;
+	if (argc != 1)
+		return sh_usage(c, "no arguments expected");
+	int err = sys_sync();
+	return err < 0 ? sh_error(c, "some writes failed: %s (they stay cached)", sh_strerror(err)) : 0;
 }
 
 int cmd_umount(struct sh_ctx *c, int argc, char **argv)

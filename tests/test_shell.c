@@ -630,9 +630,11 @@ static void mounts_a_disk(void)
 	struct shell *sh = new_shell(&term);
 	ASSERT_NOT_NULL(sh);
 	char line[160];
-	snprintf(line, sizeof(line), "mkdir -p /shmnt; mount -t ext2 /dev/%s /shmnt; mkdir -p /shmnt/shell; "
-		 "echo on a disk > /shmnt/shell/f; sync; cat /shmnt/shell/f; rm /shmnt/shell/f", b->name);
+	snprintf(line, sizeof(line), "mkdir -p /shmnt; mount -t ext2 /dev/%s /shmnt", b->name);
 	EXPECT_EQ(sh_run_line(sh, line), 0);
+	EXPECT_EQ(sh_run_line(sh, "mkdir -p /shmnt/shell; echo on a disk > /shmnt/shell/f"), 0);
+	EXPECT_EQ(sh_run_line(sh, "sync"), 0);
+	EXPECT_EQ(sh_run_line(sh, "cat /shmnt/shell/f; rm /shmnt/shell/f"), 0);
 	EXPECT_TRUE(contains(term.out, "on a disk\n"));
 	clear(&term);
 	EXPECT_EQ(sh_run_line(sh, "mount -t ext2 /shmnt"), 2);	/* no device */
