@@ -152,7 +152,7 @@ static int chmod_inode(struct inode *inode, uint32_t mode)
 {
 	if (down_write_killable(&inode->i_rwsem))
 		return -EINTR;
-	int err = inode_owner_or_capable(inode) ? 0 : -EPERM;
+	int err = IS_RDONLY(inode) ? -EROFS : inode_owner_or_capable(inode) ? 0 : -EPERM;
 	if (!err) {
 		const struct cred *c = current_cred();
 		if (!cred_is_root(c) && !cred_in_group(c, inode->i_gid))
@@ -160,6 +160,7 @@ static int chmod_inode(struct inode *inode, uint32_t mode)
 		__atomic_store_n(&inode->i_mode, (inode->i_mode & S_IFMT) | (mode & S_IALLUGO),
 				 __ATOMIC_RELEASE);
 		inode_touch(inode, T_CTIME);
+		mark_inode_dirty(inode);
 	}
 	up_write(&inode->i_rwsem);
 	return err;
@@ -199,7 +200,7 @@ static int chown_inode(struct inode *inode, uint32_t uid, uint32_t gid)
 		return -EINTR;
 	const struct cred *c = current_cred();
 	bool root = cred_is_root(c), owner = c->uid == inode->i_uid;
-	int err = 0;
+	int err = IS_RDONLY(inode) ? -EROFS : 0;
 	if (uid != (uint32_t)-1 && !root && !(owner && uid == inode->i_uid))
 		err = -EPERM;
 	if (gid != (uint32_t)-1 && !root && !(owner && (gid == inode->i_gid || cred_in_group(c, gid))))
@@ -219,6 +220,7 @@ static int chown_inode(struct inode *inode, uint32_t uid, uint32_t gid)
 		if (gid != (uint32_t)-1)
 			__atomic_store_n(&inode->i_gid, gid, __ATOMIC_RELAXED);
 		inode_touch(inode, T_CTIME);
+		mark_inode_dirty(inode);
 	}
 	up_write(&inode->i_rwsem);
 	return err;
@@ -267,9 +269,9 @@ static int utimes_inode(struct inode *inode, const int64_t t[2], const bool now[
 		return 0;
 	if (down_write_killable(&inode->i_rwsem))
 		return -EINTR;
-	int err = 0;
+	int err = IS_RDONLY(inode) ? -EROFS : 0;
 	bool given = (!now[0] && !omit[0]) || (!now[1] && !omit[1]);
-	if (!inode_owner_or_capable(inode))
+	if (!err && !inode_owner_or_capable(inode))
 		err = given ? -EPERM : inode_permission(inode, MAY_WRITE);
 	if (!err) {
 		int64_t cur = ktime_real_ns();
@@ -278,6 +280,7 @@ static int utimes_inode(struct inode *inode, const int64_t t[2], const bool now[
 		if (!omit[1])
 			__atomic_store_n(&inode->i_mtime, now[1] ? cur : t[1], __ATOMIC_RELAXED);
 		inode_touch(inode, T_CTIME);
+		mark_inode_dirty(inode);
 	}
 	up_write(&inode->i_rwsem);
 	return err;

@@ -28,8 +28,14 @@ int generic_permission(const struct cred *c, struct inode *inode, int mask)
 	return -EACCES;
 }
 
+/* A write to a file, directory or symlink of a read-only filesystem
+ * is -EROFS, before the permission bits (Linux's sb_permission). */
 int inode_permission(struct inode *inode, int mask)
 {
+	uint32_t type = inode->i_mode & S_IFMT;
+	if ((mask & MAY_WRITE) && IS_RDONLY(inode) &&
+	    (type == S_IFREG || type == S_IFDIR || type == S_IFLNK))
+		return -EROFS;
 	return generic_permission(current_cred(), inode, mask);
 }
 
@@ -112,6 +118,7 @@ void file_remove_privs(struct inode *inode)
 	if (kill) {
 		__atomic_fetch_and(&inode->i_mode, ~kill, __ATOMIC_RELEASE);
 		inode_touch(inode, T_CTIME);
+		mark_inode_dirty(inode);
 	}
 }
 

@@ -6,10 +6,14 @@
  * -> page allocator -> object caches), interrupts, the local APIC and
  * its timer, the other CPUs, and finally the self-tests.
  */
+#include "init/devices.h"
 #include "init/initramfs.h"
 #include "user/process.h"
 #include "user/tty.h"
 #include "fs/vfs.h"
+#include "fs/buffer.h"
+#include "drivers/pci.h"
+#include "drivers/virtio.h"
 #include "bench/bench.h"
 #include "kernel/bootinfo.h"
 #include "kernel/bootmem.h"
@@ -182,8 +186,11 @@ void kmain(uint32_t magic, uint32_t mbi)
 	smp_boot();
 	rcu_start_threads();	/* a callback thread on every CPU */
 	kcsan_start();		/* KCSAN=1: every CPU is up */
+	pci_init();
+	virtio_blk_init();	/* disks, before anything mounts one */
+	bdflush_start();
 	initramfs_unpack_modules();	/* into the root, before the tests read it */
-	dev_nodes_init();
+	devices_populate();
 	unsigned failed = ktest_run_selected();
 	bench_run_selected();
 	finish(failed);

@@ -12,6 +12,7 @@
 #define E2BIG         7
 #define ENOEXEC       8
 #define EBADF         9
+#define ENOTBLK      15
 #define ECHILD       10      /* inside the kernel: an RCU-walk must leave RCU mode */
 #define EAGAIN       11
 #define ENOMEM       12
@@ -40,6 +41,7 @@
 #define ENOTEMPTY    39
 #define ELOOP        40
 #define EOVERFLOW    75
+#define EUCLEAN     117      /* a filesystem found its own structures wrong (Linux: EFSCORRUPTED) */
 #define ENOTSOCK     88
 #define EAFNOSUPPORT 97
 #define EADDRINUSE   98

@@ -63,7 +63,7 @@ SH_CMD(mknod); SH_CMD(mkfifo);
 SH_CMD(cd); SH_CMD(pwd);
 SH_CMD(ls); SH_CMD(tree); SH_CMD(cat); SH_CMD(stat); SH_CMD(readlink);
 /* Mounts (cmd_mount.c). */
-SH_CMD(mount); SH_CMD(umount); SH_CMD(mounts); SH_CMD(slowfs);
+SH_CMD(mount); SH_CMD(umount); SH_CMD(sync); SH_CMD(mounts); SH_CMD(slowfs);
 /* The machine and its self-checks (cmd_system.c). */
 SH_CMD(poweroff); SH_CMD(reboot); SH_CMD(cpus); SH_CMD(threads); SH_CMD(params);
 SH_CMD(locks); SH_CMD(ktest); SH_CMD(bench); SH_CMD(fstest);

@@ -39,13 +39,15 @@ from tests.lib.accel import print_accel, resolve_accel
 from tests.lib.args import firmware_list, positive_seconds, smp_list
 from tests.lib.common import BUILD, DEFAULT_ELF, TEST_KARGS, check_elf, check_initrd, show
 from tests.lib.ktap import format_counts, parse_ktap
+from tests.lib import ext2img
+from tests.lib.disks import Disk, DiskSet
 from tests.lib.qemu import Config, interpret_status, make_iso, qemu_command, run_captured
 from tests.lib.report import print_details
 from tests.lib.verdict import cpu_count_problems, verdict_problems
 
 # The suites whose point is concurrency, the fuzzer and the torture.
 SUITES = ("lookup,dcache_races,prune,rename,mount_races,inode,file,readdir,dirops_kill,"
-          "outside,shrinker,waitqueue,rwsem,mutex,rcu,vfs_stress,vfs_fuzz")
+          "outside,shrinker,waitqueue,rwsem,mutex,rcu,vfs_stress,vfs_fuzz,ext2_stress,ext2_fuzz")
 JITTER = (1, 4, 16)
 FUZZ_ROUNDS = 200       # vfs_fuzz.rounds for each boot (make test runs 4): about 3 min at -smp 8
 STRESS = 4              # ktest.stress: the stress tests' counts, times make test's
@@ -55,15 +57,27 @@ FUZZ_LINE = re.compile(r"# vfs_fuzz: (\d+) rounds, (\d+) calls, (\d+) collisions
 TORTURE_LINE = re.compile(r"# seed \d+ \(CPU c uses seed \+ c\), (\d+) calls a CPU")
 
 
+SCRATCH_MB = 256        # each boot's ext2 scratch disk (the fuzzer leaves its trees there)
+
+
+def scratch_disk(n, firmware, smp):
+    """A fresh empty ext2 image for one boot, vda (role scratch)."""
+    image = BUILD / "soak-logs" / f"boot{n}-{firmware}-smp{smp}.img"
+    image.parent.mkdir(parents=True, exist_ok=True)
+    ext2img.make_image(image, SCRATCH_MB, block_size=4096)
+    return DiskSet([Disk("scratch", image, nbd=False)], image.parent), image
+
+
 def boot(n, cfg_args, seed, jitter, suites, elf, initrd):
     firmware, smp, accel, mem = cfg_args
     kargs = (f"{TEST_KARGS} ktest={suites} ktest.seed={seed} ktest.jitter={jitter} "
-             f"ktest.stress={STRESS} vfs_fuzz.rounds={FUZZ_ROUNDS}")
+             f"ktest.stress={STRESS} vfs_fuzz.rounds={FUZZ_ROUNDS} ktest.disks=scratch:vda")
     iso = make_iso(elf, kargs, BUILD / "iso-soak", initrd)
     cfg = Config(firmware, smp, "pc", accel, mem, f"soak-{firmware}-smp{smp}")
     log_path = BUILD / "soak-logs" / f"boot{n}-{firmware}-smp{smp}.log"
-    status, stderr_lines, elapsed = run_captured(qemu_command(cfg, iso), log_path,
-                                                     BOOT_TIMEOUT)
+    disks, image = scratch_disk(n, firmware, smp)
+    status, stderr_lines, elapsed = run_captured(qemu_command(cfg, iso, extra=disks.start()),
+                                                 log_path, BOOT_TIMEOUT)
     k = parse_ktap(log_path.read_bytes().decode(errors="replace").splitlines())
     rounds = calls = 0
     for line in k.lines:
@@ -76,7 +90,10 @@ def boot(n, cfg_args, seed, jitter, suites, elf, initrd):
         problems = [f"hung: no end after {BOOT_TIMEOUT} s"]
     else:
         verdict, message = interpret_status(status, stderr_lines)
-        problems = verdict_problems(k, verdict, message) + cpu_count_problems(k, cfg)
+        problems = (verdict_problems(k, verdict, message) + cpu_count_problems(k, cfg) +
+                    ext2img.fsck_problems(image))
+    if not problems:
+        image.unlink()      # a failing boot's disk stays, for debugfs
     return k, log_path, elapsed, rounds, calls, problems
 
 

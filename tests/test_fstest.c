@@ -26,6 +26,7 @@
 #include "kernel/string.h"
 #include "tools/fstest/fstest.h"
 #include "tests/user_run.h"
+#include "tests/test_disk.h"
 
 #define USER_FSTEST "/tests/bin/fstest"   /* the host's build, static (Makefile) */
 
@@ -264,7 +265,11 @@ static char *read_file(const char *path, long *len)
 	return buf;
 }
 
-static void run_file_as(const char *name, bool user)
+/* user: through the static Linux build of fstest in user mode, else the
+ * in-kernel fstest.  bdev NULL: a fresh ramfs; else an ext2 disk mounted
+ * there, the file run in a new directory of it (what it leaves stays for
+ * e2fsck). */
+static void run_file_as(const char *name, bool user, struct block_device *bdev)
 {
 	char path[96], dir[96];
 	snprintf(path, sizeof(path), TDIR "/%s.t", name);
@@ -299,9 +304,17 @@ static void run_file_as(const char *name, bool user)
 		int status;
 		user_run(USER_FSTEST, warm, r->out_path, &status);
 	}
+	char dev[24], work[128];
+	snprintf(dev, sizeof(dev), "/dev/%s", bdev ? bdev->name : "");
+	struct kstat st;	/* the device's dentries cached before the count, not by the mount */
+	EXPECT_TRUE(!bdev || sys_stat(dev, &st) == 0);
 	uint64_t dentries0 = dcache_live(), inodes0 = icache_live();
-	if (words_ok && EXPECT_EQ(sys_mount("ramfs", dir, NULL), 0)) {
-		EXPECT_EQ(sys_chdir(dir), 0);
+	snprintf(work, sizeof(work), "%s/%s.%lu", dir, name, ktest_seed() % 1000000);
+	int mounted = bdev ? sys_mount_from(dev, dir, "ext2", 0, NULL) : sys_mount("ramfs", dir, NULL);
+	if (words_ok && EXPECT_EQ(mounted, 0)) {
+		if (bdev)
+			EXPECT_EQ(sys_mkdir(work, 0777), 0);
+		EXPECT_EQ(sys_chdir(bdev ? work : dir), 0);
 		unsigned lineno = 1;
 		for (char *p = text; *p; lineno++) {
 			char *nl = strchr(p, '\n');
@@ -335,12 +348,12 @@ static const char *const files[] = {
 
 static void run_file(const char *name)
 {
-	run_file_as(name, false);
+	run_file_as(name, false, NULL);
 }
 
 static void run_file_user(const char *name)
 {
-	run_file_as(name, true);
+	run_file_as(name, true, NULL);
 }
 
 #define FSTEST_FILE(name) static void name##_t(void) { run_file(#name); } \
@@ -553,3 +566,42 @@ static const struct ktest_case fstest_user_cases[] = {
 	KTEST_CASE(fifo_open_u),
 };
 KTEST_SUITE(fstest_user, fstest_user_cases);
+/* The same files on ext2 (the disk of role "scratch"): a disk filesystem
+ * must give what ramfs and Linux give. */
+#define FSTEST_EXT2(name) static void name##_ext2(void) { run_file_as(#name, false, test_disk_or_skip("scratch")); }
+FSTEST_EXT2(chmod)
+FSTEST_EXT2(io)
+FSTEST_EXT2(link)
+FSTEST_EXT2(mkdir)
+FSTEST_EXT2(mount)
+FSTEST_EXT2(open)
+FSTEST_EXT2(rename)
+FSTEST_EXT2(rmdir)
+FSTEST_EXT2(stat)
+FSTEST_EXT2(symlink)
+FSTEST_EXT2(truncate)
+FSTEST_EXT2(unlink)
+FSTEST_EXT2(perm_walk)
+FSTEST_EXT2(perm_open)
+FSTEST_EXT2(perm_dir)
+FSTEST_EXT2(sticky)
+FSTEST_EXT2(chown)
+FSTEST_EXT2(chmod_owner)
+FSTEST_EXT2(create_owner)
+FSTEST_EXT2(perm_link)
+FSTEST_EXT2(mknod)
+FSTEST_EXT2(mkfifo)
+FSTEST_EXT2(special)
+FSTEST_EXT2(fifo_open)
+
+static const struct ktest_case fstest_ext2_cases[] = {
+	KTEST_CASE(chmod_ext2), KTEST_CASE(io_ext2), KTEST_CASE(link_ext2),
+	KTEST_CASE(mkdir_ext2), KTEST_CASE(mount_ext2), KTEST_CASE(open_ext2),
+	KTEST_CASE(rename_ext2), KTEST_CASE(rmdir_ext2), KTEST_CASE(stat_ext2),
+	KTEST_CASE(symlink_ext2), KTEST_CASE(truncate_ext2), KTEST_CASE(unlink_ext2),
+	KTEST_CASE(perm_walk_ext2), KTEST_CASE(perm_open_ext2), KTEST_CASE(perm_dir_ext2),
+	KTEST_CASE(sticky_ext2), KTEST_CASE(chown_ext2), KTEST_CASE(chmod_owner_ext2),
+	KTEST_CASE(create_owner_ext2), KTEST_CASE(perm_link_ext2), KTEST_CASE(mknod_ext2),
+	KTEST_CASE(mkfifo_ext2), KTEST_CASE(special_ext2), KTEST_CASE(fifo_open_ext2),
+};
+KTEST_SUITE(fstest_ext2, fstest_ext2_cases);

@@ -54,6 +54,7 @@
 #include "arch/x86_64/percpu.h"
 #include "tests/fuzz_model.h"
 #include "tests/sandbox.h"
+#include "tests/test_disk.h"
 #include "tests/vfs_check.h"
 
 static uint64_t fuzz_rounds = 4;	/* about 3 s at -smp 8 under TCG */
@@ -73,7 +74,10 @@ struct prog {
 };
 
 struct group {
-	char path[32];             /* its root, as the case thread sees it */
+	char path[64];             /* its directory, as the case thread sees it */
+	char root[80];             /* the process's root: path (a fresh ramfs on it), or
+	                              on a disk a fresh directory below it each round */
+	unsigned rounds;           /* on a disk: the directories made so far */
 	struct task_fs *fs;
 	struct prog p;
 	unsigned ncpus;
@@ -89,6 +93,7 @@ struct fuzz {
 	bool verbose;              /* print why a run fails */
 	uint32_t evict;            /* bit 0: evict before the next tuple */
 	bool full_check;           /* d_check_sb too (a scan of the whole hash table) */
+	bool on_disk;              /* the processes' trees are on an ext2 disk */
 	uint64_t calls, collisions;
 	struct group g[GROUPS_MAX];
 	char tree[TREE_TEXT], mtree[TREE_TEXT];   /* the case thread's scratch */
@@ -425,28 +430,34 @@ static void adopt_fs(struct task_fs *fs)
 }
 
 /* The starting tree (fm_init's), a new process chrooted in it. */
-static void group_setup(struct group *g)
+static void group_setup(struct fuzz *f, struct group *g)
 {
-	char p[64];
-	ASSERT_EQ(sys_mount("ramfs", g->path, NULL), 0);
-	snprintf(p, sizeof(p), "%s/a", g->path);
+	char p[112];
+	if (f->on_disk) {	/* no mkfs in the kernel: a new directory stands for a new fs */
+		snprintf(g->root, sizeof(g->root), "%s/r%u", g->path, g->rounds++);
+		ASSERT_EQ(sys_mkdir(g->root, 0755), 0);
+	} else {
+		strlcpy(g->root, g->path, sizeof(g->root));
+		ASSERT_EQ(sys_mount("ramfs", g->path, NULL), 0);
+	}
+	snprintf(p, sizeof(p), "%s/a", g->root);
 	ASSERT_EQ(sys_mkdir(p, 0755), 0);
-	snprintf(p, sizeof(p), "%s/b", g->path);
+	snprintf(p, sizeof(p), "%s/b", g->root);
 	ASSERT_EQ(sys_mkdir(p, 0755), 0);
-	snprintf(p, sizeof(p), "%s/a/x", g->path);
+	snprintf(p, sizeof(p), "%s/a/x", g->root);
 	int fd = sys_open(p, O_CREAT | O_RDWR, 0644);
 	ASSERT_GE(fd, 0);
 	ASSERT_EQ(sys_write(fd, "abc", 3), 3);
 	sys_close(fd);
-	snprintf(p, sizeof(p), "%s/l", g->path);
+	snprintf(p, sizeof(p), "%s/l", g->root);
 	ASSERT_EQ(sys_symlink("a", p), 0);
-	snprintf(p, sizeof(p), "%s/s", g->path);
+	snprintf(p, sizeof(p), "%s/s", g->root);
 	ASSERT_EQ(sys_mkdir(p, 0755), 0);
 	ASSERT_EQ(sys_mount("slowfs", p, "names=2"), 0);
 
 	struct task_fs *home = task_fs_get_current();
 	ASSERT_EQ(task_fs_unshare(), 0);
-	ASSERT_EQ(sys_chdir(g->path), 0);
+	ASSERT_EQ(sys_chdir(g->root), 0);
 	g->fs = task_fs_get_current();
 	unsigned long flags = spin_lock_irqsave(&g->fs->lock);
 	struct dentry *old = g->fs->root;
@@ -483,10 +494,10 @@ static unsigned group_teardown(struct fuzz *f, struct group *g)
 	task_fs_put(g->fs);
 	g->fs = NULL;
 	/* The dentries every time; the whole hash table now and then. */
-	bad += f->full_check ? vfs_check_invariants(g->path) :
-	       vfs_check_dentries(g->path) + vfs_check_links(g->path);
+	bad += f->full_check ? vfs_check_invariants(g->root) :
+	       vfs_check_dentries(g->root) + vfs_check_links(g->root);
 	static struct mount_list l;
-	l = (struct mount_list){ .prefix = g->path };
+	l = (struct mount_list){ .prefix = g->root };
 	ASSERT_EQ(vfs_for_each_mount(collect_mount, &l), 0);
 	for (unsigned i = 0; i < l.n; i++) {
 		bad += vfs_check_dentries(l.path[i]);
@@ -510,7 +521,7 @@ static unsigned group_teardown(struct fuzz *f, struct group *g)
 		}
 		l.path[best][0] = 0;
 	}
-	int err = sys_umount(g->path);
+	int err = f->on_disk ? 0 : sys_umount(g->path);	/* on a disk: left for e2fsck */
 	if (err) {
 		kprintf("    # umount %s: %s (the process's tree is still in use)\n", g->path, errno_name(err));
 		ASSERT_EQ(err, 0);	/* nothing after this could be trusted */
@@ -674,7 +685,7 @@ static bool next_perm(unsigned *p, unsigned n)
 /* The oracle for one tuple of one process (see the top of the file). */
 static void judge_tuple(struct fuzz *f, struct group *g)
 {
-	real_tree(g->path, f->tree, sizeof(f->tree));
+	real_tree(g->root, f->tree, sizeof(f->tree));
 	static struct judge j;
 	j.f = f;
 	j.g = g;
@@ -737,7 +748,7 @@ static bool run_phase(struct fuzz *f, bool collide)
 	for (unsigned i = 0; i < f->ngroups; i++) {
 		struct group *g = &f->g[i];
 		g->failed = false;
-		group_setup(g);
+		group_setup(f, g);
 		f->calls += g->p.len;
 	}
 	if (!collide) {
@@ -783,6 +794,8 @@ static bool run_phase(struct fuzz *f, bool collide)
 		any |= g->failed;
 	}
 	dcache_shrink(~0u);
+	if (f->on_disk)
+		icache_shrink(~0u);	/* a disk's unused inodes stay cached: no leak */
 	return any || lockdep_reports() != reports;
 }
 
@@ -833,17 +846,32 @@ static void minimize(struct fuzz *f, unsigned gi, bool collide)
 		"passed this time (a narrow race): the full program is the reproducer");
 }
 
-static void colliding_fuzz(void)
+/* On a disk a process's root is a directory, not a mounted root as the
+ * model has it (umount of it says EINVAL, not EBUSY; a mount on it works):
+ * its programs make no mount or umount calls. */
+static void no_mounts(struct prng *r, struct prog *p)
+{
+	for (unsigned i = 0; i < p->len; i++)
+		while (p->c[i].op == FZ_MOUNT || p->c[i].op == FZ_UMOUNT)
+			gen_call(r, &p->c[i]);
+}
+
+/* bdev: on that ext2 disk, else on ramfs. */
+static void colliding_fuzz_on(struct block_device *bdev, unsigned long rounds)
 {
 	struct sandbox s;
-	sandbox_enter(&s, "fuzz");
+	if (bdev)
+		sandbox_enter_disk(&s, "fuzz", bdev);
+	else
+		sandbox_enter(&s, "fuzz");
 	static struct fuzz f;
 	memset(&f, 0, sizeof(f));
 	f.ngroups = ncpus >= 2 ? ncpus / 2 : 1;
 	f.verbose = true;
+	f.on_disk = bdev != NULL;
 	for (unsigned i = 0; i < f.ngroups; i++) {
 		struct group *g = &f.g[i];
-		snprintf(g->path, sizeof(g->path), "%s/g%u", s.path, i);
+		snprintf(g->path, sizeof(g->path), "%s%s/g%u", s.path, s.disk_dir, i);
 		ASSERT_EQ(sys_mkdir(g->path, 0755), 0);
 		for (unsigned c = 0; c < ncpus; c++)
 			g->ncpus += c % f.ngroups == i;
@@ -853,16 +881,21 @@ static void colliding_fuzz(void)
 		ASSERT_NOT_NULL(g->next);
 	}
 	dcache_shrink(~0u);
+	icache_shrink(~0u);
 	uint64_t dentries = dcache_live(), inodes = icache_live(), files = files_live();
 	struct prng r;
 	prng_seed(&r, ktest_seed());
 	bool jitter = race_jitter_on(ktest_seed());
-	kprintf("    # seed %lu, %lu rounds, %u processes of %u CPUs or so, race windows %s\n",
-		ktest_seed(), fuzz_rounds, f.ngroups, f.g[0].ncpus, jitter ? "on" : "off");
+	kprintf("    # seed %lu, %lu rounds, %u processes of %u CPUs or so, race windows %s%s\n",
+		ktest_seed(), rounds, f.ngroups, f.g[0].ncpus, jitter ? "on" : "off",
+		bdev ? ", on ext2" : "");
 	unsigned failures = 0, round;
-	for (round = 0; round < fuzz_rounds && !failures; round++) {
-		for (unsigned i = 0; i < f.ngroups; i++)
+	for (round = 0; round < rounds && !failures; round++) {
+		for (unsigned i = 0; i < f.ngroups; i++) {
 			gen_prog(&r, &f.g[i].p);
+			if (f.on_disk)
+				no_mounts(&r, &f.g[i].p);
+		}
 		f.evict = (uint32_t)prng_next(&r);
 		static struct prog saved[GROUPS_MAX];
 		for (unsigned i = 0; i < f.ngroups; i++)
@@ -900,9 +933,24 @@ static void colliding_fuzz(void)
 	for (unsigned i = 0; i < f.ngroups; i++) {
 		kfree(f.g[i].cand);
 		kfree(f.g[i].next);
-		ASSERT_EQ(sys_rmdir(f.g[i].path), 0);
+		if (!bdev)
+			ASSERT_EQ(sys_rmdir(f.g[i].path), 0);
 	}
 	sandbox_leave(&s);
+}
+
+static void colliding_fuzz(void)
+{
+	colliding_fuzz_on(NULL, fuzz_rounds);
+}
+
+/* The same on ext2 (the disk of role "scratch"): directory blocks, inodes
+ * and bitmaps under colliding calls, with evictions sending lookups to
+ * the disk; the host runs e2fsck on what it leaves (each round's trees
+ * stay there). */
+static void colliding_fuzz_ext2(void)
+{
+	colliding_fuzz_on(test_disk_or_skip("scratch"), fuzz_rounds);
 }
 
 /* Programs for the rules the model learnt from Linux (and the fixes the
@@ -964,3 +1012,8 @@ static const struct ktest_case vfs_fuzz_cases[] = {
 	KTEST_CASE_TIMEOUT(colliding_fuzz, 900),
 };
 KTEST_SUITE(vfs_fuzz, vfs_fuzz_cases);
+
+static const struct ktest_case ext2_fuzz_cases[] = {
+	KTEST_CASE_TIMEOUT(colliding_fuzz_ext2, 900),
+};
+KTEST_SUITE(ext2_fuzz, ext2_fuzz_cases);

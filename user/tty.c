@@ -415,24 +415,3 @@ void tty_init(void)
 	register_chrdev(5, 0, &tty_fops);	/* /dev/tty: the controlling terminal, always this one */
 	register_chrdev(5, 1, &tty_fops);	/* /dev/console */
 }
-
-/* /dev and its nodes, as devtmpfs would make them (after the initramfs,
- * whose own entries win). */
-void dev_nodes_init(void)
-{
-	static const struct { const char *name; uint32_t maj, min; uint32_t mode; } nodes[] = {
-		{ "/dev/null", 1, 3, 0666 }, { "/dev/zero", 1, 5, 0666 }, { "/dev/full", 1, 7, 0666 },
-		{ "/dev/urandom", 1, 9, 0666 }, { "/dev/random", 1, 9, 0666 },
-		{ "/dev/tty", 5, 0, 0666 }, { "/dev/console", 5, 1, 0600 },
-	};
-	int err = sys_mkdir("/dev", 0755);
-	if (err && err != -EEXIST)
-		kprintf("dev: cannot make /dev: %d\n", err);
-	for (unsigned i = 0; i < sizeof(nodes) / sizeof(nodes[0]); i++) {
-		err = sys_mknod(nodes[i].name, S_IFCHR | nodes[i].mode, makedev(nodes[i].maj, nodes[i].min));
-		if (!err)
-			sys_chmod(nodes[i].name, nodes[i].mode);	/* past the umask */
-		else if (err != -EEXIST)
-			kprintf("dev: cannot make %s: %d\n", nodes[i].name, err);
-	}
-}

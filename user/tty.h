@@ -11,7 +11,6 @@ struct file;
 struct wait_queue_head;
 
 void tty_init(void);
-void dev_nodes_init(void);              /* boot: /dev/null, /dev/tty, ... */
 /* A byte typed on the console, from whoever reads the UART while a user
  * program is in the foreground (the shell's run, init=).  Ctrl-C there
  * sends SIGINT to the foreground process group. */
