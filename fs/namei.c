@@ -631,6 +631,7 @@ static int link_path_walk(struct nameidata *nd, const char *name)
 		 * Linux's may_lookup: lockless, so the fast path stays free of
 		 * locks and shared writes (fs/permission.h). */
 		if (is_dir(nd->path)) {
+			race_window();	/* RCU mode: nothing keeps nd->path's inode (a spin) */
 			int err = may_lookup(nd->path->d_inode);
 			if (err)
 				return err;

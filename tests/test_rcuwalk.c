@@ -423,7 +423,108 @@ static void walks_race_changes(void)
 	sandbox_leave(&box);
 }
 
+/* ---- walkers standing on a directory that is freed under them ----------
+ *
+ * Issue 24, item 2.2.  An RCU-walk holds no reference on the directory it
+ * stands on: the shrinker, or an rmdir's last dput, may free that dentry
+ * at any moment and clear its d_inode.  link_path_walk tested the
+ * directory with one load of d_inode and passed a second load to
+ * may_lookup: NULL, if the dentry was freed in between (a NULL pointer
+ * fault in generic_permission).  Walkers go through directories the
+ * shrinker keeps freeing (D0..D3, each with a file x: found, always) and
+ * directories made and removed (E0..E3: never holding y, so ENOENT).
+ */
+#define DYING 4
+
+struct dying {
+	uint64_t x_ino[DYING];
+	unsigned iters;
+	bool stop;
+	unsigned bad, walkers;         /* atomic */
+	uint64_t seed;
+};
+
+static int dying_walker(void *arg)
+{
+	struct dying *r = arg;
+	struct prng rng;
+	prng_seed(&rng, r->seed + __atomic_add_fetch(&r->walkers, 1, __ATOMIC_RELAXED));
+	char path[16];
+	for (unsigned i = 0; i < r->iters; i++) {
+		struct kstat st;
+		unsigned k = (unsigned)prng_below(&rng, DYING);
+		snprintf(path, sizeof(path), "D%u/x", k);
+		int err = sys_stat(path, &st);
+		if ((err || st.ino != r->x_ino[k]) && __atomic_fetch_add(&r->bad, 1, __ATOMIC_RELAXED) < 5)
+			kprintf("    # rcuwalk: %s gave %d, ino %lu\n", path, err, err ? 0 : st.ino);
+		snprintf(path, sizeof(path), "E%u/y", k);
+		err = sys_stat(path, &st);
+		if (err != -ENOENT && __atomic_fetch_add(&r->bad, 1, __ATOMIC_RELAXED) < 5)
+			kprintf("    # rcuwalk: %s gave %d\n", path, err);
+	}
+	return 0;
+}
+
+/* The shrinker, and rmdir's last dput, free the directories walked. */
+static int dying_killer(void *arg)
+{
+	struct dying *r = arg;
+	struct prng rng;
+	prng_seed(&rng, r->seed ^ 0x4b494cu);
+	char path[8];
+	while (!__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE)) {
+		snprintf(path, sizeof(path), "E%u", (unsigned)prng_below(&rng, DYING));
+		if (sys_mkdir(path, 0755) == -EEXIST)
+			sys_rmdir(path);
+		dcache_shrink(~0u);
+	}
+	return 0;
+}
+
+static void walks_stand_on_dying_directories(void)
+{
+	struct sandbox box;
+	sandbox_enter(&box, "rcuwalk-dying");
+	static struct dying r;
+	r = (struct dying){ .iters = 200 * ktest_stress(1), .seed = ktest_seed() };
+	for (unsigned k = 0; k < DYING; k++) {
+		char path[16];
+		snprintf(path, sizeof(path), "D%u", k);
+		ASSERT_EQ(sys_mkdir(path, 0755), 0);
+		snprintf(path, sizeof(path), "D%u/x", k);
+		make_file(path);
+		struct kstat st;
+		ASSERT_EQ(sys_stat(path, &st), 0);
+		r.x_ino[k] = st.ino;
+	}
+	bool jitter = race_jitter_on(ktest_seed());
+	struct thread *w[WALKERS], *killer = thread_create("killer", dying_killer, &r, THREAD_ANY_CPU);
+	ASSERT_NOT_NULL(killer);
+	for (unsigned i = 0; i < WALKERS; i++) {
+		w[i] = thread_create("dyingwalk", dying_walker, &r, THREAD_ANY_CPU);
+		ASSERT_NOT_NULL(w[i]);
+	}
+	for (unsigned i = 0; i < WALKERS; i++)
+		thread_join(w[i]);
+	__atomic_store_n(&r.stop, true, __ATOMIC_RELEASE);
+	thread_join(killer);
+	if (jitter)
+		race_jitter_off();
+	EXPECT_EQ(r.bad, 0u);
+	for (unsigned k = 0; k < DYING; k++) {
+		char path[16];
+		snprintf(path, sizeof(path), "D%u/x", k);
+		EXPECT_EQ(sys_unlink(path), 0);
+		snprintf(path, sizeof(path), "D%u", k);
+		EXPECT_EQ(sys_rmdir(path), 0);
+		snprintf(path, sizeof(path), "E%u", k);
+		sys_rmdir(path);
+	}
+	sandbox_leave(&box);
+}
+
 static const struct ktest_case race_cases[] = {
 	KTEST_CASE_TIMEOUT(walks_race_changes, 300),
+	KTEST_CASE_TIMEOUT(walks_stand_on_dying_directories, 300),
 };
 KTEST_SUITE(rcuwalk_races, race_cases);
