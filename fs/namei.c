@@ -78,11 +78,15 @@ KPARAM("vfs.lookup", set_lookup_mode, vfs_lookup_exclusive, 0, 0,
 
 /* ---- 1. one component ---------------------------------------------------- */
 
+static bool inode_is_dir(const struct inode *inode)
+{
+	return inode && S_ISDIR(inode->i_mode);
+}
+
 /* (d_inode read once: an RCU-walk reads dentries that may change.) */
 static bool is_dir(const struct dentry *d)
 {
-	const struct inode *inode = READ_ONCE(d->d_inode);
-	return inode && S_ISDIR(inode->i_mode);
+	return inode_is_dir(READ_ONCE(d->d_inode));
 }
 
 static bool is_symlink(const struct dentry *d)
@@ -629,16 +633,23 @@ static int link_path_walk(struct nameidata *nd, const char *name)
 		/* Search permission on every directory the walk passes (the
 		 * last component's too), before its name is looked at, as
 		 * Linux's may_lookup: lockless, so the fast path stays free of
-		 * locks and shared writes (fs/permission.h). */
-		if (is_dir(nd->path)) {
-			race_window();	/* RCU mode: nothing keeps nd->path's inode (a spin) */
-			int err = may_lookup(nd->path->d_inode);
+		 * locks and shared writes (fs/permission.h).  One load of
+		 * d_inode for both tests: in RCU mode nothing keeps nd->path,
+		 * which the shrinker or an rmdir may free (clearing d_inode)
+		 * at any moment.  The inode itself outlives the read side, and
+		 * a freed dentry's d_seq has moved, so rcu_check_error does not
+		 * believe an error decided on a stale inode. */
+		struct inode *dir = READ_ONCE(nd->path->d_inode);
+		race_window();	/* RCU mode: nd->path may be freed now (a spin) */
+		bool searchable_dir = inode_is_dir(dir);
+		if (searchable_dir) {
+			int err = may_lookup(dir);
 			if (err)
 				return err;
 		}
 		if (nd->last.len > NAME_MAX)
 			return -ENAMETOOLONG;
-		if (!is_dir(nd->path))
+		if (!searchable_dir)
 			return -ENOTDIR;
 		if (last)
 			return 0;
