@@ -245,6 +245,7 @@ static int path_init_rcu(struct nameidata *nd, struct dentry *root, struct dentr
 	nd->r_seq = read_seqbegin(&rename_lock);
 	if (!root)
 		task_root_and_cwd_rcu(&root, &start);
+	race_window();	/* root and cwd read, their d_seq not yet (a spin) */
 	nd->root = root;
 	nd->root_seq = d_seq_begin(root);
 	nd->path = path[0] == '/' || !start ? root : start;

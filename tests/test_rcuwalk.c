@@ -523,8 +523,82 @@ static void walks_stand_on_dying_directories(void)
 	sandbox_leave(&box);
 }
 
+/* ---- a relative walk while another thread leaves a removed cwd ----------
+ *
+ * Issue 24, item 2.3.  Threads share a task_fs.  One makes d, enters it,
+ * removes it and goes back up; the others stat relative names.  The walk
+ * read the cwd under task_fs.seq but sampled its d_seq only afterwards:
+ * if the cwd was left (its last reference dropped, the dentry freed and
+ * its inode cleared) in between, the walk took the freed dentry's final
+ * d_seq as its start, found no directory there and believed its own
+ * ENOTDIR.  Whatever the order, "x" (which exists nowhere) is ENOENT and
+ * "." is a directory.
+ */
+struct cwd_race {
+	unsigned iters;
+	bool stop;
+	unsigned bad;                  /* atomic */
+};
+
+static void cwd_bad(struct cwd_race *r, const char *path, int err)
+{
+	if (__atomic_fetch_add(&r->bad, 1, __ATOMIC_RELAXED) < 5)
+		kprintf("    # rcuwalk: a relative %s gave %d\n", path, err);
+}
+
+static int cwd_walker(void *arg)
+{
+	struct cwd_race *r = arg;
+	for (unsigned i = 0; i < r->iters; i++) {
+		struct kstat st;
+		int err = sys_stat("x", &st);
+		if (err != -ENOENT)
+			cwd_bad(r, "x", err);
+		err = sys_stat(".", &st);
+		if (err || !S_ISDIR(st.mode))
+			cwd_bad(r, ".", err);
+	}
+	return 0;
+}
+
+static int cwd_leaver(void *arg)
+{
+	struct cwd_race *r = arg;
+	while (!__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE)) {
+		if (sys_mkdir("d", 0755) || sys_chdir("d") || sys_rmdir("../d") || sys_chdir("..")) {
+			cwd_bad(r, "mkdir, chdir, rmdir, chdir ..", 0);
+			break;
+		}
+	}
+	return 0;
+}
+
+static void relative_walks_race_a_dying_cwd(void)
+{
+	struct sandbox box;
+	sandbox_enter(&box, "rcuwalk-cwd");
+	static struct cwd_race r;
+	r = (struct cwd_race){ .iters = 300 * ktest_stress(1) };
+	bool jitter = race_jitter_on(ktest_seed());
+	struct thread *w[WALKERS], *leaver = thread_create("cwdleave", cwd_leaver, &r, THREAD_ANY_CPU);
+	ASSERT_NOT_NULL(leaver);
+	for (unsigned i = 0; i < WALKERS; i++) {
+		w[i] = thread_create("cwdwalk", cwd_walker, &r, THREAD_ANY_CPU);
+		ASSERT_NOT_NULL(w[i]);
+	}
+	for (unsigned i = 0; i < WALKERS; i++)
+		thread_join(w[i]);
+	__atomic_store_n(&r.stop, true, __ATOMIC_RELEASE);
+	thread_join(leaver);
+	if (jitter)
+		race_jitter_off();
+	EXPECT_EQ(r.bad, 0u);
+	sandbox_leave(&box);
+}
+
 static const struct ktest_case race_cases[] = {
 	KTEST_CASE_TIMEOUT(walks_race_changes, 300),
 	KTEST_CASE_TIMEOUT(walks_stand_on_dying_directories, 300),
+	KTEST_CASE_TIMEOUT(relative_walks_race_a_dying_cwd, 300),
 };
 KTEST_SUITE(rcuwalk_races, race_cases);
