@@ -479,9 +479,7 @@ struct dentry *__d_lookup_rcu(const struct dentry *parent, const struct qstr *q,
 			panic("dcache: an RCU-walk followed a link out of a freed dentry");
 		struct dentry *d = hlist_entry(pos, struct dentry, d_hash);
 		d_assert_not_freed(d);
-		/* The count before the fields, with the low bit cleared: a
-		 * writer inside now makes the caller's check fail later. */
-		unsigned seq = raw_read_seqcount(&d->d_seq) & ~1u;
+		unsigned seq = d_seq_begin(d);	/* the count before the fields */
 		race_window();	/* found, not yet compared: a rename may run */
 		if (READ_ONCE(d->d_parent) != parent || d_hash_now(d) != q->hash)
 			continue;

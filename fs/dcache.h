@@ -146,6 +146,13 @@ struct dentry *d_lookup(struct dentry *parent, const struct qstr *name);
  * another chain): the caller then looks again the locked way.
  */
 struct dentry *__d_lookup_rcu(const struct dentry *parent, const struct qstr *name, unsigned *seqp);
+/* d's d_seq for a lockless reader that steps on d: the count with its
+ * low bit cleared, so that a writer inside now makes the reader's later
+ * read_seqcount_retry fail (the reader never waits for it). */
+static inline unsigned d_seq_begin(const struct dentry *d)
+{
+	return raw_read_seqcount(&d->d_seq) & ~1u;
+}
 /*
  * Leave RCU mode on d (Linux's legitimize): take a reference unless d is
  * being freed, and keep it only if d_seq is still seq, so that what the

@@ -226,13 +226,6 @@ static int path_init(struct nameidata *nd, struct dentry *root, struct dentry *s
 	return check_path(path);
 }
 
-/* d's d_seq for a walk that steps on d: the count with its low bit
- * cleared, so that a writer inside now fails the later check. */
-static unsigned d_seq_begin(const struct dentry *d)
-{
-	return raw_read_seqcount(&d->d_seq) & ~1u;
-}
-
 /* Start an RCU-mode walk: no reference, no lock.  root and start are the
  * caller's (it keeps them for the whole walk), or with root NULL the
  * thread's root and cwd, read under task_fs's count. */
@@ -243,13 +236,18 @@ static int path_init_rcu(struct nameidata *nd, struct dentry *root, struct dentr
 	rcu_read_lock();
 	nd->m_seq = mount_seq_begin();
 	nd->r_seq = read_seqbegin(&rename_lock);
-	if (!root)
-		task_root_and_cwd_rcu(&root, &start);
-	race_window();	/* root and cwd read, their d_seq not yet (a spin) */
+	unsigned start_seq = 0;
+	if (!root) {
+		task_root_and_cwd_rcu(&root, &nd->root_seq, &start, &start_seq);
+	} else {	/* the caller's references keep them */
+		nd->root_seq = d_seq_begin(root);
+		start_seq = start ? d_seq_begin(start) : 0;
+	}
+	race_window();	/* root and cwd read: they may stop being the thread's now (a spin) */
 	nd->root = root;
-	nd->root_seq = d_seq_begin(root);
-	nd->path = path[0] == '/' || !start ? root : start;
-	nd->seq = nd->path == root ? nd->root_seq : d_seq_begin(nd->path);
+	bool from_root = path[0] == '/' || !start;
+	nd->path = from_root ? root : start;
+	nd->seq = from_root ? nd->root_seq : start_seq;
 	return check_path(path);
 }
 
