@@ -17,6 +17,7 @@
 #include "fs/task_fs.h"
 #include "kernel/err.h"
 #include "kernel/errno.h"
+#include "kernel/race.h"
 #include "kernel/time.h"
 
 int sys_open(const char *path, int flags, uint32_t mode)
@@ -203,6 +204,7 @@ static int chown_inode(struct inode *inode, uint32_t uid, uint32_t gid)
 		}
 		if (uid != (uint32_t)-1)
 			__atomic_store_n(&inode->i_uid, uid, __ATOMIC_RELAXED);
+		race_window();	/* the new owner with the old group */
 		if (gid != (uint32_t)-1)
 			__atomic_store_n(&inode->i_gid, gid, __ATOMIC_RELAXED);
 		inode_touch(inode, T_CTIME);

@@ -6,6 +6,7 @@
 #include "fs/fs.h"
 #include "kernel/cred.h"
 #include "kernel/errno.h"
+#include "kernel/race.h"
 
 #define S_IXUGO 0111
 
@@ -13,6 +14,7 @@ int generic_permission(const struct cred *c, struct inode *inode, int mask)
 {
 	uint32_t mode = __atomic_load_n(&inode->i_mode, __ATOMIC_ACQUIRE);
 	uint32_t uid = __atomic_load_n(&inode->i_uid, __ATOMIC_RELAXED);
+	race_window();	/* owner read, group not yet: a chown may run */
 	uint32_t gid = __atomic_load_n(&inode->i_gid, __ATOMIC_RELAXED);
 	/* One class applies, the first that matches: an owner who lacks a
 	 * bit the group has is still refused (POSIX). */
