@@ -164,8 +164,10 @@ int sys_chmod(const char *path, uint32_t mode)
 		const struct cred *c = current_cred();
 		if (!cred_is_root(c) && !cred_in_group(c, inode->i_gid))
 			mode &= ~(uint32_t)S_ISGID;
+		inode_attr_write_begin(inode);
 		__atomic_store_n(&inode->i_mode, (inode->i_mode & S_IFMT) | (mode & S_IALLUGO),
 				 __ATOMIC_RELEASE);
+		inode_attr_write_end(inode);
 		inode_touch(inode, T_CTIME);
 	}
 	up_write(&inode->i_rwsem);
@@ -193,6 +195,9 @@ static int chown_inode(struct inode *inode, uint32_t uid, uint32_t gid)
 	if (gid != (uint32_t)-1 && !root && !(owner && (gid == inode->i_gid || cred_in_group(c, gid))))
 		err = -EPERM;
 	if (!err) {
+		/* The three change as one for lockless readers (a walk by
+		 * another user must not see the old owner with the new group). */
+		inode_attr_write_begin(inode);
 		uint32_t mode = inode->i_mode;
 		if (!S_ISDIR(mode)) {
 			/* set-group-ID without group-execute (a locking mark)
@@ -204,9 +209,10 @@ static int chown_inode(struct inode *inode, uint32_t uid, uint32_t gid)
 		}
 		if (uid != (uint32_t)-1)
 			__atomic_store_n(&inode->i_uid, uid, __ATOMIC_RELAXED);
-		race_window();	/* the new owner with the old group */
+		race_window();	/* the new owner with the old group (a spin) */
 		if (gid != (uint32_t)-1)
 			__atomic_store_n(&inode->i_gid, gid, __ATOMIC_RELAXED);
+		inode_attr_write_end(inode);
 		inode_touch(inode, T_CTIME);
 	}
 	up_write(&inode->i_rwsem);
