@@ -304,11 +304,13 @@ const char *const walk_stat_names[NR_WALK_STATS] = {
 static int try_to_unlazy(struct nameidata *nd, int why)
 {
 	struct dentry *path = nd->path, *root = nd->root;
+	race_window();	/* about to legitimize: an umount may decide meanwhile (a spin) */
 	bool path_ok = d_legitimize(path, nd->seq);
 	bool root_ok = nd->root_borrowed ? dget(root) != NULL : d_legitimize(root, nd->root_seq);
 	bool ok = path_ok && root_ok && !mount_seq_retry(nd->m_seq);
 	nd->rcu = false;
 	rcu_read_unlock();
+	race_window();	/* out of the read side, references not yet dropped */
 	if (!ok) {
 		if (path_ok)
 			dput(path);
@@ -331,10 +333,12 @@ static int try_to_unlazy(struct nameidata *nd, int why)
 static int complete_walk(struct nameidata *nd)
 {
 	struct dentry *path = nd->path;
+	race_window();	/* about to legitimize: an umount may decide meanwhile (a spin) */
 	bool ok = d_legitimize(path, nd->seq);
 	bool mounts_changed = ok && mount_seq_retry(nd->m_seq);
 	nd->rcu = false;
 	rcu_read_unlock();
+	race_window();	/* out of the read side, the reference not yet dropped */
 	nd->root = NULL;
 	if (!ok || mounts_changed) {
 		if (ok)

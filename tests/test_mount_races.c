@@ -36,11 +36,17 @@ static int racer_main(void *p)
 	return 0;
 }
 
-static void start(struct racer *r, struct prng *rng)
+/* Start r after up to max_delay spins. */
+static void start_within(struct racer *r, struct prng *rng, unsigned max_delay)
 {
-	r->delay = (unsigned)prng_below(rng, 20000);
+	r->delay = (unsigned)prng_below(rng, max_delay);
 	r->t = thread_create("racer", racer_main, r, THREAD_ANY_CPU);
 	ASSERT_NOT_NULL(r->t);
+}
+
+static void start(struct racer *r, struct prng *rng)
+{
+	start_within(r, rng, 20000);
 }
 
 static int op_umount(struct racer *r) { return sys_umount(r->a); }
@@ -162,6 +168,74 @@ static void umount_races_walks(void)
 }
 
 /*
+ * Issue 24, item 2.1.  An RCU-walk that crossed into a mounted root and
+ * then left RCU mode there (a name not cached below the root, or an open
+ * of the mount point, which ends with one reference on the root) took its
+ * reference on the root (a CAS from the mount's 1, which umount's idle
+ * test does not see) before it checked mount_lock.  After umount had
+ * decided and detached, the check failed and the walk dropped the
+ * reference after leaving the read side, when umount's grace period could
+ * be over and the super block freed: the dput then freed the root and
+ * evicted its inode through the freed super block (test builds panic
+ * first, at the super block's end: "inodes of a super block still in
+ * use").  Walkers stat names that miss at the fresh root and open the
+ * mount point while it is unmounted; every answer must be ENOENT (the
+ * name is in neither tree) and every open must succeed.
+ */
+static int op_walk_mounted_root(struct racer *r)
+{
+	char name[24];
+	for (unsigned i = 0; i < r->iters; i++) {
+		struct kstat st;
+		snprintf(name, sizeof(name), "%s/miss%u", r->a, i);
+		int err = sys_stat(name, &st);
+		if (err != -ENOENT && r->bad++ < 3)
+			kprintf("    # stat %s gave %d\n", name, err);
+		int fd = sys_open(r->a, O_RDONLY | O_DIRECTORY, 0);
+		if (fd >= 0)
+			sys_close(fd);
+		else if (r->bad++ < 3)
+			kprintf("    # open %s gave %d\n", r->a, fd);
+	}
+	return 0;
+}
+
+static void umount_races_rcu_handover(void)
+{
+	struct sandbox s;
+	sandbox_enter(&s, "umountrcu");
+	struct prng rng;
+	prng_seed(&rng, ktest_seed());
+	ASSERT_EQ(sys_mkdir("m", 0755), 0);
+	uint64_t here = dev_of(".");
+	bool jitter = race_jitter_on(ktest_seed());
+	unsigned bad = 0, wrong = 0, rounds = 120 * ktest_stress(1);
+	for (unsigned round = 0; round < rounds; round++) {
+		ASSERT_EQ(sys_mount("ramfs", "m", NULL), 0);
+		struct racer w[3], u = { .op = op_umount_until_done, .a = "m" };
+		for (unsigned i = 0; i < 3; i++) {
+			w[i] = (struct racer){ .op = op_walk_mounted_root, .a = "m", .iters = 4 };
+			start_within(&w[i], &rng, 2000);
+		}
+		start_within(&u, &rng, 2000);
+		for (unsigned i = 0; i < 3; i++) {
+			thread_join(w[i].t);
+			bad += w[i].bad;
+		}
+		thread_join(u.t);
+		if (u.result != 0 || dev_of("m") != here) {
+			kprintf("    # round %u: umount gave %d\n", round, u.result);
+			wrong++;
+		}
+	}
+	if (jitter)
+		race_jitter_off();
+	EXPECT_EQ(bad, 0u);
+	EXPECT_EQ(wrong, 0u);
+	sandbox_leave(&s);
+}
+
+/*
  * Item 3 of issue 12: rmdir, or a rename over a directory, tested for a
  * mount point before it locked the victim, so a mount landing in between
  * was left on a removed directory (both calls returned 0, and the mount
@@ -265,6 +339,7 @@ static void mount_races_rename_source(void)
 static const struct ktest_case mount_race_cases[] = {
 	KTEST_CASE(two_umounts_race),
 	KTEST_CASE(umount_races_walks),
+	KTEST_CASE(umount_races_rcu_handover),
 	KTEST_CASE(mount_races_rmdir),
 	KTEST_CASE(mount_races_rename_over),
 	KTEST_CASE(mount_races_rename_source),
