@@ -409,13 +409,8 @@ static void d_kill(struct dentry *d)
  */
 void dput(struct dentry *d)
 {
-	if (!d)
+	if (!d || d_put_not_last(d))
 		return;
-	int c = __atomic_load_n(&d->d_count, __ATOMIC_RELAXED);
-	while (c > 1)
-		if (__atomic_compare_exchange_n(&d->d_count, &c, c - 1, false,
-						__ATOMIC_RELEASE, __ATOMIC_RELAXED))
-			return;
 	race_window();	/* the last reference, perhaps: a d_lookup may take one first */
 	struct bucket *b = d_lock_bucket(d);
 	bool free = dput_locked(d);
@@ -525,6 +520,16 @@ bool d_legitimize(struct dentry *d, unsigned seq)
 		return false;
 	}
 	return true;
+}
+
+bool d_put_not_last(struct dentry *d)
+{
+	int c = __atomic_load_n(&d->d_count, __ATOMIC_RELAXED);
+	while (c > 1)
+		if (__atomic_compare_exchange_n(&d->d_count, &c, c - 1, false, __ATOMIC_RELEASE,
+						__ATOMIC_RELAXED))
+			return true;
+	return false;
 }
 
 /* Sleep until d is no longer in-lookup (we hold a reference to it), or

@@ -160,6 +160,11 @@ static inline unsigned d_seq_begin(const struct dentry *d)
  * rcu_read_lock.  false: no reference taken.
  */
 bool d_legitimize(struct dentry *d, unsigned seq);
+/* Drop a reference unless it is the last (Linux's lockref_put_not_zero on
+ * the count): one compare-and-swap from a count above 1, so it never
+ * frees and never locks, and may run inside an RCU read side.  false: the
+ * count was 1 and is unchanged; the caller must dput. */
+bool d_put_not_last(struct dentry *d);
 /* Test builds: panic if d reads as freed (slab poison), for the lockless
  * readers that rely on freeing waiting for a grace period. */
 void d_assert_not_freed(const struct dentry *d);

@@ -295,27 +295,70 @@ const char *const walk_stat_names[NR_WALK_STATS] = {
 };
 
 /*
+ * A failed handover's reference on d, given back.  Still inside the read
+ * side if it is not the last: that is what makes it safe to check
+ * mount_lock after d_legitimize.  A mounted root legitimized just after
+ * umount found it idle (count 1) and detached it keeps the super block's
+ * own reference until kill_sb, which runs only after umount's grace
+ * period, so inside the read side ours is never the last and goes before
+ * the super block can.  A last reference is some other dentry's, whose
+ * existence keeps its filesystem mounted (it holds its parent, and so on
+ * up to the root: umount finds that busy), so it may be dropped after the
+ * read side.  Returns d if the caller must still dput it, else NULL.
+ */
+static struct dentry *unlazy_put(struct dentry *d)
+{
+	return d_put_not_last(d) ? NULL : d;
+}
+
+/*
+ * One reference on d, where the walk read it under seq (Linux's
+ * legitimize_path): mount_lock is checked before (a walk that raced a
+ * mount or umount takes nothing, as Linux's legitimize_mnt checks first)
+ * and after d_legitimize, since an umount can decide and detach in
+ * between.  true: d is held.  false: nothing is held, except perhaps a
+ * reference left in *put for the caller to dput once out of the read side.
+ */
+static bool legitimize_path(struct nameidata *nd, struct dentry *d, unsigned seq,
+			    struct dentry **put)
+{
+	*put = NULL;
+	if (mount_seq_retry(nd->m_seq))
+		return false;
+	race_window();	/* about to legitimize: an umount may decide meanwhile (a spin) */
+	if (!d_legitimize(d, seq))
+		return false;
+	race_window();	/* held, mount_lock not yet checked again (a spin) */
+	if (!mount_seq_retry(nd->m_seq))
+		return true;
+	*put = unlazy_put(d);
+	return false;
+}
+
+/*
  * Leave RCU mode where the walk stands (Linux's try_to_unlazy): take
  * references on nd->path and nd->root, valid only if neither changed
- * since the walk read them (d_legitimize) and no mount or umount ran.
+ * since the walk read them and no mount or umount ran (legitimize_path).
  * 0: the walk goes on in reference mode.  -ECHILD: it could not; it
  * holds nothing, and must start again in reference mode.
  */
 static int try_to_unlazy(struct nameidata *nd, int why)
 {
 	struct dentry *path = nd->path, *root = nd->root;
-	race_window();	/* about to legitimize: an umount may decide meanwhile (a spin) */
-	bool path_ok = d_legitimize(path, nd->seq);
-	bool root_ok = nd->root_borrowed ? dget(root) != NULL : d_legitimize(root, nd->root_seq);
-	bool ok = path_ok && root_ok && !mount_seq_retry(nd->m_seq);
+	struct dentry *put_path, *put_root = NULL;	/* to drop out of the read side */
+	bool ok = legitimize_path(nd, path, nd->seq, &put_path);
+	if (ok && !nd->root_borrowed && !legitimize_path(nd, root, nd->root_seq, &put_root)) {
+		ok = false;
+		put_path = unlazy_put(path);
+	}
+	if (ok && nd->root_borrowed)
+		dget(root);	/* the caller's: it cannot go */
 	nd->rcu = false;
 	rcu_read_unlock();
-	race_window();	/* out of the read side, references not yet dropped */
+	race_window();	/* out of the read side, a failure's references not yet dropped */
 	if (!ok) {
-		if (path_ok)
-			dput(path);
-		if (root_ok)
-			dput(root);
+		dput(put_path);
+		dput(put_root);
 		nd->path = nd->root = NULL;
 		walk_stat(WALK_RESTART);
 		return -ECHILD;
@@ -332,17 +375,14 @@ static int try_to_unlazy(struct nameidata *nd, int why)
  */
 static int complete_walk(struct nameidata *nd)
 {
-	struct dentry *path = nd->path;
-	race_window();	/* about to legitimize: an umount may decide meanwhile (a spin) */
-	bool ok = d_legitimize(path, nd->seq);
-	bool mounts_changed = ok && mount_seq_retry(nd->m_seq);
+	struct dentry *put;
+	bool ok = legitimize_path(nd, nd->path, nd->seq, &put);
 	nd->rcu = false;
 	rcu_read_unlock();
-	race_window();	/* out of the read side, the reference not yet dropped */
+	race_window();	/* out of the read side, a failure's reference not yet dropped */
 	nd->root = NULL;
-	if (!ok || mounts_changed) {
-		if (ok)
-			dput(path);
+	if (!ok) {
+		dput(put);
 		nd->path = NULL;
 		walk_stat(WALK_RESTART);
 		return -ECHILD;
