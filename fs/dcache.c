@@ -472,6 +472,7 @@ struct dentry *__d_lookup_rcu(const struct dentry *parent, const struct qstr *q,
 	hlist_for_each(pos, &b->chain) {
 		if (CONFIG_LOCKDEP && (uintptr_t)pos == 0x0101010101010101ull * SLAB_POISON)
 			panic("dcache: an RCU-walk followed a link out of a freed dentry");
+		race_window();	/* a link followed, the dentry not yet read: it may be unhashed and freed now (a spin) */
 		struct dentry *d = hlist_entry(pos, struct dentry, d_hash);
 		d_assert_not_freed(d);
 		unsigned seq = d_seq_begin(d);	/* the count before the fields */
@@ -515,6 +516,7 @@ bool d_legitimize(struct dentry *d, unsigned seq)
 	}
 	if (!got)
 		return false;
+	race_window();	/* held, not yet validated: a rename or unlink may run (a spin) */
 	if (read_seqcount_retry(&d->d_seq, seq)) {
 		dput(d);
 		return false;

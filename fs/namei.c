@@ -546,6 +546,7 @@ static int traverse_mounts_rcu(struct dentry **dp, unsigned *seqp, int *why)
 		}
 		if (!root)
 			break;
+		race_window();	/* a mounted root read, its d_seq not yet: an umount may run (a spin) */
 		d = root;
 		*seqp = d_seq_begin(d);
 	}
@@ -566,9 +567,11 @@ static int handle_dots_rcu(struct nameidata *nd, int *why)
 		struct dentry *mp = mount_point_of(d->d_sb);
 		if (!mp)
 			break;	/* the top of a tree that is not mounted: stay */
+		race_window();	/* a mount point read: an umount may free it now (a spin) */
 		d = mp;
 	}
 	struct dentry *to = d == nd->root || d == d->d_sb->s_root ? d : READ_ONCE(d->d_parent);
+	race_window();	/* d_parent read, its d_seq not yet: a rename may move d (a spin) */
 	d_assert_not_freed(to);
 	unsigned seq = d_seq_begin(to);
 	if (read_seqcount_retry(&nd->path->d_seq, nd->seq) || read_seqretry(&rename_lock, nd->r_seq) ||
@@ -869,6 +872,7 @@ int vfs_path_lookup_inode(struct dentry *root, struct dentry *start, const char 
 			err = lookup_last(&nd, !(flags & WALK_NOFOLLOW));
 		if (!err && nd.rcu) {
 			const struct inode *inode = READ_ONCE(nd.path->d_inode);
+			race_window();	/* the inode read: its dentry may be freed now (a spin) */
 			if (inode)
 				fn(inode, arg);
 			if (!inode || read_seqcount_retry(&nd.path->d_seq, nd.seq) || mount_seq_retry(nd.m_seq))
