@@ -129,34 +129,47 @@ static int op_umount_until_done(struct racer *r)
 	}
 }
 
-static void umount_races_walks(void)
+/* Rounds of: a ramfs mounted on m (with a file f, if with_file), three
+ * walkers w (on paths[i], iters times) and an umount retrying until it
+ * wins, each thread starting after up to max_delay spins.  The walkers
+ * must see nothing wrong, and umount must win and uncover m. */
+struct umount_round {
+	int (*walk)(struct racer *);
+	const char *paths[3];
+	unsigned rounds, iters, max_delay;
+	bool with_file;
+};
+
+static void umount_rounds(const char *box, const struct umount_round *u)
 {
 	struct sandbox s;
-	sandbox_enter(&s, "umountw");
+	sandbox_enter(&s, box);
 	struct prng rng;
 	prng_seed(&rng, ktest_seed());
 	ASSERT_EQ(sys_mkdir("m", 0755), 0);
 	uint64_t here = dev_of(".");
 	bool jitter = race_jitter_on(ktest_seed());
 	unsigned bad = 0, wrong = 0;
-	for (unsigned round = 0; round < 20; round++) {
+	for (unsigned round = 0; round < u->rounds; round++) {
 		ASSERT_EQ(sys_mount("ramfs", "m", NULL), 0);
-		int fd = sys_open("m/f", O_CREAT | O_WRONLY, 0644);
-		ASSERT_GE(fd, 0);
-		sys_close(fd);
-		struct racer w[3], u = { .op = op_umount_until_done, .a = "m" };
-		for (unsigned i = 0; i < 3; i++) {
-			w[i] = (struct racer){ .op = op_walk, .a = i ? "m/f" : "m", .iters = 20 };
-			start(&w[i], &rng);
+		if (u->with_file) {
+			int fd = sys_open("m/f", O_CREAT | O_WRONLY, 0644);
+			ASSERT_GE(fd, 0);
+			sys_close(fd);
 		}
-		start(&u, &rng);
+		struct racer w[3], um = { .op = op_umount_until_done, .a = "m" };
+		for (unsigned i = 0; i < 3; i++) {
+			w[i] = (struct racer){ .op = u->walk, .a = u->paths[i], .iters = u->iters };
+			start_within(&w[i], &rng, u->max_delay);
+		}
+		start_within(&um, &rng, u->max_delay);
 		for (unsigned i = 0; i < 3; i++) {
 			thread_join(w[i].t);
 			bad += w[i].bad;
 		}
-		thread_join(u.t);
-		if (u.result != 0 || dev_of("m") != here) {
-			kprintf("    # round %u: umount gave %d\n", round, u.result);
+		thread_join(um.t);
+		if (um.result != 0 || dev_of("m") != here) {
+			kprintf("    # round %u: umount gave %d\n", round, um.result);
 			wrong++;
 		}
 	}
@@ -165,6 +178,13 @@ static void umount_races_walks(void)
 	EXPECT_EQ(bad, 0u);
 	EXPECT_EQ(wrong, 0u);
 	sandbox_leave(&s);
+}
+
+static void umount_races_walks(void)
+{
+	umount_rounds("umountw", &(struct umount_round){ .walk = op_walk, .paths = { "m", "m/f", "m/f" },
+							.rounds = 20, .iters = 20, .max_delay = 20000,
+							.with_file = true });
 }
 
 /*
@@ -202,37 +222,10 @@ static int op_walk_mounted_root(struct racer *r)
 
 static void umount_races_rcu_handover(void)
 {
-	struct sandbox s;
-	sandbox_enter(&s, "umountrcu");
-	struct prng rng;
-	prng_seed(&rng, ktest_seed());
-	ASSERT_EQ(sys_mkdir("m", 0755), 0);
-	uint64_t here = dev_of(".");
-	bool jitter = race_jitter_on(ktest_seed());
-	unsigned bad = 0, wrong = 0, rounds = 120 * ktest_stress(1);
-	for (unsigned round = 0; round < rounds; round++) {
-		ASSERT_EQ(sys_mount("ramfs", "m", NULL), 0);
-		struct racer w[3], u = { .op = op_umount_until_done, .a = "m" };
-		for (unsigned i = 0; i < 3; i++) {
-			w[i] = (struct racer){ .op = op_walk_mounted_root, .a = "m", .iters = 4 };
-			start_within(&w[i], &rng, 2000);
-		}
-		start_within(&u, &rng, 2000);
-		for (unsigned i = 0; i < 3; i++) {
-			thread_join(w[i].t);
-			bad += w[i].bad;
-		}
-		thread_join(u.t);
-		if (u.result != 0 || dev_of("m") != here) {
-			kprintf("    # round %u: umount gave %d\n", round, u.result);
-			wrong++;
-		}
-	}
-	if (jitter)
-		race_jitter_off();
-	EXPECT_EQ(bad, 0u);
-	EXPECT_EQ(wrong, 0u);
-	sandbox_leave(&s);
+	umount_rounds("umountrcu", &(struct umount_round){ .walk = op_walk_mounted_root,
+							  .paths = { "m", "m", "m" },
+							  .rounds = 120 * ktest_stress(1), .iters = 4,
+							  .max_delay = 2000 });
 }
 
 /*

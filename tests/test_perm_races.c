@@ -124,24 +124,32 @@ static void make_d_f(uint32_t mode)
 	sys_close(fd);
 }
 
-static void chmod_races_walks(void)
+/* A case over d/f (d of mode `mode`, owned by uid and gid): rounds of
+ * race_round(walker, changer), race windows on; no bad results. */
+static void d_f_rounds(const char *box, uint32_t mode, uint32_t uid, uint32_t gid, unsigned rounds,
+		       int (*walker)(struct racer *), int (*changer)(struct racer *))
 {
 	struct sandbox s;
-	sandbox_enter(&s, "permchmod");
+	sandbox_enter(&s, box);
 	struct prng rng;
 	prng_seed(&rng, ktest_seed());
-	make_d_f(0755);
+	make_d_f(mode);
+	ASSERT_EQ(sys_chown("d", uid, gid), 0);
 	bool jitter = race_jitter_on(ktest_seed());
 	unsigned bad = 0;
-	for (unsigned round = 0; round < ROUNDS; round++) {
-		bad += race_round(op_walker, op_chmod, &rng);
-	}
+	for (unsigned round = 0; round < rounds; round++)
+		bad += race_round(walker, changer, &rng);
 	if (jitter)
 		race_jitter_off();
 	EXPECT_EQ(bad, 0u);
 	EXPECT_EQ(sys_unlink("d/f"), 0);
 	EXPECT_EQ(sys_rmdir("d"), 0);
 	sandbox_leave(&s);
+}
+
+static void chmod_races_walks(void)
+{
+	d_f_rounds("permchmod", 0755, 0, 0, ROUNDS, op_walker, op_chmod);
 }
 
 /* ---- chown of a directory racing walks through it ---------------------
@@ -178,22 +186,7 @@ static int op_chown(struct racer *r)
 
 static void chown_races_walks(void)
 {
-	struct sandbox s;
-	sandbox_enter(&s, "permchown");
-	struct prng rng;
-	prng_seed(&rng, ktest_seed());
-	make_d_f(0010);
-	ASSERT_EQ(sys_chown("d", 1, 10), 0);
-	bool jitter = race_jitter_on(ktest_seed());
-	unsigned bad = 0;
-	for (unsigned round = 0; round < ROUNDS * ktest_stress(1); round++)
-		bad += race_round(op_other_walker, op_chown, &rng);
-	if (jitter)
-		race_jitter_off();
-	EXPECT_EQ(bad, 0u);
-	EXPECT_EQ(sys_unlink("d/f"), 0);
-	EXPECT_EQ(sys_rmdir("d"), 0);
-	sandbox_leave(&s);
+	d_f_rounds("permchown", 0010, 1, 10, ROUNDS * ktest_stress(1), op_other_walker, op_chown);
 }
 
 /* ---- credential changes on one thread while others walk --------------- */

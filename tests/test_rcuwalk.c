@@ -423,6 +423,26 @@ static void walks_race_changes(void)
 	sandbox_leave(&box);
 }
 
+/* WALKERS threads running walker(arg) against one running changer(arg),
+ * with the race windows on; the changer runs until the walkers are done
+ * and *stop is set. */
+static void walkers_against(int (*walker)(void *), int (*changer)(void *), void *arg, bool *stop)
+{
+	bool jitter = race_jitter_on(ktest_seed());
+	struct thread *w[WALKERS], *c = thread_create("changer", changer, arg, THREAD_ANY_CPU);
+	ASSERT_NOT_NULL(c);
+	for (unsigned i = 0; i < WALKERS; i++) {
+		w[i] = thread_create("walker", walker, arg, THREAD_ANY_CPU);
+		ASSERT_NOT_NULL(w[i]);
+	}
+	for (unsigned i = 0; i < WALKERS; i++)
+		thread_join(w[i]);
+	__atomic_store_n(stop, true, __ATOMIC_RELEASE);
+	thread_join(c);
+	if (jitter)
+		race_jitter_off();
+}
+
 /* ---- walkers standing on a directory that is freed under them ----------
  *
  * Issue 24, item 2.2.  An RCU-walk holds no reference on the directory it
@@ -497,19 +517,7 @@ static void walks_stand_on_dying_directories(void)
 		ASSERT_EQ(sys_stat(path, &st), 0);
 		r.x_ino[k] = st.ino;
 	}
-	bool jitter = race_jitter_on(ktest_seed());
-	struct thread *w[WALKERS], *killer = thread_create("killer", dying_killer, &r, THREAD_ANY_CPU);
-	ASSERT_NOT_NULL(killer);
-	for (unsigned i = 0; i < WALKERS; i++) {
-		w[i] = thread_create("dyingwalk", dying_walker, &r, THREAD_ANY_CPU);
-		ASSERT_NOT_NULL(w[i]);
-	}
-	for (unsigned i = 0; i < WALKERS; i++)
-		thread_join(w[i]);
-	__atomic_store_n(&r.stop, true, __ATOMIC_RELEASE);
-	thread_join(killer);
-	if (jitter)
-		race_jitter_off();
+	walkers_against(dying_walker, dying_killer, &r, &r.stop);
 	EXPECT_EQ(r.bad, 0u);
 	for (unsigned k = 0; k < DYING; k++) {
 		char path[16];
@@ -579,19 +587,7 @@ static void relative_walks_race_a_dying_cwd(void)
 	sandbox_enter(&box, "rcuwalk-cwd");
 	static struct cwd_race r;
 	r = (struct cwd_race){ .iters = 300 * ktest_stress(1) };
-	bool jitter = race_jitter_on(ktest_seed());
-	struct thread *w[WALKERS], *leaver = thread_create("cwdleave", cwd_leaver, &r, THREAD_ANY_CPU);
-	ASSERT_NOT_NULL(leaver);
-	for (unsigned i = 0; i < WALKERS; i++) {
-		w[i] = thread_create("cwdwalk", cwd_walker, &r, THREAD_ANY_CPU);
-		ASSERT_NOT_NULL(w[i]);
-	}
-	for (unsigned i = 0; i < WALKERS; i++)
-		thread_join(w[i]);
-	__atomic_store_n(&r.stop, true, __ATOMIC_RELEASE);
-	thread_join(leaver);
-	if (jitter)
-		race_jitter_off();
+	walkers_against(cwd_walker, cwd_leaver, &r, &r.stop);
 	EXPECT_EQ(r.bad, 0u);
 	sandbox_leave(&box);
 }
