@@ -24,10 +24,18 @@ int sys_open(const char *path, int flags, uint32_t mode)
 {
 	if ((flags & O_ACCMODE) == O_ACCMODE)
 		return -EINVAL;
+	/* The file's memory before the walk, as Linux's path_openat: out of
+	 * memory, open fails before it creates anything (the fuzzer checks
+	 * that a call failing with ENOMEM changed nothing). */
+	struct file *f = alloc_empty_file();
+	if (!f)
+		return -ENOMEM;
 	bool created;
 	struct dentry *d = open_namei(path, flags, mode, &created);
-	if (IS_ERR(d))
+	if (IS_ERR(d)) {
+		free_empty_file(f);
 		return (int)PTR_ERR(d);
+	}
 	struct inode *inode = d->d_inode;
 	bool writes = (flags & O_ACCMODE) != O_RDONLY || (flags & O_TRUNC);
 	/* What the caller wants to do to it (Linux's acc_mode): nothing is
@@ -54,12 +62,11 @@ int sys_open(const char *path, int flags, uint32_t mode)
 		}
 	}
 	if (err) {
+		free_empty_file(f);
 		dput(d);
 		return err;
 	}
-	struct file *f = file_alloc(d, (unsigned)flags & ~(O_CREAT | O_EXCL | O_TRUNC | O_NOCTTY));
-	if (!f)
-		return -ENOMEM;
+	file_init(f, d, (unsigned)flags & ~(O_CREAT | O_EXCL | O_TRUNC | O_NOCTTY));
 	/* A special file's own open, with no lock held: a FIFO may wait for
 	 * its other side here; devices and sockets refuse (-ENXIO). */
 	if (inode->i_fop && inode->i_fop->open) {
