@@ -224,7 +224,7 @@ static void umount_races_rcu_handover(void)
 {
 	umount_rounds("umountrcu", &(struct umount_round){ .walk = op_walk_mounted_root,
 							  .paths = { "m", "m", "m" },
-							  .rounds = 120 * ktest_stress(1), .iters = 4,
+							  .rounds = 60 * ktest_stress(1), .iters = 4,
 							  .max_delay = 2000 });
 }
 

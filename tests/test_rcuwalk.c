@@ -506,7 +506,7 @@ static void walks_stand_on_dying_directories(void)
 	struct sandbox box;
 	sandbox_enter(&box, "rcuwalk-dying");
 	static struct dying r;
-	r = (struct dying){ .iters = 200 * ktest_stress(1), .seed = ktest_seed() };
+	r = (struct dying){ .iters = 150 * ktest_stress(1), .seed = ktest_seed() };
 	for (unsigned k = 0; k < DYING; k++) {
 		char path[16];
 		snprintf(path, sizeof(path), "D%u", k);
