@@ -687,15 +687,15 @@ static int link_path_walk(struct nameidata *nd, const char *name)
 		 * believe an error decided on a stale inode. */
 		struct inode *dir = READ_ONCE(nd->path->d_inode);
 		race_window();	/* RCU mode: nd->path may be freed now (a spin) */
-		bool searchable_dir = inode_is_dir(dir);
-		if (searchable_dir) {
+		bool isdir = inode_is_dir(dir);
+		if (isdir) {
 			int err = may_lookup(dir);
 			if (err)
 				return err;
 		}
 		if (nd->last.len > NAME_MAX)
 			return -ENAMETOOLONG;
-		if (!searchable_dir)
+		if (!isdir)
 			return -ENOTDIR;
 		if (last)
 			return 0;
