@@ -355,7 +355,7 @@ static int try_to_unlazy(struct nameidata *nd, int why)
 		dget(root);	/* the caller's: it cannot go */
 	nd->rcu = false;
 	rcu_read_unlock();
-	race_window();	/* out of the read side, a failure's references not yet dropped */
+	race_window_gp();	/* out of the read side, a failure's references not yet dropped */
 	if (!ok) {
 		dput(put_path);
 		dput(put_root);
@@ -379,7 +379,7 @@ static int complete_walk(struct nameidata *nd)
 	bool ok = legitimize_path(nd, nd->path, nd->seq, &put);
 	nd->rcu = false;
 	rcu_read_unlock();
-	race_window();	/* out of the read side, a failure's reference not yet dropped */
+	race_window_gp();	/* out of the read side, a failure's reference not yet dropped */
 	nd->root = NULL;
 	if (!ok) {
 		dput(put);
