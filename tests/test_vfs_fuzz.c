@@ -64,6 +64,8 @@ KPARAM("vfs_fuzz.rounds", kparam_set_u64, fuzz_rounds, 1, 10000000,
 
 #define PROG_LEN 8
 #define TUPLE_MAX 4
+#define REPEAT_MAX 24              /* a looking call's extra runs while its tuple changes things */
+#define EXTRA_MAX 4                /* distinct results kept of those runs */
 #define GROUPS_MAX (MAX_CPUS / 2)
 #define CANDIDATES 8
 #define TREE_TEXT 768
@@ -81,6 +83,13 @@ struct group {
 	unsigned ncpus;
 	unsigned first, count;     /* the tuple being run */
 	struct fz_result got[PROG_LEN];
+	/* A looking call (repeatable) runs again and again while the other
+	 * calls of its tuple change things, so that its walks arrive at every
+	 * moment of theirs: the distinct results of those extra runs. */
+	unsigned changing;         /* atomic: the tuple's other calls still running */
+	struct fz_result extra[PROG_LEN][EXTRA_MAX];
+	unsigned nextra[PROG_LEN];
+	bool extra_full[PROG_LEN]; /* more distinct results than kept */
 	struct fuzz_model *cand, *next;   /* CANDIDATES each */
 	unsigned ncand;
 	bool failed;
@@ -696,6 +705,25 @@ static void alone_cpu(unsigned cpu, void *arg)
 	}
 }
 
+/* Calls that only look (no state changes): run again and again in a tuple. */
+static bool repeatable(const struct fz_call *c)
+{
+	return c->op == FZ_STAT || c->op == FZ_LSTAT || c->op == FZ_READLINK;
+}
+
+static void note_extra(struct group *g, unsigned i, const struct fz_result *r)
+{
+	if (r->ret == -ENOMEM)
+		return;	/* an injected failure: it changed nothing, as always */
+	for (unsigned x = 0; x < g->nextra[i]; x++)
+		if (g->extra[i][x].ret == r->ret && g->extra[i][x].aux == r->aux)
+			return;
+	if (g->nextra[i] < EXTRA_MAX)
+		g->extra[i][g->nextra[i]++] = *r;
+	else
+		g->extra_full[i] = true;
+}
+
 static void collide_cpu(unsigned cpu, void *arg)
 {
 	struct fuzz *f = arg;
@@ -708,8 +736,24 @@ static void collide_cpu(unsigned cpu, void *arg)
 	 * must have changed nothing (judge_tuple). */
 	if (f->injecting)
 		fault_inject_every(3 + (cpu + g->first) % 4);
-	for (unsigned j = rank; j < g->count; j += g->ncpus)
-		fz_exec(f, g, &g->p.c[g->first + j], &g->got[g->first + j]);
+	unsigned last = 0;
+	for (unsigned j = rank; j < g->count; j += g->ncpus) {
+		const struct fz_call *c = &g->p.c[g->first + j];
+		fz_exec(f, g, c, &g->got[g->first + j]);
+		if (!repeatable(c))
+			__atomic_fetch_sub(&g->changing, 1, __ATOMIC_RELEASE);
+		last = j;
+	}
+	/* This CPU's last call, if it only looks, again while the others
+	 * change things: walkers arriving at every moment of a rename, an
+	 * umount, a chown (judged against every state of the order). */
+	const struct fz_call *c = &g->p.c[g->first + last];
+	for (unsigned n = 0; repeatable(c) && n < REPEAT_MAX &&
+			     __atomic_load_n(&g->changing, __ATOMIC_ACQUIRE); n++) {
+		struct fz_result r;
+		fz_exec(f, g, c, &r);
+		note_extra(g, g->first + last, &r);
+	}
 	fault_inject_every(0);
 }
 
@@ -784,6 +828,42 @@ static bool split_walk_fits(struct judge *j, unsigned k, const struct fuzz_model
 	return false;
 }
 
+/* Whether got, an extra run's result of looking call c, is what c gives
+ * in some state of this branch (states[0..count]) from some cwd its task
+ * had, with fit_next's allowances for a stat: attributes of a later
+ * state, a ".." climbed after a rename. */
+static bool extra_explained(struct judge *j, const struct fz_call *c, const struct fz_result *got)
+{
+	static struct fuzz_model now, early;	/* the judge runs on one thread */
+	unsigned count = j->g->count;
+	bool stat = c->op == FZ_STAT || c->op == FZ_LSTAT;
+	for (unsigned i = 0; i <= count; i++)
+		for (unsigned w = 0; w < j->ncwd[c->tg]; w++) {
+			int cwd = j->cwds[c->tg][w];
+			if (j->states[i]->n[cwd].type != FM_DIR)
+				continue;
+			memcpy(&now, j->states[i], sizeof(now));
+			now.t[c->tg].cwd = cwd;
+			struct fz_result want;
+			fm_apply(&now, c, &want);
+			if (result_ok(&want, got))
+				return true;
+			for (unsigned l = i; stat && want.ret == 0 && got->ret == 0 && l <= count; l++)
+				if (fm_node_aux(j->states[l], want.node) == got->aux)
+					return true;
+			for (unsigned e = 0; stat && e < i; e++) {
+				if (j->states[e]->n[cwd].type != FM_DIR)
+					continue;
+				memcpy(&early, j->states[e], sizeof(early));
+				early.t[c->tg].cwd = cwd;
+				for (unsigned n = 0; fm_stat_split(&early, j->states[i], c, n, &want); n++)
+					if (result_ok(&want, got))
+						return true;
+			}
+		}
+	return false;
+}
+
 static void fit_next(struct judge *j, unsigned k, const struct fuzz_model *m)
 {
 	struct group *g = j->g;
@@ -792,6 +872,10 @@ static void fit_next(struct judge *j, unsigned k, const struct fuzz_model *m)
 		for (unsigned x = 0; x < j->nlate; x++)
 			if (!j->late[x].met)
 				return;
+		for (unsigned i = g->first; i < g->first + g->count; i++)
+			for (unsigned x = 0; x < g->nextra[i]; x++)
+				if (!extra_explained(j, &g->p.c[i], &g->extra[i][x]))
+					return;
 		fm_render(m, j->f->mtree, sizeof(j->f->mtree));
 		if (strcmp(j->f->mtree, j->f->tree))
 			return;
@@ -936,10 +1020,15 @@ static void judge_tuple(struct fuzz *f, struct group *g)
 			kprintf("    # colliding, calls %u..%u: no order of them gives what was seen:\n",
 				g->first, g->first + g->count - 1);
 			for (unsigned k = 0; k < g->count; k++) {
+				unsigned i = g->first + k;
 				char call[96], a[48];
-				fz_call_str(&g->p.c[g->first + k], call, sizeof(call));
-				result_str(&g->got[g->first + k], a, sizeof(a));
+				fz_call_str(&g->p.c[i], call, sizeof(call));
+				result_str(&g->got[i], a, sizeof(a));
 				kprintf("    #   %s = %s\n", call, a);
+				for (unsigned x = 0; x < g->nextra[i]; x++) {
+					result_str(&g->extra[i][x], a, sizeof(a));
+					kprintf("    #     and, run again meanwhile, = %s\n", a);
+				}
 			}
 			kprintf("    #   tree: %s\n", f->tree);
 			unsigned perm[TUPLE_MAX] = { 0, 1, 2, 3 };
@@ -1001,6 +1090,15 @@ static bool run_phase(struct fuzz *f, bool collide)
 			f->evict = f->evict >> 1 | (f->evict & 1) << 31;
 			f->injecting = (f->inject & 3) == 0;
 			f->inject = f->inject >> 2 | (f->inject & 3) << 30;
+			for (unsigned i = 0; i < f->ngroups; i++) {
+				struct group *g = &f->g[i];
+				g->changing = 0;
+				for (unsigned k = 0; k < g->count; k++) {
+					g->changing += !repeatable(&g->p.c[g->first + k]);
+					g->nextra[g->first + k] = 0;
+					g->extra_full[g->first + k] = false;
+				}
+			}
 			ktest_run_on_all_cpus(collide_cpu, f);
 			for (unsigned i = 0; i < f->ngroups; i++)
 				if (f->g[i].count && !f->g[i].failed)
