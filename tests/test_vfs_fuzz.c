@@ -805,13 +805,33 @@ static bool relative(const struct fz_call *c)
 
 static void fit_next(struct judge *j, unsigned k, const struct fuzz_model *m);
 
+/* Whether a stat that holds node may see aux in state m, prev the state
+ * before m's step (NULL for the first).  Its attributes as m has them; or,
+ * when that step freed the node (its last link went and nothing else held
+ * it), the attributes it had with a link count of 0: the stat's reference
+ * kept the inode alive, as in Linux, where a stat racing with the last
+ * unlink or an rmdir reports nlink 0. */
+static bool stat_sees(const struct fuzz_model *prev, const struct fuzz_model *m, int node,
+		      uint64_t aux)
+{
+	const uint64_t nlink = 0xffULL << 4;	/* fm_stat_aux's link count */
+	uint64_t now = fm_node_aux(m, node);
+	if (now == aux)
+		return true;
+	if (now != (uint64_t)FM_ANY || !prev || fm_node_aux(prev, node) == (uint64_t)FM_ANY)
+		return false;
+	return (aux & nlink) == 0 && (fm_node_aux(prev, node) & ~nlink) == (aux & ~nlink);
+}
+
+
 /* Try the rest of the order from state m, the k-th call next.  First the
  * late stats that m satisfies (undone when this branch is left). */
 static void fit_from(struct judge *j, unsigned k, const struct fuzz_model *m)
 {
 	bool newly[TUPLE_MAX] = { false };
 	for (unsigned x = 0; x < j->nlate; x++)
-		if (!j->late[x].met && fm_node_aux(m, j->late[x].node) == j->late[x].aux)
+		if (!j->late[x].met &&
+		    stat_sees(k ? j->states[k - 1] : NULL, m, j->late[x].node, j->late[x].aux))
 			j->late[x].met = newly[x] = true;
 	fit_next(j, k, m);
 	for (unsigned x = 0; x < j->nlate; x++)
@@ -860,7 +880,7 @@ static bool extra_explained(struct judge *j, const struct fz_call *c, const stru
 			if (result_ok(&want, got))
 				return true;
 			for (unsigned l = i; stat && want.ret == 0 && got->ret == 0 && l <= count; l++)
-				if (fm_node_aux(j->states[l], want.node) == got->aux)
+				if (stat_sees(l ? j->states[l - 1] : NULL, j->states[l], want.node, got->aux))
 					return true;
 			for (unsigned e = 0; stat && e < i; e++) {
 				if (j->states[e]->n[cwd].type != FM_DIR)
