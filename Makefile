@@ -262,8 +262,9 @@ gdb: $(BUILD)/smpvfs.elf
 TEST_PARTS := test-fresh test-fstest-host test-busybox-host test-syscalls-doc test-negative test-matrix \
 	test-exclusive test-disk test-shell test-kcsan test-nolockdep test-conflicts
 test: check-tools $(BUILD)/smpvfs.elf $(BUILD)/initrd.cpio
-	$(Q)failed=; for part in $(TEST_PARTS); do \
-		$(MAKE) --no-print-directory $$part || failed="$$failed $$part"; done; \
+	$(Q)failed=; for part in $(TEST_PARTS); do t0=$$(date +%s); \
+		$(MAKE) --no-print-directory $$part || failed="$$failed $$part"; \
+		echo "make test: $$part took $$(( $$(date +%s) - t0 )) s"; done; \
 	if [ -n "$$failed" ]; then echo "make test: FAILED:$$failed"; exit 1; fi; \
 	echo "make test: every part passed ($(TEST_PARTS))"
 
