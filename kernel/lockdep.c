@@ -580,7 +580,7 @@ void lock_release(struct lockdep_map *m, unsigned long ip)
 	leave(flags);
 }
 
-bool lock_is_held(const struct lockdep_map *m)
+bool lock_is_held_type(const struct lockdep_map *m, int read)
 {
 	if (m->key == LOCKDEP_UNTRACKED_KEY || __atomic_load_n(&validator_off, __ATOMIC_RELAXED))
 		return true;
@@ -588,18 +588,19 @@ bool lock_is_held(const struct lockdep_map *m)
 	const struct lockdep_held *h = lockdep_current();
 	bool held = false;
 	for (unsigned i = 0; i < h->depth && !held; i++)
-		held = h->stack[i].map == m;
+		held = h->stack[i].map == m && (read < 0 || h->stack[i].read == read);
 	irq_restore(flags);
 	return held;
 }
 
-void lockdep_assert_failed(const struct lockdep_map *m, const char *file, int line)
+void lockdep_assert_failed(const struct lockdep_map *m, int read, const char *file, int line)
 {
 	unsigned long flags;
 
 	if (!enter(&flags))
 		return;
-	report_begin("%s is not held, but %s:%d requires it", m->name, file, line);
+	report_begin("%s is not held%s, but %s:%d requires it", m->name,
+		     read == 0 ? " exclusive" : read == 1 ? " shared" : "", file, line);
 	report_end();
 	leave(flags);
 }
