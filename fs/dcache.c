@@ -86,9 +86,12 @@ static void flag_clear(struct dentry *d, unsigned f)
 	__atomic_fetch_and(&d->d_flags, ~f, __ATOMIC_RELEASE);
 }
 
+static struct bucket *dcache_bucket(uint32_t hash);
+
 /* Hash d on b, the bucket of its name, which the caller holds. */
 static void __d_rehash(struct dentry *d, struct bucket *b)
 {
+	spin_assert_held(&b->lock);
 	hlist_add_head_rcu(&d->d_hash, &b->chain);
 	flag_set(d, DCACHE_HASHED);
 }
@@ -97,6 +100,7 @@ static void __d_rehash(struct dentry *d, struct bucket *b)
  * walker that found d before cannot trust what it read of it. */
 static void __d_unhash(struct dentry *d)
 {
+	spin_assert_held(&dcache_bucket(d->d_name.hash)->lock);
 	hlist_del_rcu(&d->d_hash);
 	flag_clear(d, DCACHE_HASHED);
 	write_seqcount_invalidate(&d->d_seq);
@@ -318,6 +322,7 @@ struct dentry *d_make_root(struct super_block *sb, struct inode *root_inode)
  */
 static bool on_lru(struct dentry *d)
 {
+	spin_assert_held(&dcache_bucket(d->d_name.hash)->lock);
 	return !data_race(list_empty(&d->d_lru));
 }
 
@@ -422,6 +427,7 @@ void dput(struct dentry *d)
 /* Caller holds the bucket lock. */
 static struct dentry *__d_lookup(struct bucket *b, struct dentry *parent, const struct qstr *q)
 {
+	spin_assert_held(&b->lock);
 	struct hlist_node *pos;
 	hlist_for_each(pos, &b->chain) {
 		struct dentry *d = hlist_entry(pos, struct dentry, d_hash);
@@ -549,6 +555,7 @@ struct dentry *d_alloc_parallel(struct dentry *parent, const struct qstr *q)
 	 * for want of memory. */
 	struct dentry *fresh = NULL;
 	struct bucket *ib = in_lookup_bucket(q->hash);
+	rwsem_assert_held(&parent->d_inode->i_rwsem);
 	for (;;) {
 		spin_lock(&ib->lock);
 		/* Hashed meanwhile?  Looked at under the in-lookup bucket lock,
@@ -600,6 +607,7 @@ struct dentry *d_alloc_parallel(struct dentry *parent, const struct qstr *q)
  * holds d's in-lookup bucket lock; it wakes the waiters once it lets go. */
 static void __d_lookup_unhash(struct dentry *d)
 {
+	spin_assert_held(&in_lookup_bucket(d->d_name.hash)->lock);
 	hlist_del_rcu(&d->d_hash);
 	flag_clear(d, DCACHE_IN_LOOKUP);
 }
@@ -1006,6 +1014,9 @@ void d_set_mounted(struct dentry *d, bool mounted)
  * change hands), lengths and hashes.  Caller holds the locks d_move takes. */
 static void swap_names(struct dentry *a, struct dentry *b)
 {
+	spin_assert_held(&rename_lock.lock);
+	spin_assert_held(&a->d_lock);
+	spin_assert_held(&b->d_lock);
 	bool a_inline = a->d_name.name == a->d_iname, b_inline = b->d_name.name == b->d_iname;
 	if (a_inline && b_inline) {
 		char tmp[DNAME_INLINE_LEN];
@@ -1036,6 +1047,7 @@ static void swap_names(struct dentry *a, struct dentry *b)
  * same lock); the caller holds rename_lock, so only one thread does this. */
 static void lock_pair(struct spinlock *a, struct spinlock *b)
 {
+	spin_assert_held(&rename_lock.lock);
 	if (a == b) {
 		spin_lock(a);
 		return;
@@ -1074,6 +1086,8 @@ void d_move(struct dentry *d, struct dentry *target)
 	struct dentry *old_parent = d->d_parent, *new_parent = target->d_parent;
 	struct bucket *b1 = dcache_bucket(d->d_name.hash), *b2 = dcache_bucket(target->d_name.hash);
 
+	rwsem_assert_held_write(&old_parent->d_inode->i_rwsem);
+	rwsem_assert_held_write(&new_parent->d_inode->i_rwsem);
 	race_window();	/* both names still as they were: lookups of either may run */
 	write_seqlock(&rename_lock);
 	lock_pair(&b1->lock, &b2->lock);

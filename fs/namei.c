@@ -125,6 +125,7 @@ static struct dentry *lookup_fast(struct dentry *dir, const struct qstr *q)
  */
 static struct dentry *__lookup_slow(struct dentry *dir, const struct qstr *q)
 {
+	rwsem_assert_held(&dir->d_inode->i_rwsem);
 	struct dentry *d = d_alloc_parallel(dir, q);
 	if (IS_ERR(d) || !d_in_lookup(d))
 		return d;
@@ -161,7 +162,7 @@ struct dentry *lookup_one(struct dentry *dir, const char *name, size_t len)
 	int err = lookup_one_common(dir, len);
 	if (err)
 		return ERR_PTR(err);
-	lockdep_assert_held(&dir->d_inode->i_rwsem.dep_map);
+	rwsem_assert_held(&dir->d_inode->i_rwsem);
 	struct qstr q = { name, (uint32_t)len, 0 };
 	d_hash_name(dir, &q);
 	return __lookup_slow(dir, &q);

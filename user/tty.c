@@ -112,6 +112,7 @@ static void echo(const char *s, size_t n)
 /* Caller holds tty.lock. */
 static void push(char c)
 {
+	spin_assert_held(&tty.lock);
 	if (tty.len == TTY_BUF)
 		return;		/* full: dropped, as n_tty drops past its buffer */
 	tty.in[(tty.head + tty.len) % TTY_BUF] = c;

@@ -39,6 +39,7 @@ static struct ramfs_entry *find(struct inode *dir, const char *name, uint32_t le
 
 struct inode *ramfs_entry(struct inode *dir, const char *name, unsigned len)
 {
+	rwsem_assert_held(&dir->i_rwsem);
 	struct ramfs_entry *e = find(dir, name, len);
 	return e ? e->inode : NULL;
 }
