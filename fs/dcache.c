@@ -6,16 +6,22 @@
  *
  *     d = d_alloc_parallel(parent, &name);  // hashed, or ours to look up
  *     if (d_in_lookup(d)) {                 // we own the lookup
- *         err = dir->i_op->lookup(dir, d);  // the filesystem calls d_add()
- *         d_lookup_done(d);                 // wakes the waiters
+ *         err = dir->i_op->lookup(dir, d);  // the filesystem calls d_add(),
+ *                                           // which hashes d and wakes the waiters
+ *         d_lookup_done(d);                 // a failure (no d_add): unhash, wake
  *     }
  *
  * Who calls the filesystem: only the thread whose d_alloc_parallel put a
  * new dentry in the in-lookup hash.  Who waits: any other thread whose
  * d_alloc_parallel finds that dentry there; it takes a reference, sleeps
- * on the dentry's wait queue until IN_LOOKUP clears, and then uses the
- * dentry if it got hashed under the same parent and name, or starts over
- * (the lookup failed).  Who wakes them: d_lookup_done.  Why no duplicate
+ * on the dentry's wait queue until IN_LOOKUP clears, then drops it and
+ * looks again from the start: d_lookup finds the answer if d_add hashed
+ * it and it is still there, else (the lookup failed, or the name was
+ * dropped or renamed meanwhile) the waiter may become the owner of a new
+ * lookup.  It never uses the dentry it waited on.  Who wakes them: d_add,
+ * right after it moves the dentry from the in-lookup hash to the dcache
+ * hash; d_lookup_done only for a lookup that ended without d_add (after
+ * d_add it finds IN_LOOKUP clear and does nothing).  Why no duplicate
  * can be hashed: d_alloc_parallel looks in the dcache hash again while it
  * holds the in-lookup bucket lock, and a dentry moves from the in-lookup
  * hash to the dcache hash only under that lock, so a name is always found
@@ -331,7 +337,7 @@ static bool on_lru(struct dentry *d)
  * bucket of d's name now: see d_lock_bucket).  Returns true if d must be
  * freed: its last reference went and nothing can find it any more.
  */
-static bool dput_locked(struct dentry *d)
+static bool __dput(struct dentry *d)
 {
 	int left = __atomic_sub_fetch(&d->d_count, 1, __ATOMIC_ACQ_REL);
 	BUG_ON(left < 0);
@@ -381,7 +387,10 @@ static void d_kill(struct dentry *d)
 			lru_len--;
 			spin_unlock(&lru_lock);
 		}
-		write_seqcount_begin(&d->d_seq);	/* unhashed already: for form's sake */
+		/* Unhashed already, but an RCU-walk may stand on d (a removed
+		 * cwd read just before its last reference went): d_inode going
+		 * NULL must fail its d_seq check, not read as "no such file". */
+		write_seqcount_begin(&d->d_seq);
 		struct inode *inode = d->d_inode;
 		__atomic_store_n(&d->d_inode, NULL, __ATOMIC_RELAXED);
 		write_seqcount_end(&d->d_seq);
@@ -395,7 +404,7 @@ static void d_kill(struct dentry *d)
 			spin_lock(&parent->d_lock);
 			list_del(&d->d_child);
 			spin_unlock(&parent->d_lock);
-			if (dput_locked(parent))
+			if (__dput(parent))
 				next = parent;
 			spin_unlock(&b->lock);
 		}
@@ -418,7 +427,7 @@ void dput(struct dentry *d)
 		return;
 	race_window();	/* the last reference, perhaps: a d_lookup may take one first */
 	struct bucket *b = d_lock_bucket(d);
-	bool free = dput_locked(d);
+	bool free = __dput(d);
 	spin_unlock(&b->lock);
 	if (free)
 		d_kill(d);

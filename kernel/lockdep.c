@@ -248,8 +248,9 @@ static void turn_off(const char *fmt, ...)
 	report_end();
 }
 
-/* Under graph_lock: whether (a, b) is reported for the first time. */
-static bool first_report(unsigned a, unsigned b)
+/* Whether (a, b) is reported for the first time.  Caller holds graph_lock
+ * (a raw lock, not validated: no assertion can check it). */
+static bool __first_report(unsigned a, unsigned b)
 {
 	if (bit_test(reported[a], b))
 		return false;
@@ -257,10 +258,11 @@ static bool first_report(unsigned a, unsigned b)
 	return true;
 }
 
-static bool first_report_locked(unsigned a, unsigned b)
+/* The same, taking graph_lock. */
+static bool first_report(unsigned a, unsigned b)
 {
 	graph_lock();
-	bool first = first_report(a, b);
+	bool first = __first_report(a, b);
 	graph_unlock();
 	return first;
 }
@@ -465,7 +467,7 @@ static void add_dependencies(const struct lockdep_held *h, unsigned to, unsigned
 			continue;
 		if (!bit_test(bfs_seen, from))
 			full = !edge_add(from, to, h->stack[i].ip, ip);
-		else if (held == LOCKDEP_MAX_HELD && first_report(from, to)) {
+		else if (held == LOCKDEP_MAX_HELD && __first_report(from, to)) {
 			chain_copy(c, to, from);
 			held = i;
 		}
@@ -494,7 +496,7 @@ static void check_recursion(const struct lockdep_held *h, unsigned idx, int read
 		const struct held_lock *hl = &h->stack[i];
 		if (hl->class_idx != idx)
 			continue;
-		if (!first_report_locked(idx, idx))
+		if (!first_report(idx, idx))
 			return;
 		label(cls, sizeof(cls), idx);
 		report_begin("recursive locking: taking %s%s, a class already held", cls,

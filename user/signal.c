@@ -88,7 +88,7 @@ static void __send_process(struct signal_struct *p, int sig)
 	}
 }
 
-void send_signal_process_locked(struct signal_struct *p, int sig)
+void __send_signal_process(struct signal_struct *p, int sig)
 {
 	spin_assert_held(&tasklist_lock);
 	spin_lock(&p->siglock);

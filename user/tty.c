@@ -120,8 +120,9 @@ static void push(char c)
 }
 
 /* A byte from the terminal.  Returns the signal to send (0: none). */
-static int receive_locked(char c)
+static int __receive(char c)
 {
+	spin_assert_held(&tty.lock);
 	struct termios *t = &tty.t;
 	if ((t->c_iflag & ICRNL) && c == '\r')
 		c = '\n';
@@ -180,7 +181,7 @@ void tty_receive(char c)
 {
 	spin_lock(&tty.lock);
 	tty.received++;
-	int sig = receive_locked(c);
+	int sig = __receive(c);
 	unsigned pgrp = tty.pgrp;
 	spin_unlock(&tty.lock);
 	wake_up_all(&tty.read_wait);
