@@ -344,7 +344,7 @@ test-shell: $(BUILD)/smpvfs.elf
 # the driver's completions, ext2's bitmaps).  Every
 # report fails the test case that was running (kernel/kcsan.c), so a
 # report fails this part.
-KCSAN_SUITES := kcsan,lookup,vfs_fuzz,dcache_races,perm_races,rcu,lockref,rcuwalk,rcuwalk_races,fifo,\
+KCSAN_SUITES := kcsan,lookup,vfs_fuzz,dcache_races,perm_races,rcu,rcuwalk,rcuwalk_races,fifo,\
 	ext2_stress,ext2_fuzz
 # A 16-bucket dcache hash in that boot: every chain an RCU-walk follows
 # then holds dentries that renames move to other chains.  Race windows on
