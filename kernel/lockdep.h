@@ -178,10 +178,11 @@ static inline bool lock_is_held(const struct lockdep_map *m)
 	(void)m;
 	return true;
 }
-#define lockdep_assert_held_type(m, read) do { (void)(m); (void)(read); } while (0)
-#define lockdep_assert_held(m) do { (void)(m); } while (0)
-#define lockdep_assert_held_write(m) do { (void)(m); } while (0)
-#define lockdep_assert_held_read(m) do { (void)(m); } while (0)
+/* Type-checked, never evaluated: no code at all. */
+#define lockdep_assert_held_type(m, read) do { if (0) { (void)(m); (void)(read); } } while (0)
+#define lockdep_assert_held(m) lockdep_assert_held_type((m), -1)
+#define lockdep_assert_held_write(m) lockdep_assert_held_type((m), 0)
+#define lockdep_assert_held_read(m) lockdep_assert_held_type((m), 1)
 static inline void might_sleep_check(const char *file, int line)
 {
 	(void)file; (void)line;
