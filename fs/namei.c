@@ -504,23 +504,27 @@ static int link_path_walk(struct nameidata *nd, const char *name);
 static int lookup_last(struct nameidata *nd, bool follow);
 
 /*
- * The step both symlink followers share (pick_link, open_last_lookups):
- * walk link's body from the root if it is absolute, else from nd->path
- * (the directory the link is in), every component but the last, which is
- * left in nd->last.  MAXSYMLINKS per walk, nested or one after another.
- * The caller holds link, which keeps its body alive while it is walked.
+ * The step every symlink follower shares (pick_link, pick_link_rcu,
+ * open_last_lookups): walk a link's body from the root if it is absolute,
+ * else from nd->path (the directory the link is in), every component but
+ * the last, which is left in nd->last.  MAXSYMLINKS per walk, nested or
+ * one after another.  body (NULL: the filesystem cannot read the link)
+ * must stay valid while it is walked: the caller holds the link, or body
+ * is a copy.  In either mode.
  */
-static int walk_link_body(struct nameidata *nd, struct dentry *link)
+static int walk_link_body(struct nameidata *nd, const char *body)
 {
 	if (++nd->depth > MAXSYMLINKS)
 		return -ELOOP;
-	const char *body = inode_get_link(link->d_inode);
 	if (!body)
 		return -EINVAL;
 	int err = check_path(body);
 	if (err)
 		return err;
-	if (body[0] == '/') {
+	if (body[0] == '/' && nd->rcu) {
+		nd->path = nd->root;
+		nd->seq = nd->root_seq;
+	} else if (body[0] == '/') {
 		dput(nd->path);
 		nd->path = dget(nd->root);
 	}
@@ -534,7 +538,7 @@ static int walk_link_body(struct nameidata *nd, struct dentry *link)
  */
 static int pick_link(struct nameidata *nd, struct dentry *link)
 {
-	int err = walk_link_body(nd, link);
+	int err = walk_link_body(nd, inode_get_link(link->d_inode));
 	if (!err)
 		err = lookup_last(nd, true);
 	dput(link);
@@ -583,10 +587,42 @@ static int handle_dots(struct nameidata *nd)
 
 /* ---- 3a. the same steps in RCU mode ----------------------------------------
  *
- * Each returns 0 (the walk moved, still in RCU mode), 1 (this step needs
- * the reference walk: *why says why), or an error; an error is checked by
- * rcu_check_error before it is believed.
+ * Each returns 0 (the walk moved, still in RCU mode, or, after a symlink
+ * whose body's walk left it, in reference mode), 1 (this step needs the
+ * reference walk: *why says why), or an error; an error found in RCU mode
+ * is checked by rcu_check_error before it is believed.
  */
+
+/*
+ * pick_link in RCU mode, for a short body (an inline one, such as ext2's
+ * fast symlinks of up to 60 bytes; Linux too follows those without leaving
+ * RCU mode).  inode is the link's, as the walk checked under the link's
+ * d_seq; a body never changes and is freed only a grace period after its
+ * inode (get_link's contract), so a copy made inside the read side is the
+ * link's.  The copy is walked, not the inode's body: if the walk leaves
+ * RCU mode on the way, no reference on the link is needed.  1: too long
+ * to copy here; the reference walk follows it.
+ */
+#define RCU_LINK_MAX 64
+
+static int pick_link_rcu(struct nameidata *nd, struct inode *inode, int *why)
+{
+	const char *body = inode_get_link(inode);
+	size_t n = body ? strnlen(body, RCU_LINK_MAX) : 0;
+	if (n == RCU_LINK_MAX) {
+		*why = WALK_UNLAZY_LINK;
+		return 1;
+	}
+	char copy[RCU_LINK_MAX];
+	if (body) {
+		memcpy(copy, body, n);
+		copy[n] = '\0';
+	}
+	int err = walk_link_body(nd, body ? copy : NULL);
+	if (!err)
+		err = lookup_last(nd, true);
+	return err;
+}
 
 /* Across any mounts on *dp, with no reference and no lock. */
 static int traverse_mounts_rcu(struct dentry **dp, unsigned *seqp, int *why)
@@ -642,7 +678,8 @@ static int handle_dots_rcu(struct nameidata *nd, int *why)
 /*
  * walk_component in RCU mode: the child from __d_lookup_rcu, believed once
  * the parent's d_seq (the child was its child) and then the child's (its
- * inode) still hold.  A miss, a symlink to follow, a changing child: the
+ * inode) still hold.  A symlink to follow with a short body is followed
+ * here (pick_link_rcu).  A miss, a longer symlink, a changing child: the
  * reference walk does this step.
  */
 static int walk_component_rcu(struct nameidata *nd, unsigned flags, int *why)
@@ -669,10 +706,8 @@ static int walk_component_rcu(struct nameidata *nd, unsigned flags, int *why)
 	}
 	if (!inode)
 		return -ENOENT;
-	if (S_ISLNK(inode->i_mode) && (flags & WALK_FOLLOW)) {
-		*why = WALK_UNLAZY_LINK;
-		return 1;
-	}
+	if (S_ISLNK(inode->i_mode) && (flags & WALK_FOLLOW))
+		return pick_link_rcu(nd, (struct inode *)inode, why);
 	int r = traverse_mounts_rcu(&d, &seq, why);
 	if (r)
 		return r;
@@ -986,7 +1021,8 @@ static struct dentry *open_last_lookups(struct nameidata *nd, int flags, uint32_
 		if (link)
 			dput(link);	/* its body is no longer walked */
 		link = d;
-		int err = (flags & O_NOFOLLOW) ? -ELOOP : walk_link_body(nd, link);
+		int err = (flags & O_NOFOLLOW) ? -ELOOP :
+			  walk_link_body(nd, inode_get_link(link->d_inode));
 		if (err) {
 			d = ERR_PTR(err);
 			break;
