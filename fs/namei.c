@@ -28,7 +28,7 @@
  * rcu_read_lock, holding no reference and taking no lock, it reads each
  * dentry under its d_seq (found by __d_lookup_rcu) and checks the count
  * before it trusts what it read, so it writes nothing shared.  Whatever
- * it cannot do that way (a dcache miss, a symlink, a mount being
+ * it cannot do that way (a dcache miss, a long symlink, a mount being
  * unmounted, a change seen under it) it hands to the reference walk:
  * try_to_unlazy takes references on where the walk stands (d_legitimize:
  * only if nothing changed) and goes on in reference mode; if that fails,
@@ -329,7 +329,7 @@ const char *const walk_stat_names[NR_WALK_STATS] = {
 	[WALK_RCU_DONE] = "ended in RCU mode, no reference taken",
 	[WALK_RCU_REF] = "ended in RCU mode, one reference taken",
 	[WALK_UNLAZY_MISS] = "left RCU mode: a name not in the dcache",
-	[WALK_UNLAZY_LINK] = "left RCU mode: a symlink to follow",
+	[WALK_UNLAZY_LINK] = "left RCU mode: a long symlink to follow",
 	[WALK_UNLAZY_MOUNT] = "left RCU mode: an umount deciding",
 	[WALK_UNLAZY_CHANGED] = "left RCU mode: a dentry changing",
 	[WALK_UNLAZY_CREATE] = "left RCU mode: open(O_CREAT)'s last step",
