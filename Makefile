@@ -31,8 +31,8 @@ NM      := $(CROSS)nm
 PYTHON  ?= python3
 
 # The data-race detector (kernel/kcsan.c): KCSAN=1 compiles everything
-# but arch/ and boot/ (kernel/, block/, drivers/, fs/, init/, shell/, bench/, tests/,
-# tools/) with the compiler's race instrumentation, into a build
+# but arch/ and boot/ (kernel/, block/, drivers/, fs/, user/, init/, shell/, bench/,
+# tests/) with the compiler's race instrumentation, into a build
 # directory of its own so that its objects never mix with the normal ones.
 KCSAN   ?= 0
 KCSAN_BUILD := build/kcsan
@@ -77,7 +77,7 @@ LDFLAGS := -nostdlib -static -z max-page-size=0x1000 -z noexecstack --no-warn-rw
 
 SRCS := $(wildcard boot/*.S arch/x86_64/*.S arch/x86_64/*.c kernel/*.c block/*.c drivers/*.c \
 	fs/*.c fs/*/*.c user/*.c \
-	init/*.c shell/*.c bench/*.c tests/*.c) tools/fstest/fstest.c
+	init/*.c shell/*.c bench/*.c tests/*.c)
 OBJS := $(patsubst %,$(BUILD)/%.o,$(basename $(SRCS)))
 
 # KCSAN=1: which files get -fsanitize=thread.  Volatile accesses become
@@ -94,7 +94,7 @@ KCSAN_NOT := kernel/kcsan.c init/main.c kernel/multiboot2.c kernel/bootmem.c \
 	kernel/kprintf.c kernel/ksyms.c kernel/panic.c \
 	kernel/spinlock.c kernel/lockdep.c kernel/lockdep_context.c
 kcsan_flags = $(if $(filter 1,$(KCSAN)),$(if $(filter $(KCSAN_NOT),$<),,$(if \
-	$(filter kernel/% block/% drivers/% fs/% user/% init/% shell/% bench/% tests/% tools/%,$<),$(KCSAN_CFLAGS))))
+	$(filter kernel/% block/% drivers/% fs/% user/% init/% shell/% bench/% tests/%,$<),$(KCSAN_CFLAGS))))
 
 .PHONY: all iso run sh disk test soak test-busybox-host test-syscalls-doc test-matrix test-exclusive test-negative \
 	test-disk test-fstest-host test-shell test-kcsan \
@@ -200,22 +200,22 @@ $(BUILD)/initrd.cpio: $(FSTEST_FILES) $(USER_PROGS) $(BUSYBOX_TESTS) $(BUILD)/ho
 	$(Q)cmp -s $@.new $@ && rm $@.new || mv $@.new $@
 
 # fstest for the host (tools/fstest/run.py checks the test files on Linux).
-$(BUILD)/host/fstest: tools/fstest/fstest.c tools/fstest/host_main.c tools/fstest/fstest.h \
-		tools/fstest/fstest_os.h kernel/errno.c kernel/errno.h | check-tools
+$(BUILD)/host/fstest: shell/fstest.c tools/fstest/host_main.c shell/fstest.h \
+		shell/fstest_os.h kernel/errno.c kernel/errno.h | check-tools
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  HOSTCC  $@")
 	$(Q)$(HOST_CC) -std=gnu11 -O2 -Wall -Wextra -Werror -D_GNU_SOURCE -DFSTEST_HOST -I. -o $@ \
-		tools/fstest/fstest.c tools/fstest/host_main.c kernel/errno.c
+		shell/fstest.c tools/fstest/host_main.c kernel/errno.c
 
 # The same program linked statically against the host's glibc: the
 # initramfs's /tests/bin/fstest, which smpvfs runs in user mode (ktest
 # suite fstest_user), so that every .t file passes three ways.
-$(BUILD)/host/fstest-static: tools/fstest/fstest.c tools/fstest/host_main.c tools/fstest/fstest.h \
-		tools/fstest/fstest_os.h kernel/errno.c kernel/errno.h | check-tools
+$(BUILD)/host/fstest-static: shell/fstest.c tools/fstest/host_main.c shell/fstest.h \
+		shell/fstest_os.h kernel/errno.c kernel/errno.h | check-tools
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  HOSTCC  $@ (static)")
 	$(Q)$(HOST_CC) -static -std=gnu11 -O2 -Wall -Wextra -Werror -D_GNU_SOURCE -DFSTEST_HOST -I. -o $@ \
-		tools/fstest/fstest.c tools/fstest/host_main.c kernel/errno.c
+		shell/fstest.c tools/fstest/host_main.c kernel/errno.c
 
 test-fstest-host: $(BUILD)/host/fstest
 	$(Q)$(PYTHON) tools/fstest/run.py --fstest $(BUILD)/host/fstest
@@ -345,7 +345,7 @@ test-shell: $(BUILD)/smpvfs.elf
 # the driver's completions, ext2's bitmaps).  Every
 # report fails the test case that was running (kernel/kcsan.c), so a
 # report fails this part.
-KCSAN_SUITES := kcsan,lookup,vfs_fuzz,dcache_races,perm_races,rcu,lockref,rcuwalk,rcuwalk_races,fifo,\
+KCSAN_SUITES := kcsan,lookup,vfs_fuzz,dcache_races,perm_races,rcu,rcuwalk,rcuwalk_races,fifo,\
 	ext2_stress,ext2_fuzz
 # A 16-bucket dcache hash in that boot: every chain an RCU-walk follows
 # then holds dentries that renames move to other chains.  Race windows on
@@ -386,7 +386,7 @@ disk: | check-tools
 # ---- benchmarks ---------------------------------------------------------
 
 # make bench: build the kernel without the lock validator in $(BUILD)/release,
-# boot it once with bench=$(BENCH) on SMP CPUs, and let tests/bench.py turn
+# boot it once with bench=$(BENCH) on SMP CPUs, and let bench/run.py turn
 # the output into tables, build/bench/results.json and gnuplot PNGs.  KVM
 # only if ACCEL=auto's probe finds it fast (the default here); otherwise
 # TCG, and every table says its timings are only indicative.
@@ -396,7 +396,7 @@ BENCH_ACCEL := $(if $(filter command line environment,$(origin ACCEL)),$(ACCEL),
 BENCH_MEM := $(if $(filter command line environment,$(origin MEM)),$(MEM),2G)
 bench: check-tools
 	$(Q)$(MAKE) --no-print-directory BUILD=$(BENCH_BUILD) LOCKDEP=0 $(BENCH_BUILD)/smpvfs.elf
-	$(Q)$(PYTHON) -m tests.bench --elf $(BENCH_BUILD)/smpvfs.elf --smp $(or $(SMP),4) \
+	$(Q)$(PYTHON) -m bench.run --elf $(BENCH_BUILD)/smpvfs.elf --smp $(or $(SMP),4) \
 		--bench $(BENCH) --accel $(BENCH_ACCEL) --mem $(BENCH_MEM)
 
 # ---- cache-line conflicts ------------------------------------------------
@@ -414,14 +414,14 @@ $(CONFLICTS_PLUGIN): tools/conflicts/conflicts.c tools/conflicts/api.h | check-t
 	$(Q)gcc -shared -fPIC -O2 -Wall -Wextra -Werror -fvisibility=hidden -o $@ $< -lpthread
 conflicts: check-tools $(CONFLICTS_PLUGIN)
 	$(Q)$(MAKE) --no-print-directory BUILD=$(BENCH_BUILD) LOCKDEP=0 $(BENCH_BUILD)/smpvfs.elf
-	$(Q)$(PYTHON) -m tools.conflicts.run --plugin $(CONFLICTS_PLUGIN) --elf $(BENCH_BUILD)/smpvfs.elf
+	$(Q)$(PYTHON) -m bench.run_conflicts --plugin $(CONFLICTS_PLUGIN) --elf $(BENCH_BUILD)/smpvfs.elf
 # The same kernel booted to its shell under the plugin (`conflicts` there).
 conflicts-shell: check-tools $(CONFLICTS_PLUGIN)
 	$(Q)$(MAKE) --no-print-directory BUILD=$(BENCH_BUILD) LOCKDEP=0 $(BENCH_BUILD)/smpvfs.elf
-	$(Q)$(PYTHON) -m tools.conflicts.run --plugin $(CONFLICTS_PLUGIN) --elf $(BENCH_BUILD)/smpvfs.elf --shell
+	$(Q)$(PYTHON) -m bench.run_conflicts --plugin $(CONFLICTS_PLUGIN) --elf $(BENCH_BUILD)/smpvfs.elf --shell
 test-conflicts: check-tools $(CONFLICTS_PLUGIN)
 	$(Q)$(MAKE) --no-print-directory BUILD=$(BENCH_BUILD) LOCKDEP=0 $(BENCH_BUILD)/smpvfs.elf
-	$(Q)$(PYTHON) -m tools.conflicts.run --plugin $(CONFLICTS_PLUGIN) --elf $(BENCH_BUILD)/smpvfs.elf --controls
+	$(Q)$(PYTHON) -m bench.run_conflicts --plugin $(CONFLICTS_PLUGIN) --elf $(BENCH_BUILD)/smpvfs.elf --controls
 
 # ---- set-up -------------------------------------------------------------
 

@@ -11,7 +11,7 @@
  * Each benchmark takes a `scale`: 1 for a real run, 0 for the tiny run
  * `make test` uses to prove the code still works.
  *
- * Output: a human table (kprintf), and for the host (tests/bench.py) one
+ * Output: a human table (kprintf), and for the host (bench/run.py) one
  * line per result of the form `BENCH {json}`, built with bench_rec_*.
  * Every record carries "bench" (the benchmark) and "table" (which of its
  * tables the row belongs to); the other keys are the row's columns, in

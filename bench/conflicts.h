@@ -8,7 +8,7 @@
  * went through `say` (one line a call, no newline).  Only
  * tools/conflicts/conflicts.so sees what the regions touch; the kernel
  * cannot tell whether it is loaded, so it trusts conflicts.traced=1,
- * which tools/conflicts/run.py puts on the command line when it loads
+ * which bench/run_conflicts.py puts on the command line when it loads
  * the plugin.  Traced, it also prints (kprintf) the slab map after each
  * pair, from which run.py names the object each shared line belongs to.
  *

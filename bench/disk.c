@@ -15,7 +15,7 @@
  *
  * disk_walk: a cold walk (getdents and lstat of everything) of a 10,000-file
  * tree on the other disk; the buffer cache's reads are printed here, and
- * tests/bench.py counts nbdkit's (the goal: each block read once).
+ * bench/run.py counts nbdkit's (the goal: each block read once).
  */
 #include "bench/bench.h"
 #include "bench/team.h"

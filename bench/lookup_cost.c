@@ -79,7 +79,7 @@ static void bench_lookup_cost(unsigned scale)
 	unsigned loops = scale ? COST_MAX_LOOPS : 20;
 	struct super_block *ram = ramfs_mount();
 	struct super_block *slow = slowfs_mount(0, 0, 0);
-	if (!ram || !slow || vfs_create(ram->s_root, "f", 1, 0644)) {
+	if (!ram || !slow || vfs_create_name(ram->s_root, "f", 1, 0644)) {
 		kprintf("  lookup_cost: could not set up the filesystems\n");
 		goto out;
 	}

@@ -55,7 +55,7 @@ static void mixed_writer(struct mixed_run *m)
 			cpu_relax();
 			continue;
 		}
-		if (vfs_create(dir, "w", 1, 0644) || vfs_unlink(dir, "w", 1)) {
+		if (vfs_create_name(dir, "w", 1, 0644) || vfs_unlink(dir, "w", 1)) {
 			__atomic_add_fetch(&m->errors, 1, __ATOMIC_RELAXED);
 			return;
 		}
@@ -141,7 +141,7 @@ static void bench_mixed(unsigned scale)
 	m.root = sb->s_root;
 	for (unsigned k = 0; k < NFILES; k++) {
 		snprintf(m.paths[k], sizeof(m.paths[k]), "/d/x%u", k);
-		if (vfs_create(m.dir, m.paths[k] + 3, strlen(m.paths[k] + 3), 0644)) {
+		if (vfs_create_name(m.dir, m.paths[k] + 3, strlen(m.paths[k] + 3), 0644)) {
 			kprintf("  mixed: could not create %s\n", m.paths[k]);
 			goto out;
 		}

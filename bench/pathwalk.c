@@ -97,7 +97,7 @@ static struct dentry *build_chain(struct dentry *root, unsigned c)
 		dput(d);
 		d = next && !IS_ERR(next) ? next : NULL;
 	}
-	int err = d ? vfs_create(d, "f", 1, 0644) : -1;
+	int err = d ? vfs_create_name(d, "f", 1, 0644) : -1;
 	if (d)
 		dput(d);
 	if (err) {
@@ -143,7 +143,7 @@ static void storm_member(void *arg, unsigned i)
 
 static void storm_fallbacks(struct walk_run *w, unsigned cpus)
 {
-	if (cpus < 2 || vfs_create(w->start[0], "x", 1, 0644))
+	if (cpus < 2 || vfs_create_name(w->start[0], "x", 1, 0644))
 		return;
 	static struct storm_run s;
 	static struct bench_team team;

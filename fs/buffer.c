@@ -110,6 +110,7 @@ static struct buffer_head *find(struct bucket *b, struct block_device *bdev, uin
 /* Caller holds bh's bucket lock: a reference, off the LRU if it was unused. */
 static void __get_bh(struct buffer_head *bh)
 {
+	spin_assert_held(&bucket_of(bh->b_bdev, bh->b_blocknr)->lock);
 	if (__atomic_fetch_add(&bh->b_count, 1, __ATOMIC_RELAXED) == 0) {
 		spin_lock(&lru_lock);
 		list_del(&bh->b_lru);
@@ -260,6 +261,7 @@ void mark_buffer_dirty(struct buffer_head *bh)
 /* Caller holds dirty_lock: bh leaves the dirty list; false if it was clean. */
 static bool __test_clear_dirty(struct buffer_head *bh)
 {
+	spin_assert_held(&dirty_lock);
 	if (!(__atomic_fetch_and(&bh->b_state, ~(1UL << BH_Dirty), __ATOMIC_ACQUIRE) & (1UL << BH_Dirty)))
 		return false;
 	list_del(&bh->b_dirty);
@@ -382,6 +384,7 @@ int sync_blockdev(struct block_device *bdev)
 /* Caller holds bh's bucket lock: may bh be freed? */
 static bool __freeable(struct buffer_head *bh)
 {
+	spin_assert_held(&bucket_of(bh->b_bdev, bh->b_blocknr)->lock);
 	return __atomic_load_n(&bh->b_count, __ATOMIC_RELAXED) == 0 &&
 	       !(__atomic_load_n(&bh->b_state, __ATOMIC_ACQUIRE) & (1UL << BH_Dirty | 1UL << BH_Lock));
 }

@@ -6,16 +6,22 @@
  *
  *     d = d_alloc_parallel(parent, &name);  // hashed, or ours to look up
  *     if (d_in_lookup(d)) {                 // we own the lookup
- *         err = dir->i_op->lookup(dir, d);  // the filesystem calls d_add()
- *         d_lookup_done(d);                 // wakes the waiters
+ *         err = dir->i_op->lookup(dir, d);  // the filesystem calls d_add(),
+ *                                           // which hashes d and wakes the waiters
+ *         d_lookup_done(d);                 // a failure (no d_add): unhash, wake
  *     }
  *
  * Who calls the filesystem: only the thread whose d_alloc_parallel put a
  * new dentry in the in-lookup hash.  Who waits: any other thread whose
  * d_alloc_parallel finds that dentry there; it takes a reference, sleeps
- * on the dentry's wait queue until IN_LOOKUP clears, and then uses the
- * dentry if it got hashed under the same parent and name, or starts over
- * (the lookup failed).  Who wakes them: d_lookup_done.  Why no duplicate
+ * on the dentry's wait queue until IN_LOOKUP clears, then drops it and
+ * looks again from the start: d_lookup finds the answer if d_add hashed
+ * it and it is still there, else (the lookup failed, or the name was
+ * dropped or renamed meanwhile) the waiter may become the owner of a new
+ * lookup.  It never uses the dentry it waited on.  Who wakes them: d_add,
+ * right after it moves the dentry from the in-lookup hash to the dcache
+ * hash; d_lookup_done only for a lookup that ended without d_add (after
+ * d_add it finds IN_LOOKUP clear and does nothing).  Why no duplicate
  * can be hashed: d_alloc_parallel looks in the dcache hash again while it
  * holds the in-lookup bucket lock, and a dentry moves from the in-lookup
  * hash to the dcache hash only under that lock, so a name is always found
@@ -86,9 +92,12 @@ static void flag_clear(struct dentry *d, unsigned f)
 	__atomic_fetch_and(&d->d_flags, ~f, __ATOMIC_RELEASE);
 }
 
+static struct bucket *dcache_bucket(uint32_t hash);
+
 /* Hash d on b, the bucket of its name, which the caller holds. */
 static void __d_rehash(struct dentry *d, struct bucket *b)
 {
+	spin_assert_held(&b->lock);
 	hlist_add_head_rcu(&d->d_hash, &b->chain);
 	flag_set(d, DCACHE_HASHED);
 }
@@ -97,6 +106,7 @@ static void __d_rehash(struct dentry *d, struct bucket *b)
  * walker that found d before cannot trust what it read of it. */
 static void __d_unhash(struct dentry *d)
 {
+	spin_assert_held(&dcache_bucket(d->d_name.hash)->lock);
 	hlist_del_rcu(&d->d_hash);
 	flag_clear(d, DCACHE_HASHED);
 	write_seqcount_invalidate(&d->d_seq);
@@ -318,6 +328,7 @@ struct dentry *d_make_root(struct super_block *sb, struct inode *root_inode)
  */
 static bool on_lru(struct dentry *d)
 {
+	spin_assert_held(&dcache_bucket(d->d_name.hash)->lock);
 	return !data_race(list_empty(&d->d_lru));
 }
 
@@ -326,7 +337,7 @@ static bool on_lru(struct dentry *d)
  * bucket of d's name now: see d_lock_bucket).  Returns true if d must be
  * freed: its last reference went and nothing can find it any more.
  */
-static bool dput_locked(struct dentry *d)
+static bool __dput(struct dentry *d)
 {
 	int left = __atomic_sub_fetch(&d->d_count, 1, __ATOMIC_ACQ_REL);
 	BUG_ON(left < 0);
@@ -376,7 +387,10 @@ static void d_kill(struct dentry *d)
 			lru_len--;
 			spin_unlock(&lru_lock);
 		}
-		write_seqcount_begin(&d->d_seq);	/* unhashed already: for form's sake */
+		/* Unhashed already, but an RCU-walk may stand on d (a removed
+		 * cwd read just before its last reference went): d_inode going
+		 * NULL must fail its d_seq check, not read as "no such file". */
+		write_seqcount_begin(&d->d_seq);
 		struct inode *inode = d->d_inode;
 		__atomic_store_n(&d->d_inode, NULL, __ATOMIC_RELAXED);
 		write_seqcount_end(&d->d_seq);
@@ -390,7 +404,7 @@ static void d_kill(struct dentry *d)
 			spin_lock(&parent->d_lock);
 			list_del(&d->d_child);
 			spin_unlock(&parent->d_lock);
-			if (dput_locked(parent))
+			if (__dput(parent))
 				next = parent;
 			spin_unlock(&b->lock);
 		}
@@ -413,7 +427,7 @@ void dput(struct dentry *d)
 		return;
 	race_window();	/* the last reference, perhaps: a d_lookup may take one first */
 	struct bucket *b = d_lock_bucket(d);
-	bool free = dput_locked(d);
+	bool free = __dput(d);
 	spin_unlock(&b->lock);
 	if (free)
 		d_kill(d);
@@ -422,6 +436,7 @@ void dput(struct dentry *d)
 /* Caller holds the bucket lock. */
 static struct dentry *__d_lookup(struct bucket *b, struct dentry *parent, const struct qstr *q)
 {
+	spin_assert_held(&b->lock);
 	struct hlist_node *pos;
 	hlist_for_each(pos, &b->chain) {
 		struct dentry *d = hlist_entry(pos, struct dentry, d_hash);
@@ -549,6 +564,7 @@ struct dentry *d_alloc_parallel(struct dentry *parent, const struct qstr *q)
 	 * for want of memory. */
 	struct dentry *fresh = NULL;
 	struct bucket *ib = in_lookup_bucket(q->hash);
+	rwsem_assert_held(&parent->d_inode->i_rwsem);
 	for (;;) {
 		spin_lock(&ib->lock);
 		/* Hashed meanwhile?  Looked at under the in-lookup bucket lock,
@@ -600,6 +616,7 @@ struct dentry *d_alloc_parallel(struct dentry *parent, const struct qstr *q)
  * holds d's in-lookup bucket lock; it wakes the waiters once it lets go. */
 static void __d_lookup_unhash(struct dentry *d)
 {
+	spin_assert_held(&in_lookup_bucket(d->d_name.hash)->lock);
 	hlist_del_rcu(&d->d_hash);
 	flag_clear(d, DCACHE_IN_LOOKUP);
 }
@@ -1006,6 +1023,9 @@ void d_set_mounted(struct dentry *d, bool mounted)
  * change hands), lengths and hashes.  Caller holds the locks d_move takes. */
 static void swap_names(struct dentry *a, struct dentry *b)
 {
+	spin_assert_held(&rename_lock.lock);
+	spin_assert_held(&a->d_lock);
+	spin_assert_held(&b->d_lock);
 	bool a_inline = a->d_name.name == a->d_iname, b_inline = b->d_name.name == b->d_iname;
 	if (a_inline && b_inline) {
 		char tmp[DNAME_INLINE_LEN];
@@ -1036,6 +1056,7 @@ static void swap_names(struct dentry *a, struct dentry *b)
  * same lock); the caller holds rename_lock, so only one thread does this. */
 static void lock_pair(struct spinlock *a, struct spinlock *b)
 {
+	spin_assert_held(&rename_lock.lock);
 	if (a == b) {
 		spin_lock(a);
 		return;
@@ -1074,6 +1095,8 @@ void d_move(struct dentry *d, struct dentry *target)
 	struct dentry *old_parent = d->d_parent, *new_parent = target->d_parent;
 	struct bucket *b1 = dcache_bucket(d->d_name.hash), *b2 = dcache_bucket(target->d_name.hash);
 
+	rwsem_assert_held_write(&old_parent->d_inode->i_rwsem);
+	rwsem_assert_held_write(&new_parent->d_inode->i_rwsem);
 	race_window();	/* both names still as they were: lookups of either may run */
 	write_seqlock(&rename_lock);
 	lock_pair(&b1->lock, &b2->lock);

@@ -19,22 +19,28 @@
  * instead of asking the filesystem again.  Invariant: never two HASHED
  * dentries with the same parent and name.
  *
- * What each lock protects:
- *   dcache bucket lock     a dcache hash chain, and HASHED on its dentries
+ * What each lock protects (the same rows as docs/DESIGN.md section 8's
+ * table, which also gives their order among all locks):
+ *   rename_lock            every dentry's d_parent and d_name: d_move
+ *                          writes them under it (and the locks below);
+ *                          d_path and the prune's climb read a chain of
+ *                          them under it, an RCU-walk's ".." its count
  *   in-lookup bucket lock  an in-lookup hash chain, IN_LOOKUP on its
  *                          dentries, and moving a dentry from it to the
  *                          dcache hash (so holding it freezes that step)
- *   dentry.d_lock          the dentry's list of children, and its
- *                          children's names (d_move changes them under it)
- *   d_count                atomic; its 1 -> 0 step is taken under the
- *                          dentry's dcache bucket lock (see dput)
+ *   dcache bucket lock     a dcache hash chain, HASHED and d_inode of its
+ *                          dentries, d_seq's writers, a dentry's last
+ *                          reference going (d_count's 1 -> 0 step: see
+ *                          dput), and with the LRU lock d_lru
+ *   dentry.d_lock          the dentry's list of children (d_subdirs, the
+ *                          children's d_child), and its own d_parent for
+ *                          dget_parent (d_move holds the moved dentries'
+ *                          d_locks too)
+ *   mount_lock             DCACHE_MOUNTED (fs/mount.c)
  *   dentry LRU lock        the LRU of unused dentries; d_lru changes only
  *                          under both it and the dentry's bucket lock
- *   rename_lock            d_parent and d_name of every dentry: d_move
- *                          writes them under it (and the bucket and d_lock
- *                          locks); d_path reads a chain of them under it
- * Their order among all locks: docs/DESIGN.md section 8.  The shrinker
- * starts from the LRU, so it only trylocks buckets.
+ *   d_count                atomic; above 1 it changes with no lock
+ * The shrinker starts from the LRU, so it only trylocks buckets.
  *
  * Unused dentries: a hashed dentry whose last reference goes stays in the
  * cache and joins the LRU (once: later uses leave it there, and the
@@ -72,9 +78,12 @@ struct dentry {
 	/* What a hash-chain walk reads, together on the first cache line:
 	 * the chain link, then the (parent, name) compared, then the flags. */
 	struct hlist_node d_hash;  /* bucket lock: dcache chain, or in-lookup chain while IN_LOOKUP */
-	struct dentry *d_parent;   /* holds a reference; the root is its own parent */
-	struct qstr d_name;        /* d_name.name points at d_iname or the heap */
-	unsigned d_flags;          /* bucket lock: DCACHE_*; changed with atomic or/and */
+	struct dentry *d_parent;   /* rename_lock and d_lock; holds a reference; the root is its own parent */
+	struct qstr d_name;        /* rename_lock; d_name.name points at d_iname or the heap */
+	/* DCACHE_*, changed with atomic or/and: HASHED under the dcache
+	 * bucket lock, IN_LOOKUP under the in-lookup bucket lock, MOUNTED
+	 * under mount_lock.  Read with no lock (acquire). */
+	unsigned d_flags;
 	/* Moves on every change a lockless reader must notice: d_inode set or
 	 * cleared, unhashing, a rename of d_parent/d_name.  Written under the
 	 * bucket lock of d's name (both buckets in d_move), which serializes
@@ -121,6 +130,7 @@ static inline bool d_mountpoint(const struct dentry *d)
 {
 	return __atomic_load_n(&d->d_flags, __ATOMIC_ACQUIRE) & DCACHE_MOUNTED;
 }
+/* Caller holds mount_lock (fs/mount.c, the only caller, keeps that lock). */
 void d_set_mounted(struct dentry *d, bool mounted);
 
 /* Fill q->hash for a name in parent (name must stay valid while q is used). */
@@ -188,11 +198,12 @@ static inline bool d_in_lookup(const struct dentry *d)
 }
 
 /* The filesystem's answer: attach inode (NULL: negative) and hash d.  For
- * an in-lookup dentry this moves it from the in-lookup hash; the waiters
- * are woken by d_lookup_done. */
+ * an in-lookup dentry this moves it from the in-lookup hash in the same
+ * step, and then wakes the lookups waiting for it. */
 void d_add(struct dentry *d, struct inode *inode);
-/* End an in-lookup dentry's lookup (after d_add, or after a failure) and
- * wake everyone waiting for it. */
+/* End an in-lookup dentry's lookup: after a failure (no d_add), take it
+ * off the in-lookup hash and wake the waiters; after d_add, nothing is
+ * left to do.  The lookup's owner calls it either way. */
 void d_lookup_done(struct dentry *d);
 
 /* Give a hashed negative dentry its new inode (create, mkdir). */
@@ -204,7 +215,7 @@ void d_drop(struct dentry *d);
  * Rename: d takes target's parent and name, and target (the dentry the
  * new name had, negative or about to lose its inode) takes d's, unhashed.
  * One step for lookups: d_lookup sees the old state or the new one.
- * Caller holds both parents' i_rwsem exclusive.
+ * Caller holds both parents' i_rwsem exclusive (checked).
  */
 void d_move(struct dentry *d, struct dentry *target);
 

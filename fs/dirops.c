@@ -2,17 +2,20 @@
  * dirops.c: create, mkdir, mknod, symlink, link, unlink, rmdir (rename is in
  * fs/rename.c), and their path-based system calls.
  *
- * Two families, as Linux's: the create family (create, mkdir, mknod,
- * symlink, link) starts with filename_create and ends with done_path_create, the
- * remove family (unlink, rmdir) starts with start_removing and ends with
- * end_removing.  Each start takes the directory's i_rwsem exclusive, so
- * no lookup of that directory is in progress (lookups hold it shared)
- * and none can start its slow path until the change is done, and looks
- * the name up under the lock (lookup_one: a hashed dentry, positive or
- * negative, results; a cached name needs no memory, as d_alloc_parallel
- * looks first); the call between checks and asks the filesystem.  A fast-path lookup (no i_rwsem) needs no
- * retry because of us: each change we make to the dcache (d_instantiate,
- * d_drop) is one step under the bucket lock its d_lookup takes, so it
+ * Two families, as recent Linux's: the create family (create, mkdir,
+ * mknod, symlink, link) starts with start_creating, the remove family
+ * (unlink, rmdir) with start_removing, and both end with end_dirop.  The
+ * directory is a dentry the caller found (path_parent), not a path, as
+ * in Linux's start_creating (its filename_create walks to it too).  Each
+ * start takes the directory's i_rwsem exclusive, so no lookup of that
+ * directory is in progress (lookups hold it shared) and none can start
+ * its slow path until the change is done, and looks the name up under
+ * the lock (lookup_one: a hashed dentry, positive or negative, results; a
+ * cached name needs no memory, as d_alloc_parallel looks first); the call
+ * between checks and asks the filesystem.  A fast-path lookup (no
+ * i_rwsem) needs no retry because of us: each change we make to the
+ * dcache (d_instantiate, d_drop) is one step under the bucket lock its
+ * d_lookup takes, so it
  * sees the name before or after, never half-changed.
  *
  * Every wait here is killable: -EINTR, with every lock and reference
@@ -61,8 +64,8 @@ static int check_name(struct dentry *dir, const char *name, size_t len)
  * to remove (else -ENOENT).  On any error nothing is held; -EINTR if the
  * thread was killed while waiting for the lock.
  */
-static struct dentry *lock_and_lookup(struct dentry *dir, const char *name, size_t len,
-				      bool positive)
+static struct dentry *start_dirop(struct dentry *dir, const char *name, size_t len,
+				  bool positive)
 {
 	int err = check_name(dir, name, len);
 	if (err)
@@ -81,7 +84,8 @@ static struct dentry *lock_and_lookup(struct dentry *dir, const char *name, size
 	return d;
 }
 
-static void unlock_and_put(struct dentry *dir, struct dentry *d)
+/* The end of both families: unlock dir and drop d. */
+static void end_dirop(struct dentry *dir, struct dentry *d)
 {
 	up_write(&dir->d_inode->i_rwsem);
 	dput(d);
@@ -89,38 +93,48 @@ static void unlock_and_put(struct dentry *dir, struct dentry *d)
 
 /* ---- the create family: a new name in a locked directory ---------------- */
 
-/* The negative dentry for a new name, dir locked (done_path_create gives
- * both back). */
-static struct dentry *filename_create(struct dentry *dir, const char *name, size_t len)
+/* The negative dentry for a new name, dir locked (end_dirop gives both
+ * back). */
+static struct dentry *start_creating(struct dentry *dir, const char *name, size_t len)
 {
-	return lock_and_lookup(dir, name, len, false);
+	return start_dirop(dir, name, len, false);
 }
 
-static void done_path_create(struct dentry *dir, struct dentry *d)
+/* Linux's vfs_create: the caller holds dir's i_rwsem exclusive (checked)
+ * and found d negative under it (start_creating, lookup_open). */
+int vfs_create(struct inode *dir, struct dentry *d, uint32_t mode)
 {
-	unlock_and_put(dir, d);
+	rwsem_assert_held_write(&dir->i_rwsem);
+	if (IS_DEADDIR(dir))
+		return -ENOENT;
+	int err = inode_permission(dir, MAY_WRITE | MAY_EXEC);
+	if (err)
+		return err;
+	if (!dir->i_op->create)
+		return -EPERM;	/* this filesystem cannot (slowfs) */
+	return dir->i_op->create(dir, d, S_IFREG | (mode & S_IALLUGO));
 }
 
-int vfs_create(struct dentry *dir, const char *name, size_t len, uint32_t mode)
+int vfs_create_name(struct dentry *dir, const char *name, size_t len, uint32_t mode)
 {
-	struct dentry *d = filename_create(dir, name, len);
+	struct dentry *d = start_creating(dir, name, len);
 	if (IS_ERR(d))
 		return (int)PTR_ERR(d);
-	int err = vfs_create_locked(dir->d_inode, d, mode);
-	done_path_create(dir, d);
+	int err = vfs_create(dir->d_inode, d, mode);
+	end_dirop(dir, d);
 	return err;
 }
 
 int vfs_mkdir(struct dentry *dir, const char *name, size_t len, uint32_t mode)
 {
-	struct dentry *d = filename_create(dir, name, len);
+	struct dentry *d = start_creating(dir, name, len);
 	if (IS_ERR(d))
 		return (int)PTR_ERR(d);
 	struct inode *di = dir->d_inode;
 	int err = may_create(di);
 	if (!err)
 		err = di->i_op->mkdir ? di->i_op->mkdir(di, d, S_IFDIR | (mode & S_IALLUGO)) : -EPERM;
-	done_path_create(dir, d);
+	end_dirop(dir, d);
 	return err;
 }
 
@@ -131,14 +145,14 @@ int vfs_symlink(struct dentry *dir, const char *name, size_t len, const char *ta
 		return -ENOENT;
 	if (n == PATH_MAX)
 		return -ENAMETOOLONG;
-	struct dentry *d = filename_create(dir, name, len);
+	struct dentry *d = start_creating(dir, name, len);
 	if (IS_ERR(d))
 		return (int)PTR_ERR(d);
 	struct inode *di = dir->d_inode;
 	int err = may_create(di);
 	if (!err)
 		err = di->i_op->symlink ? di->i_op->symlink(di, d, target) : -EPERM;
-	done_path_create(dir, d);
+	end_dirop(dir, d);
 	return err;
 }
 
@@ -149,7 +163,7 @@ int vfs_symlink(struct dentry *dir, const char *name, size_t len, const char *ta
  */
 int vfs_mknod(struct dentry *dir, const char *name, size_t len, uint32_t mode, uint64_t rdev)
 {
-	struct dentry *d = filename_create(dir, name, len);
+	struct dentry *d = start_creating(dir, name, len);
 	if (IS_ERR(d))
 		return (int)PTR_ERR(d);
 	struct inode *di = dir->d_inode;
@@ -158,7 +172,7 @@ int vfs_mknod(struct dentry *dir, const char *name, size_t len, uint32_t mode, u
 		err = -EPERM;
 	if (!err)
 		err = di->i_op->mknod ? di->i_op->mknod(di, d, mode, rdev) : -EPERM;
-	done_path_create(dir, d);
+	end_dirop(dir, d);
 	return err;
 }
 
@@ -171,7 +185,7 @@ int vfs_link(struct dentry *old, struct dentry *dir, const char *name, size_t le
 {
 	if (!old->d_inode)
 		return -ENOENT;
-	struct dentry *d = filename_create(dir, name, len);
+	struct dentry *d = start_creating(dir, name, len);
 	if (IS_ERR(d))
 		return (int)PTR_ERR(d);
 	struct inode *di = dir->d_inode, *inode = old->d_inode;
@@ -193,14 +207,14 @@ int vfs_link(struct dentry *old, struct dentry *dir, const char *name, size_t le
 			err = di->i_op->link(old, di, d);
 		up_write(&inode->i_rwsem);
 	}
-	done_path_create(dir, d);
+	end_dirop(dir, d);
 	return err;
 }
 
 /* ---- the remove family: an existing name out of a locked directory ----- */
 
 /*
- * The positive dentry of an existing name, dir locked (end_removing gives
+ * The positive dentry of an existing name, dir locked (end_dirop gives
  * both back).  The caller then locks the victim inode, before it tests for a mount
  * point: mount sets DCACHE_MOUNTED under the mount point's own i_rwsem
  * and refuses an unhashed one, so no mount lands between that test and
@@ -208,12 +222,7 @@ int vfs_link(struct dentry *old, struct dentry *dir, const char *name, size_t le
  */
 static struct dentry *start_removing(struct dentry *dir, const char *name, size_t len)
 {
-	return lock_and_lookup(dir, name, len, true);
-}
-
-static void end_removing(struct dentry *dir, struct dentry *d)
-{
-	unlock_and_put(dir, d);
+	return start_dirop(dir, name, len, true);
 }
 
 /* Unlink a file: its inode is locked (I_RWSEM_VICTIM) against vfs_link. */
@@ -235,7 +244,7 @@ int vfs_unlink(struct dentry *dir, const char *name, size_t len)
 			d_drop(d);	/* later lookups miss and ask the filesystem */
 		up_write(&victim->i_rwsem);
 	}
-	end_removing(dir, d);
+	end_dirop(dir, d);
 	return err;
 }
 
@@ -261,7 +270,7 @@ int vfs_rmdir(struct dentry *dir, const char *name, size_t len)
 		}
 		up_write(&victim->i_rwsem);
 	}
-	end_removing(dir, d);
+	end_dirop(dir, d);
 	return err;
 }
 
@@ -375,7 +384,7 @@ int sys_mknod(const char *path, uint32_t mode, uint64_t dev)
 	err = new_name_error(dir, &last);
 	mode = (mode & S_IFMT) | mode_strip_umask(mode & S_IALLUGO);
 	if (!err && S_ISREG(mode))
-		err = vfs_create(dir, last.name, last.len, mode);
+		err = vfs_create_name(dir, last.name, last.len, mode);
 	else if (!err)
 		err = vfs_mknod(dir, last.name, last.len, mode,
 				S_ISCHR(mode) || S_ISBLK(mode) ? dev : 0);

@@ -9,10 +9,19 @@
 
 struct dentry;
 
-/* One name in a directory dentry, taking the directory's lock: 0 or a
- * negative errno, as Linux's calls of the same names return (-EINVAL for
- * "." and ".."). */
-int vfs_create(struct dentry *dir, const char *name, size_t len, uint32_t mode);
+struct inode;
+
+/* Create a regular file at d, a negative dentry in dir, whose i_rwsem
+ * the caller holds exclusive (Linux's vfs_create): -ENOENT if dir was
+ * removed, -EACCES without write and search permission on dir, -EPERM if
+ * its filesystem cannot create. */
+int vfs_create(struct inode *dir, struct dentry *d, uint32_t mode);
+
+/* One name in a directory dentry, taking the directory's lock (Linux's
+ * start_creating or start_removing, the call, and end_dirop, in one): 0
+ * or a negative errno, as Linux's calls return (-EINVAL for "." and
+ * ".."). */
+int vfs_create_name(struct dentry *dir, const char *name, size_t len, uint32_t mode);
 
 int vfs_mkdir(struct dentry *dir, const char *name, size_t len, uint32_t mode);
 int vfs_unlink(struct dentry *dir, const char *name, size_t len);

@@ -117,6 +117,7 @@ static struct inode *find(struct icache_bucket *b, struct super_block *sb, uint6
 /* Caller holds the inode's bucket lock. */
 static void lru_remove(struct inode *inode)
 {
+	spin_assert_held(&bucket_of(inode->i_sb, inode->i_ino)->lock);
 	spin_lock(&lru_lock);
 	if (!list_empty(&inode->i_lru)) {
 		list_del(&inode->i_lru);
@@ -371,6 +372,7 @@ void inode_touch(struct inode *inode, unsigned which)
 
 void mark_inode_dirty(struct inode *inode)
 {
+	rwsem_assert_held_write(&inode->i_rwsem);
 	const struct super_operations *op = inode->i_sb->s_op;
 	if (op && op->dirty_inode)
 		op->dirty_inode(inode);

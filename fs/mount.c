@@ -52,6 +52,8 @@ static struct mount *root_mount;
 /* Caller holds mount_lock, or is inside rcu_read_lock. */
 static struct mount *find_mount(struct dentry *mp)
 {
+	if (CONFIG_LOCKDEP && !rcu_read_lock_depth())
+		spin_assert_held(&mount_lock.lock);
 	struct list_head *pos;
 	list_for_each_rcu(pos, &mounts) {
 		struct mount *m = list_entry(pos, struct mount, mnt_list);

@@ -6,13 +6,19 @@
  *   1. one component: lookup_fast (the dcache) and lookup_slow (the
  *      filesystem, under the directory's i_rwsem, through
  *      d_alloc_parallel), and the lookup_one calls built on them;
- *   2. the walk's state, struct nameidata, set up by path_init;
+ *   2. the walk's state, struct nameidata, set up by path_init (in
+ *      either mode) and released by terminate_walk; leaving RCU mode
+ *      (try_to_unlazy, complete_walk);
  *   3. link_path_walk: every component but the last, each one through
  *      walk_component -> lookup_fast / lookup_slow -> step_into, which
- *      crosses mounts (traverse_mounts) and follows symlinks (pick_link);
- *   4. the last component: lookup_last (stat, chdir, ...), the parent
- *      for callers that change the directory (path_parent), and
- *      open_last_lookups / lookup_open for open(O_CREAT).
+ *      crosses mounts (traverse_mounts) and follows symlinks (pick_link,
+ *      walk_link_body); 3a: the same steps in RCU mode;
+ *   4. the last component: lookup_last, and the walks built on it, each
+ *      run by walk_path (RCU mode first, then with references):
+ *      path_lookupat (stat, chdir, ...), path_parentat (callers that
+ *      change the directory), path_lookup_inodeat (stat with no
+ *      reference), path_openat -> open_last_lookups / lookup_open
+ *      (open(O_CREAT)).
  *
  * smpvfs has no vfsmount: each super block is mounted at most once, so a
  * dentry alone is a position in the tree (fs/mount.h), and where Linux
@@ -22,7 +28,7 @@
  * rcu_read_lock, holding no reference and taking no lock, it reads each
  * dentry under its d_seq (found by __d_lookup_rcu) and checks the count
  * before it trusts what it read, so it writes nothing shared.  Whatever
- * it cannot do that way (a dcache miss, a symlink, a mount being
+ * it cannot do that way (a dcache miss, a long symlink, a mount being
  * unmounted, a change seen under it) it hands to the reference walk:
  * try_to_unlazy takes references on where the walk stands (d_legitimize:
  * only if nothing changed) and goes on in reference mode; if that fails,
@@ -30,16 +36,18 @@
  * ends in RCU mode takes its one reference at the end, or none at all
  * (path_lookup_inode: stat).
  *
- * Locking: RCU mode takes no lock; lookup_fast takes only the dcache's
- * bucket lock (in d_lookup);
- * lookup_slow takes the directory's i_rwsem shared (exclusive with
- * vfs.lookup=exclusive), lookup_open exclusive; a mount crossing takes
- * mount_lock briefly (fs/mount.c); path_init takes task_fs.lock once.
+ * Locking: RCU mode takes no lock (path_init reads root and cwd under
+ * task_fs's count); lookup_fast takes only the dcache's bucket lock (in
+ * d_lookup); lookup_slow takes the directory's i_rwsem shared (exclusive
+ * with vfs.lookup=exclusive), lookup_open exclusive; a mount crossing
+ * takes mount_lock briefly (fs/mount.c); path_init in reference mode
+ * takes task_fs.lock once, for root and cwd together.
  * The global order is in docs/DESIGN.md section 8.  Every reference the
  * walk holds is in its nameidata, and terminate_walk drops them.
  */
 #include "fs/namei.h"
 #include "fs/dcache.h"
+#include "fs/dirops.h"
 #include "fs/fs.h"
 #include "fs/mount.h"
 #include "fs/permission.h"
@@ -76,6 +84,23 @@ static int set_lookup_mode(const struct kparam *p, const char *val, size_t len, 
 KPARAM("vfs.lookup", set_lookup_mode, vfs_lookup_exclusive, 0, 0,
        "slow-path lookups take i_rwsem shared (default, parallel) or exclusive");
 
+/* vfs.rcuwalk=0: every walk takes references from its start (the old
+ * behaviour), so that the benchmarks compare the two on one binary. */
+bool vfs_rcu_walk = true;
+
+static int set_rcu_walk(const struct kparam *p, const char *val, size_t len, char *why, size_t n)
+{
+	(void)p;
+	if (len != 1 || (val[0] != '0' && val[0] != '1')) {
+		snprintf(why, n, "expected 0 or 1");
+		return -EINVAL;
+	}
+	vfs_rcu_walk = val[0] == '1';
+	return 0;
+}
+KPARAM("vfs.rcuwalk", set_rcu_walk, vfs_rcu_walk, 0, 0,
+       "path walks start in RCU mode (1, default) or take references from the start (0)");
+
 /* ---- 1. one component ---------------------------------------------------- */
 
 static bool inode_is_dir(const struct inode *inode)
@@ -109,8 +134,9 @@ int lookup_one_common(struct dentry *dir, size_t len)
  * d_lookup holds the bucket lock while it walks the chain, and d_move
  * holds both buckets while it moves a dentry between them: so a miss is a
  * true miss at some instant, and the slow path (which looks again under
- * i_rwsem) settles it.  No sequence count is needed here; a lookup that
- * walks chains without locks (RCU-walk) will need one.
+ * i_rwsem) settles it.  No sequence count is needed here: the RCU-walk's
+ * lookup (__d_lookup_rcu, in walk_component_rcu), which walks chains with
+ * no lock, is the one that needs d_seq.
  */
 static struct dentry *lookup_fast(struct dentry *dir, const struct qstr *q)
 {
@@ -125,6 +151,7 @@ static struct dentry *lookup_fast(struct dentry *dir, const struct qstr *q)
  */
 static struct dentry *__lookup_slow(struct dentry *dir, const struct qstr *q)
 {
+	rwsem_assert_held(&dir->d_inode->i_rwsem);
 	struct dentry *d = d_alloc_parallel(dir, q);
 	if (IS_ERR(d) || !d_in_lookup(d))
 		return d;
@@ -161,7 +188,7 @@ struct dentry *lookup_one(struct dentry *dir, const char *name, size_t len)
 	int err = lookup_one_common(dir, len);
 	if (err)
 		return ERR_PTR(err);
-	lockdep_assert_held(&dir->d_inode->i_rwsem.dep_map);
+	rwsem_assert_held(&dir->d_inode->i_rwsem);
 	struct qstr q = { name, (uint32_t)len, 0 };
 	d_hash_name(dir, &q);
 	return __lookup_slow(dir, &q);
@@ -185,8 +212,12 @@ struct dentry *lookup_one_unlocked(struct dentry *dir, const char *name, size_t 
 
 /* Flags of one walk: WALK_NOFOLLOW (namei.h) and these, internal. */
 #define WALK_FOLLOW 0x10       /* step_into: follow a symlink found here */
+#define WALK_RCU    0x20       /* path_init: start in RCU mode */
 
 struct nameidata {
+	/* What the walk is asked (walk_path sets them; path_init reads them). */
+	const char *name;          /* the path */
+	struct dentry *given_root, *given_start;	/* the caller's, kept by it; NULL: the thread's */
 	struct dentry *root;       /* "/" for this walk (with a reference, but in RCU mode) */
 	struct dentry *path;       /* where the walk is now (the same) */
 	/* RCU mode (see the top of the file): no references, and these. */
@@ -211,44 +242,55 @@ static int check_path(const char *path)
 	return 0;
 }
 
-/* Start a walk of path at root (absolute) or start (relative).  Takes
- * over the caller's references on root and start. */
-static int path_init(struct nameidata *nd, struct dentry *root, struct dentry *start,
-		     const char *path, unsigned flags)
+/*
+ * Start the walk of nd->name (Linux's path_init): at the root for an
+ * absolute path, else at the start (the caller's, or the thread's cwd).
+ * In RCU mode (WALK_RCU) it enters the read side and takes no reference:
+ * a given root and start are the caller's to keep, the thread's are read
+ * under task_fs's count with their d_seq.  With references, it takes one
+ * on the root and one on where the walk starts: the thread's in one visit
+ * to task_fs.lock (task_root_and_cwd).  terminate_walk undoes either,
+ * also after an error.
+ */
+static int path_init(struct nameidata *nd, unsigned flags)
 {
-	*nd = (struct nameidata){ .root = root, .flags = flags };
-	if (path[0] == '/') {
-		dput(start);
-		nd->path = dget(root);
+	struct dentry *root = nd->given_root, *start = nd->given_start;
+	nd->flags = flags & WALK_NOFOLLOW;
+	nd->rcu = flags & WALK_RCU;
+	nd->root_borrowed = root != NULL;
+	nd->depth = 0;
+	bool absolute = nd->name[0] == '/';
+	if (nd->rcu) {
+		rcu_read_lock();
+		nd->m_seq = mount_seq_begin();
+		nd->r_seq = read_seqbegin(&rename_lock);
+		unsigned start_seq = 0;
+		if (!root) {
+			task_root_and_cwd_rcu(&root, &nd->root_seq, &start, &start_seq);
+		} else {	/* the caller's references keep them */
+			nd->root_seq = d_seq_begin(root);
+			start_seq = start ? d_seq_begin(start) : 0;
+		}
+		race_window();	/* root and cwd read: they may stop being the thread's now (a spin) */
+		nd->root = root;
+		nd->path = absolute || !start ? root : start;
+		nd->seq = absolute || !start ? nd->root_seq : start_seq;
 	} else {
+		if (root) {
+			dget(root);
+			if (start)
+				dget(start);
+		} else {
+			task_root_and_cwd(&root, &start);
+		}
+		nd->root = root;
+		if (absolute || !start) {
+			dput(start);
+			start = dget(root);
+		}
 		nd->path = start;
 	}
-	return check_path(path);
-}
-
-/* Start an RCU-mode walk: no reference, no lock.  root and start are the
- * caller's (it keeps them for the whole walk), or with root NULL the
- * thread's root and cwd, read under task_fs's count. */
-static int path_init_rcu(struct nameidata *nd, struct dentry *root, struct dentry *start,
-			 const char *path, unsigned flags)
-{
-	*nd = (struct nameidata){ .flags = flags, .rcu = true, .root_borrowed = root != NULL };
-	rcu_read_lock();
-	nd->m_seq = mount_seq_begin();
-	nd->r_seq = read_seqbegin(&rename_lock);
-	unsigned start_seq = 0;
-	if (!root) {
-		task_root_and_cwd_rcu(&root, &nd->root_seq, &start, &start_seq);
-	} else {	/* the caller's references keep them */
-		nd->root_seq = d_seq_begin(root);
-		start_seq = start ? d_seq_begin(start) : 0;
-	}
-	race_window();	/* root and cwd read: they may stop being the thread's now (a spin) */
-	nd->root = root;
-	bool from_root = path[0] == '/' || !start;
-	nd->path = from_root ? root : start;
-	nd->seq = from_root ? nd->root_seq : start_seq;
-	return check_path(path);
+	return check_path(nd->name);
 }
 
 static void terminate_walk(struct nameidata *nd)
@@ -287,7 +329,7 @@ const char *const walk_stat_names[NR_WALK_STATS] = {
 	[WALK_RCU_DONE] = "ended in RCU mode, no reference taken",
 	[WALK_RCU_REF] = "ended in RCU mode, one reference taken",
 	[WALK_UNLAZY_MISS] = "left RCU mode: a name not in the dcache",
-	[WALK_UNLAZY_LINK] = "left RCU mode: a symlink to follow",
+	[WALK_UNLAZY_LINK] = "left RCU mode: a long symlink to follow",
 	[WALK_UNLAZY_MOUNT] = "left RCU mode: an umount deciding",
 	[WALK_UNLAZY_CHANGED] = "left RCU mode: a dentry changing",
 	[WALK_UNLAZY_CREATE] = "left RCU mode: open(O_CREAT)'s last step",
@@ -462,26 +504,41 @@ static int link_path_walk(struct nameidata *nd, const char *name);
 static int lookup_last(struct nameidata *nd, bool follow);
 
 /*
- * A symlink found in nd->path, to follow: walk what it names, from the
- * root if absolute, else from the directory it is in, and leave the walk
- * where that ends (its last component followed too, as every link body's
- * is).  Consumes the reference on link, which keeps its body alive while
- * it is walked.  MAXSYMLINKS per walk, nested or one after another.
+ * The step every symlink follower shares (pick_link, pick_link_rcu,
+ * open_last_lookups): walk a link's body from the root if it is absolute,
+ * else from nd->path (the directory the link is in), every component but
+ * the last, which is left in nd->last.  MAXSYMLINKS per walk, nested or
+ * one after another.  body (NULL: the filesystem cannot read the link)
+ * must stay valid while it is walked: the caller holds the link, or body
+ * is a copy.  In either mode.
  */
-static int pick_link(struct nameidata *nd, struct dentry *link)
+static int walk_link_body(struct nameidata *nd, const char *body)
 {
-	int err = ++nd->depth > MAXSYMLINKS ? -ELOOP : 0;
-	const char *body = err ? NULL : inode_get_link(link->d_inode);
-	if (!err && !body)
-		err = -EINVAL;
-	if (!err)
-		err = check_path(body);
-	if (!err && body[0] == '/') {
+	if (++nd->depth > MAXSYMLINKS)
+		return -ELOOP;
+	if (!body)
+		return -EINVAL;
+	int err = check_path(body);
+	if (err)
+		return err;
+	if (body[0] == '/' && nd->rcu) {
+		nd->path = nd->root;
+		nd->seq = nd->root_seq;
+	} else if (body[0] == '/') {
 		dput(nd->path);
 		nd->path = dget(nd->root);
 	}
-	if (!err)
-		err = link_path_walk(nd, body);
+	return link_path_walk(nd, body);
+}
+
+/*
+ * A symlink found in nd->path, to follow: walk what it names and leave
+ * the walk where that ends (its last component followed too, as every
+ * link body's is).  Consumes the reference on link.
+ */
+static int pick_link(struct nameidata *nd, struct dentry *link)
+{
+	int err = walk_link_body(nd, inode_get_link(link->d_inode));
 	if (!err)
 		err = lookup_last(nd, true);
 	dput(link);
@@ -491,7 +548,8 @@ static int pick_link(struct nameidata *nd, struct dentry *link)
 /*
  * Move the walk to d, which was found in nd->path (reference consumed):
  * if it is a symlink to follow, to where the link leads; then across any
- * mount on it.  The one place the walk crosses mounts.
+ * mount on it.  The one place the reference walk crosses mounts (the RCU
+ * steps cross them with traverse_mounts_rcu, below).
  */
 static int step_into(struct nameidata *nd, unsigned flags, struct dentry *d)
 {
@@ -529,10 +587,42 @@ static int handle_dots(struct nameidata *nd)
 
 /* ---- 3a. the same steps in RCU mode ----------------------------------------
  *
- * Each returns 0 (the walk moved, still in RCU mode), 1 (this step needs
- * the reference walk: *why says why), or an error; an error is checked by
- * rcu_check_error before it is believed.
+ * Each returns 0 (the walk moved, still in RCU mode, or, after a symlink
+ * whose body's walk left it, in reference mode), 1 (this step needs the
+ * reference walk: *why says why), or an error; an error found in RCU mode
+ * is checked by rcu_check_error before it is believed.
  */
+
+/*
+ * pick_link in RCU mode, for a short body (an inline one, such as ext2's
+ * fast symlinks of up to 60 bytes; Linux too follows those without leaving
+ * RCU mode).  inode is the link's, as the walk checked under the link's
+ * d_seq; a body never changes and is freed only a grace period after its
+ * inode (get_link's contract), so a copy made inside the read side is the
+ * link's.  The copy is walked, not the inode's body: if the walk leaves
+ * RCU mode on the way, no reference on the link is needed.  1: too long
+ * to copy here; the reference walk follows it.
+ */
+#define RCU_LINK_MAX 64
+
+static int pick_link_rcu(struct nameidata *nd, struct inode *inode, int *why)
+{
+	const char *body = inode_get_link(inode);
+	size_t n = body ? strnlen(body, RCU_LINK_MAX) : 0;
+	if (n == RCU_LINK_MAX) {
+		*why = WALK_UNLAZY_LINK;
+		return 1;
+	}
+	char copy[RCU_LINK_MAX];
+	if (body) {
+		memcpy(copy, body, n);
+		copy[n] = '\0';
+	}
+	int err = walk_link_body(nd, body ? copy : NULL);
+	if (!err)
+		err = lookup_last(nd, true);
+	return err;
+}
 
 /* Across any mounts on *dp, with no reference and no lock. */
 static int traverse_mounts_rcu(struct dentry **dp, unsigned *seqp, int *why)
@@ -588,7 +678,8 @@ static int handle_dots_rcu(struct nameidata *nd, int *why)
 /*
  * walk_component in RCU mode: the child from __d_lookup_rcu, believed once
  * the parent's d_seq (the child was its child) and then the child's (its
- * inode) still hold.  A miss, a symlink to follow, a changing child: the
+ * inode) still hold.  A symlink to follow with a short body is followed
+ * here (pick_link_rcu).  A miss, a longer symlink, a changing child: the
  * reference walk does this step.
  */
 static int walk_component_rcu(struct nameidata *nd, unsigned flags, int *why)
@@ -615,10 +706,8 @@ static int walk_component_rcu(struct nameidata *nd, unsigned flags, int *why)
 	}
 	if (!inode)
 		return -ENOENT;
-	if (S_ISLNK(inode->i_mode) && (flags & WALK_FOLLOW)) {
-		*why = WALK_UNLAZY_LINK;
-		return 1;
-	}
+	if (S_ISLNK(inode->i_mode) && (flags & WALK_FOLLOW))
+		return pick_link_rcu(nd, (struct inode *)inode, why);
 	int r = traverse_mounts_rcu(&d, &seq, why);
 	if (r)
 		return r;
@@ -729,193 +818,138 @@ static struct dentry *take_path(struct nameidata *nd)
 	return d;
 }
 
-/* The whole walk; the dentry reached, with a reference. */
-static struct dentry *path_lookupat(struct nameidata *nd, const char *path)
+/* The whole walk; the dentry reached, with a reference, in *res. */
+static int path_lookupat(struct nameidata *nd, void *res)
 {
-	int err = link_path_walk(nd, path);
+	int err = link_path_walk(nd, nd->name);
 	if (!err)
 		err = lookup_last(nd, !(nd->flags & WALK_NOFOLLOW));
 	if (!err && nd->rcu)
 		err = complete_walk(nd);	/* the one reference, at the end */
 	err = rcu_check_error(nd, err);
-	struct dentry *d = err ? ERR_PTR(err) : take_path(nd);
-	terminate_walk(nd);
-	return d;
+	if (!err)
+		*(struct dentry **)res = take_path(nd);
+	return err;
 }
 
+struct parent_walk {
+	struct dentry *dir;        /* out: the parent, with a reference */
+	struct last_name *last;    /* out: the last component */
+};
+
 /* The walk to the parent of the last component, which it describes. */
-static struct dentry *path_parentat(struct nameidata *nd, const char *path,
-				    struct last_name *last)
+static int path_parentat(struct nameidata *nd, void *arg)
 {
-	int err = link_path_walk(nd, path);
+	struct parent_walk *pw = arg;
+	int err = link_path_walk(nd, nd->name);
 	if (!err && nd->rcu)
 		err = complete_walk(nd);
 	err = rcu_check_error(nd, err);
-	struct dentry *d = err ? ERR_PTR(err) : take_path(nd);
-	*last = (struct last_name){ nd->last.name, nd->last.len, nd->last_type,
-				    nd->last_type == LAST_ROOT || nd->last_slash };
-	terminate_walk(nd);
-	return d;
+	if (!err)
+		pw->dir = take_path(nd);
+	*pw->last = (struct last_name){ nd->last.name, nd->last.len, nd->last_type,
+					nd->last_type == LAST_ROOT || nd->last_slash };
+	return err;
 }
 
-/* vfs.rcuwalk=0: every walk takes references from its start (the old
- * behaviour), so that the benchmarks compare the two on one binary. */
-bool vfs_rcu_walk = true;
+struct inode_walk {
+	void (*fn)(const struct inode *, void *);
+	void *arg;
+};
 
-static int set_rcu_walk(const struct kparam *p, const char *val, size_t len, char *why, size_t n)
+/*
+ * Beyond Linux: the walk that hands the inode it reaches to fn, with no
+ * reference taken when it stays in RCU mode.  fn then runs inside the
+ * read side (it must not sleep, and only reads: stat's attribute copy),
+ * and its result counts only if the final dentry's d_seq says the dentry
+ * still had that inode afterwards; else the walk is made again with
+ * references (-ECHILD).  So two CPUs that stat one cached file write no
+ * cache line in common.
+ */
+static int path_lookup_inodeat(struct nameidata *nd, void *arg)
 {
-	(void)p;
-	if (len != 1 || (val[0] != '0' && val[0] != '1')) {
-		snprintf(why, n, "expected 0 or 1");
-		return -EINVAL;
+	struct inode_walk *iw = arg;
+	int err = link_path_walk(nd, nd->name);
+	if (!err)
+		err = lookup_last(nd, !(nd->flags & WALK_NOFOLLOW));
+	if (!err && nd->rcu) {
+		const struct inode *inode = READ_ONCE(nd->path->d_inode);
+		race_window();	/* the inode read: its dentry may be freed now (a spin) */
+		if (inode)
+			iw->fn(inode, iw->arg);
+		if (!inode || read_seqcount_retry(&nd->path->d_seq, nd->seq) || mount_seq_retry(nd->m_seq))
+			err = -ECHILD;
+		else
+			walk_stat(WALK_RCU_DONE);
+	} else if (!err) {
+		iw->fn(nd->path->d_inode, iw->arg);	/* holds a reference */
 	}
-	vfs_rcu_walk = val[0] == '1';
-	return 0;
-}
-KPARAM("vfs.rcuwalk", set_rcu_walk, vfs_rcu_walk, 0, 0,
-       "path walks start in RCU mode (1, default) or take references from the start (0)");
-
-/* Start a walk in RCU mode or with references: from root and start
- * (the caller's, kept), or with root NULL from the thread's root and cwd. */
-static int walk_init(struct nameidata *nd, bool rcu, struct dentry *root, struct dentry *start,
-		     const char *path, unsigned flags)
-{
-	if (rcu)
-		return path_init_rcu(nd, root, start, path, flags);
-	if (root)
-		return path_init(nd, dget(root), start ? dget(start) : NULL, path, flags);
-	task_root_and_cwd(&root, &start);
-	return path_init(nd, root, start, path, flags);
+	return rcu_check_error(nd, err);
 }
 
-/* First walk in RCU mode; if that gives up (-ECHILD), once more with
- * references, which never gives up. */
 static bool first_try_rcu(void)
 {
 	return __atomic_load_n(&vfs_rcu_walk, __ATOMIC_RELAXED);
 }
 
-static struct dentry *filename_lookup(struct dentry *root, struct dentry *start, const char *path,
-				      unsigned flags)
+/*
+ * Every walk's skeleton (Linux's filename_lookup, filename_parentat,
+ * do_filp_open): body(nd) in RCU mode first and, if that gives up
+ * (-ECHILD), once more with references, which never gives up.  From root
+ * and start (the caller's, kept), or with root NULL from the thread's
+ * root and cwd.  body leaves its result in arg.
+ */
+static int walk_path(struct dentry *root, struct dentry *start, const char *path, unsigned flags,
+		     int (*body)(struct nameidata *nd, void *arg), void *arg)
 {
-	struct dentry *d = ERR_PTR(-ECHILD);
-	for (int rcu = first_try_rcu(); rcu >= 0 && d == ERR_PTR(-ECHILD); rcu--) {
-		struct nameidata nd;
-		int err = walk_init(&nd, rcu, root, start, path, flags & WALK_NOFOLLOW);
-		if (err) {
-			terminate_walk(&nd);
-			d = ERR_PTR(err);
-		} else {
-			d = path_lookupat(&nd, path);
-		}
+	int err = -ECHILD;
+	for (int rcu = first_try_rcu(); rcu >= 0 && err == -ECHILD; rcu--) {
+		struct nameidata nd = { .name = path, .given_root = root, .given_start = start };
+		err = path_init(&nd, flags | (rcu ? WALK_RCU : 0));
+		if (!err)
+			err = body(&nd, arg);
+		terminate_walk(&nd);
 	}
-	return d;
-}
-
-static struct dentry *filename_parentat(struct dentry *root, struct dentry *start, const char *path,
-					struct last_name *last)
-{
-	struct dentry *d = ERR_PTR(-ECHILD);
-	for (int rcu = first_try_rcu(); rcu >= 0 && d == ERR_PTR(-ECHILD); rcu--) {
-		struct nameidata nd;
-		int err = walk_init(&nd, rcu, root, start, path, 0);
-		if (err) {
-			terminate_walk(&nd);
-			d = ERR_PTR(err);
-		} else {
-			d = path_parentat(&nd, path, last);
-		}
-	}
-	return d;
+	return err;
 }
 
 struct dentry *vfs_path_lookup(struct dentry *root, struct dentry *start, const char *path,
 			       unsigned flags)
 {
-	return filename_lookup(root, start, path, flags);
+	struct dentry *d;
+	int err = walk_path(root, start, path, flags & WALK_NOFOLLOW, path_lookupat, &d);
+	return err ? ERR_PTR(err) : d;
 }
 
 struct dentry *vfs_path_parent_lookup(struct dentry *root, struct dentry *start, const char *path,
 				      struct last_name *last)
 {
-	return filename_parentat(root, start, path, last);
+	struct parent_walk pw = { NULL, last };
+	int err = walk_path(root, start, path, 0, path_parentat, &pw);
+	return err ? ERR_PTR(err) : pw.dir;
 }
 
 struct dentry *path_lookup(const char *path, unsigned flags)
 {
-	return filename_lookup(NULL, NULL, path, flags);
+	return vfs_path_lookup(NULL, NULL, path, flags);
 }
 
 struct dentry *path_parent(const char *path, struct last_name *last)
 {
-	return filename_parentat(NULL, NULL, path, last);
+	return vfs_path_parent_lookup(NULL, NULL, path, last);
 }
 
-/*
- * Beyond Linux: the inode a path names, to fn, with no reference taken
- * when the whole walk stays in RCU mode.  fn then runs inside the read
- * side (it must not sleep, and only reads: stat's attribute copy), and
- * its result counts only if the final dentry's d_seq says the dentry
- * still had that inode afterwards; else it is run again on a walk that
- * holds a reference.  So two CPUs that stat one cached file write no
- * cache line in common.
- */
 int vfs_path_lookup_inode(struct dentry *root, struct dentry *start, const char *path, unsigned flags,
 			  void (*fn)(const struct inode *, void *), void *arg)
 {
-	if (first_try_rcu()) {
-		struct nameidata nd;
-		int err = path_init_rcu(&nd, root, start, path, flags & WALK_NOFOLLOW);
-		if (!err)
-			err = link_path_walk(&nd, path);
-		if (!err)
-			err = lookup_last(&nd, !(flags & WALK_NOFOLLOW));
-		if (!err && nd.rcu) {
-			const struct inode *inode = READ_ONCE(nd.path->d_inode);
-			race_window();	/* the inode read: its dentry may be freed now (a spin) */
-			if (inode)
-				fn(inode, arg);
-			if (!inode || read_seqcount_retry(&nd.path->d_seq, nd.seq) || mount_seq_retry(nd.m_seq))
-				err = -ECHILD;
-			else
-				walk_stat(WALK_RCU_DONE);
-		} else if (!err) {
-			fn(nd.path->d_inode, arg);	/* left RCU mode on the way: holds a reference */
-		}
-		err = rcu_check_error(&nd, err);
-		terminate_walk(&nd);
-		if (err != -ECHILD)
-			return err;
-	}
-	struct nameidata nd;
-	int err = walk_init(&nd, false, root, start, path, flags & WALK_NOFOLLOW);
-	struct dentry *d = err ? ERR_PTR(err) : path_lookupat(&nd, path);
-	if (err)
-		terminate_walk(&nd);
-	if (IS_ERR(d))
-		return (int)PTR_ERR(d);
-	fn(d->d_inode, arg);
-	dput(d);
-	return 0;
+	struct inode_walk iw = { fn, arg };
+	return walk_path(root, start, path, flags & WALK_NOFOLLOW, path_lookup_inodeat, &iw);
 }
 
 int path_lookup_inode(const char *path, unsigned flags, void (*fn)(const struct inode *, void *),
 		      void *arg)
 {
 	return vfs_path_lookup_inode(NULL, NULL, path, flags, fn, arg);
-}
-
-int vfs_create_locked(struct inode *dir, struct dentry *d, uint32_t mode)
-{
-	lockdep_assert_held(&dir->i_rwsem.dep_map);
-	if (IS_DEADDIR(dir))
-		return -ENOENT;
-	int err = inode_permission(dir, MAY_WRITE | MAY_EXEC);
-	if (err)
-		return err;
-	if (!dir->i_op->create)
-		return -EPERM;	/* this filesystem cannot (slowfs) */
-	return dir->i_op->create(dir, d, S_IFREG | (mode & S_IALLUGO));
 }
 
 /*
@@ -940,7 +974,7 @@ static struct dentry *lookup_open(struct dentry *dir, const struct qstr *last, i
 		d = ERR_PTR(-EEXIST);
 	}
 	if (!IS_ERR(d) && !d->d_inode) {
-		int err = vfs_create_locked(di, d, mode_strip_umask(mode));
+		int err = vfs_create(di, d, mode_strip_umask(mode));
 		if (err) {
 			dput(d);
 			d = ERR_PTR(err);
@@ -984,21 +1018,11 @@ static struct dentry *open_last_lookups(struct nameidata *nd, int flags, uint32_
 		d = open_last_lookup(nd, flags, mode, created);
 		if (IS_ERR(d) || !is_symlink(d))
 			break;
-		int err = (flags & O_NOFOLLOW) || ++nd->depth > MAXSYMLINKS ? -ELOOP : 0;
-		const char *body = err ? NULL : inode_get_link(d->d_inode);
-		if (!err && !body)
-			err = -EINVAL;
-		if (!err)
-			err = check_path(body);
 		if (link)
 			dput(link);	/* its body is no longer walked */
 		link = d;
-		if (!err && body[0] == '/') {
-			dput(nd->path);
-			nd->path = dget(nd->root);
-		}
-		if (!err)
-			err = link_path_walk(nd, body);
+		int err = (flags & O_NOFOLLOW) ? -ELOOP :
+			  walk_link_body(nd, inode_get_link(link->d_inode));
 		if (err) {
 			d = ERR_PTR(err);
 			break;
@@ -1009,22 +1033,34 @@ static struct dentry *open_last_lookups(struct nameidata *nd, int flags, uint32_
 	return d;
 }
 
+struct open_walk {
+	int flags;
+	uint32_t mode;
+	bool *created;
+	struct dentry *d;          /* out: what to open, with a reference */
+};
+
+/* open(O_CREAT)'s walk (Linux's path_openat): the last step locks, so it
+ * is made with references. */
+static int path_openat(struct nameidata *nd, void *arg)
+{
+	struct open_walk *ow = arg;
+	int err = link_path_walk(nd, nd->name);
+	if (!err && nd->rcu)
+		err = try_to_unlazy(nd, WALK_UNLAZY_CREATE);
+	err = rcu_check_error(nd, err);
+	if (err)
+		return err;
+	ow->d = open_last_lookups(nd, ow->flags, ow->mode, ow->created);
+	return IS_ERR(ow->d) ? (int)PTR_ERR(ow->d) : 0;
+}
+
 struct dentry *open_namei(const char *path, int flags, uint32_t mode, bool *created)
 {
 	*created = false;
 	if (!(flags & O_CREAT))
 		return path_lookup(path, (flags & O_NOFOLLOW) ? WALK_NOFOLLOW : 0);
-	struct dentry *d = ERR_PTR(-ECHILD);
-	for (int rcu = first_try_rcu(); rcu >= 0 && d == ERR_PTR(-ECHILD); rcu--) {
-		struct nameidata nd;
-		int err = walk_init(&nd, rcu, NULL, NULL, path, 0);
-		if (!err)
-			err = link_path_walk(&nd, path);
-		if (!err && nd.rcu)
-			err = try_to_unlazy(&nd, WALK_UNLAZY_CREATE);	/* the last step locks */
-		err = rcu_check_error(&nd, err);
-		d = err ? ERR_PTR(err) : open_last_lookups(&nd, flags, mode, created);
-		terminate_walk(&nd);
-	}
-	return d;
+	struct open_walk ow = { flags, mode, created, NULL };
+	int err = walk_path(NULL, NULL, path, 0, path_openat, &ow);
+	return err ? ERR_PTR(err) : ow.d;
 }

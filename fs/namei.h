@@ -97,12 +97,6 @@ struct dentry *vfs_path_lookup(struct dentry *root, struct dentry *start, const 
 struct dentry *vfs_path_parent_lookup(struct dentry *root, struct dentry *start, const char *path,
 				      struct last_name *last);
 
-/* Create a regular file at d, a negative dentry in dir, whose i_rwsem
- * the caller holds exclusive (lookup_open, vfs_create): -ENOENT if dir
- * was removed, -EACCES without write and search permission on dir,
- * -EPERM if its filesystem cannot create. */
-struct inode;
-int vfs_create_locked(struct inode *dir, struct dentry *d, uint32_t mode);
 
 /* open()'s walk, in the calling thread's root and cwd: the dentry to open
  * (positive), with a reference.  With O_CREAT the last component is

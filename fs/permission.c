@@ -27,7 +27,7 @@ void inode_attr_read(const struct inode *inode, struct inode_attr *a)
 
 void inode_attr_write_begin(struct inode *inode)
 {
-	lockdep_assert_held(&inode->i_rwsem.dep_map);
+	rwsem_assert_held_write(&inode->i_rwsem);
 	preempt_disable();
 	write_seqcount_begin(&inode->i_attr_seq);
 }

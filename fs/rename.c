@@ -38,6 +38,7 @@
  * directories' parents do not change. */
 static bool is_ancestor(struct dentry *a, struct dentry *d)
 {
+	mutex_assert_held(&d->d_sb->s_rename_mutex);
 	for (;;) {
 		if (d == a)
 			return true;
@@ -75,12 +76,17 @@ static int may_rename(struct dentry *old_dir, struct dentry *old, struct dentry 
 	return err;
 }
 
-/* The checks made with the source and victim locked: mount sets
+/* The checks made with the source and victim locked (caller holds their
+ * i_rwsem, when they are a directory and a victim): mount sets
  * DCACHE_MOUNTED under the mount point's own i_rwsem, so these answers
  * hold until we unlock. */
-static int may_rename_locked(struct dentry *old_dir, struct dentry *old, struct dentry *new_dir,
-			     struct dentry *new)
+static int may_rename_now(struct dentry *old_dir, struct dentry *old, struct dentry *new_dir,
+			  struct dentry *new)
 {
+	if (S_ISDIR(old->d_inode->i_mode))
+		rwsem_assert_held_write(&old->d_inode->i_rwsem);
+	if (new->d_inode)
+		rwsem_assert_held_write(&new->d_inode->i_rwsem);
 	if (d_mountpoint(old) || d_mountpoint(new))
 		return -EBUSY;
 	if (IS_DEADDIR(new_dir->d_inode))
@@ -128,6 +134,72 @@ static int lock_dirs(struct dentry *old_dir, struct dentry *new_dir)
 	return 0;
 }
 
+/*
+ * Lock the two directories of a rename (Linux's lock_rename): one
+ * directory alone; two with the super block's s_rename_mutex first, so
+ * that the tree keeps its shape while lock_dirs looks at ancestry.
+ * Killable: 0, or -EINTR holding nothing.  unlock_rename gives all back.
+ */
+static int lock_rename(struct dentry *old_dir, struct dentry *new_dir)
+{
+	if (old_dir == new_dir)
+		return down_write_killable(&old_dir->d_inode->i_rwsem) ? -EINTR : 0;
+	struct super_block *sb = old_dir->d_sb;
+	if (mutex_lock_killable(&sb->s_rename_mutex))
+		return -EINTR;
+	if (lock_dirs(old_dir, new_dir)) {
+		mutex_unlock(&sb->s_rename_mutex);
+		return -EINTR;
+	}
+	return 0;
+}
+
+static void unlock_rename(struct dentry *old_dir, struct dentry *new_dir)
+{
+	up_write(&old_dir->d_inode->i_rwsem);
+	if (old_dir != new_dir) {
+		up_write(&new_dir->d_inode->i_rwsem);
+		mutex_unlock(&old_dir->d_sb->s_rename_mutex);
+	}
+}
+
+/*
+ * The rename itself, both directories locked (lock_rename) and both names
+ * looked up under the locks: the checks, then the source and victim
+ * locked by address (two directories here are unrelated: may_rename
+ * refused the rest; two files may have other names, hard links, under
+ * which another rename locks them the other way round), the filesystem's
+ * rename and d_move.
+ */
+static int do_rename(struct dentry *old_dir, struct dentry *old, struct dentry *new_dir,
+		     struct dentry *new)
+{
+	if (old->d_inode && old->d_inode == new->d_inode)
+		return 0;	/* two names of one file: nothing to do (POSIX) */
+	int err = may_rename(old_dir, old, new_dir, new);
+	if (err)
+		return err;
+	struct inode *src = S_ISDIR(old->d_inode->i_mode) ? old->d_inode : NULL;
+	struct inode *victim = new->d_inode;
+	race_window();	/* a mount of the source or victim may come here */
+	if ((src || victim) && lock_two(src ? src : victim, src ? victim : NULL, I_RWSEM_VICTIM))
+		return -EINTR;
+	err = may_rename_now(old_dir, old, new_dir, new);
+	if (!err) {
+		struct inode *odi = old_dir->d_inode;
+		err = odi->i_op->rename(odi, old, new_dir->d_inode, new);
+		if (!err)
+			d_move(old, new);
+		if (!err && victim && S_ISDIR(victim->i_mode))
+			d_prune_unused(new);	/* as rmdir: its negative children, no use now */
+	}
+	if (victim)
+		up_write(&victim->i_rwsem);
+	if (src)
+		up_write(&src->i_rwsem);
+	return err;
+}
+
 int vfs_rename(struct dentry *old_dir, const char *old_name, size_t old_len,
 	       struct dentry *new_dir, const char *new_name, size_t new_len)
 {
@@ -138,67 +210,17 @@ int vfs_rename(struct dentry *old_dir, const char *old_name, size_t old_len,
 		return err;
 	if (old_dir->d_sb != new_dir->d_sb)
 		return -EXDEV;
-	struct super_block *sb = old_dir->d_sb;
-	struct inode *odi = old_dir->d_inode, *ndi = new_dir->d_inode;
-	bool cross = old_dir != new_dir;
-
-	/* Every wait is killable: -EINTR leaves nothing taken. */
 	race_window();	/* found, not locked: either directory may move now */
-	if (!cross) {
-		if (down_write_killable(&odi->i_rwsem))
-			return -EINTR;
-	} else {
-		if (mutex_lock_killable(&sb->s_rename_mutex))
-			return -EINTR;
-		if (lock_dirs(old_dir, new_dir)) {
-			mutex_unlock(&sb->s_rename_mutex);
-			return -EINTR;
-		}
-	}
+	if (lock_rename(old_dir, new_dir))
+		return -EINTR;	/* every wait is killable: nothing taken */
 	struct dentry *old = lookup_one(old_dir, old_name, old_len);
-	struct dentry *new = IS_ERR(old) ? NULL : lookup_one(new_dir, new_name, new_len);
-	bool same = false;	/* two names of one file: nothing to do (POSIX) */
-	if (IS_ERR(old))
-		err = (int)PTR_ERR(old);
-	else if (IS_ERR(new))
+	struct dentry *new = IS_ERR(old) ? old : lookup_one(new_dir, new_name, new_len);
+	if (IS_ERR(new))
 		err = (int)PTR_ERR(new);
-	else if (old->d_inode && old->d_inode == new->d_inode)
-		same = true;
 	else
-		err = may_rename(old_dir, old, new_dir, new);
-
-	/* The source, if a directory (it could be a mount point), and the
-	 * victim, by address: two directories here are unrelated (may_rename
-	 * refused the rest), and two files may have other names (hard links)
-	 * under which another rename locks them the other way round. */
-	bool go = !err && !same;
-	struct inode *src = go && S_ISDIR(old->d_inode->i_mode) ? old->d_inode : NULL;
-	struct inode *victim = go ? new->d_inode : NULL;
-	race_window();	/* a mount of the source or victim may come here */
-	if ((src || victim) && lock_two(src ? src : victim, src ? victim : NULL, I_RWSEM_VICTIM)) {
-		src = victim = NULL;
-		err = -EINTR;
-	}
-	if (go && !err)
-		err = may_rename_locked(old_dir, old, new_dir, new);
-	if (go && !err) {
-		err = odi->i_op->rename(odi, old, ndi, new);
-		if (!err)
-			d_move(old, new);
-		if (!err && victim && S_ISDIR(victim->i_mode))
-			d_prune_unused(new);	/* as rmdir: its negative children, no use now */
-	}
-	if (victim)
-		up_write(&victim->i_rwsem);
-	if (src)
-		up_write(&src->i_rwsem);
-
-	up_write(&odi->i_rwsem);
-	if (cross) {
-		up_write(&ndi->i_rwsem);
-		mutex_unlock(&sb->s_rename_mutex);
-	}
-	if (new && !IS_ERR(new))
+		err = do_rename(old_dir, old, new_dir, new);
+	unlock_rename(old_dir, new_dir);
+	if (!IS_ERR(new))
 		dput(new);
 	if (!IS_ERR(old))
 		dput(old);

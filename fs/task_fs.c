@@ -168,6 +168,7 @@ void task_set_cwd(struct dentry *d)
 /* Caller holds fs->lock. */
 static void __set_cloexec(struct task_fs *fs, int fd, bool on)
 {
+	spin_assert_held(&fs->lock);
 	if (on)
 		fs->cloexec[fd / 64] |= 1ULL << (fd % 64);
 	else

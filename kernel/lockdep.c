@@ -248,8 +248,9 @@ static void turn_off(const char *fmt, ...)
 	report_end();
 }
 
-/* Under graph_lock: whether (a, b) is reported for the first time. */
-static bool first_report(unsigned a, unsigned b)
+/* Whether (a, b) is reported for the first time.  Caller holds graph_lock
+ * (a raw lock, not validated: no assertion can check it). */
+static bool __first_report(unsigned a, unsigned b)
 {
 	if (bit_test(reported[a], b))
 		return false;
@@ -257,10 +258,11 @@ static bool first_report(unsigned a, unsigned b)
 	return true;
 }
 
-static bool first_report_locked(unsigned a, unsigned b)
+/* The same, taking graph_lock. */
+static bool first_report(unsigned a, unsigned b)
 {
 	graph_lock();
-	bool first = first_report(a, b);
+	bool first = __first_report(a, b);
 	graph_unlock();
 	return first;
 }
@@ -465,7 +467,7 @@ static void add_dependencies(const struct lockdep_held *h, unsigned to, unsigned
 			continue;
 		if (!bit_test(bfs_seen, from))
 			full = !edge_add(from, to, h->stack[i].ip, ip);
-		else if (held == LOCKDEP_MAX_HELD && first_report(from, to)) {
+		else if (held == LOCKDEP_MAX_HELD && __first_report(from, to)) {
 			chain_copy(c, to, from);
 			held = i;
 		}
@@ -494,7 +496,7 @@ static void check_recursion(const struct lockdep_held *h, unsigned idx, int read
 		const struct held_lock *hl = &h->stack[i];
 		if (hl->class_idx != idx)
 			continue;
-		if (!first_report_locked(idx, idx))
+		if (!first_report(idx, idx))
 			return;
 		label(cls, sizeof(cls), idx);
 		report_begin("recursive locking: taking %s%s, a class already held", cls,
@@ -580,7 +582,7 @@ void lock_release(struct lockdep_map *m, unsigned long ip)
 	leave(flags);
 }
 
-bool lock_is_held(const struct lockdep_map *m)
+bool lock_is_held_type(const struct lockdep_map *m, int read)
 {
 	if (m->key == LOCKDEP_UNTRACKED_KEY || __atomic_load_n(&validator_off, __ATOMIC_RELAXED))
 		return true;
@@ -588,18 +590,19 @@ bool lock_is_held(const struct lockdep_map *m)
 	const struct lockdep_held *h = lockdep_current();
 	bool held = false;
 	for (unsigned i = 0; i < h->depth && !held; i++)
-		held = h->stack[i].map == m;
+		held = h->stack[i].map == m && (read < 0 || h->stack[i].read == read);
 	irq_restore(flags);
 	return held;
 }
 
-void lockdep_assert_failed(const struct lockdep_map *m, const char *file, int line)
+void lockdep_assert_failed(const struct lockdep_map *m, int read, const char *file, int line)
 {
 	unsigned long flags;
 
 	if (!enter(&flags))
 		return;
-	report_begin("%s is not held, but %s:%d requires it", m->name, file, line);
+	report_begin("%s is not held%s, but %s:%d requires it", m->name,
+		     read == 0 ? " exclusive" : read == 1 ? " shared" : "", file, line);
 	report_end();
 	leave(flags);
 }

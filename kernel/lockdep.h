@@ -15,7 +15,8 @@
  *   - taking a class this context already holds (recursive locking, or a
  *     missing subclass annotation);
  *   - releasing a lock this context does not hold;
- *   - lockdep_assert_held() on a lock this context does not hold;
+ *   - lockdep_assert_held() on a lock this context does not hold
+ *     (lockdep_assert_held_write/_read: not held exclusive/shared);
  *   - might_sleep_check() with a spinlock held or interrupts off.
  *
  * Typical use inside a lock implementation:
@@ -97,17 +98,30 @@ void lock_acquire(struct lockdep_map *m, unsigned subclass, int read, int tryloc
 /* Record that this context lets m go; releases may come in any order. */
 void lock_release(struct lockdep_map *m, unsigned long ip);
 
-/* Whether this context holds m (true if the validator has been turned off). */
-bool lock_is_held(const struct lockdep_map *m);
+/* Whether this context holds m (true if the validator has been turned off);
+ * lock_is_held_type: and how, read 0 exclusive, 1 shared, -1 either. */
+bool lock_is_held_type(const struct lockdep_map *m, int read);
+static inline bool lock_is_held(const struct lockdep_map *m)
+{
+	return lock_is_held_type(m, -1);
+}
 
-/* Reports that m is not held (lockdep_assert_held's slow path). */
-void lockdep_assert_failed(const struct lockdep_map *m, const char *file, int line);
+/* Reports that m is not held as read says (the assertions' slow path). */
+void lockdep_assert_failed(const struct lockdep_map *m, int read, const char *file, int line);
 
-#define lockdep_assert_held(m) do { \
+/*
+ * "Caller holds m": the check behind every such comment (spin_assert_held,
+ * mutex_assert_held, rwsem_assert_held...).  A failure is a report, not a
+ * panic, as every other finding of the validator; ktest fails the case.
+ */
+#define lockdep_assert_held_type(m, read) do { \
 	const struct lockdep_map *m_ = (m); \
-	if (!lock_is_held(m_)) \
-		lockdep_assert_failed(m_, __FILE__, __LINE__); \
+	if (!lock_is_held_type(m_, (read))) \
+		lockdep_assert_failed(m_, (read), __FILE__, __LINE__); \
 } while (0)
+#define lockdep_assert_held(m) lockdep_assert_held_type((m), -1)
+#define lockdep_assert_held_write(m) lockdep_assert_held_type((m), 0)
+#define lockdep_assert_held_read(m) lockdep_assert_held_type((m), 1)
 
 /* Report if this context may not sleep: preemption or interrupts off.
  * (might_sleep() in kernel/sched.h calls it.) */
@@ -154,12 +168,21 @@ static inline void lock_release(struct lockdep_map *m, unsigned long ip)
 {
 	(void)m; (void)ip;
 }
+static inline bool lock_is_held_type(const struct lockdep_map *m, int read)
+{
+	(void)m; (void)read;
+	return true;
+}
 static inline bool lock_is_held(const struct lockdep_map *m)
 {
 	(void)m;
 	return true;
 }
-#define lockdep_assert_held(m) do { (void)(m); } while (0)
+/* Type-checked, never evaluated: no code at all. */
+#define lockdep_assert_held_type(m, read) do { if (0) { (void)(m); (void)(read); } } while (0)
+#define lockdep_assert_held(m) lockdep_assert_held_type((m), -1)
+#define lockdep_assert_held_write(m) lockdep_assert_held_type((m), 0)
+#define lockdep_assert_held_read(m) lockdep_assert_held_type((m), 1)
 static inline void might_sleep_check(const char *file, int line)
 {
 	(void)file; (void)line;

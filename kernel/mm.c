@@ -213,6 +213,7 @@ static void free_table(uint64_t e, int level)
 /* Unmap and free the pages in [start, end).  Caller holds page_table_lock. */
 static void zap_range(struct mm_struct *mm, uint64_t start, uint64_t end)
 {
+	spin_assert_held(&mm->page_table_lock);
 	for (uint64_t va = start; va < end; va += PAGE_SIZE) {
 		uint64_t *pte = walk(mm, va, NULL);
 		if (!pte || !(*pte & PTE_P)) {
@@ -251,6 +252,7 @@ static void protect_range(struct mm_struct *mm, uint64_t start, uint64_t end, un
 /* How many shared pages [start, end) maps (caller holds mmap_lock). */
 static unsigned count_shared(struct mm_struct *mm, uint64_t start, uint64_t end)
 {
+	rwsem_assert_held(&mm->mmap_lock);
 	unsigned n = 0;
 	for (uint64_t va = start; va < end; va += PAGE_SIZE) {
 		uint64_t *pte = walk(mm, va, NULL);

@@ -60,6 +60,7 @@ bool mutex_trylock(struct mutex *m)
 /* Caller holds wait_lock.  Take the mutex if free, else queue w. */
 static bool __take_or_queue(struct mutex *m, struct mutex_waiter *w)
 {
+	spin_assert_held(&m->wait_lock);
 	uintptr_t o = __atomic_load_n(&m->owner, __ATOMIC_RELAXED);
 	for (;;) {
 		if (o == 0) {	/* free, so nobody waits: take it */

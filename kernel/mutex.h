@@ -48,5 +48,7 @@ bool mutex_trylock(struct mutex *m);
 void mutex_unlock(struct mutex *m);
 bool mutex_is_locked(const struct mutex *m);
 struct thread *mutex_owner(const struct mutex *m);
+/* "Caller holds m", checked by the validator in test builds (kernel/lockdep.h). */
+#define mutex_assert_held(m) lockdep_assert_held(&(m)->dep_map)
 
 #endif

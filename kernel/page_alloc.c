@@ -58,6 +58,7 @@ static void remove_free_block(struct page *p, unsigned order)
 /* Caller holds zone_lock. */
 static void __free_block(uint64_t pfn, unsigned order)
 {
+	spin_assert_held(&zone_lock);
 	while (order < MAX_ORDER - 1) {
 		uint64_t buddy = pfn ^ (1ULL << order);
 		if (!buddy_is_free(buddy, order))

@@ -154,7 +154,7 @@ static unsigned long gp_snap(void)
 
 /* ---- starting and ending grace periods (rcu_state.lock held) ------- */
 
-static void gp_end_locked(void);
+static void __gp_end(void);
 
 static void set_qs_mask(uint64_t mask)
 {
@@ -163,8 +163,9 @@ static void set_qs_mask(uint64_t mask)
 	__atomic_store_n(&rcu_state.qs_mask, mask, __ATOMIC_SEQ_CST);
 }
 
-static void gp_start_locked(void)
+static void __gp_start(void)
 {
+	spin_assert_held(&rcu_state.lock);
 	uint64_t mask = 0;
 
 	__atomic_store_n(&rcu_state.gp_seq, rcu_state.gp_seq + 1, __ATOMIC_RELEASE);
@@ -182,14 +183,15 @@ static void gp_start_locked(void)
 	}
 	__atomic_store_n(&rcu_state.qs_mask, mask, __ATOMIC_RELAXED);
 	if (mask == 0)
-		gp_end_locked();
+		__gp_end();
 }
 
-static void gp_end_locked(void)
+static void __gp_end(void)
 {
+	spin_assert_held(&rcu_state.lock);
 	__atomic_store_n(&rcu_state.gp_seq, rcu_state.gp_seq + 1, __ATOMIC_RELEASE);
 	if ((long)(rcu_state.gp_needed - rcu_state.gp_seq) > 0)
-		gp_start_locked();	/* recursion ends: gp_needed <= gp_seq + 2 here */
+		__gp_start();	/* recursion ends: gp_needed <= gp_seq + 2 here */
 }
 
 /* Make sure a grace period will end at `target` (a gp_snap value). */
@@ -200,7 +202,7 @@ static void request_gp(unsigned long target)
 	if ((long)(target - rcu_state.gp_needed) > 0)
 		rcu_state.gp_needed = target;
 	if (!(rcu_state.gp_seq & 1) && (long)(rcu_state.gp_needed - rcu_state.gp_seq) > 0)
-		gp_start_locked();
+		__gp_start();
 	spin_unlock(&rcu_state.lock);
 	irq_restore(flags);
 }
@@ -222,7 +224,7 @@ static void rcu_qs(void)
 		uint64_t left = rcu_state.qs_mask & ~bit;
 		__atomic_store_n(&rcu_state.qs_mask, left, __ATOMIC_RELAXED);
 		if (left == 0)
-			gp_end_locked();
+			__gp_end();
 	}
 	spin_unlock(&rcu_state.lock);
 }

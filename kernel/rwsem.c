@@ -96,6 +96,7 @@ static void hand_over(struct rwsem_waiter *w)
  */
 static void grant(struct rw_semaphore *s)
 {
+	spin_assert_held(&s->wait_lock);
 	while (!list_empty(&s->waiters)) {
 		struct rwsem_waiter *w = list_first_entry(&s->waiters, struct rwsem_waiter, node);
 		uint64_t c = __atomic_load_n(&s->count, __ATOMIC_ACQUIRE);

@@ -69,6 +69,12 @@ bool down_write_trylock(struct rw_semaphore *s);
 void up_write(struct rw_semaphore *s);
 void downgrade_write(struct rw_semaphore *s);
 
+/* "Caller holds s" (shared or exclusive), "exclusive", "shared": checked
+ * by the validator in test builds, nothing in release builds. */
+#define rwsem_assert_held(s) lockdep_assert_held(&(s)->dep_map)
+#define rwsem_assert_held_write(s) lockdep_assert_held_write(&(s)->dep_map)
+#define rwsem_assert_held_read(s) lockdep_assert_held_read(&(s)->dep_map)
+
 static inline unsigned rwsem_readers(const struct rw_semaphore *s)
 {
 	return (unsigned)(__atomic_load_n(&s->count, __ATOMIC_RELAXED) / RWSEM_READER);

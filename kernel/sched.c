@@ -65,6 +65,7 @@ static struct runqueue *rq_of(unsigned cpu)
 /* Caller holds rq->lock. */
 static void __enqueue(struct runqueue *rq, struct thread *t)
 {
+	spin_assert_held(&rq->lock);
 	list_add_tail(&t->rq_node, &rq->queue);
 	t->on_rq = true;
 	/* Marked: idle CPUs read nr_queued without the lock (idle_loop, steal_work). */
@@ -73,6 +74,7 @@ static void __enqueue(struct runqueue *rq, struct thread *t)
 
 static void __dequeue(struct runqueue *rq, struct thread *t)
 {
+	spin_assert_held(&rq->lock);
 	list_del(&t->rq_node);
 	t->on_rq = false;
 	WRITE_ONCE(rq->nr_queued, rq->nr_queued - 1);

@@ -233,6 +233,7 @@ static void quarantine_drain(struct kmem_cache *c)
  * from taking it), which it releases. */
 static void slab_put(struct kmem_cache *c, struct page *slab, void *obj, unsigned long flags)
 {
+	spin_assert_held(&c->lock);
 	struct page *empty = NULL;
 	if (slab->inuse == c->per_slab) {	/* was full: it has room again */
 		list_del(&slab->list);

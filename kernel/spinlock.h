@@ -68,7 +68,8 @@ void spin_unlock_irqrestore(struct spinlock *l, unsigned long flags);
 bool spin_is_locked(const struct spinlock *l);
 bool spin_held_by_me(const struct spinlock *l);
 
-/* "Caller must hold l", checked by the validator (reported, not fatal). */
+/* "Caller holds l", checked by the validator in test builds (reported,
+ * not fatal; kernel/lockdep.h), nothing in release builds. */
 #define spin_assert_held(l) lockdep_assert_held(&(l)->dep_map)
 
 #endif

@@ -7,7 +7,7 @@
  * each did what it should.  Only a QEMU with tools/conflicts/conflicts.so
  * loaded sees which cache lines the regions share, and the kernel cannot
  * tell whether it is: it trusts conflicts.traced=1 on the command line
- * (tools/conflicts/run.py sets it), and says which case it believes.
+ * (bench/run_conflicts.py sets it), and says which case it believes.
  *
  * Locking: none of its own; SH_EXCLUSIVE keeps two runs (and ktest,
  * bench) apart, since the pairs share /cf and their sides' state.

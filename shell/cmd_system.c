@@ -18,7 +18,7 @@
 #include "arch/x86_64/percpu.h"
 #include "arch/x86_64/poweroff.h"
 #include "bench/bench.h"
-#include "tools/fstest/fstest.h"
+#include "shell/fstest.h"
 
 /*
  * The machine: poweroff, reboot, cpus, threads, params.
@@ -219,7 +219,7 @@ int cmd_bench(struct sh_ctx *c, int argc, char **argv)
 
 /*
  * fstest [ARGS...]: the filesystem test program
- * (tools/fstest/fstest.h), run from the shell.  Each line it emits goes
+ * (shell/fstest.h), run from the shell.  Each line it emits goes
  * to the command's output, so `fstest ... > /tmp/log` works; usage
  * errors go to the error stream.
  *

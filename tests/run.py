@@ -45,13 +45,7 @@ import sys
 import threading
 from pathlib import Path
 
-if __name__ == "__main__" and not __package__:
-    # Run as a file (python3 tests/run.py ...): run it as the module tests.run
-    # instead, with the repository root as the package root, so that the
-    # imports below find tests/lib/.  make runs `python3 -m tests.run`.
-    os.environ["PYTHONPATH"] = os.pathsep.join(
-        filter(None, [str(Path(__file__).resolve().parent.parent), os.environ.get("PYTHONPATH")]))
-    os.execv(sys.executable, [sys.executable, "-m", "tests.run", *sys.argv[1:]])
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # as a file too: tests/lib from the root
 
 from tests.lib.accel import print_accel, resolve_accel
 from tests.lib.args import firmware_list, name_list, positive_seconds, smp_count, smp_list

@@ -24,7 +24,7 @@
 #include "kernel/kmalloc.h"
 #include "kernel/kprintf.h"
 #include "kernel/string.h"
-#include "tools/fstest/fstest.h"
+#include "shell/fstest.h"
 #include "tests/user_run.h"
 #include "tests/test_disk.h"
 

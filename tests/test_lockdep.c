@@ -15,6 +15,12 @@
 #include "kernel/kprintf.h"
 #include "kernel/lockdep.h"
 #include "kernel/spinlock.h"
+#include "kernel/mutex.h"
+#include "kernel/rwsem.h"
+#include "fs/dcache.h"
+#include "fs/fs.h"
+#include "fs/permission.h"
+#include "fs/ramfs/ramfs.h"
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/percpu.h"
 
@@ -228,6 +234,57 @@ static void assert_held_checks(void)
 	lockdep_free_key(&k);
 }
 
+/* The sleeping locks' assertions: a mutex held or not, an rwsem held
+ * shared or exclusive, and each assertion that asks for the other mode. */
+static void assert_held_sleeping_locks(void)
+{
+	struct mutex m;
+	struct rw_semaphore s;
+	need_lockdep();
+	mutex_init(&m, "test-assert-mutex");
+	init_rwsem(&s, "test-assert-rwsem");
+
+	EXPECT_REPORTS(1, mutex_assert_held(&m));
+	mutex_lock(&m);
+	EXPECT_REPORTS(0, mutex_assert_held(&m));
+	mutex_unlock(&m);
+
+	EXPECT_REPORTS(3, { rwsem_assert_held(&s); rwsem_assert_held_read(&s);
+			    rwsem_assert_held_write(&s); });
+	down_read(&s);
+	EXPECT_REPORTS(0, { rwsem_assert_held(&s); rwsem_assert_held_read(&s); });
+	EXPECT_REPORTS(1, rwsem_assert_held_write(&s));
+	up_read(&s);
+	down_write(&s);
+	EXPECT_REPORTS(0, { rwsem_assert_held(&s); rwsem_assert_held_write(&s); });
+	EXPECT_REPORTS(1, rwsem_assert_held_read(&s));
+	up_write(&s);
+}
+
+/*
+ * A wrong caller of production code is reported, and the kernel goes on:
+ * inode_attr_write_begin (chmod's, chown's) requires i_rwsem exclusive;
+ * a caller holding it shared, as a lookup does, is one report.  ramfs_entry
+ * requires the directory's i_rwsem at all; a caller holding none, one more.
+ */
+static void assert_held_wrong_caller_reported(void)
+{
+	need_lockdep();
+	struct super_block *sb = ramfs_mount();
+	ASSERT_NOT_NULL(sb);
+	struct inode *dir = sb->s_root->d_inode;
+
+	down_read(&dir->i_rwsem);
+	EXPECT_REPORTS(1, { inode_attr_write_begin(dir); inode_attr_write_end(dir); });
+	EXPECT_REPORTS(0, ramfs_entry(dir, "x", 1));
+	up_read(&dir->i_rwsem);
+	EXPECT_REPORTS(1, ramfs_entry(dir, "x", 1));
+	down_write(&dir->i_rwsem);
+	EXPECT_REPORTS(0, { inode_attr_write_begin(dir); inode_attr_write_end(dir); });
+	up_write(&dir->i_rwsem);
+	ramfs_unmount(sb);
+}
+
 /* Every CPU takes the same two locks in the same order: nothing to report. */
 static struct lock_class_key all_ka, all_kb;
 static struct spinlock all_a, all_b;
@@ -286,6 +343,8 @@ static const struct ktest_case lockdep_cases[] = {
 	KTEST_CASE(trylock_adds_no_dependency),
 	KTEST_CASE(inversion_reported_once),
 	KTEST_CASE(assert_held_checks),
+	KTEST_CASE(assert_held_sleeping_locks),
+	KTEST_CASE(assert_held_wrong_caller_reported),
 	KTEST_CASE(all_cpus_same_order_not_reported),
 	KTEST_CASE(classes_listed),
 };

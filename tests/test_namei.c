@@ -29,7 +29,7 @@ static bool setup(void)
 	struct dentry *r = sb->s_root;
 	if (vfs_mkdir(r, "a", 1, 0755) || !(a = must(r, "a")) || vfs_mkdir(a, "b", 1, 0755) ||
 	    !(b = must(a, "b")) || vfs_mkdir(b, "c", 1, 0755) || !(c = must(b, "c")) ||
-	    vfs_create(a, "f", 1, 0644) || !(f = must(a, "f")))
+	    vfs_create_name(a, "f", 1, 0644) || !(f = must(a, "f")))
 		return false;
 	return true;
 }

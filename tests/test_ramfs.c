@@ -33,16 +33,16 @@ static void directory_operations_and_errors(void)
 
 	EXPECT_EQ(vfs_mkdir(root, S("dir"), 0755), 0);
 	EXPECT_EQ(vfs_mkdir(root, S("dir"), 0755), -EEXIST);
-	EXPECT_EQ(vfs_create(root, S("file"), 0644), 0);
-	EXPECT_EQ(vfs_create(root, S("file"), 0644), -EEXIST);
-	EXPECT_EQ(vfs_create(root, S("dir"), 0644), -EEXIST);
+	EXPECT_EQ(vfs_create_name(root, S("file"), 0644), 0);
+	EXPECT_EQ(vfs_create_name(root, S("file"), 0644), -EEXIST);
+	EXPECT_EQ(vfs_create_name(root, S("dir"), 0644), -EEXIST);
 	EXPECT_EQ(root->d_inode->i_nlink, 3u);	/* ".", its entry, and dir's ".." */
 
 	struct dentry *dir = look(root, "dir");
 	ASSERT_FALSE(IS_ERR(dir));
 	ASSERT_NOT_NULL(dir->d_inode);
 	EXPECT_TRUE(S_ISDIR(dir->d_inode->i_mode));
-	EXPECT_EQ(vfs_create(dir, S("inner"), 0644), 0);
+	EXPECT_EQ(vfs_create_name(dir, S("inner"), 0644), 0);
 	EXPECT_EQ(vfs_rmdir(root, S("dir")), -ENOTEMPTY);
 	EXPECT_EQ(vfs_unlink(root, S("dir")), -EISDIR);
 	EXPECT_EQ(vfs_rmdir(root, S("file")), -ENOTDIR);
@@ -50,7 +50,7 @@ static void directory_operations_and_errors(void)
 	EXPECT_EQ(vfs_rmdir(root, S("nothere")), -ENOENT);
 	struct dentry *file = look(root, "file");
 	ASSERT_FALSE(IS_ERR(file));
-	EXPECT_EQ(vfs_create(file, S("x"), 0644), -ENOTDIR);	/* a file is no directory */
+	EXPECT_EQ(vfs_create_name(file, S("x"), 0644), -ENOTDIR);	/* a file is no directory */
 	dput(file);
 
 	EXPECT_EQ(vfs_unlink(dir, S("inner")), 0);
@@ -59,7 +59,7 @@ static void directory_operations_and_errors(void)
 	EXPECT_NULL(gone->d_inode);	/* negative now */
 	dput(gone);
 	EXPECT_EQ(vfs_rmdir(root, S("dir")), 0);
-	EXPECT_EQ(vfs_create(dir, S("late"), 0644), -ENOENT);	/* into a removed directory */
+	EXPECT_EQ(vfs_create_name(dir, S("late"), 0644), -ENOENT);	/* into a removed directory */
 	EXPECT_EQ(dir->d_inode->i_nlink, 0u);
 	dput(dir);
 	EXPECT_EQ(root->d_inode->i_nlink, 2u);
@@ -67,9 +67,9 @@ static void directory_operations_and_errors(void)
 
 	static char long_name[NAME_MAX + 2];
 	memset(long_name, 'n', NAME_MAX + 1);
-	EXPECT_EQ(vfs_create(root, long_name, NAME_MAX + 1, 0644), -ENAMETOOLONG);
-	EXPECT_EQ(vfs_create(root, long_name, NAME_MAX, 0644), 0);
-	EXPECT_EQ(vfs_create(root, "", 0, 0644), -ENOENT);
+	EXPECT_EQ(vfs_create_name(root, long_name, NAME_MAX + 1, 0644), -ENAMETOOLONG);
+	EXPECT_EQ(vfs_create_name(root, long_name, NAME_MAX, 0644), 0);
+	EXPECT_EQ(vfs_create_name(root, "", 0, 0644), -ENOENT);
 	EXPECT_EQ(vfs_mkdir(root, S(".."), 0755), -EINVAL);
 
 	EXPECT_EQ(d_check_sb(sb), 0u);
@@ -103,7 +103,7 @@ static int torture_thread(void *p)
 		bool ok;
 		switch (prng_below(&r, 5)) {
 		case 0:
-			err = vfs_create(dir, S(name), 0644);
+			err = vfs_create_name(dir, S(name), 0644);
 			ok = err == 0 || err == -EEXIST;
 			break;
 		case 1:
@@ -200,7 +200,7 @@ static void allocation_failures_are_clean(void)
 			bool ok;
 			switch (prng_below(&r, 5)) {
 			case 0:
-				err = vfs_create(sb->s_root, S(name), 0644);
+				err = vfs_create_name(sb->s_root, S(name), 0644);
 				ok = err == 0 || err == -EEXIST;
 				break;
 			case 1:

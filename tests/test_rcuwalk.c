@@ -141,11 +141,31 @@ static void fallbacks_say_why(void)
 	EXPECT_EQ(sys_stat("a/nothere", &st), -ENOENT);	/* a negative dentry now: RCU mode */
 	expect_only(before, WALK_UNLAZY_MISS, 0);
 
+	/* A short body is copied and followed in RCU mode (pick_link_rcu);
+	 * one of 64 bytes or more is the reference walk's. */
 	ASSERT_EQ(sys_symlink("b/c", "a/l"), 0);
 	ASSERT_EQ(sys_stat("a/l/d", &st), 0);	/* cache the link */
 	namei_walk_stats(before);
 	EXPECT_EQ(sys_stat("a/l/d", &st), 0);
+	expect_only(before, WALK_RCU_DONE, 1);
+	char long_body[68];
+	long_body[0] = 'b';
+	for (int i = 0; i < 32; i++) {
+		long_body[1 + 2 * i] = '/';
+		long_body[2 + 2 * i] = '.';
+	}
+	memcpy(long_body + 65, "/c", 3);	/* "b/./.../c": 67 bytes */
+	ASSERT_EQ(sys_symlink(long_body, "a/L"), 0);
+	ASSERT_EQ(sys_stat("a/L/d", &st), 0);
+	namei_walk_stats(before);
+	EXPECT_EQ(sys_stat("a/L/d", &st), 0);
 	expect_only(before, WALK_UNLAZY_LINK, 1);
+	/* A short body whose walk meets a miss leaves RCU mode inside the
+	 * copy, and answers as the reference walk would. */
+	ASSERT_EQ(sys_symlink("b/c/none", "a/m"), 0);
+	namei_walk_stats(before);
+	EXPECT_EQ(sys_stat("a/m", &st), -ENOENT);
+	expect_only(before, WALK_UNLAZY_MISS, 1);
 	/* readlink does not follow: it copies the body in RCU mode. */
 	char body[8];
 	namei_walk_stats(before);
@@ -187,6 +207,8 @@ static void fallbacks_say_why(void)
 
 	EXPECT_EQ(sys_unlink("a/new"), 0);
 	EXPECT_EQ(sys_unlink("a/l"), 0);
+	EXPECT_EQ(sys_unlink("a/L"), 0);
+	EXPECT_EQ(sys_unlink("a/m"), 0);
 	remove_deep();
 	sandbox_leave(&box);
 }

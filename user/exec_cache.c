@@ -52,6 +52,7 @@ uint64_t exec_cache_pages(void)
 /* Caller holds exec_cache_lock. */
 static void forget(struct exec_image *im)
 {
+	mutex_assert_held(&exec_cache_lock);
 	for (unsigned i = 0; i < im->npages; i++)
 		if (im->pages[i]) {
 			shared_page_put(im->pages[i]);
@@ -73,6 +74,7 @@ static bool same_file(const struct exec_image *im, const struct inode *inode)
  * if the file is too large or memory is short.  Caller holds the lock. */
 static struct exec_image *image_of(struct file *f)
 {
+	mutex_assert_held(&exec_cache_lock);
 	struct inode *inode = f->f_inode;
 	struct exec_image *victim = &images[0];
 	for (unsigned i = 0; i < EXEC_CACHE_FILES; i++) {

@@ -220,7 +220,7 @@ static void exit_notify(struct signal_struct *dying)
 	if (parent && ignores_sigchld(parent)) {
 		release_zombie(dying);
 	} else if (parent) {
-		send_signal_process_locked(parent, SIGCHLD);
+		__send_signal_process(parent, SIGCHLD);
 		wake_up_all(&parent->wait_chldexit);
 	} else if (dying->kernel_waits) {
 		wake_up_all(&dying->exit_wq);

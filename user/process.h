@@ -190,7 +190,7 @@ static inline uint64_t sigmask(int sig)
  * Caller holds nothing.  0, or -EINVAL for a bad number. */
 int send_signal_process(struct signal_struct *p, int sig);
 int send_signal_thread(struct thread *t, int sig);
-void send_signal_process_locked(struct signal_struct *p, int sig);	/* tasklist_lock held */
+void __send_signal_process(struct signal_struct *p, int sig);	/* tasklist_lock held */
 /* kill(2)'s targets: pid > 0 one process, 0 the caller's group, -1
  * everyone it may signal, < -1 the group -pid.  -ESRCH if none. */
 int kill_pid(int pid, int sig);

@@ -72,6 +72,8 @@ static void signal_wake(struct thread *t)
 /* Caller holds tasklist_lock (the thread list) and p->siglock. */
 static void __send_process(struct signal_struct *p, int sig)
 {
+	spin_assert_held(&tasklist_lock);
+	spin_assert_held(&p->siglock);
 	if (sig_ignored(p, sig) && sig != SIGKILL)
 		return;
 	p->shared_pending |= sigmask(sig);
@@ -86,7 +88,7 @@ static void __send_process(struct signal_struct *p, int sig)
 	}
 }
 
-void send_signal_process_locked(struct signal_struct *p, int sig)
+void __send_signal_process(struct signal_struct *p, int sig)
 {
 	spin_assert_held(&tasklist_lock);
 	spin_lock(&p->siglock);

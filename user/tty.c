@@ -112,6 +112,7 @@ static void echo(const char *s, size_t n)
 /* Caller holds tty.lock. */
 static void push(char c)
 {
+	spin_assert_held(&tty.lock);
 	if (tty.len == TTY_BUF)
 		return;		/* full: dropped, as n_tty drops past its buffer */
 	tty.in[(tty.head + tty.len) % TTY_BUF] = c;
@@ -119,8 +120,9 @@ static void push(char c)
 }
 
 /* A byte from the terminal.  Returns the signal to send (0: none). */
-static int receive_locked(char c)
+static int __receive(char c)
 {
+	spin_assert_held(&tty.lock);
 	struct termios *t = &tty.t;
 	if ((t->c_iflag & ICRNL) && c == '\r')
 		c = '\n';
@@ -179,7 +181,7 @@ void tty_receive(char c)
 {
 	spin_lock(&tty.lock);
 	tty.received++;
-	int sig = receive_locked(c);
+	int sig = __receive(c);
 	unsigned pgrp = tty.pgrp;
 	spin_unlock(&tty.lock);
 	wake_up_all(&tty.read_wait);

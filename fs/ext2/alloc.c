@@ -18,12 +18,13 @@
 #include "kernel/err.h"
 #include "kernel/errno.h"
 
+/* The bitmap helpers work on a map alone; every caller holds the group's
+ * lock around them and the count it changes with them (see the top). */
 static bool test_bit(const uint8_t *map, unsigned bit)
 {
 	return map[bit / 8] & (1u << (bit % 8));
 }
 
-/* Caller holds the group's lock. */
 static void set_bit(uint8_t *map, unsigned bit)
 {
 	map[bit / 8] |= (uint8_t)(1u << (bit % 8));

@@ -55,8 +55,10 @@ extern const struct inode_operations ramfs_file_ops;
 extern const struct file_operations ramfs_file_fops;
 extern const struct inode_operations ramfs_symlink_ops;
 
-/* link: a symlink's target (kmalloc'ed; the inode owns it), else NULL;
- * rdev: a device node's number. */
+/* link: a symlink's target, the target[] of a kmalloc'ed struct
+ * ramfs_link (the inode owns it: ramfs_evict finds the struct with
+ * container_of and frees it after a grace period), else NULL; rdev: a
+ * device node's number. */
 struct inode *ramfs_new_inode(struct super_block *sb, uint32_t mode, char *link, uint64_t rdev);
 void ramfs_dir_free_tree(struct inode *dir);
 void ramfs_file_free_data(struct inode *inode);

@@ -1,11 +1,10 @@
 /*
- * super.c: ramfs instances and their inodes.
+ * super.c: ramfs instances, and the end of their inodes (evict).
  *
- * Inode numbers come from a per-mount counter (an atomic).  Link counts:
- * a file starts at 1, a directory at 2 (its entry and its "."), and each
- * subdirectory adds 1 to its parent (its "..").  Inodes are pinned by the
- * directory entries that name them, so ramfs never needs the icache to
- * find one again; the last iput of an unlinked inode frees it (evict).
+ * Inodes are pinned by the directory entries that name them, so ramfs
+ * never needs the icache to find one again; the last iput of an unlinked
+ * inode frees it (evict).  New inodes are made in dir.c
+ * (ramfs_new_inode), which has the operations they get.
  */
 #include "fs/ramfs/ramfs.h"
 #include "fs/ramfs/internal.h"
@@ -14,47 +13,6 @@
 #include "kernel/errno.h"
 #include "kernel/kmalloc.h"
 #include "kernel/string.h"
-
-static const struct super_operations ramfs_super_ops;
-
-struct inode *ramfs_new_inode(struct super_block *sb, uint32_t mode, char *link, uint64_t rdev)
-{
-	struct ramfs_sb *rs = sb->s_fs_info;
-	struct inode *inode = iget_locked(sb, __atomic_fetch_add(&rs->next_ino, 1, __ATOMIC_RELAXED));
-	if (!inode)
-		return NULL;
-	inode_init_new(inode, mode);
-	if (S_ISDIR(mode)) {
-		struct ramfs_dir *rd = kzalloc(sizeof(*rd));
-		if (!rd) {
-			iget_failed(inode);
-			return NULL;
-		}
-		list_init(&rd->entries);
-		rd->next_cookie = 2;
-		inode->i_private = rd;
-		inode->i_op = &ramfs_dir_ops;
-		inode->i_fop = &ramfs_dir_fops;
-		inode->i_nlink = 2;
-	} else if (S_ISREG(mode)) {
-		struct ramfs_file *rf = kzalloc(sizeof(*rf));
-		if (!rf) {
-			iget_failed(inode);
-			return NULL;
-		}
-		inode->i_private = rf;
-		inode->i_op = &ramfs_file_ops;
-		inode->i_fop = &ramfs_file_fops;
-	} else if (!S_ISLNK(mode)) {
-		init_special_inode(inode, mode, rdev);	/* FIFO, device or socket: no data here */
-	} else {
-		inode->i_op = &ramfs_symlink_ops;
-		inode->i_private = link;	/* whole before I_NEW clears */
-		inode->i_size = strlen(link);
-	}
-	unlock_new_inode(inode);
-	return inode;
-}
 
 static void ramfs_evict(struct inode *inode)
 {

@@ -41,12 +41,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-if __name__ == "__main__" and not __package__:
-    # Run as a file: run it as the module tests.shell.run from the repository root
-    # instead, so that the imports below find tests/lib/ (see tests/run.py).
-    os.environ["PYTHONPATH"] = os.pathsep.join(
-        filter(None, [str(Path(__file__).resolve().parents[2]), os.environ.get("PYTHONPATH")]))
-    os.execv(sys.executable, [sys.executable, "-m", "tests.shell.run", *sys.argv[1:]])
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # as a file too: tests/lib from the root
 
 from tests.lib.accel import print_accel, resolve_accel
 from tests.lib.args import firmware_list, smp_list

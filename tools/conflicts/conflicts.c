@@ -10,7 +10,7 @@
  * and of the first write of the line, and counts instructions. When two
  * vCPUs have both ended a region with the same id, the plugin prints one
  * line per conflicting cache line (written by one, read or written by the
- * other) and a summary; tools/conflicts/run.py symbolizes them and names
+ * other) and a summary; bench/run_conflicts.py symbolizes them and names
  * the object from the kernel's slab map. A region whose id has bit 15 set
  * (COUNTED) has no partner: its end prints its instruction count at once.
  *

@@ -4,7 +4,7 @@
  * output, usage errors to the error stream (as pjdfstest's).
  */
 #include <stdio.h>
-#include "tools/fstest/fstest.h"
+#include "shell/fstest.h"
 
 static void print_line(const char *line, void *arg)
 {

@@ -1,6 +1,6 @@
 """Boot the release kernel under conflicts.so with -smp 2 and report the pairs.
 
-python3 -m tools.conflicts.run --elf build/release/smpvfs.elf [--controls] [--shell]
+python3 -m bench.run_conflicts --elf build/release/smpvfs.elf [--controls] [--shell]
 Prints a table (pair, conflicting lines with the object each belongs to and
 the first reading and writing instruction of each side), the exact
 instruction counts of the counted regions, writes build/conflicts/results.json

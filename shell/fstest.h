@@ -15,8 +15,8 @@
  * fs/syscalls.h) and on a Linux host (calling libc), so that one test file
  * can be checked against both (tools/fstest/run.py, tests/test_fstest.c).
  */
-#ifndef TOOLS_FSTEST_FSTEST_H
-#define TOOLS_FSTEST_FSTEST_H
+#ifndef SHELL_FSTEST_H
+#define SHELL_FSTEST_H
 
 /*
  * argv[0] is the program's name (ignored), argv[1..argc-1] the words

@@ -25,8 +25,8 @@
  *
  * No locking: an invocation's state is on its own stack.
  */
-#include "tools/fstest/fstest.h"
-#include "tools/fstest/fstest_os.h"
+#include "shell/fstest.h"
+#include "shell/fstest_os.h"
 #include <stdbool.h>
 
 #define MAX_FDS   16

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Run smpvfs's benchmarks in QEMU and turn their output into tables, JSON and plots.
 
-  tests/bench.py [--smp N] [--bench NAME[,NAME]] [--elf build/release/smpvfs.elf]
+  bench/run.py [--smp N] [--bench NAME[,NAME]] [--elf build/release/smpvfs.elf]
                  [--mem 2G] [--accel auto|tcg|kvm] [--out build/bench]
-  tests/bench.py --parse LOG     re-read a saved serial log instead of booting
+  bench/run.py --parse LOG     re-read a saved serial log instead of booting
 
 The kernel (bench/) prints, besides its own human tables, one line
 `BENCH {json}` per result.  Every record has "bench" (the benchmark's name)
@@ -40,12 +40,7 @@ import threading
 import time
 from pathlib import Path
 
-if __name__ == "__main__" and not __package__:
-    # Run as a file: run it as the module tests.bench from the repository root
-    # instead, so that the imports below find tests/lib/ (see tests/run.py).
-    os.environ["PYTHONPATH"] = os.pathsep.join(
-        filter(None, [str(Path(__file__).resolve().parents[1]), os.environ.get("PYTHONPATH")]))
-    os.execv(sys.executable, [sys.executable, "-m", "tests.bench", *sys.argv[1:]])
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # as a file too: tests/lib from the root
 
 from tests.lib.accel import print_accel, resolve_accel
 from tests.lib.common import REPO, check_elf, die, show

@@ -8,8 +8,8 @@
  * Linux's x86-64 values for open flags and errnos, so the names fstest
  * parses and prints mean the same thing on either side.
  */
-#ifndef TOOLS_FSTEST_FSTEST_OS_H
-#define TOOLS_FSTEST_FSTEST_OS_H
+#ifndef SHELL_FSTEST_OS_H
+#define SHELL_FSTEST_OS_H
 
 #include <stddef.h>
 #include <stdint.h>
