@@ -267,10 +267,14 @@ static int open_fds(int flags)
 	return 0;
 }
 
+/* The file is read once first (pread: f_pos stays), as a file read
+ * repeatedly is: relatime writes i_atime on the first read after a
+ * change only. */
 static int prepare_read(void)
 {
 	int err = prepare_d();
-	return err ? err : open_fds(O_RDONLY);
+	err = err ? err : open_fds(O_RDONLY);
+	return err ? err : expect(sys_pread(side[0].fd, side[0].buf, 64, 0), 64);
 }
 
 static int prepare_getdents(void)
@@ -360,6 +364,11 @@ REGION(0x8004, (down_write(&cf_dir->d_inode->i_rwsem), up_write(&cf_dir->d_inode
 REGION(0x8005, (mutex_lock(&cf_mutex), mutex_unlock(&cf_mutex), 0))
 REGION(0x8006, expect(sys_stat("/cf/d/q", &side[i].st), -ENOENT))
 REGION(0x8007, expect(sys_stat("/cf/d/q", &side[i].st), -ENOENT))
+REGION(0x8008, open_close("/cf/a/b/c/d/e/f"))
+REGION(0x8009, create("/cf/d/new"))
+REGION(0x800a, sys_mkdir("/cf/d/newdir", 0755))
+REGION(0x800b, sys_unlink("/cf/d/x1"))
+REGION(0x800c, expect(sys_read(side[i].fd, side[i].buf, 64), 64))
 
 static const struct pair pairs[] = {
 	{ 1, "negative-control", region_1, NULL, NULL, 2 },
@@ -385,6 +394,11 @@ static const struct pair pairs[] = {
 	{ C(5), "mutex-lock+unlock", region_0x8005, prepare_locks, NULL, 1 },
 	{ C(6), "lookup-miss-vfs.lookup=shared", region_0x8006, prepare_miss_shared, NULL, 1 },
 	{ C(7), "lookup-miss-vfs.lookup=exclusive", region_0x8007, prepare_miss_exclusive, NULL, 1 },
+	{ C(8), "open+close-cached-6-components", region_0x8008, prepare_path6, NULL, 1 },
+	{ C(9), "create-new-name(open+close)", region_0x8009, prepare_d, NULL, 1 },
+	{ C(10), "mkdir-new-name", region_0x800a, prepare_d, NULL, 1 },
+	{ C(11), "unlink-cached-name", region_0x800b, prepare_d, NULL, 1 },
+	{ C(12), "read-64-bytes", region_0x800c, prepare_read, NULL, 1 },
 };
 #define NPAIRS (sizeof(pairs) / sizeof(pairs[0]))
 
