@@ -82,15 +82,7 @@ static struct side {
 _Static_assert(sizeof(struct side) % 64 == 0, "sides must not share a line");
 
 static unsigned turn;              /* which side may enter its region */
-
-struct pair {
-	int id;
-	const char *name;
-	void (*fn)(void *arg, unsigned i);
-	int (*prepare)(void);          /* builds the state under /cf: 0 or -errno */
-	void (*side_setup)(unsigned i);/* on side i's own thread, before its region */
-	unsigned sides;                /* 2: a pair; 1: a counted region */
-};
+static unsigned set_up;            /* sides that have run their side_setup */
 
 static uint64_t disturbances(void)
 {
@@ -98,33 +90,47 @@ static uint64_t disturbances(void)
 	return __atomic_load_n(&cpus[cpu].ticks, __ATOMIC_RELAXED) + sched_context_switches(cpu);
 }
 
-static const struct pair *current;
+static const struct conflict_pair *current;
 
-static uint64_t side_enter(unsigned i)
+static void print_slab_map(int id);
+
+/* Every side sets up before the first enters its region: a setup that
+ * opens a file must not meet the other side's call done already. */
+uint64_t conflict_side_enter(unsigned i)
 {
 	if (current->side_setup)
 		current->side_setup(i);
-	while (__atomic_load_n(&turn, __ATOMIC_ACQUIRE) != i)
+	__atomic_fetch_add(&set_up, 1, __ATOMIC_ACQ_REL);
+	while (__atomic_load_n(&set_up, __ATOMIC_ACQUIRE) != current->sides ||
+	       __atomic_load_n(&turn, __ATOMIC_ACQUIRE) != i)
 		yield();
 	return disturbances();
 }
 
-static void side_leave(unsigned i, int r, uint64_t before)
+/* The last side prints the slab map while every side still holds what
+ * its call made (a side's thread frees its descriptors as it exits), and
+ * only then lets the others go on. */
+void conflict_side_leave(unsigned i, int r, uint64_t before)
 {
 	side[i].res = r;
 	side[i].disturbed = disturbances() != before;
-	__atomic_store_n(&turn, i + 1, __ATOMIC_RELEASE);
+	unsigned last = current->sides - 1;
+	if (i == last && conflicts_traced)
+		print_slab_map(current->id);
+	__atomic_store_n(&turn, i == last ? last + 2 : i + 1, __ATOMIC_RELEASE);
+	while (__atomic_load_n(&turn, __ATOMIC_ACQUIRE) != last + 2)
+		yield();
 }
 
 #define REGION(ID, BODY) \
 	static void region_##ID(void *arg, unsigned i) \
 	{ \
 		(void)arg; \
-		uint64_t before = side_enter(i); \
+		uint64_t before = conflict_side_enter(i); \
 		conflict_region_begin(ID); \
 		int r = (int)(BODY); \
 		conflict_region_end(ID); \
-		side_leave(i, r, before); \
+		conflict_side_leave(i, r, before); \
 	}
 
 /* ---- the controls ---- */
@@ -370,7 +376,7 @@ REGION(0x800a, sys_mkdir("/cf/d/newdir", 0755))
 REGION(0x800b, sys_unlink("/cf/d/x1"))
 REGION(0x800c, expect(sys_read(side[i].fd, side[i].buf, 64), 64))
 
-static const struct pair pairs[] = {
+static const struct conflict_pair pairs[] = {
 	{ 1, "negative-control", region_1, NULL, NULL, 2 },
 	{ 2, "positive-control", region_2, NULL, NULL, 2 },
 	{ 3, "slab-control", region_3, prepare_slab_control, NULL, 2 },
@@ -414,31 +420,32 @@ static void remove_tree(char *path, size_t cap, unsigned depth)
 		return;
 	}
 	size_t len = strlen(path);
-	for (;;) {      /* read again after each removal: the cursor moved */
+	bool removed = true;
+	for (unsigned round = 0; removed && round < 64; round++) {   /* a batch of names a round */
 		int fd = sys_open(path, O_RDONLY | O_DIRECTORY, 0);
 		if (fd < 0)
 			break;
-		char buf[256], name[64];
+		char buf[512];
 		long n = sys_getdents(fd, buf, sizeof(buf));
-		name[0] = '\0';
-		for (long off = 0; off < n && !name[0]; ) {
-			struct linux_dirent64 *e = (struct linux_dirent64 *)(buf + off);
-			if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-				strlcpy(name, e->d_name, sizeof(name));
-			off += e->d_reclen;
-		}
 		sys_close(fd);
-		if (!name[0] || len + 1 + strlen(name) >= cap)
-			break;
-		path[len] = '/';
-		strlcpy(path + len + 1, name, cap - len - 1);
-		remove_tree(path, cap, depth + 1);
-		path[len] = '\0';
+		removed = false;
+		for (long off = 0; off < n; ) {
+			struct linux_dirent64 *e = (struct linux_dirent64 *)(buf + off);
+			off += e->d_reclen;
+			if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") ||
+			    len + 1 + strlen(e->d_name) >= cap)
+				continue;
+			path[len] = '/';
+			strlcpy(path + len + 1, e->d_name, cap - len - 1);
+			remove_tree(path, cap, depth + 1);
+			path[len] = '\0';
+			removed = true;
+		}
 	}
 	sys_rmdir(path);
 }
 
-static void cleanup(const struct pair *p)
+static void cleanup(const struct conflict_pair *p)
 {
 	for (unsigned k = 0; k < 2; k++) {
 		if (side[k].fd >= 0)
@@ -466,42 +473,67 @@ struct slab_row {
 struct slab_map {
 	struct slab_row *rows;
 	unsigned n, cap, missed;
+	uint64_t hash, last_hash;  /* of the rows, and of the last map printed */
+	int last_id;               /* the pair it was printed for */
 };
 
-/* Under the cache's lock: copy, never sleep. */
-static void copy_slab(struct kmem_cache *c, void *base, size_t bytes, void *arg)
+static void add_row(struct slab_map *m, uint64_t phys, uint64_t bytes, uint32_t size,
+		    const char *name)
 {
-	struct slab_map *m = arg;
 	if (m->n == m->cap) {
 		m->missed++;
 		return;
 	}
 	struct slab_row *r = &m->rows[m->n++];
-	r->phys = virt_to_phys(base);
+	r->phys = phys;
 	r->bytes = (uint32_t)bytes;
-	r->size = (uint32_t)c->size;
-	strlcpy(r->name, c->name, sizeof(r->name));
+	r->size = size;
+	strlcpy(r->name, name, sizeof(r->name));
+	m->hash = (m->hash ^ phys ^ bytes << 1 ^ (uint64_t)size << 40 ^ (uintptr_t)name)
+		  * 0x100000001b3ULL;
+}
+
+/* Under the cache's lock: copy, never sleep. */
+static void copy_slab(struct kmem_cache *c, void *base, size_t bytes, void *arg)
+{
+	add_row(arg, virt_to_phys(base), bytes, (uint32_t)c->size, c->name);
 }
 
 static struct slab_map slab_map;
 
+/* Large kmalloc blocks (the hash tables): whole pages, not slabs.  The
+ * flags are read without the allocator's lock, at a quiet moment: a block
+ * freed meanwhile is at worst misnamed.  A block's head says its order,
+ * so the walk skips what it covers (free memory is mostly large blocks). */
+static void add_large_blocks(struct slab_map *m)
+{
+	for (uint64_t pfn = 0; pfn < max_pfn; ) {
+		uint32_t flags = __atomic_load_n(&page_array[pfn].flags, __ATOMIC_RELAXED);
+		uint64_t span = flags & (PG_HEAD | PG_BUDDY) ? 1ULL << page_array[pfn].order : 1;
+		if (flags & PG_LARGE)
+			add_row(m, pfn << PAGE_SHIFT, span << PAGE_SHIFT, 0, "kmalloc-large");
+		pfn += span ? span : 1;
+	}
+}
+
+/* The map after pair id, or "same as" the last one printed: generated
+ * pairs are many, and most leave the slabs as they were. */
 static void print_slab_map(int id)
 {
 	slab_map.n = slab_map.missed = 0;
+	slab_map.hash = 0xcbf29ce484222325ULL;
 	kmem_cache_for_each_slab(copy_slab, &slab_map);
+	add_large_blocks(&slab_map);
+	if (slab_map.last_id && slab_map.hash == slab_map.last_hash) {
+		kprintf("conflicts: slabmap %d same %d\n", id, slab_map.last_id);
+		return;
+	}
+	slab_map.last_hash = slab_map.hash;
+	slab_map.last_id = id;
 	kprintf("conflicts: slabmap %d %u slabs (%u not listed)\n", id, slab_map.n, slab_map.missed);
 	for (unsigned k = 0; k < slab_map.n; k++) {
 		struct slab_row *r = &slab_map.rows[k];
 		kprintf("conflicts: slab %d 0x%lx 0x%x %u %s\n", id, r->phys, r->bytes, r->size, r->name);
-	}
-	/* Large kmalloc blocks (the hash tables): whole pages, not slabs.  The
-	 * flags are read without the allocator's lock, at a quiet moment: a
-	 * block freed meanwhile is at worst misnamed. */
-	for (uint64_t pfn = 0; pfn < max_pfn; pfn++) {
-		uint32_t flags = __atomic_load_n(&page_array[pfn].flags, __ATOMIC_RELAXED);
-		if (flags & PG_LARGE)
-			kprintf("conflicts: slab %d 0x%lx 0x%lx 0 kmalloc-large\n", id, pfn << PAGE_SHIFT,
-				(uint64_t)PAGE_SIZE << page_array[pfn].order);
 	}
 }
 
@@ -514,9 +546,9 @@ static void say_layout(void)
 
 /* ---- running them ---- */
 
-static void sayf(void (*say)(void *, const char *), void *ctx, const char *fmt, ...)
+static void sayf(conflict_say_fn *say, void *ctx, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-static void sayf(void (*say)(void *, const char *), void *ctx, const char *fmt, ...)
+static void sayf(conflict_say_fn *say, void *ctx, const char *fmt, ...)
 {
 	char line[160];
 	va_list ap;
@@ -527,7 +559,7 @@ static void sayf(void (*say)(void *, const char *), void *ctx, const char *fmt, 
 }
 
 /* One attempt: 0 if the sides ran (whatever they returned), or -errno. */
-static int attempt(const struct pair *p)
+static int attempt(const struct conflict_pair *p)
 {
 	for (unsigned k = 0; k < 2; k++) {
 		side[k].res = 1;
@@ -540,16 +572,15 @@ static int attempt(const struct pair *p)
 	if (!err) {
 		current = p;
 		turn = 0;
+		set_up = 0;
 		struct bench_team t = { .n = p->sides, .one_per_cpu = ncpus >= p->sides, .fn = p->fn };
 		err = bench_team_run(&t);
 	}
-	if (!err && conflicts_traced)
-		print_slab_map(p->id);
 	cleanup(p);
 	return err;
 }
 
-static bool run_one(const struct pair *p, void (*say)(void *, const char *), void *ctx)
+bool conflict_run_pair(const struct conflict_pair *p, conflict_say_fn *say, void *ctx)
 {
 	int err = 0;
 	unsigned tries = 0;
@@ -580,7 +611,7 @@ static bool run_one(const struct pair *p, void (*say)(void *, const char *), voi
 	return ok;
 }
 
-int conflicts_run(void (*say)(void *ctx, const char *line), void *ctx)
+int conflicts_run(conflict_say_fn *say, void *ctx)
 {
 	struct kstat st;
 	if (sys_lstat("/cf", &st) == 0)
@@ -593,6 +624,7 @@ int conflicts_run(void (*say)(void *ctx, const char *line), void *ctx)
 	saved_exclusive = __atomic_load_n(&vfs_lookup_exclusive, __ATOMIC_ACQUIRE);
 	if (conflicts_traced) {
 		slab_map.cap = 1024;
+		slab_map.last_id = 0;
 		slab_map.rows = kcalloc(slab_map.cap, sizeof(struct slab_row));
 		if (!slab_map.rows)
 			return -ENOMEM;
@@ -600,7 +632,8 @@ int conflicts_run(void (*say)(void *ctx, const char *line), void *ctx)
 	}
 	int failed = 0;
 	for (unsigned k = 0; k < NPAIRS; k++)
-		failed += !run_one(&pairs[k], say, ctx);
+		failed += !conflict_run_pair(&pairs[k], say, ctx);
+	failed += commute_pairs_run(say, ctx);
 	kfree(slab_map.rows);
 	slab_map.rows = NULL;
 	return failed;

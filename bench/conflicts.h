@@ -21,10 +21,39 @@
 #ifndef BENCH_CONFLICTS_H
 #define BENCH_CONFLICTS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 extern uint64_t conflicts_traced;   /* conflicts.traced=1: the plugin is loaded */
 
-int conflicts_run(void (*say)(void *ctx, const char *line), void *ctx);
+typedef void conflict_say_fn(void *ctx, const char *line);
+int conflicts_run(conflict_say_fn *say, void *ctx);
+
+/*
+ * The harness, for the files that define pairs (conflicts.c's hand-picked
+ * ones, commute.c's generated ones).  A pair's fn runs on side i's own
+ * CPU: conflict_side_enter(i) (side_setup, then its turn), the region,
+ * conflict_side_leave(i, res, what enter returned) with res 0 if the
+ * call did what it should.  prepare builds its state under /cf (0 or
+ * -errno), run before the sides start; /cf is removed after the pair.
+ */
+struct conflict_pair {
+	int id;
+	const char *name;
+	void (*fn)(void *arg, unsigned i);
+	int (*prepare)(void);
+	void (*side_setup)(unsigned i);     /* on side i's thread, before its region */
+	unsigned sides;                     /* 2: a pair; 1: a counted region */
+};
+
+uint64_t conflict_side_enter(unsigned i);
+void conflict_side_leave(unsigned i, int res, uint64_t before);
+/* Run p (again, up to a few times, if a tick fell in a region); says its
+ * status line.  True if both sides' res were 0. */
+bool conflict_run_pair(const struct conflict_pair *p, conflict_say_fn *say, void *ctx);
+
+/* The generated commuting pairs (bench/commute.c): how many did not run
+ * as they should. */
+int commute_pairs_run(conflict_say_fn *say, void *ctx);
 
 #endif

@@ -31,11 +31,15 @@ import sys
 from pathlib import Path
 
 from tests.lib.common import BUILD, REPO
+from tools.conflicts import generated
 from tests.lib.qemu import Config, interpret_status, make_iso, qemu_command, run_captured
 
 STATUS = re.compile(r"conflicts: (pair|count) (\d+) (\S+): (.*)")
 LAYOUT = re.compile(r"conflicts: layout kernel (\w+) (\w+) vma (\w+) pages (\w+) (\d+) (\d+)")
-SLABMAP = re.compile(r"conflicts: slabmap (\d+) ")
+SLABMAP = re.compile(r"conflicts: slabmap (\d+) (\d+) slabs")
+SLABSAME = re.compile(r"conflicts: slabmap (\d+) same (\d+)")
+GENERATED = re.compile(r"conflicts: generated (\d+) commuting pairs of (\d+) tried")
+FIRST_GENERATED = 0x1000
 SLAB = re.compile(r"conflicts: slab (\d+) (\w+) (\w+) (\d+) (\S+)")
 SIDE = r"cpu(\d+) r=(\w+)@(\w+) w=(\w+)@(\w+)"
 CONFLICT = re.compile(r"conflict id=(\d+) line=(\w+) " + SIDE + " " + SIDE)
@@ -210,6 +214,8 @@ def parse(serial, plog, syms, fields):
             layout = tuple(int(x, 0) for x in m.groups())
         elif m := SLABMAP.search(line):
             maps[m[1]] = []
+        elif m := SLABSAME.search(line):
+            maps[m[1]] = maps.get(m[2], [])
         elif m := SLAB.search(line):
             maps.setdefault(m[1], []).append((int(m[2], 16), int(m[3], 16), int(m[4]), m[5]))
     pairs, counts, pending = {}, {}, {}
@@ -260,6 +266,8 @@ def parse(serial, plog, syms, fields):
 
 def show(results, counts):
     for p in results:
+        if generated.is_generated(p):
+            continue
         ins = p["insns"] or {}
         print(f"{p['name']:<46} {len(p['lines']):3} conflicting lines, instructions "
               + " / ".join(f"{v}" for _, v in sorted(ins.items())))
@@ -272,6 +280,7 @@ def show(results, counts):
             who = "  ".join(f"{k}: r={v['read']} w={v['write']}" for k, v in sorted(ln.items())
                             if k.startswith("cpu"))
             print(f"    {ln['object'] + (f' (x{n} lines)' if n > 1 else ''):<44} {who}")
+    generated.show(results)
     print("exact instruction counts (one CPU, one operation):")
     for c in counts:
         print(f"    {c['name']:<46} {c['insns']:7} instructions, {c['lines']} lines")
@@ -330,17 +339,21 @@ def main():
     results, counts, missing, kstatus, names = parse(
         (out / "serial.log").read_text(errors="replace"), plog.read_text(), syms, Fields(args.elf))
     show(results, counts)
-    tests = [p for p in results if not p["name"].endswith("-control")]
+    tests = [p for p in results if not p["name"].endswith("-control") and not generated.is_generated(p)]
     free = sum(1 for p in tests if not p["lines"])
+    gen_free, gen_total = generated.summary(results)
     (out / "results.json").write_text(json.dumps({
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "commit": git_commit(), "conflict_free": free, "pairs_counted": len(tests),
+        "generated_conflict_free": gen_free, "generated_commuting": gen_total,
         "pairs": results, "counts": counts}, indent=1) + "\n")
     bad = [f"{names[i]}: {s}" for i, s in kstatus.items() if not s.startswith("ok")]
     bad += [f"{m}: the plugin reported nothing" for m in missing]
     for b in bad:
         print(f"conflicts: NOT AS EXPECTED: {b}")
-    print(f"conflict-free: {free} of {len(tests)} pairs (controls not counted)")
+    print(f"hand-picked pairs conflict-free: {free} of {len(tests)} (controls not counted)")
+    print(f"conflict-free: {gen_free} of {gen_total} commuting pairs"
+          + (f" ({100 * gen_free / gen_total:.1f}%)" if gen_total else ""))
     ok = not bad and (bool(kstatus) or args.shell)
     if args.controls:
         ok = check_controls(results) and ok
