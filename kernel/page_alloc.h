@@ -51,9 +51,20 @@ void free_pages(struct page *p, unsigned order);
 void *page_alloc(unsigned order);
 void page_free(void *va, unsigned order);
 
-uint64_t page_free_count(void);    /* free pages, all orders */
+/* Free pages, all orders, the CPUs' lists of single pages included
+ * (their counts summed: exact when no CPU allocates or frees meanwhile). */
+uint64_t page_free_count(void);
 uint64_t page_total_count(void);   /* pages the allocator manages */
+/* Free blocks of one order in the buddy lists; every CPU's list of single
+ * pages is drained into them first, so the count is of merged blocks. */
 uint64_t page_free_blocks(unsigned order);
+/*
+ * Bring the calling CPU's list of single pages to its refill level (as a
+ * refill or flush leaves it): its next allocations and frees of single
+ * pages then stay on the list.  For the conflict tracer, as
+ * kmem_cache_settle_cpu; the caller is pinned to its CPU.
+ */
+void page_settle_cpu(void);
 
 static inline uint64_t page_to_pfn(const struct page *p)
 {
