@@ -95,11 +95,18 @@ static const struct conflict_pair *current;
 static void print_slab_map(int id);
 
 /* Every side sets up before the first enters its region: a setup that
- * opens a file must not meet the other side's call done already. */
+ * opens a file must not meet the other side's call done already.  Then
+ * its CPU's magazines and page list are put at their refill level, where
+ * any refill or flush leaves them: the region measures the common case,
+ * in which a CPU's next allocations and frees stay on its own lines (the
+ * uncommon one, a refill or flush every batch operations, visits the
+ * shared lists by design). */
 uint64_t conflict_side_enter(unsigned i)
 {
 	if (current->side_setup)
 		current->side_setup(i);
+	kmem_cache_settle_cpu();
+	page_settle_cpu();
 	__atomic_fetch_add(&set_up, 1, __ATOMIC_ACQ_REL);
 	while (__atomic_load_n(&set_up, __ATOMIC_ACQUIRE) != current->sides ||
 	       __atomic_load_n(&turn, __ATOMIC_ACQUIRE) != i)
