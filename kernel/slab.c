@@ -480,6 +480,24 @@ static void quarantine_drain(struct kmem_cache *c)
 
 /* ---- draining, settling -------------------------------------------- */
 
+/* Slabs on the partial list with no object out: two CPUs that grew the
+ * cache at once may have made one more than they took objects from. */
+static void release_unused_slabs(struct kmem_cache *c)
+{
+	struct list_head empty = LIST_HEAD_INIT(empty), *pos, *next;
+	unsigned long flags = spin_lock_irqsave(&c->lock);
+	list_for_each_safe(pos, next, &c->partial) {
+		struct page *slab = list_entry(pos, struct page, list);
+		if (slab->inuse)
+			continue;
+		list_del(&slab->list);
+		list_add(&slab->list, &empty);
+		c->slabs--;
+	}
+	spin_unlock_irqrestore(&c->lock, flags);
+	slab_release_all(c, &empty);
+}
+
 unsigned long kmem_cache_shrink(struct kmem_cache *c)
 {
 	unsigned long moved = 0;
@@ -494,6 +512,7 @@ unsigned long kmem_cache_shrink(struct kmem_cache *c)
 		spin_unlock_irqrestore(&m->lock, flags);
 		slab_release_all(c, &empty);
 	}
+	release_unused_slabs(c);
 	return moved;
 }
 

@@ -96,8 +96,9 @@ void kmem_cache_get_stats(struct kmem_cache *c, struct kmem_cache_stats *s);
 
 /*
  * Give every CPU's magazine of c back to the slabs (each under its own
- * lock, so its CPU may go on meanwhile); slabs left empty go back to the
- * page allocator.  Returns the objects moved.  kmem_cache_shrink_all does
+ * lock, so its CPU may go on meanwhile); slabs left empty (or never used:
+ * two CPUs may grow a cache at once) go back to the page allocator.
+ * Returns the objects moved.  kmem_cache_shrink_all does
  * it for every cache; it is also the shrinker "slab magazines".  A test
  * that compares free pages before and after drains first, as it waits for
  * RCU's frees first.
