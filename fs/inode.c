@@ -75,7 +75,9 @@ void icache_init(void)
 		spin_init(&buckets[i].lock, "icache_bucket");
 		list_init(&buckets[i].chain);
 	}
-	inode_cache = kmem_cache_create("inode", sizeof(struct inode), 16);
+	/* Line-aligned: a CPU writing one inode (its times, i_rwsem, count)
+	 * shares no line with one reading or writing another. */
+	inode_cache = kmem_cache_create("inode", sizeof(struct inode), L1_CACHE_BYTES);
 	if (!inode_cache)
 		panic("icache: cannot create the inode cache");
 	if (CONFIG_LOCKDEP)	/* test builds: a stale inode pointer faults (see slab.h) */
