@@ -1,7 +1,7 @@
 /*
  * super.c: ramfs instances and their inodes.
  *
- * Inode numbers come from a per-mount counter (an atomic).  Link counts:
+ * Inode numbers come from get_next_ino (per-CPU batches of the VFS's).  Link counts:
  * a file starts at 1, a directory at 2 (its entry and its "."), and each
  * subdirectory adds 1 to its parent (its "..").  Inodes are pinned by the
  * directory entries that name them, so ramfs never needs the icache to
@@ -19,13 +19,12 @@ static const struct super_operations ramfs_super_ops;
 
 struct inode *ramfs_new_inode(struct super_block *sb, uint32_t mode, char *link, uint64_t rdev)
 {
-	struct ramfs_sb *rs = sb->s_fs_info;
-	struct inode *inode = iget_locked(sb, __atomic_fetch_add(&rs->next_ino, 1, __ATOMIC_RELAXED));
+	struct inode *inode = iget_locked(sb, get_next_ino());
 	if (!inode)
 		return NULL;
 	inode_init_new(inode, mode);
 	if (S_ISDIR(mode)) {
-		struct ramfs_dir *rd = kzalloc(sizeof(*rd));
+		struct ramfs_dir *rd = kzalloc(RAMFS_PRIVATE_SIZE);
 		if (!rd) {
 			iget_failed(inode);
 			return NULL;
@@ -37,7 +36,7 @@ struct inode *ramfs_new_inode(struct super_block *sb, uint32_t mode, char *link,
 		inode->i_fop = &ramfs_dir_fops;
 		inode->i_nlink = 2;
 	} else if (S_ISREG(mode)) {
-		struct ramfs_file *rf = kzalloc(sizeof(*rf));
+		struct ramfs_file *rf = kzalloc(RAMFS_PRIVATE_SIZE);
 		if (!rf) {
 			iget_failed(inode);
 			return NULL;
@@ -76,22 +75,15 @@ static struct file_system_type ramfs_type;
 struct super_block *ramfs_mount(void)
 {
 	struct super_block *sb = kzalloc(sizeof(*sb));
-	struct ramfs_sb *rs = kzalloc(sizeof(*rs));
-	if (!sb || !rs) {
-		kfree(sb);
-		kfree(rs);
+	if (!sb)
 		return NULL;
-	}
-	rs->next_ino = 1;
 	sb_init(sb, &ramfs_type, &ramfs_super_ops);
-	sb->s_fs_info = rs;
 	struct inode *root = ramfs_new_inode(sb, S_IFDIR | 0755, NULL, 0);
 	sb->s_root = root ? d_make_root(sb, root) : NULL;
 	if (!sb->s_root) {
 		if (root)
 			root->i_nlink = 0;
 		iput(root);
-		kfree(rs);
 		kfree(sb);
 		return NULL;
 	}
@@ -105,7 +97,6 @@ void ramfs_unmount(struct super_block *sb)
 	sb->s_root->d_inode->i_nlink = 0;	/* so the last iput frees it */
 	dput(sb->s_root);
 	icache_evict_sb(sb);	/* any unused inodes the tree's removal left cached */
-	kfree(sb->s_fs_info);
 	kfree(sb);
 }
 
