@@ -29,7 +29,8 @@
  * Region ids: 1..3 the controls (1: one shared counter, exactly its line
  * must conflict; 2: two private counters on separate lines, none may;
  * 3: one field of a slab object, which must be named cf_object+0x40),
- * 4.. the VFS pairs, CONFLICT_COUNTED + n the counted regions.  The ids
+ * 4..16 the hand-picked VFS pairs, 17..20 rwsem_choice.c's, 0x1000.. the
+ * generated ones (commute.c), CONFLICT_COUNTED + n the counted regions.  The ids
  * are literal because the marker encodes them as immediates.
  *
  * Object names: the plugin cannot read guest memory (QEMU's plugin API 1),
@@ -478,10 +479,9 @@ struct slab_row {
 };
 
 struct slab_map {
-	struct slab_row *rows;
-	unsigned n, cap, missed;
-	uint64_t hash, last_hash;  /* of the rows, and of the last map printed */
-	int last_id;               /* the pair it was printed for */
+	struct slab_row *rows, *prev;   /* this map, and the last one printed */
+	unsigned n, prev_n, cap, missed;
+	int last_id;                    /* the pair the last one was printed for */
 };
 
 static void add_row(struct slab_map *m, uint64_t phys, uint64_t bytes, uint32_t size,
@@ -492,12 +492,11 @@ static void add_row(struct slab_map *m, uint64_t phys, uint64_t bytes, uint32_t 
 		return;
 	}
 	struct slab_row *r = &m->rows[m->n++];
+	memset(r, 0, sizeof(*r));
 	r->phys = phys;
 	r->bytes = (uint32_t)bytes;
 	r->size = size;
 	strlcpy(r->name, name, sizeof(r->name));
-	m->hash = (m->hash ^ phys ^ bytes << 1 ^ (uint64_t)size << 40 ^ (uintptr_t)name)
-		  * 0x100000001b3ULL;
 }
 
 /* Under the cache's lock: copy, never sleep. */
@@ -523,25 +522,47 @@ static void add_large_blocks(struct slab_map *m)
 	}
 }
 
-/* The map after pair id, or "same as" the last one printed: generated
- * pairs are many, and most leave the slabs as they were. */
+static void sort_rows(struct slab_row *r, unsigned n)
+{
+	for (unsigned i = 1; i < n; i++)
+		for (unsigned j = i; j && r[j - 1].phys > r[j].phys; j--) {
+			struct slab_row t = r[j];
+			r[j] = r[j - 1];
+			r[j - 1] = t;
+		}
+}
+
+/* The map after pair id, as what changed since the last one printed
+ * (serial output is slow under TCG, and most pairs change a few rows):
+ * "slabmap ID from PREV", then a "slab" line per new row and a "noslab"
+ * line per row gone.  Both maps are sorted by address, so one merge. */
 static void print_slab_map(int id)
 {
-	slab_map.n = slab_map.missed = 0;
-	slab_map.hash = 0xcbf29ce484222325ULL;
-	kmem_cache_for_each_slab(copy_slab, &slab_map);
-	add_large_blocks(&slab_map);
-	if (slab_map.last_id && slab_map.hash == slab_map.last_hash) {
-		kprintf("conflicts: slabmap %d same %d\n", id, slab_map.last_id);
-		return;
+	struct slab_map *m = &slab_map;
+	m->n = m->missed = 0;
+	kmem_cache_for_each_slab(copy_slab, m);
+	add_large_blocks(m);
+	sort_rows(m->rows, m->n);
+	kprintf("conflicts: slabmap %d from %d (%u not listed)\n", id, m->last_id, m->missed);
+	unsigned i = 0, j = 0;
+	while (i < m->n || j < m->prev_n) {
+		struct slab_row *r = i < m->n ? &m->rows[i] : NULL, *q = j < m->prev_n ? &m->prev[j] : NULL;
+		if (r && q && !memcmp(r, q, sizeof(*r))) {
+			i++, j++;
+		} else if (r && (!q || r->phys <= q->phys)) {
+			kprintf("conflicts: slab %d 0x%lx 0x%x %u %s\n", id, r->phys, r->bytes, r->size, r->name);
+			i++;
+			j += q && q->phys == r->phys;	/* the same place, another slab */
+		} else {
+			kprintf("conflicts: noslab %d 0x%lx\n", id, q->phys);
+			j++;
+		}
 	}
-	slab_map.last_hash = slab_map.hash;
-	slab_map.last_id = id;
-	kprintf("conflicts: slabmap %d %u slabs (%u not listed)\n", id, slab_map.n, slab_map.missed);
-	for (unsigned k = 0; k < slab_map.n; k++) {
-		struct slab_row *r = &slab_map.rows[k];
-		kprintf("conflicts: slab %d 0x%lx 0x%x %u %s\n", id, r->phys, r->bytes, r->size, r->name);
-	}
+	struct slab_row *t = m->prev;
+	m->prev = m->rows;
+	m->rows = t;
+	m->prev_n = m->n;
+	m->last_id = id;
 }
 
 static void say_layout(void)
@@ -632,17 +653,24 @@ int conflicts_run(conflict_say_fn *say, void *ctx)
 	if (conflicts_traced) {
 		slab_map.cap = 1024;
 		slab_map.last_id = 0;
+		slab_map.prev_n = 0;
 		slab_map.rows = kcalloc(slab_map.cap, sizeof(struct slab_row));
-		if (!slab_map.rows)
+		slab_map.prev = kcalloc(slab_map.cap, sizeof(struct slab_row));
+		if (!slab_map.rows || !slab_map.prev) {
+			kfree(slab_map.rows);
+			kfree(slab_map.prev);
 			return -ENOMEM;
+		}
 		say_layout();
 	}
 	int failed = 0;
 	for (unsigned k = 0; k < NPAIRS; k++)
 		failed += !conflict_run_pair(&pairs[k], say, ctx);
+	failed += rwsem_choice_run(say, ctx);
 	failed += commute_pairs_run(say, ctx);
 	kfree(slab_map.rows);
-	slab_map.rows = NULL;
+	kfree(slab_map.prev);
+	slab_map.rows = slab_map.prev = NULL;
 	return failed;
 }
 

@@ -55,5 +55,8 @@ bool conflict_run_pair(const struct conflict_pair *p, conflict_say_fn *say, void
 /* The generated commuting pairs (bench/commute.c): how many did not run
  * as they should. */
 int commute_pairs_run(conflict_say_fn *say, void *ctx);
+/* The pairs and counts behind i_rwsem's design (bench/rwsem_choice.c:
+ * ids 17 to 20 and counted 13, 14), and a grace period's length. */
+int rwsem_choice_run(conflict_say_fn *say, void *ctx);
 
 #endif
