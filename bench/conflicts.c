@@ -25,23 +25,29 @@
  *    the handler's lines in it; the pair is then prepared and run again,
  *    up to ATTEMPTS times.  The plugin reports every run; run.py keeps the
  *    last, which is the one this file reports.
+ *  - The common case of the allocators: before its region, each side puts
+ *    its CPU's slab magazines and page list at their refill level (see
+ *    conflict_side_enter).
  *
  * Region ids: 1..3 the controls (1: one shared counter, exactly its line
  * must conflict; 2: two private counters on separate lines, none may;
  * 3: one field of a slab object, which must be named cf_object+0x40),
  * 4..16 the hand-picked VFS pairs, 17..20 rwsem_choice.c's, 0x1000.. the
- * generated ones (commute.c), CONFLICT_COUNTED + n the counted regions.  The ids
- * are literal because the marker encodes them as immediates.
+ * generated ones (commute.c), CONFLICT_COUNTED + n the counted regions.
+ * The ids here are literal because the marker encodes them as
+ * immediates; commute.c's come through conflict_region_begin_var.
  *
  * Object names: the plugin cannot read guest memory (QEMU's plugin API 1),
  * so run.py names a line from what the kernel prints: static data from
  * the ELF's symbols (the image is mapped at phys + KERNEL_VMA), struct
  * page entries from the page array's place, and heap lines from the slab
- * map printed after each pair, before its state is torn down (slabs come
- * and go, so a map printed once at the end would miss objects freed
- * since).  Each map line is one slab: physical start, bytes, object size,
- * cache name; the object offset is (line - start) % size.  Large kmalloc
- * blocks (whole pages: the hash tables) are listed too, with size 0.
+ * map the last side prints after its region, while every side still
+ * holds what its call made (slabs come and go, so a map printed once at
+ * the end would miss objects freed since).  Each map line is one slab:
+ * physical start, bytes, object size, cache name; the object offset is
+ * (line - start) % size.  Large kmalloc blocks (whole pages: the hash
+ * tables) are listed too, with size 0.  A map is printed as what changed
+ * since the previous one (print_slab_map).
  */
 #include <stdint.h>
 #include "bench/bench.h"

@@ -2,10 +2,14 @@
 
 python3 -m tools.conflicts.run --elf build/release/smpvfs.elf [--controls] [--shell]
 Prints a table (pair, conflicting lines with the object each belongs to and
-the first reading and writing instruction of each side), the exact
-instruction counts of the counted regions, writes build/conflicts/results.json
-and `conflict-free: N of M pairs`.  Exits 1 if a pair or count did not run as
-it should.  With --controls it also exits 1 unless the negative control shows
+the first reading and writing instruction of each side) for the hand-picked
+pairs, the generated commuting pairs' tables (generated.py: calls against
+calls, the fields shared and by how many pairs, each conflicting pair with
+its fields), the exact instruction counts of the counted regions, writes
+build/conflicts/results.json, and ends with `conflict-free: N of M
+commuting pairs` (the generated ones).  Exits 1 if a pair or count did not
+run as it should, or the kernel generated another number of pairs than
+were reported.  With --controls it also exits 1 unless the negative control shows
 exactly one line, the counter `ctr` (read and written by both: a locked
 RMW is both), the slab control exactly one,
 `cf_object+0x40`, and the positive control none.
@@ -18,8 +22,9 @@ what the regions shared follows.
 Object names (the plugin cannot read guest memory): the kernel image is
 mapped at phys + KERNEL_VMA, so a line in it is a static symbol of the ELF
 (`nm -S`); a line in the page array is a struct page; any other line is
-looked up in the slab map the kernel printed after that pair (conflicts.c):
-`cache+offset in the object`, or `page` when no slab holds it.
+looked up in the slab map the kernel printed after that pair (conflicts.c,
+as the rows added and gone since the map before): `cache+offset in the
+object`, or `page` when no slab holds it.
 """
 import argparse
 import bisect
@@ -352,6 +357,9 @@ def main():
         "pairs": results, "counts": counts}, indent=1) + "\n")
     bad = [f"{names[i]}: {s}" for i, s in kstatus.items() if not s.startswith("ok")]
     bad += [f"{m}: the plugin reported nothing" for m in missing]
+    said = [int(m[1]) for m in GENERATED.finditer((out / "serial.log").read_text(errors="replace"))]
+    if not args.shell and said != [gen_total]:
+        bad.append(f"generated pairs: the kernel said {said or 'nothing'}, {gen_total} reported")
     for b in bad:
         print(f"conflicts: NOT AS EXPECTED: {b}")
     print(f"hand-picked pairs conflict-free: {free} of {len(tests)} (controls not counted)")
