@@ -110,8 +110,11 @@
 struct rcu_reader rcu_readers[MAX_CPUS];
 
 static struct rcu_state {
-	struct spinlock lock;
-	unsigned long gp_seq;      /* written under lock; read anywhere (acquire) */
+	/* Written under lock twice a grace period; read by every call_rcu
+	 * (its stamp): on a line apart from the lock and qs_mask, which
+	 * every CPU's report writes. */
+	unsigned long gp_seq __attribute__((aligned(64)));
+	struct spinlock lock __attribute__((aligned(64)));
 	unsigned long gp_needed;   /* the highest gp_seq anyone waits for */
 	uint64_t qs_mask;          /* CPUs the running grace period waits for */
 	unsigned long woken;       /* gp_seq of the last wake-up round (cmpxchg) */
