@@ -136,16 +136,6 @@ void conflict_side_leave(unsigned i, int r, uint64_t before)
 		yield();
 }
 
-#define REGION(ID, BODY) \
-	static void region_##ID(void *arg, unsigned i) \
-	{ \
-		(void)arg; \
-		uint64_t before = conflict_side_enter(i); \
-		conflict_region_begin(ID); \
-		int r = (int)(BODY); \
-		conflict_region_end(ID); \
-		conflict_side_leave(i, r, before); \
-	}
 
 /* ---- the controls ---- */
 
@@ -178,9 +168,9 @@ static void cleanup_slab_control(void)
 	cf_cache = NULL;
 }
 
-REGION(1, (__atomic_fetch_add(&ctr.shared, 1, __ATOMIC_RELAXED), 0))
-REGION(2, (ctr.priv[i][0]++, 0))
-REGION(3, (__atomic_fetch_add((uint64_t *)(cf_object + 0x40), 1, __ATOMIC_RELAXED), 0))
+CONFLICT_REGION(1, (__atomic_fetch_add(&ctr.shared, 1, __ATOMIC_RELAXED), 0))
+CONFLICT_REGION(2, (ctr.priv[i][0]++, 0))
+CONFLICT_REGION(3, (__atomic_fetch_add((uint64_t *)(cf_object + 0x40), 1, __ATOMIC_RELAXED), 0))
 
 /* ---- the VFS pairs: each body is 0 when the call did what it should ---- */
 
@@ -212,19 +202,19 @@ static const char *const n_name[2] = { "/cf/d/n0", "/cf/d/n1" };
 static const char *const miss_name[2] = { "/cf/d/miss0", "/cf/d/miss1" };
 static const char *const other_dir_name[2] = { "/cf/d0/n", "/cf/d1/n" };
 
-REGION(4, sys_stat("/cf/a/b/c/d/e/f", &side[i].st))
-REGION(5, sys_stat(x_name[i], &side[i].st))
-REGION(6, expect(sys_stat("/cf/d/missing", &side[i].st), -ENOENT))
-REGION(7, expect(sys_stat(miss_name[i], &side[i].st), -ENOENT))
-REGION(8, open_close("/cf/d/x0"))
-REGION(9, open_close("/cf/d/x0"))
-REGION(10, expect(sys_read(side[i].fd, side[i].buf, 64), 64))
-REGION(11, getdents_once(i))
-REGION(12, create(n_name[i]))
-REGION(13, create(other_dir_name[i]))
-REGION(14, sys_unlink(x_name[i]))
-REGION(15, sys_mkdir(other_dir_name[i], 0755))
-REGION(16, i ? sys_stat("/cf/r2/x", &side[i].st) : sys_rename("/cf/r1/a", "/cf/r1/b"))
+CONFLICT_REGION(4, sys_stat("/cf/a/b/c/d/e/f", &side[i].st))
+CONFLICT_REGION(5, sys_stat(x_name[i], &side[i].st))
+CONFLICT_REGION(6, expect(sys_stat("/cf/d/missing", &side[i].st), -ENOENT))
+CONFLICT_REGION(7, expect(sys_stat(miss_name[i], &side[i].st), -ENOENT))
+CONFLICT_REGION(8, open_close("/cf/d/x0"))
+CONFLICT_REGION(9, open_close("/cf/d/x0"))
+CONFLICT_REGION(10, expect(sys_read(side[i].fd, side[i].buf, 64), 64))
+CONFLICT_REGION(11, getdents_once(i))
+CONFLICT_REGION(12, create(n_name[i]))
+CONFLICT_REGION(13, create(other_dir_name[i]))
+CONFLICT_REGION(14, sys_unlink(x_name[i]))
+CONFLICT_REGION(15, sys_mkdir(other_dir_name[i], 0755))
+CONFLICT_REGION(16, i ? sys_stat("/cf/r2/x", &side[i].st) : sys_rename("/cf/r1/a", "/cf/r1/b"))
 
 /* State: the tree each pair needs, its names looked up once (cached). */
 static int mkdirs(const char *const *dirs, unsigned n)
@@ -377,18 +367,18 @@ static int prepare_miss_shared(void) { return prepare_miss(false); }
 static int prepare_miss_exclusive(void) { return prepare_miss(true); }
 
 #define C(n) (CONFLICT_COUNTED + (n))
-REGION(0x8001, lookup6())
-REGION(0x8002, sys_stat("/cf/a/b/c/d/e/f", &side[i].st))
-REGION(0x8003, (down_read(&cf_dir->d_inode->i_rwsem), up_read(&cf_dir->d_inode->i_rwsem), 0))
-REGION(0x8004, (down_write(&cf_dir->d_inode->i_rwsem), up_write(&cf_dir->d_inode->i_rwsem), 0))
-REGION(0x8005, (mutex_lock(&cf_mutex), mutex_unlock(&cf_mutex), 0))
-REGION(0x8006, expect(sys_stat("/cf/d/q", &side[i].st), -ENOENT))
-REGION(0x8007, expect(sys_stat("/cf/d/q", &side[i].st), -ENOENT))
-REGION(0x8008, open_close("/cf/a/b/c/d/e/f"))
-REGION(0x8009, create("/cf/d/new"))
-REGION(0x800a, sys_mkdir("/cf/d/newdir", 0755))
-REGION(0x800b, sys_unlink("/cf/d/x1"))
-REGION(0x800c, expect(sys_read(side[i].fd, side[i].buf, 64), 64))
+CONFLICT_REGION(0x8001, lookup6())
+CONFLICT_REGION(0x8002, sys_stat("/cf/a/b/c/d/e/f", &side[i].st))
+CONFLICT_REGION(0x8003, (down_read(&cf_dir->d_inode->i_rwsem), up_read(&cf_dir->d_inode->i_rwsem), 0))
+CONFLICT_REGION(0x8004, (down_write(&cf_dir->d_inode->i_rwsem), up_write(&cf_dir->d_inode->i_rwsem), 0))
+CONFLICT_REGION(0x8005, (mutex_lock(&cf_mutex), mutex_unlock(&cf_mutex), 0))
+CONFLICT_REGION(0x8006, expect(sys_stat("/cf/d/q", &side[i].st), -ENOENT))
+CONFLICT_REGION(0x8007, expect(sys_stat("/cf/d/q", &side[i].st), -ENOENT))
+CONFLICT_REGION(0x8008, open_close("/cf/a/b/c/d/e/f"))
+CONFLICT_REGION(0x8009, create("/cf/d/new"))
+CONFLICT_REGION(0x800a, sys_mkdir("/cf/d/newdir", 0755))
+CONFLICT_REGION(0x800b, sys_unlink("/cf/d/x1"))
+CONFLICT_REGION(0x800c, expect(sys_read(side[i].fd, side[i].buf, 64), 64))
 
 static const struct conflict_pair pairs[] = {
 	{ 1, "negative-control", region_1, NULL, NULL, 2 },

@@ -23,6 +23,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "kernel/conflict.h"
 
 extern uint64_t conflicts_traced;   /* conflicts.traced=1: the plugin is loaded */
 
@@ -48,6 +49,20 @@ struct conflict_pair {
 
 uint64_t conflict_side_enter(unsigned i);
 void conflict_side_leave(unsigned i, int res, uint64_t before);
+
+/* Defines region_<ID>, a pair's fn for region ID (a literal: the marker
+ * carries it as an immediate): BODY, an int (0: the call did what it
+ * should), runs inside the region between the side's enter and leave. */
+#define CONFLICT_REGION(ID, BODY) \
+	static void region_##ID(void *arg, unsigned i) \
+	{ \
+		(void)arg; \
+		uint64_t before = conflict_side_enter(i); \
+		conflict_region_begin(ID); \
+		int r = (int)(BODY); \
+		conflict_region_end(ID); \
+		conflict_side_leave(i, r, before); \
+	}
 /* Run p (again, up to a few times, if a tick fell in a region); says its
  * status line.  True if both sides' res were 0. */
 bool conflict_run_pair(const struct conflict_pair *p, conflict_say_fn *say, void *ctx);

@@ -92,23 +92,12 @@ static void pcpu_up_write(struct pcpu_rwsem *s)
 
 /* ---- the regions: literal ids (kernel/conflict.h) ------------------- */
 
-#define PAIR(ID, BODY) \
-	static void side_##ID(void *arg, unsigned i) \
-	{ \
-		(void)arg; \
-		uint64_t before = conflict_side_enter(i); \
-		conflict_region_begin(ID); \
-		BODY; \
-		conflict_region_end(ID); \
-		conflict_side_leave(i, 0, before); \
-	}
-
-PAIR(17, (down_read(&plain), up_read(&plain)))
-PAIR(18, (pcpu_down_read(&psem), pcpu_up_read(&psem)))
-PAIR(19, i ? (pcpu_down_read(&psem), pcpu_up_read(&psem)) : (pcpu_down_write(&psem), pcpu_up_write(&psem)))
-PAIR(20, i ? (down_read(&plain), up_read(&plain)) : (down_write(&plain), up_write(&plain)))
-PAIR(0x800d, (pcpu_down_read(&psem), pcpu_up_read(&psem)))
-PAIR(0x800e, (pcpu_down_write(&psem), pcpu_up_write(&psem)))
+CONFLICT_REGION(17, (down_read(&plain), up_read(&plain), 0))
+CONFLICT_REGION(18, (pcpu_down_read(&psem), pcpu_up_read(&psem), 0))
+CONFLICT_REGION(19, (i ? (pcpu_down_read(&psem), pcpu_up_read(&psem)) : (pcpu_down_write(&psem), pcpu_up_write(&psem)), 0))
+CONFLICT_REGION(20, (i ? (down_read(&plain), up_read(&plain)) : (down_write(&plain), up_write(&plain)), 0))
+CONFLICT_REGION(0x800d, (pcpu_down_read(&psem), pcpu_up_read(&psem), 0))
+CONFLICT_REGION(0x800e, (pcpu_down_write(&psem), pcpu_up_write(&psem), 0))
 
 /* The first acquisition outside the regions: it is not the subject. */
 static int warm(void)
@@ -125,12 +114,12 @@ static int warm(void)
 }
 
 static const struct conflict_pair rwsem_pairs[] = {
-	{ 17, "rwsem-two-readers", side_17, warm, NULL, 2 },
-	{ 18, "percpu-rwsem-two-readers", side_18, warm, NULL, 2 },
-	{ 19, "percpu-rwsem-writer-vs-reader", side_19, warm, NULL, 2 },
-	{ 20, "rwsem-writer-vs-reader", side_20, warm, NULL, 2 },
-	{ CONFLICT_COUNTED + 13, "percpu-rwsem-down_read+up_read", side_0x800d, warm, NULL, 1 },
-	{ CONFLICT_COUNTED + 14, "percpu-rwsem-down_write+up_write", side_0x800e, warm, NULL, 1 },
+	{ 17, "rwsem-two-readers", region_17, warm, NULL, 2 },
+	{ 18, "percpu-rwsem-two-readers", region_18, warm, NULL, 2 },
+	{ 19, "percpu-rwsem-writer-vs-reader", region_19, warm, NULL, 2 },
+	{ 20, "rwsem-writer-vs-reader", region_20, warm, NULL, 2 },
+	{ CONFLICT_COUNTED + 13, "percpu-rwsem-down_read+up_read", region_0x800d, warm, NULL, 1 },
+	{ CONFLICT_COUNTED + 14, "percpu-rwsem-down_write+up_write", region_0x800e, warm, NULL, 1 },
 };
 
 /* How many ticks a grace period takes while the other CPUs are busy (no

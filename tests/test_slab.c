@@ -81,35 +81,67 @@ static void bad_parameters_rejected(void)
 	EXPECT_NULL(kmem_cache_create("test-huge", (size_t)1 << 30, 8));
 }
 
+/*
+ * Every CPU allocates and frees objects of one cache.  Each object
+ * carries its owner's tag (in `serial`, which the poison covers: a free
+ * object's first word links its slab's free list), so an object handed
+ * out twice is found by the allocator's poison check (the other owner
+ * wrote into it) or by its owner's tag changing under it; one lost shows
+ * in the live count or in a slab that never empties.  With hand_on, a
+ * CPU also hands objects to the next CPU to free (a free on another CPU
+ * than the allocation) and now and then drains every CPU's magazine
+ * (kmem_cache_shrink) while the others use theirs.
+ */
+#define HELD 64
+
 struct shared {
 	struct kmem_cache *cache;
 	uint64_t seed;
+	unsigned total_ops;
+	bool hand_on;
+	struct thing *box[MAX_CPUS];    /* one object on its way to CPU i */
+	unsigned drains;
 };
 
-#define HELD 64
-#define TOTAL_OPS 8000
+static uint64_t tag_of(unsigned cpu, unsigned slot)
+{
+	return (uint64_t)cpu << 8 | slot;
+}
+
+/* The next CPU's box gets held[s]; whatever was there is ours now. */
+static void hand_on(struct shared *sh, struct thing **held, unsigned cpu, unsigned s)
+{
+	struct thing *t = __atomic_exchange_n(&sh->box[(cpu + 1) % ncpus], held[s], __ATOMIC_ACQ_REL);
+	held[s] = t;
+	if (t)
+		t->serial = tag_of(cpu, s);
+}
 
 static void cache_worker(unsigned cpu, void *arg)
 {
 	struct shared *sh = arg;
 	struct thing *held[HELD] = { 0 };
 	struct prng r;
-
 	prng_seed(&r, sh->seed + cpu);
-	unsigned ops = ktest_ops_per_cpu(TOTAL_OPS);
+	unsigned ops = ktest_ops_per_cpu(sh->total_ops);
 	for (unsigned op = 0; op < ops; op++) {
 		unsigned s = (unsigned)prng_below(&r, HELD);
-		if (held[s]) {
-			/* Another CPU writing into our object would show here. */
-			if (!EXPECT_EQ(held[s]->owner, ((uint64_t)cpu << 8) | s))
-				break;
+		unsigned what = sh->hand_on ? (unsigned)prng_below(&r, 16) : 16;
+		if (held[s] && !EXPECT_EQ(held[s]->serial, tag_of(cpu, s)))
+			break;
+		if (what == 0) {
+			kmem_cache_shrink(sh->cache);
+			__atomic_fetch_add(&sh->drains, 1, __ATOMIC_RELAXED);
+		} else if (what < 3 && held[s]) {
+			hand_on(sh, held, cpu, s);
+		} else if (held[s]) {
 			kmem_cache_free(sh->cache, held[s]);
 			held[s] = NULL;
 		} else {
 			held[s] = kmem_cache_alloc(sh->cache);
 			if (!EXPECT_NOT_NULL(held[s]))
 				break;
-			held[s]->owner = ((uint64_t)cpu << 8) | s;
+			held[s]->serial = tag_of(cpu, s);
 		}
 	}
 	for (unsigned s = 0; s < HELD; s++)
@@ -118,7 +150,9 @@ static void cache_worker(unsigned cpu, void *arg)
 
 static void concurrent_cache(void)
 {
-	struct shared sh = { kmem_cache_create("test-shared", sizeof(struct thing), 8), ktest_seed() };
+	static struct shared sh;
+	sh = (struct shared){ .cache = kmem_cache_create("test-shared", sizeof(struct thing), 8),
+			      .seed = ktest_seed(), .total_ops = 8000 };
 	ASSERT_NOT_NULL(sh.cache);
 	ktest_run_on_all_cpus(cache_worker, &sh);
 	struct kmem_cache_stats st;
@@ -165,77 +199,17 @@ static void shrink_drains_every_cpu(void)
 	EXPECT_EQ(ktest_free_pages(), free0);
 }
 
-/*
- * Every CPU allocates and frees objects, hands some to the next CPU to
- * free (a free on another CPU than the allocation), and now and then
- * drains every CPU's magazine (kmem_cache_shrink) while the others use
- * theirs.  Each object carries its owner's tag (in `serial`, which the
- * poison covers: a free object's first word links its slab's free
- * list): an object handed out
- * twice is found by the allocator's poison check (the other owner wrote
- * into it) or by its owner's tag changing under it; one lost shows in the
- * live count or in a slab that never empties.
- */
-#define RACE_HELD 24
-#define RACE_OPS 6000
-
-struct drain_race {
-	struct kmem_cache *cache;
-	uint64_t seed;
-	struct thing *box[MAX_CPUS];    /* one object on its way to CPU i */
-	unsigned drains;
-};
-
-static uint64_t tag_of(unsigned cpu, unsigned slot)
-{
-	return (uint64_t)cpu << 8 | slot;
-}
-
-static void drain_race_worker(unsigned cpu, void *arg)
-{
-	struct drain_race *r = arg;
-	struct thing *held[RACE_HELD] = { 0 };
-	struct prng g;
-	prng_seed(&g, r->seed + cpu);
-	unsigned ops = ktest_ops_per_cpu(RACE_OPS);
-	for (unsigned op = 0; op < ops; op++) {
-		unsigned s = (unsigned)prng_below(&g, RACE_HELD), what = (unsigned)prng_below(&g, 16);
-		if (held[s] && !EXPECT_EQ(held[s]->serial, tag_of(cpu, s)))
-			break;
-		if (what == 0) {
-			kmem_cache_shrink(r->cache);
-			__atomic_fetch_add(&r->drains, 1, __ATOMIC_RELAXED);
-		} else if (what < 3 && held[s]) {
-			/* To the next CPU's box; whatever was there is ours now. */
-			struct thing *t = __atomic_exchange_n(&r->box[(cpu + 1) % ncpus], held[s],
-							      __ATOMIC_ACQ_REL);
-			held[s] = t;
-			if (t)
-				t->serial = tag_of(cpu, s);
-		} else if (held[s]) {
-			kmem_cache_free(r->cache, held[s]);
-			held[s] = NULL;
-		} else {
-			held[s] = kmem_cache_alloc(r->cache);
-			if (!EXPECT_NOT_NULL(held[s]))
-				break;
-			held[s]->serial = tag_of(cpu, s);
-		}
-	}
-	for (unsigned s = 0; s < RACE_HELD; s++)
-		kmem_cache_free(r->cache, held[s]);
-}
-
+/* The magazines drained while their CPUs use them, and objects freed on
+ * other CPUs than they came from (cache_worker with hand_on). */
 static void drains_race_with_use(void)
 {
-	static struct drain_race r;
-	memset(&r, 0, sizeof(r));
-	r.seed = ktest_seed();
+	static struct shared r;
+	r = (struct shared){ .seed = ktest_seed(), .total_ops = 6000, .hand_on = true };
 	uint64_t free0 = ktest_free_pages();
 	r.cache = kmem_cache_create("test-drain-race", sizeof(struct thing), 8);
 	ASSERT_NOT_NULL(r.cache);
 	race_jitter_on(r.seed);	/* widen the windows in slab.c's magazine code */
-	ktest_run_on_all_cpus(drain_race_worker, &r);
+	ktest_run_on_all_cpus(cache_worker, &r);
 	race_jitter_off();
 	for (unsigned i = 0; i < ncpus; i++)
 		kmem_cache_free(r.cache, r.box[i]);
