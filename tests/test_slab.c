@@ -204,7 +204,7 @@ static void shrink_drains_every_cpu(void)
 static void drains_race_with_use(void)
 {
 	static struct shared r;
-	r = (struct shared){ .seed = ktest_seed(), .total_ops = 6000, .hand_on = true };
+	r = (struct shared){ .seed = ktest_seed(), .total_ops = 4000, .hand_on = true };
 	uint64_t free0 = ktest_free_pages();
 	r.cache = kmem_cache_create("test-drain-race", sizeof(struct thing), 8);
 	ASSERT_NOT_NULL(r.cache);
