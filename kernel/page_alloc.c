@@ -173,6 +173,7 @@ static struct page *pcp_alloc(void)
 		pcp_refill(l);
 	if (l->count) {
 		p = list_first_entry(&l->list, struct page, list);
+		race_window();	/* chosen, still on the list: a drain waits */
 		list_del(&p->list);
 		l->count--;
 	}
