@@ -280,23 +280,28 @@ static bool make_magazines(struct kmem_cache *c, unsigned n)
 	if (c->no_magazines)
 		return true;
 	for (unsigned cpu = 0; cpu < n; cpu++) {
-		if (c->cpu[cpu])
+		if (__atomic_load_n(&c->cpu[cpu], __ATOMIC_ACQUIRE))
 			continue;
 		struct kmem_cache_cpu *m = kmem_cache_alloc(&mag_cache_storage);
 		if (!m)
 			return false;
 		memset(m, 0, sizeof(*m));
 		spin_init(&m->lock, "kmem_cache_cpu");
-		__atomic_store_n(&c->cpu[cpu], m, __ATOMIC_RELEASE);
+		struct kmem_cache_cpu *none = NULL;	/* slab_cpus_init and the creator may race */
+		if (!__atomic_compare_exchange_n(&c->cpu[cpu], &none, m, false, __ATOMIC_ACQ_REL,
+						 __ATOMIC_ACQUIRE))
+			kmem_cache_free(&mag_cache_storage, m);
 	}
 	return true;
 }
 
 void slab_cpus_init(void)
 {
+	/* First the count, then the list: a cache made meanwhile is on the
+	 * list (and gets them here), or made after and gets them itself. */
+	__atomic_store_n(&magazine_cpus, ncpus, __ATOMIC_SEQ_CST);
 	struct kmem_cache *caches[MAX_SNAPSHOT];
 	unsigned n = snapshot_caches(caches, MAX_SNAPSHOT);
-	__atomic_store_n(&magazine_cpus, ncpus, __ATOMIC_RELEASE);
 	for (unsigned i = 0; i < n; i++)
 		if (!make_magazines(caches[i], ncpus))
 			kprintf("slab: no memory for %s's magazines: some CPUs share its slabs\n",
