@@ -3,8 +3,8 @@
  * benchmark (`bench=conflicts`, which `make conflicts` boots) and the
  * shell's `conflicts` command alike.
  *
- * conflicts_run() runs every pair and every counted region once on the
- * live kernel, each on state prepared for it alone, and says how each
+ * conflicts_run() runs every pair (the generated ones if asked) and every
+ * counted region once on the live kernel, each on state prepared for it alone, and says how each
  * went through `say` (one line a call, no newline).  Only
  * tools/conflicts/conflicts.so sees what the regions touch; the kernel
  * cannot tell whether it is loaded, so it trusts conflicts.traced=1,
@@ -28,7 +28,9 @@
 extern uint64_t conflicts_traced;   /* conflicts.traced=1: the plugin is loaded */
 
 typedef void conflict_say_fn(void *ctx, const char *line);
-int conflicts_run(conflict_say_fn *say, void *ctx);
+/* generated: the generated commuting pairs too (several hundred; the
+ * shell leaves them out unless asked). */
+int conflicts_run(conflict_say_fn *say, void *ctx, bool generated);
 
 /*
  * The harness, for the files that define pairs (conflicts.c's hand-picked

@@ -16,7 +16,7 @@ RMW is both), the slab control exactly one,
 
 With --shell (make conflicts-shell) the same kernel boots to its shell,
 the serial line on the terminal (and in build/conflicts/serial.log): run
-`conflicts` (or anything) there, leave with `poweroff`, and the table of
+`conflicts all` (or anything) there, leave with `poweroff`, and the table of
 what the regions shared follows.
 
 Object names (the plugin cannot read guest memory): the kernel image is
@@ -332,7 +332,7 @@ def main():
         i = cmd.index("-serial")
         cmd[i:i + 2] = ["-chardev", f"stdio,id=ser,signal=off,logfile={out / 'serial.log'}",
                         "-serial", "chardev:ser"]
-        print("conflicts: the shell runs under the plugin; `conflicts` runs the pairs, "
+        print("conflicts: the shell runs under the plugin; `conflicts all` runs the pairs, "
               "`poweroff` ends it and shows the table", flush=True)
         subprocess.run(cmd)
     else:
