@@ -25,12 +25,13 @@ endif
 
 CROSS   ?=
 CC      := $(CROSS)gcc
+HOST_CC ?= gcc
 LD      := $(CROSS)ld
 NM      := $(CROSS)nm
 PYTHON  ?= python3
 
 # The data-race detector (kernel/kcsan.c): KCSAN=1 compiles everything
-# but arch/ and boot/ (kernel/, fs/, init/, shell/, bench/, tests/,
+# but arch/ and boot/ (kernel/, block/, drivers/, fs/, init/, shell/, bench/, tests/,
 # tools/) with the compiler's race instrumentation, into a build
 # directory of its own so that its objects never mix with the normal ones.
 KCSAN   ?= 0
@@ -74,7 +75,8 @@ CFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror \
 ASFLAGS := -I. -MMD -MP -D__ASSEMBLER__
 LDFLAGS := -nostdlib -static -z max-page-size=0x1000 -z noexecstack --no-warn-rwx-segments -T linker.ld
 
-SRCS := $(wildcard boot/*.S arch/x86_64/*.S arch/x86_64/*.c kernel/*.c fs/*.c fs/*/*.c \
+SRCS := $(wildcard boot/*.S arch/x86_64/*.S arch/x86_64/*.c kernel/*.c block/*.c drivers/*.c \
+	fs/*.c fs/*/*.c user/*.c \
 	init/*.c shell/*.c bench/*.c tests/*.c) tools/fstest/fstest.c
 OBJS := $(patsubst %,$(BUILD)/%.o,$(basename $(SRCS)))
 
@@ -92,9 +94,10 @@ KCSAN_NOT := kernel/kcsan.c init/main.c kernel/multiboot2.c kernel/bootmem.c \
 	kernel/kprintf.c kernel/ksyms.c kernel/panic.c \
 	kernel/spinlock.c kernel/lockdep.c kernel/lockdep_context.c
 kcsan_flags = $(if $(filter 1,$(KCSAN)),$(if $(filter $(KCSAN_NOT),$<),,$(if \
-	$(filter kernel/% fs/% init/% shell/% bench/% tests/% tools/%,$<),$(KCSAN_CFLAGS))))
+	$(filter kernel/% block/% drivers/% fs/% user/% init/% shell/% bench/% tests/% tools/%,$<),$(KCSAN_CFLAGS))))
 
-.PHONY: all iso run test soak test-matrix test-negative test-fstest-host test-shell test-kcsan \
+.PHONY: all iso run sh disk test soak test-busybox-host test-syscalls-doc test-matrix test-exclusive test-negative \
+	test-disk test-fstest-host test-shell test-kcsan \
 	test-nolockdep test-fresh bench conflicts conflicts-shell test-conflicts debug gdb clean deps check-tools FORCE
 all: $(BUILD)/smpvfs.iso
 
@@ -159,10 +162,36 @@ iso: $(BUILD)/smpvfs.iso
 FSTEST_FILES := $(wildcard tests/fstest/*.t)
 CPIO_PACK = cpio --quiet -o -H newc -R 0:0
 
-$(BUILD)/initrd.cpio: $(FSTEST_FILES) FORCE | check-tools
-	@mkdir -p $(BUILD)/initrd-tests/tests/fstest
+# User-mode test programs (tests/user/*.c): Linux x86-64 static
+# executables with no C library, built by the host's gcc, in the
+# initramfs as /tests/user/NAME.
+USER_PROGS := $(patsubst tests/user/%.c,$(BUILD)/user-progs/%,$(wildcard tests/user/*.c))
+USER_CFLAGS := -std=gnu11 -O2 -Wall -Wextra -Werror -static -nostdlib -ffreestanding \
+	-fno-stack-protector -fno-pie -no-pie -fno-builtin -fno-asynchronous-unwind-tables
+$(BUILD)/user-progs/%: tests/user/%.c tests/user/ulib.h | check-tools
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  USERCC  $@")
+	$(Q)$(HOST_CC) $(USER_CFLAGS) -o $@ $<
+
+# Debian's busybox-static, unmodified, as /bin/busybox with a symlink per
+# applet (/bin/NAME -> busybox): what `run /bin/sh` and the busybox tests use.
+BUSYBOX ?= /bin/busybox
+
+BUSYBOX_TESTS := $(wildcard tests/busybox/*.sh tests/busybox/*.out)
+
+$(BUILD)/initrd.cpio: $(FSTEST_FILES) $(USER_PROGS) $(BUSYBOX_TESTS) $(BUILD)/host/fstest-static FORCE | check-tools
+	@mkdir -p $(BUILD)/initrd-tests/tests/fstest $(BUILD)/initrd-tests/tests/user $(BUILD)/initrd-tests/bin \
+		$(BUILD)/initrd-tests/tests/busybox $(BUILD)/initrd-tests/tests/bin
+	$(Q)cp -p $(BUILD)/host/fstest-static $(BUILD)/initrd-tests/tests/bin/fstest
+	$(Q)rm -f $(BUILD)/initrd-tests/tests/busybox/* && cp -p $(BUSYBOX_TESTS) $(BUILD)/initrd-tests/tests/busybox/
+	$(Q)rm -f $(BUILD)/initrd-tests/bin/* && cp -p $(BUSYBOX) $(BUILD)/initrd-tests/bin/busybox
+	$(Q)for a in $$($(BUSYBOX) --list); do [ $$a = busybox ] || ln -sf busybox $(BUILD)/initrd-tests/bin/$$a; done
 	$(Q)rm -f $(BUILD)/initrd-tests/tests/fstest/*.t && cp -p $(FSTEST_FILES) $(BUILD)/initrd-tests/tests/fstest/
-	$(Q)touch -d @0 $(BUILD)/initrd-tests $(BUILD)/initrd-tests/tests $(BUILD)/initrd-tests/tests/fstest
+	$(Q)rm -f $(BUILD)/initrd-tests/tests/user/* && cp -p $(USER_PROGS) $(BUILD)/initrd-tests/tests/user/
+	$(Q)touch -h -d @0 $(BUILD)/initrd-tests $(BUILD)/initrd-tests/tests $(BUILD)/initrd-tests/tests/fstest \
+		$(BUILD)/initrd-tests/tests/user $(BUILD)/initrd-tests/tests/user/* $(BUILD)/initrd-tests/bin \
+		$(BUILD)/initrd-tests/bin/* $(BUILD)/initrd-tests/tests/busybox $(BUILD)/initrd-tests/tests/busybox/* \
+		$(BUILD)/initrd-tests/tests/bin $(BUILD)/initrd-tests/tests/bin/fstest
 	$(Q)cd $(BUILD)/initrd-tests && find . | LC_ALL=C sort | $(CPIO_PACK) > ../initrd.cpio.new
 	$(Q)if [ -z "$(INITRD)" ]; then :; \
 	elif [ -d "$(INITRD)" ]; then (cd "$(INITRD)" && find . | LC_ALL=C sort | $(CPIO_PACK)) >> $@.new; \
@@ -171,7 +200,6 @@ $(BUILD)/initrd.cpio: $(FSTEST_FILES) FORCE | check-tools
 	$(Q)cmp -s $@.new $@ && rm $@.new || mv $@.new $@
 
 # fstest for the host (tools/fstest/run.py checks the test files on Linux).
-HOST_CC ?= gcc
 $(BUILD)/host/fstest: tools/fstest/fstest.c tools/fstest/host_main.c tools/fstest/fstest.h \
 		tools/fstest/fstest_os.h kernel/errno.c kernel/errno.h | check-tools
 	@mkdir -p $(dir $@)
@@ -179,8 +207,27 @@ $(BUILD)/host/fstest: tools/fstest/fstest.c tools/fstest/host_main.c tools/fstes
 	$(Q)$(HOST_CC) -std=gnu11 -O2 -Wall -Wextra -Werror -D_GNU_SOURCE -DFSTEST_HOST -I. -o $@ \
 		tools/fstest/fstest.c tools/fstest/host_main.c kernel/errno.c
 
+# The same program linked statically against the host's glibc: the
+# initramfs's /tests/bin/fstest, which smpvfs runs in user mode (ktest
+# suite fstest_user), so that every .t file passes three ways.
+$(BUILD)/host/fstest-static: tools/fstest/fstest.c tools/fstest/host_main.c tools/fstest/fstest.h \
+		tools/fstest/fstest_os.h kernel/errno.c kernel/errno.h | check-tools
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  HOSTCC  $@ (static)")
+	$(Q)$(HOST_CC) -static -std=gnu11 -O2 -Wall -Wextra -Werror -D_GNU_SOURCE -DFSTEST_HOST -I. -o $@ \
+		tools/fstest/fstest.c tools/fstest/host_main.c kernel/errno.c
+
 test-fstest-host: $(BUILD)/host/fstest
 	$(Q)$(PYTHON) tools/fstest/run.py --fstest $(BUILD)/host/fstest
+
+# The busybox scripts on the host's Linux, against the .out files that the
+# busybox suite checks smpvfs's output against (tests/busybox/run.py).
+test-busybox-host: | check-tools
+	$(Q)$(PYTHON) tests/busybox/run.py --busybox $(BUSYBOX)
+
+# docs/SYSCALLS.md says what user/syscall_list.h says, on Linux's numbers.
+test-syscalls-doc:
+	$(Q)$(PYTHON) tools/syscalls_doc.py --check
 
 # ---- running ------------------------------------------------------------
 
@@ -188,9 +235,16 @@ RUN_ARGS = --elf $(BUILD)/smpvfs.elf --mem $(MEM) --machine $(MACHINE) --accel $
 	--initrd $(BUILD)/initrd.cpio
 
 # SCRIPT=PATH: run that shell script (from the initramfs) after the tests.
+# DISK="a.img b.img": attach those image files as disks vda, vdb, ... (read-write).
 run: check-tools $(BUILD)/smpvfs.elf $(BUILD)/initrd.cpio
 	$(Q)$(PYTHON) -m tests.run boot --smp $(or $(SMP),4) --firmware $(or $(FIRMWARE),bios) \
-		$(RUN_ARGS) --kargs "$(if $(SCRIPT),script=$(SCRIPT) )$(KARGS)"
+		$(RUN_ARGS) $(foreach d,$(DISK),--disk $(d)) --kargs "$(if $(SCRIPT),script=$(SCRIPT) )$(KARGS)"
+
+# make sh: boot straight into Debian's busybox sh on the console (init=/bin/sh,
+# no self-tests); `exit` in it powers QEMU off.
+sh: check-tools $(BUILD)/smpvfs.elf $(BUILD)/initrd.cpio
+	$(Q)$(PYTHON) -m tests.run boot --smp $(or $(SMP),4) --firmware $(or $(FIRMWARE),bios) \
+		$(RUN_ARGS) --kargs "ktest=none init=/bin/sh after=poweroff $(KARGS)"
 
 debug: check-tools $(BUILD)/smpvfs.elf $(BUILD)/initrd.cpio
 	$(Q)$(PYTHON) -m tests.run boot --gdb --smp $(or $(SMP),4) --firmware $(or $(FIRMWARE),bios) \
@@ -205,7 +259,8 @@ gdb: $(BUILD)/smpvfs.elf
 # with RAM above 4 GiB, run the matrix, the shell scripts and the KCSAN
 # boot, and build LOCKDEP=0.  SMP=n and/or FIRMWARE=x narrow the matrix.
 # Every part runs even if one before it failed; the last line says which.
-TEST_PARTS := test-fresh test-fstest-host test-negative test-matrix test-shell test-kcsan test-nolockdep test-conflicts
+TEST_PARTS := test-fresh test-fstest-host test-busybox-host test-syscalls-doc test-negative test-matrix \
+	test-exclusive test-disk test-shell test-kcsan test-nolockdep test-conflicts
 test: check-tools $(BUILD)/smpvfs.elf $(BUILD)/initrd.cpio
 	$(Q)failed=; for part in $(TEST_PARTS); do \
 		$(MAKE) --no-print-directory $$part || failed="$$failed $$part"; done; \
@@ -214,11 +269,14 @@ test: check-tools $(BUILD)/smpvfs.elf $(BUILD)/initrd.cpio
 
 # make soak DURATION=600: boot -smp 2, 4, 8 in turn (BIOS, then UEFI) with
 # fresh seeds and race windows on, running the concurrency suites, the
-# fuzzer and the torture, until DURATION seconds are up (tests/soak.py).
+# fuzzer and the torture, until DURATION seconds are up (tests/soak.py);
+# every third boot is the KCSAN=1 kernel (built in $(KCSAN_BUILD)).
 # Not part of make test: it is as long as you let it be.
 DURATION ?= 600
 soak: check-tools $(BUILD)/smpvfs.elf $(BUILD)/initrd.cpio
+	$(Q)$(MAKE) --no-print-directory KCSAN=1 BUILD=$(KCSAN_BUILD) $(KCSAN_BUILD)/smpvfs.elf
 	$(Q)$(PYTHON) -m tests.soak --duration $(DURATION) --elf $(BUILD)/smpvfs.elf \
+		--kcsan-elf $(KCSAN_BUILD)/smpvfs.elf \
 		--initrd $(BUILD)/initrd.cpio --mem $(MEM) --accel $(ACCEL) \
 		$(if $(SMP),--smp $(SMP)) $(if $(FIRMWARE),--firmware $(FIRMWARE))
 
@@ -234,10 +292,31 @@ test-negative: $(BUILD)/smpvfs.elf $(BUILD)/initrd.cpio
 
 MATRIX_SMP := 1,2,4,8
 MATRIX_FIRMWARE := bios,uefi
+# Every matrix boot gets a fresh ext2 scratch disk (the ext2 suites run
+# on it at every -smp, BIOS and UEFI), which e2fsck -fn checks afterwards.
 test-matrix: $(BUILD)/smpvfs.elf $(BUILD)/initrd.cpio
 	$(Q)$(PYTHON) -m tests.run test --smp $(if $(SMP),$(SMP),$(MATRIX_SMP)) \
-		--firmware $(if $(FIRMWARE),$(FIRMWARE),$(MATRIX_FIRMWARE)) \
+		--firmware $(if $(FIRMWARE),$(FIRMWARE),$(MATRIX_FIRMWARE)) --scratch-disk \
 		$(RUN_ARGS) --kargs "$(KARGS)"
+
+# The disk tests (tests/disk_tests.py): boots with disks served by nbdkit,
+# whose filters add latency, count every request and inject errors, judged
+# from outside the kernel (nbdkit's log, the images, e2fsprogs).
+DISK_PROFILES ?=
+test-disk: $(BUILD)/smpvfs.elf $(BUILD)/initrd.cpio
+	$(Q)$(PYTHON) -m tests.disk_tests $(if $(DISK_PROFILES),--profile $(DISK_PROFILES)) \
+		--elf $(BUILD)/smpvfs.elf --initrd $(BUILD)/initrd.cpio --mem $(MEM) --machine $(MACHINE) \
+		--accel $(ACCEL) $(if $(KARGS),--kargs "$(KARGS)")
+
+# The A/B mode that makes the shared-lookup claim measurable,
+# vfs.lookup=exclusive (lookups take i_rwsem exclusive, the old i_mutex
+# way), in one configuration: -smp 2, BIOS, the suites whose lookups take
+# that lock (the mode changes nothing else).  Every suite passes in it; a
+# case that means something in one mode only says so and skips that part.
+EXCLUSIVE_SUITES := lookup,outside,namei,rename,dirops_kill,vfs_stress,vfs_fuzz
+test-exclusive: $(BUILD)/smpvfs.elf $(BUILD)/initrd.cpio
+	$(Q)$(PYTHON) -m tests.run test --smp 2 --firmware bios $(RUN_ARGS) --log-suffix=-exclusive \
+		--kargs "vfs.lookup=exclusive ktest=$(EXCLUSIVE_SUITES) $(KARGS)"
 
 # The shell scripts tests/shell/*.sh, their output compared with their
 # .out files (tests/shell/run.py): in every configuration one boot per CPU
@@ -260,19 +339,24 @@ test-shell: $(BUILD)/smpvfs.elf
 
 # One boot of the KCSAN=1 build (in build/kcsan) at -smp 4: the
 # detector's own tests, then suites where CPUs share directories (and the
-# fuzzer, whose colliding calls reach code no other suite combines).  Every
+# fuzzer, whose colliding calls reach code no other suite combines), and
+# the torture and the fuzzer on an ext2 scratch disk (the buffer cache,
+# the driver's completions, ext2's bitmaps).  Every
 # report fails the test case that was running (kernel/kcsan.c), so a
 # report fails this part.
-KCSAN_SUITES := kcsan,lookup,vfs_fuzz,dcache_races,perm_races,rcu,lockref,rcuwalk,rcuwalk_races,fifo
+KCSAN_SUITES := kcsan,lookup,vfs_fuzz,dcache_races,perm_races,rcu,lockref,rcuwalk,rcuwalk_races,fifo,\
+	ext2_stress,ext2_fuzz
 # A 16-bucket dcache hash in that boot: every chain an RCU-walk follows
-# then holds dentries that renames move to other chains.
-KCSAN_KARGS := dcache.buckets=16
+# then holds dentries that renames move to other chains.  Race windows on
+# in every test (one window in four draws), so that writers land at other
+# moments than the unwidened code gives them.
+KCSAN_KARGS := dcache.buckets=16 ktest.jitter=4
 test-kcsan: check-tools
 	$(Q)$(MAKE) --no-print-directory KCSAN=1 BUILD=$(KCSAN_BUILD) \
 		$(KCSAN_BUILD)/smpvfs.elf $(KCSAN_BUILD)/initrd.cpio
 	$(Q)$(PYTHON) -m tests.run test --smp 4 --firmware bios --elf $(KCSAN_BUILD)/smpvfs.elf \
 		--mem $(MEM) --machine $(MACHINE) --accel $(ACCEL) --initrd $(KCSAN_BUILD)/initrd.cpio \
-		--log-suffix=-kcsan --kargs "ktest=$(KCSAN_SUITES) $(KCSAN_KARGS) $(KARGS)"
+		--log-suffix=-kcsan --scratch-disk --kargs "ktest=$(KCSAN_SUITES) $(KCSAN_KARGS) $(KARGS)"
 
 # The kernel without the lock validator: both sides of every
 # `#if CONFIG_LOCKDEP` must compile.  Built, not booted here.  It is the
@@ -281,6 +365,22 @@ test-kcsan: check-tools
 test-nolockdep:
 	$(Q)$(MAKE) --no-print-directory LOCKDEP=0 BUILD=$(BENCH_BUILD) $(BENCH_BUILD)/smpvfs.elf
 	@echo "test-nolockdep: LOCKDEP=0 builds ($(BENCH_BUILD)/smpvfs.elf)"
+
+# ---- disks --------------------------------------------------------------
+
+# make disk DISK_DIR=mytree: an ext2 image of mytree in build/disk.img
+# (DISK_SIZE, default 64M; 1 KiB blocks below 512M, as mke2fs chooses),
+# made by e2fsprogs' mke2fs -d.  Boot with it: make run DISK=build/disk.img,
+# then in the shell: mount -t ext2 /dev/vda /mnt.  README "Disks" says how
+# to get the changes back out (debugfs, e2fsck).
+DISK_DIR ?=
+DISK_SIZE ?= 64M
+disk: | check-tools
+	$(Q)if [ -n "$(DISK_DIR)" ] && [ ! -d "$(DISK_DIR)" ]; then echo "DISK_DIR=$(DISK_DIR): no such directory"; exit 1; fi
+	@mkdir -p $(BUILD)
+	$(Q)rm -f $(BUILD)/disk.img && truncate -s $(DISK_SIZE) $(BUILD)/disk.img
+	$(Q)mke2fs -q -F -t ext2 $(if $(DISK_DIR),-d "$(DISK_DIR)") $(BUILD)/disk.img
+	@echo "disk: $(BUILD)/disk.img ($(DISK_SIZE), ext2$(if $(DISK_DIR), of $(DISK_DIR))): make run DISK=$(BUILD)/disk.img"
 
 # ---- benchmarks ---------------------------------------------------------
 
@@ -331,11 +431,11 @@ test-fresh:
 	$(Q)sh tests/fresh/check_order.sh
 
 DEB_PACKAGES := make gcc binutils gawk python3 qemu-system-x86 grub-pc-bin grub-efi-amd64-bin \
-	grub-common xorriso mtools ovmf cpio gnuplot-nox gdb
+	grub-common xorriso mtools ovmf cpio gnuplot-nox gdb busybox-static libc6-dev nbdkit e2fsprogs
 # What running needs, as TOOL:PACKAGE (the Debian package that has it).
 TOOLS := $(CC):gcc $(LD):binutils $(NM):binutils awk:gawk $(PYTHON):python3 \
 	qemu-system-x86_64:qemu-system-x86 grub-mkrescue:grub-common xorriso:xorriso mformat:mtools \
-	cpio:cpio
+	cpio:cpio busybox:busybox-static nbdkit:nbdkit mke2fs:e2fsprogs
 
 # Install whatever is missing (apt-get as root, else through sudo).
 deps:

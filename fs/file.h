@@ -33,9 +33,19 @@ struct file {
 
 /* A new file on d (reference consumed), with count 1; NULL if no memory. */
 struct file *file_alloc(struct dentry *d, unsigned flags);
+/* The same in two steps, for open (Linux's alloc_empty_file): the memory
+ * first, before the walk that may create the file, so that an open out of
+ * memory fails before it changes anything; then file_init (reference on d
+ * consumed), or free_empty_file if the walk failed. */
+struct file *alloc_empty_file(void);
+void file_init(struct file *f, struct dentry *d, unsigned flags);
+void free_empty_file(struct file *f);
 struct file *get_file(struct file *f);
 void fput(struct file *f);
 uint64_t files_live(void);           /* open files, for leak checks */
+/* Read a regular file at off, as pread does, for the kernel's own use
+ * (execve): no position, no descriptor.  Bytes read or a negative errno. */
+long kernel_read(struct file *f, void *buf, size_t n, uint64_t off);
 void file_cache_init(void);
 
 static inline bool file_readable(const struct file *f)

@@ -21,6 +21,7 @@
 #include "kernel/mutex.h"
 #include "kernel/rcu.h"
 #include "kernel/rwsem.h"
+#include "kernel/seqlock.h"
 #include "kernel/spinlock.h"
 
 #define NAME_MAX 255
@@ -32,7 +33,7 @@
 #define S_IFREG  0100000
 #define S_IFLNK  0120000
 #define S_IFIFO  0010000          /* a FIFO (named pipe): fs/pipe.c */
-#define S_IFCHR  0020000          /* device nodes: no drivers, so open says -ENXIO */
+#define S_IFCHR  0020000          /* device nodes: `b` ones open a disk (fs/block_dev.c) */
 #define S_IFBLK  0060000
 #define S_IFSOCK 0140000          /* a bound local socket's name: fs/socket.c */
 #define S_ISDIR(m) (((m) & S_IFMT) == S_IFDIR)
@@ -141,11 +142,20 @@ struct file_operations {
 	 * read_write.c calls these instead of read and write. */
 	long (*stream_read)(struct file *f, void *buf, size_t n);
 	long (*stream_write)(struct file *f, const void *buf, size_t n);
+	/* Put what was written through f on the disk and wait (no lock
+	 * held): 0, or -EIO.  None: nothing to write (ramfs), fsync says 0. */
+	int (*fsync)(struct file *f);
 };
 
 struct super_operations {
-	/* The last reference to inode is going: free what the fs keeps in it. */
+	/* The last reference to inode is going: free what the fs keeps in it
+	 * (and, for an unlinked inode of a disk filesystem, its blocks: may
+	 * sleep for I/O). */
 	void (*evict)(struct inode *inode);
+	/* The VFS changed inode's attributes (mode, owner, times): a disk
+	 * filesystem copies them into its on-disk inode (mark_inode_dirty).
+	 * Called with i_rwsem held exclusive; must not fail. */
+	void (*dirty_inode)(struct inode *inode);
 };
 
 struct inode {
@@ -156,6 +166,10 @@ struct inode {
 	/* The owner (atomics: chown writes them under i_rwsem exclusive;
 	 * permission checks read them anywhere, fs/permission.h). */
 	uint32_t i_uid, i_gid;
+	/* Moves around every change of i_mode, i_uid and i_gid after the
+	 * inode is set up, so that a lockless reader takes the three as one
+	 * (inode_attr_read, fs/permission.h). */
+	struct seqcount i_attr_seq;
 	struct super_block *i_sb;
 	const struct inode_operations *i_op;
 	const struct file_operations *i_fop;
@@ -180,11 +194,16 @@ struct inode {
 };
 
 /* A filesystem type, found by name at mount time (fs/super.c). */
+#define FS_REQUIRES_DEV 1        /* it lives on a disk: mount needs a block device node */
+#define MS_RDONLY       1        /* mount flags (Linux's): read-only */
+struct block_device;
 struct file_system_type {
 	const char *name;
-	/* A new instance; options is the filesystem's comma list ("" for
+	unsigned fs_flags;              /* FS_REQUIRES_DEV */
+	/* A new instance on bdev (NULL unless FS_REQUIRES_DEV); flags
+	 * MS_RDONLY or 0; options is the filesystem's comma list ("" for
 	 * none).  Returns the super block or an ERR_PTR. */
-	struct super_block *(*mount)(const char *options);
+	struct super_block *(*mount)(struct block_device *bdev, unsigned flags, const char *options);
 	/* Free the instance: the VFS has freed every dentry but the root. */
 	void (*kill_sb)(struct super_block *sb);
 	struct file_system_type *next;  /* the registry (its lock) */
@@ -196,6 +215,7 @@ struct super_block {
 	struct dentry *s_root;
 	void *s_fs_info;                /* the filesystem's */
 	uint64_t s_dev;                 /* a number per instance, for stat */
+	unsigned s_flags;               /* SB_RDONLY; fixed at mount */
 	struct mount *s_mount;          /* where it is mounted (fs/mount.c); NULL if not */
 	/* Cross-directory renames, one at a time, so the ancestry check and
 	 * the order "ancestor first" hold while they lock (fs/rename.c). */
@@ -206,6 +226,12 @@ struct super_block {
 	 * every evict of its inodes (fs/inode.c). */
 	int s_evicting;
 };
+
+#define SB_RDONLY 1                     /* nothing on it may change: -EROFS */
+static inline bool IS_RDONLY(const struct inode *inode)
+{
+	return inode->i_sb->s_flags & SB_RDONLY;
+}
 
 /* Fill in the VFS's part of a new super block (dev number, rename mutex). */
 void sb_init(struct super_block *sb, const struct file_system_type *type,
@@ -274,12 +300,20 @@ void inode_touch(struct inode *inode, unsigned which);
  * over and over has its atime written once, not by every read.
  */
 void inode_accessed(struct inode *inode);
+/* The VFS changed inode's attributes: tell its filesystem (dirty_inode).
+ * Caller holds i_rwsem exclusive. */
+void mark_inode_dirty(struct inode *inode);
 /* Make a fresh inode: type and permission bits, nlink 1, times now, owned
  * by the calling thread's uid and gid (inode_init_owner adjusts). */
 void inode_init_new(struct inode *inode, uint32_t mode);
 /* A special inode (FIFO, device, socket) of any filesystem: its rdev and
  * the VFS's file operations for its type (fs/special.c); Linux's name. */
 void init_special_inode(struct inode *inode, uint32_t mode, uint64_t rdev);
+/* Character device drivers (fs/chrdev.c): register at boot, before any
+ * node of the number is made; chrdev_fops is NULL for an unknown number. */
+int register_chrdev(uint32_t maj, uint32_t min, const struct file_operations *fops);
+const struct file_operations *chrdev_fops(uint64_t rdev);
+void chrdev_init(void);
 /* Free a FIFO inode's pipe (evict; fs/pipe.c). */
 void free_inode_pipe(struct inode *inode);
 

@@ -415,6 +415,13 @@ void inode_accessed(struct inode *inode)
 		__atomic_store_n(&inode->i_atime, now, __ATOMIC_RELAXED);
 }
 
+void mark_inode_dirty(struct inode *inode)
+{
+	const struct super_operations *op = inode->i_sb->s_op;
+	if (op && op->dirty_inode)
+		op->dirty_inode(inode);
+}
+
 void inode_init_new(struct inode *inode, uint32_t mode)
 {
 	inode->i_mode = mode;

@@ -77,7 +77,7 @@ static struct mount *mount_alloc(struct super_block *sb, struct dentry *mp)
 void vfs_mount_root(void)
 {
 	struct file_system_type *t = get_fs_type("ramfs");
-	struct super_block *sb = t ? t->mount("") : ERR_PTR(-ENODEV);
+	struct super_block *sb = t ? t->mount(NULL, 0, "") : ERR_PTR(-ENODEV);
 	if (IS_ERR(sb))
 		panic("vfs: cannot mount the root ramfs (%ld)", PTR_ERR(sb));
 	root_mount = mount_alloc(sb, NULL);
@@ -92,11 +92,14 @@ struct dentry *vfs_root(void)
 	return dget(root_mount->mnt_sb->s_root);
 }
 
-int do_mount(const char *type, struct dentry *mp, const char *options)
+int do_mount(const char *type, struct block_device *bdev, unsigned flags, struct dentry *mp,
+	     const char *options)
 {
 	struct file_system_type *t = get_fs_type(type);
 	if (!t)
 		return -ENODEV;
+	if (!bdev != !(t->fs_flags & FS_REQUIRES_DEV))
+		return bdev ? -EINVAL : -ENOTBLK;	/* a disk for a disk filesystem only */
 	struct inode *dir = mp->d_inode;
 	if (!dir || !S_ISDIR(dir->i_mode))
 		return -ENOTDIR;
@@ -108,7 +111,7 @@ int do_mount(const char *type, struct dentry *mp, const char *options)
 	int err = d_mountpoint(mp) ? -EBUSY : 0;
 	struct super_block *sb = NULL;
 	if (!err) {
-		sb = t->mount(options ? options : "");
+		sb = t->mount(bdev, flags, options ? options : "");
 		if (IS_ERR(sb))
 			err = (int)PTR_ERR(sb);
 	}

@@ -39,8 +39,12 @@ void vfs_mount_root(void);
 /* The root of the whole tree, with a reference. */
 struct dentry *vfs_root(void);
 
-/* Mount a new instance of type (its options) on directory mp. */
-int do_mount(const char *type, struct dentry *mp, const char *options);
+/* Mount a new instance of type (its options) on directory mp; bdev is the
+ * disk of a FS_REQUIRES_DEV type (-ENOTBLK without one), NULL for the
+ * others (-EINVAL with one); flags MS_RDONLY or 0. */
+struct block_device;
+int do_mount(const char *type, struct block_device *bdev, unsigned flags, struct dentry *mp,
+	     const char *options);
 /* Unmount the filesystem whose root is root; consumes the caller's
  * reference on root.  -EINVAL if root is not a mounted root, -EBUSY if it
  * is in use (or is "/"). */

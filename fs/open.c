@@ -17,16 +17,25 @@
 #include "fs/task_fs.h"
 #include "kernel/err.h"
 #include "kernel/errno.h"
+#include "kernel/race.h"
 #include "kernel/time.h"
 
 int sys_open(const char *path, int flags, uint32_t mode)
 {
 	if ((flags & O_ACCMODE) == O_ACCMODE)
 		return -EINVAL;
+	/* The file's memory before the walk, as Linux's path_openat: out of
+	 * memory, open fails before it creates anything (the fuzzer checks
+	 * that a call failing with ENOMEM changed nothing). */
+	struct file *f = alloc_empty_file();
+	if (!f)
+		return -ENOMEM;
 	bool created;
 	struct dentry *d = open_namei(path, flags, mode, &created);
-	if (IS_ERR(d))
+	if (IS_ERR(d)) {
+		free_empty_file(f);
 		return (int)PTR_ERR(d);
+	}
 	struct inode *inode = d->d_inode;
 	bool writes = (flags & O_ACCMODE) != O_RDONLY || (flags & O_TRUNC);
 	/* What the caller wants to do to it (Linux's acc_mode): nothing is
@@ -53,12 +62,11 @@ int sys_open(const char *path, int flags, uint32_t mode)
 		}
 	}
 	if (err) {
+		free_empty_file(f);
 		dput(d);
 		return err;
 	}
-	struct file *f = file_alloc(d, (unsigned)flags & ~(O_CREAT | O_EXCL | O_TRUNC | O_NOCTTY));
-	if (!f)
-		return -ENOMEM;
+	file_init(f, d, (unsigned)flags & ~(O_CREAT | O_EXCL | O_TRUNC | O_NOCTTY));
 	/* A special file's own open, with no lock held: a FIFO may wait for
 	 * its other side here; devices and sockets refuse (-ENXIO). */
 	if (inode->i_fop && inode->i_fop->open) {
@@ -148,27 +156,43 @@ int sys_ftruncate(int fd, int64_t len)
  * nor in the file's group cannot set its set-group-ID bit (it is dropped
  * silently, as Linux's setattr_prepare does).
  */
+static int chmod_inode(struct inode *inode, uint32_t mode)
+{
+	if (down_write_killable(&inode->i_rwsem))
+		return -EINTR;
+	int err = IS_RDONLY(inode) ? -EROFS : inode_owner_or_capable(inode) ? 0 : -EPERM;
+	if (!err) {
+		const struct cred *c = current_cred();
+		if (!cred_is_root(c) && !cred_in_group(c, inode->i_gid))
+			mode &= ~(uint32_t)S_ISGID;
+		inode_attr_write_begin(inode);
+		__atomic_store_n(&inode->i_mode, (inode->i_mode & S_IFMT) | (mode & S_IALLUGO),
+				 __ATOMIC_RELEASE);
+		inode_attr_write_end(inode);
+		inode_touch(inode, T_CTIME);
+		mark_inode_dirty(inode);
+	}
+	up_write(&inode->i_rwsem);
+	return err;
+}
+
 int sys_chmod(const char *path, uint32_t mode)
 {
 	struct dentry *d = path_lookup(path, 0);
 	if (IS_ERR(d))
 		return (int)PTR_ERR(d);
-	struct inode *inode = d->d_inode;
-	if (down_write_killable(&inode->i_rwsem)) {
-		dput(d);
-		return -EINTR;
-	}
-	int err = inode_owner_or_capable(inode) ? 0 : -EPERM;
-	if (!err) {
-		const struct cred *c = current_cred();
-		if (!cred_is_root(c) && !cred_in_group(c, inode->i_gid))
-			mode &= ~(uint32_t)S_ISGID;
-		__atomic_store_n(&inode->i_mode, (inode->i_mode & S_IFMT) | (mode & S_IALLUGO),
-				 __ATOMIC_RELEASE);
-		inode_touch(inode, T_CTIME);
-	}
-	up_write(&inode->i_rwsem);
+	int err = chmod_inode(d->d_inode, mode);
 	dput(d);
+	return err;
+}
+
+int sys_fchmod(int fd, uint32_t mode)
+{
+	struct file *f = fget(fd);
+	if (!f)
+		return -EBADF;
+	int err = chmod_inode(f->f_inode, mode);
+	fput(f);
 	return err;
 }
 
@@ -186,12 +210,15 @@ static int chown_inode(struct inode *inode, uint32_t uid, uint32_t gid)
 		return -EINTR;
 	const struct cred *c = current_cred();
 	bool root = cred_is_root(c), owner = c->uid == inode->i_uid;
-	int err = 0;
+	int err = IS_RDONLY(inode) ? -EROFS : 0;
 	if (uid != (uint32_t)-1 && !root && !(owner && uid == inode->i_uid))
 		err = -EPERM;
 	if (gid != (uint32_t)-1 && !root && !(owner && (gid == inode->i_gid || cred_in_group(c, gid))))
 		err = -EPERM;
 	if (!err) {
+		/* The three change as one for lockless readers (a walk by
+		 * another user must not see the old owner with the new group). */
+		inode_attr_write_begin(inode);
 		uint32_t mode = inode->i_mode;
 		if (!S_ISDIR(mode)) {
 			/* set-group-ID without group-execute (a locking mark)
@@ -203,9 +230,12 @@ static int chown_inode(struct inode *inode, uint32_t uid, uint32_t gid)
 		}
 		if (uid != (uint32_t)-1)
 			__atomic_store_n(&inode->i_uid, uid, __ATOMIC_RELAXED);
+		race_window();	/* the new owner with the old group (a spin) */
 		if (gid != (uint32_t)-1)
 			__atomic_store_n(&inode->i_gid, gid, __ATOMIC_RELAXED);
+		inode_attr_write_end(inode);
 		inode_touch(inode, T_CTIME);
+		mark_inode_dirty(inode);
 	}
 	up_write(&inode->i_rwsem);
 	return err;
@@ -241,29 +271,64 @@ int sys_fchown(int fd, uint32_t uid, uint32_t gid)
 	return err;
 }
 
-int sys_utimens(const char *path, int64_t atime_ns, int64_t mtime_ns, unsigned flags)
+/*
+ * utimensat, as Linux's vfs_utimes: each time is given (t[i]), "now"
+ * (now[i]) or left alone (omit[i]).  Both left alone: nothing to do.
+ * Setting both to now needs the owner, root, or write permission (EACCES);
+ * any given time needs the owner or root (EPERM).  ctime moves.
+ */
+static int utimes_inode(struct inode *inode, const int64_t t[2], const bool now[2],
+			const bool omit[2])
+{
+	if (omit[0] && omit[1])
+		return 0;
+	if (down_write_killable(&inode->i_rwsem))
+		return -EINTR;
+	int err = IS_RDONLY(inode) ? -EROFS : 0;
+	bool given = (!now[0] && !omit[0]) || (!now[1] && !omit[1]);
+	if (!err && !inode_owner_or_capable(inode))
+		err = given ? -EPERM : inode_permission(inode, MAY_WRITE);
+	if (!err) {
+		int64_t cur = ktime_real_ns();
+		if (!omit[0])
+			__atomic_store_n(&inode->i_atime, now[0] ? cur : t[0], __ATOMIC_RELAXED);
+		if (!omit[1])
+			__atomic_store_n(&inode->i_mtime, now[1] ? cur : t[1], __ATOMIC_RELAXED);
+		inode_touch(inode, T_CTIME);
+		mark_inode_dirty(inode);
+	}
+	up_write(&inode->i_rwsem);
+	return err;
+}
+
+int sys_utimens_at(const char *path, const int64_t t[2], const bool now[2], const bool omit[2],
+		   unsigned flags)
 {
 	if (flags & ~AT_SYMLINK_NOFOLLOW)
 		return -EINVAL;
 	struct dentry *d = path_lookup(path, (flags & AT_SYMLINK_NOFOLLOW) ? WALK_NOFOLLOW : 0);
 	if (IS_ERR(d))
 		return (int)PTR_ERR(d);
-	struct inode *inode = d->d_inode;
-	if (down_write_killable(&inode->i_rwsem)) {
-		dput(d);
-		return -EINTR;
-	}
-	if (!inode_owner_or_capable(inode)) {	/* given times: owner or root */
-		up_write(&inode->i_rwsem);
-		dput(d);
-		return -EPERM;
-	}
-	__atomic_store_n(&inode->i_atime, atime_ns, __ATOMIC_RELAXED);
-	__atomic_store_n(&inode->i_mtime, mtime_ns, __ATOMIC_RELAXED);
-	inode_touch(inode, T_CTIME);
-	up_write(&inode->i_rwsem);
+	int err = utimes_inode(d->d_inode, t, now, omit);
 	dput(d);
-	return 0;
+	return err;
+}
+
+int sys_futimens(int fd, const int64_t t[2], const bool now[2], const bool omit[2])
+{
+	struct file *f = fget(fd);
+	if (!f)
+		return -EBADF;
+	int err = utimes_inode(f->f_inode, t, now, omit);
+	fput(f);
+	return err;
+}
+
+int sys_utimens(const char *path, int64_t atime_ns, int64_t mtime_ns, unsigned flags)
+{
+	const int64_t t[2] = { atime_ns, mtime_ns };
+	const bool no[2] = { false, false };
+	return sys_utimens_at(path, t, no, no, flags);
 }
 
 int sys_chdir(const char *path)
@@ -278,6 +343,19 @@ int sys_chdir(const char *path)
 	}
 	task_set_cwd(d);
 	return 0;
+}
+
+int sys_fchdir(int fd)
+{
+	struct file *f = fget(fd);
+	if (!f)
+		return -EBADF;
+	struct inode *inode = f->f_inode;
+	int err = !S_ISDIR(inode->i_mode) ? -ENOTDIR : inode_permission(inode, MAY_EXEC);
+	if (!err)
+		task_set_cwd(dget(f->f_dentry));
+	fput(f);
+	return err;
 }
 
 long sys_getcwd(char *buf, size_t n)

@@ -57,6 +57,13 @@ static long do_read(struct file *f, void *buf, size_t n, uint64_t off)
 	return r;
 }
 
+long kernel_read(struct file *f, void *buf, size_t n, uint64_t off)
+{
+	if (!S_ISREG(f->f_inode->i_mode) || !f->f_inode->i_fop || !f->f_inode->i_fop->read)
+		return -EINVAL;
+	return do_read(f, buf, n, off);
+}
+
 /* *off is where to write; with O_APPEND it becomes the end of the file
  * (for pwrite too, as on Linux).  On success *off is past the data. */
 static long do_write(struct file *f, const void *buf, size_t n, uint64_t *off)

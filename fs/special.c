@@ -4,9 +4,10 @@
  * does); the VFS gives them their behaviour, whatever the filesystem.
  *
  *  - a FIFO opens into a pipe (fs/pipe.c);
- *  - a character or block device node opens into its driver, and there
- *    are no drivers here, so open says -ENXIO, as Linux does for a number
- *    no driver has registered;
+ *  - a character device node opens into its driver (fs/chrdev.c: the
+ *    memory devices, the console), a block device node opens the disk
+ *    with its number (fs/block_dev.c); a number no driver has registered
+ *    says -ENXIO, as Linux does;
  *  - a socket node is only a name for a bound socket (fs/socket.c): open
  *    says -ENXIO, as Linux's does.
  * All of them can be stat'ed, renamed, linked, unlinked, chmod'ed and
@@ -14,6 +15,7 @@
  * before the inode is published.
  */
 #include "fs/fs.h"
+#include "fs/block_dev.h"
 #include "fs/pipe.h"
 #include "kernel/errno.h"
 
@@ -34,8 +36,10 @@ void init_special_inode(struct inode *inode, uint32_t mode, uint64_t rdev)
 	if (S_ISFIFO(mode)) {
 		inode->i_fop = &pipefifo_fops;
 	} else {
-		inode->i_fop = &no_open_fops;	/* devices and sockets */
+		inode->i_fop = S_ISBLK(mode) ? &def_blk_fops : &no_open_fops;
 		if (S_ISCHR(mode) || S_ISBLK(mode))
 			inode->i_rdev = rdev;
+		if (S_ISCHR(mode) && chrdev_fops(rdev))
+			inode->i_fop = chrdev_fops(rdev);
 	}
 }

@@ -12,6 +12,7 @@
 #ifndef FS_SYSCALLS_H
 #define FS_SYSCALLS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -95,6 +96,12 @@ long sys_getdents(int fd, void *buf, size_t n);               /* bytes filled, 0
 int sys_dup(int fd);
 int sys_dup2(int fd, int newfd);
 int sys_ftruncate(int fd, int64_t len);
+/* Put what was written to the file on its disk: 0, or -EIO (the writes
+ * that failed stay cached, to be tried again). */
+int sys_fsync(int fd);
+/* Write every disk's cached writes back: 0, or -EIO if some failed
+ * (Linux's sync(2) returns nothing; the tests want to know). */
+int sys_sync(void);
 int sys_fstat(int fd, struct kstat *st);
 
 /* Paths. */
@@ -110,6 +117,14 @@ int sys_fchown(int fd, uint32_t uid, uint32_t gid);
 /* Set atime and mtime (nanoseconds since the epoch); flags 0 or
  * AT_SYMLINK_NOFOLLOW. */
 int sys_utimens(const char *path, int64_t atime_ns, int64_t mtime_ns, unsigned flags);
+/* utimensat's whole rule: per time (atime, mtime) a value, now[i] or
+ * omit[i]; both now needs write permission if not the owner (EACCES),
+ * a given time the owner (EPERM); both omitted changes nothing. */
+int sys_utimens_at(const char *path, const int64_t t[2], const bool now[2], const bool omit[2],
+		   unsigned flags);
+int sys_futimens(int fd, const int64_t t[2], const bool now[2], const bool omit[2]);
+int sys_fchmod(int fd, uint32_t mode);
+int sys_fchdir(int fd);                                       /* cwd := the open directory */
 long sys_readlink(const char *path, char *buf, size_t n);     /* bytes, not NUL-terminated */
 int sys_chdir(const char *path);
 long sys_getcwd(char *buf, size_t n);                         /* length with the NUL */
@@ -157,6 +172,13 @@ int sys_bind(int fd, const char *path);
 /* Mounts (root only: -EPERM): type is a registered filesystem's name ("ramfs", "slowfs");
  * options a comma list the filesystem parses (NULL or "" for none). */
 int sys_mount(const char *type, const char *dir, const char *options);
+/* Linux's mount(2): source names what a disk filesystem (ext2) reads, a
+ * block device node ("/dev/vda"), and is ignored by the others (NULL
+ * will do); flags MS_RDONLY (fs/fs.h) or 0.  -ENOTBLK if source is not a
+ * block device node, -ENXIO if no disk has its number, -EBUSY if the
+ * disk is mounted already. */
+int sys_mount_from(const char *source, const char *dir, const char *type, unsigned long flags,
+		   const char *options);
 int sys_umount(const char *dir);
 
 #endif

@@ -11,6 +11,7 @@
 #include "kernel/kmalloc.h"
 #include "kernel/panic.h"
 #include "kernel/thread.h"
+#include "kernel/string.h"
 
 static struct task_fs init_fs;
 
@@ -65,20 +66,39 @@ void task_fs_exit(void)
 	task_fs_put(fs);
 }
 
-int task_fs_unshare(void)
+struct task_fs *task_fs_dup(struct task_fs *old, bool files)
 {
-	struct task_fs *old = current_fs();
 	struct task_fs *fs = kzalloc(sizeof(*fs));
 	if (!fs)
-		return -ENOMEM;
+		return NULL;
 	fs->count = 1;
 	spin_init(&fs->lock, "task_fs");
 	spin_lock(&old->lock);
 	fs->root = dget(old->root);
 	fs->cwd = dget(old->cwd);
-	for (unsigned i = 0; i < NR_OPEN; i++)
+	for (unsigned i = 0; files && i < NR_OPEN; i++)
 		fs->fd[i] = old->fd[i] ? get_file(old->fd[i]) : NULL;
+	if (files)
+		memcpy(fs->cloexec, old->cloexec, sizeof(fs->cloexec));
 	spin_unlock(&old->lock);
+	return fs;
+}
+
+void task_fs_install(struct task_fs *fs, int fd, struct file *f)
+{
+	spin_lock(&fs->lock);
+	struct file *old = fs->fd[fd];
+	fs->fd[fd] = f;
+	fs->cloexec[fd / 64] &= ~(1ULL << (fd % 64));
+	spin_unlock(&fs->lock);
+	fput(old);
+}
+
+int task_fs_unshare(void)
+{
+	struct task_fs *fs = task_fs_dup(current_fs(), true);
+	if (!fs)
+		return -ENOMEM;
 	struct thread *t = current_thread();
 	struct task_fs *prev = t->fs;
 	t->fs = fs;
@@ -113,7 +133,8 @@ void task_root_and_cwd(struct dentry **root, struct dentry **cwd)
 	spin_unlock(&fs->lock);
 }
 
-void task_root_and_cwd_rcu(struct dentry **root, struct dentry **cwd)
+void task_root_and_cwd_rcu(struct dentry **root, unsigned *root_seq, struct dentry **cwd,
+			   unsigned *cwd_seq)
 {
 	struct task_fs *fs = current_fs();
 	unsigned seq;
@@ -121,6 +142,14 @@ void task_root_and_cwd_rcu(struct dentry **root, struct dentry **cwd)
 		seq = read_seqcount_begin(&fs->seq);
 		*root = READ_ONCE(fs->root);
 		*cwd = READ_ONCE(fs->cwd);
+		/* Their d_seq inside the section, as Linux's path_init: while
+		 * fs->seq holds, root and cwd are the thread's and hold
+		 * references (task_set_cwd moves fs->seq before it drops the
+		 * old cwd), so these are counts of live dentries.  Read after
+		 * the section, a cwd another thread just left could already
+		 * be freed, its final d_seq believed by the walk. */
+		*root_seq = d_seq_begin(*root);
+		*cwd_seq = d_seq_begin(*cwd);
 	} while (read_seqcount_retry(&fs->seq, seq));
 }
 
@@ -136,13 +165,27 @@ void task_set_cwd(struct dentry *d)
 	dput(old);
 }
 
-int fd_install(struct file *f)
+/* Caller holds fs->lock. */
+static void __set_cloexec(struct task_fs *fs, int fd, bool on)
 {
+	if (on)
+		fs->cloexec[fd / 64] |= 1ULL << (fd % 64);
+	else
+		fs->cloexec[fd / 64] &= ~(1ULL << (fd % 64));
+}
+
+int fd_install_from(struct file *f, int min, bool cloexec)
+{
+	if (min < 0 || min >= NR_OPEN) {
+		fput(f);
+		return -EINVAL;
+	}
 	struct task_fs *fs = current_fs();
 	spin_lock(&fs->lock);
-	for (int i = 0; i < NR_OPEN; i++)
+	for (int i = min; i < NR_OPEN; i++)
 		if (!fs->fd[i]) {
 			fs->fd[i] = f;
+			__set_cloexec(fs, i, cloexec);
 			spin_unlock(&fs->lock);
 			return i;
 		}
@@ -151,7 +194,12 @@ int fd_install(struct file *f)
 	return -EMFILE;
 }
 
-int fd_install_at(int fd, struct file *f)
+int fd_install(struct file *f)
+{
+	return fd_install_from(f, 0, false);
+}
+
+int fd_install_at_flags(int fd, struct file *f, bool cloexec)
 {
 	if (fd < 0 || fd >= NR_OPEN) {
 		fput(f);
@@ -161,9 +209,55 @@ int fd_install_at(int fd, struct file *f)
 	spin_lock(&fs->lock);
 	struct file *old = fs->fd[fd];
 	fs->fd[fd] = f;
+	__set_cloexec(fs, fd, cloexec);
 	spin_unlock(&fs->lock);
 	fput(old);
 	return fd;
+}
+
+int fd_install_at(int fd, struct file *f)
+{
+	return fd_install_at_flags(fd, f, false);
+}
+
+int fd_get_cloexec(int fd)
+{
+	if (fd < 0 || fd >= NR_OPEN)
+		return -EBADF;
+	struct task_fs *fs = current_fs();
+	spin_lock(&fs->lock);
+	int r = !fs->fd[fd] ? -EBADF : (int)((fs->cloexec[fd / 64] >> (fd % 64)) & 1);
+	spin_unlock(&fs->lock);
+	return r;
+}
+
+int fd_set_cloexec(int fd, bool on)
+{
+	if (fd < 0 || fd >= NR_OPEN)
+		return -EBADF;
+	struct task_fs *fs = current_fs();
+	spin_lock(&fs->lock);
+	int r = fs->fd[fd] ? 0 : -EBADF;
+	if (!r)
+		__set_cloexec(fs, fd, on);
+	spin_unlock(&fs->lock);
+	return r;
+}
+
+void fd_close_on_exec(void)
+{
+	struct task_fs *fs = current_fs();
+	for (int i = 0; i < NR_OPEN; i++) {
+		spin_lock(&fs->lock);
+		struct file *f = NULL;
+		if (fs->cloexec[i / 64] & (1ULL << (i % 64))) {
+			f = fs->fd[i];
+			fs->fd[i] = NULL;
+			__set_cloexec(fs, i, false);
+		}
+		spin_unlock(&fs->lock);
+		fput(f);	/* outside the lock: a FIFO's release may sleep */
+	}
 }
 
 struct file *fget(int fd)
@@ -185,6 +279,7 @@ struct file *fd_remove(int fd)
 	spin_lock(&fs->lock);
 	struct file *f = fs->fd[fd];
 	fs->fd[fd] = NULL;
+	__set_cloexec(fs, fd, false);
 	spin_unlock(&fs->lock);
 	return f;
 }

@@ -31,6 +31,7 @@ struct task_fs {
 	struct seqcount seq;             /* root and cwd changed */
 	struct dentry *root, *cwd;       /* hold references */
 	struct file *fd[NR_OPEN];        /* each holds a reference */
+	uint64_t cloexec[NR_OPEN / 64];  /* close-on-exec flags, bit fd */
 };
 
 void task_fs_init(void);             /* boot: the initial context, at "/" */
@@ -42,6 +43,11 @@ void task_fs_exit(void);
 /* Give the calling thread its own copy (same cwd and root, the same open
  * files in the same slots).  0 or -ENOMEM. */
 int task_fs_unshare(void);
+/* A copy of fs with a count of 1: root and cwd, and with `files` every
+ * descriptor and its close-on-exec flag (fork); NULL if no memory. */
+struct task_fs *task_fs_dup(struct task_fs *fs, bool files);
+/* Put f (reference consumed) in slot fd of fs (a table nobody uses yet). */
+void task_fs_install(struct task_fs *fs, int fd, struct file *f);
 
 /* The calling thread's root and cwd, each with a reference. */
 struct dentry *task_root(void);
@@ -52,8 +58,11 @@ void task_root_and_cwd(struct dentry **root, struct dentry **cwd);
 /* The same with no reference and no lock, for an RCU-walk (caller inside
  * rcu_read_lock: the dentries are not freed before it leaves, though they
  * may stop being the thread's root and cwd meanwhile, which is as if the
- * walk had started a moment earlier). */
-void task_root_and_cwd_rcu(struct dentry **root, struct dentry **cwd);
+ * walk had started a moment earlier), each with its d_seq as it was while
+ * it was still the thread's: a later change of it (its d_kill, once
+ * another thread left it) fails the walk's check. */
+void task_root_and_cwd_rcu(struct dentry **root, unsigned *root_seq, struct dentry **cwd,
+			   unsigned *cwd_seq);
 /* Make d (a directory; reference consumed) the calling thread's cwd. */
 void task_set_cwd(struct dentry *d);
 
@@ -62,6 +71,15 @@ void task_set_cwd(struct dentry *d);
  * take one out (the table's reference passes to the caller). */
 int fd_install(struct file *f);
 int fd_install_at(int fd, struct file *f);
+/* The same with a close-on-exec flag: the lowest free slot at or above
+ * min (-EMFILE if none; -EINVAL if min is out of range), or slot fd. */
+int fd_install_from(struct file *f, int min, bool cloexec);
+int fd_install_at_flags(int fd, struct file *f, bool cloexec);
+/* The flag of an open descriptor (0 or 1), or -EBADF; and setting it. */
+int fd_get_cloexec(int fd);
+int fd_set_cloexec(int fd, bool on);
+/* execve: close every descriptor marked close-on-exec. */
+void fd_close_on_exec(void);
 struct file *fget(int fd);
 struct file *fd_remove(int fd);
 unsigned fd_count_open(void);        /* for tests: slots in use */

@@ -4,10 +4,12 @@
  * root and current directory, which every later thread inherits.
  */
 #include "fs/vfs.h"
+#include "fs/buffer.h"
 #include "fs/dcache.h"
 #include "fs/file.h"
 #include "fs/fs.h"
 #include "fs/mount.h"
+#include "fs/ext2/ext2.h"
 #include "fs/ramfs/ramfs.h"
 #include "fs/slowfs/slowfs.h"
 #include "fs/task_fs.h"
@@ -18,7 +20,8 @@ void vfs_init(void)
 	icache_init();
 	dcache_init();
 	file_cache_init();
-	if (ramfs_register() || slowfs_register())
+	buffer_init();
+	if (ramfs_register() || slowfs_register() || ext2_register())
 		panic("vfs: cannot register the filesystem types");
 	vfs_mount_root();
 	task_fs_init();

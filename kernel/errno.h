@@ -10,7 +10,9 @@
 #define EIO           5
 #define ENXIO         6
 #define E2BIG         7
+#define ENOEXEC       8
 #define EBADF         9
+#define ENOTBLK      15
 #define ECHILD       10      /* inside the kernel: an RCU-walk must leave RCU mode */
 #define EAGAIN       11
 #define ENOMEM       12
@@ -25,6 +27,7 @@
 #define EINVAL       22
 #define ENFILE       23
 #define EMFILE       24
+#define ENOTTY       25
 #define EFBIG        27
 #define ENOSPC       28
 #define ESPIPE       29
@@ -38,10 +41,14 @@
 #define ENOTEMPTY    39
 #define ELOOP        40
 #define EOVERFLOW    75
+#define EUCLEAN     117      /* a filesystem found its own structures wrong (Linux: EFSCORRUPTED) */
 #define ENOTSOCK     88
 #define EAFNOSUPPORT 97
 #define EADDRINUSE   98
 #define ETIMEDOUT   110
+/* Inside the kernel only: a system call a signal interrupted, which the
+ * signal code restarts or turns into EINTR (user/signal.c). */
+#define ERESTARTSYS 512
 
 const char *errno_name(int err);   /* "ENOENT" for 2 or -2; "E?" if unknown */
 

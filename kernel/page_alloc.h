@@ -26,6 +26,8 @@
 #define PG_SLAB     0x04           /* part of a slab (kernel/slab.c) */
 #define PG_LARGE    0x08           /* first page of a large kmalloc */
 #define PG_HEAD     0x10           /* first page of an allocated block of `order` */
+#define PG_USER_EXEC 0x20          /* was mapped executable in user space (kernel/mm.c) */
+#define PG_SHARED   0x40           /* a user page several address spaces map (kernel/mm.c) */
 
 struct kmem_cache;
 
@@ -42,7 +44,10 @@ struct page {
 	uint16_t inuse;            /* slab: objects allocated from it */
 	struct kmem_cache *cache;  /* slab: the owning cache */
 	struct page *head;         /* slab: first page of the slab */
-	void *freelist;            /* slab: first free object */
+	union {
+		void *freelist;    /* slab: first free object */
+		int refs;          /* a shared user page (kernel/mm.c): references, atomic */
+	};
 } __attribute__((aligned(64)));
 
 extern struct page *page_array;

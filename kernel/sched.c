@@ -34,6 +34,8 @@
 #include "kernel/ksyms.h"
 #include "kernel/lockdep.h"
 #include "kernel/time.h"
+#include "kernel/layout.h"
+#include "kernel/mm.h"
 #include "arch/x86_64/apic.h"
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/percpu.h"
@@ -95,6 +97,29 @@ static void finish_switch(void)
 }
 
 /*
+ * What a user thread needs of the CPU besides its registers, switched
+ * with the run queue locked and interrupts off: the kernel stack that
+ * interrupts and system calls from user mode land on (TSS rsp0 and
+ * CPU_KERNEL_SP), the x87/SSE registers (saved for every user thread;
+ * the kernel never uses them), the FS and GS bases, and the page table
+ * (kernel/mm.c: a kernel thread keeps the last one).
+ */
+static void switch_user_state(struct cpu *c, struct thread *prev, struct thread *next)
+{
+	if (prev->fpu)
+		fxsave(prev->fpu);
+	uint64_t top = next->stack ? (uint64_t)next->stack + KSTACK_SIZE : (uint64_t)c->stack_top;
+	c->kernel_sp = top;
+	c->tss.rsp[0] = top;
+	if (next->fpu) {
+		fxrstor(next->fpu);
+		wrmsr(MSR_FS_BASE, next->fs_base);
+		wrmsr(MSR_KERNEL_GS_BASE, next->gs_base);
+	}
+	mm_switch(next);
+}
+
+/*
  * Switch to the next thread.  A thread that calls schedule() in a sleeping
  * state leaves the CPU until woken.  A preempted thread (preempt) stays
  * runnable whatever its state: it may have set THREAD_SLEEPING and been
@@ -133,6 +158,7 @@ static void __schedule(bool preempt)
 		lock_release(&rq->lock.dep_map, (unsigned long)__schedule);
 		WRITE_ONCE(c->current, next);	/* least_loaded_cpu reads it unlocked */
 		c->switched_from = prev;
+		switch_user_state(c, prev, next);
 		context_switch(&prev->saved_rsp, next->saved_rsp);
 		/* Back in prev, perhaps much later and on another CPU. */
 		c = this_cpu();
@@ -142,6 +168,7 @@ static void __schedule(bool preempt)
 	}
 	spin_unlock(&rq->lock);
 	irq_restore(flags);
+	mm_switch_finish();	/* drop an address space the switch replaced */
 }
 
 void schedule(void)
@@ -159,6 +186,7 @@ void thread_entry(void)
 	finish_switch();
 	spin_unlock(&rq_of(cpu_id())->lock);
 	irq_enable();
+	mm_switch_finish();
 	thread_exit(self->fn(self->arg));
 }
 
@@ -378,6 +406,11 @@ void sched_tick(void)
 	} else if (t->slice && --t->slice == 0) {
 		WRITE_ONCE(rq->need_resched, true);
 	}
+}
+
+bool need_resched(void)
+{
+	return READ_ONCE(rq_of(cpu_id())->need_resched);
 }
 
 void sched_irq_exit(struct trap_frame *tf)

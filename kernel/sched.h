@@ -29,6 +29,7 @@ bool wake_up_thread(struct thread *t);            /* wakes a sleeping or killabl
 bool wake_up_state(struct thread *t, int states); /* only if in one of these (bitmask 1<<state) */
 void sched_enqueue_new(struct thread *t);
 
+bool need_resched(void);            /* this CPU should reschedule (interrupts off) */
 void sched_tick(void);              /* timer interrupt, every CPU */
 void sched_irq_exit(struct trap_frame *tf); /* end of every interrupt: maybe preempt */
 

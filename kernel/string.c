@@ -2,10 +2,16 @@
 #include "kernel/string.h"
 #include "kernel/errno.h"
 
+/* Eight bytes a move, then the tail: under QEMU's TCG every iteration of
+ * a string instruction costs about the same, so rep movsq is eight times
+ * faster than rep movsb on large copies (a 2 MB execve reads its file
+ * through here). */
 void *memcpy(void *dst, const void *src, size_t n)
 {
 	void *ret = dst;
-	__asm__ volatile("rep movsb" : "+D"(dst), "+S"(src), "+c"(n) : : "memory");
+	size_t words = n / 8, tail = n % 8;
+	__asm__ volatile("rep movsq" : "+D"(dst), "+S"(src), "+c"(words) : : "memory");
+	__asm__ volatile("rep movsb" : "+D"(dst), "+S"(src), "+c"(tail) : : "memory");
 	return ret;
 }
 
@@ -32,6 +38,12 @@ void clear_page(void *page)
 {
 	size_t n = 4096 / 8;
 	__asm__ volatile("rep stosq" : "+D"(page), "+c"(n) : "a"(0UL) : "memory");
+}
+
+void copy_page(void *dst, const void *src)
+{
+	size_t n = 4096 / 8;
+	__asm__ volatile("rep movsq" : "+D"(dst), "+S"(src), "+c"(n) : : "memory");
 }
 
 int memcmp(const void *a, const void *b, size_t n)
@@ -148,4 +160,13 @@ int parse_u64(const char *s, size_t n, uint64_t *out)
 	}
 	*out = v;
 	return 0;
+}
+
+char *strstr(const char *hay, const char *needle)
+{
+	size_t n = strlen(needle);
+	for (; *hay; hay++)
+		if (strncmp(hay, needle, n) == 0)
+			return (char *)hay;
+	return n == 0 ? (char *)hay : NULL;
 }

@@ -11,6 +11,7 @@ void *memset(void *dst, int c, size_t n);
 /* Zero one 4 KiB page (page-aligned): eight bytes a store, which under
  * QEMU's TCG is eight times fewer iterations than memset's byte loop. */
 void clear_page(void *page);
+void copy_page(void *dst, const void *src);   /* one 4 KiB page, eight bytes a move */
 int memcmp(const void *a, const void *b, size_t n);
 size_t strlen(const char *s);
 size_t strnlen(const char *s, size_t max);
@@ -18,6 +19,7 @@ int strcmp(const char *a, const char *b);
 int strncmp(const char *a, const char *b, size_t n);
 char *strchr(const char *s, int c);
 void *memchr(const void *s, int c, size_t n);
+char *strstr(const char *hay, const char *needle);
 size_t strlcpy(char *dst, const char *src, size_t size);
 
 /*

@@ -55,6 +55,7 @@ static struct thread *thread_alloc(const char *name, int cpu)
 	t->pinned_cpu = cpu;
 	t->refcount = 1;	/* the thread's own */
 	list_init(&t->rq_node);
+	list_init(&t->thread_node);
 	unsigned long flags = spin_lock_irqsave(&threads_lock);
 	t->tid = next_tid++;
 	list_add_tail(&t->all_node, &all_threads);
@@ -75,7 +76,7 @@ struct thread *thread_boot_context(const char *name, unsigned cpu)
 	return t;
 }
 
-struct thread *thread_create(const char *name, int (*fn)(void *), void *arg, int cpu)
+struct thread *thread_create_stopped(const char *name, int (*fn)(void *), void *arg, int cpu)
 {
 	if (cpu >= (int)ncpus)
 		return NULL;
@@ -101,7 +102,19 @@ struct thread *thread_create(const char *name, int (*fn)(void *), void *arg, int
 		*--sp = 0;
 	t->saved_rsp = (uint64_t)sp;
 	t->state = THREAD_RUNNING;
+	return t;
+}
+
+void thread_start(struct thread *t)
+{
 	sched_enqueue_new(t);
+}
+
+struct thread *thread_create(const char *name, int (*fn)(void *), void *arg, int cpu)
+{
+	struct thread *t = thread_create_stopped(name, fn, arg, cpu);
+	if (t)
+		thread_start(t);
 	return t;
 }
 

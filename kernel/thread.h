@@ -41,6 +41,9 @@ enum thread_state {
 struct jmp_buf;
 struct task_fs;
 struct cred;
+struct mm_struct;
+struct signal_struct;
+struct trap_frame;
 
 struct thread {
 	/* Fixed at creation. */
@@ -85,6 +88,23 @@ struct thread {
 	/* Credentials (kernel/cred.h): a reference; own thread only swaps it. */
 	const struct cred *cred;
 
+	/* User mode (user/, kernel/mm.h); NULL and 0 for kernel threads.
+	 * Own thread only, except where marked. */
+	struct mm_struct *mm;      /* its address space (the switch reads it) */
+	void *fpu;                 /* 512-byte FXSAVE area: saved and restored at each switch */
+	uint64_t fs_base, gs_base; /* loaded at each switch */
+	struct signal_struct *signal;  /* its process (user/process.h) */
+	struct trap_frame *user_regs;  /* the registers saved at its last entry to the kernel */
+	unsigned pid;              /* the thread ID user space sees (gettid) */
+	uint64_t clear_child_tid;  /* set_tid_address: cleared and woken at exit */
+	unsigned cred_gen;         /* the process credentials it has adopted (user/sys_cred.c) */
+	uint64_t sig_blocked;      /* blocked signals (bit n-1 for signal n) */
+	uint64_t sig_pending;      /* signals sent to this thread (siglock) */
+	bool sigpending;           /* atomic: a signal it will act on is pending (Linux's TIF_SIGPENDING) */
+	uint64_t saved_sigmask;    /* rt_sigsuspend: the mask to go back to ... */
+	bool restore_sigmask;      /* ... once a signal was acted on */
+	struct list_head thread_node;  /* in signal->threads (tasklist_lock) */
+
 #if CONFIG_LOCKDEP
 	struct lockdep_held held;  /* the validator's stack of this thread's locks */
 #endif
@@ -107,6 +127,10 @@ static inline void abort_unsafe_end(void)
 }
 
 struct thread *thread_create(const char *name, int (*fn)(void *), void *arg, int cpu);
+/* The same, but not started until thread_start(t): the creator may set
+ * it up first (user/fork.c gives it an address space). */
+struct thread *thread_create_stopped(const char *name, int (*fn)(void *), void *arg, int cpu);
+void thread_start(struct thread *t);
 int thread_join(struct thread *t);
 __attribute__((noreturn)) void thread_exit(int code);
 void thread_get(struct thread *t);
@@ -114,9 +138,18 @@ void thread_put(struct thread *t);
 
 /* Mark a fatal signal pending and wake t from a killable sleep. */
 void thread_kill(struct thread *t);
+/*
+ * True when a killable wait should end: the thread was killed, or (a user
+ * thread) a signal it will act on is pending.  smpvfs has one kind of
+ * interruptible sleep, the killable one; a system call it ends is then
+ * restarted or fails with EINTR, as the signal's SA_RESTART says
+ * (user/signal.c).
+ */
 static inline bool fatal_signal_pending(void)
 {
-	return __atomic_load_n(&current_thread()->fatal_pending, __ATOMIC_ACQUIRE);
+	struct thread *t = current_thread();
+	return __atomic_load_n(&t->fatal_pending, __ATOMIC_ACQUIRE) ||
+	       __atomic_load_n(&t->sigpending, __ATOMIC_ACQUIRE);
 }
 
 void set_current_state(int state);

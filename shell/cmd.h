@@ -28,6 +28,8 @@ struct sh_ctx {
 	const struct sh_command *cmd;
 	int out_fd;                /* -1: the terminal; else a file (redirection) */
 	int write_error;           /* the first error writing to out_fd, or 0 */
+	bool tty_input;            /* atomic: a user program reads the console (cmd_run.c) */
+	bool exit_shell;           /* exec: the shell ends with this command's status */
 };
 
 typedef int (*sh_cmd_fn)(struct sh_ctx *c, int argc, char **argv);
@@ -52,13 +54,16 @@ const struct sh_command *sh_find_command(const char *name);
 /* The shell itself (commands.c: help; cmd_shell.c). */
 SH_CMD(help); SH_CMD(echo); SH_CMD(sleep); SH_CMD(true); SH_CMD(false); SH_CMD(exit);
 SH_CMD(source); SH_CMD(history); SH_CMD(jobs); SH_CMD(wait); SH_CMD(kill);
+/* User programs (cmd_run.c). */
+SH_CMD(run); SH_CMD(exec);
+int sh_status_of(int wstatus);
 /* Files (cmd_files.c: changing the namespace, the cwd; cmd_read.c: reading). */
 SH_CMD(mkdir); SH_CMD(rmdir); SH_CMD(touch); SH_CMD(rm); SH_CMD(mv); SH_CMD(ln);
 SH_CMD(mknod); SH_CMD(mkfifo);
 SH_CMD(cd); SH_CMD(pwd);
 SH_CMD(ls); SH_CMD(tree); SH_CMD(cat); SH_CMD(stat); SH_CMD(readlink);
 /* Mounts (cmd_mount.c). */
-SH_CMD(mount); SH_CMD(umount); SH_CMD(mounts); SH_CMD(slowfs);
+SH_CMD(mount); SH_CMD(umount); SH_CMD(sync); SH_CMD(mounts); SH_CMD(slowfs);
 /* The machine and its self-checks (cmd_system.c). */
 SH_CMD(poweroff); SH_CMD(reboot); SH_CMD(cpus); SH_CMD(threads); SH_CMD(params);
 SH_CMD(locks); SH_CMD(ktest); SH_CMD(bench); SH_CMD(fstest);

@@ -7,6 +7,7 @@
  */
 #include "shell/cmd.h"
 #include "fs/syscalls.h"
+#include "fs/fs.h"
 #include "fs/mount.h"
 #include "fs/slowfs/slowfs.h"
 #include "kernel/kmalloc.h"
@@ -14,13 +15,14 @@
 #include "kernel/errno.h"
 
 /*
- * mount, umount, and the mount list (mounts, df).
+ * mount, umount, sync, and the mount list (mounts, df).
  *
- *   mount -t TYPE [-o OPTIONS | OPTIONS] DIR
+ *   mount -t TYPE [-o OPTIONS] DEVICE DIR    a disk filesystem (ext2)
+ *   mount -t TYPE [-o OPTIONS | OPTIONS] DIR the others
  *   mount                         the list, as `mounts`
  *
  * OPTIONS is the filesystem's comma list, e.g. for slowfs
- * "latency=50,names=16" (fs/slowfs/slowfs.h).
+ * "latency=50,names=16" (fs/slowfs/slowfs.h), for ext2 "ro".
  *
  * The list is copied inside vfs_for_each_mount's callback, which must
  * not sleep, and printed afterwards.
@@ -89,14 +91,30 @@ int cmd_mount(struct sh_ctx *c, int argc, char **argv)
 	}
 	if (!type)
 		return sh_usage(c, "which filesystem? (-t TYPE)");
-	if (argc - i == 2 && options[0] == '\0')
+	struct file_system_type *t = get_fs_type(type);
+	const char *source = NULL;
+	if (t && (t->fs_flags & FS_REQUIRES_DEV)) {
+		if (argc - i != 2)
+			return sh_usage(c, "expected a device and a directory");
+		source = argv[i++];	/* mount -t TYPE DEVICE DIR */
+	} else if (argc - i == 2 && options[0] == '\0') {
 		options = argv[i++];	/* mount -t TYPE OPTIONS DIR */
+	}
 	if (argc - i != 1)
 		return sh_usage(c, "expected one directory");
-	int err = sys_mount(type, argv[i], options);
+	int err = sys_mount_from(source, argv[i], type, 0, options);
 	if (err < 0)
 		return sh_error(c, "%s on %s: %s", type, argv[i], sh_strerror(err));
 	return 0;
+}
+
+int cmd_sync(struct sh_ctx *c, int argc, char **argv)
+{
+	(void)argv;
+	if (argc != 1)
+		return sh_usage(c, "no arguments expected");
+	int err = sys_sync();
+	return err < 0 ? sh_error(c, "some writes failed: %s (they stay cached)", sh_strerror(err)) : 0;
 }
 
 int cmd_umount(struct sh_ctx *c, int argc, char **argv)

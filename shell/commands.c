@@ -21,6 +21,8 @@ static const struct sh_command commands[] = {
 	{ "jobs", cmd_jobs, "", "list the background jobs", SH_INLINE },
 	{ "wait", cmd_wait, "[JOB...]", "wait for background jobs (all, or %N / N)", SH_INLINE },
 	{ "kill", cmd_kill, "JOB...", "stop background jobs (%N or N), as Ctrl-C would", SH_INLINE },
+	{ "run", cmd_run, "PATH [ARGS...]", "run a user program (a static Linux executable) on the console", 0 },
+	{ "exec", cmd_exec, "PATH [ARGS...]", "run a user program, then end the script it is in with its status", 0 },
 
 	{ "ls", cmd_ls, "[-l] [-a] [PATH...]", "list directories", 0 },
 	{ "tree", cmd_tree, "[PATH]", "list a directory and everything below it", 0 },
@@ -44,7 +46,8 @@ static const struct sh_command commands[] = {
 	{ "su", cmd_su, "UID[:GID[,GID...]] CMD [ARGS...]", "run one command as another user (GID defaults to UID)", 0 },
 	{ "umask", cmd_umask, "[MODE]", "print or set the mask of new files' permission bits", SH_INLINE },
 
-	{ "mount", cmd_mount, "[-t TYPE [-o OPTIONS] DIR]", "mount a filesystem on DIR (no arguments: list mounts)", 0 },
+	{ "mount", cmd_mount, "[-t TYPE [-o OPTIONS] [DEVICE] DIR]", "mount a filesystem on DIR (ext2: from DEVICE, e.g. /dev/vda; no arguments: list mounts)", 0 },
+	{ "sync", cmd_sync, "", "write every disk's cached changes back", 0 },
 	{ "umount", cmd_umount, "DIR", "unmount the filesystem mounted on DIR", 0 },
 	{ "mounts", cmd_mounts, "", "list the mounts (like df)", 0 },
 	{ "df", cmd_mounts, "", "list the mounts", 0 },

@@ -23,6 +23,7 @@
 #include "kernel/errno.h"
 #include "kernel/kmalloc.h"
 #include "kernel/string.h"
+#include "user/tty.h"
 
 #define CTRL_C 0x03
 
@@ -32,6 +33,10 @@ int sh_watch(struct shell *sh, struct sh_job *j)
 		wait_event_timeout(j->wq, job_done(j), 1);
 		int c;
 		while ((c = sh->getc(sh)) >= 0) {
+			if (__atomic_load_n(&j->ctx.tty_input, __ATOMIC_ACQUIRE)) {
+				tty_receive((char)c);	/* a user program has the console */
+				continue;
+			}
 			if (c == CTRL_C) {
 				sh_term_printf(sh, "^C\n");
 				return -EINTR;
@@ -54,6 +59,8 @@ static int run_foreground(struct shell *sh, struct sh_job *j)
 		}
 	}
 	sh->interrupted = j->killed;
+	if (j->ctx.exit_shell)
+		sh->exiting = true;
 	return job_free(j);
 }
 
@@ -99,7 +106,7 @@ static int run_inline(struct shell *sh, const struct sh_command *def, struct sh_
 			return 1;
 		}
 	}
-	struct sh_ctx ctx = { sh, def, fd, 0 };
+	struct sh_ctx ctx = { .sh = sh, .cmd = def, .out_fd = fd };
 	int status = def->fn(&ctx, cmd->argc, cmd->argv);
 	if (ctx.write_error)
 		status = sh_errno(&ctx, "write error", ctx.write_error);

@@ -28,7 +28,7 @@ struct sh_job *job_new(struct shell *sh, const struct sh_command *def, const str
 	struct sh_job *j = kzalloc(bytes);
 	if (!j)
 		return NULL;
-	j->ctx = (struct sh_ctx){ sh, def, -1, 0 };
+	j->ctx = (struct sh_ctx){ .sh = sh, .cmd = def, .out_fd = -1 };
 	j->argc = cmd->argc;
 	j->argv = (char **)(j + 1);
 	char *p = (char *)(j->argv + cmd->argc + 1);

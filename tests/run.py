@@ -39,6 +39,7 @@ import concurrent.futures
 import dataclasses
 import os
 import shlex
+import shutil
 import signal
 import sys
 import threading
@@ -55,6 +56,8 @@ if __name__ == "__main__" and not __package__:
 from tests.lib.accel import print_accel, resolve_accel
 from tests.lib.args import firmware_list, name_list, positive_seconds, smp_count, smp_list
 from tests.lib.common import BUILD, DEFAULT_ELF, TEST_KARGS, check_elf, check_initrd, die, show
+from tests.lib import ext2img
+from tests.lib.disks import Disk, DiskSet
 from tests.lib.ktap import consistency_problems, format_counts, parse_ktap
 from tests.lib.qemu import (Config, check_kargs, interpret_status, make_iso, qemu_command,
                             run_captured, run_interactive)
@@ -76,7 +79,12 @@ def cmd_boot(args):
     iso = make_iso(elf, args.kargs, BUILD / "iso", initrd)
     name = f"boot-{args.machine}-smp{args.smp}"
     cfg = Config(args.firmware, args.smp, args.machine, accel, args.mem, name)
-    cmd = qemu_command(cfg, iso, gdb=args.gdb)
+    for path in args.disk:
+        if not path.is_file():
+            die(f"{show(path)}: no such disk image")
+    disks = DiskSet([Disk(f"disk{i}", path, nbd=False) for i, path in enumerate(args.disk)],
+                    BUILD / "disks" / "run")
+    cmd = qemu_command(cfg, iso, gdb=args.gdb, extra=disks.start())
     print("+ " + shlex.join(cmd), flush=True)
     if args.gdb:
         print("gdb: QEMU is stopped, waiting for `target remote :1234`", flush=True)
@@ -94,17 +102,31 @@ class Outcome:
     reason: str     # short, for the final lines
 
 
-def run_config(position, cfg, iso, kargs, files, timeout, expected):
+def run_config(position, cfg, iso, kargs, files, timeout, expected, scratch=None):
     """Boot one configuration of the matrix, print its result line and, on failure,
-    the details; returns an Outcome."""
+    the details; returns an Outcome.  scratch: an ext2 image template; the boot
+    gets a fresh copy as its disk vda (role "scratch"), which e2fsck -fn must
+    find clean afterwards."""
     label = f"[{position}] {cfg.label()}"
     with PRINT_LOCK:
         print(f"{label} ...", flush=True)
     log_path = BUILD / "test-logs" / f"{cfg.name}.log"
-    status, stderr_lines, elapsed = run_captured(qemu_command(cfg, iso), log_path, timeout)
+    extra, image = [], None
+    if scratch:
+        image = scratch.with_name(f"{cfg.name}.img")
+        shutil.copyfile(scratch, image)
+        extra = DiskSet([Disk("scratch", image, nbd=False)], scratch.parent).start()
+    status, stderr_lines, elapsed = run_captured(qemu_command(cfg, iso, extra=extra), log_path,
+                                                 timeout)
+    fsck = ext2img.fsck_problems(image) if image and status is not None else []
     with PRINT_LOCK:    # one boot's report in one piece, when two boot at once
-        return report_config(label, cfg, kargs, files, expected, log_path, status,
-                             stderr_lines, elapsed, timeout)
+        outcome = report_config(label, cfg, kargs, files, expected, log_path, status,
+                                stderr_lines, elapsed, timeout)
+        for problem in fsck:
+            print(f"  - scratch disk {show(image)}: {problem}")
+        if fsck:
+            outcome.ok, outcome.reason = False, "e2fsck found the scratch disk damaged"
+        return outcome
 
 
 def report_config(label, cfg, kargs, files, expected, log_path, status, stderr_lines, elapsed,
@@ -179,7 +201,13 @@ def cmd_test(args):
     check_kargs(args.kargs)
     accel, why = resolve_accel(args.accel, elf)
     print_accel(accel, why)
-    kargs = " ".join(part for part in (TEST_KARGS, args.kargs) if part)
+    scratch = None
+    if args.scratch_disk:
+        scratch = BUILD / "disks" / "matrix" / "template.img"
+        scratch.parent.mkdir(parents=True, exist_ok=True)
+        ext2img.make_image(scratch, 32, block_size=4096)
+    kargs = " ".join(part for part in (TEST_KARGS, "ktest.disks=scratch:vda" if scratch else "",
+                                       args.kargs) if part)
     iso = make_iso(elf, kargs, BUILD / "iso", initrd)
     # For the rerun hint: the same kernel files, if not the defaults.
     files = [] if elf.resolve() == DEFAULT_ELF.resolve() else ["--elf", show(elf)]
@@ -199,7 +227,7 @@ def cmd_test(args):
         cfg = Config(firmware, smp, args.machine, accel, args.mem, name)
         jobs.append((f"{number}/{len(matrix)}", cfg))
     outcomes = run_matrix(jobs, lambda position, cfg: run_config(
-        position, cfg, iso, kargs, files, args.timeout, expected))
+        position, cfg, iso, kargs, files, args.timeout, expected, scratch))
     failed = [o for o in outcomes if not o.ok]
     if expected is not None:
         if failed:
@@ -259,6 +287,8 @@ def build_parser():
     boot.add_argument("--firmware", choices=("bios", "uefi"), default="bios",
                       help="firmware (default bios)")
     boot.add_argument("--gdb", action="store_true", help="wait for gdb on :1234 (-s -S)")
+    boot.add_argument("--disk", type=Path, action="append", default=[], metavar="IMAGE",
+                      help="attach IMAGE (a raw file) as the next disk, vda first (read-write)")
     boot.set_defaults(func=cmd_boot)
 
     test = sub.add_parser("test", parents=[common], help="run the test matrix",
@@ -277,6 +307,9 @@ def build_parser():
                            "(`# must fail: SUITE.CASE`) must fail")
     test.add_argument("--expect-panic", metavar="SYMBOL",
                       help="fault check: the kernel must panic with SYMBOL in its backtrace")
+    test.add_argument("--scratch-disk", action="store_true",
+                      help="give every boot a fresh ext2 disk (role scratch: the ext2 suites "
+                           "run on it) and check it with e2fsck -fn afterwards")
     test.add_argument("--log-suffix", default="", metavar="SUFFIX",
                       help="add SUFFIX to each log's name (build/test-logs/bios-smp4SUFFIX.log), "
                            "so that another kernel's run keeps the matrix's logs")

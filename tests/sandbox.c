@@ -8,8 +8,9 @@
 #include "kernel/kprintf.h"
 #include "kernel/ktest.h"
 #include "kernel/string.h"
+#include "block/blkdev.h"
 
-void sandbox_enter(struct sandbox *s, const char *name)
+static void enter(struct sandbox *s, const char *name, struct block_device *bdev)
 {
 	/* A number per sandbox: a case cut short by a failed ASSERT leaves
 	 * its sandbox behind, and with ktest.repeat the next repetition
@@ -23,8 +24,29 @@ void sandbox_enter(struct sandbox *s, const char *name)
 	s->inodes = icache_live();
 	s->files = files_live();
 	ASSERT_EQ(sys_mkdir(s->path, 0755), 0);
-	ASSERT_EQ(sys_mount("ramfs", s->path, NULL), 0);
-	ASSERT_EQ(sys_chdir(s->path), 0);
+	s->disk_dir[0] = '\0';
+	if (!bdev) {
+		ASSERT_EQ(sys_mount("ramfs", s->path, NULL), 0);
+		ASSERT_EQ(sys_chdir(s->path), 0);
+		return;
+	}
+	char dev[24], work[128];
+	snprintf(dev, sizeof(dev), "/dev/%s", bdev->name);
+	ASSERT_EQ(sys_mount_from(dev, s->path, "ext2", 0, NULL), 0);
+	snprintf(s->disk_dir, sizeof(s->disk_dir), "/%s.%lu", name, ktest_seed() % 1000000);
+	snprintf(work, sizeof(work), "%s%s", s->path, s->disk_dir);
+	ASSERT_EQ(sys_mkdir(work, 0755), 0);
+	ASSERT_EQ(sys_chdir(work), 0);
+}
+
+void sandbox_enter(struct sandbox *s, const char *name)
+{
+	enter(s, name, NULL);
+}
+
+void sandbox_enter_disk(struct sandbox *s, const char *name, struct block_device *bdev)
+{
+	enter(s, name, bdev);
 }
 
 void sandbox_leave(struct sandbox *s)

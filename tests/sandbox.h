@@ -18,10 +18,17 @@
 
 struct sandbox {
 	char path[64];
+	char disk_dir[48];         /* on a disk: the work directory's path in the image */
 	uint64_t dentries, inodes, files;
 };
 
+struct block_device;
+
 void sandbox_enter(struct sandbox *s, const char *name);
+/* The same on an ext2 disk: bdev mounted at the sandbox's path, and the
+ * cwd a new directory in it (disk_dir), so that runs on one disk do not
+ * meet; what they leave stays there for the host to check after the boot. */
+void sandbox_enter_disk(struct sandbox *s, const char *name, struct block_device *bdev);
 void sandbox_leave(struct sandbox *s);
 
 #endif

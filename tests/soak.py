@@ -1,14 +1,19 @@
 #!/usr/bin/env python3
 """soak.py: boot smpvfs again and again with fresh seeds until the time is up.
 
-    tests/soak.py [--duration SECONDS] [--smp 2,4,8] [--firmware bios,uefi] [--until-failure]
+    tests/soak.py [--duration SECONDS] [--smp 2,4,8] [--firmware bios,uefi] [--kcsan-elf ELF]
+                  [--suites S] [--until-failure]
 
 `make soak DURATION=600` runs this.  Each boot takes the next -smp count
 in turn (and, after a full turn, the next firmware), a fresh random seed,
 and a race-window setting in turn (ktest.jitter=1, 4, 16: every window,
 or a lighter load that lets more calls through per second), and runs the
-concurrency suites, the colliding fuzzer and the torture.  One line per
-boot; at the end
+concurrency suites, the colliding fuzzer (whose colliding tuples fail
+allocations now and then, and pick racing pairs on purpose) and the
+torture.  With --kcsan-elf (make soak builds and passes the KCSAN=1
+kernel), every third boot is of the data-race detector's kernel, with a
+16-bucket dentry hash, so that the detector runs with race windows on
+and for as long as the soak lasts.  One line per boot; at the end
 
     soak: N boots, N rounds, N calls, 0 failures
 
@@ -39,13 +44,18 @@ from tests.lib.accel import print_accel, resolve_accel
 from tests.lib.args import firmware_list, positive_seconds, smp_list
 from tests.lib.common import BUILD, DEFAULT_ELF, TEST_KARGS, check_elf, check_initrd, show
 from tests.lib.ktap import format_counts, parse_ktap
+from tests.lib import ext2img
+from tests.lib.disks import Disk, DiskSet
 from tests.lib.qemu import Config, interpret_status, make_iso, qemu_command, run_captured
 from tests.lib.report import print_details
 from tests.lib.verdict import cpu_count_problems, verdict_problems
 
 # The suites whose point is concurrency, the fuzzer and the torture.
 SUITES = ("lookup,dcache_races,prune,rename,mount_races,inode,file,readdir,dirops_kill,"
-          "outside,shrinker,waitqueue,rwsem,mutex,rcu,vfs_stress,vfs_fuzz")
+          "outside,shrinker,waitqueue,rwsem,mutex,rcu,rcuwalk,rcuwalk_races,perm_races,"
+          "vfs_stress,vfs_fuzz,ext2_stress,ext2_fuzz")
+KCSAN_EVERY = 3         # with --kcsan-elf: every third boot is the detector's kernel
+KCSAN_KARGS = "dcache.buckets=16"
 JITTER = (1, 4, 16)
 FUZZ_ROUNDS = 200       # vfs_fuzz.rounds for each boot (make test runs 4): about 3 min at -smp 8
 STRESS = 4              # ktest.stress: the stress tests' counts, times make test's
@@ -55,15 +65,32 @@ FUZZ_LINE = re.compile(r"# vfs_fuzz: (\d+) rounds, (\d+) calls, (\d+) collisions
 TORTURE_LINE = re.compile(r"# seed \d+ \(CPU c uses seed \+ c\), (\d+) calls a CPU")
 
 
-def boot(n, cfg_args, seed, jitter, suites, elf, initrd):
+SCRATCH_MB = 256        # each boot's ext2 scratch disk (the fuzzer leaves its trees there)
+
+
+def scratch_disk(n, firmware, smp):
+    """A fresh empty ext2 image for one boot, vda (role scratch)."""
+    image = BUILD / "soak-logs" / f"boot{n}-{firmware}-smp{smp}.img"
+    image.parent.mkdir(parents=True, exist_ok=True)
+    ext2img.make_image(image, SCRATCH_MB, block_size=4096)
+    return DiskSet([Disk("scratch", image, nbd=False)], image.parent), image
+
+
+def boot_kargs(suites, seed, jitter, kcsan):
+    return (f"ktest={suites} ktest.seed={seed} ktest.jitter={jitter} ktest.stress={STRESS} "
+            f"vfs_fuzz.rounds={FUZZ_ROUNDS} ktest.disks=scratch:vda"
+            + (f" {KCSAN_KARGS}" if kcsan else ""))
+
+
+def boot(n, cfg_args, seed, jitter, suites, elf, initrd, kcsan):
     firmware, smp, accel, mem = cfg_args
-    kargs = (f"{TEST_KARGS} ktest={suites} ktest.seed={seed} ktest.jitter={jitter} "
-             f"ktest.stress={STRESS} vfs_fuzz.rounds={FUZZ_ROUNDS}")
+    kargs = f"{TEST_KARGS} {boot_kargs(suites, seed, jitter, kcsan)}"
     iso = make_iso(elf, kargs, BUILD / "iso-soak", initrd)
     cfg = Config(firmware, smp, "pc", accel, mem, f"soak-{firmware}-smp{smp}")
-    log_path = BUILD / "soak-logs" / f"boot{n}-{firmware}-smp{smp}.log"
-    status, stderr_lines, elapsed = run_captured(qemu_command(cfg, iso), log_path,
-                                                     BOOT_TIMEOUT)
+    log_path = BUILD / "soak-logs" / f"boot{n}-{firmware}-smp{smp}{'-kcsan' if kcsan else ''}.log"
+    disks, image = scratch_disk(n, firmware, smp)
+    status, stderr_lines, elapsed = run_captured(qemu_command(cfg, iso, extra=disks.start()),
+                                                 log_path, BOOT_TIMEOUT)
     k = parse_ktap(log_path.read_bytes().decode(errors="replace").splitlines())
     rounds = calls = 0
     for line in k.lines:
@@ -76,7 +103,10 @@ def boot(n, cfg_args, seed, jitter, suites, elf, initrd):
         problems = [f"hung: no end after {BOOT_TIMEOUT} s"]
     else:
         verdict, message = interpret_status(status, stderr_lines)
-        problems = verdict_problems(k, verdict, message) + cpu_count_problems(k, cfg)
+        problems = (verdict_problems(k, verdict, message) + cpu_count_problems(k, cfg) +
+                    ext2img.fsck_problems(image))
+    if not problems:
+        image.unlink()      # a failing boot's disk stays, for debugfs
     return k, log_path, elapsed, rounds, calls, problems
 
 
@@ -108,6 +138,8 @@ def main():
                         help="firmwares to take in turn (default bios,uefi)")
     parser.add_argument("--suites", default=SUITES, help=f"the suites each boot runs (default {SUITES})")
     parser.add_argument("--elf", type=Path, default=DEFAULT_ELF)
+    parser.add_argument("--kcsan-elf", type=Path, default=None,
+                        help=f"the KCSAN=1 kernel, booted every {KCSAN_EVERY}rd boot")
     parser.add_argument("--initrd", type=Path, default=None)
     parser.add_argument("--accel", choices=["tcg", "kvm", "auto"], default=None)
     parser.add_argument("--mem", default="512M")
@@ -116,6 +148,7 @@ def main():
     args = parser.parse_args()
 
     elf, initrd = check_elf(args.elf), check_initrd(args.initrd)
+    kcsan_elf = check_elf(args.kcsan_elf) if args.kcsan_elf else None
     accel, why = resolve_accel(args.accel, elf)
     print_accel(accel, why)
     suites = args.suites
@@ -130,21 +163,22 @@ def main():
         jitter = JITTER[boots % len(JITTER)]
         seed = rng.getrandbits(63)
         boots += 1
+        kcsan = kcsan_elf is not None and boots % KCSAN_EVERY == 0
+        boot_elf = kcsan_elf if kcsan else elf
         k, log_path, elapsed, r, c, problems = boot(boots, (firmware, smp, accel, args.mem),
-                                                    seed, jitter, suites, elf, initrd)
+                                                    seed, jitter, suites, boot_elf, initrd, kcsan)
         rounds += r
         calls += c
         passed, failed, skipped = k.totals()
         verdict = "ok" if not problems else "FAIL: " + "; ".join(problems)
-        print(f"boot {boots}: {firmware} smp={smp} seed={seed} jitter={jitter}: "
-              f"{format_counts(passed, failed, skipped)}, {r} rounds, {c} calls "
+        print(f"boot {boots}: {firmware} smp={smp}{' KCSAN' if kcsan else ''} seed={seed} "
+              f"jitter={jitter}: {format_counts(passed, failed, skipped)}, {r} rounds, {c} calls "
               f"({elapsed:.0f} s) {verdict}", flush=True)
         if problems:
             replay = (f"python3 tests/run.py test --smp {smp} --firmware {firmware} "
-                      f"--timeout {BOOT_TIMEOUT} "
+                      f"--timeout {BOOT_TIMEOUT} --elf {show(boot_elf)} --scratch-disk "
                       + (f"--initrd {show(initrd)} " if initrd else "")
-                      + f"--kargs \"ktest={suites} ktest.seed={seed} ktest.jitter={jitter} "
-                      f"ktest.stress={STRESS} vfs_fuzz.rounds={FUZZ_ROUNDS}\"")
+                      + f"--kargs \"{boot_kargs(suites, seed, jitter, kcsan)}\"")
             failures.append((boots, what_failed(k), replay, log_path))
             print_details(k, show(log_path))
             if args.until_failure:

@@ -120,7 +120,8 @@ static void teams_run_every_member_once(void)
 static void every_benchmark_runs(void)
 {
 	static const char *const names[] = { "locks", "lookup_slow", "lookup_storm", "pathwalk",
-					     "lookup_cost", "dcache_size", "mixed", "conflicts" };
+					     "lookup_cost", "dcache_size", "mixed", "conflicts",
+					     "user_spawn", "user_stat", "disk_lookup", "disk_walk" };
 	unsigned n = sizeof(names) / sizeof(names[0]);
 	for (unsigned i = 0; i < n; i++)
 		EXPECT_TRUE(bench_exists(names[i], strlen(names[i])));
@@ -128,6 +129,8 @@ static void every_benchmark_runs(void)
 	EXPECT_EQ(bench_run_names("nosuch", 0), 0u);
 	EXPECT_EQ(bench_run_names("lookup_storm,locks", 0), 2u);
 
+	/* The user benchmarks' first run leaves their mount point behind. */
+	EXPECT_EQ(bench_run_names("user_spawn", 0), 1u);
 	uint64_t dentries = dcache_live(), inodes = icache_live();
 	EXPECT_EQ(bench_run_names("all", 0), n);
 	EXPECT_EQ(dcache_live(), dentries);	/* every benchmark cleaned up after itself */

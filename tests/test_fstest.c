@@ -1,6 +1,8 @@
 /*
  * test_fstest.c: the fstest test files (tests/fstest/NAME.t) run inside
- * smpvfs, one case per file.  tools/fstest/run.py runs the same files on
+ * smpvfs, one case per file: by the kernel's own fstest (suite fstest)
+ * and by the host's build of the same program, linked statically against
+ * glibc, in user mode (suite fstest_user: one process per line).  tools/fstest/run.py runs the same files on
  * Linux, so every expectation here has been checked against a real
  * kernel.  The files reach the kernel in the initramfs that `make test`
  * builds (build/initrd.cpio holds /tests/fstest/NAME.t); booted without it,
@@ -23,6 +25,10 @@
 #include "kernel/kprintf.h"
 #include "kernel/string.h"
 #include "tools/fstest/fstest.h"
+#include "tests/user_run.h"
+#include "tests/test_disk.h"
+
+#define USER_FSTEST "/tests/bin/fstest"   /* the host's build, static (Makefile) */
 
 #define TDIR      "/tests/fstest"
 #define WORK      "/fstest-tmp"
@@ -39,6 +45,8 @@ struct var {
 
 struct runner {
 	const char *file;
+	bool user;                       /* run /tests/bin/fstest in user mode, not fstest_main */
+	char out_path[64];               /* user: where its output goes */
 	char *words[MAX_WORDS];          /* WORD_MAX bytes each */
 	struct var vars[MAX_VARS];
 	unsigned nvars;
@@ -159,6 +167,39 @@ static void fail_line(struct runner *r, unsigned lineno, const char *fmt, const 
 	r->failed++;
 }
 
+/* The static Linux build of fstest as a user process: argv as for
+ * fstest_main, its last line of standard output in r->last (a usage
+ * error goes to its error stream, as on the host: "(no output)"). */
+static void run_user_fstest(struct runner *r, int argc, char **argv)
+{
+	char **args = kcalloc((size_t)argc + 1, sizeof(char *));
+	char *out = kmalloc(OUT_MAX * 4);
+	if (!args || !out) {
+		kfree(args);
+		kfree(out);
+		return;
+	}
+	args[0] = "fstest";
+	for (int i = 1; i < argc; i++)
+		args[i] = argv[i];
+	int status;
+	int err = user_run(USER_FSTEST, args, r->out_path, &status);
+	if (err) {
+		snprintf(r->last, OUT_MAX, "(cannot run " USER_FSTEST ": %d)", err);
+	} else if (user_read_file(r->out_path, out, OUT_MAX * 4) > 0) {
+		size_t len = strlen(out);
+		if (len && out[len - 1] == '\n')
+			out[--len] = '\0';	/* the last line's end; an empty line before it stays */
+		char *last = out;
+		for (char *p = out; *p; p++)
+			if (*p == '\n')
+				last = p + 1;
+		strlcpy(r->last, last, OUT_MAX);
+	}
+	kfree(args);
+	kfree(out);
+}
+
 static void run_line(struct runner *r, unsigned lineno, const char *line, size_t len)
 {
 	size_t i = 0;
@@ -177,7 +218,10 @@ static void run_line(struct runner *r, unsigned lineno, const char *line, size_t
 	}
 	/* argv for fstest_main: words[1] stands in for argv[0] (ignored). */
 	strlcpy(r->last, "(no output)", sizeof(r->last));
-	fstest_main(n - 1, r->words + 1, keep_last, keep_usage, r->last);
+	if (r->user)
+		run_user_fstest(r, n - 1, r->words + 1);
+	else
+		fstest_main(n - 1, r->words + 1, keep_last, keep_usage, r->last);
 	if (strcmp(r->words[0], "set") == 0) {
 		if (r->nvars == MAX_VARS) {
 			fail_line(r, lineno, "too many variables%s%s", "", "");
@@ -221,18 +265,30 @@ static char *read_file(const char *path, long *len)
 	return buf;
 }
 
-static void run_file(const char *name)
+/* user: through the static Linux build of fstest in user mode, else the
+ * in-kernel fstest.  bdev NULL: a fresh ramfs; else an ext2 disk mounted
+ * there, the file run in a new directory of it (what it leaves stays for
+ * e2fsck). */
+static void run_file_as(const char *name, bool user, struct block_device *bdev)
 {
 	char path[96], dir[96];
 	snprintf(path, sizeof(path), TDIR "/%s.t", name);
-	snprintf(dir, sizeof(dir), WORK "/%s", name);
+	snprintf(dir, sizeof(dir), WORK "/%s%s", user ? "u-" : "", name);
 	long len;
 	char *text = read_file(path, &len);
 	if (!text)
 		ktest_skip("no " TDIR " in the root: boot with make test's initramfs");
+	if (user) {
+		int fd = sys_open(USER_FSTEST, O_RDONLY, 0);
+		if (fd < 0)
+			ktest_skip("no " USER_FSTEST " in the root: boot with make test's initramfs");
+		sys_close(fd);
+	}
 	struct runner *r = kzalloc(sizeof(*r));
 	ASSERT_NOT_NULL(r);
 	r->file = name;
+	r->user = user;
+	snprintf(r->out_path, sizeof(r->out_path), WORK "/u-%s.out", name);
 	bool words_ok = true;
 	for (int i = 0; i < MAX_WORDS; i++)
 		words_ok &= (r->words[i] = kmalloc(WORD_MAX)) != NULL;
@@ -240,9 +296,25 @@ static void run_file(const char *name)
 	int e = sys_mkdir(WORK, 0755);
 	EXPECT_TRUE(e == 0 || e == -EEXIST);
 	EXPECT_EQ(sys_mkdir(dir, 0755), 0);
+	if (user) {	/* made before the count: only truncated while the file runs */
+		sys_close(sys_open(r->out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644));
+		/* And one run first: what glibc looks up as it starts (negative
+		 * dentries outside the test's mount) is cached before the count. */
+		char *const warm[] = { "fstest", NULL };
+		int status;
+		user_run(USER_FSTEST, warm, r->out_path, &status);
+	}
+	char dev[24], work[128];
+	snprintf(dev, sizeof(dev), "/dev/%s", bdev ? bdev->name : "");
+	struct kstat st;	/* the device's dentries cached before the count, not by the mount */
+	EXPECT_TRUE(!bdev || sys_stat(dev, &st) == 0);
 	uint64_t dentries0 = dcache_live(), inodes0 = icache_live();
-	if (words_ok && EXPECT_EQ(sys_mount("ramfs", dir, NULL), 0)) {
-		EXPECT_EQ(sys_chdir(dir), 0);
+	snprintf(work, sizeof(work), "%s/%s.%lu", dir, name, ktest_seed() % 1000000);
+	int mounted = bdev ? sys_mount_from(dev, dir, "ext2", 0, NULL) : sys_mount("ramfs", dir, NULL);
+	if (words_ok && EXPECT_EQ(mounted, 0)) {
+		if (bdev)
+			EXPECT_EQ(sys_mkdir(work, 0777), 0);
+		EXPECT_EQ(sys_chdir(bdev ? work : dir), 0);
 		unsigned lineno = 1;
 		for (char *p = text; *p; lineno++) {
 			char *nl = strchr(p, '\n');
@@ -257,6 +329,8 @@ static void run_file(const char *name)
 		kprintf("    # %s.t: %u expectations, %u failed\n", name, r->expectations, r->failed);
 	}
 	EXPECT_EQ(sys_rmdir(dir), 0);
+	if (user)
+		sys_unlink(r->out_path);
 	EXPECT_GT(r->expectations, 0u);
 	for (int i = 0; i < MAX_WORDS; i++)
 		kfree(r->words[i]);
@@ -272,7 +346,18 @@ static const char *const files[] = {
 	"fifo_open",
 };
 
-#define FSTEST_FILE(name) static void name##_t(void) { run_file(#name); }
+static void run_file(const char *name)
+{
+	run_file_as(name, false, NULL);
+}
+
+static void run_file_user(const char *name)
+{
+	run_file_as(name, true, NULL);
+}
+
+#define FSTEST_FILE(name) static void name##_t(void) { run_file(#name); } \
+	static void name##_u(void) { run_file_user(#name); }
 FSTEST_FILE(chmod)
 FSTEST_FILE(io)
 FSTEST_FILE(link)
@@ -360,7 +445,7 @@ static void usage_errors(void)
 		{ "fstest", "mkdir", "d", "-" },
 		{ "fstest", "truncate", "f", "99999999999999999999" },
 		{ "fstest", "open", "f", "O_BOGUS" },
-		{ "fstest", "open", "f", "O_RDONLY,", },
+		{ "fstest", "open", "f", "O_RDONLY,,O_BOGUS" },
 		{ "fstest", "open", "f", "O_CREAT" },
 		{ "fstest", "open", "f", "O_RDONLY", "0644" },
 		{ "fstest", "fstat", "0", "type" },
@@ -373,7 +458,7 @@ static void usage_errors(void)
 		{ "fstest", "-u" },
 		{ "fstest", "-u", "0" },
 		{ "fstest", "-u", "x", "stat", ".", "type" },
-		{ "fstest", "-g", "1,,2", "stat", ".", "type" },
+		{ "fstest", "-g", ",", "stat", ".", "type" },
 		{ "fstest", "-g", "", "stat", ".", "type" },
 		{ "fstest", "-U", "0800", "stat", ".", "type" },
 		{ "fstest", "mknod", "n", "x", "0644", "0" },
@@ -450,3 +535,73 @@ static const struct ktest_case fstest_cases[] = {
 	KTEST_CASE(fifo_open_t),
 };
 KTEST_SUITE(fstest, fstest_cases);
+
+/* The same files through the static Linux build of fstest in user mode:
+ * the third way (the host's Linux and the in-kernel fstest are the other
+ * two), through the real system-call entry and the user copies. */
+static const struct ktest_case fstest_user_cases[] = {
+	KTEST_CASE(chmod_u),
+	KTEST_CASE(io_u),
+	KTEST_CASE(link_u),
+	KTEST_CASE(mkdir_u),
+	KTEST_CASE(mount_u),
+	KTEST_CASE(open_u),
+	KTEST_CASE(rename_u),
+	KTEST_CASE(rmdir_u),
+	KTEST_CASE(stat_u),
+	KTEST_CASE(symlink_u),
+	KTEST_CASE(truncate_u),
+	KTEST_CASE(unlink_u),
+	KTEST_CASE(perm_walk_u),
+	KTEST_CASE(perm_open_u),
+	KTEST_CASE(perm_dir_u),
+	KTEST_CASE(sticky_u),
+	KTEST_CASE(chown_u),
+	KTEST_CASE(chmod_owner_u),
+	KTEST_CASE(create_owner_u),
+	KTEST_CASE(perm_link_u),
+	KTEST_CASE(mknod_u),
+	KTEST_CASE(mkfifo_u),
+	KTEST_CASE(special_u),
+	KTEST_CASE(fifo_open_u),
+};
+KTEST_SUITE(fstest_user, fstest_user_cases);
+/* The same files on ext2 (the disk of role "scratch"): a disk filesystem
+ * must give what ramfs and Linux give. */
+#define FSTEST_EXT2(name) static void name##_ext2(void) { run_file_as(#name, false, test_disk_or_skip("scratch")); }
+FSTEST_EXT2(chmod)
+FSTEST_EXT2(io)
+FSTEST_EXT2(link)
+FSTEST_EXT2(mkdir)
+FSTEST_EXT2(mount)
+FSTEST_EXT2(open)
+FSTEST_EXT2(rename)
+FSTEST_EXT2(rmdir)
+FSTEST_EXT2(stat)
+FSTEST_EXT2(symlink)
+FSTEST_EXT2(truncate)
+FSTEST_EXT2(unlink)
+FSTEST_EXT2(perm_walk)
+FSTEST_EXT2(perm_open)
+FSTEST_EXT2(perm_dir)
+FSTEST_EXT2(sticky)
+FSTEST_EXT2(chown)
+FSTEST_EXT2(chmod_owner)
+FSTEST_EXT2(create_owner)
+FSTEST_EXT2(perm_link)
+FSTEST_EXT2(mknod)
+FSTEST_EXT2(mkfifo)
+FSTEST_EXT2(special)
+FSTEST_EXT2(fifo_open)
+
+static const struct ktest_case fstest_ext2_cases[] = {
+	KTEST_CASE(chmod_ext2), KTEST_CASE(io_ext2), KTEST_CASE(link_ext2),
+	KTEST_CASE(mkdir_ext2), KTEST_CASE(mount_ext2), KTEST_CASE(open_ext2),
+	KTEST_CASE(rename_ext2), KTEST_CASE(rmdir_ext2), KTEST_CASE(stat_ext2),
+	KTEST_CASE(symlink_ext2), KTEST_CASE(truncate_ext2), KTEST_CASE(unlink_ext2),
+	KTEST_CASE(perm_walk_ext2), KTEST_CASE(perm_open_ext2), KTEST_CASE(perm_dir_ext2),
+	KTEST_CASE(sticky_ext2), KTEST_CASE(chown_ext2), KTEST_CASE(chmod_owner_ext2),
+	KTEST_CASE(create_owner_ext2), KTEST_CASE(perm_link_ext2), KTEST_CASE(mknod_ext2),
+	KTEST_CASE(mkfifo_ext2), KTEST_CASE(special_ext2), KTEST_CASE(fifo_open_ext2),
+};
+KTEST_SUITE(fstest_ext2, fstest_ext2_cases);

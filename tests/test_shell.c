@@ -17,6 +17,8 @@
  *    redirections, cd and a script's read stuck on a gated slowfs.
  */
 #include "kernel/ktest.h"
+#include "block/blkdev.h"
+#include "tests/test_disk.h"
 #include "shell/job.h"
 #include "shell/lineedit.h"
 #include "shell/parse.h"
@@ -620,8 +622,33 @@ static void ktest_and_bench_one_at_a_time(void)
 	kfree(sh);
 }
 
+/* mount -t ext2 DEVICE DIR, as a user types it, on the scratch disk
+ * (every matrix boot has one): a file written, synced, read back. */
+static void mounts_a_disk(void)
+{
+	struct block_device *b = test_disk_or_skip("scratch");
+	struct shell *sh = new_shell(&term);
+	ASSERT_NOT_NULL(sh);
+	char line[160];
+	snprintf(line, sizeof(line), "mkdir -p /shmnt; mount -t ext2 /dev/%s /shmnt", b->name);
+	EXPECT_EQ(sh_run_line(sh, line), 0);
+	EXPECT_EQ(sh_run_line(sh, "mkdir -p /shmnt/shell; echo on a disk > /shmnt/shell/f"), 0);
+	EXPECT_EQ(sh_run_line(sh, "sync"), 0);
+	EXPECT_EQ(sh_run_line(sh, "cat /shmnt/shell/f; rm /shmnt/shell/f"), 0);
+	EXPECT_TRUE(contains(term.out, "on a disk\n"));
+	clear(&term);
+	EXPECT_EQ(sh_run_line(sh, "mount -t ext2 /shmnt"), 2);	/* no device */
+	EXPECT_TRUE(contains(term.out, "expected a device and a directory"));
+	clear(&term);
+	EXPECT_EQ(sh_run_line(sh, "mounts"), 0);
+	EXPECT_TRUE(contains(term.out, "ext2"));
+	EXPECT_EQ(sh_run_line(sh, "umount /shmnt; rmdir /shmnt"), 0);
+	kfree(sh);
+}
+
 static const struct ktest_case exec_cases[] = {
 	KTEST_CASE(output_and_status),
+	KTEST_CASE(mounts_a_disk),
 	KTEST_CASE_TIMEOUT(ctrl_c_interrupts, 60),
 	KTEST_CASE_TIMEOUT(background_jobs, 60),
 	KTEST_CASE_TIMEOUT(ktest_and_bench_one_at_a_time, 60),
@@ -650,7 +677,7 @@ static void cat_stops_at_a_write_error(void)
 	write_file("more", "again\n");
 	int ro = sys_open("data", O_RDONLY, 0);	/* writes to it fail: EBADF */
 	ASSERT_GE(ro, 0);
-	struct sh_ctx c = { sh, sh_find_command("cat"), ro, 0 };
+	struct sh_ctx c = { .sh = sh, .cmd = sh_find_command("cat"), .out_fd = ro };
 	char *argv[] = { "cat", "data", "nosuch", "more", NULL };
 	EXPECT_EQ(c.cmd->fn(&c, 4, argv), 1);
 	EXPECT_EQ(c.write_error, -EBADF);

@@ -27,6 +27,7 @@
 #include "kernel/string.h"
 #include "arch/x86_64/percpu.h"
 #include "tests/sandbox.h"
+#include "tests/test_disk.h"
 #include "tests/vfs_check.h"
 #include "tests/vfs_model.h"
 
@@ -512,10 +513,15 @@ static unsigned compare_subtree(struct vfs_model *m, int dir, const char *path, 
 	return bad;
 }
 
-static void run_torture(const char *name, bool inject, unsigned total)
+/* On a disk (bdev), the private subtrees are also listed for the host,
+ * which compares them with the image after the boot (test_disk.h). */
+static void run_torture(const char *name, bool inject, unsigned total, struct block_device *bdev)
 {
 	struct sandbox s;
-	sandbox_enter(&s, name);
+	if (bdev)
+		sandbox_enter_disk(&s, name, bdev);
+	else
+		sandbox_enter(&s, name);
 	ASSERT_EQ(sys_mkdir("s", 0755), 0);
 	ASSERT_EQ(sys_mkdir("s/d0", 0755), 0);
 	ASSERT_EQ(sys_mkdir("s/d1", 0755), 0);
@@ -560,18 +566,32 @@ static void run_torture(const char *name, bool inject, unsigned total)
 		kfree(t.snap[c]);
 	}
 	EXPECT_EQ(differ, 0u);
+	for (unsigned c = 0; bdev && !differ && c < ncpus; c++) {
+		char mnt[128], img[96];
+		snprintf(mnt, sizeof(mnt), "%s%s/p%u", s.path, s.disk_dir, c);
+		snprintf(img, sizeof(img), "%s/p%u", s.disk_dir, c);
+		EXPECT_GE(test_print_listing("scratch", mnt, img), 0);
+	}
 	EXPECT_EQ(vfs_check_invariants("."), 0u);
 	sandbox_leave(&s);	/* unmount succeeds and frees everything */
 }
 
 static void torture_every_call(void)
 {
-	run_torture("torture", false, 2400);
+	run_torture("torture", false, 2400, NULL);
 }
 
 static void torture_with_failing_allocations(void)
 {
-	run_torture("faults", true, 1600);
+	run_torture("faults", true, 1600, NULL);
+}
+
+/* The same on ext2 (the disk of role "scratch"): every private result
+ * against the model, the shared part's invariants, and afterwards, on the
+ * host, e2fsck and the private subtrees against the image. */
+static void torture_on_ext2(void)
+{
+	run_torture("torture", false, 1600, test_disk_or_skip("scratch"));
 }
 
 static const struct ktest_case vfs_stress_cases[] = {
@@ -580,3 +600,8 @@ static const struct ktest_case vfs_stress_cases[] = {
 	KTEST_CASE(torture_with_failing_allocations),
 };
 KTEST_SUITE(vfs_stress, vfs_stress_cases);
+
+static const struct ktest_case ext2_stress_cases[] = {
+	KTEST_CASE(torture_on_ext2),
+};
+KTEST_SUITE(ext2_stress, ext2_stress_cases);

@@ -7,6 +7,14 @@
 
 #define RFLAGS_IF (1UL << 9)
 
+#define MSR_EFER           0xC0000080
+#define MSR_STAR           0xC0000081
+#define MSR_LSTAR          0xC0000082
+#define MSR_FMASK          0xC0000084
+#define MSR_FS_BASE        0xC0000100
+#define MSR_GS_BASE        0xC0000101
+#define MSR_KERNEL_GS_BASE 0xC0000102   /* the other GS base, which swapgs swaps in */
+
 static inline void outb(uint16_t port, uint8_t v)
 {
 	__asm__ volatile("outb %0, %1" : : "a"(v), "Nd"(port));
@@ -27,6 +35,20 @@ static inline void outw(uint16_t port, uint16_t v)
 static inline void outl(uint16_t port, uint32_t v)
 {
 	__asm__ volatile("outl %0, %1" : : "a"(v), "Nd"(port));
+}
+
+static inline uint16_t inw(uint16_t port)
+{
+	uint16_t v;
+	__asm__ volatile("inw %1, %0" : "=a"(v) : "Nd"(port));
+	return v;
+}
+
+static inline uint32_t inl(uint16_t port)
+{
+	uint32_t v;
+	__asm__ volatile("inl %1, %0" : "=a"(v) : "Nd"(port));
+	return v;
 }
 
 static inline uint64_t rdmsr(uint32_t msr)
@@ -122,6 +144,41 @@ static inline void safe_halt(void)
 static inline void halt(void)
 {
 	__asm__ volatile("hlt" ::: "memory");
+}
+
+/* The x87/SSE state (512 bytes, 16-byte aligned). */
+static inline void fxsave(void *area)
+{
+	__asm__ volatile("fxsave64 (%0)" : : "r"(area) : "memory");
+}
+
+static inline void fxrstor(const void *area)
+{
+	__asm__ volatile("fxrstor64 (%0)" : : "r"(area) : "memory");
+}
+
+static inline uint64_t read_cr0(void)
+{
+	uint64_t v;
+	__asm__ volatile("mov %%cr0, %0" : "=r"(v));
+	return v;
+}
+
+static inline void write_cr0(uint64_t v)
+{
+	__asm__ volatile("mov %0, %%cr0" : : "r"(v) : "memory");
+}
+
+static inline uint64_t read_cr4(void)
+{
+	uint64_t v;
+	__asm__ volatile("mov %%cr4, %0" : "=r"(v));
+	return v;
+}
+
+static inline void write_cr4(uint64_t v)
+{
+	__asm__ volatile("mov %0, %%cr4" : : "r"(v) : "memory");
 }
 
 static inline void *read_frame_pointer(void)

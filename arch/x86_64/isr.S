@@ -5,11 +5,29 @@
  * error code.  Each stub pushes a zero error code where the CPU does not,
  * so every frame has the same shape, then its vector number; the common
  * path saves the general registers and calls trap_dispatch(frame).
+ *
+ * GS: the kernel reaches its per-CPU area through the GS base, and user
+ * code has a GS base of its own; swapgs exchanges the two.  An interrupt
+ * or exception that arrives in user mode (the saved CS has RPL 3) swaps
+ * on the way in and back on the way out.  NMI, double fault and machine
+ * check may also arrive in the kernel's few instructions between a
+ * swapgs and the sysret or iret that follows it (arch/x86_64/entry_64.S),
+ * where the saved CS is the kernel's but GS is still the user's: their
+ * path ("paranoid", as Linux calls it) asks the GS base MSR instead.  A
+ * user GS base is always a user address (below 2^47), the kernel's a
+ * negative one, so the sign bit tells them apart.
  */
+#include "arch/x86_64/frame.h"
+
 	.section .text.entry, "ax"
 
 /* Vectors for which the CPU pushes an error code. */
 #define HAS_ERROR(v) ((v) == 8 || ((v) >= 10 && (v) <= 14) || (v) == 17 || (v) == 21 || (v) == 29 || (v) == 30)
+/* Vectors on IST stacks, which may interrupt the kernel with the user's GS. */
+#define PARANOID(v) ((v) == 2 || (v) == 8 || (v) == 18)
+
+#define FRAME_CS 24		/* the saved CS, above the vector and error code */
+#define MSR_GS_BASE 0xC0000101
 
 	.macro isr_stub v
 	.align 16
@@ -18,7 +36,11 @@ isr_stub_\v:
 	pushq $0
 	.endif
 	pushq $\v
+	.if PARANOID(\v)
+	jmp isr_paranoid
+	.else
 	jmp isr_common
+	.endif
 	.endm
 
 	.altmacro
@@ -29,40 +51,35 @@ isr_stub_\v:
 	.endr
 
 isr_common:
-	cld
-	pushq %rax
-	pushq %rbx
-	pushq %rcx
-	pushq %rdx
-	pushq %rsi
-	pushq %rdi
-	pushq %rbp
-	pushq %r8
-	pushq %r9
-	pushq %r10
-	pushq %r11
-	pushq %r12
-	pushq %r13
-	pushq %r14
-	pushq %r15
+	testb $3, FRAME_CS(%rsp)
+	jz 1f
+	swapgs			/* from user mode: the kernel's GS */
+1:	push_regs
 	movq %rsp, %rdi
-	call trap_dispatch
-	popq %r15
-	popq %r14
-	popq %r13
-	popq %r12
-	popq %r11
-	popq %r10
-	popq %r9
-	popq %r8
-	popq %rbp
-	popq %rdi
-	popq %rsi
-	popq %rdx
-	popq %rcx
-	popq %rbx
-	popq %rax
+	call trap_dispatch	/* returns with interrupts off */
+	pop_regs
 	addq $16, %rsp		/* vector and error code */
+	testb $3, 8(%rsp)	/* the saved CS, above rip */
+	jz 2f
+	swapgs			/* back to user mode: the user's GS */
+2:	iretq
+
+isr_paranoid:
+	push_regs
+	xorl %ebx, %ebx		/* rbx (kept across the call): 1 if we swapped */
+	movl $MSR_GS_BASE, %ecx
+	rdmsr
+	testl %edx, %edx
+	js 1f			/* negative: already the kernel's */
+	swapgs
+	movl $1, %ebx
+1:	movq %rsp, %rdi
+	call trap_dispatch
+	testl %ebx, %ebx
+	jz 2f
+	swapgs
+2:	pop_regs
+	addq $16, %rsp
 	iretq
 
 	.macro stub_addr v

@@ -9,6 +9,11 @@
 #ifndef ARCH_PERCPU_H
 #define ARCH_PERCPU_H
 
+/* Offsets the system-call entry uses (arch/x86_64/entry_64.S). */
+#define CPU_KERNEL_SP 16
+#define CPU_USER_SP   24
+
+#ifndef __ASSEMBLER__
 #include <stdint.h>
 #include <stdbool.h>
 #include "arch/x86_64/gdt.h"
@@ -16,11 +21,17 @@
 #define MAX_CPUS 64
 
 struct thread;
+struct mm_struct;
 
 struct cpu {
 	struct cpu *self;          /* gs:0, so this_cpu() is one load */
 	unsigned id;               /* dense index: 0 is the boot CPU */
 	uint32_t apic_id;          /* from the MADT */
+	/* Own CPU.  The top of the running thread's kernel stack (also the
+	 * TSS's rsp0), where a system call switches to; and the user stack
+	 * pointer, kept here for the few instructions before it is pushed. */
+	uint64_t kernel_sp;
+	uint64_t user_sp;
 
 	/* Set once during bring-up. */
 	uint64_t lapic_timer_count; /* initial count for one tick */
@@ -34,6 +45,12 @@ struct cpu {
 	int irq_depth;             /* > 0: inside an interrupt handler */
 	struct thread *current;    /* the thread running here (read by others racily) */
 	struct thread *switched_from; /* set across a context switch (kernel/sched.c) */
+	/* The address space whose page tables are loaded (a reference:
+	 * kernel threads keep the last one, Linux's lazy TLB), the one to
+	 * drop once a switch is over, and the TLB generation loaded. */
+	struct mm_struct *active_mm;
+	struct mm_struct *drop_mm;
+	uint64_t active_tlb_gen;
 
 	/* Atomics, read by other CPUs. */
 	bool online;
@@ -46,6 +63,9 @@ struct cpu {
 	unsigned nmi_trace_len;
 	uint64_t nmi_trace[16];
 };
+
+_Static_assert(__builtin_offsetof(struct cpu, kernel_sp) == CPU_KERNEL_SP, "entry_64.S");
+_Static_assert(__builtin_offsetof(struct cpu, user_sp) == CPU_USER_SP, "entry_64.S");
 
 extern struct cpu cpus[MAX_CPUS];
 extern unsigned ncpus;            /* CPUs found in the MADT (and started) */
@@ -90,4 +110,5 @@ static inline void this_cpu_dec_preempt(void)
 
 void percpu_init(struct cpu *c);   /* set this CPU's GS base to c */
 
+#endif /* __ASSEMBLER__ */
 #endif

@@ -103,6 +103,7 @@ void ap_entry(struct cpu *c)
 		}
 	percpu_init(c);
 	gdt_init_cpu(c);
+	cpu_user_init();
 	idt_load();
 	lapic_init();
 	timer_init_cpu();

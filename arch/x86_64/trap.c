@@ -2,10 +2,16 @@
  * trap.c: what happens on an interrupt or exception.
  *
  * Device and IPI vectors go to the handler registered for them (and get
- * their end-of-interrupt).  A CPU exception in the kernel is always a bug:
- * it panics, printing the registers and a backtrace.  An NMI either stops
- * this CPU because another one panicked, or is the test framework's
- * watchdog poking a CPU that spins with interrupts off.
+ * their end-of-interrupt).  A page fault goes to the memory manager first
+ * (kernel/fault.c), which maps a page a user address space is owed.  An
+ * exception it did not resolve is, in user mode, the process's problem:
+ * user/ turns it into a signal.  In the kernel it is a bug and panics,
+ * printing the registers and a backtrace, unless the faulting instruction
+ * is a user copy listed in the exception table, which then continues at
+ * its fixup and returns -EFAULT.  An NMI either stops this CPU because
+ * another one panicked, or is the test framework's watchdog poking a CPU
+ * that spins with interrupts off.  Every return to user mode goes through
+ * trap_exit_to_user (signals, rescheduling) with interrupts off.
  */
 #include "arch/x86_64/trap.h"
 #include "arch/x86_64/apic.h"
@@ -15,9 +21,12 @@
 #include "kernel/kprintf.h"
 #include "kernel/sched.h"
 #include "kernel/ksyms.h"
+#include "kernel/mm.h"
 
 irq_handler_t irq_handler(unsigned vector);
 void (*trap_nmi_hook)(struct trap_frame *tf);
+void (*trap_user_exception)(struct trap_frame *tf, unsigned vector, uint64_t addr);
+void (*trap_exit_to_user)(struct trap_frame *tf);
 
 static const char *const exception_names[32] = {
 	"divide error", "debug", "NMI", "breakpoint", "overflow",
@@ -50,6 +59,48 @@ static void handle_nmi(struct trap_frame *tf)
 		trap_nmi_hook(tf);
 }
 
+struct extable_entry {
+	uint64_t insn, fixup;
+};
+extern const struct extable_entry __ex_table_start[], __ex_table_end[];
+
+static const struct extable_entry *search_extable(uint64_t rip)
+{
+	for (const struct extable_entry *e = __ex_table_start; e < __ex_table_end; e++)
+		if (e->insn == rip)
+			return e;
+	return NULL;
+}
+
+bool search_exception_table(uint64_t rip)
+{
+	return search_extable(rip) != NULL;
+}
+
+bool fixup_exception(struct trap_frame *tf)
+{
+	const struct extable_entry *e = search_extable(tf->rip);
+	if (!e)
+		return false;
+	tf->rip = e->fixup;
+	return true;
+}
+
+static void handle_exception(struct trap_frame *tf, unsigned v)
+{
+	uint64_t addr = v == VEC_PAGE_FAULT ? read_cr2() : 0;
+
+	if (v == VEC_PAGE_FAULT && do_page_fault(tf, addr))
+		return;
+	if (user_mode(tf) && trap_user_exception) {
+		trap_user_exception(tf, v, addr);
+		return;
+	}
+	if (!user_mode(tf) && fixup_exception(tf))
+		return;
+	panic_trap(tf, exception_names[v]);
+}
+
 void trap_dispatch(struct trap_frame *tf)
 {
 	unsigned v = (unsigned)tf->vector;
@@ -58,8 +109,12 @@ void trap_dispatch(struct trap_frame *tf)
 		handle_nmi(tf);
 		return;
 	}
-	if (v < 32)
-		panic_trap(tf, exception_names[v]);
+	if (v < 32) {
+		handle_exception(tf, v);
+		if (user_mode(tf))
+			trap_exit_to_user(tf);
+		return;
+	}
 
 	struct cpu *c = this_cpu();
 	c->irq_depth++;
@@ -72,4 +127,6 @@ void trap_dispatch(struct trap_frame *tf)
 		lapic_eoi();
 	c->irq_depth--;
 	sched_irq_exit(tf);	/* a time slice ran out, or a thread was woken here */
+	if (user_mode(tf) && trap_exit_to_user)
+		trap_exit_to_user(tf);
 }

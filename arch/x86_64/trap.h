@@ -2,9 +2,18 @@
 #ifndef ARCH_TRAP_H
 #define ARCH_TRAP_H
 
-#include <stdint.h>
+/* The vector a system call's frame carries (not a real vector). */
+#define TRAP_SYSCALL 0x100
 
-/* Pushed by isr.S (general registers, vector, error code) and the CPU. */
+#ifndef __ASSEMBLER__
+#include <stdint.h>
+#include <stdbool.h>
+
+/*
+ * Pushed by isr.S (general registers, vector, error code) and the CPU, or
+ * built the same way by the system-call entry (entry_64.S), whose vector
+ * is TRAP_SYSCALL and whose error code is the call's number (orig_rax).
+ */
 struct trap_frame {
 	uint64_t r15, r14, r13, r12, r11, r10, r9, r8;
 	uint64_t rbp, rdi, rsi, rdx, rcx, rbx, rax;
@@ -12,10 +21,28 @@ struct trap_frame {
 	uint64_t rip, cs, rflags, rsp, ss;
 };
 
+static inline bool user_mode(const struct trap_frame *tf)
+{
+	return (tf->cs & 3) == 3;
+}
+
+#define VEC_DIVIDE     0
+#define VEC_DEBUG      1
 #define VEC_NMI        2
+#define VEC_BREAKPOINT 3
+#define VEC_OVERFLOW   4
+#define VEC_BOUND      5
+#define VEC_INVALID_OP 6
+#define VEC_NO_DEVICE  7
 #define VEC_DOUBLE_FAULT 8
+#define VEC_SEGMENT_NP 11
+#define VEC_STACK_FAULT 12
+#define VEC_GP_FAULT   13
 #define VEC_PAGE_FAULT 14
+#define VEC_X87_FP     16
+#define VEC_ALIGNMENT  17
 #define VEC_MACHINE_CHECK 18
+#define VEC_SIMD_FP    19
 #define VEC_TIMER      0x20
 #define VEC_IPI_CALL   0xF0      /* run the work posted in smp_call.c */
 #define VEC_IPI_TLB    0xF1      /* flush this CPU's TLB */
@@ -35,4 +62,28 @@ void trap_dispatch(struct trap_frame *tf);
 /* Set by the test framework: may abort a hung test case (kernel/ktest.c). */
 extern void (*trap_nmi_hook)(struct trap_frame *tf);
 
+/*
+ * User mode (set by user/ at boot).  user_exception: an exception in user
+ * mode that the page-fault handler did not resolve (it queues the signal
+ * that kills or interrupts the process).  exit_to_user_mode: called with
+ * interrupts off before every return to user mode; it may enable them
+ * (to reschedule, deliver signals, exit), and returns with them off.
+ */
+extern void (*trap_user_exception)(struct trap_frame *tf, unsigned vector, uint64_t addr);
+extern void (*trap_exit_to_user)(struct trap_frame *tf);
+
+/* Kernel code that may fault on purpose (user copies) lists its faulting
+ * instructions in __ex_table with a place to continue (uaccess.S);
+ * fixup_exception moves tf there and says whether it did. */
+bool fixup_exception(struct trap_frame *tf);
+bool search_exception_table(uint64_t rip);
+
+/* Each CPU, at bring-up: SSE on, the syscall MSRs (usermode.c). */
+void cpu_user_init(void);
+
+/* Enter user mode with the registers in tf (on this thread's kernel
+ * stack; everything below it is abandoned). */
+__attribute__((noreturn)) void user_enter(struct trap_frame *tf);
+
+#endif /* __ASSEMBLER__ */
 #endif

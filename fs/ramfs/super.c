@@ -100,8 +100,11 @@ void ramfs_unmount(struct super_block *sb)
 	kfree(sb);
 }
 
-static struct super_block *ramfs_type_mount(const char *options)
+static struct super_block *ramfs_type_mount(struct block_device *bdev, unsigned flags,
+					    const char *options)
 {
+	(void)bdev;
+	(void)flags;
 	if (options && *options)
 		return ERR_PTR(-EINVAL);	/* ramfs takes no options */
 	struct super_block *sb = ramfs_mount();

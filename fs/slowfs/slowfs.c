@@ -265,8 +265,11 @@ static int parse_option(const char *opt, size_t len, unsigned *latency, unsigned
 	return -EINVAL;
 }
 
-static struct super_block *slowfs_type_mount(const char *options)
+static struct super_block *slowfs_type_mount(struct block_device *bdev, unsigned flags,
+					     const char *options)
 {
+	(void)bdev;
+	(void)flags;
 	unsigned latency = 0, names = 16, gate = 0;
 	const char *p = options;
 	while (p && *p) {

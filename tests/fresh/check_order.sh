@@ -17,7 +17,7 @@ scratch=build/fresh-check
 rm -rf "$scratch" && mkdir -p "$scratch/bin"
 
 # A PATH with every command of the usual ones but the missing tools.
-hide="cpio xorriso grub-mkrescue mformat qemu-system-x86_64"
+hide="cpio xorriso grub-mkrescue mformat qemu-system-x86_64 busybox nbdkit mke2fs"
 for d in /usr/local/sbin /usr/local/bin /usr/sbin /usr/bin /sbin /bin; do
 	[ -d "$d" ] || continue
 	for f in "$d"/*; do

@@ -164,7 +164,8 @@ def fresh_ovmf_vars(name):
     return copy
 
 
-def qemu_command(cfg, iso, gdb=False):
+def qemu_command(cfg, iso, gdb=False, extra=()):
+    """QEMU's command line for cfg booting iso; extra: more arguments (disks)."""
     cmd = [QEMU,
            "-machine", f"{cfg.machine},accel={cfg.accel}",
            "-smp", str(cfg.smp),
@@ -178,7 +179,7 @@ def qemu_command(cfg, iso, gdb=False):
                 "-drive", f"if=pflash,format=raw,unit=1,file={show(fresh_ovmf_vars(cfg.name))}"]
     if gdb:
         cmd += ["-s", "-S"]
-    return cmd
+    return cmd + list(extra)
 
 
 def start_qemu(cmd, echo_stderr, **popen_args):

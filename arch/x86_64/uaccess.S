@@ -1,0 +1,66 @@
+/*
+ * uaccess.S: the kernel's accesses to user memory.
+ *
+ * Each instruction that touches user memory is listed in __ex_table with
+ * a place to continue.  If it faults and the page-fault handler cannot
+ * make the page present (kernel/fault.c), trap.c finds the instruction in
+ * the table and resumes at its fixup, which returns what was left undone:
+ * the caller (kernel/uaccess.h) turns that into -EFAULT.  The callers
+ * check that the range is user memory first, so these never touch the
+ * kernel's half.
+ */
+	.section .text, "ax"
+	.global __copy_user, __clear_user, __strncpy_from_user
+
+	.macro extable insn, fixup
+	.pushsection __ex_table, "a"
+	.balign 8
+	.quad \insn, \fixup
+	.popsection
+	.endm
+
+/* __copy_user(dst, src, n): bytes not copied (0: all).  Eight bytes a
+ * move, then the tail (see memcpy in kernel/string.c for why). */
+__copy_user:
+	movq %rdx, %rcx
+	shrq $3, %rcx
+	andl $7, %edx
+1:	rep movsq
+	movq %rdx, %rcx
+2:	rep movsb
+	movq %rcx, %rax
+	ret
+	extable 1b, 3f
+	extable 2b, 4f
+3:	leaq (%rdx, %rcx, 8), %rax	/* the words left, and the tail */
+	ret
+4:	movq %rcx, %rax		/* rep movsb leaves the count still to do in rcx */
+	ret
+
+/* __clear_user(dst, n): bytes not cleared. */
+__clear_user:
+	movq %rsi, %rcx
+	xorl %eax, %eax
+1:	rep stosb
+	movq %rcx, %rax
+	ret
+	extable 1b, 2f
+2:	movq %rcx, %rax
+	ret
+
+/* __strncpy_from_user(dst, src, n): the string's length if a NUL came
+ * within n bytes (the NUL copied too), n if none did, -1 on a fault. */
+__strncpy_from_user:
+	xorl %eax, %eax
+1:	cmpq %rdx, %rax
+	je 3f
+2:	movb (%rsi,%rax), %cl
+	movb %cl, (%rdi,%rax)
+	testb %cl, %cl
+	jz 3f
+	incq %rax
+	jmp 1b
+3:	ret
+	extable 2b, 4f
+4:	movq $-1, %rax
+	ret

@@ -1,0 +1,336 @@
+/*
+ * dir.c: ext2 directories: blocks of variable-length entries.
+ *
+ * Each entry has an inode number (0: unused), its record length (to the
+ * next entry; the last one in a block reaches the block's end), the
+ * name's length, the file type (the `filetype` feature) and the name.
+ * Entries never cross a block, never move: removing one merges it into
+ * the entry before it (or, first in its block, sets its inode to 0),
+ * adding one takes an unused entry or the slack at the end of a used one,
+ * else a new block at the end of the directory.  A readdir position is a
+ * byte offset; since nothing moves, an entry present for the whole of a
+ * readdir is returned exactly once (a position that lands inside a merged
+ * entry goes on from the next entry after it).
+ *
+ * A directory e2fsck -D indexed (EXT2_INDEX_FL: an htree) is read as the
+ * plain list it also is: the index lives in entries with inode 0 that
+ * span whole blocks, and in the ".." entry's slack.  Its first change
+ * clears the flag, as Linux's ext2 does, and the index blocks become
+ * free space.
+ *
+ * Every block is checked when read (record lengths, name lengths,
+ * bounds): a bad one is reported and -EUCLEAN returned, never followed.
+ * Locking: the directory's i_rwsem, held by the VFS (shared for lookup
+ * and readdir, exclusive for every change).
+ */
+#include "fs/ext2/ext2.h"
+#include "fs/buffer.h"
+#include "fs/file.h"
+#include "fs/syscalls.h"
+#include "kernel/err.h"
+#include "kernel/errno.h"
+#include "kernel/string.h"
+
+static struct ext2_dirent *at(struct buffer_head *bh, unsigned off)
+{
+	return (struct ext2_dirent *)(bh->b_data + off);
+}
+
+static uint64_t dir_blocks(struct inode *dir)
+{
+	return __atomic_load_n(&dir->i_size, __ATOMIC_ACQUIRE) / EXT2_SB(dir->i_sb)->block_size;
+}
+
+/* Block n of dir, every entry checked; ERR_PTR(-EIO, -EUCLEAN, ...). */
+static struct buffer_head *dir_bread(struct inode *dir, uint64_t n)
+{
+	struct ext2_sb_info *sbi = EXT2_SB(dir->i_sb);
+	uint32_t pblk;
+	int err = ext2_get_block(dir, n, false, &pblk, NULL);
+	if (!err && pblk == 0)
+		err = ext2_error(sbi, "a hole in a directory", dir->i_ino, n);
+	if (err)
+		return ERR_PTR(err);
+	struct buffer_head *bh = __bread(sbi->bdev, pblk, sbi->block_size);
+	if (IS_ERR(bh))
+		return ERR_PTR(ext2_io_error(sbi, (int)PTR_ERR(bh)));
+	/* Checked once per read from the disk: every change here keeps a
+	 * block well formed.  Racing checkers both check; that is all. */
+	for (unsigned off = 0; !buffer_checked(bh) && off < sbi->block_size;) {
+		struct ext2_dirent *de = at(bh, off);
+		if (de->rec_len < 8 || de->rec_len % 4 || off + de->rec_len > sbi->block_size ||
+		    8u + de->name_len > de->rec_len || de->inode > sbi->inodes_count) {
+			brelse(bh);
+			return ERR_PTR(ext2_error(sbi, "a bad directory entry (dir, block)", dir->i_ino, n));
+		}
+		off += de->rec_len;
+		if (off == sbi->block_size)
+			set_buffer_checked(bh);
+	}
+	return bh;
+}
+
+static bool name_is(const struct ext2_dirent *de, const char *name, unsigned len)
+{
+	return de->inode && de->name_len == len && memcmp(de->name, name, len) == 0;
+}
+
+/* The block and offset of name's entry, and of the entry before it in
+ * that block (*prev == *off if it is the first): 0, -ENOENT, or an error. */
+static int find(struct inode *dir, const char *name, unsigned len, struct buffer_head **bhp,
+		unsigned *off, unsigned *prev)
+{
+	unsigned bs = EXT2_SB(dir->i_sb)->block_size;
+	uint64_t n = dir_blocks(dir);
+	for (uint64_t b = 0; b < n; b++) {
+		struct buffer_head *bh = dir_bread(dir, b);
+		if (IS_ERR(bh))
+			return (int)PTR_ERR(bh);
+		for (unsigned o = 0, p = 0; o < bs; p = o, o += at(bh, o)->rec_len)
+			if (name_is(at(bh, o), name, len)) {
+				*bhp = bh;
+				*off = o;
+				*prev = p;
+				return 0;
+			}
+		brelse(bh);
+	}
+	return -ENOENT;
+}
+
+int ext2_find_entry(struct inode *dir, const char *name, unsigned len, uint32_t *ino)
+{
+	struct buffer_head *bh;
+	unsigned off, prev;
+	int err = find(dir, name, len, &bh, &off, &prev);
+	if (!err) {
+		*ino = at(bh, off)->inode;
+		brelse(bh);
+	}
+	return err;
+}
+
+static const uint8_t ft_of_mode[] = {
+	[S_IFREG >> 12] = EXT2_FT_REG_FILE, [S_IFDIR >> 12] = EXT2_FT_DIR,
+	[S_IFCHR >> 12] = EXT2_FT_CHRDEV, [S_IFBLK >> 12] = EXT2_FT_BLKDEV,
+	[S_IFIFO >> 12] = EXT2_FT_FIFO, [S_IFSOCK >> 12] = EXT2_FT_SOCK,
+	[S_IFLNK >> 12] = EXT2_FT_SYMLINK,
+};
+
+static void set_entry(struct ext2_sb_info *sbi, struct ext2_dirent *de, const char *name,
+		      unsigned len, struct inode *inode)
+{
+	de->inode = (uint32_t)inode->i_ino;
+	de->name_len = (uint8_t)len;
+	de->file_type = sbi->filetype ? ft_of_mode[(inode->i_mode & S_IFMT) >> 12] : 0;
+	memcpy(de->name, name, len);
+}
+
+/* dir's entries changed: its times, and an htree index is no more. */
+static void dir_changed(struct inode *dir)
+{
+	EXT2_I(dir)->i_flags &= ~EXT2_INDEX_FL;
+	inode_touch(dir, T_MTIME | T_CTIME);
+	ext2_write_inode(dir);
+}
+
+/* A fresh block for dir at its end, holding one unused entry. */
+static struct buffer_head *grow(struct inode *dir)
+{
+	struct ext2_sb_info *sbi = EXT2_SB(dir->i_sb);
+	uint64_t n = dir_blocks(dir);
+	uint32_t pblk;
+	int err = ext2_get_block(dir, n, true, &pblk, NULL);
+	if (err)
+		return ERR_PTR(err);
+	struct buffer_head *bh = __getblk(sbi->bdev, pblk, sbi->block_size);
+	if (IS_ERR(bh))
+		return bh;
+	lock_buffer(bh);
+	memset(bh->b_data, 0, sbi->block_size);
+	at(bh, 0)->rec_len = (uint16_t)sbi->block_size;
+	set_buffer_uptodate(bh);
+	unlock_buffer(bh);
+	mark_buffer_dirty(bh);
+	__atomic_store_n(&dir->i_size, (n + 1) * sbi->block_size, __ATOMIC_RELEASE);
+	return bh;
+}
+
+int ext2_add_link(struct inode *dir, const char *name, unsigned len, struct inode *inode)
+{
+	struct ext2_sb_info *sbi = EXT2_SB(dir->i_sb);
+	unsigned need = EXT2_DIR_REC_LEN(len);
+	uint64_t n = dir_blocks(dir);
+	for (uint64_t b = 0; b <= n; b++) {
+		struct buffer_head *bh = b < n ? dir_bread(dir, b) : grow(dir);
+		if (IS_ERR(bh))
+			return (int)PTR_ERR(bh);
+		for (unsigned o = 0; o < sbi->block_size; o += at(bh, o)->rec_len) {
+			struct ext2_dirent *de = at(bh, o);
+			if (name_is(de, name, len)) {
+				brelse(bh);
+				return -EEXIST;
+			}
+			unsigned used = de->inode ? EXT2_DIR_REC_LEN(de->name_len) : 0;
+			if (de->rec_len - used < need)
+				continue;
+			if (used) {	/* split: the new entry takes the slack */
+				struct ext2_dirent *next = at(bh, o + used);
+				next->rec_len = (uint16_t)(de->rec_len - used);
+				de->rec_len = (uint16_t)used;
+				de = next;
+			}
+			set_entry(sbi, de, name, len, inode);
+			mark_buffer_dirty(bh);
+			brelse(bh);
+			dir_changed(dir);
+			return 0;
+		}
+		brelse(bh);
+	}
+	return ext2_error(sbi, "a new directory block with no room", dir->i_ino, n);
+}
+
+int ext2_delete_entry(struct inode *dir, const char *name, unsigned len)
+{
+	struct buffer_head *bh;
+	unsigned off, prev;
+	int err = find(dir, name, len, &bh, &off, &prev);
+	if (err)
+		return err;
+	if (prev != off)
+		at(bh, prev)->rec_len = (uint16_t)(at(bh, prev)->rec_len + at(bh, off)->rec_len);
+	else
+		at(bh, off)->inode = 0;
+	mark_buffer_dirty(bh);
+	brelse(bh);
+	dir_changed(dir);
+	return 0;
+}
+
+int ext2_set_link(struct inode *dir, const char *name, unsigned len, struct inode *inode)
+{
+	struct buffer_head *bh;
+	unsigned off, prev;
+	int err = find(dir, name, len, &bh, &off, &prev);
+	if (err)
+		return err;
+	set_entry(EXT2_SB(dir->i_sb), at(bh, off), name, len, inode);
+	mark_buffer_dirty(bh);
+	brelse(bh);
+	dir_changed(dir);
+	return 0;
+}
+
+/* A new directory's first block: "." and "..". */
+int ext2_make_empty(struct inode *inode, struct inode *parent)
+{
+	struct ext2_sb_info *sbi = EXT2_SB(inode->i_sb);
+	struct buffer_head *bh = grow(inode);
+	if (IS_ERR(bh))
+		return (int)PTR_ERR(bh);
+	struct ext2_dirent *dot = at(bh, 0);
+	set_entry(sbi, dot, ".", 1, inode);
+	dot->rec_len = (uint16_t)EXT2_DIR_REC_LEN(1);
+	struct ext2_dirent *dotdot = at(bh, dot->rec_len);
+	set_entry(sbi, dotdot, "..", 2, parent);
+	dotdot->rec_len = (uint16_t)(sbi->block_size - dot->rec_len);
+	mark_buffer_dirty(bh);
+	brelse(bh);
+	ext2_write_inode(inode);
+	return 0;
+}
+
+/* Moving a directory: its ".." names the new parent. */
+int ext2_set_dotdot(struct inode *dir, struct inode *parent)
+{
+	struct buffer_head *bh = dir_bread(dir, 0);
+	if (IS_ERR(bh))
+		return (int)PTR_ERR(bh);
+	struct ext2_dirent *dot = at(bh, 0), *dotdot = at(bh, dot->rec_len);
+	if (dot->rec_len >= EXT2_SB(dir->i_sb)->block_size || dotdot->name_len != 2 ||
+	    memcmp(dotdot->name, "..", 2) != 0) {
+		brelse(bh);
+		return ext2_error(EXT2_SB(dir->i_sb), "a directory without ..", dir->i_ino, 0);
+	}
+	dotdot->inode = (uint32_t)parent->i_ino;
+	mark_buffer_dirty(bh);
+	brelse(bh);
+	return 0;
+}
+
+int ext2_empty_dir(struct inode *dir)
+{
+	unsigned bs = EXT2_SB(dir->i_sb)->block_size;
+	uint64_t n = dir_blocks(dir);
+	for (uint64_t b = 0; b < n; b++) {
+		struct buffer_head *bh = dir_bread(dir, b);
+		if (IS_ERR(bh))
+			return (int)PTR_ERR(bh);
+		for (unsigned o = 0; o < bs; o += at(bh, o)->rec_len) {
+			struct ext2_dirent *de = at(bh, o);
+			bool dots = (de->name_len == 1 && de->name[0] == '.') ||
+				    (de->name_len == 2 && de->name[0] == '.' && de->name[1] == '.');
+			if (de->inode && !dots) {
+				brelse(bh);
+				return 0;
+			}
+		}
+		brelse(bh);
+	}
+	return 1;
+}
+
+unsigned ext2_dtype(uint32_t mode)
+{
+	switch (mode & S_IFMT) {
+	case S_IFREG:  return DT_REG;
+	case S_IFDIR:  return DT_DIR;
+	case S_IFLNK:  return DT_LNK;
+	case S_IFCHR:  return DT_CHR;
+	case S_IFBLK:  return DT_BLK;
+	case S_IFIFO:  return DT_FIFO;
+	case S_IFSOCK: return DT_SOCK;
+	default:       return DT_UNKNOWN;
+	}
+}
+
+static const uint8_t dtype_of_ft[] = {
+	[EXT2_FT_REG_FILE] = DT_REG, [EXT2_FT_DIR] = DT_DIR, [EXT2_FT_CHRDEV] = DT_CHR,
+	[EXT2_FT_BLKDEV] = DT_BLK, [EXT2_FT_FIFO] = DT_FIFO, [EXT2_FT_SOCK] = DT_SOCK,
+	[EXT2_FT_SYMLINK] = DT_LNK,
+};
+
+/* Called with the directory's i_rwsem shared and the file's position lock. */
+static int ext2_iterate(struct file *f, struct dir_context *ctx)
+{
+	struct inode *dir = f->f_inode;
+	struct ext2_sb_info *sbi = EXT2_SB(dir->i_sb);
+	unsigned bs = sbi->block_size;
+	uint64_t n = dir_blocks(dir);
+	for (uint64_t b = ctx->pos / bs; b < n; b++) {
+		struct buffer_head *bh = dir_bread(dir, b);
+		if (IS_ERR(bh))
+			return (int)PTR_ERR(bh);
+		for (unsigned o = 0; o < bs; o += at(bh, o)->rec_len) {
+			struct ext2_dirent *de = at(bh, o);
+			if (b * bs + o < ctx->pos)
+				continue;
+			unsigned dt = sbi->filetype && de->file_type < sizeof(dtype_of_ft) ?
+				      dtype_of_ft[de->file_type] : DT_UNKNOWN;
+			if (de->inode && !ctx->emit(ctx, de->name, de->name_len, de->inode, dt)) {
+				brelse(bh);
+				return 0;
+			}
+			ctx->pos = b * bs + o + de->rec_len;
+		}
+		brelse(bh);
+		ctx->pos = (b + 1) * bs;
+	}
+	return 0;
+}
+
+const struct file_operations ext2_dir_fops = {
+	.iterate = ext2_iterate,
+	.fsync = ext2_fsync,
+};

@@ -1,0 +1,240 @@
+/*
+ * ext2.h: the second extended filesystem: its on-disk structures (as
+ * e2fsprogs 1.47 writes them) and what the files of fs/ext2/ share.
+ *
+ *   super.c   mounting: the superblock and group descriptors, checked;
+ *             unmounting; the free counts
+ *   alloc.c   block and inode allocation through the bitmaps
+ *   inode.c   reading and writing inodes, the block map (direct, indirect,
+ *             double and triple indirect), truncation, eviction
+ *   dir.c     directory entries: lookup, readdir, adding and removing
+ *   namei.c   create, mkdir, mknod, symlink, link, unlink, rmdir, rename
+ *   file.c    file data: read, write, truncate, fsync
+ *
+ * Everything on the disk is reached through the buffer cache
+ * (fs/buffer.h); there is no page cache, so file data is in buffers too.
+ *
+ * What each lock protects (the order among all locks: docs/DESIGN.md
+ * section 8):
+ *   inode.i_rwsem (VFS)   the inode's in-memory fields and its raw inode
+ *                         (written through ext2_write_inode), its block
+ *                         map (i_data and its indirect blocks), and for a
+ *                         directory its blocks' entries.  Lookups and
+ *                         readdir hold it shared (and read directory
+ *                         blocks, sleeping for the disk, under it);
+ *                         every change holds it exclusive.
+ *   ext2_group.lock       (spinlock) one block group's two bitmaps and
+ *                         its counts in the group descriptor.  Bits are
+ *                         found and set, or cleared, under it, so two CPUs
+ *                         never take the same block or inode.  The bitmap
+ *                         buffer is read before it is taken (reading may
+ *                         sleep).
+ *   the superblock's free counts: atomic adds on the buffer's words.
+ * Raw inodes of different inodes share table blocks, and group
+ * descriptors share GDT blocks: each writer changes only its own bytes,
+ * then marks the buffer dirty (buffer.h says why that is enough).
+ */
+#ifndef FS_EXT2_EXT2_H
+#define FS_EXT2_EXT2_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "fs/fs.h"
+#include "kernel/rcu.h"
+#include "kernel/spinlock.h"
+
+struct buffer_head;
+struct block_device;
+
+#define EXT2_SUPER_MAGIC     0xEF53
+#define EXT2_ROOT_INO        2
+#define EXT2_GOOD_OLD_INODE_SIZE 128
+#define EXT2_GOOD_OLD_FIRST_INO  11
+#define EXT2_NDIR_BLOCKS     12
+#define EXT2_IND_BLOCK       12
+#define EXT2_DIND_BLOCK      13
+#define EXT2_TIND_BLOCK      14
+#define EXT2_N_BLOCKS        15
+#define EXT2_LINK_MAX        32000
+#define EXT2_NAME_LEN        255
+#define EXT2_FAST_LINK_MAX   60      /* a target shorter than this lives in i_block */
+#define EXT2_VALID_FS        1       /* s_state: cleanly unmounted */
+#define EXT2_ERROR_FS        2
+#define EXT2_INDEX_FL        0x1000  /* i_flags: an htree-indexed directory */
+
+/* Features this driver knows. */
+#define EXT2_FEATURE_INCOMPAT_FILETYPE      0x0002
+#define EXT2_FEATURE_RO_COMPAT_SPARSE_SUPER 0x0001
+#define EXT2_FEATURE_RO_COMPAT_LARGE_FILE   0x0002
+#define EXT2_INCOMPAT_KNOWN  EXT2_FEATURE_INCOMPAT_FILETYPE
+#define EXT2_RO_COMPAT_KNOWN (EXT2_FEATURE_RO_COMPAT_SPARSE_SUPER | EXT2_FEATURE_RO_COMPAT_LARGE_FILE)
+
+/* Directory entry file types (the filetype feature). */
+enum { EXT2_FT_UNKNOWN, EXT2_FT_REG_FILE, EXT2_FT_DIR, EXT2_FT_CHRDEV, EXT2_FT_BLKDEV,
+       EXT2_FT_FIFO, EXT2_FT_SOCK, EXT2_FT_SYMLINK };
+
+struct ext2_super_block {
+	uint32_t s_inodes_count, s_blocks_count, s_r_blocks_count;
+	uint32_t s_free_blocks_count, s_free_inodes_count;
+	uint32_t s_first_data_block, s_log_block_size, s_log_frag_size;
+	uint32_t s_blocks_per_group, s_frags_per_group, s_inodes_per_group;
+	uint32_t s_mtime, s_wtime;
+	uint16_t s_mnt_count, s_max_mnt_count, s_magic, s_state, s_errors, s_minor_rev_level;
+	uint32_t s_lastcheck, s_checkinterval, s_creator_os, s_rev_level;
+	uint16_t s_def_resuid, s_def_resgid;
+	/* rev 1 (dynamic) */
+	uint32_t s_first_ino;
+	uint16_t s_inode_size, s_block_group_nr;
+	uint32_t s_feature_compat, s_feature_incompat, s_feature_ro_compat;
+	uint8_t s_uuid[16];
+	char s_volume_name[16];
+	char s_last_mounted[64];
+	uint32_t s_algorithm_usage_bitmap;
+	uint8_t s_prealloc_blocks, s_prealloc_dir_blocks;
+	uint16_t s_reserved_gdt_blocks;
+	uint8_t s_rest[1024 - 208];
+};
+
+struct ext2_group_desc {
+	uint32_t bg_block_bitmap, bg_inode_bitmap, bg_inode_table;
+	uint16_t bg_free_blocks_count, bg_free_inodes_count, bg_used_dirs_count;
+	uint16_t bg_flags;
+	uint32_t bg_reserved[3];
+};
+
+struct ext2_inode {
+	uint16_t i_mode, i_uid;
+	uint32_t i_size, i_atime, i_ctime, i_mtime, i_dtime;
+	uint16_t i_gid, i_links_count;
+	uint32_t i_blocks, i_flags, i_osd1;
+	uint32_t i_block[EXT2_N_BLOCKS];
+	uint32_t i_generation, i_file_acl, i_size_high, i_faddr;
+	uint16_t l_i_blocks_hi, l_i_file_acl_high, l_i_uid_high, l_i_gid_high;
+	uint16_t l_i_checksum_lo, l_i_reserved;
+	/* Inodes bigger than 128 bytes: */
+	uint16_t i_extra_isize, i_checksum_hi;
+	uint32_t i_ctime_extra, i_mtime_extra, i_atime_extra;   /* epoch bits 0-1, ns << 2 */
+	uint32_t i_crtime, i_crtime_extra;
+};
+#define EXT2_EXTRA_ISIZE 32     /* what mke2fs gives 256-byte inodes, and we do */
+
+struct ext2_dirent {
+	uint32_t inode;
+	uint16_t rec_len;
+	uint8_t name_len, file_type;
+	char name[];
+};
+#define EXT2_DIR_REC_LEN(len) ((8u + (len) + 3u) & ~3u)
+
+/* An extended attribute block's header (only its count is touched here). */
+#define EXT2_XATTR_MAGIC 0xEA020000
+struct ext2_xattr_header {
+	uint32_t h_magic, h_refcount, h_blocks;
+};
+
+struct ext2_group {
+	struct spinlock lock;
+};
+
+struct ext2_sb_info {
+	struct super_block *sb;
+	struct block_device *bdev;
+	unsigned block_size, inode_size, addr_per_block, desc_per_block, inodes_per_block;
+	uint32_t blocks_count, inodes_count, first_data_block;
+	uint32_t blocks_per_group, inodes_per_group, first_ino;
+	unsigned groups, gdt_blocks;
+	bool filetype;                     /* entries carry their type */
+	uint16_t mount_state;              /* s_state as found: restored at umount */
+	struct buffer_head *sbh;           /* the superblock's block (held) */
+	struct ext2_super_block *es;       /* in sbh */
+	unsigned sb_offset;                /* es's offset in sbh */
+	struct buffer_head **gdt;          /* the group descriptor blocks (held) */
+	struct ext2_group *group;
+	unsigned next_generation;          /* atomic */
+	uint64_t lookups;                  /* ->lookup calls (atomic, for tests) */
+	uint64_t io_errors;                /* I/O errors met (atomic) */
+};
+
+/* A symlink's target, freed a grace period after its inode (an RCU-walk's
+ * readlink may be copying it: fs/stat.c). */
+struct ext2_link {
+	struct rcu_head rcu;
+	char target[];
+};
+
+struct ext2_inode_info {
+	uint32_t i_data[EXT2_N_BLOCKS];    /* block pointers; or a fast link; or a device number */
+	uint32_t i_flags, i_file_acl, i_dtime, i_generation;
+	uint32_t i_crtime;
+	uint32_t i_last_alloc;             /* the last block allocated for it: the next one's goal */
+	struct buffer_head *i_bh;          /* its inode table block (held while cached) */
+	unsigned i_off;                    /* its raw inode's offset in i_bh */
+	bool i_fresh;                      /* never written: clear the whole raw inode first */
+	struct ext2_link *i_link;          /* a symlink's target */
+};
+
+static inline struct ext2_sb_info *EXT2_SB(const struct super_block *sb)
+{
+	return sb->s_fs_info;
+}
+static inline struct ext2_inode_info *EXT2_I(const struct inode *inode)
+{
+	return inode->i_private;
+}
+
+/* super.c */
+struct ext2_group_desc *ext2_gd(struct ext2_sb_info *sbi, unsigned group);
+void ext2_gd_dirty(struct ext2_sb_info *sbi, unsigned group);
+void ext2_sb_count(struct ext2_sb_info *sbi, uint32_t *field, int delta);
+/* Say what is wrong with the filesystem, once a line; returns -EUCLEAN. */
+int ext2_error(struct ext2_sb_info *sbi, const char *what, uint64_t a, uint64_t b);
+int ext2_io_error(struct ext2_sb_info *sbi, int err);
+extern const struct super_operations ext2_sops;
+
+/* alloc.c */
+int ext2_new_block(struct ext2_sb_info *sbi, uint32_t goal, uint32_t *out);
+void ext2_free_blocks(struct ext2_sb_info *sbi, uint32_t block, unsigned n);
+int ext2_new_ino(struct ext2_sb_info *sbi, unsigned group, bool dir, uint32_t *out);
+void ext2_free_ino(struct ext2_sb_info *sbi, uint32_t ino, bool dir);
+unsigned ext2_group_of_ino(struct ext2_sb_info *sbi, uint32_t ino);
+
+/* inode.c */
+struct inode *ext2_iget(struct super_block *sb, uint32_t ino);
+/* A new inode for dir, in state I_NEW (unlock_new_inode when done). */
+struct inode *ext2_new_inode(struct inode *dir, uint32_t mode);
+void ext2_write_inode(struct inode *inode);
+void ext2_set_ops(struct inode *inode);
+void ext2_encode_dev(uint32_t *data, uint64_t rdev);   /* a device number into i_block */
+/* The disk block of inode's block lblk: 0 and *pblk (0 for a hole); with
+ * create, a missing one is allocated (*fresh: it holds garbage). */
+int ext2_get_block(struct inode *inode, uint64_t lblk, bool create, uint32_t *pblk, bool *fresh);
+/* Free inode's blocks from lblk `from` on. */
+int ext2_truncate_blocks(struct inode *inode, uint64_t from);
+uint64_t ext2_max_size(struct ext2_sb_info *sbi);
+void ext2_set_link_target(struct inode *inode, struct ext2_link *link);
+void ext2_evict(struct inode *inode);
+void ext2_add_blocks(struct inode *inode, int n);   /* i_blocks += n fs blocks */
+
+/* dir.c */
+int ext2_find_entry(struct inode *dir, const char *name, unsigned len, uint32_t *ino);
+int ext2_add_link(struct inode *dir, const char *name, unsigned len, struct inode *inode);
+int ext2_delete_entry(struct inode *dir, const char *name, unsigned len);
+int ext2_set_link(struct inode *dir, const char *name, unsigned len, struct inode *inode);
+int ext2_make_empty(struct inode *inode, struct inode *parent);
+int ext2_empty_dir(struct inode *dir);              /* 1 empty, 0 not, or -errno */
+int ext2_set_dotdot(struct inode *dir, struct inode *parent);
+unsigned ext2_dtype(uint32_t mode);
+extern const struct file_operations ext2_dir_fops;
+
+/* namei.c */
+extern const struct inode_operations ext2_dir_iops;
+
+/* file.c */
+extern const struct inode_operations ext2_file_iops;
+extern const struct file_operations ext2_file_fops;
+extern const struct inode_operations ext2_symlink_iops;
+int ext2_fsync(struct file *f);
+
+int ext2_register(void);
+
+#endif

@@ -1,0 +1,253 @@
+/*
+ * namei.c: ext2's directory operations (fs/fs.h's inode_operations).
+ *
+ * The VFS calls each with the directory's i_rwsem held (shared for
+ * lookup; exclusive for the rest, with the victims' too: fs/dirops.c,
+ * fs/rename.c), so each change here runs alone in its directories.  Link
+ * counts follow Linux's ext2: a directory has 2 plus one per
+ * subdirectory; EXT2_LINK_MAX (32000) is the most an inode may have.
+ *
+ * Order of a creation: allocate the inode (I_NEW: no one else can find
+ * it), write it, then add the entry naming it; if the entry cannot be
+ * added, the inode goes (nlink 0: its last iput frees it and its blocks).
+ * Order of a rename: add or repoint the new entry, then remove the old
+ * one, then fix the moved directory's "..", so a failure before the first
+ * step changes nothing.
+ */
+#include "fs/ext2/ext2.h"
+#include "fs/buffer.h"
+#include "fs/dcache.h"
+#include "fs/permission.h"
+#include "kernel/err.h"
+#include "kernel/errno.h"
+#include "kernel/kmalloc.h"
+#include "kernel/string.h"
+
+/* Called with dir's i_rwsem shared: reads (and sleeps for) directory
+ * blocks; the VFS made d in-lookup, so this runs once per name at a time. */
+static int ext2_lookup(struct inode *dir, struct dentry *d)
+{
+	struct ext2_sb_info *sbi = EXT2_SB(dir->i_sb);
+	__atomic_fetch_add(&sbi->lookups, 1, __ATOMIC_RELAXED);
+	if (d->d_name.len > EXT2_NAME_LEN)
+		return -ENAMETOOLONG;
+	uint32_t ino;
+	int err = ext2_find_entry(dir, d->d_name.name, d->d_name.len, &ino);
+	if (err == -ENOENT) {
+		d_add(d, NULL);
+		return 0;
+	}
+	if (err)
+		return err;
+	struct inode *inode = ext2_iget(dir->i_sb, ino);
+	if (IS_ERR(inode))
+		return (int)PTR_ERR(inode);
+	d_add(d, inode);
+	return 0;
+}
+
+/* The end of a creation: inode named by d in dir, or gone on failure. */
+static int finish_new(struct inode *dir, struct dentry *d, struct inode *inode, int err)
+{
+	if (!err)
+		err = ext2_add_link(dir, d->d_name.name, d->d_name.len, inode);
+	if (err) {
+		__atomic_store_n(&inode->i_nlink, 0, __ATOMIC_RELEASE);
+		ext2_write_inode(inode);
+		unlock_new_inode(inode);
+		iput(inode);	/* evict gives its blocks and number back */
+		return err;
+	}
+	unlock_new_inode(inode);
+	d_instantiate(d, inode);
+	return 0;
+}
+
+static int ext2_create(struct inode *dir, struct dentry *d, uint32_t mode)
+{
+	struct inode *inode = ext2_new_inode(dir, mode);
+	if (IS_ERR(inode))
+		return (int)PTR_ERR(inode);
+	ext2_set_ops(inode);
+	ext2_write_inode(inode);
+	return finish_new(dir, d, inode, 0);
+}
+
+static int ext2_mknod(struct inode *dir, struct dentry *d, uint32_t mode, uint64_t rdev)
+{
+	struct inode *inode = ext2_new_inode(dir, mode);
+	if (IS_ERR(inode))
+		return (int)PTR_ERR(inode);
+	if (S_ISCHR(mode) || S_ISBLK(mode))
+		ext2_encode_dev(EXT2_I(inode)->i_data, rdev);	/* in i_block, as Linux's */
+	ext2_set_ops(inode);
+	ext2_write_inode(inode);
+	return finish_new(dir, d, inode, 0);
+}
+
+static int ext2_symlink(struct inode *dir, struct dentry *d, const char *target)
+{
+	struct ext2_sb_info *sbi = EXT2_SB(dir->i_sb);
+	size_t len = strlen(target);
+	if (len >= sbi->block_size)
+		return -ENAMETOOLONG;
+	struct ext2_link *link = kmalloc(sizeof(*link) + len + 1);
+	if (!link)
+		return -ENOMEM;
+	memcpy(link->target, target, len + 1);
+	struct inode *inode = ext2_new_inode(dir, S_IFLNK | 0777);
+	if (IS_ERR(inode)) {
+		kfree(link);
+		return (int)PTR_ERR(inode);
+	}
+	struct ext2_inode_info *ei = EXT2_I(inode);
+	ext2_set_ops(inode);
+	ext2_set_link_target(inode, link);
+	int err = 0;
+	if (len < EXT2_FAST_LINK_MAX) {
+		memcpy(ei->i_data, target, len);	/* a fast link: in i_block */
+	} else {
+		uint32_t pblk;
+		bool fresh;
+		err = ext2_get_block(inode, 0, true, &pblk, &fresh);
+		struct buffer_head *bh = err ? NULL : __getblk(sbi->bdev, pblk, sbi->block_size);
+		if (IS_ERR(bh))
+			err = (int)PTR_ERR(bh);
+		if (bh && !err) {
+			lock_buffer(bh);
+			memset(bh->b_data, 0, sbi->block_size);
+			memcpy(bh->b_data, target, len);
+			set_buffer_uptodate(bh);
+			unlock_buffer(bh);
+			mark_buffer_dirty(bh);
+			brelse(bh);
+		}
+	}
+	ext2_write_inode(inode);
+	return finish_new(dir, d, inode, err);
+}
+
+static int ext2_mkdir(struct inode *dir, struct dentry *d, uint32_t mode)
+{
+	if (dir->i_nlink >= EXT2_LINK_MAX)
+		return -EMLINK;
+	struct inode *inode = ext2_new_inode(dir, mode);
+	if (IS_ERR(inode))
+		return (int)PTR_ERR(inode);
+	ext2_set_ops(inode);
+	int err = ext2_make_empty(inode, dir);
+	err = finish_new(dir, d, inode, err);
+	if (!err) {
+		__atomic_fetch_add(&dir->i_nlink, 1, __ATOMIC_RELAXED);	/* its ".." */
+		ext2_write_inode(dir);
+	}
+	return err;
+}
+
+static int ext2_link(struct dentry *old, struct inode *dir, struct dentry *d)
+{
+	struct inode *inode = old->d_inode;
+	if (inode->i_nlink >= EXT2_LINK_MAX)
+		return -EMLINK;
+	int err = ext2_add_link(dir, d->d_name.name, d->d_name.len, inode);
+	if (err)
+		return err;
+	__atomic_fetch_add(&inode->i_nlink, 1, __ATOMIC_RELAXED);
+	inode_touch(inode, T_CTIME);
+	ext2_write_inode(inode);
+	ihold(inode);
+	d_instantiate(d, inode);
+	return 0;
+}
+
+static void drop_link(struct inode *inode)
+{
+	__atomic_fetch_sub(&inode->i_nlink, 1, __ATOMIC_RELEASE);
+	inode_touch(inode, T_CTIME);
+	ext2_write_inode(inode);
+}
+
+static int ext2_unlink(struct inode *dir, struct dentry *d)
+{
+	int err = ext2_delete_entry(dir, d->d_name.name, d->d_name.len);
+	if (!err)
+		drop_link(d->d_inode);
+	return err;
+}
+
+/* A directory leaves: nlink 0 (its entry and its "."), its parent loses
+ * the ".." link. */
+static void drop_dir(struct inode *dir, struct inode *victim)
+{
+	__atomic_store_n(&victim->i_nlink, 0, __ATOMIC_RELEASE);
+	inode_touch(victim, T_CTIME);
+	ext2_write_inode(victim);
+	__atomic_fetch_sub(&dir->i_nlink, 1, __ATOMIC_RELAXED);
+	ext2_write_inode(dir);
+}
+
+static int ext2_rmdir(struct inode *dir, struct dentry *d)
+{
+	struct inode *victim = d->d_inode;
+	int empty = ext2_empty_dir(victim);
+	if (empty <= 0)
+		return empty < 0 ? empty : -ENOTEMPTY;
+	int err = ext2_delete_entry(dir, d->d_name.name, d->d_name.len);
+	if (!err)
+		drop_dir(dir, victim);
+	return err;
+}
+
+static int ext2_rename(struct inode *old_dir, struct dentry *old, struct inode *new_dir,
+		       struct dentry *new)
+{
+	struct inode *inode = old->d_inode, *target = new->d_inode;
+	bool is_dir = S_ISDIR(inode->i_mode);
+	int err;
+	if (target && S_ISDIR(target->i_mode) && (err = ext2_empty_dir(target)) <= 0)
+		return err < 0 ? err : -ENOTEMPTY;
+	if (is_dir && !target && old_dir != new_dir && new_dir->i_nlink >= EXT2_LINK_MAX)
+		return -EMLINK;
+	if (target)
+		err = ext2_set_link(new_dir, new->d_name.name, new->d_name.len, inode);
+	else
+		err = ext2_add_link(new_dir, new->d_name.name, new->d_name.len, inode);
+	if (err)
+		return err;
+	if (target && S_ISDIR(target->i_mode)) {
+		/* The victim's ".." link goes; the moved one's ".." comes: new_dir's
+		 * count is even (drop_dir takes one, the move below gives it back). */
+		drop_dir(new_dir, target);
+		__atomic_fetch_add(&new_dir->i_nlink, 1, __ATOMIC_RELAXED);
+	} else if (target) {
+		drop_link(target);
+	} else if (is_dir) {
+		__atomic_fetch_add(&new_dir->i_nlink, 1, __ATOMIC_RELAXED);
+	}
+	ext2_write_inode(new_dir);
+	err = ext2_delete_entry(old_dir, old->d_name.name, old->d_name.len);
+	if (err)
+		return ext2_error(EXT2_SB(old_dir->i_sb), "rename: the old entry vanished",
+				  old_dir->i_ino, inode->i_ino);
+	if (is_dir) {
+		if (old_dir != new_dir && (err = ext2_set_dotdot(inode, new_dir)))
+			return err;
+		__atomic_fetch_sub(&old_dir->i_nlink, 1, __ATOMIC_RELAXED);
+		ext2_write_inode(old_dir);
+	}
+	inode_touch(inode, T_CTIME);
+	ext2_write_inode(inode);
+	return 0;
+}
+
+const struct inode_operations ext2_dir_iops = {
+	.lookup = ext2_lookup,
+	.create = ext2_create,
+	.mkdir = ext2_mkdir,
+	.unlink = ext2_unlink,
+	.rmdir = ext2_rmdir,
+	.symlink = ext2_symlink,
+	.mknod = ext2_mknod,
+	.link = ext2_link,
+	.rename = ext2_rename,
+};

@@ -1,0 +1,98 @@
+/*
+ * efault: every system call that takes a path, and the buffers of read,
+ * write, stat, getdents64, readlink, getcwd, pipe2 and wait4, given bad
+ * pointers: NULL, an unmapped user address, a kernel address and a
+ * non-canonical one.  Each must fail with EFAULT (14); the program prints
+ * one line per miss and exits with the number of misses.  On Linux it
+ * exits 0 too.
+ */
+#include "ulib.h"
+
+#define EFAULT 14
+static const long bad[] = { 0, 0x1000, (long)0xffff800000000000UL, (long)0x8000000000000000UL,
+			    (long)0xffffffff80000000UL };
+#define NBAD (sizeof(bad) / sizeof(bad[0]))
+static int misses;
+
+static void check(const char *what, long bad_ptr, long r)
+{
+	if (r == -EFAULT)
+		return;
+	char buf[24];
+	puts_fd(1, "miss: ");
+	puts_fd(1, what);
+	puts_fd(1, " ptr ");
+	puts_fd(1, utoa(bad_ptr, buf));
+	puts_fd(1, " gave ");
+	puts_fd(1, utoa(r, buf));
+	puts_fd(1, "\n");
+	misses++;
+}
+
+int main(int argc, char **argv, char **envp)
+{
+	(void)argc, (void)envp;
+	static char st[256], out[256];
+	long fd = sys3(SYS_open, ".", 0200000 /* O_DIRECTORY */, 0);
+	long file = sys3(SYS_open, "efault-f", 0101 /* O_CREAT|O_WRONLY */, 0644);
+	long rfile = sys3(SYS_open, "efault-f", 0, 0);
+	sys3(SYS_write, file, "x", 1);
+	for (unsigned i = 0; i < NBAD; i++) {
+		long p = bad[i];
+		check("open", p, sys3(SYS_open, p, 0, 0));
+		check("openat", p, sys4(SYS_openat, -100, p, 0, 0));
+		check("creat", p, sys2(SYS_creat, p, 0644));
+		check("stat", p, sys2(SYS_stat, p, st));
+		check("lstat", p, sys2(SYS_lstat, p, st));
+		check("newfstatat", p, sys4(SYS_newfstatat, -100, p, st, 0));
+		check("access", p, sys2(SYS_access, p, 0));
+		check("faccessat", p, sys3(SYS_faccessat, -100, p, 0));
+		check("mkdir", p, sys2(SYS_mkdir, p, 0755));
+		check("mkdirat", p, sys3(SYS_mkdirat, -100, p, 0755));
+		check("rmdir", p, sys1(SYS_rmdir, p));
+		check("unlink", p, sys1(SYS_unlink, p));
+		check("unlinkat", p, sys3(SYS_unlinkat, -100, p, 0));
+		check("rename old", p, sys2(SYS_rename, p, "x"));
+		check("rename new", p, sys2(SYS_rename, "efault-f", p));
+		check("renameat", p, sys4(SYS_renameat, -100, p, -100, "x"));
+		check("link old", p, sys2(SYS_link, p, "x"));
+		check("link new", p, sys2(SYS_link, "efault-f", p));
+		check("linkat", p, sys5(SYS_linkat, -100, p, -100, "x", 0));
+		check("symlink target", p, sys2(SYS_symlink, p, "x"));
+		check("symlink name", p, sys2(SYS_symlink, "t", p));
+		check("symlinkat", p, sys3(SYS_symlinkat, "t", -100, p));
+		check("readlink path", p, sys3(SYS_readlink, p, out, sizeof(out)));
+		check("readlinkat", p, sys4(SYS_readlinkat, -100, p, out, sizeof(out)));
+		check("chmod", p, sys2(SYS_chmod, p, 0644));
+		check("fchmodat", p, sys3(SYS_fchmodat, -100, p, 0644));
+		check("chown", p, sys3(SYS_chown, p, 0, 0));
+		check("lchown", p, sys3(SYS_lchown, p, 0, 0));
+		check("truncate", p, sys2(SYS_truncate, p, 0));
+		check("chdir", p, sys1(SYS_chdir, p));
+		check("mknod", p, sys3(SYS_mknod, p, 010644, 0));
+		check("utimensat path", p, sys4(SYS_utimensat, -100, p, 0, 0));
+		check("statfs", p, sys2(SYS_statfs, p, st));
+		check("execve", p, sys3(SYS_execve, p, 0, 0));
+		check("mount dir", p, sys5(SYS_mount, "none", p, "ramfs", 0, 0));
+		check("umount2", p, sys2(SYS_umount2, p, 0));
+		/* Buffers. */
+		check("read", p, sys3(SYS_read, rfile, p, 1));
+		check("pread64", p, sys4(SYS_pread64, rfile, p, 1, 0));
+		check("write", p, sys3(SYS_write, file, p, 1));
+		check("fstat", p, sys2(SYS_fstat, fd, p));
+		check("stat buf", p, sys2(SYS_stat, ".", p));
+		check("getdents64", p, sys3(SYS_getdents64, fd, p, 4096));
+		check("readlink buf", p, sys3(SYS_readlink, "/bin/sh", p, 64));
+		check("getcwd", p, sys2(SYS_getcwd, p, 256));
+		check("pipe2", p, sys2(SYS_pipe2, p, 0));
+		if (p == 0)
+			continue;	/* NULL is a valid "none" for the rest (argv too, on Linux) */
+		check("execve argv", p, sys3(SYS_execve, argv[0], p, 0));
+		check("utimensat times", p, sys4(SYS_utimensat, -100, "efault-f", p, 0));
+		check("rt_sigaction", p, sys4(SYS_rt_sigaction, 10, p, 0, 8));
+		check("rt_sigprocmask", p, sys4(SYS_rt_sigprocmask, 0, p, 0, 8));
+	}
+	sys1(SYS_unlink, "efault-f");
+	report("misses", misses);
+	return misses;
+}

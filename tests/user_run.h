@@ -1,0 +1,26 @@
+/*
+ * user_run.h: running a user program from a test (tests/test_user.c).
+ */
+#ifndef TESTS_USER_RUN_H
+#define TESTS_USER_RUN_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "user/syscall.h"
+
+/* Run path with argv (no environment), its stdout and stderr into the
+ * file out_path (made or truncated), stdin closed; 0 and its wait status
+ * in *wstatus, or execve's error. */
+int user_run(const char *path, char *const argv[], const char *out_path, int *wstatus);
+/* The same with cwd dir (NULL: the caller's) and an environment. */
+int user_run_in(const char *dir, const char *path, char *const argv[], char *const envp[],
+		const char *out_path, int *wstatus);
+/* A file's first n - 1 bytes, NUL-terminated: the count, or an errno. */
+long user_read_file(const char *path, char *buf, size_t n);
+
+static inline uint64_t syscall_count_for_tests(void)
+{
+	return syscall_count();
+}
+
+#endif
