@@ -248,9 +248,7 @@ static int ramfs_iterate(struct file *f, struct dir_context *ctx)
 		ctx->pos = 1;
 	}
 	if (ctx->pos == 1) {
-		struct dentry *parent = dget_parent(f->f_dentry);	/* a rename may move us */
-		uint64_t ino = parent->d_inode->i_ino;
-		dput(parent);
+		uint64_t ino = d_parent_ino(f->f_dentry);	/* a rename may move us */
 		if (!ctx->emit(ctx, "..", 2, ino, DT_DIR))
 			return 0;
 		ctx->pos = 2;
