@@ -20,7 +20,8 @@
  * dentries with the same parent and name.
  *
  * What each lock protects:
- *   dcache bucket lock     a dcache hash chain, and HASHED on its dentries
+ *   dcache bucket lock     a group of 8 dcache hash chains (dcache.c), and
+ *                          HASHED on their dentries
  *   in-lookup bucket lock  an in-lookup hash chain, IN_LOOKUP on its
  *                          dentries, and moving a dentry from it to the
  *                          dcache hash (so holding it freezes that step)
