@@ -420,8 +420,8 @@ static bool dput_locked(struct dentry *d)
 		return !(d->d_flags & DCACHE_IN_LOOKUP);
 	if (!on_lru(d))
 		d_lru_add(d);	/* unused now: the shrinker may have it */
-	else if (!(d->d_flags & DCACHE_REFERENCED))
-		flag_set(d, DCACHE_REFERENCED);	/* once per shrinker pass, not per use */
+	else if (!d->d_referenced)
+		d->d_referenced = 1;	/* once per shrinker pass, not per use */
 	return false;
 }
 
@@ -1028,8 +1028,8 @@ static int lru_collect(unsigned nr, unsigned *budget, struct hlist_head *victims
 		}
 		bool unused = __atomic_load_n(&d->d_count, __ATOMIC_RELAXED) == 0 &&
 			      (d->d_flags & DCACHE_HASHED);
-		if (unused && (d->d_flags & DCACHE_REFERENCED)) {
-			flag_clear(d, DCACHE_REFERENCED);
+		if (unused && d->d_referenced) {
+			d->d_referenced = 0;
 			list_del(&d->d_lru);
 			list_add_tail(&d->d_lru, &l->list);
 			d->d_lru_stamp = lru_now();

@@ -41,8 +41,8 @@
  * Unused dentries: a hashed dentry whose last reference goes stays in the
  * cache and joins the LRU of the CPU it is on (one list per CPU, as Linux
  * keeps one per NUMA node: two CPUs never share a list head).  It joins
- * once: a later last dput only marks it DCACHE_REFERENCED (if it is not
- * already), and the shrinker, which takes the oldest head of all the
+ * once: a later last dput only marks it referenced (d_referenced, if it
+ * is not already), and the shrinker, which takes the oldest head of all the
  * lists, gives a referenced dentry a second chance at its list's tail and
  * drops from the LRU any it finds in use, to be queued again when they
  * are next unused (Linux's lazy LRU).  A dentry's children hold references on it, so
@@ -67,12 +67,11 @@ struct qstr {
 	uint32_t hash;             /* of (parent, name): see d_hash_name */
 };
 
-#define DNAME_INLINE_LEN 40
+#define DNAME_INLINE_LEN 36       /* names up to 35 bytes; longer ones are kmalloc'd */
 
 #define DCACHE_HASHED    0x1
 #define DCACHE_IN_LOOKUP 0x2
 #define DCACHE_MOUNTED   0x4       /* a filesystem is mounted here (fs/mount.c) */
-#define DCACHE_REFERENCED 0x8      /* used again since it joined the LRU (see dput) */
 
 /*
  * Three lines in release builds (192 bytes, as Linux's), each dentry on
@@ -82,11 +81,13 @@ struct qstr {
  *           name) it compares, the flags, d_seq, the inode.  Written
  *           only when the dentry changes (hashed, renamed, instantiated).
  *   line 2: what taking and dropping references and changing children
- *           write: d_count, d_lock, the children list, the link on the
- *           parent's (which a sibling's create or unlink writes).
- *   line 3: the inline name, which only a walk's hit reads, and the LRU
- *           link, written when the dentry joins or leaves the LRU, not on
- *           each reference (see dput); after d_kill, the RCU callback.
+ *           write: d_count and the LRU's referenced mark beside it (one
+ *           line for a last dput), d_lock, the children list, the link on
+ *           the parent's (which a sibling's create or unlink writes).
+ *   line 3: the inline name, which only a walk's hit reads, the prune's
+ *           generation, and the LRU link, written when the dentry or a
+ *           neighbour joins or leaves the LRU, not on each reference (see
+ *           dput); after d_kill, the RCU callback.
  * Debug builds' spinlocks carry a lockdep_map, so line 2 grows there.
  */
 struct dentry {
@@ -105,8 +106,9 @@ struct dentry {
 
 	/* Line 2. */
 	int d_count;               /* references (atomic) */
-	/* The last prune walk done below it (d_prune_unused; atomic). */
-	uint32_t d_prune_gen;
+	/* Bucket lock: used again since it joined the LRU (Linux's
+	 * DCACHE_REFERENCED, kept apart from d_flags, which walks read). */
+	uint32_t d_referenced;
 	/* d_lock. */
 	struct spinlock d_lock;
 	struct list_head d_subdirs;
@@ -115,6 +117,8 @@ struct dentry {
 
 	/* Line 3. */
 	char d_iname[DNAME_INLINE_LEN];   /* short names live here */
+	/* The last prune walk done below it (d_prune_unused; atomic). */
+	uint32_t d_prune_gen;
 	union {
 		/* Bucket lock and the LRU lock of list d_lru_cpu. */
 		struct {

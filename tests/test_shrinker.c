@@ -257,7 +257,7 @@ static void lru_lists_race_per_cpu(void)
 	struct super_block *sb = slowfs_mount(0, 0, 0);
 	ASSERT_NOT_NULL(sb);
 	static struct lru_race r;
-	r = (struct lru_race){ .dir = sb->s_root, .ops_per_cpu = ktest_ops_per_cpu(4000) };
+	r = (struct lru_race){ .dir = sb->s_root, .ops_per_cpu = ktest_ops_per_cpu(1500) };
 	bool jitter = race_jitter_on(ktest_seed());
 	ktest_run_on_all_cpus(lru_race_cpu, &r);
 	if (jitter)
