@@ -25,22 +25,29 @@
  *    the handler's lines in it; the pair is then prepared and run again,
  *    up to ATTEMPTS times.  The plugin reports every run; run.py keeps the
  *    last, which is the one this file reports.
+ *  - The common case of the allocators: before its region, each side puts
+ *    its CPU's slab magazines and page list at their refill level (see
+ *    conflict_side_enter).
  *
  * Region ids: 1..3 the controls (1: one shared counter, exactly its line
  * must conflict; 2: two private counters on separate lines, none may;
  * 3: one field of a slab object, which must be named cf_object+0x40),
- * 4.. the VFS pairs, CONFLICT_COUNTED + n the counted regions.  The ids
- * are literal because the marker encodes them as immediates.
+ * 4..16 the hand-picked VFS pairs, 17..20 rwsem_choice.c's, 0x1000.. the
+ * generated ones (commute.c), CONFLICT_COUNTED + n the counted regions.
+ * The ids here are literal because the marker encodes them as
+ * immediates; commute.c's come through conflict_region_begin_var.
  *
  * Object names: the plugin cannot read guest memory (QEMU's plugin API 1),
  * so run.py names a line from what the kernel prints: static data from
  * the ELF's symbols (the image is mapped at phys + KERNEL_VMA), struct
  * page entries from the page array's place, and heap lines from the slab
- * map printed after each pair, before its state is torn down (slabs come
- * and go, so a map printed once at the end would miss objects freed
- * since).  Each map line is one slab: physical start, bytes, object size,
- * cache name; the object offset is (line - start) % size.  Large kmalloc
- * blocks (whole pages: the hash tables) are listed too, with size 0.
+ * map the last side prints after its region, while every side still
+ * holds what its call made (slabs come and go, so a map printed once at
+ * the end would miss objects freed since).  Each map line is one slab:
+ * physical start, bytes, object size, cache name; the object offset is
+ * (line - start) % size.  Large kmalloc blocks (whole pages: the hash
+ * tables) are listed too, with size 0.  A map is printed as what changed
+ * since the previous one (print_slab_map).
  */
 #include <stdint.h>
 #include "bench/bench.h"
@@ -82,15 +89,7 @@ static struct side {
 _Static_assert(sizeof(struct side) % 64 == 0, "sides must not share a line");
 
 static unsigned turn;              /* which side may enter its region */
-
-struct pair {
-	int id;
-	const char *name;
-	void (*fn)(void *arg, unsigned i);
-	int (*prepare)(void);          /* builds the state under /cf: 0 or -errno */
-	void (*side_setup)(unsigned i);/* on side i's own thread, before its region */
-	unsigned sides;                /* 2: a pair; 1: a counted region */
-};
+static unsigned set_up;            /* sides that have run their side_setup */
 
 static uint64_t disturbances(void)
 {
@@ -98,34 +97,45 @@ static uint64_t disturbances(void)
 	return __atomic_load_n(&cpus[cpu].ticks, __ATOMIC_RELAXED) + sched_context_switches(cpu);
 }
 
-static const struct pair *current;
+static const struct conflict_pair *current;
 
-static uint64_t side_enter(unsigned i)
+static void print_slab_map(int id);
+
+/* Every side sets up before the first enters its region: a setup that
+ * opens a file must not meet the other side's call done already.  Then
+ * its CPU's magazines and page list are put at their refill level, where
+ * any refill or flush leaves them: the region measures the common case,
+ * in which a CPU's next allocations and frees stay on its own lines (the
+ * uncommon one, a refill or flush every batch operations, visits the
+ * shared lists by design). */
+uint64_t conflict_side_enter(unsigned i)
 {
 	if (current->side_setup)
 		current->side_setup(i);
-	while (__atomic_load_n(&turn, __ATOMIC_ACQUIRE) != i)
+	kmem_cache_settle_cpu();
+	page_settle_cpu();
+	__atomic_fetch_add(&set_up, 1, __ATOMIC_ACQ_REL);
+	while (__atomic_load_n(&set_up, __ATOMIC_ACQUIRE) != current->sides ||
+	       __atomic_load_n(&turn, __ATOMIC_ACQUIRE) != i)
 		yield();
 	return disturbances();
 }
 
-static void side_leave(unsigned i, int r, uint64_t before)
+/* The last side prints the slab map while every side still holds what
+ * its call made (a side's thread frees its descriptors as it exits), and
+ * only then lets the others go on. */
+void conflict_side_leave(unsigned i, int r, uint64_t before)
 {
 	side[i].res = r;
 	side[i].disturbed = disturbances() != before;
-	__atomic_store_n(&turn, i + 1, __ATOMIC_RELEASE);
+	unsigned last = current->sides - 1;
+	if (i == last && conflicts_traced)
+		print_slab_map(current->id);
+	__atomic_store_n(&turn, i == last ? last + 2 : i + 1, __ATOMIC_RELEASE);
+	while (__atomic_load_n(&turn, __ATOMIC_ACQUIRE) != last + 2)
+		yield();
 }
 
-#define REGION(ID, BODY) \
-	static void region_##ID(void *arg, unsigned i) \
-	{ \
-		(void)arg; \
-		uint64_t before = side_enter(i); \
-		conflict_region_begin(ID); \
-		int r = (int)(BODY); \
-		conflict_region_end(ID); \
-		side_leave(i, r, before); \
-	}
 
 /* ---- the controls ---- */
 
@@ -158,9 +168,9 @@ static void cleanup_slab_control(void)
 	cf_cache = NULL;
 }
 
-REGION(1, (__atomic_fetch_add(&ctr.shared, 1, __ATOMIC_RELAXED), 0))
-REGION(2, (ctr.priv[i][0]++, 0))
-REGION(3, (__atomic_fetch_add((uint64_t *)(cf_object + 0x40), 1, __ATOMIC_RELAXED), 0))
+CONFLICT_REGION(1, (__atomic_fetch_add(&ctr.shared, 1, __ATOMIC_RELAXED), 0))
+CONFLICT_REGION(2, (ctr.priv[i][0]++, 0))
+CONFLICT_REGION(3, (__atomic_fetch_add((uint64_t *)(cf_object + 0x40), 1, __ATOMIC_RELAXED), 0))
 
 /* ---- the VFS pairs: each body is 0 when the call did what it should ---- */
 
@@ -192,19 +202,19 @@ static const char *const n_name[2] = { "/cf/d/n0", "/cf/d/n1" };
 static const char *const miss_name[2] = { "/cf/d/miss0", "/cf/d/miss1" };
 static const char *const other_dir_name[2] = { "/cf/d0/n", "/cf/d1/n" };
 
-REGION(4, sys_stat("/cf/a/b/c/d/e/f", &side[i].st))
-REGION(5, sys_stat(x_name[i], &side[i].st))
-REGION(6, expect(sys_stat("/cf/d/missing", &side[i].st), -ENOENT))
-REGION(7, expect(sys_stat(miss_name[i], &side[i].st), -ENOENT))
-REGION(8, open_close("/cf/d/x0"))
-REGION(9, open_close("/cf/d/x0"))
-REGION(10, expect(sys_read(side[i].fd, side[i].buf, 64), 64))
-REGION(11, getdents_once(i))
-REGION(12, create(n_name[i]))
-REGION(13, create(other_dir_name[i]))
-REGION(14, sys_unlink(x_name[i]))
-REGION(15, sys_mkdir(other_dir_name[i], 0755))
-REGION(16, i ? sys_stat("/cf/r2/x", &side[i].st) : sys_rename("/cf/r1/a", "/cf/r1/b"))
+CONFLICT_REGION(4, sys_stat("/cf/a/b/c/d/e/f", &side[i].st))
+CONFLICT_REGION(5, sys_stat(x_name[i], &side[i].st))
+CONFLICT_REGION(6, expect(sys_stat("/cf/d/missing", &side[i].st), -ENOENT))
+CONFLICT_REGION(7, expect(sys_stat(miss_name[i], &side[i].st), -ENOENT))
+CONFLICT_REGION(8, open_close("/cf/d/x0"))
+CONFLICT_REGION(9, open_close("/cf/d/x0"))
+CONFLICT_REGION(10, expect(sys_read(side[i].fd, side[i].buf, 64), 64))
+CONFLICT_REGION(11, getdents_once(i))
+CONFLICT_REGION(12, create(n_name[i]))
+CONFLICT_REGION(13, create(other_dir_name[i]))
+CONFLICT_REGION(14, sys_unlink(x_name[i]))
+CONFLICT_REGION(15, sys_mkdir(other_dir_name[i], 0755))
+CONFLICT_REGION(16, i ? sys_stat("/cf/r2/x", &side[i].st) : sys_rename("/cf/r1/a", "/cf/r1/b"))
 
 /* State: the tree each pair needs, its names looked up once (cached). */
 static int mkdirs(const char *const *dirs, unsigned n)
@@ -267,10 +277,14 @@ static int open_fds(int flags)
 	return 0;
 }
 
+/* The file is read once first (pread: f_pos stays), as a file read
+ * repeatedly is: relatime writes i_atime on the first read after a
+ * change only. */
 static int prepare_read(void)
 {
 	int err = prepare_d();
-	return err ? err : open_fds(O_RDONLY);
+	err = err ? err : open_fds(O_RDONLY);
+	return err ? err : expect(sys_pread(side[0].fd, side[0].buf, 64, 0), 64);
 }
 
 static int prepare_getdents(void)
@@ -353,15 +367,20 @@ static int prepare_miss_shared(void) { return prepare_miss(false); }
 static int prepare_miss_exclusive(void) { return prepare_miss(true); }
 
 #define C(n) (CONFLICT_COUNTED + (n))
-REGION(0x8001, lookup6())
-REGION(0x8002, sys_stat("/cf/a/b/c/d/e/f", &side[i].st))
-REGION(0x8003, (down_read(&cf_dir->d_inode->i_rwsem), up_read(&cf_dir->d_inode->i_rwsem), 0))
-REGION(0x8004, (down_write(&cf_dir->d_inode->i_rwsem), up_write(&cf_dir->d_inode->i_rwsem), 0))
-REGION(0x8005, (mutex_lock(&cf_mutex), mutex_unlock(&cf_mutex), 0))
-REGION(0x8006, expect(sys_stat("/cf/d/q", &side[i].st), -ENOENT))
-REGION(0x8007, expect(sys_stat("/cf/d/q", &side[i].st), -ENOENT))
+CONFLICT_REGION(0x8001, lookup6())
+CONFLICT_REGION(0x8002, sys_stat("/cf/a/b/c/d/e/f", &side[i].st))
+CONFLICT_REGION(0x8003, (down_read(&cf_dir->d_inode->i_rwsem), up_read(&cf_dir->d_inode->i_rwsem), 0))
+CONFLICT_REGION(0x8004, (down_write(&cf_dir->d_inode->i_rwsem), up_write(&cf_dir->d_inode->i_rwsem), 0))
+CONFLICT_REGION(0x8005, (mutex_lock(&cf_mutex), mutex_unlock(&cf_mutex), 0))
+CONFLICT_REGION(0x8006, expect(sys_stat("/cf/d/q", &side[i].st), -ENOENT))
+CONFLICT_REGION(0x8007, expect(sys_stat("/cf/d/q", &side[i].st), -ENOENT))
+CONFLICT_REGION(0x8008, open_close("/cf/a/b/c/d/e/f"))
+CONFLICT_REGION(0x8009, create("/cf/d/new"))
+CONFLICT_REGION(0x800a, sys_mkdir("/cf/d/newdir", 0755))
+CONFLICT_REGION(0x800b, sys_unlink("/cf/d/x1"))
+CONFLICT_REGION(0x800c, expect(sys_read(side[i].fd, side[i].buf, 64), 64))
 
-static const struct pair pairs[] = {
+static const struct conflict_pair pairs[] = {
 	{ 1, "negative-control", region_1, NULL, NULL, 2 },
 	{ 2, "positive-control", region_2, NULL, NULL, 2 },
 	{ 3, "slab-control", region_3, prepare_slab_control, NULL, 2 },
@@ -385,6 +404,11 @@ static const struct pair pairs[] = {
 	{ C(5), "mutex-lock+unlock", region_0x8005, prepare_locks, NULL, 1 },
 	{ C(6), "lookup-miss-vfs.lookup=shared", region_0x8006, prepare_miss_shared, NULL, 1 },
 	{ C(7), "lookup-miss-vfs.lookup=exclusive", region_0x8007, prepare_miss_exclusive, NULL, 1 },
+	{ C(8), "open+close-cached-6-components", region_0x8008, prepare_path6, NULL, 1 },
+	{ C(9), "create-new-name(open+close)", region_0x8009, prepare_d, NULL, 1 },
+	{ C(10), "mkdir-new-name", region_0x800a, prepare_d, NULL, 1 },
+	{ C(11), "unlink-cached-name", region_0x800b, prepare_d, NULL, 1 },
+	{ C(12), "read-64-bytes", region_0x800c, prepare_read, NULL, 1 },
 };
 #define NPAIRS (sizeof(pairs) / sizeof(pairs[0]))
 
@@ -400,31 +424,32 @@ static void remove_tree(char *path, size_t cap, unsigned depth)
 		return;
 	}
 	size_t len = strlen(path);
-	for (;;) {      /* read again after each removal: the cursor moved */
+	bool removed = true;
+	for (unsigned round = 0; removed && round < 64; round++) {   /* a batch of names a round */
 		int fd = sys_open(path, O_RDONLY | O_DIRECTORY, 0);
 		if (fd < 0)
 			break;
-		char buf[256], name[64];
+		char buf[512];
 		long n = sys_getdents(fd, buf, sizeof(buf));
-		name[0] = '\0';
-		for (long off = 0; off < n && !name[0]; ) {
-			struct linux_dirent64 *e = (struct linux_dirent64 *)(buf + off);
-			if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-				strlcpy(name, e->d_name, sizeof(name));
-			off += e->d_reclen;
-		}
 		sys_close(fd);
-		if (!name[0] || len + 1 + strlen(name) >= cap)
-			break;
-		path[len] = '/';
-		strlcpy(path + len + 1, name, cap - len - 1);
-		remove_tree(path, cap, depth + 1);
-		path[len] = '\0';
+		removed = false;
+		for (long off = 0; off < n; ) {
+			struct linux_dirent64 *e = (struct linux_dirent64 *)(buf + off);
+			off += e->d_reclen;
+			if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") ||
+			    len + 1 + strlen(e->d_name) >= cap)
+				continue;
+			path[len] = '/';
+			strlcpy(path + len + 1, e->d_name, cap - len - 1);
+			remove_tree(path, cap, depth + 1);
+			path[len] = '\0';
+			removed = true;
+		}
 	}
 	sys_rmdir(path);
 }
 
-static void cleanup(const struct pair *p)
+static void cleanup(const struct conflict_pair *p)
 {
 	for (unsigned k = 0; k < 2; k++) {
 		if (side[k].fd >= 0)
@@ -450,45 +475,90 @@ struct slab_row {
 };
 
 struct slab_map {
-	struct slab_row *rows;
-	unsigned n, cap, missed;
+	struct slab_row *rows, *prev;   /* this map, and the last one printed */
+	unsigned n, prev_n, cap, missed;
+	int last_id;                    /* the pair the last one was printed for */
 };
 
-/* Under the cache's lock: copy, never sleep. */
-static void copy_slab(struct kmem_cache *c, void *base, size_t bytes, void *arg)
+static void add_row(struct slab_map *m, uint64_t phys, uint64_t bytes, uint32_t size,
+		    const char *name)
 {
-	struct slab_map *m = arg;
 	if (m->n == m->cap) {
 		m->missed++;
 		return;
 	}
 	struct slab_row *r = &m->rows[m->n++];
-	r->phys = virt_to_phys(base);
+	memset(r, 0, sizeof(*r));
+	r->phys = phys;
 	r->bytes = (uint32_t)bytes;
-	r->size = (uint32_t)c->size;
-	strlcpy(r->name, c->name, sizeof(r->name));
+	r->size = size;
+	strlcpy(r->name, name, sizeof(r->name));
+}
+
+/* Under the cache's lock: copy, never sleep. */
+static void copy_slab(struct kmem_cache *c, void *base, size_t bytes, void *arg)
+{
+	add_row(arg, virt_to_phys(base), bytes, (uint32_t)c->size, c->name);
 }
 
 static struct slab_map slab_map;
 
+/* Large kmalloc blocks (the hash tables): whole pages, not slabs.  The
+ * flags are read without the allocator's lock, at a quiet moment: a block
+ * freed meanwhile is at worst misnamed.  A block's head says its order,
+ * so the walk skips what it covers (free memory is mostly large blocks). */
+static void add_large_blocks(struct slab_map *m)
+{
+	for (uint64_t pfn = 0; pfn < max_pfn; ) {
+		uint32_t flags = __atomic_load_n(&page_array[pfn].flags, __ATOMIC_RELAXED);
+		uint64_t span = flags & (PG_HEAD | PG_BUDDY) ? 1ULL << page_array[pfn].order : 1;
+		if (flags & PG_LARGE)
+			add_row(m, pfn << PAGE_SHIFT, span << PAGE_SHIFT, 0, "kmalloc-large");
+		pfn += span ? span : 1;
+	}
+}
+
+static void sort_rows(struct slab_row *r, unsigned n)
+{
+	for (unsigned i = 1; i < n; i++)
+		for (unsigned j = i; j && r[j - 1].phys > r[j].phys; j--) {
+			struct slab_row t = r[j];
+			r[j] = r[j - 1];
+			r[j - 1] = t;
+		}
+}
+
+/* The map after pair id, as what changed since the last one printed
+ * (serial output is slow under TCG, and most pairs change a few rows):
+ * "slabmap ID from PREV", then a "slab" line per new row and a "noslab"
+ * line per row gone.  Both maps are sorted by address, so one merge. */
 static void print_slab_map(int id)
 {
-	slab_map.n = slab_map.missed = 0;
-	kmem_cache_for_each_slab(copy_slab, &slab_map);
-	kprintf("conflicts: slabmap %d %u slabs (%u not listed)\n", id, slab_map.n, slab_map.missed);
-	for (unsigned k = 0; k < slab_map.n; k++) {
-		struct slab_row *r = &slab_map.rows[k];
-		kprintf("conflicts: slab %d 0x%lx 0x%x %u %s\n", id, r->phys, r->bytes, r->size, r->name);
+	struct slab_map *m = &slab_map;
+	m->n = m->missed = 0;
+	kmem_cache_for_each_slab(copy_slab, m);
+	add_large_blocks(m);
+	sort_rows(m->rows, m->n);
+	kprintf("conflicts: slabmap %d from %d (%u not listed)\n", id, m->last_id, m->missed);
+	unsigned i = 0, j = 0;
+	while (i < m->n || j < m->prev_n) {
+		struct slab_row *r = i < m->n ? &m->rows[i] : NULL, *q = j < m->prev_n ? &m->prev[j] : NULL;
+		if (r && q && !memcmp(r, q, sizeof(*r))) {
+			i++, j++;
+		} else if (r && (!q || r->phys <= q->phys)) {
+			kprintf("conflicts: slab %d 0x%lx 0x%x %u %s\n", id, r->phys, r->bytes, r->size, r->name);
+			i++;
+			j += q && q->phys == r->phys;	/* the same place, another slab */
+		} else {
+			kprintf("conflicts: noslab %d 0x%lx\n", id, q->phys);
+			j++;
+		}
 	}
-	/* Large kmalloc blocks (the hash tables): whole pages, not slabs.  The
-	 * flags are read without the allocator's lock, at a quiet moment: a
-	 * block freed meanwhile is at worst misnamed. */
-	for (uint64_t pfn = 0; pfn < max_pfn; pfn++) {
-		uint32_t flags = __atomic_load_n(&page_array[pfn].flags, __ATOMIC_RELAXED);
-		if (flags & PG_LARGE)
-			kprintf("conflicts: slab %d 0x%lx 0x%lx 0 kmalloc-large\n", id, pfn << PAGE_SHIFT,
-				(uint64_t)PAGE_SIZE << page_array[pfn].order);
-	}
+	struct slab_row *t = m->prev;
+	m->prev = m->rows;
+	m->rows = t;
+	m->prev_n = m->n;
+	m->last_id = id;
 }
 
 static void say_layout(void)
@@ -500,9 +570,9 @@ static void say_layout(void)
 
 /* ---- running them ---- */
 
-static void sayf(void (*say)(void *, const char *), void *ctx, const char *fmt, ...)
+static void sayf(conflict_say_fn *say, void *ctx, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-static void sayf(void (*say)(void *, const char *), void *ctx, const char *fmt, ...)
+static void sayf(conflict_say_fn *say, void *ctx, const char *fmt, ...)
 {
 	char line[160];
 	va_list ap;
@@ -513,7 +583,7 @@ static void sayf(void (*say)(void *, const char *), void *ctx, const char *fmt, 
 }
 
 /* One attempt: 0 if the sides ran (whatever they returned), or -errno. */
-static int attempt(const struct pair *p)
+static int attempt(const struct conflict_pair *p)
 {
 	for (unsigned k = 0; k < 2; k++) {
 		side[k].res = 1;
@@ -526,16 +596,15 @@ static int attempt(const struct pair *p)
 	if (!err) {
 		current = p;
 		turn = 0;
+		set_up = 0;
 		struct bench_team t = { .n = p->sides, .one_per_cpu = ncpus >= p->sides, .fn = p->fn };
 		err = bench_team_run(&t);
 	}
-	if (!err && conflicts_traced)
-		print_slab_map(p->id);
 	cleanup(p);
 	return err;
 }
 
-static bool run_one(const struct pair *p, void (*say)(void *, const char *), void *ctx)
+bool conflict_run_pair(const struct conflict_pair *p, conflict_say_fn *say, void *ctx)
 {
 	int err = 0;
 	unsigned tries = 0;
@@ -566,7 +635,7 @@ static bool run_one(const struct pair *p, void (*say)(void *, const char *), voi
 	return ok;
 }
 
-int conflicts_run(void (*say)(void *ctx, const char *line), void *ctx)
+int conflicts_run(conflict_say_fn *say, void *ctx, bool generated)
 {
 	struct kstat st;
 	if (sys_lstat("/cf", &st) == 0)
@@ -579,16 +648,26 @@ int conflicts_run(void (*say)(void *ctx, const char *line), void *ctx)
 	saved_exclusive = __atomic_load_n(&vfs_lookup_exclusive, __ATOMIC_ACQUIRE);
 	if (conflicts_traced) {
 		slab_map.cap = 1024;
+		slab_map.last_id = 0;
+		slab_map.prev_n = 0;
 		slab_map.rows = kcalloc(slab_map.cap, sizeof(struct slab_row));
-		if (!slab_map.rows)
+		slab_map.prev = kcalloc(slab_map.cap, sizeof(struct slab_row));
+		if (!slab_map.rows || !slab_map.prev) {
+			kfree(slab_map.rows);
+			kfree(slab_map.prev);
 			return -ENOMEM;
+		}
 		say_layout();
 	}
 	int failed = 0;
 	for (unsigned k = 0; k < NPAIRS; k++)
-		failed += !run_one(&pairs[k], say, ctx);
+		failed += !conflict_run_pair(&pairs[k], say, ctx);
+	failed += rwsem_choice_run(say, ctx);
+	if (generated)
+		failed += commute_pairs_run(say, ctx);
 	kfree(slab_map.rows);
-	slab_map.rows = NULL;
+	kfree(slab_map.prev);
+	slab_map.rows = slab_map.prev = NULL;
 	return failed;
 }
 
@@ -601,7 +680,7 @@ static void say_kprintf(void *ctx, const char *line)
 static void conflicts_bench(unsigned scale)
 {
 	(void)scale;
-	int r = conflicts_run(say_kprintf, NULL);
+	int r = conflicts_run(say_kprintf, NULL, true);
 	if (r < 0)
 		kprintf("conflicts: could not start (%d)\n", r);
 	kprintf("conflicts: done, %d not as expected\n", r < 0 ? (int)NPAIRS : r);

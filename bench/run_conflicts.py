@@ -2,24 +2,29 @@
 
 python3 -m bench.run_conflicts --elf build/release/smpvfs.elf [--controls] [--shell]
 Prints a table (pair, conflicting lines with the object each belongs to and
-the first reading and writing instruction of each side), the exact
-instruction counts of the counted regions, writes build/conflicts/results.json
-and `conflict-free: N of M pairs`.  Exits 1 if a pair or count did not run as
-it should.  With --controls it also exits 1 unless the negative control shows
+the first reading and writing instruction of each side) for the hand-picked
+pairs, the generated commuting pairs' tables (conflicts_generated.py: calls against
+calls, the fields shared and by how many pairs, each conflicting pair with
+its fields), the exact instruction counts of the counted regions, writes
+build/conflicts/results.json, and ends with `conflict-free: N of M
+commuting pairs` (the generated ones).  Exits 1 if a pair or count did not
+run as it should, or the kernel generated another number of pairs than
+were reported.  With --controls it also exits 1 unless the negative control shows
 exactly one line, the counter `ctr` (read and written by both: a locked
 RMW is both), the slab control exactly one,
 `cf_object+0x40`, and the positive control none.
 
 With --shell (make conflicts-shell) the same kernel boots to its shell,
 the serial line on the terminal (and in build/conflicts/serial.log): run
-`conflicts` (or anything) there, leave with `poweroff`, and the table of
+`conflicts all` (or anything) there, leave with `poweroff`, and the table of
 what the regions shared follows.
 
 Object names (the plugin cannot read guest memory): the kernel image is
 mapped at phys + KERNEL_VMA, so a line in it is a static symbol of the ELF
 (`nm -S`); a line in the page array is a struct page; any other line is
-looked up in the slab map the kernel printed after that pair (conflicts.c):
-`cache+offset in the object`, or `page` when no slab holds it.
+looked up in the slab map the kernel printed after that pair (conflicts.c,
+as the rows added and gone since the map before): `cache+offset in the
+object`, or `page` when no slab holds it.
 """
 import argparse
 import bisect
@@ -31,11 +36,15 @@ import sys
 from pathlib import Path
 
 from tests.lib.common import BUILD, REPO
+from bench import conflicts_generated as generated
 from tests.lib.qemu import Config, interpret_status, make_iso, qemu_command, run_captured
 
 STATUS = re.compile(r"conflicts: (pair|count) (\d+) (\S+): (.*)")
 LAYOUT = re.compile(r"conflicts: layout kernel (\w+) (\w+) vma (\w+) pages (\w+) (\d+) (\d+)")
-SLABMAP = re.compile(r"conflicts: slabmap (\d+) ")
+SLABMAP = re.compile(r"conflicts: slabmap (\d+) from (\d+)")
+NOSLAB = re.compile(r"conflicts: noslab (\d+) (\w+)")
+GENERATED = re.compile(r"conflicts: generated (\d+) commuting pairs of (\d+) tried")
+HAND_PICKED = (4, 16)      # ids of the hand-picked pairs (17..20: rwsem_choice.c's)
 SLAB = re.compile(r"conflicts: slab (\d+) (\w+) (\w+) (\d+) (\S+)")
 SIDE = r"cpu(\d+) r=(\w+)@(\w+) w=(\w+)@(\w+)"
 CONFLICT = re.compile(r"conflict id=(\d+) line=(\w+) " + SIDE + " " + SIDE)
@@ -208,10 +217,12 @@ def parse(serial, plog, syms, fields):
             status[m[2]], names[m[2]] = m[4].strip(), m[3]
         elif m := LAYOUT.search(line):
             layout = tuple(int(x, 0) for x in m.groups())
-        elif m := SLABMAP.search(line):
-            maps[m[1]] = []
+        elif m := SLABMAP.search(line):   # what changed since map m[2]
+            maps[m[1]] = dict(maps.get(m[2], {}))
         elif m := SLAB.search(line):
-            maps.setdefault(m[1], []).append((int(m[2], 16), int(m[3], 16), int(m[4]), m[5]))
+            maps.setdefault(m[1], {})[int(m[2], 16)] = (int(m[2], 16), int(m[3], 16), int(m[4]), m[5])
+        elif m := NOSLAB.search(line):
+            maps.get(m[1], {}).pop(int(m[2], 16), None)
     pairs, counts, pending = {}, {}, {}
     for line in plog.splitlines():
         if m := CONFLICT.match(line):
@@ -224,7 +235,7 @@ def parse(serial, plog, syms, fields):
     results = []
     for pid in sorted(pairs, key=int):
         p = pairs[pid]
-        objs = Objects(syms, layout, maps.get(pid, []))
+        objs = Objects(syms, layout, list(maps.get(pid, {}).values()))
         lines = []
         for m in p["lines"]:
             sides = {}
@@ -260,6 +271,8 @@ def parse(serial, plog, syms, fields):
 
 def show(results, counts):
     for p in results:
+        if generated.is_generated(p):
+            continue
         ins = p["insns"] or {}
         print(f"{p['name']:<46} {len(p['lines']):3} conflicting lines, instructions "
               + " / ".join(f"{v}" for _, v in sorted(ins.items())))
@@ -272,6 +285,7 @@ def show(results, counts):
             who = "  ".join(f"{k}: r={v['read']} w={v['write']}" for k, v in sorted(ln.items())
                             if k.startswith("cpu"))
             print(f"    {ln['object'] + (f' (x{n} lines)' if n > 1 else ''):<44} {who}")
+    generated.show(results)
     print("exact instruction counts (one CPU, one operation):")
     for c in counts:
         print(f"    {c['name']:<46} {c['insns']:7} instructions, {c['lines']} lines")
@@ -318,7 +332,7 @@ def main():
         i = cmd.index("-serial")
         cmd[i:i + 2] = ["-chardev", f"stdio,id=ser,signal=off,logfile={out / 'serial.log'}",
                         "-serial", "chardev:ser"]
-        print("conflicts: the shell runs under the plugin; `conflicts` runs the pairs, "
+        print("conflicts: the shell runs under the plugin; `conflicts all` runs the pairs, "
               "`poweroff` ends it and shows the table", flush=True)
         subprocess.run(cmd)
     else:
@@ -330,17 +344,27 @@ def main():
     results, counts, missing, kstatus, names = parse(
         (out / "serial.log").read_text(errors="replace"), plog.read_text(), syms, Fields(args.elf))
     show(results, counts)
-    tests = [p for p in results if not p["name"].endswith("-control")]
+    for line in (out / "serial.log").read_text(errors="replace").splitlines():
+        if m := re.search(r"conflicts: (grace period: .*)", line):
+            print(m[1])
+    tests = [p for p in results if HAND_PICKED[0] <= p["id"] <= HAND_PICKED[1]]
     free = sum(1 for p in tests if not p["lines"])
+    gen_free, gen_total = generated.summary(results)
     (out / "results.json").write_text(json.dumps({
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "commit": git_commit(), "conflict_free": free, "pairs_counted": len(tests),
+        "generated_conflict_free": gen_free, "generated_commuting": gen_total,
         "pairs": results, "counts": counts}, indent=1) + "\n")
     bad = [f"{names[i]}: {s}" for i, s in kstatus.items() if not s.startswith("ok")]
     bad += [f"{m}: the plugin reported nothing" for m in missing]
+    said = [int(m[1]) for m in GENERATED.finditer((out / "serial.log").read_text(errors="replace"))]
+    if not args.shell and said != [gen_total]:
+        bad.append(f"generated pairs: the kernel said {said or 'nothing'}, {gen_total} reported")
     for b in bad:
         print(f"conflicts: NOT AS EXPECTED: {b}")
-    print(f"conflict-free: {free} of {len(tests)} pairs (controls not counted)")
+    print(f"hand-picked pairs conflict-free: {free} of {len(tests)} (controls not counted)")
+    print(f"conflict-free: {gen_free} of {gen_total} commuting pairs"
+          + (f" ({100 * gen_free / gen_total:.1f}%)" if gen_total else ""))
     ok = not bad and (bool(kstatus) or args.shell)
     if args.controls:
         ok = check_controls(results) and ok

@@ -47,26 +47,53 @@
 #include "kernel/random.h"
 #include "kernel/slab.h"
 #include "kernel/string.h"
+#include "kernel/time.h"
 #include "kernel/waitqueue.h"
 #include "kernel/shrinker.h"
 #include "arch/x86_64/cpu.h"
+#include "arch/x86_64/percpu.h"
 
+/*
+ * The dcache hash: chains in groups of DCACHE_GROUP, each group one line
+ * of chain heads and, on the next line, the one lock of its chains (the
+ * "bucket lock" of dcache.h and DESIGN.md section 8 is a group's).  An
+ * RCU lookup reads only a head; a dentry's last dput takes the lock.
+ * With a lock beside each head (as before), a stat on one CPU and the
+ * close of the same file on another shared that line; now the head's
+ * line is written only when a chain changes.  A group is 128 bytes in
+ * release builds, two lines of one page: 16 bytes a chain, as the old
+ * 32-byte buckets cost two chains (a lock per chain would cost 32).
+ */
+#define DCACHE_GROUP 8
+
+struct dcache_group {
+	struct hlist_head chains[DCACHE_GROUP];
+	struct spinlock lock __attribute__((aligned(64)));
+} __attribute__((aligned(64)));
+
+/* The in-lookup hash: a small fixed table, a lock per chain, each bucket
+ * on a line of its own (two slow lookups of names in neighbouring
+ * buckets wrote one line when they were 32 bytes).  64 KiB. */
 struct bucket {
 	struct spinlock lock;
 	struct hlist_head chain;
-};
+} __attribute__((aligned(64)));
 
-#define IN_LOOKUP_BUCKETS 256
+#define IN_LOOKUP_BUCKETS 1024
 #define LOOKUP_WQS 64
 
-static struct bucket *dcache_table;
-static uint64_t dcache_mask;
+static struct dcache_group *dcache_table;
+static uint64_t dcache_mask;	/* chains - 1 */
 static struct bucket in_lookup_table[IN_LOOKUP_BUCKETS];
 static struct wait_queue_head lookup_wqs[LOOKUP_WQS];
 static struct kmem_cache *dentry_cache;
-static struct spinlock lru_lock = SPINLOCK_INIT("dentry_lru");
-static struct list_head lru = LIST_HEAD_INIT(lru);
-static uint64_t lru_len;
+/* The LRU of unused dentries, one list per CPU (see dcache.h). */
+struct dentry_lru {
+	struct spinlock lock;
+	struct list_head list;     /* oldest first */
+	uint64_t len;              /* lock; read without it by the shrinker and stats */
+} __attribute__((aligned(64)));
+static struct dentry_lru lrus[MAX_CPUS];
 /* Dentries allocated and not yet handed to d_kill's grace period: what
  * dcache_live reports, exact at once (the slab's count waits for the
  * grace period). */
@@ -92,13 +119,23 @@ static void flag_clear(struct dentry *d, unsigned f)
 	__atomic_fetch_and(&d->d_flags, ~f, __ATOMIC_RELEASE);
 }
 
-static struct bucket *dcache_bucket(uint32_t hash);
-
-/* Hash d on b, the bucket of its name, which the caller holds. */
-static void __d_rehash(struct dentry *d, struct bucket *b)
+static struct hlist_head *d_chain(uint32_t hash)
 {
-	spin_assert_held(&b->lock);
-	hlist_add_head_rcu(&d->d_hash, &b->chain);
+	uint64_t i = hash & dcache_mask;
+	return &dcache_table[i / DCACHE_GROUP].chains[i % DCACHE_GROUP];
+}
+
+/* The lock of hash's chain (its group's): "the bucket lock". */
+static struct spinlock *d_bucket(uint32_t hash)
+{
+	return &dcache_table[(hash & dcache_mask) / DCACHE_GROUP].lock;
+}
+
+/* Hash d on the chain of its name, whose bucket lock the caller holds. */
+static void __d_rehash(struct dentry *d)
+{
+	spin_assert_held(d_bucket(d->d_name.hash));
+	hlist_add_head_rcu(&d->d_hash, d_chain(d->d_name.hash));
 	flag_set(d, DCACHE_HASHED);
 }
 
@@ -106,13 +143,13 @@ static void __d_rehash(struct dentry *d, struct bucket *b)
  * walker that found d before cannot trust what it read of it. */
 static void __d_unhash(struct dentry *d)
 {
-	spin_assert_held(&dcache_bucket(d->d_name.hash)->lock);
+	spin_assert_held(d_bucket(d->d_name.hash));
 	hlist_del_rcu(&d->d_hash);
 	flag_clear(d, DCACHE_HASHED);
 	write_seqcount_invalidate(&d->d_seq);
 }
 
-/* dcache.buckets=N (Linux's dhash_entries): a table of N buckets, a power
+/* dcache.buckets=N (Linux's dhash_entries): a table of N chains, a power
  * of two.  Tests use a tiny one, so that the lockless RCU-walk meets
  * dentries of other names, moving between chains, on every chain it walks. */
 static uint64_t dcache_buckets_param;
@@ -127,26 +164,30 @@ static int set_dcache_buckets(const struct kparam *p, const char *val, size_t le
 	}
 	return err;
 }
-KPARAM("dcache.buckets", set_dcache_buckets, dcache_buckets_param, 1, 1u << 22,
-       "dentry hash buckets (a power of two; default: one per 8 KiB of RAM)");
+KPARAM("dcache.buckets", set_dcache_buckets, dcache_buckets_param, 1, 1u << 24,
+       "dentry hash chains (a power of two; default: one per 4 KiB of RAM)");
 
 void dcache_init(void)
 {
-	/* One bucket per 8 KiB of RAM (as Linux sizes its table), a power of
-	 * two: chains stay short whatever the cache grows to before memory
-	 * runs out (a dentry is about 200 bytes). */
+	/* Sized from RAM at boot, as Linux sizes its table, a power of two:
+	 * one chain per 4 KiB page, 1/256 of RAM in 16-byte chains (Linux:
+	 * one 8-byte chain per 8 KiB).  A dentry costs 192 bytes, so a
+	 * dcache filling a quarter of RAM has chains of about 5; the
+	 * 10^6 dentries of bench/dcache_size in 2 GiB, chains of 1.9. */
 	uint64_t n = 1024;
-	while (n < page_total_count() / 2 && n < (1u << 22))
+	while (n < page_total_count() && n < (1u << 24))
 		n <<= 1;
 	if (dcache_buckets_param)
 		n = dcache_buckets_param;
-	dcache_table = kcalloc(n, sizeof(struct bucket));
+	uint64_t groups = (n + DCACHE_GROUP - 1) / DCACHE_GROUP;
+	dcache_table = kcalloc(groups, sizeof(struct dcache_group));
 	if (!dcache_table)
-		panic("dcache: no memory for %lu hash buckets", n);
+		panic("dcache: no memory for %lu hash chains", n);
 	dcache_mask = n - 1;
-	for (uint64_t i = 0; i < n; i++) {
-		spin_init(&dcache_table[i].lock, "dcache_bucket");
-		hlist_head_init(&dcache_table[i].chain);
+	for (uint64_t g = 0; g < groups; g++) {
+		spin_init(&dcache_table[g].lock, "dcache_bucket");
+		for (unsigned i = 0; i < DCACHE_GROUP; i++)
+			hlist_head_init(&dcache_table[g].chains[i]);
 	}
 	for (unsigned i = 0; i < IN_LOOKUP_BUCKETS; i++) {
 		spin_init(&in_lookup_table[i].lock, "in_lookup_bucket");
@@ -154,7 +195,11 @@ void dcache_init(void)
 	}
 	for (unsigned i = 0; i < LOOKUP_WQS; i++)
 		wait_queue_init(&lookup_wqs[i]);
-	dentry_cache = kmem_cache_create("dentry", sizeof(struct dentry), 16);
+	for (unsigned i = 0; i < MAX_CPUS; i++) {
+		spin_init(&lrus[i].lock, "dentry_lru");
+		list_init(&lrus[i].list);
+	}
+	dentry_cache = kmem_cache_create("dentry", sizeof(struct dentry), 64);
 	if (!dentry_cache)
 		panic("dcache: cannot create the dentry cache");
 	if (CONFIG_LOCKDEP)	/* test builds: a stale dentry pointer must not find a new dentry */
@@ -180,11 +225,6 @@ void d_hash_name(const struct dentry *parent, struct qstr *q)
 	q->hash = (uint32_t)(mix64(h ^ (uint64_t)parent) >> 32);
 }
 
-static struct bucket *dcache_bucket(uint32_t hash)
-{
-	return &dcache_table[hash & dcache_mask];
-}
-
 static struct bucket *in_lookup_bucket(uint32_t hash)
 {
 	return &in_lookup_table[hash % IN_LOOKUP_BUCKETS];
@@ -204,15 +244,15 @@ static uint32_t d_hash_now(const struct dentry *d)
  * one by the time it is locked, and the check is repeated under the lock,
  * where the answer can no longer change.
  */
-static struct bucket *d_lock_bucket(struct dentry *d)
+static struct spinlock *d_lock_bucket(struct dentry *d)
 {
 	for (;;) {
-		struct bucket *b = dcache_bucket(d_hash_now(d));
+		struct spinlock *b = d_bucket(d_hash_now(d));
 		race_window();	/* a d_move may run here */
-		spin_lock(&b->lock);
-		if (b == dcache_bucket(d->d_name.hash))
+		spin_lock(b);
+		if (b == d_bucket(d->d_name.hash))
 			return b;
-		spin_unlock(&b->lock);
+		spin_unlock(b);
 	}
 }
 
@@ -220,21 +260,21 @@ static struct bucket *d_lock_bucket(struct dentry *d)
  * holds the bucket of d's name as it is now. */
 static void d_assert_bucket_held(const struct dentry *d)
 {
-	if (CONFIG_LOCKDEP && !spin_held_by_me(&dcache_bucket(d->d_name.hash)->lock))
+	if (CONFIG_LOCKDEP && !spin_held_by_me(d_bucket(d->d_name.hash)))
 		panic("dcache: '%s' changed buckets under a thread about to use its old one",
 		      d->d_name.name);
 }
 
 /* The same with a trylock, for callers that hold a lock ordered after the
  * buckets (the LRU lock).  NULL if the bucket is busy. */
-static struct bucket *d_trylock_bucket(struct dentry *d)
+static struct spinlock *d_trylock_bucket(struct dentry *d)
 {
-	struct bucket *b = dcache_bucket(d_hash_now(d));
-	if (!spin_trylock(&b->lock))
+	struct spinlock *b = d_bucket(d_hash_now(d));
+	if (!spin_trylock(b))
 		return NULL;
-	if (b == dcache_bucket(d->d_name.hash))
+	if (b == d_bucket(d->d_name.hash))
 		return b;
-	spin_unlock(&b->lock);
+	spin_unlock(b);
 	return NULL;	/* moved meanwhile: as good as busy */
 }
 
@@ -253,6 +293,22 @@ struct dentry *dget(struct dentry *d)
 {
 	__atomic_fetch_add(&d->d_count, 1, __ATOMIC_RELAXED);
 	return d;
+}
+
+uint64_t d_parent_ino(struct dentry *d)
+{
+	uint64_t ino;
+	unsigned seq;
+	rcu_read_lock();	/* a parent that a rename lets go stays readable */
+	do {
+		seq = read_seqcount_begin(&d->d_seq);
+		struct dentry *parent = READ_ONCE(d->d_parent);
+		race_window();	/* read, not yet used: a rename may move d and the shrinker free parent */
+		struct inode *inode = READ_ONCE(parent->d_inode);
+		ino = inode ? inode->i_ino : 0;
+	} while (read_seqcount_retry(&d->d_seq, seq));
+	rcu_read_unlock();
+	return ino;
 }
 
 /*
@@ -328,8 +384,34 @@ struct dentry *d_make_root(struct super_block *sb, struct inode *root_inode)
  */
 static bool on_lru(struct dentry *d)
 {
-	spin_assert_held(&dcache_bucket(d->d_name.hash)->lock);
+	spin_assert_held(d_bucket(d->d_name.hash));
 	return !data_race(list_empty(&d->d_lru));
+}
+
+/* An LRU stamp: milliseconds (2^20 ns), compared modulo 2^32 (24 days). */
+static uint32_t lru_now(void)
+{
+	return (uint32_t)(ktime_ns() >> 20);
+}
+
+/* d joins the tail of this CPU's list; the caller holds d's bucket lock. */
+static void d_lru_add(struct dentry *d)
+{
+	unsigned cpu = cpu_id();	/* a move to another CPU now only costs locality */
+	struct dentry_lru *l = &lrus[cpu];
+	spin_lock(&l->lock);
+	list_add_tail(&d->d_lru, &l->list);
+	d->d_lru_cpu = cpu;
+	d->d_lru_stamp = lru_now();
+	__atomic_store_n(&l->len, l->len + 1, __ATOMIC_RELAXED);
+	spin_unlock(&l->lock);
+}
+
+/* Take d off its list.  Caller holds the list's lock and d's bucket lock. */
+static void __d_lru_del(struct dentry_lru *l, struct dentry *d)
+{
+	list_del(&d->d_lru);
+	__atomic_store_n(&l->len, l->len - 1, __ATOMIC_RELAXED);
 }
 
 /*
@@ -347,12 +429,10 @@ static bool __dput(struct dentry *d)
 	race_window();	/* unused now: d_lookup and the shrinker may come */
 	if (!(d->d_flags & DCACHE_HASHED))
 		return !(d->d_flags & DCACHE_IN_LOOKUP);
-	if (!on_lru(d)) {
-		spin_lock(&lru_lock);	/* unused now: the shrinker may have it */
-		list_add_tail(&d->d_lru, &lru);
-		lru_len++;
-		spin_unlock(&lru_lock);
-	}
+	if (!on_lru(d))
+		d_lru_add(d);	/* unused now: the shrinker may have it */
+	else if (!d->d_referenced)
+		d->d_referenced = 1;	/* once per shrinker pass, not per use */
 	return false;
 }
 
@@ -380,12 +460,13 @@ static void d_free_rcu(struct rcu_head *head)
 static void d_kill(struct dentry *d)
 {
 	while (d) {
-		struct bucket *b = d_lock_bucket(d);
+		struct spinlock *b = d_lock_bucket(d);
 		if (on_lru(d)) {	/* the shrinker may still see it: take it off */
-			spin_lock(&lru_lock);
-			list_del(&d->d_lru);
-			lru_len--;
-			spin_unlock(&lru_lock);
+			struct dentry_lru *l = &lrus[d->d_lru_cpu];
+			race_window();	/* its list's CPU may be adding to it */
+			spin_lock(&l->lock);
+			__d_lru_del(l, d);
+			spin_unlock(&l->lock);
 		}
 		/* Unhashed already, but an RCU-walk may stand on d (a removed
 		 * cwd read just before its last reference went): d_inode going
@@ -394,7 +475,7 @@ static void d_kill(struct dentry *d)
 		struct inode *inode = d->d_inode;
 		__atomic_store_n(&d->d_inode, NULL, __ATOMIC_RELAXED);
 		write_seqcount_end(&d->d_seq);
-		spin_unlock(&b->lock);
+		spin_unlock(b);
 		iput(inode);
 
 		struct dentry *parent = d->d_parent, *next = NULL;
@@ -406,7 +487,7 @@ static void d_kill(struct dentry *d)
 			spin_unlock(&parent->d_lock);
 			if (__dput(parent))
 				next = parent;
-			spin_unlock(&b->lock);
+			spin_unlock(b);
 		}
 		percpu_counter_add(&dentries_live, -1);
 		call_rcu(&d->d_rcu, d_free_rcu);	/* an RCU-walk may be on it */
@@ -426,19 +507,19 @@ void dput(struct dentry *d)
 	if (!d || d_put_not_last(d))
 		return;
 	race_window();	/* the last reference, perhaps: a d_lookup may take one first */
-	struct bucket *b = d_lock_bucket(d);
+	struct spinlock *b = d_lock_bucket(d);
 	bool free = __dput(d);
-	spin_unlock(&b->lock);
+	spin_unlock(b);
 	if (free)
 		d_kill(d);
 }
 
 /* Caller holds the bucket lock. */
-static struct dentry *__d_lookup(struct bucket *b, struct dentry *parent, const struct qstr *q)
+static struct dentry *__d_lookup(struct dentry *parent, const struct qstr *q)
 {
-	spin_assert_held(&b->lock);
+	spin_assert_held(d_bucket(q->hash));
 	struct hlist_node *pos;
-	hlist_for_each(pos, &b->chain) {
+	hlist_for_each(pos, d_chain(q->hash)) {
 		struct dentry *d = hlist_entry(pos, struct dentry, d_hash);
 		if (same_name(d, parent, q))
 			return dget(d);
@@ -448,10 +529,10 @@ static struct dentry *__d_lookup(struct bucket *b, struct dentry *parent, const 
 
 struct dentry *d_lookup(struct dentry *parent, const struct qstr *q)
 {
-	struct bucket *b = dcache_bucket(q->hash);
-	spin_lock(&b->lock);
-	struct dentry *d = __d_lookup(b, parent, q);
-	spin_unlock(&b->lock);
+	struct spinlock *b = d_bucket(q->hash);
+	spin_lock(b);
+	struct dentry *d = __d_lookup(parent, q);
+	spin_unlock(b);
 	return d;
 }
 
@@ -482,9 +563,8 @@ void d_assert_not_freed(const struct dentry *d)
 
 struct dentry *__d_lookup_rcu(const struct dentry *parent, const struct qstr *q, unsigned *seqp)
 {
-	struct bucket *b = dcache_bucket(q->hash);
 	struct hlist_node *pos;
-	hlist_for_each(pos, &b->chain) {
+	hlist_for_each(pos, d_chain(q->hash)) {
 		if (CONFIG_LOCKDEP && (uintptr_t)pos == 0x0101010101010101ull * SLAB_POISON)
 			panic("dcache: an RCU-walk followed a link out of a freed dentry");
 		race_window();	/* a link followed, the dentry not yet read: it may be unhashed and freed now (a spin) */
@@ -522,12 +602,12 @@ bool d_legitimize(struct dentry *d, unsigned seq)
 		/* Unused: alive while hashed, and the shrinker unhashes only
 		 * under the bucket lock (an unhashed unused dentry is being
 		 * freed: "dead"). */
-		struct bucket *b = d_lock_bucket(d);
+		struct spinlock *b = d_lock_bucket(d);
 		if (d->d_flags & DCACHE_HASHED) {
 			dget(d);
 			got = true;
 		}
-		spin_unlock(&b->lock);
+		spin_unlock(b);
 	}
 	if (!got)
 		return false;
@@ -636,11 +716,11 @@ static void d_wake_waiters(struct dentry *d)
  */
 void d_add(struct dentry *d, struct inode *inode)
 {
-	struct bucket *b = dcache_bucket(d->d_name.hash);
+	struct spinlock *b = d_bucket(d->d_name.hash);
 	struct bucket *ib = in_lookup_bucket(d->d_name.hash);
 	race_window();	/* answered, not yet hashed: lookups of the name still wait */
 	spin_lock(&ib->lock);
-	spin_lock(&b->lock);
+	spin_lock(b);
 	BUG_ON(d->d_flags & DCACHE_HASHED);	/* one answer per dentry */
 	bool in_lookup = d->d_flags & DCACHE_IN_LOOKUP;
 	write_seqcount_begin(&d->d_seq);
@@ -648,8 +728,8 @@ void d_add(struct dentry *d, struct inode *inode)
 	write_seqcount_end(&d->d_seq);
 	if (in_lookup)
 		__d_lookup_unhash(d);
-	__d_rehash(d, b);
-	spin_unlock(&b->lock);
+	__d_rehash(d);
+	spin_unlock(b);
 	spin_unlock(&ib->lock);
 	race_window();	/* hashed, waiters not woken yet: new lookups find it */
 	if (in_lookup)
@@ -671,33 +751,33 @@ void d_lookup_done(struct dentry *d)
 
 void d_instantiate(struct dentry *d, struct inode *inode)
 {
-	struct bucket *b = d_lock_bucket(d);
+	struct spinlock *b = d_lock_bucket(d);
 	BUG_ON(d->d_inode);
 	write_seqcount_begin(&d->d_seq);	/* "negative" read before is stale */
 	__atomic_store_n(&d->d_inode, inode, __ATOMIC_RELEASE);
 	write_seqcount_end(&d->d_seq);
-	spin_unlock(&b->lock);
+	spin_unlock(b);
 }
 
 void d_drop(struct dentry *d)
 {
 	race_window();	/* still hashed: lookups may take it now */
-	struct bucket *b = d_lock_bucket(d);
+	struct spinlock *b = d_lock_bucket(d);
 	if (d->d_flags & DCACHE_HASHED)
 		__d_unhash(d);
-	spin_unlock(&b->lock);
+	spin_unlock(b);
 }
 
 unsigned d_count_hashed(struct dentry *parent, const struct qstr *q)
 {
 	unsigned n = 0;
-	struct bucket *b = dcache_bucket(q->hash);
-	spin_lock(&b->lock);
+	struct spinlock *b = d_bucket(q->hash);
+	spin_lock(b);
 	struct hlist_node *pos;
-	hlist_for_each(pos, &b->chain)
+	hlist_for_each(pos, d_chain(q->hash))
 		if (same_name(hlist_entry(pos, struct dentry, d_hash), parent, q))
 			n++;
-	spin_unlock(&b->lock);
+	spin_unlock(b);
 	return n;
 }
 
@@ -747,8 +827,8 @@ static void prune_scan(struct dentry *dir, struct dentry *from, uint32_t gen, st
 		pos = from->d_child.prev;	/* resume at from */
 	for (pos = pos->next; pos != &dir->d_subdirs && !ps->down; pos = pos->next) {
 		struct dentry *c = list_entry(pos, struct dentry, d_child);
-		struct bucket *b = dcache_bucket(c->d_name.hash);
-		if (!spin_trylock(&b->lock)) {
+		struct spinlock *b = d_bucket(c->d_name.hash);
+		if (!spin_trylock(b)) {
 			ps->busy = true;
 			continue;
 		}
@@ -773,7 +853,7 @@ static void prune_scan(struct dentry *dir, struct dentry *from, uint32_t gen, st
 			 * tree busy. */
 			ps->busy = true;
 		}
-		spin_unlock(&b->lock);
+		spin_unlock(b);
 	}
 	spin_unlock(&dir->d_lock);
 }
@@ -882,10 +962,10 @@ unsigned d_check_sb(struct super_block *sb)
 {
 	unsigned bad = 0;
 	for (uint64_t i = 0; i <= dcache_mask; i++) {
-		struct bucket *b = &dcache_table[i];
-		spin_lock(&b->lock);
+		struct spinlock *b = d_bucket((uint32_t)i);
+		spin_lock(b);
 		struct hlist_node *pos, *pos2;
-		hlist_for_each(pos, &b->chain) {
+		hlist_for_each(pos, d_chain((uint32_t)i)) {
 			struct dentry *d = hlist_entry(pos, struct dentry, d_hash);
 			if (d->d_sb != sb)
 				continue;
@@ -903,7 +983,7 @@ unsigned d_check_sb(struct super_block *sb)
 				bad++;
 			}
 		}
-		spin_unlock(&b->lock);
+		spin_unlock(b);
 	}
 	return bad;
 }
@@ -911,34 +991,103 @@ unsigned d_check_sb(struct super_block *sb)
 /* ---- the LRU and the shrinker ------------------------------------------ */
 
 /*
- * Move up to nr unused dentries from the LRU onto victims (unhashed), and
- * drop from the LRU those found in use.  Returns how many it moved, or -1
- * if it met a busy bucket: the caller lets go and tries again, since the
- * bucket's holder may be waiting for the LRU lock.
+ * The list whose head (its oldest dentry) is the oldest of all, or NULL
+ * if every list is empty.  Each list is looked at under its lock, one at
+ * a time; the answer may be stale by the time the caller locks it, which
+ * only makes a victim a little younger than the oldest.
+ */
+static struct dentry_lru *oldest_lru(void)
+{
+	struct dentry_lru *best = NULL;
+	uint32_t best_stamp = 0;
+	for (unsigned cpu = 0; cpu < ncpus; cpu++) {
+		struct dentry_lru *l = &lrus[cpu];
+		if (!__atomic_load_n(&l->len, __ATOMIC_RELAXED))
+			continue;
+		spin_lock(&l->lock);
+		if (!list_empty(&l->list)) {
+			uint32_t stamp = list_first_entry(&l->list, struct dentry, d_lru)->d_lru_stamp;
+			if (!best || (int32_t)(stamp - best_stamp) < 0) {
+				best = l;
+				best_stamp = stamp;
+			}
+		}
+		spin_unlock(&l->lock);
+	}
+	return best;
+}
+
+/*
+ * Move up to nr unused dentries from the LRU onto victims (unhashed),
+ * oldest first; drop from the LRU those found in use, and move those
+ * referenced since they joined to their list's tail (their flag cleared:
+ * a second chance).  Each step costs one of *budget.  Returns how many it
+ * moved, or -1 if it met a busy bucket: the caller lets go and tries
+ * again, since the bucket's holder may be waiting for the LRU lock.
  */
 static int lru_collect(unsigned nr, unsigned *budget, struct hlist_head *victims)
 {
 	int n = 0;
-	spin_lock(&lru_lock);
-	while (!list_empty(&lru) && (unsigned)n < nr && *budget) {
+	struct dentry_lru *l;
+	while ((unsigned)n < nr && *budget && (l = oldest_lru())) {
 		(*budget)--;
-		struct dentry *d = list_first_entry(&lru, struct dentry, d_lru);
-		struct bucket *b = d_trylock_bucket(d);
+		spin_lock(&l->lock);
+		if (list_empty(&l->list)) {	/* emptied meanwhile */
+			spin_unlock(&l->lock);
+			continue;
+		}
+		struct dentry *d = list_first_entry(&l->list, struct dentry, d_lru);
+		struct spinlock *b = d_trylock_bucket(d);
 		if (!b) {
+			spin_unlock(&l->lock);
 			n = n ? n : -1;
 			break;
 		}
-		list_del(&d->d_lru);
-		lru_len--;
-		if (__atomic_load_n(&d->d_count, __ATOMIC_RELAXED) == 0 && (d->d_flags & DCACHE_HASHED)) {
-			__d_unhash(d);	/* unused: no children either (they hold it) */
-			hlist_add_head_rcu(&d->d_hash, victims);
+		bool unused = __atomic_load_n(&d->d_count, __ATOMIC_RELAXED) == 0 &&
+			      (d->d_flags & DCACHE_HASHED);
+		if (unused && d->d_referenced) {
+			d->d_referenced = 0;
+			list_del(&d->d_lru);
+			list_add_tail(&d->d_lru, &l->list);
+			d->d_lru_stamp = lru_now();
+		} else {
+			__d_lru_del(l, d);
+			if (unused) {
+				__d_unhash(d);	/* unused: no children either (they hold it) */
+				hlist_add_head_rcu(&d->d_hash, victims);
+				n++;
+			}
+		}
+		spin_unlock(b);
+		spin_unlock(&l->lock);
+	}
+	return n;
+}
+
+unsigned d_check_lru(void)
+{
+	unsigned bad = 0;
+	for (unsigned cpu = 0; cpu < MAX_CPUS; cpu++) {
+		struct dentry_lru *l = &lrus[cpu];
+		uint64_t n = 0;
+		spin_lock(&l->lock);
+		struct list_head *pos;
+		list_for_each(pos, &l->list) {
+			struct dentry *d = list_entry(pos, struct dentry, d_lru);
+			if (d->d_lru_cpu != cpu) {
+				kprintf("dcache: '%s' is on CPU %u's LRU but says %u\n", d->d_name.name, cpu,
+					d->d_lru_cpu);
+				bad++;
+			}
 			n++;
 		}
-		spin_unlock(&b->lock);
+		if (n != l->len) {
+			kprintf("dcache: CPU %u's LRU holds %lu dentries but counts %lu\n", cpu, n, l->len);
+			bad++;
+		}
+		spin_unlock(&l->lock);
 	}
-	spin_unlock(&lru_lock);
-	return n;
+	return bad;
 }
 
 void (*dcache_shrink_hook)(void);
@@ -975,10 +1124,10 @@ void dcache_get_stats(struct dcache_stats *st)
 {
 	*st = (struct dcache_stats){ .buckets = dcache_mask + 1 };
 	for (uint64_t i = 0; i <= dcache_mask; i++) {
-		struct bucket *b = &dcache_table[i];
-		spin_lock(&b->lock);
+		struct spinlock *b = d_bucket((uint32_t)i);
+		spin_lock(b);
 		struct hlist_node *pos;
-		hlist_for_each(pos, &b->chain) {
+		hlist_for_each(pos, d_chain((uint32_t)i)) {
 			struct dentry *d = hlist_entry(pos, struct dentry, d_hash);
 			if (d->d_inode)
 				st->positive++;
@@ -987,7 +1136,7 @@ void dcache_get_stats(struct dcache_stats *st)
 			if (__atomic_load_n(&d->d_count, __ATOMIC_RELAXED) == 0)
 				st->unused++;
 		}
-		spin_unlock(&b->lock);
+		spin_unlock(b);
 	}
 	for (unsigned i = 0; i < IN_LOOKUP_BUCKETS; i++) {
 		struct bucket *b = &in_lookup_table[i];
@@ -997,7 +1146,8 @@ void dcache_get_stats(struct dcache_stats *st)
 			st->in_lookup++;
 		spin_unlock(&b->lock);
 	}
-	st->lru = __atomic_load_n(&lru_len, __ATOMIC_RELAXED);
+	for (unsigned cpu = 0; cpu < MAX_CPUS; cpu++)
+		st->lru += __atomic_load_n(&lrus[cpu].len, __ATOMIC_RELAXED);
 }
 
 void d_for_each_child(struct dentry *dir, void (*fn)(struct dentry *child, void *arg), void *arg)
@@ -1093,13 +1243,13 @@ static void lock_children(struct dentry *a, struct dentry *b)
 void d_move(struct dentry *d, struct dentry *target)
 {
 	struct dentry *old_parent = d->d_parent, *new_parent = target->d_parent;
-	struct bucket *b1 = dcache_bucket(d->d_name.hash), *b2 = dcache_bucket(target->d_name.hash);
+	struct spinlock *b1 = d_bucket(d->d_name.hash), *b2 = d_bucket(target->d_name.hash);
 
 	rwsem_assert_held_write(&old_parent->d_inode->i_rwsem);
 	rwsem_assert_held_write(&new_parent->d_inode->i_rwsem);
 	race_window();	/* both names still as they were: lookups of either may run */
 	write_seqlock(&rename_lock);
-	lock_pair(&b1->lock, &b2->lock);
+	lock_pair(b1, b2);
 	lock_pair(&old_parent->d_lock, &new_parent->d_lock);
 	lock_children(d, target);	/* their d_parent changes: see dget_parent */
 	write_seqcount_begin(&d->d_seq);
@@ -1119,7 +1269,7 @@ void d_move(struct dentry *d, struct dentry *target)
 	list_add(&d->d_child, &new_parent->d_subdirs);
 	list_del(&target->d_child);
 	list_add(&target->d_child, &old_parent->d_subdirs);
-	hlist_add_head_rcu(&d->d_hash, &b2->chain);	/* target's old bucket: d's new hash */
+	hlist_add_head_rcu(&d->d_hash, d_chain(d->d_name.hash));	/* d's new name's chain */
 	flag_set(d, DCACHE_HASHED);
 	write_seqcount_end(&target->d_seq);
 	write_seqcount_end(&d->d_seq);
@@ -1127,6 +1277,6 @@ void d_move(struct dentry *d, struct dentry *target)
 	spin_unlock(&target->d_lock);
 	spin_unlock(&d->d_lock);
 	unlock_pair(&old_parent->d_lock, &new_parent->d_lock);
-	unlock_pair(&b1->lock, &b2->lock);
+	unlock_pair(b1, b2);
 	write_sequnlock(&rename_lock);
 }

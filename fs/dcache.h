@@ -28,25 +28,30 @@
  *   in-lookup bucket lock  an in-lookup hash chain, IN_LOOKUP on its
  *                          dentries, and moving a dentry from it to the
  *                          dcache hash (so holding it freezes that step)
- *   dcache bucket lock     a dcache hash chain, HASHED and d_inode of its
- *                          dentries, d_seq's writers, a dentry's last
- *                          reference going (d_count's 1 -> 0 step: see
- *                          dput), and with the LRU lock d_lru
+ *   dcache bucket lock     one lock per group of 8 dcache hash chains
+ *                          (dcache.c): the chains, HASHED and d_inode of
+ *                          their dentries, d_seq's writers, a dentry's
+ *                          last reference going (d_count's 1 -> 0 step:
+ *                          see dput), and with the LRU lock d_lru
  *   dentry.d_lock          the dentry's list of children (d_subdirs, the
  *                          children's d_child), and its own d_parent for
  *                          dget_parent (d_move holds the moved dentries'
  *                          d_locks too)
  *   mount_lock             DCACHE_MOUNTED (fs/mount.c)
- *   dentry LRU lock        the LRU of unused dentries; d_lru changes only
- *                          under both it and the dentry's bucket lock
+ *   dentry LRU lock        one CPU's LRU list of unused dentries; d_lru
+ *                          changes only under both it and the dentry's
+ *                          bucket lock
  *   d_count                atomic; above 1 it changes with no lock
  * The shrinker starts from the LRU, so it only trylocks buckets.
  *
  * Unused dentries: a hashed dentry whose last reference goes stays in the
- * cache and joins the LRU (once: later uses leave it there, and the
- * shrinker drops from the LRU any it finds in use, to be queued again
- * when they are next unused).  When memory runs out the shrinker frees
- * from the LRU's old end.  A dentry's children hold references on it, so
+ * cache and joins the LRU of the CPU it is on (one list per CPU, as Linux
+ * keeps one per NUMA node: two CPUs never share a list head).  It joins
+ * once: a later last dput only marks it referenced (d_referenced, if it
+ * is not already), and the shrinker, which takes the oldest head of all the
+ * lists, gives a referenced dentry a second chance at its list's tail and
+ * drops from the LRU any it finds in use, to be queued again when they
+ * are next unused (Linux's lazy LRU).  A dentry's children hold references on it, so
  * an unused dentry never has children.
  */
 #ifndef FS_DCACHE_H
@@ -68,15 +73,31 @@ struct qstr {
 	uint32_t hash;             /* of (parent, name): see d_hash_name */
 };
 
-#define DNAME_INLINE_LEN 40
+#define DNAME_INLINE_LEN 36       /* names up to 35 bytes; longer ones are kmalloc'd */
 
 #define DCACHE_HASHED    0x1
 #define DCACHE_IN_LOOKUP 0x2
 #define DCACHE_MOUNTED   0x4       /* a filesystem is mounted here (fs/mount.c) */
 
+/*
+ * Three lines in release builds (192 bytes, as Linux's), each dentry on
+ * lines of its own (the slab aligns them to 64), so two dentries never
+ * share a line.  What goes where is decided by who writes it:
+ *   line 1: what a hash-chain walk reads: the chain link, the (parent,
+ *           name) it compares, the flags, d_seq, the inode.  Written
+ *           only when the dentry changes (hashed, renamed, instantiated).
+ *   line 2: what taking and dropping references and changing children
+ *           write: d_count and the LRU's referenced mark beside it (one
+ *           line for a last dput), d_lock, the children list, the link on
+ *           the parent's (which a sibling's create or unlink writes).
+ *   line 3: the inline name, which only a walk's hit reads, the prune's
+ *           generation, and the LRU link, written when the dentry or a
+ *           neighbour joins or leaves the LRU, not on each reference (see
+ *           dput); after d_kill, the RCU callback.
+ * Debug builds' spinlocks carry a lockdep_map, so line 2 grows there.
+ */
 struct dentry {
-	/* What a hash-chain walk reads, together on the first cache line:
-	 * the chain link, then the (parent, name) compared, then the flags. */
+	/* Line 1. */
 	struct hlist_node d_hash;  /* bucket lock: dcache chain, or in-lookup chain while IN_LOOKUP */
 	struct dentry *d_parent;   /* rename_lock and d_lock; holds a reference; the root is its own parent */
 	struct qstr d_name;        /* rename_lock; d_name.name points at d_iname or the heap */
@@ -89,24 +110,42 @@ struct dentry {
 	 * bucket lock of d's name (both buckets in d_move), which serializes
 	 * its writers. */
 	struct seqcount d_seq;
-	int d_count;               /* references (atomic) */
 	struct inode *d_inode;     /* bucket lock: set by d_add before HASHED; NULL: negative */
 	struct super_block *d_sb;  /* fixed at allocation */
 
-	/* The parent's d_lock. */
-	struct list_head d_child;  /* on the parent's d_subdirs */
+	/* Line 2. */
+	int d_count;               /* references (atomic) */
+	/* Bucket lock: used again since it joined the LRU (Linux's
+	 * DCACHE_REFERENCED, kept apart from d_flags, which walks read). */
+	uint32_t d_referenced;
 	/* d_lock. */
 	struct spinlock d_lock;
 	struct list_head d_subdirs;
-	/* Bucket lock and LRU lock. */
-	struct list_head d_lru;
+	/* The parent's d_lock. */
+	struct list_head d_child;  /* on the parent's d_subdirs */
+
+	/* Line 3. */
+	char d_iname[DNAME_INLINE_LEN];   /* short names live here */
 	/* The last prune walk done below it (d_prune_unused; atomic). */
 	uint32_t d_prune_gen;
-	char d_iname[DNAME_INLINE_LEN];   /* short names live here */
-	/* Freeing waits a grace period (d_kill): an RCU-walk may still be
-	 * reading the dentry and its name. */
-	struct rcu_head d_rcu;
-};
+	union {
+		/* Bucket lock and the LRU lock of list d_lru_cpu. */
+		struct {
+			struct list_head d_lru;
+			uint32_t d_lru_cpu;        /* whose list; set when it joins */
+			uint32_t d_lru_stamp;      /* when it joined (or went back to the tail) */
+		};
+		/* Freeing waits a grace period (d_kill): an RCU-walk may still
+		 * be reading the dentry and its name.  Off the LRU by then. */
+		struct rcu_head d_rcu;
+	};
+} __attribute__((aligned(64)));
+
+#if !CONFIG_LOCKDEP
+_Static_assert(sizeof(struct dentry) == 192, "a dentry is three lines");
+_Static_assert(__builtin_offsetof(struct dentry, d_count) == 64, "the walk's fields fill line 1");
+_Static_assert(__builtin_offsetof(struct dentry, d_iname) == 128, "line 3 starts at the name");
+#endif
 
 void dcache_init(void);
 uint64_t dcache_live(void);
@@ -141,6 +180,10 @@ struct dentry *dget(struct dentry *d);
 void dput(struct dentry *d);
 /* d's parent, with a reference, safely against a rename moving d. */
 struct dentry *dget_parent(struct dentry *d);
+/* The inode number of d's parent (getdents' ".."), read under RCU with
+ * d_seq: no reference, no lock, no shared write (Linux's d_parent_ino).
+ * Caller holds d. */
+uint64_t d_parent_ino(struct dentry *d);
 
 /* The fast path: the hashed dentry for (parent, name) with a reference,
  * or NULL.  Takes no sleeping lock. */
@@ -247,6 +290,10 @@ void d_prune_sb(struct super_block *sb);
  * hashed with one parent and name; a child missing from its parent's
  * list; a negative reference count), printing each. */
 unsigned d_check_sb(struct super_block *sb);
+/* For tests: count broken invariants of the LRU lists (an entry on one
+ * CPU's list that names another; a length that is not the list's),
+ * printing each. */
+unsigned d_check_lru(void);
 /* For tests: hashed dentries for (parent, name): never more than one. */
 unsigned d_count_hashed(struct dentry *parent, const struct qstr *name);
 

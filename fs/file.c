@@ -14,7 +14,8 @@ static struct kmem_cache *file_cache;
 
 void file_cache_init(void)
 {
-	file_cache = kmem_cache_create("file", sizeof(struct file), 16);
+	/* Line-aligned: two CPUs with an open file each (f_count, f_pos) share no line. */
+	file_cache = kmem_cache_create("file", sizeof(struct file), L1_CACHE_BYTES);
 	if (!file_cache)
 		panic("vfs: cannot create the file cache");
 	if (CONFIG_LOCKDEP)	/* test builds: a stale file pointer faults (see slab.h) */

@@ -284,12 +284,22 @@ unsigned icache_shrink(unsigned nr);
  * finish evicting any it took: after this, no evict can touch sb. */
 void icache_evict_sb(struct super_block *sb);
 uint64_t icache_evict_sb_waits(void);   /* times umount had to wait (tests) */
+/* A new inode number, never handed out before (for filesystems with no
+ * numbers of their own: ramfs, sockfs); from a per-CPU batch. */
+uint64_t get_next_ino(void);
 
 /* Timestamps.  inode_touch sets the chosen ones to now. */
 #define T_ATIME 1
 #define T_MTIME 2
 #define T_CTIME 4
 void inode_touch(struct inode *inode, unsigned which);
+/*
+ * A read of inode's data: its atime moves to now only if that says
+ * something, i.e. the last access is not after the last change (mtime or
+ * ctime) or is a day old.  Linux's relatime, its default: a file read
+ * over and over has its atime written once, not by every read.
+ */
+void inode_accessed(struct inode *inode);
 /* The VFS changed inode's attributes: tell its filesystem (dirty_inode).
  * Caller holds i_rwsem exclusive. */
 void mark_inode_dirty(struct inode *inode);

@@ -22,8 +22,8 @@
  * inside a bucket lock, so the shrinker, which starts from the LRU, only
  * trylocks buckets.  Their place in the lock order: docs/DESIGN.md
  * section 8.  i_state's I_NEW is set before the inode is
- * hashed and cleared (atomically, then a wake-up on i_new_wq) only by
- * its creator; an I_NEW inode always has its creator's reference, so it
+ * hashed and cleared (atomically, then a wake-up on i_new_wq if anyone
+ * waits: wq_has_sleeper) only by its creator; an I_NEW inode always has its creator's reference, so it
  * is never on the LRU.
  *
  * Super block lifetime: an inode on the LRU has no reference, so nothing
@@ -37,6 +37,7 @@
 #include "fs/fs.h"
 #include "kernel/cred.h"
 #include "kernel/percpu_counter.h"
+#include "kernel/preempt.h"
 #include "kernel/shrinker.h"
 #include "kernel/slab.h"
 #include "kernel/panic.h"
@@ -75,7 +76,9 @@ void icache_init(void)
 		spin_init(&buckets[i].lock, "icache_bucket");
 		list_init(&buckets[i].chain);
 	}
-	inode_cache = kmem_cache_create("inode", sizeof(struct inode), 16);
+	/* Line-aligned: a CPU writing one inode (its times, i_rwsem, count)
+	 * shares no line with one reading or writing another. */
+	inode_cache = kmem_cache_create("inode", sizeof(struct inode), L1_CACHE_BYTES);
 	if (!inode_cache)
 		panic("icache: cannot create the inode cache");
 	if (CONFIG_LOCKDEP)	/* test builds: a stale inode pointer faults (see slab.h) */
@@ -194,7 +197,10 @@ void unlock_new_inode(struct inode *inode)
 	BUG_ON(!(__atomic_load_n(&inode->i_state, __ATOMIC_RELAXED) & I_NEW));
 	race_window();	/* filled in, not yet published: finders still wait */
 	__atomic_and_fetch(&inode->i_state, ~I_NEW, __ATOMIC_RELEASE);
-	wake_up_all(&i_new_wq);
+	race_window();	/* published: a finder may be queueing itself now */
+	/* The queue is global: its lock is written only if someone waits. */
+	if (wq_has_sleeper(&i_new_wq))
+		wake_up_all(&i_new_wq);
 }
 
 void iget_failed(struct inode *inode)
@@ -359,6 +365,34 @@ uint64_t icache_evict_sb_waits(void)
 	return __atomic_load_n(&evict_sb_waits, __ATOMIC_RELAXED);
 }
 
+/*
+ * Inode numbers for filesystems that make them up (ramfs, sockfs):
+ * unique for the life of the system.  Each CPU takes a batch of
+ * INO_BATCH from the shared counter and hands them out one by one, so
+ * two CPUs making inodes write no common line but once a batch (Linux's
+ * get_next_ino).  Numbers are not handed out in order across CPUs, which
+ * nothing promises.
+ */
+#define INO_BATCH 1024
+
+static uint64_t last_ino_batch;       /* atomic: the last number a batch took */
+static struct ino_batch {
+	uint64_t next, end;               /* [next, end) is this CPU's to give */
+} __attribute__((aligned(64))) ino_batch[MAX_CPUS];
+
+uint64_t get_next_ino(void)
+{
+	preempt_disable();	/* this CPU's batch, whole */
+	struct ino_batch *b = &ino_batch[cpu_id()];
+	if (b->next == b->end) {
+		b->next = __atomic_add_fetch(&last_ino_batch, INO_BATCH, __ATOMIC_RELAXED) - INO_BATCH + 1;
+		b->end = b->next + INO_BATCH;
+	}
+	uint64_t ino = b->next++;
+	preempt_enable();
+	return ino;
+}
+
 void inode_touch(struct inode *inode, unsigned which)
 {
 	int64_t now = ktime_real_ns();
@@ -368,6 +402,18 @@ void inode_touch(struct inode *inode, unsigned which)
 		__atomic_store_n(&inode->i_mtime, now, __ATOMIC_RELAXED);
 	if (which & T_CTIME)
 		__atomic_store_n(&inode->i_ctime, now, __ATOMIC_RELAXED);
+}
+
+/* A day, in ns: relatime's limit on how stale an atime may get. */
+#define RELATIME_NS (24LL * 3600 * 1000000000)
+
+void inode_accessed(struct inode *inode)
+{
+	int64_t now = ktime_real_ns();
+	int64_t atime = __atomic_load_n(&inode->i_atime, __ATOMIC_RELAXED);
+	if (atime <= __atomic_load_n(&inode->i_mtime, __ATOMIC_RELAXED) ||
+	    atime <= __atomic_load_n(&inode->i_ctime, __ATOMIC_RELAXED) || now - atime >= RELATIME_NS)
+		__atomic_store_n(&inode->i_atime, now, __ATOMIC_RELAXED);
 }
 
 void mark_inode_dirty(struct inode *inode)

@@ -176,7 +176,7 @@ static long pipe_read(struct file *f, void *buf, size_t n)
 			p->head = (unsigned)((p->head + k) % PIPE_SIZE);
 			STORE(p->len, p->len - (unsigned)k);
 			wake_up_all(&p->wr_wait);	/* room for writers */
-			inode_touch(f->f_inode, T_ATIME);	/* as ramfs's reads */
+			inode_accessed(f->f_inode);	/* as ramfs's reads */
 			r = (long)k;
 			break;
 		}

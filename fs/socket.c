@@ -31,7 +31,6 @@ static const struct inode_operations sock_inode_ops;	/* nothing to do to one */
 static const struct super_operations sockfs_ops;	/* inodes own nothing to free */
 static struct file_system_type sockfs_type = { .name = "sockfs" };
 static struct super_block sockfs_sb;
-static uint64_t sockfs_next_ino = 1;	/* atomic */
 static int sockfs_ready;		/* atomic: 0, 1 being set up, 2 ready */
 
 static struct super_block *sockfs(void)
@@ -60,7 +59,7 @@ int sys_socket(int family, int type, int protocol)
 	if ((type != SOCK_STREAM && type != SOCK_DGRAM) || protocol != 0)
 		return -EINVAL;
 	struct super_block *sb = sockfs();
-	struct inode *inode = iget_locked(sb, __atomic_fetch_add(&sockfs_next_ino, 1, __ATOMIC_RELAXED));
+	struct inode *inode = iget_locked(sb, get_next_ino());
 	if (!inode)
 		return -ENOMEM;
 	inode_init_new(inode, S_IFSOCK | 0777);

@@ -184,6 +184,7 @@ void kmain(uint32_t magic, uint32_t mbi)
 
 	smp_call_init();
 	smp_boot();
+	slab_cpus_init();	/* a magazine in every cache for every CPU */
 	rcu_start_threads();	/* a callback thread on every CPU */
 	kcsan_start();		/* KCSAN=1: every CPU is up */
 	pci_init();

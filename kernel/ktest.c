@@ -48,6 +48,9 @@
 #include "kernel/smp_call.h"
 #include "kernel/panic.h"
 #include "kernel/kmalloc.h"
+#include "kernel/page_alloc.h"
+#include "kernel/rcu.h"
+#include "kernel/slab.h"
 #include "kernel/sched.h"
 #include "kernel/thread.h"
 #include "kernel/waitqueue.h"
@@ -212,6 +215,13 @@ void ktest_expect_lockdep_reports(unsigned n)
 uint64_t ktest_seed(void)
 {
 	return cur.seed;
+}
+
+uint64_t ktest_free_pages(void)
+{
+	rcu_barrier();
+	kmem_cache_shrink_all();
+	return page_free_count();
 }
 
 /* ---- cutting off hung cases -------------------------------------- */

@@ -120,6 +120,14 @@ uint64_t ktest_case_seed(uint64_t run_seed, const char *suite, const char *kase,
 void ktest_run_on_all_cpus(void (*fn)(unsigned cpu, void *arg), void *arg);
 
 /*
+ * Free pages (page_free_count) once what RCU and the slab magazines hold
+ * back has come back: rcu_barrier, then every CPU's magazines drained
+ * (kmem_cache_shrink_all), so slabs left empty are free pages again.  A
+ * leak check compares two of these; nothing else may allocate meanwhile.
+ */
+uint64_t ktest_free_pages(void);
+
+/*
  * Operations each CPU should do so that all CPUs together do about
  * `total`.  Stress tests are bounded by counts, not time, and keep the
  * total fixed: under TCG, 8 vCPUs on 2 host cores hand a contended lock

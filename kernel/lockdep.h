@@ -31,7 +31,8 @@
  *
  * Built with LOCKDEP=0 (CONFIG_LOCKDEP 0), every function here is an empty
  * inline and lockdep.c compiles to nothing.  struct lockdep_map still
- * exists, so lock code needs no #if; it costs its 16 bytes per lock.
+ * exists, so lock code needs no #if, but is empty: it costs no bytes in
+ * the locks of every inode, dentry and open file.
  */
 #ifndef KERNEL_LOCKDEP_H
 #define KERNEL_LOCKDEP_H
@@ -51,6 +52,7 @@ struct lock_class_key {
 	char unused;
 };
 
+#if CONFIG_LOCKDEP
 struct lockdep_map {
 	const char *name;            /* the lock's name, for reports */
 	const void *key;             /* class key; NULL: this map's own address */
@@ -60,6 +62,12 @@ struct lockdep_map {
 
 /* For statically initialized locks: the class is the lock itself. */
 #define LOCKDEP_MAP_INIT(n) { .name = (n), .key = 0, .class_idx = 0, .subclass = 0 }
+#else
+/* Nothing to keep: an empty struct (GNU C), no bytes in any lock. */
+struct lockdep_map {
+};
+#define LOCKDEP_MAP_INIT(n) { }
+#endif
 
 /*
  * A key meaning "do not track this lock at all".  Only the console lock
@@ -68,8 +76,12 @@ struct lockdep_map {
  * take it again.
  */
 #define LOCKDEP_UNTRACKED_KEY ((const void *)1)
+#if CONFIG_LOCKDEP
 #define LOCKDEP_MAP_INIT_UNTRACKED(n) \
 	{ .name = (n), .key = LOCKDEP_UNTRACKED_KEY, .class_idx = 0, .subclass = 0 }
+#else
+#define LOCKDEP_MAP_INIT_UNTRACKED(n) { }
+#endif
 
 /* One context's held locks, innermost last.  Touched only by its owner. */
 struct lockdep_held {

@@ -7,10 +7,25 @@
  * alignment allows.  Allocating order k takes the smallest free block of
  * order >= k and splits off halves until it is order k.
  *
+ * Per-CPU page lists.  Single pages (order 0: slabs of small objects,
+ * file data, page-table pages) are handed out from and freed to a list
+ * per CPU, in front of the zone lock, as Linux's per_cpu_pages: a CPU
+ * refills its empty list with PCP_BATCH pages from the buddy lists and
+ * gives PCP_BATCH back when it holds 2 * PCP_BATCH, so two CPUs
+ * allocating and freeing pages touch only their own lists in the common
+ * case.  Pages on these lists are free but not merged: they count in
+ * page_free_count (every CPU's count summed), and whoever needs merged
+ * blocks drains every list back first: an allocation the buddy lists
+ * cannot serve, and page_free_blocks.
+ *
  * Locking: zone_lock protects the free lists, the PG_BUDDY flag and order
- * of free blocks, and the counters.  It is taken with interrupts off, so
- * the allocator may be used from interrupt handlers; it is a leaf lock
- * (nothing else is taken while holding it).
+ * of free blocks, and the counters.  per_cpu_pages.lock protects one
+ * CPU's list and count; its CPU takes it, and so does a drain from any
+ * CPU.  Both are taken with interrupts off, so the allocator may be used
+ * from interrupt handlers; the order is per_cpu_pages.lock -> zone_lock,
+ * and nothing else is taken while holding either.  A page's PG_HEAD is
+ * cleared atomically by the free that owns it: of two frees of one page,
+ * the second panics even when they race on two CPUs.
  */
 #include "kernel/page_alloc.h"
 #include "kernel/bootmem.h"
@@ -21,8 +36,18 @@
 #include "kernel/fault_inject.h"
 #include "kernel/shrinker.h"
 #include "kernel/rcu.h"
+#include "kernel/kcsan.h"
+#include "kernel/race.h"
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/percpu.h"
+
+#define PCP_BATCH 16
+
+struct per_cpu_pages {
+	struct spinlock lock;      /* protects the list and count */
+	unsigned count;            /* pages on the list */
+	struct list_head list;     /* free single pages, the last freed first */
+} __attribute__((aligned(64)));
 
 struct page *page_array;
 uint64_t max_pfn;
@@ -30,7 +55,8 @@ uint64_t max_pfn;
 static struct spinlock zone_lock = SPINLOCK_INIT("zone");
 static struct list_head free_lists[MAX_ORDER];
 static uint64_t nr_free[MAX_ORDER];      /* blocks on each list */
-static uint64_t free_pages_count, total_pages;
+static uint64_t free_pages_count, total_pages;   /* free_pages_count: in the buddy lists */
+static struct per_cpu_pages pcp[MAX_CPUS];
 
 static bool buddy_is_free(uint64_t pfn, unsigned order)
 {
@@ -70,16 +96,15 @@ static void __free_block(uint64_t pfn, unsigned order)
 	add_free_block(&page_array[pfn], order);
 }
 
-static struct page *take_pages(unsigned order)
+/* A free block of 2^order pages off the buddy lists, or NULL.  Caller
+ * holds zone_lock. */
+static struct page *__take_block(unsigned order)
 {
-	unsigned long flags = spin_lock_irqsave(&zone_lock);
 	unsigned k = order;
 	while (k < MAX_ORDER && list_empty(&free_lists[k]))
 		k++;
-	if (k == MAX_ORDER) {
-		spin_unlock_irqrestore(&zone_lock, flags);
+	if (k == MAX_ORDER)
 		return NULL;
-	}
 	struct page *p = list_first_entry(&free_lists[k], struct page, list);
 	remove_free_block(p, k);
 	while (k > order) {	/* give back the upper halves */
@@ -87,10 +112,118 @@ static struct page *take_pages(unsigned order)
 		add_free_block(p + (1ULL << k), k);
 	}
 	free_pages_count -= 1ULL << order;
-	p->order = (uint8_t)order;
-	p->flags |= PG_HEAD;
-	spin_unlock_irqrestore(&zone_lock, flags);
 	return p;
+}
+
+/* The block becomes allocated: its head says its order. */
+static struct page *mark_allocated(struct page *p, unsigned order)
+{
+	p->order = (uint8_t)order;
+	__atomic_fetch_or(&p->flags, PG_HEAD, __ATOMIC_RELAXED);
+	return p;
+}
+
+static struct page *take_pages(unsigned order)
+{
+	unsigned long flags = spin_lock_irqsave(&zone_lock);
+	struct page *p = __take_block(order);
+	spin_unlock_irqrestore(&zone_lock, flags);
+	return p ? mark_allocated(p, order) : NULL;
+}
+
+/* ---- per-CPU page lists -------------------------------------------- */
+
+/* Move up to n pages from l to the buddy lists, the oldest first.
+ * Caller holds l->lock; returns how many moved. */
+static unsigned pcp_flush(struct per_cpu_pages *l, unsigned n)
+{
+	unsigned moved = 0;
+	spin_lock(&zone_lock);
+	for (; moved < n && l->count; moved++) {
+		struct page *p = list_entry(l->list.prev, struct page, list);
+		race_window();	/* chosen, still on the list */
+		list_del(&p->list);
+		l->count--;
+		__free_block(page_to_pfn(p), 0);
+		free_pages_count++;
+	}
+	spin_unlock(&zone_lock);
+	return moved;
+}
+
+/* Fill l (empty) with up to PCP_BATCH single pages.  Caller holds l->lock. */
+static void pcp_refill(struct per_cpu_pages *l)
+{
+	spin_lock(&zone_lock);
+	struct page *p;
+	while (l->count < PCP_BATCH && (p = __take_block(0))) {
+		list_add_tail(&p->list, &l->list);
+		l->count++;
+	}
+	spin_unlock(&zone_lock);
+}
+
+/* One page from this CPU's list (refilled if empty), or NULL. */
+static struct page *pcp_alloc(void)
+{
+	unsigned long flags = irq_save();	/* stay on this CPU */
+	struct per_cpu_pages *l = &pcp[cpu_id()];
+	struct page *p = NULL;
+	spin_lock(&l->lock);
+	if (!l->count)
+		pcp_refill(l);
+	if (l->count) {
+		p = list_first_entry(&l->list, struct page, list);
+		race_window();	/* chosen, still on the list: a drain waits */
+		list_del(&p->list);
+		l->count--;
+	}
+	spin_unlock(&l->lock);
+	irq_restore(flags);
+	return p ? mark_allocated(p, 0) : NULL;
+}
+
+static void pcp_free(struct page *p)
+{
+	unsigned long flags = irq_save();	/* stay on this CPU */
+	struct per_cpu_pages *l = &pcp[cpu_id()];
+	spin_lock(&l->lock);
+	race_window();	/* a drain on another CPU waits for this list */
+	if (l->count >= 2 * PCP_BATCH)
+		pcp_flush(l, PCP_BATCH);
+	list_add(&p->list, &l->list);
+	l->count++;
+	spin_unlock(&l->lock);
+	irq_restore(flags);
+}
+
+/* Every CPU's list back to the buddy lists (each under its own lock, so
+ * its CPU may go on meanwhile).  Returns the pages moved. */
+static unsigned long pcp_drain_all(void)
+{
+	unsigned long moved = 0;
+	for (unsigned cpu = 0; cpu < MAX_CPUS; cpu++) {
+		struct per_cpu_pages *l = &pcp[cpu];
+		if (!data_race(l->count))	/* rechecked under the lock */
+			continue;
+		unsigned long flags = spin_lock_irqsave(&l->lock);
+		moved += pcp_flush(l, l->count);
+		spin_unlock_irqrestore(&l->lock, flags);
+	}
+	return moved;
+}
+
+void page_settle_cpu(void)
+{
+	unsigned long flags = irq_save();
+	struct per_cpu_pages *l = &pcp[cpu_id()];
+	spin_lock(&l->lock);
+	if (l->count > PCP_BATCH)
+		pcp_flush(l, l->count - PCP_BATCH);
+	else if (l->count < PCP_BATCH)
+		pcp_refill(l);
+	spin_unlock(&l->lock);
+	irq_restore(flags);
 }
 
 /*
@@ -121,12 +254,15 @@ struct page *alloc_pages(unsigned order)
 {
 	if (order >= MAX_ORDER || fault_inject_should_fail())
 		return NULL;
-	struct page *p = take_pages(order);
+	struct page *p = order ? take_pages(order) : pcp_alloc();
+	if (!p && pcp_drain_all())	/* what other CPUs' lists hold, merged */
+		p = take_pages(order);
 	for (unsigned tries = 0; !p && tries < 8; tries++) {
 		unsigned long freed = shrink_caches(256u << order);
 		bool waited = wait_rcu_frees();
 		if (!freed && !waited)
 			break;
+		pcp_drain_all();	/* the shrinkers' frees went to the lists */
 		p = take_pages(order);
 	}
 	return p;
@@ -137,15 +273,21 @@ void free_pages(struct page *p, unsigned order)
 	uint64_t pfn = page_to_pfn(p);
 
 	BUG_ON(order >= MAX_ORDER || pfn + (1ULL << order) > max_pfn);
-	unsigned long flags = spin_lock_irqsave(&zone_lock);
 	/* Only the head of an allocated block may be freed, with its order:
 	 * anything else is a double free, a free of a reserved page, or a
-	 * free of part of a block. */
-	if (!(p->flags & PG_HEAD) || p->order != order)
+	 * free of part of a block.  Taking PG_HEAD off atomically makes the
+	 * second of two racing frees see it gone. */
+	uint32_t was = __atomic_fetch_and(&p->flags, ~PG_HEAD, __ATOMIC_ACQ_REL);
+	if (!(was & PG_HEAD) || p->order != order)
 		panic("free_pages: pfn 0x%lx order %u is not an allocated block (%s)", pfn, order,
-		      (p->flags & PG_RESERVED) ? "reserved" :
-		      (p->flags & PG_HEAD) ? "allocated with another order" : "double free?");
-	p->flags = 0;
+		      (was & PG_RESERVED) ? "reserved" :
+		      (was & PG_HEAD) ? "allocated with another order" : "double free?");
+	__atomic_store_n(&p->flags, 0, __ATOMIC_RELAXED);
+	if (order == 0) {
+		pcp_free(p);
+		return;
+	}
+	unsigned long flags = spin_lock_irqsave(&zone_lock);
 	__free_block(pfn, order);
 	free_pages_count += 1ULL << order;
 	spin_unlock_irqrestore(&zone_lock, flags);
@@ -163,9 +305,14 @@ void page_free(void *va, unsigned order)
 		free_pages(virt_to_page(va), order);
 }
 
+/* The lists' counts are read without their locks (data_race): exact
+ * once their CPUs stop allocating and freeing, a statistic before. */
 uint64_t page_free_count(void)
 {
-	return __atomic_load_n(&free_pages_count, __ATOMIC_RELAXED);
+	uint64_t n = __atomic_load_n(&free_pages_count, __ATOMIC_RELAXED);
+	for (unsigned cpu = 0; cpu < MAX_CPUS; cpu++)
+		n += data_race(pcp[cpu].count);
+	return n;
 }
 
 uint64_t page_total_count(void)
@@ -175,6 +322,7 @@ uint64_t page_total_count(void)
 
 uint64_t page_free_blocks(unsigned order)
 {
+	pcp_drain_all();	/* merged blocks are asked for: drain on query */
 	return order < MAX_ORDER ? __atomic_load_n(&nr_free[order], __ATOMIC_RELAXED) : 0;
 }
 
@@ -214,6 +362,10 @@ void page_alloc_init(void)
 {
 	for (unsigned k = 0; k < MAX_ORDER; k++)
 		list_init(&free_lists[k]);
+	for (unsigned cpu = 0; cpu < MAX_CPUS; cpu++) {
+		spin_init(&pcp[cpu].lock, "per_cpu_pages");
+		list_init(&pcp[cpu].list);
+	}
 	max_pfn = bootmem_max_phys() >> PAGE_SHIFT;
 	uint64_t array_bytes = max_pfn * sizeof(struct page);
 	uint64_t pa = bootmem_alloc(array_bytes);

@@ -31,8 +31,14 @@
 
 struct kmem_cache;
 
+/*
+ * One line each (as Linux's): two CPUs freeing or allocating two pages
+ * (each on its own CPU's list) write only their own pages' lines.  48
+ * bytes would put parts of two pages' entries in one line; the price is
+ * a page array of 1/64 of RAM instead of 3/256.
+ */
 struct page {
-	struct list_head list;     /* free list (buddy) or a cache's slab list */
+	struct list_head list;     /* free list (buddy or per-CPU) or a cache's slab list */
 	uint32_t flags;
 	uint8_t order;             /* size of the block this page heads */
 	uint16_t inuse;            /* slab: objects allocated from it */
@@ -42,7 +48,7 @@ struct page {
 		void *freelist;    /* slab: first free object */
 		int refs;          /* a shared user page (kernel/mm.c): references, atomic */
 	};
-};
+} __attribute__((aligned(64)));
 
 extern struct page *page_array;
 extern uint64_t max_pfn;
@@ -56,9 +62,20 @@ void free_pages(struct page *p, unsigned order);
 void *page_alloc(unsigned order);
 void page_free(void *va, unsigned order);
 
-uint64_t page_free_count(void);    /* free pages, all orders */
+/* Free pages, all orders, the CPUs' lists of single pages included
+ * (their counts summed: exact when no CPU allocates or frees meanwhile). */
+uint64_t page_free_count(void);
 uint64_t page_total_count(void);   /* pages the allocator manages */
+/* Free blocks of one order in the buddy lists; every CPU's list of single
+ * pages is drained into them first, so the count is of merged blocks. */
 uint64_t page_free_blocks(unsigned order);
+/*
+ * Bring the calling CPU's list of single pages to its refill level (as a
+ * refill or flush leaves it): its next allocations and frees of single
+ * pages then stay on the list.  For the conflict tracer, as
+ * kmem_cache_settle_cpu; the caller is pinned to its CPU.
+ */
+void page_settle_cpu(void);
 
 static inline uint64_t page_to_pfn(const struct page *p)
 {

@@ -26,10 +26,14 @@
  * an odd value means a grace period is running, and gp_seq / 2 grace
  * periods have completed.  qs_mask holds the CPUs that still owe the
  * running grace period a quiescent state.  There is no grace-period
- * thread: whoever asks for a grace period (call_rcu, synchronize_rcu,
- * rcu_barrier) starts one if none is running, and whoever reports the
- * last quiescent state ends it and starts the next if one was asked for
- * meanwhile (gp_needed).  A caller that needs "a full grace period from
+ * thread: whoever asks for a grace period (synchronize_rcu, rcu_barrier,
+ * and for call_rcu's callbacks the tick of their CPU) starts one if none
+ * is running, and whoever reports the last quiescent state ends it and
+ * starts the next if one was asked for meanwhile (gp_needed).  call_rcu
+ * itself writes only its own CPU's lines: the next tick there asks for
+ * the grace period its callbacks wait for (rcu_data.requested says up to
+ * which one it has), so unlinking and freeing on two CPUs shares no line
+ * through RCU; a callback waits up to one tick longer.  A caller that needs "a full grace period from
  * now" waits for gp_snap() = (gp_seq + 3) & ~1: the end of the next
  * grace period if none is running, of the one after if one is (the
  * running one may have started before the caller's update).
@@ -106,8 +110,11 @@
 struct rcu_reader rcu_readers[MAX_CPUS];
 
 static struct rcu_state {
-	struct spinlock lock;
-	unsigned long gp_seq;      /* written under lock; read anywhere (acquire) */
+	/* Written under lock twice a grace period; read by every call_rcu
+	 * (its stamp): on a line apart from the lock and qs_mask, which
+	 * every CPU's report writes. */
+	unsigned long gp_seq __attribute__((aligned(64)));
+	struct spinlock lock __attribute__((aligned(64)));
 	unsigned long gp_needed;   /* the highest gp_seq anyone waits for */
 	uint64_t qs_mask;          /* CPUs the running grace period waits for */
 	unsigned long woken;       /* gp_seq of the last wake-up round (cmpxchg) */
@@ -118,6 +125,8 @@ struct rcu_data {
 	struct spinlock cb_lock;
 	struct rcu_head *head, **tail;
 	unsigned long head_gp;     /* the first callback's stamp (atomic) */
+	unsigned long tail_gp;     /* the last callback's stamp (atomic) */
+	unsigned long requested;   /* own CPU: the highest stamp its tick asked for */
 	unsigned long pending;     /* queued, not yet invoked (atomic) */
 	unsigned long invoked;     /* since boot (atomic) */
 	struct wait_queue_head wq; /* the callback thread sleeps here */
@@ -288,9 +297,24 @@ void rcu_idle_exit(void)
 		__atomic_exchange_n(&r->idle, 0, __ATOMIC_SEQ_CST);	/* xchg: point 3 */
 }
 
+/* Ask for the grace period this CPU's callbacks wait for, if its tick has
+ * not yet (interrupts off).  Stamps only grow along a list, so the last
+ * one covers all. */
+static void request_queued(void)
+{
+	struct rcu_data *rd = &rcu_data[cpu_id()];
+	unsigned long want = __atomic_load_n(&rd->tail_gp, __ATOMIC_RELAXED);
+	if (!__atomic_load_n(&rd->pending, __ATOMIC_ACQUIRE) || (long)(want - rd->requested) <= 0)
+		return;
+	rd->requested = want;
+	request_gp(want);
+}
+
 void rcu_tick(bool quiescent)
 {
 	struct rcu_reader *r = &rcu_readers[cpu_id()];
+
+	request_queued();
 
 	if (quiescent && this_cpu()->irq_depth == 1 && r->nesting == 0)
 		rcu_qs();
@@ -322,18 +346,19 @@ static unsigned long enqueue(unsigned cpu, struct rcu_head *h)
 	rd->tail = &h->next;
 	if (rd->head == h)
 		__atomic_store_n(&rd->head_gp, h->gp_seq, __ATOMIC_RELEASE);
+	__atomic_store_n(&rd->tail_gp, h->gp_seq, __ATOMIC_RELAXED);
 	__atomic_store_n(&rd->pending, rd->pending + 1, __ATOMIC_RELEASE);
 	spin_unlock(&rd->cb_lock);
 	return h->gp_seq;
 }
 
+/* Queue only: the tick of this CPU asks for the grace period. */
 void call_rcu(struct rcu_head *head, rcu_callback_t func)
 {
 	head->func = func;
 	unsigned long flags = irq_save();	/* stay on this CPU */
-	unsigned long target = enqueue(cpu_id(), head);
+	enqueue(cpu_id(), head);
 	irq_restore(flags);
-	request_gp(target);
 }
 
 void __kfree_rcu(struct rcu_head *head, size_t offset)

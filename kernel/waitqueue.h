@@ -30,6 +30,7 @@
 #include "kernel/thread.h"
 #include "kernel/sched.h"
 #include "kernel/errno.h"
+#include "kernel/kcsan.h"
 
 struct wait_queue_head {
 	struct spinlock lock;      /* protects the list */
@@ -55,6 +56,22 @@ unsigned wake_up(struct wait_queue_head *wq);      /* returns the number woken *
 unsigned wake_up_all(struct wait_queue_head *wq);
 unsigned wake_up_nr(struct wait_queue_head *wq, unsigned nr_exclusive);
 unsigned waitqueue_length(struct wait_queue_head *wq);   /* entries queued now */
+
+/*
+ * Whether anyone may wait on wq: for a waker that would rather not write
+ * the queue's lock when no one does (a global queue on a hot path).  The
+ * waker makes the condition true first; this function's fence orders
+ * that before its look at the list, and a waiter's prepare_to_wait
+ * queues it before its full barrier (set_current_state) and its check of
+ * the condition.  So either the waker sees the waiter queued, or the
+ * waiter sees the condition true.  Linux's wq_has_sleeper.
+ */
+static inline bool wq_has_sleeper(struct wait_queue_head *wq)
+{
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	/* Without the lock: a hint, which the wake-up rechecks under it. */
+	return data_race(wq->list.next) != &wq->list;
+}
 
 /* Sleep until cond holds (not killable). */
 #define wait_event(wq, cond) do { \

@@ -137,7 +137,7 @@ int cmd_icache(struct sh_ctx *c, int argc, char **argv)
 
 struct cache_row {
 	char name[24];
-	uint64_t object_size, live, slabs, allocs, frees;
+	uint64_t object_size, live, slabs, allocs, frees, cached;
 	unsigned order;
 };
 
@@ -156,10 +156,13 @@ static void copy_cache(struct kmem_cache *kc, void *arg)
 	struct cache_row *r = &l->rows[l->n++];
 	strlcpy(r->name, kc->name, sizeof(r->name));
 	r->object_size = kc->object_size;
-	r->live = __atomic_load_n(&kc->live, __ATOMIC_RELAXED);
-	r->slabs = __atomic_load_n(&kc->slabs, __ATOMIC_RELAXED);
-	r->allocs = __atomic_load_n(&kc->allocs, __ATOMIC_RELAXED);
-	r->frees = __atomic_load_n(&kc->frees, __ATOMIC_RELAXED);
+	struct kmem_cache_stats st;
+	kmem_cache_get_stats(kc, &st);
+	r->live = st.live;
+	r->slabs = st.slabs;
+	r->allocs = st.allocs;
+	r->frees = st.frees;
+	r->cached = st.cached;
 	r->order = kc->order;
 }
 
@@ -172,11 +175,12 @@ int cmd_slab(struct sh_ctx *c, int argc, char **argv)
 	if (!l)
 		return sh_error(c, "out of memory");
 	kmem_cache_for_each(copy_cache, l);
-	sh_printf(c, "%-22s %6s %8s %6s %10s %10s\n", "CACHE", "SIZE", "LIVE", "SLABS", "ALLOCS", "FREES");
+	sh_printf(c, "%-22s %6s %8s %6s %6s %10s %10s\n", "CACHE", "SIZE", "LIVE", "CACHED", "SLABS",
+		  "ALLOCS", "FREES");
 	for (unsigned i = 0; i < l->n; i++) {
 		struct cache_row *r = &l->rows[i];
-		sh_printf(c, "%-22s %6lu %8lu %6lu %10lu %10lu\n", r->name, r->object_size, r->live,
-			  r->slabs, r->allocs, r->frees);
+		sh_printf(c, "%-22s %6lu %8lu %6lu %6lu %10lu %10lu\n", r->name, r->object_size, r->live,
+			  r->cached, r->slabs, r->allocs, r->frees);
 	}
 	if (l->missed)
 		sh_printf(c, "(%u more caches not shown)\n", l->missed);

@@ -4,7 +4,9 @@
  *
  * Each pair of operations runs once on two CPUs (both on CPU 0 when there
  * is only one), inside its marked regions, and the command says whether
- * each did what it should.  Only a QEMU with tools/conflicts/conflicts.so
+ * each did what it should: the controls, the hand-picked pairs, the
+ * i_rwsem measurements and the counted regions; with `all`, the several
+ * hundred generated commuting pairs too (bench/commute.c).  Only a QEMU with tools/conflicts/conflicts.so
  * loaded sees which cache lines the regions share, and the kernel cannot
  * tell whether it is: it trusts conflicts.traced=1 on the command line
  * (bench/run_conflicts.py sets it), and says which case it believes.
@@ -15,6 +17,7 @@
 #include "shell/cmd.h"
 #include "bench/conflicts.h"
 #include "kernel/errno.h"
+#include "kernel/string.h"
 #include "arch/x86_64/percpu.h"
 
 static void say(void *ctx, const char *line)
@@ -24,9 +27,9 @@ static void say(void *ctx, const char *line)
 
 int cmd_conflicts(struct sh_ctx *c, int argc, char **argv)
 {
-	(void)argv;
-	if (argc != 1)
-		return sh_usage(c, "no arguments expected");
+	bool all = argc == 2 && strcmp(argv[1], "all") == 0;
+	if (argc > 2 || (argc == 2 && !all))
+		return sh_usage(c, "`all`, or no argument");
 	if (conflicts_traced)
 		sh_printf(c, "conflicts: traced (conflicts.traced=1): the plugin's log has the shared lines, "
 			  "the serial line the slab maps\n");
@@ -37,7 +40,7 @@ int cmd_conflicts(struct sh_ctx *c, int argc, char **argv)
 		sh_printf(c, "conflicts: each pair's sides on CPUs 0 and 1, one after the other\n");
 	else
 		sh_printf(c, "conflicts: one CPU: both sides of each pair on CPU 0, one after the other\n");
-	int failed = conflicts_run(say, c);
+	int failed = conflicts_run(say, c, all);
 	if (failed < 0)
 		return sh_errno(c, failed == -EEXIST ? "/cf is in use (the pairs build their state there)"
 				: "could not start", failed);

@@ -64,7 +64,7 @@ static const struct sh_command commands[] = {
 	{ "locks", cmd_locks, "", "the lock validator's classes and dependencies", 0 },
 	{ "ktest", cmd_ktest, "[-l] [SUITE...]", "run self-test suites again (default: all; -l lists them)", SH_EXCLUSIVE },
 	{ "bench", cmd_bench, "[NAME...]", "run benchmarks (default: all)", SH_EXCLUSIVE },
-	{ "conflicts", cmd_conflicts, "", "run the cache-line conflict tracer's pairs (make conflicts traces them)", SH_EXCLUSIVE },
+	{ "conflicts", cmd_conflicts, "[all]", "run the cache-line conflict tracer's pairs, `all`: the generated ones too (make conflicts traces them)", SH_EXCLUSIVE },
 	{ "lat", cmd_lat, "PATH [COUNT]", "a latency histogram of COUNT stat() calls of PATH", 0 },
 	{ "fstest", cmd_fstest, "[ARGS...]", "the filesystem test program", 0 },
 };

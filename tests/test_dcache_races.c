@@ -140,8 +140,9 @@ static uint64_t dotdot_entry(int fd)
 
 /* CPU 0 moves x between p0 and p1 and shrinks the dcache (freeing the
  * parent x just left: nothing else holds it), CPU 1 shrinks too; the
- * others walk "pN/x/.." and read x's "..".  A reader that took x's parent
- * without dget_parent's lock holds a freed dentry, which the dentry
+ * others walk "pN/x/.." and read x's "..".  A walk that took x's parent
+ * without dget_parent's lock, or a getdents that read it outside an RCU
+ * read side (d_parent_ino), holds a freed dentry, which the dentry
  * cache's quarantine keeps poisoned (test builds): its inode pointer is
  * poison and its use faults, or the write of its count is reported. */
 static void parent_race_cpu(unsigned cpu, void *arg)

@@ -222,6 +222,40 @@ static void stat_and_times(void)
 	sandbox_leave(&s);
 }
 
+/* Reads write atime only when it says something (relatime): when the
+ * last access was not after the last change (mtime or ctime) or is a day
+ * old; not on every read. */
+static void reads_update_atime_relatime(void)
+{
+	struct sandbox s;
+	sandbox_enter(&s, "relatime");
+	struct kstat st, st2;
+	char buf[8];
+	int fd = sys_open("f", O_CREAT | O_RDWR, 0644);
+	ASSERT_GE(fd, 0);
+	EXPECT_EQ(sys_write(fd, "abc", 3), 3);	/* mtime now: after the atime of the create */
+	EXPECT_EQ(sys_pread(fd, buf, 3, 0), 3);
+	ASSERT_EQ(sys_stat("f", &st), 0);
+	EXPECT_GE(st.atime_ns, st.mtime_ns);	/* updated */
+	EXPECT_EQ(sys_pread(fd, buf, 3, 0), 3);	/* nothing changed since */
+	ASSERT_EQ(sys_stat("f", &st2), 0);
+	EXPECT_EQ(st2.atime_ns, st.atime_ns);	/* left alone */
+	/* utimens changes ctime (to now): an atime before it is updated. */
+	ASSERT_EQ(sys_utimens("f", 1000000000LL, 2000000000LL, 0), 0);
+	ASSERT_EQ(sys_stat("f", &st), 0);
+	EXPECT_EQ(sys_pread(fd, buf, 3, 0), 3);
+	ASSERT_EQ(sys_stat("f", &st2), 0);
+	EXPECT_GE(st2.atime_ns, st.ctime_ns);
+	/* An atime after every change (here: ahead of the clock) is kept. */
+	int64_t ahead = st2.atime_ns + 3600LL * 1000000000;
+	ASSERT_EQ(sys_utimens("f", ahead, 2000000000LL, 0), 0);
+	EXPECT_EQ(sys_pread(fd, buf, 3, 0), 3);
+	ASSERT_EQ(sys_stat("f", &st), 0);
+	EXPECT_EQ(st.atime_ns, ahead);
+	sys_close(fd);
+	sandbox_leave(&s);
+}
+
 static void dup_shares_position(void)
 {
 	struct sandbox s;
@@ -528,6 +562,7 @@ static const struct ktest_case file_cases[] = {
 	KTEST_CASE(pages_and_holes),
 	KTEST_CASE(truncate_cases),
 	KTEST_CASE(stat_and_times),
+	KTEST_CASE(reads_update_atime_relatime),
 	KTEST_CASE(dup_shares_position),
 	KTEST_CASE(descriptor_table_fills),
 	KTEST_CASE(cwd_and_getcwd),

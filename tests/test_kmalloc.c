@@ -22,10 +22,10 @@ static uint64_t live_objects(void)
 	return n;
 }
 
+
 static void every_size_is_usable(void)
 {
-	rcu_barrier();	/* frees still waiting for a grace period land first */
-	uint64_t live0 = live_objects(), free0 = page_free_count();
+	uint64_t live0 = live_objects(), free0 = ktest_free_pages();
 
 	for (size_t n = 1; n <= 20000; n += (n < 300 ? 1 : n / 7)) {
 		unsigned char *p = kmalloc(n);
@@ -40,7 +40,7 @@ static void every_size_is_usable(void)
 		kfree(p);
 	}
 	EXPECT_EQ(live_objects(), live0);
-	EXPECT_EQ(page_free_count(), free0);
+	EXPECT_EQ(ktest_free_pages(), free0);
 }
 
 static void zero_and_array_allocations(void)
@@ -63,20 +63,18 @@ static void zero_and_array_allocations(void)
 
 static void absurd_sizes_fail_cleanly(void)
 {
-	rcu_barrier();	/* frees still waiting for a grace period land first */
-	uint64_t free0 = page_free_count();
+	uint64_t free0 = ktest_free_pages();
 
 	EXPECT_NULL(kmalloc(SIZE_MAX));
 	EXPECT_NULL(kmalloc((size_t)1 << 40));
 	EXPECT_NULL(kcalloc(SIZE_MAX / 2, 4));	/* the multiplication overflows */
 	EXPECT_NULL(kcalloc((size_t)1 << 33, (size_t)1 << 33));
-	EXPECT_EQ(page_free_count(), free0);
+	EXPECT_EQ(ktest_free_pages(), free0);
 }
 
 static void large_allocation(void)
 {
-	rcu_barrier();	/* frees still waiting for a grace period land first */
-	uint64_t free0 = page_free_count();
+	uint64_t free0 = ktest_free_pages();
 	size_t n = 3 << 20;
 	char *p = kmalloc(n);
 	ASSERT_NOT_NULL(p);
@@ -87,7 +85,7 @@ static void large_allocation(void)
 			break;
 	EXPECT_LE(page_free_count(), free0 - (n >> PAGE_SHIFT));
 	kfree(p);
-	EXPECT_EQ(page_free_count(), free0);
+	EXPECT_EQ(ktest_free_pages(), free0);
 }
 
 #define SLOTS 48
@@ -128,12 +126,11 @@ static void heap_worker(unsigned cpu, void *arg)
 static void concurrent_heap(void)
 {
 	uint64_t seed = ktest_seed();
-	rcu_barrier();	/* frees still waiting for a grace period land first */
-	uint64_t live0 = live_objects(), free0 = page_free_count();
+	uint64_t live0 = live_objects(), free0 = ktest_free_pages();
 
 	ktest_run_on_all_cpus(heap_worker, &seed);
 	EXPECT_EQ(live_objects(), live0);
-	EXPECT_EQ(page_free_count(), free0);
+	EXPECT_EQ(ktest_free_pages(), free0);
 }
 
 static const struct ktest_case kmalloc_cases[] = {

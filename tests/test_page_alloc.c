@@ -3,6 +3,7 @@
  * out, and stays consistent when every CPU uses it at once. */
 #include "kernel/barrier.h"
 #include "kernel/ktest.h"
+#include "kernel/race.h"
 #include "kernel/rcu.h"
 #include "kernel/page_alloc.h"
 #include "kernel/random.h"
@@ -110,12 +111,11 @@ static void alloc_free_worker(unsigned cpu, void *arg)
 static void concurrent_alloc_free(void)
 {
 	struct stress s = { ktest_seed(), 0 };
-	rcu_barrier();	/* frees still waiting for a grace period land first */
-	uint64_t free0 = page_free_count();
+	uint64_t free0 = ktest_free_pages();
 
 	ktest_run_on_all_cpus(alloc_free_worker, &s);
 	EXPECT_EQ(s.failures, 0u);
-	EXPECT_EQ(page_free_count(), free0);
+	EXPECT_EQ(ktest_free_pages(), free0);	/* the workers' threads went to magazines */
 }
 
 struct exhaust {
@@ -195,8 +195,7 @@ static void exhaustion_returns_null(void)
 {
 	static struct exhaust e;
 	drain_caches();
-	rcu_barrier();	/* frees still waiting for a grace period land first */
-	uint64_t free0 = page_free_count();
+	uint64_t free0 = ktest_free_pages();
 	uint64_t total = 0;
 
 	memset(&e, 0, sizeof(e));
@@ -205,7 +204,7 @@ static void exhaustion_returns_null(void)
 	for (unsigned i = 0; i < ncpus; i++)
 		total += e.taken[i];
 	EXPECT_EQ(total, e.free_at_start);	/* every free page was handed out once */
-	EXPECT_EQ(page_free_count(), free0);
+	EXPECT_EQ(ktest_free_pages(), free0);	/* the workers' threads went to magazines */
 	EXPECT_NULL(page_alloc(MAX_ORDER + 3));
 }
 
@@ -221,10 +220,118 @@ static void memory_above_4g_is_used(void)
 	EXPECT_GE(e.highest_phys, 4ULL << 30);
 }
 
+/* ---- per-CPU lists of single pages ---------------------------------- */
+
+#define SINGLES 40
+
+/* Take single pages (the list is refilled from the buddy lists) and give
+ * them back: the last ones stay on this CPU's list. */
+static void cycle_singles(unsigned cpu, void *arg)
+{
+	(void)cpu;
+	(void)arg;
+	struct page *p[SINGLES];
+	for (unsigned i = 0; i < SINGLES; i++)
+		if (!EXPECT_NOT_NULL(p[i] = alloc_pages(0)))
+			return;
+	for (unsigned i = 0; i < SINGLES; i++)
+		free_pages(p[i], 0);
+}
+
+/* Pages left on every CPU's list count as free at once, and asking for
+ * merged blocks drains every list: the buddy lists look as they did. */
+static void singles_merge_back_from_every_cpu(void)
+{
+	uint64_t before[MAX_ORDER];
+	uint64_t free0 = ktest_free_pages();
+	for (unsigned k = 0; k < MAX_ORDER; k++)
+		before[k] = page_free_blocks(k);
+	ktest_run_on_all_cpus(cycle_singles, NULL);
+	EXPECT_EQ(ktest_free_pages(), free0);	/* the lists' pages are counted */
+	for (unsigned k = 0; k < MAX_ORDER; k++)
+		EXPECT_EQ(page_free_blocks(k), before[k]);
+}
+
+/*
+ * Every CPU takes and gives single pages, tagged, hands some to the next
+ * CPU to free, and now and then drains every CPU's list (page_free_blocks)
+ * while the others use theirs.  A page handed out twice shows as a tag
+ * overwritten under its owner, or as a "double free" panic.
+ */
+#define PAGES_HELD 16
+#define PAGE_RACE_OPS 4000
+
+struct page_race {
+	uint64_t seed;
+	unsigned failures, drains;
+	struct page *box[MAX_CPUS];     /* one page on its way to CPU i */
+	uint64_t box_tag[MAX_CPUS];
+};
+
+static void page_race_worker(unsigned cpu, void *arg)
+{
+	struct page_race *r = arg;
+	struct page *held[PAGES_HELD] = { 0 };
+	uint64_t tag[PAGES_HELD] = { 0 };
+	struct prng g;
+	prng_seed(&g, r->seed + cpu);
+	unsigned ops = ktest_ops_per_cpu(PAGE_RACE_OPS);
+	for (unsigned op = 0; op < ops; op++) {
+		unsigned s = (unsigned)prng_below(&g, PAGES_HELD), what = (unsigned)prng_below(&g, 16);
+		if (held[s] && !intact(page_to_virt(held[s]), PAGE_SIZE, tag[s])) {
+			__atomic_fetch_add(&r->failures, 1, __ATOMIC_RELAXED);
+			EXPECT_TRUE(false);	/* its tag changed under its owner */
+			held[s] = NULL;	/* not ours any more: leave it */
+			continue;
+		}
+		if (what == 0) {
+			page_free_blocks(0);	/* drains every CPU's list */
+			__atomic_fetch_add(&r->drains, 1, __ATOMIC_RELAXED);
+		} else if (what < 3 && held[s]) {
+			/* To the next CPU's box; whatever was there is ours now. */
+			unsigned to = (cpu + 1) % ncpus;
+			struct page *p = __atomic_exchange_n(&r->box[to], held[s], __ATOMIC_ACQ_REL);
+			held[s] = p;
+			if (p) {
+				tag[s] = ((uint64_t)cpu << 48) | ((uint64_t)s << 32) | op;
+				fill(page_to_virt(p), PAGE_SIZE, tag[s]);
+			}
+		} else if (held[s]) {
+			free_pages(held[s], 0);
+			held[s] = NULL;
+		} else if ((held[s] = alloc_pages(0))) {
+			tag[s] = ((uint64_t)cpu << 48) | ((uint64_t)s << 32) | op;
+			fill(page_to_virt(held[s]), PAGE_SIZE, tag[s]);
+		}
+	}
+	for (unsigned s = 0; s < PAGES_HELD; s++)
+		if (held[s])
+			free_pages(held[s], 0);
+}
+
+static void drains_race_with_single_pages(void)
+{
+	static struct page_race r;
+	memset(&r, 0, sizeof(r));
+	r.seed = ktest_seed();
+	uint64_t free0 = ktest_free_pages();
+	race_jitter_on(r.seed);	/* widen the windows in page_alloc.c's lists */
+	ktest_run_on_all_cpus(page_race_worker, &r);
+	race_jitter_off();
+	for (unsigned i = 0; i < ncpus; i++)
+		if (r.box[i])
+			free_pages(r.box[i], 0);
+	EXPECT_EQ(r.failures, 0u);
+	EXPECT_NE(r.drains, 0u);
+	EXPECT_EQ(ktest_free_pages(), free0);
+}
+
 static const struct ktest_case page_alloc_cases[] = {
 	KTEST_CASE(every_order_round_trips),
 	KTEST_CASE(freed_buddies_merge),
 	KTEST_CASE(concurrent_alloc_free),
+	KTEST_CASE(singles_merge_back_from_every_cpu),
+	KTEST_CASE(drains_race_with_single_pages),
 	KTEST_CASE(exhaustion_returns_null),
 	KTEST_CASE(memory_above_4g_is_used),
 };

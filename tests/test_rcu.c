@@ -20,6 +20,7 @@
 #include "kernel/completion.h"
 #include "kernel/random.h"
 #include "kernel/time.h"
+#include "kernel/waitqueue.h"
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/percpu.h"
 
@@ -127,7 +128,12 @@ static void long_read_body(unsigned cpu, void *arg)
 	} else if (cpu == 0) {
 		synchronize_rcu();	/* most likely no grace period running now */
 		rcu_read_lock();
-		call_rcu(&lr->dummy, noop_cb);	/* G starts, and waits for us */
+		call_rcu(&lr->dummy, noop_cb);
+		/* G starts at our next tick (jiffies moves on ours, the boot
+		 * CPU's), and waits for us. */
+		uint64_t tick = jiffies;
+		while (__atomic_load_n(&jiffies, __ATOMIC_RELAXED) == tick)
+			cpu_relax();
 		__atomic_store_n(&lr->go, 1, __ATOMIC_RELEASE);
 		while (!__atomic_load_n(&lr->in, __ATOMIC_ACQUIRE))
 			cpu_relax();
@@ -475,6 +481,40 @@ static void grace_periods_complete_with_idle_cpus(void)
 	EXPECT_GE(rcu_gp_completed() - gp, n);
 }
 
+/* ---- call_rcu alone ------------------------------------------------- */
+
+/* call_rcu only queues; the tick of the queuing CPU asks for the grace
+ * period.  A callback that nobody waits for with rcu_barrier or
+ * synchronize_rcu must run all the same (if it did not, this case would
+ * hang until it is cut off). */
+static struct alone {
+	struct rcu_head head[MAX_CPUS];
+	unsigned ran;
+	struct wait_queue_head wq;
+} alone;
+
+static void alone_cb(struct rcu_head *h)
+{
+	(void)h;
+	__atomic_fetch_add(&alone.ran, 1, __ATOMIC_RELEASE);
+	wake_up_all(&alone.wq);
+}
+
+static void alone_body(unsigned cpu, void *arg)
+{
+	(void)arg;
+	call_rcu(&alone.head[cpu], alone_cb);
+}
+
+static void call_rcu_alone_runs_its_callback(void)
+{
+	memset(&alone, 0, sizeof(alone));
+	wait_queue_init(&alone.wq);
+	ktest_run_on_all_cpus(alone_body, NULL);
+	wait_event(alone.wq, __atomic_load_n(&alone.ran, __ATOMIC_ACQUIRE) == ncpus);
+	EXPECT_EQ(alone.ran, ncpus);
+}
+
 static const struct ktest_case rcu_cases[] = {
 	KTEST_CASE(read_lock_nests),
 	KTEST_CASE(sleep_in_read_side_reported),
@@ -483,6 +523,7 @@ static const struct ktest_case rcu_cases[] = {
 	KTEST_CASE(irq_read_side_on_idle_cpu_waited_for),
 	KTEST_CASE(callbacks_run_on_queuing_cpu_and_barrier_waits),
 	KTEST_CASE(kfree_rcu_frees),
+	KTEST_CASE(call_rcu_alone_runs_its_callback),
 	KTEST_CASE(torture_readers_never_see_old_elements),
 };
 KTEST_SUITE(rcu, rcu_cases);

@@ -177,7 +177,103 @@ static void inode_shrinker_races_umount(void)
 	EXPECT_LE(icache_live(), inodes0);
 }
 
+/*
+ * Linux's lazy LRU: a dentry used again after it joined the LRU is only
+ * marked; the shrinker moves it to the tail instead of freeing it.  Run
+ * on one pinned CPU, so that every dentry is on one list, in order.
+ */
+static void second_chance_cpu(unsigned cpu, void *arg)
+{
+	if (cpu != 0)
+		return;
+	unsigned *wrong = arg;
+	struct super_block *sb = slowfs_mount(0, 0, 0);
+	if (!sb) {
+		(*wrong)++;
+		return;
+	}
+	dcache_shrink(~0u);	/* only ours on the LRU */
+	for (unsigned i = 0; i < 100; i++)
+		*wrong += look(sb->s_root, "r", i) != 0;
+	for (unsigned i = 0; i < 10; i++)	/* used again: referenced */
+		*wrong += look(sb->s_root, "r", i) != 0;
+	*wrong += dcache_shrink(50) != 50;
+	unsigned calls = slowfs_stats(sb).calls;
+	for (unsigned i = 0; i < 10; i++)	/* spared: still cached */
+		*wrong += look(sb->s_root, "r", i) != 0;
+	*wrong += look(sb->s_root, "r", 60) != 0;
+	*wrong += slowfs_stats(sb).calls != calls;
+	*wrong += look(sb->s_root, "r", 10) != 0;	/* the oldest unreferenced: freed */
+	*wrong += slowfs_stats(sb).calls != calls + 1;
+	*wrong += d_check_lru();
+	slowfs_unmount(sb);
+}
+
+static void referenced_dentries_get_a_second_chance(void)
+{
+	static unsigned wrong;
+	wrong = 0;
+	ktest_run_on_all_cpus(second_chance_cpu, &wrong);
+	EXPECT_EQ(wrong, 0u);
+}
+
+/*
+ * Each CPU's dentries join its own LRU list, and anyone may take them off
+ * it: the shrinker on another CPU, a prune (umount's) freeing them from
+ * the tree.  Every CPU looks names up and drops them (the last dput puts
+ * a dentry on its list), shrinks, and prunes the directory, with race
+ * windows on; each list must hold exactly the dentries that name it and
+ * as many as it counts, and nothing may leak.
+ */
+struct lru_race {
+	struct dentry *dir;
+	unsigned ops_per_cpu;
+	unsigned lookups, shrunk, prunes, errors;
+};
+
+static void lru_race_cpu(unsigned cpu, void *arg)
+{
+	struct lru_race *r = arg;
+	struct prng p;
+	prng_seed(&p, ktest_seed() + cpu);
+	for (unsigned i = 0; i < r->ops_per_cpu; i++) {
+		unsigned op = (unsigned)prng_below(&p, 16);
+		if (op == 0) {
+			d_prune_unused(r->dir);
+			__atomic_fetch_add(&r->prunes, 1, __ATOMIC_RELAXED);
+		} else if (op < 3) {
+			__atomic_fetch_add(&r->shrunk, dcache_shrink(4), __ATOMIC_RELAXED);
+		} else {
+			if (look(r->dir, "q", (unsigned)prng_below(&p, 48)))
+				__atomic_fetch_add(&r->errors, 1, __ATOMIC_RELAXED);
+			__atomic_fetch_add(&r->lookups, 1, __ATOMIC_RELAXED);
+		}
+	}
+}
+
+static void lru_lists_race_per_cpu(void)
+{
+	uint64_t live0 = dcache_live();
+	struct super_block *sb = slowfs_mount(0, 0, 0);
+	ASSERT_NOT_NULL(sb);
+	static struct lru_race r;
+	r = (struct lru_race){ .dir = sb->s_root, .ops_per_cpu = ktest_ops_per_cpu(1500) };
+	bool jitter = race_jitter_on(ktest_seed());
+	ktest_run_on_all_cpus(lru_race_cpu, &r);
+	if (jitter)
+		race_jitter_off();
+	kprintf("    # %u lookups, %u dentries shrunk, %u prunes\n", r.lookups, r.shrunk, r.prunes);
+	EXPECT_EQ(r.errors, 0u);
+	EXPECT_EQ(d_check_lru(), 0u);
+	EXPECT_EQ(d_check_sb(sb), 0u);
+	slowfs_unmount(sb);
+	EXPECT_EQ(dcache_live(), live0);
+	EXPECT_EQ(d_check_lru(), 0u);
+}
+
 static const struct ktest_case shrinker_cases[] = {
+	KTEST_CASE(referenced_dentries_get_a_second_chance),
+	KTEST_CASE(lru_lists_race_per_cpu),
 	KTEST_CASE(oldest_unused_go_first),
 	KTEST_CASE(unused_inodes_stay_cached),
 	KTEST_CASE(lookups_survive_exhaustion),

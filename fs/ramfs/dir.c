@@ -97,13 +97,12 @@ static struct inode *entry_remove(struct inode *dir, struct ramfs_entry *e)
  */
 struct inode *ramfs_new_inode(struct super_block *sb, uint32_t mode, char *link, uint64_t rdev)
 {
-	struct ramfs_sb *rs = sb->s_fs_info;
-	struct inode *inode = iget_locked(sb, __atomic_fetch_add(&rs->next_ino, 1, __ATOMIC_RELAXED));
+	struct inode *inode = iget_locked(sb, get_next_ino());
 	if (!inode)
 		return NULL;
 	inode_init_new(inode, mode);
 	if (S_ISDIR(mode)) {
-		struct ramfs_dir *rd = kzalloc(sizeof(*rd));
+		struct ramfs_dir *rd = kzalloc(RAMFS_PRIVATE_SIZE);
 		if (!rd) {
 			iget_failed(inode);
 			return NULL;
@@ -115,7 +114,7 @@ struct inode *ramfs_new_inode(struct super_block *sb, uint32_t mode, char *link,
 		inode->i_fop = &ramfs_dir_fops;
 		inode->i_nlink = 2;
 	} else if (S_ISREG(mode)) {
-		struct ramfs_file *rf = kzalloc(sizeof(*rf));
+		struct ramfs_file *rf = kzalloc(RAMFS_PRIVATE_SIZE);
 		if (!rf) {
 			iget_failed(inode);
 			return NULL;
@@ -295,9 +294,7 @@ static int ramfs_iterate(struct file *f, struct dir_context *ctx)
 		ctx->pos = 1;
 	}
 	if (ctx->pos == 1) {
-		struct dentry *parent = dget_parent(f->f_dentry);	/* a rename may move us */
-		uint64_t ino = parent->d_inode->i_ino;
-		dput(parent);
+		uint64_t ino = d_parent_ino(f->f_dentry);	/* a rename may move us */
 		if (!ctx->emit(ctx, "..", 2, ino, DT_DIR))
 			return 0;
 		ctx->pos = 2;

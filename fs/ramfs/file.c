@@ -159,7 +159,7 @@ static long ramfs_read(struct inode *inode, void *buf, size_t n, uint64_t off)
 			memset((char *)buf + done, 0, chunk);
 		done += chunk;
 	}
-	inode_touch(inode, T_ATIME);
+	inode_accessed(inode);
 	return (long)done;
 }
 

@@ -16,10 +16,7 @@
 #include <stdint.h>
 #include "fs/fs.h"
 #include "kernel/list.h"
-
-struct ramfs_sb {
-	uint64_t next_ino;          /* atomic */
-};
+#include "kernel/slab.h"
 
 struct ramfs_dir {
 	struct list_head entries;   /* in cookie order: new entries go at the tail */
@@ -48,6 +45,14 @@ struct ramfs_file {
 	void **root;
 	unsigned height;            /* the tree covers FANOUT^height pages */
 };
+
+/* A directory's or file's private part fills a line of its own (kmalloc's
+ * L1_CACHE_BYTES class is line-aligned): changes to one inode's entries or
+ * pages then share no line with another's (kmalloc-32 would put two
+ * directories' lists in one line). */
+#define RAMFS_PRIVATE_SIZE L1_CACHE_BYTES
+_Static_assert(sizeof(struct ramfs_dir) <= RAMFS_PRIVATE_SIZE, "ramfs_dir fits a line");
+_Static_assert(sizeof(struct ramfs_file) <= RAMFS_PRIVATE_SIZE, "ramfs_file fits a line");
 
 extern const struct inode_operations ramfs_dir_ops;
 extern const struct file_operations ramfs_dir_fops;

@@ -4,7 +4,8 @@
  * Inodes are pinned by the directory entries that name them, so ramfs
  * never needs the icache to find one again; the last iput of an unlinked
  * inode frees it (evict).  New inodes are made in dir.c
- * (ramfs_new_inode), which has the operations they get.
+ * (ramfs_new_inode, numbered by get_next_ino's per-CPU batches), which
+ * has the operations they get.
  */
 #include "fs/ramfs/ramfs.h"
 #include "fs/ramfs/internal.h"
@@ -34,22 +35,15 @@ static struct file_system_type ramfs_type;
 struct super_block *ramfs_mount(void)
 {
 	struct super_block *sb = kzalloc(sizeof(*sb));
-	struct ramfs_sb *rs = kzalloc(sizeof(*rs));
-	if (!sb || !rs) {
-		kfree(sb);
-		kfree(rs);
+	if (!sb)
 		return NULL;
-	}
-	rs->next_ino = 1;
 	sb_init(sb, &ramfs_type, &ramfs_super_ops);
-	sb->s_fs_info = rs;
 	struct inode *root = ramfs_new_inode(sb, S_IFDIR | 0755, NULL, 0);
 	sb->s_root = root ? d_make_root(sb, root) : NULL;
 	if (!sb->s_root) {
 		if (root)
 			root->i_nlink = 0;
 		iput(root);
-		kfree(rs);
 		kfree(sb);
 		return NULL;
 	}
@@ -63,7 +57,6 @@ void ramfs_unmount(struct super_block *sb)
 	sb->s_root->d_inode->i_nlink = 0;	/* so the last iput frees it */
 	dput(sb->s_root);
 	icache_evict_sb(sb);	/* any unused inodes the tree's removal left cached */
-	kfree(sb->s_fs_info);
 	kfree(sb);
 }
 

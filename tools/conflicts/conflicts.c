@@ -13,6 +13,9 @@
  * other) and a summary; bench/run_conflicts.py symbolizes them and names
  * the object from the kernel's slab map. A region whose id has bit 15 set
  * (COUNTED) has no partner: its end prints its instruction count at once.
+ * An id known only at run time comes as IDBIT markers, one per set bit,
+ * then a begin with id VAR (kernel/conflict.h): the region takes the id
+ * the bits spelled since the vCPU's last begin or end marker.
  *
  * A locked read-modify-write (lock xadd, cmpxchg) reaches a memory callback
  * once. The API's qemu_plugin_mem_is_store() calls it a store; QEMU 7.2
@@ -40,6 +43,8 @@
 
 #define MAGIC_BEGIN 0x5c0f0000u
 #define MAGIC_END   0x5c0e0000u
+#define MAGIC_IDBIT 0x5c0d0000u
+#define VAR         0           /* begin/end of a region whose id the IDBITs spelled */
 #define MAX_VCPUS   16
 #define LINE(pa)    ((pa) & ~63ull)
 #define COUNTED     0x8000
@@ -50,6 +55,7 @@ struct line { uint64_t pa, rpc, wpc, ra, wa; };   /* pa 0 = empty slot; ra/wa ex
 
 struct region {
     int active, id;
+    unsigned pending;         /* id bits said since the last begin or end */
     uint64_t insns;
     struct line *tab;
     size_t cap, used;
@@ -154,17 +160,23 @@ static void on_marker(unsigned int cpu, void *arg)
     if (cpu >= MAX_VCPUS)
         return;
     struct region *r = &vcpu[cpu];
+    if ((m & 0xffff0000u) == MAGIC_IDBIT) {
+        r->pending |= 1u << (m & 15);
+        return;
+    }
+    unsigned id = m & 0xffff, said = r->pending;
+    r->pending = 0;
     if ((m & 0xffff0000u) == MAGIC_BEGIN) {
         if (!r->tab)
             grow(r);
         memset(r->tab, 0, r->cap * sizeof *r->tab);
         r->used = 0;
         r->insns = 0;
-        r->id = m & 0xffff;
+        r->id = id == VAR ? (int)said : (int)id;
         r->active = 1;
         return;
     }
-    if (!r->active || r->id != (int)(m & 0xffff))
+    if (!r->active || (id != VAR && r->id != (int)id))
         return;
     r->active = 0;
     if (r->id & COUNTED) {
@@ -202,7 +214,8 @@ static int marker(struct qemu_plugin_insn *insn, uint32_t *m)
     if (qemu_plugin_insn_size(insn) != 7 || b[0] != 0x0f || b[1] != 0x1f || b[2] != 0x80)
         return 0;
     memcpy(m, b + 3, 4);
-    return (*m & 0xffff0000u) == MAGIC_BEGIN || (*m & 0xffff0000u) == MAGIC_END;
+    uint32_t magic = *m & 0xffff0000u;
+    return magic == MAGIC_BEGIN || magic == MAGIC_END || magic == MAGIC_IDBIT;
 }
 
 static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
