@@ -516,12 +516,21 @@ long x64_fstatfs(struct trap_frame *r)
 	return err ? err : put_statfs(ARG2(r));
 }
 
+/* mount(source, target, type, flags, data).  source names what a disk
+ * filesystem reads, a block device node (fs/namespace.c), and may be
+ * NULL for the others.  Of the flags only MS_RDONLY means something here;
+ * the others, and the old MS_MGC_VAL magic in the top half, are ignored. */
 long x64_mount(struct trap_frame *r)
 {
+	char *source = ARG1(r) ? getname(ARG1(r)) : NULL;
 	char *type = getname(ARG3(r));
 	char *data = ARG5(r) ? getname(ARG5(r)) : NULL;
-	long err = IS_ERR(type) ? PTR_ERR(type) : IS_ERR(data) ? PTR_ERR(data) :
-		   WITH_PATH(p, ARG2(r), AT_FDCWD, sys_mount(type, p, data));
+	unsigned long flags = ARG4(r) & MS_RDONLY;
+	long err = IS_ERR(source) ? PTR_ERR(source) : IS_ERR(type) ? PTR_ERR(type) :
+		   IS_ERR(data) ? PTR_ERR(data) :
+		   WITH_PATH(p, ARG2(r), AT_FDCWD, sys_mount_from(source, p, type, flags, data));
+	if (source)
+		putname(source);
 	putname(type);
 	if (data)
 		putname(data);
