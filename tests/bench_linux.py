@@ -73,8 +73,11 @@ BOOT_TIMEOUT = 1200
 class Params:
     """The workloads' sizes (bench/linux/run.sh reads them from params.sh)."""
 
-    def __init__(self, quick):
+    def __init__(self, quick, count=False):
+        self.mode = "count" if count else "rates"
+        self.count_reps = 20
         self.stat_threads = [1, 2, 3, 4]
+        self.cpu_runs = 1 if quick else 3     # rounds of workloads 1 and 2 per boot
         self.stat_iters = 2000 if quick else 20000
         self.file_iters = 1000 if quick else 10000
         self.cold_threads = [1, 2, 4] if quick else [1, 2, 4, 8, 16]
@@ -83,7 +86,10 @@ class Params:
         self.spawn_n = 10 if quick else 100
 
     def disks(self):
-        """(role, image name, read-only delay disk?) in the order they are attached: vda, vdb..."""
+        """(role, image name or None for the empty target) in the order they
+        are attached: vda, vdb...  None in --count mode, which needs no disk."""
+        if self.mode == "count":
+            return []
         return ([(f"cold{t}", "lookup") for t in self.cold_threads] +
                 [(f"walk{n}", "walk") for n in self.walk_threads] + [("target", None)])
 
@@ -92,9 +98,13 @@ class Params:
         return "vd" + chr(ord("a") + roles.index(role))
 
     def script(self):
+        if self.mode == "count":
+            return f"MODE=count\nCOUNT_REPS={self.count_reps}\n"
         return "".join(f"{k}='{v}'\n" for k, v in (
+            ("MODE", self.mode),
             ("STAT_THREADS", " ".join(map(str, self.stat_threads))),
-            ("STAT_ITERS", self.stat_iters), ("FILE_ITERS", self.file_iters),
+            ("CPU_RUNS", self.cpu_runs), ("STAT_ITERS", self.stat_iters),
+            ("FILE_ITERS", self.file_iters),
             ("COLD_THREADS", " ".join(map(str, self.cold_threads))), ("COLD_K", self.cold_k),
             ("COLD_DISKS", " ".join(self.device(f"cold{t}") for t in self.cold_threads)),
             ("WALK_THREADS", " ".join(map(str, self.walk_threads))),
@@ -284,16 +294,25 @@ def boot(kernel, rep, args, params, cpio, facts, work):
         vmlinuz = args.linux / "root" / "boot" / f"vmlinuz-{facts['version']}"
         append = LINUX_KARGS + (" " + args.linux_kargs if args.linux_kargs else "")
         cmd = qemu_command(cfg, None, extra=extra, kernel=(vmlinuz, cpio, append))
-    slow = SlowStoreCounter(work / "qemu-trace.fifo")
-    cmd += slow.qemu_args()
+    plugin_log = work / f"{name}.plugin.log"
+    if args.count:
+        # The plugin's output and QEMU's trace share -D: no slow-store count then.
+        slow = None
+        cmd += ["-plugin", str(args.plugin), "-d", "plugin", "-D", str(plugin_log)]
+    else:
+        slow = SlowStoreCounter(work / "qemu-trace.fifo")
+        cmd += slow.qemu_args()
     log = work / f"{name}.log"
     try:
-        status, stderr_lines, elapsed = run_captured(cmd, log, BOOT_TIMEOUT)
+        status, stderr_lines, elapsed = run_captured(cmd, log, BOOT_TIMEOUT * (4 if args.count else 1))
     finally:
         diskset.stop()
-    slow_summary, _ = slow.finish()
     rec = {"kernel": kernel, "rep": rep, "seconds": round(elapsed, 1), "log": show(log),
-           "tcg_slow_stores": slow_summary, "problems": [], "results": [], "disks": {}}
+           "problems": [], "results": [], "disks": {}}
+    if slow:
+        rec["tcg_slow_stores"], _ = slow.finish()
+    if args.count:
+        rec["counts"] = plugin_counts(plugin_log)
     if status is None:
         rec["problems"].append(f"timed out after {BOOT_TIMEOUT} s")
     elif kernel == "smpvfs":
@@ -309,8 +328,25 @@ def boot(kernel, rep, args, params, cpio, facts, work):
         reads = [r for r in reqs if r.op == "Read"]
         rec["disks"][role] = {"reads": len(reads), "read_bytes": sum(r.count for r in reads),
                               "writes": sum(1 for r in reqs if r.op == "Write")}
-    rec["problems"] += check_target(diskdir / "target.img", facts)
+    if params.disks():
+        rec["problems"] += check_target(diskdir / "target.img", facts)
     return rec
+
+
+# lb_count's regions (bench/linux/lb_count.c): id & 0x7fff -> what it counts.
+COUNT_CALLS = {1: "getpid (entry and exit only)", 2: "stat, 6-component cached path",
+               3: "open + close, cached file", 4: "pread 4 KiB, cached file",
+               5: "lstat of a missing name (negative dentry)", 6: "stat, 2-component cached path"}
+COUNT_RE = re.compile(r"count id=(\d+) cpu\d+ insns=(\d+)")
+
+
+def plugin_counts(path):
+    """{call id: [instruction counts]} from the plugin's log."""
+    counts = {}
+    text = path.read_text(errors="replace") if path.exists() else ""
+    for m in COUNT_RE.finditer(text):
+        counts.setdefault(int(m.group(1)) & 0x7fff, []).append(int(m.group(2)))
+    return counts
 
 
 def parse_lines(lines):
@@ -363,9 +399,18 @@ def expected_rows(params):
     return rows
 
 
+def find_all(results, match):
+    return [r for r in results if all(r.get(k) == v for k, v in match.items())]
+
+
 def find(results, match):
-    hits = [r for r in results if all(r.get(k) == v for k, v in match.items())]
+    hits = find_all(results, match)
     return hits[0] if len(hits) == 1 else None
+
+
+def runs_of(key, params):
+    """How many lines a boot prints for key: workloads 1 and 2 run CPU_RUNS rounds."""
+    return params.cpu_runs if key[0] in ("stat", "file") else 1
 
 
 def check_boot(rec, params, facts):
@@ -376,15 +421,24 @@ def check_boot(rec, params, facts):
     for r in res:
         if r["w"] == "error":
             rec["problems"].append(f"step failed: {r.get('what')}")
+    if params.mode == "count":
+        r = find(res, {"w": "count"})
+        if not r or r.get("bad") != 0:
+            rec["problems"].append(f"lb_count: {r}")
+        for call in COUNT_CALLS:
+            if len(rec["counts"].get(call, [])) != params.count_reps:
+                rec["problems"].append(f"the plugin counted call {call} "
+                                       f"{len(rec['counts'].get(call, []))} times, want {params.count_reps}")
+        return
     for key, match in expected_rows(params):
-        r = find(res, match)
-        if not r:
-            rec["problems"].append(f"no single result line for {key}")
-            continue
-        if r.get("bad") != 0:
-            rec["problems"].append(f"{key}: bad={r.get('bad')} (wrong results)")
-        if r.get("ns", 0) <= 0:
-            rec["problems"].append(f"{key}: no time")
+        hits = find_all(res, match)
+        if len(hits) != runs_of(key, params):
+            rec["problems"].append(f"{len(hits)} result lines for {key}, want {runs_of(key, params)}")
+        for r in hits:
+            if r.get("bad") != 0:
+                rec["problems"].append(f"{key}: bad={r.get('bad')} (wrong results)")
+            if r.get("ns", 0) <= 0:
+                rec["problems"].append(f"{key}: no time")
     lookup_entries = 4000 + 2
     for t in params.cold_threads:
         r = find(res, {"w": "cold", "threads": t})
@@ -453,9 +507,9 @@ def summarize(boots, params, facts):
             for b in boots:
                 if b["kernel"] != kernel:
                     continue
-                r = find(b["results"], match)
-                v, unit = rate(key, r, params, facts)
-                rates.append(v)
+                for r in find_all(b["results"], match):
+                    v, unit = rate(key, r, params, facts)
+                    rates.append(v)
                 disk = row_disk(key, params)
                 if disk:
                     reads.append(b["disks"][disk]["reads"])
@@ -478,7 +532,7 @@ def fmt_rate(v):
 def print_table(rows, boots):
     print()
     print("== make bench-linux: smpvfs and Linux, the same programs, QEMU TCG; "
-          "medians of the boots [min..max]")
+          "medians over the boots (and rounds) [min..max]")
     heads = ["workload", "unit", "smpvfs", "Linux", "smpvfs/Linux", "reads s/L", "writes s/L"]
     body = []
     for r in rows:
@@ -494,7 +548,7 @@ def print_table(rows, boots):
     for b in body:
         print("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(b, widths))))
     for kernel in KERNELS:
-        stores = [b["tcg_slow_stores"] for b in boots if b["kernel"] == kernel]
+        stores = [b["tcg_slow_stores"] for b in boots if b["kernel"] == kernel and "tcg_slow_stores" in b]
         hot = sum(len(s["hot_pages"]) for s in stores)
         print(f"TCG self-modifying-code slow path, {kernel}: "
               f"{', '.join(str(s['slow_stores']) for s in stores)} kernel stores per boot; "
@@ -527,6 +581,23 @@ plot '{dat}' using 1:2:xtic(3) with boxes, 1 with lines dt 2 lc black
 
 # ------------------------------------------------------------------ main
 
+def print_counts(boots):
+    """The instruction-count table of a --count run."""
+    by = {b["kernel"]: b["counts"] for b in boots}
+    print()
+    print("== instructions per call (QEMU plugin, -smp 1; the smallest of the repetitions, "
+          "user marker to user marker)")
+    print(f"{'call':45} {'smpvfs':>8} {'Linux':>8} {'smpvfs/Linux':>12}")
+    rows = []
+    for call, what in COUNT_CALLS.items():
+        s, l = min(by["smpvfs"][call]), min(by["linux"][call])
+        rows.append({"call": what, "smpvfs": s, "linux": l,
+                     "smpvfs_median": statistics.median(by["smpvfs"][call]),
+                     "linux_median": statistics.median(by["linux"][call])})
+        print(f"{what:45} {s:8} {l:8} {s / l:12.3f}")
+    return rows
+
+
 def order(reps):
     """smpvfs, Linux, Linux, smpvfs, smpvfs, Linux, ...: each kernel goes first as often."""
     seq = []
@@ -548,6 +619,10 @@ def main():
     parser.add_argument("--reps", type=int, default=3, help="boots of each kernel")
     parser.add_argument("--linux-kargs", default="", help="more words for Linux's command line")
     parser.add_argument("--quick", action="store_true", help="small sizes: a check that it all runs")
+    parser.add_argument("--count", action="store_true",
+                        help="instruction counts per call instead: one boot of each at -smp 1 "
+                             "under the QEMU plugin tools/conflicts/conflicts.so")
+    parser.add_argument("--plugin", type=Path, default=REPO / "build" / "conflicts" / "conflicts.so")
     parser.add_argument("--out", type=Path, default=OUT)
     parser.add_argument("--parse", type=Path, metavar="JSON", help="print the tables of a saved linux.json")
     args = parser.parse_args()
@@ -562,7 +637,11 @@ def main():
         die(f"{show(args.linux)}/version missing: run make linux-kernel (or make deps) first")
     if not 1 <= args.reps <= 50:
         die("--reps must be between 1 and 50")
-    params = Params(args.quick)
+    params = Params(args.quick, args.count)
+    if args.count:
+        if not args.plugin.exists():
+            die(f"{show(args.plugin)} missing: make {show(args.plugin)}")
+        args.smp, args.reps = 1, 1
     work = out / "linux"
     work.mkdir(parents=True, exist_ok=True)
     host = host_info()
@@ -582,6 +661,13 @@ def main():
             print(f"    {p}")
         boots.append(rec)
     host["load_after"] = list(os.getloadavg())
+    if args.count and not any(b["problems"] for b in boots):
+        rows = print_counts(boots)
+        (out / "linux-counts.json").write_text(json.dumps(
+            {"generated": started, "linux": facts["version"], "elf": show(args.elf), "rows": rows,
+             "boots": boots}, indent=1) + "\n")
+        print(f"bench-linux: wrote {show(out / 'linux-counts.json')}")
+        return 0
     result = {"generated": started, "host": host, "smp": args.smp, "mem": args.mem, "accel": "tcg",
               "linux": facts["version"], "linux_kargs": LINUX_KARGS + " " + args.linux_kargs,
               "smpvfs_kargs": SMPVFS_KARGS, "elf": show(args.elf), "quick": args.quick,

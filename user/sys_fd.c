@@ -25,8 +25,24 @@
 #include "kernel/thread.h"
 #include "kernel/time.h"
 #include "kernel/uaccess.h"
+#include "user/scratch.h"
 
 #define BOUNCE (64 * 1024)
+
+/* A bounce buffer of n bytes (at most BOUNCE): a scratch page (no shared
+ * lock, user/scratch.h) when it fits in one, else from kmalloc. */
+static void *bounce_get(size_t n)
+{
+	return n <= PAGE_SIZE ? scratch_get() : kmalloc(n);
+}
+
+static void bounce_put(void *buf, size_t n)
+{
+	if (n <= PAGE_SIZE)
+		scratch_put(buf);
+	else
+		kfree(buf);
+}
 
 static void sigpipe_on_epipe(long r)
 {
@@ -43,7 +59,7 @@ static long do_read(int fd, uint64_t ubuf, size_t count, int64_t off)
 	size_t step = count < BOUNCE ? count : BOUNCE;
 	if (clear_user(ubuf, step))	/* the buffer must be writable first */
 		return -EFAULT;
-	char *buf = kmalloc(step);
+	char *buf = bounce_get(step);
 	if (!buf)
 		return -ENOMEM;
 	size_t done = 0;
@@ -60,7 +76,7 @@ static long do_read(int fd, uint64_t ubuf, size_t count, int64_t off)
 		if ((size_t)r < n)
 			break;
 	}
-	kfree(buf);
+	bounce_put(buf, step);
 	return done ? (long)done : r;
 }
 
@@ -72,7 +88,7 @@ static long do_write(int fd, uint64_t ubuf, size_t count, int64_t off)
 		return r;
 	}
 	size_t step = count < BOUNCE ? count : BOUNCE;
-	char *buf = kmalloc(step);
+	char *buf = bounce_get(step);
 	if (!buf)
 		return -ENOMEM;
 	size_t done = 0;
@@ -89,7 +105,7 @@ static long do_write(int fd, uint64_t ubuf, size_t count, int64_t off)
 		if ((size_t)r < n)
 			break;
 	}
-	kfree(buf);
+	bounce_put(buf, step);
 	if (!done)
 		sigpipe_on_epipe(r);
 	return done ? (long)done : r;
@@ -210,13 +226,13 @@ long x64_getdents64(struct trap_frame *r)
 		return got;
 	if (clear_user(ARG2(r), n))	/* before any entry is consumed */
 		return -EFAULT;
-	char *buf = kmalloc(n ? n : 1);
+	char *buf = bounce_get(n ? n : 1);
 	if (!buf)
 		return -ENOMEM;
 	got = sys_getdents((int)ARG1(r), buf, n);
 	if (got > 0 && copy_to_user(ARG2(r), buf, (size_t)got))
 		got = -EFAULT;
-	kfree(buf);
+	bounce_put(buf, n ? n : 1);
 	return got;
 }
 
