@@ -188,19 +188,21 @@ BUSYBOX ?= /bin/busybox
 
 BUSYBOX_TESTS := $(wildcard tests/busybox/*.sh tests/busybox/*.out)
 
-$(BUILD)/initrd.cpio: $(FSTEST_FILES) $(USER_PROGS) $(BUSYBOX_TESTS) $(BUILD)/host/fstest-static FORCE | check-tools
+$(BUILD)/initrd.cpio: $(FSTEST_FILES) $(USER_PROGS) $(LB_PROGS) $(BUSYBOX_TESTS) $(BUILD)/host/fstest-static FORCE | check-tools
 	@mkdir -p $(BUILD)/initrd-tests/tests/fstest $(BUILD)/initrd-tests/tests/user $(BUILD)/initrd-tests/bin \
-		$(BUILD)/initrd-tests/tests/busybox $(BUILD)/initrd-tests/tests/bin
+		$(BUILD)/initrd-tests/tests/busybox $(BUILD)/initrd-tests/tests/bin $(BUILD)/initrd-tests/tests/lb
 	$(Q)cp -p $(BUILD)/host/fstest-static $(BUILD)/initrd-tests/tests/bin/fstest
 	$(Q)rm -f $(BUILD)/initrd-tests/tests/busybox/* && cp -p $(BUSYBOX_TESTS) $(BUILD)/initrd-tests/tests/busybox/
 	$(Q)rm -f $(BUILD)/initrd-tests/bin/* && cp -p $(BUSYBOX) $(BUILD)/initrd-tests/bin/busybox
 	$(Q)for a in $$($(BUSYBOX) --list); do [ $$a = busybox ] || ln -sf busybox $(BUILD)/initrd-tests/bin/$$a; done
 	$(Q)rm -f $(BUILD)/initrd-tests/tests/fstest/*.t && cp -p $(FSTEST_FILES) $(BUILD)/initrd-tests/tests/fstest/
 	$(Q)rm -f $(BUILD)/initrd-tests/tests/user/* && cp -p $(USER_PROGS) $(BUILD)/initrd-tests/tests/user/
+	$(Q)rm -f $(BUILD)/initrd-tests/tests/lb/* && cp -p $(LB_PROGS) $(BUILD)/initrd-tests/tests/lb/
 	$(Q)touch -h -d @0 $(BUILD)/initrd-tests $(BUILD)/initrd-tests/tests $(BUILD)/initrd-tests/tests/fstest \
 		$(BUILD)/initrd-tests/tests/user $(BUILD)/initrd-tests/tests/user/* $(BUILD)/initrd-tests/bin \
 		$(BUILD)/initrd-tests/bin/* $(BUILD)/initrd-tests/tests/busybox $(BUILD)/initrd-tests/tests/busybox/* \
-		$(BUILD)/initrd-tests/tests/bin $(BUILD)/initrd-tests/tests/bin/fstest
+		$(BUILD)/initrd-tests/tests/bin $(BUILD)/initrd-tests/tests/bin/fstest \
+		$(BUILD)/initrd-tests/tests/lb $(BUILD)/initrd-tests/tests/lb/*
 	$(Q)cd $(BUILD)/initrd-tests && find . | LC_ALL=C sort | $(CPIO_PACK) > ../initrd.cpio.new
 	$(Q)if [ -z "$(INITRD)" ]; then :; \
 	elif [ -d "$(INITRD)" ]; then (cd "$(INITRD)" && find . | LC_ALL=C sort | $(CPIO_PACK)) >> $@.new; \
