@@ -252,22 +252,22 @@ static bool trylock_buffer(struct buffer_head *bh)
 }
 
 /*
- * Read blocks [first, first + n) that are not cached, in one request.
- * The buffers it can lock at once and finds not up to date are filled
- * from one read of the run from the first to the last of them; the rest
- * (cached, or locked by a reader or a writer) are left as they are, never
- * waited for, and never written over.  So it takes several BH_Locks, but
- * only by trylock: it cannot wait on a lock while holding one.  A failed
- * read leaves its buffers not up to date, for __bread to read again and
- * report.  Returns how many buffers it filled.
+ * Read the blocks of [first, first + n) that are not cached: each run of
+ * consecutive ones in one request.  It fills only the buffers it can lock
+ * at once and finds not up to date; the rest (cached, or locked by a
+ * reader or a writer) it leaves as they are, never waits for, never reads
+ * and never writes over, so a block is still read once however many
+ * threads want it.  It holds several BH_Locks, but takes them by trylock
+ * only: it never waits on a lock while holding one.  A failed read leaves
+ * its buffers not up to date, for __bread to read again and report.
+ * Returns how many buffers it filled.
  */
 unsigned breadahead(struct block_device *bdev, uint64_t first, unsigned n, unsigned size)
 {
 	struct buffer_head *bhs[BREADAHEAD_MAX];
-	bool mine[BREADAHEAD_MAX];
+	bool mine[BREADAHEAD_MAX + 1];
 	if (n > BREADAHEAD_MAX)
 		n = BREADAHEAD_MAX;
-	unsigned lo = n, hi = 0, filled = 0;	/* the locked run: [lo, hi) */
 	for (unsigned i = 0; i < n; i++) {
 		bhs[i] = __getblk(bdev, first + i, size);
 		mine[i] = !IS_ERR(bhs[i]) && !buffer_uptodate(bhs[i]) && trylock_buffer(bhs[i]);
@@ -275,26 +275,29 @@ unsigned breadahead(struct block_device *bdev, uint64_t first, unsigned n, unsig
 			unlock_buffer(bhs[i]);
 			mine[i] = false;
 		}
-		if (mine[i]) {
-			lo = i < lo ? i : lo;
-			hi = i + 1;
-		}
 	}
-	char *run = lo < hi ? kmalloc((size_t)(hi - lo) * size) : NULL;
-	if (run) {
+	mine[n] = false;
+	race_window();	/* locked, not read: readers of these blocks wait for us */
+	unsigned filled = 0;
+	char *run = kmalloc((size_t)n * size);
+	for (unsigned lo = 0, hi; run && lo < n; lo = hi) {
+		for (hi = lo; mine[hi]; hi++)
+			;
+		if (hi == lo) {
+			hi++;
+			continue;
+		}
 		count(&stats.reads, 1);
-		int err = blk_rw(bdev, REQ_OP_READ, (first + lo) * (size >> SECTOR_SHIFT), run,
-				 (hi - lo) * size);
+		int err = blk_rw(bdev, REQ_OP_READ, first_sector(bhs[lo]), run, (hi - lo) * size);
 		if (err)
 			count(&stats.read_errors, 1);
-		for (unsigned i = lo; i < hi && !err; i++)
-			if (mine[i]) {
-				memcpy(bhs[i]->b_data, run + (size_t)(i - lo) * size, size);
-				set_buffer_uptodate(bhs[i]);
-				filled++;
-			}
-		kfree(run);
+		for (unsigned i = lo; i < hi && !err; i++) {
+			memcpy(bhs[i]->b_data, run + (size_t)(i - lo) * size, size);
+			set_buffer_uptodate(bhs[i]);
+			filled++;
+		}
 	}
+	kfree(run);
 	for (unsigned i = 0; i < n; i++) {
 		if (mine[i])
 			unlock_buffer(bhs[i]);

@@ -81,10 +81,11 @@ struct buffer_head *__getblk(struct block_device *bdev, uint64_t block, unsigned
 /* The buffer, up to date: ERR_PTR(-EIO) if the read failed, -ENOMEM. */
 struct buffer_head *__bread(struct block_device *bdev, uint64_t block, unsigned size);
 /* Read ahead (Linux's sb_breadahead, batched): the blocks of
- * [first, first + n) that no cache holds and nobody is reading, in one
- * request, waited for; at most BREADAHEAD_MAX blocks.  For a filesystem
- * that knows it will want them (ext2's inode table).  Returns how many
- * buffers it filled; errors are left for __bread to find. */
+ * [first, first + n) that no cache holds and nobody is reading, each run
+ * of consecutive ones in one request, waited for; at most BREADAHEAD_MAX
+ * blocks.  For a filesystem that knows it will want them (ext2's inode
+ * table).  Returns how many buffers it filled; errors are left for
+ * __bread to find. */
 #define BREADAHEAD_MAX 32
 unsigned breadahead(struct block_device *bdev, uint64_t first, unsigned n, unsigned size);
 void get_bh(struct buffer_head *bh);   /* another reference, for a holder of one */
