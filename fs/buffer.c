@@ -270,7 +270,11 @@ unsigned breadahead(struct block_device *bdev, uint64_t first, unsigned n, unsig
 		n = BREADAHEAD_MAX;
 	for (unsigned i = 0; i < n; i++) {
 		bhs[i] = __getblk(bdev, first + i, size);
-		mine[i] = !IS_ERR(bhs[i]) && !buffer_uptodate(bhs[i]) && trylock_buffer(bhs[i]);
+		mine[i] = !IS_ERR(bhs[i]) && !buffer_uptodate(bhs[i]);
+		if (mine[i]) {
+			race_window();	/* a reader of the block may finish meanwhile */
+			mine[i] = trylock_buffer(bhs[i]);
+		}
 		if (mine[i] && buffer_uptodate(bhs[i])) {	/* read while we looked */
 			unlock_buffer(bhs[i]);
 			mine[i] = false;

@@ -303,14 +303,17 @@ static void device_node_io(void)
 	kfree(buf);
 }
 
-/* A thread reading ahead [RA_FIRST, RA_FIRST + 32) while readers of some
- * of those blocks arrive at random moments around it, and one block of it
- * is dirty (changed in memory, not yet written). */
+/* A thread reading ahead a window of 32 blocks while readers of some of
+ * them arrive at random moments around it, and one block of the window is
+ * dirty (changed in memory, not yet written).  RA_ROUNDS windows from
+ * RA_FIRST on. */
 #define RA_FIRST 512u
-#define RA_DIRTY (RA_FIRST + 5)
+#define RA_ROUNDS 6u
+#define RA_DIRTY 5u                  /* which block of a window */
 
 struct ra_arg {
 	struct block_device *bdev;
+	uint64_t first;
 	unsigned delay_ms, arrived, n;
 	unsigned filled;
 };
@@ -320,44 +323,29 @@ static int read_ahead(void *p)
 	struct ra_arg *a = p;
 	barrier_wait(&a->arrived, a->n);
 	sleep_ms(a->delay_ms);
-	a->filled = breadahead(a->bdev, RA_FIRST, 32, BS);
+	a->filled = breadahead(a->bdev, a->first, 32, BS);
 	return 0;
 }
 
-/*
- * breadahead with readers: every reader gets its block, the dirty block
- * keeps what was written into it, and each of the other 31 blocks is read
- * once from the device, by the readahead or by its reader, never by both
- * (nbdkit's log, HOSTCHECK).  A race test: the readers and the readahead
- * arrive at random moments within a read's delay, with race windows on
- * (the one between breadahead locking its buffers and reading them is
- * marked).  Put back either bug it guards against and it fails: not
- * looking at BH_Uptodate again once a buffer is locked (a reader's block
- * is read a second time), or filling buffers it did not lock (the dirty
- * block is overwritten); the commit that added this says how.
- */
-static void readahead_with_readers(void)
+static void readahead_round(struct block_device *b, uint64_t first, struct prng *rng, uint64_t seed)
 {
-	struct block_device *b = test_disk_or_skip("cold");
 	static struct readers r;
 	static struct ra_arg ra;
-	struct prng rng;
-	uint64_t seed = ktest_seed();
-	prng_seed(&rng, seed);
-	kprintf("    # seed %lu\n", seed);
-	struct buffer_head *dirty = __getblk(b, RA_DIRTY, BS);
+	struct buffer_head *dirty = __getblk(b, first + RA_DIRTY, BS);
 	ASSERT_FALSE(IS_ERR(dirty));
 	lock_buffer(dirty);
-	fill_kernel_pattern(dirty->b_data, RA_DIRTY);
+	fill_kernel_pattern(dirty->b_data, first + RA_DIRTY);
 	set_buffer_uptodate(dirty);
 	unlock_buffer(dirty);
 	mark_buffer_dirty(dirty);
 	r = (struct readers){ .bdev = b, .n = 8 };
 	for (unsigned i = 0; i < r.n; i++) {
-		r.block[i] = RA_FIRST + 2 + 4 * i;	/* never RA_DIRTY */
-		r.delay_ms[i] = (unsigned)prng_below(&rng, 80);
+		r.block[i] = first + 2 + 4 * i;	/* never the dirty one */
+		r.delay_ms[i] = (unsigned)prng_below(rng, 40);
 	}
-	ra = (struct ra_arg){ .bdev = b, .delay_ms = (unsigned)prng_below(&rng, 80), .n = 2 };
+	/* Mostly while the readers' reads (50 ms each) are in flight. */
+	ra = (struct ra_arg){ .bdev = b, .first = first, .n = 2,
+			      .delay_ms = 20 + (unsigned)prng_below(rng, 60) };
 	bool jitter = race_jitter_on(seed);
 	struct thread *t = thread_create("readahead", read_ahead, &ra, (int)(ncpus - 1));
 	ASSERT_NOT_NULL(t);
@@ -371,19 +359,43 @@ static void readahead_with_readers(void)
 		EXPECT_TRUE(r.good[i]);
 	}
 	EXPECT_LE(ra.filled, 31u);
-	for (unsigned k = RA_FIRST; k < RA_FIRST + 32; k++) {
+	for (uint64_t k = first; k < first + 32; k++) {
 		struct buffer_head *bh = __bread(b, k, BS);	/* cached now: no read */
 		ASSERT_FALSE(IS_ERR(bh));
-		if (k == RA_DIRTY) {
+		if (k == first + RA_DIRTY) {
 			EXPECT_TRUE(buffer_dirty(bh));
 			EXPECT_FALSE(holds_host_pattern(bh->b_data, k));
 		} else {
 			EXPECT_TRUE(holds_host_pattern(bh->b_data, k));
 		}
 		brelse(bh);
-		hostcheck_reads("cold", k, k == RA_DIRTY ? 0 : 1);
+		hostcheck_reads("cold", k, k == first + RA_DIRTY ? 0 : 1);
 	}
 	brelse(dirty);	/* written back with the rest at the next sync */
+}
+
+/*
+ * breadahead with readers: every reader gets its block, the dirty block
+ * keeps what was written into it, and each of the other 31 blocks of a
+ * window is read once from the device, by the readahead or by its
+ * reader, never by both (nbdkit's log, HOSTCHECK).  A race test: readers
+ * arrive at random moments, the readahead mostly while their reads are
+ * in flight, with race windows on (between breadahead finding a buffer
+ * not up to date and locking it, and between locking and reading).  Put
+ * back either bug it guards against and it fails: filling a buffer that
+ * is up to date (the dirty block is overwritten), or not looking at
+ * BH_Uptodate again once a buffer is locked (a reader's block is read a
+ * second time); the commit that added this says how.
+ */
+static void readahead_with_readers(void)
+{
+	struct block_device *b = test_disk_or_skip("cold");
+	struct prng rng;
+	uint64_t seed = ktest_seed();
+	prng_seed(&rng, seed);
+	kprintf("    # seed %lu\n", seed);
+	for (unsigned round = 0; round < RA_ROUNDS; round++)
+		readahead_round(b, RA_FIRST + 32 * round, &rng, seed + round);
 }
 
 static const struct ktest_case bcache_cases[] = {
