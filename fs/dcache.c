@@ -409,13 +409,8 @@ static void d_kill(struct dentry *d)
  */
 void dput(struct dentry *d)
 {
-	if (!d)
+	if (!d || d_put_not_last(d))
 		return;
-	int c = __atomic_load_n(&d->d_count, __ATOMIC_RELAXED);
-	while (c > 1)
-		if (__atomic_compare_exchange_n(&d->d_count, &c, c - 1, false,
-						__ATOMIC_RELEASE, __ATOMIC_RELAXED))
-			return;
 	race_window();	/* the last reference, perhaps: a d_lookup may take one first */
 	struct bucket *b = d_lock_bucket(d);
 	bool free = dput_locked(d);
@@ -477,11 +472,10 @@ struct dentry *__d_lookup_rcu(const struct dentry *parent, const struct qstr *q,
 	hlist_for_each(pos, &b->chain) {
 		if (CONFIG_LOCKDEP && (uintptr_t)pos == 0x0101010101010101ull * SLAB_POISON)
 			panic("dcache: an RCU-walk followed a link out of a freed dentry");
+		race_window();	/* a link followed, the dentry not yet read: it may be unhashed and freed now (a spin) */
 		struct dentry *d = hlist_entry(pos, struct dentry, d_hash);
 		d_assert_not_freed(d);
-		/* The count before the fields, with the low bit cleared: a
-		 * writer inside now makes the caller's check fail later. */
-		unsigned seq = raw_read_seqcount(&d->d_seq) & ~1u;
+		unsigned seq = d_seq_begin(d);	/* the count before the fields */
 		race_window();	/* found, not yet compared: a rename may run */
 		if (READ_ONCE(d->d_parent) != parent || d_hash_now(d) != q->hash)
 			continue;
@@ -522,11 +516,22 @@ bool d_legitimize(struct dentry *d, unsigned seq)
 	}
 	if (!got)
 		return false;
+	race_window();	/* held, not yet validated: a rename or unlink may run (a spin) */
 	if (read_seqcount_retry(&d->d_seq, seq)) {
 		dput(d);
 		return false;
 	}
 	return true;
+}
+
+bool d_put_not_last(struct dentry *d)
+{
+	int c = __atomic_load_n(&d->d_count, __ATOMIC_RELAXED);
+	while (c > 1)
+		if (__atomic_compare_exchange_n(&d->d_count, &c, c - 1, false, __ATOMIC_RELEASE,
+						__ATOMIC_RELAXED))
+			return true;
+	return false;
 }
 
 /* Sleep until d is no longer in-lookup (we hold a reference to it), or

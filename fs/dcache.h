@@ -146,6 +146,13 @@ struct dentry *d_lookup(struct dentry *parent, const struct qstr *name);
  * another chain): the caller then looks again the locked way.
  */
 struct dentry *__d_lookup_rcu(const struct dentry *parent, const struct qstr *name, unsigned *seqp);
+/* d's d_seq for a lockless reader that steps on d: the count with its
+ * low bit cleared, so that a writer inside now makes the reader's later
+ * read_seqcount_retry fail (the reader never waits for it). */
+static inline unsigned d_seq_begin(const struct dentry *d)
+{
+	return raw_read_seqcount(&d->d_seq) & ~1u;
+}
 /*
  * Leave RCU mode on d (Linux's legitimize): take a reference unless d is
  * being freed, and keep it only if d_seq is still seq, so that what the
@@ -153,6 +160,11 @@ struct dentry *__d_lookup_rcu(const struct dentry *parent, const struct qstr *na
  * rcu_read_lock.  false: no reference taken.
  */
 bool d_legitimize(struct dentry *d, unsigned seq);
+/* Drop a reference unless it is the last (Linux's lockref_put_not_zero on
+ * the count): one compare-and-swap from a count above 1, so it never
+ * frees and never locks, and may run inside an RCU read side.  false: the
+ * count was 1 and is unchanged; the caller must dput. */
+bool d_put_not_last(struct dentry *d);
 /* Test builds: panic if d reads as freed (slab poison), for the lockless
  * readers that rely on freeing waiting for a grace period. */
 void d_assert_not_freed(const struct dentry *d);

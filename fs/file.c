@@ -26,19 +26,36 @@ uint64_t files_live(void)
 	return kmem_cache_live(file_cache);
 }
 
-struct file *file_alloc(struct dentry *d, unsigned flags)
+struct file *alloc_empty_file(void)
 {
 	struct file *f = kmem_cache_alloc(file_cache);
-	if (!f) {
-		dput(d);
-		return NULL;
-	}
-	memset(f, 0, sizeof(*f));
+	if (f)
+		memset(f, 0, sizeof(*f));
+	return f;
+}
+
+void free_empty_file(struct file *f)
+{
+	kmem_cache_free(file_cache, f);
+}
+
+void file_init(struct file *f, struct dentry *d, unsigned flags)
+{
 	f->f_dentry = d;
 	f->f_inode = d->d_inode;
 	f->f_flags = flags;
 	f->f_count = 1;
 	mutex_init(&f->f_pos_lock, "f_pos_lock");
+}
+
+struct file *file_alloc(struct dentry *d, unsigned flags)
+{
+	struct file *f = alloc_empty_file();
+	if (!f) {
+		dput(d);
+		return NULL;
+	}
+	file_init(f, d, flags);
 	return f;
 }
 

@@ -33,6 +33,13 @@ struct file {
 
 /* A new file on d (reference consumed), with count 1; NULL if no memory. */
 struct file *file_alloc(struct dentry *d, unsigned flags);
+/* The same in two steps, for open (Linux's alloc_empty_file): the memory
+ * first, before the walk that may create the file, so that an open out of
+ * memory fails before it changes anything; then file_init (reference on d
+ * consumed), or free_empty_file if the walk failed. */
+struct file *alloc_empty_file(void);
+void file_init(struct file *f, struct dentry *d, unsigned flags);
+void free_empty_file(struct file *f);
 struct file *get_file(struct file *f);
 void fput(struct file *f);
 uint64_t files_live(void);           /* open files, for leak checks */

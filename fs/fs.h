@@ -21,6 +21,7 @@
 #include "kernel/mutex.h"
 #include "kernel/rcu.h"
 #include "kernel/rwsem.h"
+#include "kernel/seqlock.h"
 #include "kernel/spinlock.h"
 
 #define NAME_MAX 255
@@ -165,6 +166,10 @@ struct inode {
 	/* The owner (atomics: chown writes them under i_rwsem exclusive;
 	 * permission checks read them anywhere, fs/permission.h). */
 	uint32_t i_uid, i_gid;
+	/* Moves around every change of i_mode, i_uid and i_gid after the
+	 * inode is set up, so that a lockless reader takes the three as one
+	 * (inode_attr_read, fs/permission.h). */
+	struct seqcount i_attr_seq;
 	struct super_block *i_sb;
 	const struct inode_operations *i_op;
 	const struct file_operations *i_fop;

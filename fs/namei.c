@@ -78,11 +78,15 @@ KPARAM("vfs.lookup", set_lookup_mode, vfs_lookup_exclusive, 0, 0,
 
 /* ---- 1. one component ---------------------------------------------------- */
 
+static bool inode_is_dir(const struct inode *inode)
+{
+	return inode && S_ISDIR(inode->i_mode);
+}
+
 /* (d_inode read once: an RCU-walk reads dentries that may change.) */
 static bool is_dir(const struct dentry *d)
 {
-	const struct inode *inode = READ_ONCE(d->d_inode);
-	return inode && S_ISDIR(inode->i_mode);
+	return inode_is_dir(READ_ONCE(d->d_inode));
 }
 
 static bool is_symlink(const struct dentry *d)
@@ -222,13 +226,6 @@ static int path_init(struct nameidata *nd, struct dentry *root, struct dentry *s
 	return check_path(path);
 }
 
-/* d's d_seq for a walk that steps on d: the count with its low bit
- * cleared, so that a writer inside now fails the later check. */
-static unsigned d_seq_begin(const struct dentry *d)
-{
-	return raw_read_seqcount(&d->d_seq) & ~1u;
-}
-
 /* Start an RCU-mode walk: no reference, no lock.  root and start are the
  * caller's (it keeps them for the whole walk), or with root NULL the
  * thread's root and cwd, read under task_fs's count. */
@@ -239,12 +236,18 @@ static int path_init_rcu(struct nameidata *nd, struct dentry *root, struct dentr
 	rcu_read_lock();
 	nd->m_seq = mount_seq_begin();
 	nd->r_seq = read_seqbegin(&rename_lock);
-	if (!root)
-		task_root_and_cwd_rcu(&root, &start);
+	unsigned start_seq = 0;
+	if (!root) {
+		task_root_and_cwd_rcu(&root, &nd->root_seq, &start, &start_seq);
+	} else {	/* the caller's references keep them */
+		nd->root_seq = d_seq_begin(root);
+		start_seq = start ? d_seq_begin(start) : 0;
+	}
+	race_window();	/* root and cwd read: they may stop being the thread's now (a spin) */
 	nd->root = root;
-	nd->root_seq = d_seq_begin(root);
-	nd->path = path[0] == '/' || !start ? root : start;
-	nd->seq = nd->path == root ? nd->root_seq : d_seq_begin(nd->path);
+	bool from_root = path[0] == '/' || !start;
+	nd->path = from_root ? root : start;
+	nd->seq = from_root ? nd->root_seq : start_seq;
 	return check_path(path);
 }
 
@@ -292,25 +295,70 @@ const char *const walk_stat_names[NR_WALK_STATS] = {
 };
 
 /*
+ * A failed handover's reference on d, given back.  Still inside the read
+ * side if it is not the last: that is what makes it safe to check
+ * mount_lock after d_legitimize.  A mounted root legitimized just after
+ * umount found it idle (count 1) and detached it keeps the super block's
+ * own reference until kill_sb, which runs only after umount's grace
+ * period, so inside the read side ours is never the last and goes before
+ * the super block can.  A last reference is some other dentry's, whose
+ * existence keeps its filesystem mounted (it holds its parent, and so on
+ * up to the root: umount finds that busy), so it may be dropped after the
+ * read side.  Returns d if the caller must still dput it, else NULL.
+ */
+static struct dentry *unlazy_put(struct dentry *d)
+{
+	return d_put_not_last(d) ? NULL : d;
+}
+
+/*
+ * One reference on d, where the walk read it under seq (Linux's
+ * legitimize_path): mount_lock is checked before (a walk that raced a
+ * mount or umount takes nothing, as Linux's legitimize_mnt checks first)
+ * and after d_legitimize, since an umount can decide and detach in
+ * between.  true: d is held.  false: nothing is held, except perhaps a
+ * reference left in *put for the caller to dput once out of the read side.
+ */
+static bool legitimize_path(struct nameidata *nd, struct dentry *d, unsigned seq,
+			    struct dentry **put)
+{
+	*put = NULL;
+	if (mount_seq_retry(nd->m_seq))
+		return false;
+	race_window();	/* about to legitimize: an umount may decide meanwhile (a spin) */
+	if (!d_legitimize(d, seq))
+		return false;
+	race_window();	/* held, mount_lock not yet checked again (a spin) */
+	if (!mount_seq_retry(nd->m_seq))
+		return true;
+	*put = unlazy_put(d);
+	return false;
+}
+
+/*
  * Leave RCU mode where the walk stands (Linux's try_to_unlazy): take
  * references on nd->path and nd->root, valid only if neither changed
- * since the walk read them (d_legitimize) and no mount or umount ran.
+ * since the walk read them and no mount or umount ran (legitimize_path).
  * 0: the walk goes on in reference mode.  -ECHILD: it could not; it
  * holds nothing, and must start again in reference mode.
  */
 static int try_to_unlazy(struct nameidata *nd, int why)
 {
 	struct dentry *path = nd->path, *root = nd->root;
-	bool path_ok = d_legitimize(path, nd->seq);
-	bool root_ok = nd->root_borrowed ? dget(root) != NULL : d_legitimize(root, nd->root_seq);
-	bool ok = path_ok && root_ok && !mount_seq_retry(nd->m_seq);
+	struct dentry *put_path, *put_root = NULL;	/* to drop out of the read side */
+	bool ok = legitimize_path(nd, path, nd->seq, &put_path);
+	if (ok && !nd->root_borrowed && !legitimize_path(nd, root, nd->root_seq, &put_root)) {
+		ok = false;
+		put_path = unlazy_put(path);
+	}
+	if (ok && nd->root_borrowed)
+		dget(root);	/* the caller's: it cannot go */
 	nd->rcu = false;
 	rcu_read_unlock();
+	race_window_gp();	/* out of the read side, a failure's references not yet dropped */
 	if (!ok) {
-		if (path_ok)
-			dput(path);
-		if (root_ok)
-			dput(root);
+		dput(put_path);
+		dput(put_root);
 		nd->path = nd->root = NULL;
 		walk_stat(WALK_RESTART);
 		return -ECHILD;
@@ -327,15 +375,14 @@ static int try_to_unlazy(struct nameidata *nd, int why)
  */
 static int complete_walk(struct nameidata *nd)
 {
-	struct dentry *path = nd->path;
-	bool ok = d_legitimize(path, nd->seq);
-	bool mounts_changed = ok && mount_seq_retry(nd->m_seq);
+	struct dentry *put;
+	bool ok = legitimize_path(nd, nd->path, nd->seq, &put);
 	nd->rcu = false;
 	rcu_read_unlock();
+	race_window_gp();	/* out of the read side, a failure's reference not yet dropped */
 	nd->root = NULL;
-	if (!ok || mounts_changed) {
-		if (ok)
-			dput(path);
+	if (!ok) {
+		dput(put);
 		nd->path = NULL;
 		walk_stat(WALK_RESTART);
 		return -ECHILD;
@@ -499,6 +546,7 @@ static int traverse_mounts_rcu(struct dentry **dp, unsigned *seqp, int *why)
 		}
 		if (!root)
 			break;
+		race_window();	/* a mounted root read, its d_seq not yet: an umount may run (a spin) */
 		d = root;
 		*seqp = d_seq_begin(d);
 	}
@@ -519,9 +567,11 @@ static int handle_dots_rcu(struct nameidata *nd, int *why)
 		struct dentry *mp = mount_point_of(d->d_sb);
 		if (!mp)
 			break;	/* the top of a tree that is not mounted: stay */
+		race_window();	/* a mount point read: an umount may free it now (a spin) */
 		d = mp;
 	}
 	struct dentry *to = d == nd->root || d == d->d_sb->s_root ? d : READ_ONCE(d->d_parent);
+	race_window();	/* d_parent read, its d_seq not yet: a rename may move d (a spin) */
 	d_assert_not_freed(to);
 	unsigned seq = d_seq_begin(to);
 	if (read_seqcount_retry(&nd->path->d_seq, nd->seq) || read_seqretry(&rename_lock, nd->r_seq) ||
@@ -629,15 +679,23 @@ static int link_path_walk(struct nameidata *nd, const char *name)
 		/* Search permission on every directory the walk passes (the
 		 * last component's too), before its name is looked at, as
 		 * Linux's may_lookup: lockless, so the fast path stays free of
-		 * locks and shared writes (fs/permission.h). */
-		if (is_dir(nd->path)) {
-			int err = may_lookup(nd->path->d_inode);
+		 * locks and shared writes (fs/permission.h).  One load of
+		 * d_inode for both tests: in RCU mode nothing keeps nd->path,
+		 * which the shrinker or an rmdir may free (clearing d_inode)
+		 * at any moment.  The inode itself outlives the read side, and
+		 * a freed dentry's d_seq has moved, so rcu_check_error does not
+		 * believe an error decided on a stale inode. */
+		struct inode *dir = READ_ONCE(nd->path->d_inode);
+		race_window();	/* RCU mode: nd->path may be freed now (a spin) */
+		bool isdir = inode_is_dir(dir);
+		if (isdir) {
+			int err = may_lookup(dir);
 			if (err)
 				return err;
 		}
 		if (nd->last.len > NAME_MAX)
 			return -ENAMETOOLONG;
-		if (!is_dir(nd->path))
+		if (!isdir)
 			return -ENOTDIR;
 		if (last)
 			return 0;
@@ -814,6 +872,7 @@ int vfs_path_lookup_inode(struct dentry *root, struct dentry *start, const char 
 			err = lookup_last(&nd, !(flags & WALK_NOFOLLOW));
 		if (!err && nd.rcu) {
 			const struct inode *inode = READ_ONCE(nd.path->d_inode);
+			race_window();	/* the inode read: its dentry may be freed now (a spin) */
 			if (inode)
 				fn(inode, arg);
 			if (!inode || read_seqcount_retry(&nd.path->d_seq, nd.seq) || mount_seq_retry(nd.m_seq))

@@ -17,16 +17,25 @@
 #include "fs/task_fs.h"
 #include "kernel/err.h"
 #include "kernel/errno.h"
+#include "kernel/race.h"
 #include "kernel/time.h"
 
 int sys_open(const char *path, int flags, uint32_t mode)
 {
 	if ((flags & O_ACCMODE) == O_ACCMODE)
 		return -EINVAL;
+	/* The file's memory before the walk, as Linux's path_openat: out of
+	 * memory, open fails before it creates anything (the fuzzer checks
+	 * that a call failing with ENOMEM changed nothing). */
+	struct file *f = alloc_empty_file();
+	if (!f)
+		return -ENOMEM;
 	bool created;
 	struct dentry *d = open_namei(path, flags, mode, &created);
-	if (IS_ERR(d))
+	if (IS_ERR(d)) {
+		free_empty_file(f);
 		return (int)PTR_ERR(d);
+	}
 	struct inode *inode = d->d_inode;
 	bool writes = (flags & O_ACCMODE) != O_RDONLY || (flags & O_TRUNC);
 	/* What the caller wants to do to it (Linux's acc_mode): nothing is
@@ -53,12 +62,11 @@ int sys_open(const char *path, int flags, uint32_t mode)
 		}
 	}
 	if (err) {
+		free_empty_file(f);
 		dput(d);
 		return err;
 	}
-	struct file *f = file_alloc(d, (unsigned)flags & ~(O_CREAT | O_EXCL | O_TRUNC | O_NOCTTY));
-	if (!f)
-		return -ENOMEM;
+	file_init(f, d, (unsigned)flags & ~(O_CREAT | O_EXCL | O_TRUNC | O_NOCTTY));
 	/* A special file's own open, with no lock held: a FIFO may wait for
 	 * its other side here; devices and sockets refuse (-ENXIO). */
 	if (inode->i_fop && inode->i_fop->open) {
@@ -157,8 +165,10 @@ static int chmod_inode(struct inode *inode, uint32_t mode)
 		const struct cred *c = current_cred();
 		if (!cred_is_root(c) && !cred_in_group(c, inode->i_gid))
 			mode &= ~(uint32_t)S_ISGID;
+		inode_attr_write_begin(inode);
 		__atomic_store_n(&inode->i_mode, (inode->i_mode & S_IFMT) | (mode & S_IALLUGO),
 				 __ATOMIC_RELEASE);
+		inode_attr_write_end(inode);
 		inode_touch(inode, T_CTIME);
 		mark_inode_dirty(inode);
 	}
@@ -206,6 +216,9 @@ static int chown_inode(struct inode *inode, uint32_t uid, uint32_t gid)
 	if (gid != (uint32_t)-1 && !root && !(owner && (gid == inode->i_gid || cred_in_group(c, gid))))
 		err = -EPERM;
 	if (!err) {
+		/* The three change as one for lockless readers (a walk by
+		 * another user must not see the old owner with the new group). */
+		inode_attr_write_begin(inode);
 		uint32_t mode = inode->i_mode;
 		if (!S_ISDIR(mode)) {
 			/* set-group-ID without group-execute (a locking mark)
@@ -217,8 +230,10 @@ static int chown_inode(struct inode *inode, uint32_t uid, uint32_t gid)
 		}
 		if (uid != (uint32_t)-1)
 			__atomic_store_n(&inode->i_uid, uid, __ATOMIC_RELAXED);
+		race_window();	/* the new owner with the old group (a spin) */
 		if (gid != (uint32_t)-1)
 			__atomic_store_n(&inode->i_gid, gid, __ATOMIC_RELAXED);
+		inode_attr_write_end(inode);
 		inode_touch(inode, T_CTIME);
 		mark_inode_dirty(inode);
 	}

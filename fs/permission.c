@@ -1,28 +1,56 @@
 /*
- * permission.c: Linux's permission rules (see permission.h; no locks).
+ * permission.c: Linux's permission rules, and the mode, owner and group
+ * read as one (see permission.h for the locking).
  */
 #include "fs/permission.h"
 #include "fs/dcache.h"
 #include "fs/fs.h"
 #include "kernel/cred.h"
 #include "kernel/errno.h"
+#include "kernel/lockdep.h"
+#include "kernel/preempt.h"
+#include "kernel/race.h"
 
 #define S_IXUGO 0111
 
+void inode_attr_read(const struct inode *inode, struct inode_attr *a)
+{
+	unsigned seq;
+	do {
+		seq = read_seqcount_begin(&inode->i_attr_seq);
+		a->mode = __atomic_load_n(&inode->i_mode, __ATOMIC_RELAXED);
+		a->uid = __atomic_load_n(&inode->i_uid, __ATOMIC_RELAXED);
+		race_window();	/* owner read, group not yet: a chown may run */
+		a->gid = __atomic_load_n(&inode->i_gid, __ATOMIC_RELAXED);
+	} while (read_seqcount_retry(&inode->i_attr_seq, seq));
+}
+
+void inode_attr_write_begin(struct inode *inode)
+{
+	lockdep_assert_held(&inode->i_rwsem.dep_map);
+	preempt_disable();
+	write_seqcount_begin(&inode->i_attr_seq);
+}
+
+void inode_attr_write_end(struct inode *inode)
+{
+	write_seqcount_end(&inode->i_attr_seq);
+	preempt_enable();
+}
+
 int generic_permission(const struct cred *c, struct inode *inode, int mask)
 {
-	uint32_t mode = __atomic_load_n(&inode->i_mode, __ATOMIC_ACQUIRE);
-	uint32_t uid = __atomic_load_n(&inode->i_uid, __ATOMIC_RELAXED);
-	uint32_t gid = __atomic_load_n(&inode->i_gid, __ATOMIC_RELAXED);
+	struct inode_attr a;
+	inode_attr_read(inode, &a);
 	/* One class applies, the first that matches: an owner who lacks a
 	 * bit the group has is still refused (POSIX). */
-	uint32_t bits = c->uid == uid ? mode >> 6 : cred_in_group(c, gid) ? mode >> 3 : mode;
+	uint32_t bits = c->uid == a.uid ? a.mode >> 6 : cred_in_group(c, a.gid) ? a.mode >> 3 : a.mode;
 	if ((mask & ~(int)bits & 7) == 0)
 		return 0;
 	if (cred_is_root(c)) {
 		/* Root reads, writes and searches anything; it executes a
 		 * file only if someone may (CAP_DAC_OVERRIDE's rule). */
-		if (S_ISDIR(mode) || !(mask & MAY_EXEC) || (mode & S_IXUGO))
+		if (S_ISDIR(a.mode) || !(mask & MAY_EXEC) || (a.mode & S_IXUGO))
 			return 0;
 	}
 	return -EACCES;
@@ -116,7 +144,9 @@ void file_remove_privs(struct inode *inode)
 {
 	uint32_t kill = should_remove_suid(inode);
 	if (kill) {
+		inode_attr_write_begin(inode);
 		__atomic_fetch_and(&inode->i_mode, ~kill, __ATOMIC_RELEASE);
+		inode_attr_write_end(inode);
 		inode_touch(inode, T_CTIME);
 		mark_inode_dirty(inode);
 	}

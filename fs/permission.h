@@ -3,12 +3,17 @@
  * (fs/namei.c and fs/attr.c there), with uid 0 as the only capability
  * holder (kernel/cred.h).
  *
- * Locking: none.  The checks read i_mode, i_uid and i_gid once each with
- * atomic loads, so one can run on the walk's fast path with no lock and no
- * shared write (may_lookup); a chmod or chown racing it is seen before or
- * after, never torn.  Callers that need the answer to stay true (create,
- * unlink, rename) check with the directory's i_rwsem held exclusive, as
- * Linux does, since a chmod of a directory also takes it.
+ * Locking: none for readers.  The checks read i_mode, i_uid and i_gid
+ * together under the inode's i_attr_seq (inode_attr_read: atomic loads,
+ * retried if a change ran meanwhile), so one can run on the walk's fast
+ * path with no lock and no shared write (may_lookup), and a chmod or chown
+ * racing it is seen wholly before or wholly after: never the old owner
+ * with the new group.  Writers (chmod, chown, file_remove_privs) hold
+ * i_rwsem exclusive, which orders them, and change the three inside
+ * inode_attr_write_begin/end, with preemption off so that a reader never
+ * waits for a writer that is not running.  Callers that need the answer
+ * to stay true (create, unlink, rename) check with the directory's i_rwsem
+ * held exclusive, as Linux does, since a chmod of a directory also takes it.
  */
 #ifndef FS_PERMISSION_H
 #define FS_PERMISSION_H
@@ -23,6 +28,15 @@
 struct cred;
 struct dentry;
 struct inode;
+
+/* An inode's mode, owner and group, read as one (lockless). */
+struct inode_attr {
+	uint32_t mode, uid, gid;
+};
+void inode_attr_read(const struct inode *inode, struct inode_attr *a);
+/* Around a change of any of the three; caller holds i_rwsem exclusive. */
+void inode_attr_write_begin(struct inode *inode);
+void inode_attr_write_end(struct inode *inode);
 
 /* 0 if the calling thread may access inode as mask says, else -EACCES. */
 int inode_permission(struct inode *inode, int mask);

@@ -1,12 +1,15 @@
 /*
  * stat.c: stat, lstat, fstat and readlink: reading an inode's attributes.
- * No locks: each attribute is one atomic load, so a stat racing a change
- * sees each field old or new (as on Linux, the set is not a snapshot).
+ * No locks: mode, owner and group are read as one (inode_attr_read, as
+ * the permission checks read them), every other attribute with one atomic
+ * load, so a stat racing a change sees each of those old or new (as on
+ * Linux, the whole set is not a snapshot).
  */
 #include "fs/dcache.h"
 #include "fs/file.h"
 #include "fs/fs.h"
 #include "fs/namei.h"
+#include "fs/permission.h"
 #include "fs/syscalls.h"
 #include "fs/task_fs.h"
 #include "kernel/err.h"
@@ -15,13 +18,15 @@
 
 static void fill(const struct inode *i, struct kstat *st)
 {
+	struct inode_attr a;
+	inode_attr_read(i, &a);
 	*st = (struct kstat){
 		.dev = i->i_sb->s_dev,
 		.ino = i->i_ino,
-		.mode = __atomic_load_n(&i->i_mode, __ATOMIC_ACQUIRE),
+		.mode = a.mode,
 		.nlink = __atomic_load_n(&i->i_nlink, __ATOMIC_ACQUIRE),
-		.uid = __atomic_load_n(&i->i_uid, __ATOMIC_RELAXED),
-		.gid = __atomic_load_n(&i->i_gid, __ATOMIC_RELAXED),
+		.uid = a.uid,
+		.gid = a.gid,
 		.size = (int64_t)__atomic_load_n(&i->i_size, __ATOMIC_ACQUIRE),
 		.blocks = (int64_t)__atomic_load_n(&i->i_blocks, __ATOMIC_RELAXED),
 		.blksize = 4096,

@@ -133,7 +133,8 @@ void task_root_and_cwd(struct dentry **root, struct dentry **cwd)
 	spin_unlock(&fs->lock);
 }
 
-void task_root_and_cwd_rcu(struct dentry **root, struct dentry **cwd)
+void task_root_and_cwd_rcu(struct dentry **root, unsigned *root_seq, struct dentry **cwd,
+			   unsigned *cwd_seq)
 {
 	struct task_fs *fs = current_fs();
 	unsigned seq;
@@ -141,6 +142,14 @@ void task_root_and_cwd_rcu(struct dentry **root, struct dentry **cwd)
 		seq = read_seqcount_begin(&fs->seq);
 		*root = READ_ONCE(fs->root);
 		*cwd = READ_ONCE(fs->cwd);
+		/* Their d_seq inside the section, as Linux's path_init: while
+		 * fs->seq holds, root and cwd are the thread's and hold
+		 * references (task_set_cwd moves fs->seq before it drops the
+		 * old cwd), so these are counts of live dentries.  Read after
+		 * the section, a cwd another thread just left could already
+		 * be freed, its final d_seq believed by the walk. */
+		*root_seq = d_seq_begin(*root);
+		*cwd_seq = d_seq_begin(*cwd);
 	} while (read_seqcount_retry(&fs->seq, seq));
 }
 

@@ -58,8 +58,11 @@ void task_root_and_cwd(struct dentry **root, struct dentry **cwd);
 /* The same with no reference and no lock, for an RCU-walk (caller inside
  * rcu_read_lock: the dentries are not freed before it leaves, though they
  * may stop being the thread's root and cwd meanwhile, which is as if the
- * walk had started a moment earlier). */
-void task_root_and_cwd_rcu(struct dentry **root, struct dentry **cwd);
+ * walk had started a moment earlier), each with its d_seq as it was while
+ * it was still the thread's: a later change of it (its d_kill, once
+ * another thread left it) fails the walk's check. */
+void task_root_and_cwd_rcu(struct dentry **root, unsigned *root_seq, struct dentry **cwd,
+			   unsigned *cwd_seq);
 /* Make d (a directory; reference consumed) the calling thread's cwd. */
 void task_set_cwd(struct dentry *d);
 

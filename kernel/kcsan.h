@@ -56,6 +56,9 @@ bool kcsan_watching(void);
 uint64_t kcsan_races(void);
 /* Reports printed since boot (one per pair of code sites). */
 uint64_t kcsan_reports(void);
+/* One line: the watchpoints set (in RCU read sides, on marked writes),
+ * the races seen and reported since boot.  Nothing unless watching. */
+void kcsan_print_stats(void);
 
 /* For the detector's own tests: while > 0, races are counted and printed
  * but do not fail the running test case. */

@@ -25,6 +25,11 @@
  * during it a different number of times than the case announced with
  * ktest_expect_lockdep_reports() (zero, except in its own negative tests).
  *
+ * A check that fails while no case is running (a KCSAN report printed
+ * between cases) fails the run: ktest_run_names adds it to what it
+ * returns, so the kernel reports failure, and says so above the summary
+ * line, which counts cases only (it must match the KTAP lines).
+ *
  * Locking: `cur` is written by the runner between cases, when no test
  * thread runs; during a case the test threads only touch its atomics.
  * case_wq (a wait queue) tells the runner that the case thread finished.
@@ -37,6 +42,7 @@
 #include "kernel/lockdep.h"
 #include "kernel/string.h"
 #include "kernel/errno.h"
+#include "kernel/kcsan.h"
 #include "kernel/random.h"
 #include "kernel/time.h"
 #include "kernel/smp_call.h"
@@ -122,8 +128,18 @@ KPARAM("ktest.stress", kparam_set_u64, stress, 1, 1000,
 
 /* ---- checks ------------------------------------------------------ */
 
+/* Checks that failed while no case ran (a KCSAN report between cases,
+ * from a previous case's leftovers or from the kernel itself): each fails
+ * the run (atomic; ktest_run_names). */
+static unsigned between_failures;
+
 static bool note_failure(void)
 {
+	if (!__atomic_load_n(&cur.deadline_tsc, __ATOMIC_ACQUIRE)) {
+		__atomic_fetch_add(&between_failures, 1, __ATOMIC_RELAXED);
+		kprintf("# ktest: a check failed while no case was running: the run fails\n");
+		return true;
+	}
 	__atomic_fetch_add(&cur.failures, 1, __ATOMIC_RELAXED);
 	unsigned n = __atomic_fetch_add(&cur.printed, 1, __ATOMIC_RELAXED);
 	if (n == MAX_PRINTED_FAILURES)
@@ -557,9 +573,16 @@ unsigned ktest_run_names(const char *names)
 			if (selected(s, names))
 				run_suite(s, ++num, rep, &t);
 	race_jitter_run_end();
+	kcsan_print_stats();
 	kprintf("# ktest: seed=%lu\n", seed);
+	/* Not a case's failure, so not in the counts below (which must match
+	 * the KTAP lines), but the run's: the kernel reports failure. */
+	unsigned between = __atomic_load_n(&between_failures, __ATOMIC_RELAXED);
+	if (between)
+		kprintf("# ktest: %u check(s) failed while no case was running (see above): "
+			"the run fails\n", between);
 	kprintf("%u passed, %u failed, %u skipped\n", t.passed, t.failed, t.skipped);
-	return t.failed;
+	return t.failed + between;
 }
 
 unsigned ktest_run_selected(void)

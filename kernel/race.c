@@ -9,6 +9,7 @@
 #include "kernel/cmdline.h"
 #include "kernel/kprintf.h"
 #include "kernel/random.h"
+#include "kernel/rcu.h"
 #include "kernel/sched.h"
 #include "kernel/time.h"
 #include "arch/x86_64/cpu.h"
@@ -72,6 +73,29 @@ void __race_window(void)
 	}
 	for (uint64_t spins = (x >> 8) % 2048; spins; spins--)	/* or where it may not sleep */
 		cpu_relax();
+}
+
+void __race_window_gp(void)
+{
+	uint64_t x = mix64(__atomic_load_n(&race_seed, __ATOMIC_RELAXED) +
+			   __atomic_fetch_add(&race_draws, 1, __ATOMIC_RELAXED));
+	if ((x & 1) || !may_sleep_here()) {
+		__race_window();
+		return;
+	}
+	unsigned every = __atomic_load_n(&race_every, __ATOMIC_RELAXED);
+	if (every > 1 && (x >> 32) % every)
+		return;	/* this window does not draw */
+	/* Outlive the grace period running now (odd count), then a tick: the
+	 * updater waiting for it wakes and frees in that time.  Bounded, in
+	 * case it was the last one anybody asked for. */
+	unsigned long gp = rcu_gp_seq();
+	uint64_t until = jiffies + 8;
+	while ((gp & 1) && rcu_gp_seq() == gp && jiffies < until)
+		yield();
+	until = jiffies + 1;
+	while (jiffies < until)
+		yield();
 }
 
 /* What the run asks for when no suite has turned injection on. */

@@ -36,16 +36,32 @@
 
 #define CONFIG_RACE_WINDOWS CONFIG_LOCKDEP
 
+/*
+ * race_window_gp() marks a window just after an RCU read side, before
+ * what the read side protected is let go (a reference taken in it and to
+ * be dropped, say): the classic RCU race is a reader that is held up there
+ * while an updater's grace period ends and the updater frees what the
+ * reader still uses.  When it draws, half the time the thread yields
+ * (staying runnable) until the grace period running now, if any, has
+ * ended and a tick more has passed; else it is race_window().
+ */
 #if CONFIG_RACE_WINDOWS
 extern unsigned race_every;	/* 0: off; N: one window in N draws */
 void __race_window(void);
+void __race_window_gp(void);
 static inline void race_window(void)
 {
 	if (__atomic_load_n(&race_every, __ATOMIC_RELAXED))
 		__race_window();
 }
+static inline void race_window_gp(void)
+{
+	if (__atomic_load_n(&race_every, __ATOMIC_RELAXED))
+		__race_window_gp();
+}
 #else
 static inline void race_window(void) { }
+static inline void race_window_gp(void) { }
 #endif
 
 /* A suite turns injection on for a race case (with a seed: it passes

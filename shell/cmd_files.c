@@ -24,7 +24,6 @@
  * dirlist.c) and mv into a directory (mv a dir -> dir/a).
  */
 
-#define RM_PATH 512
 #define RM_DEPTH 32
 
 static bool is_dir(const char *path)
@@ -33,23 +32,29 @@ static bool is_dir(const char *path)
 	return sys_stat(path, &st) == 0 && S_ISDIR(st.mode);
 }
 
-/* mkdir -p: every prefix of path that ends before a slash, then path. */
+/* mkdir -p: every prefix of path that ends before a slash, then path.
+ * Any path the kernel takes (up to PATH_MAX, with its NUL), so the
+ * prefixes are built on the heap (a thread's stack is 16 KiB). */
 static int mkdir_parents(const char *path)
 {
-	char buf[RM_PATH];
 	size_t n = strlen(path);
-	if (n >= sizeof(buf))
+	if (n >= PATH_MAX)
 		return -ENAMETOOLONG;
-	for (size_t i = 1; i <= n; i++) {
+	char *buf = kmalloc(PATH_MAX);
+	if (!buf)
+		return -ENOMEM;
+	int err = 0;
+	for (size_t i = 1; i <= n && !err; i++) {
 		if (i < n && path[i] != '/')
 			continue;
 		memcpy(buf, path, i);
 		buf[i] = '\0';
-		int err = sys_mkdir(buf, 0755);
-		if (err < 0 && !(err == -EEXIST && is_dir(buf)))
-			return err;
+		err = sys_mkdir(buf, 0755);
+		if (err == -EEXIST && is_dir(buf))
+			err = 0;
 	}
-	return 0;
+	kfree(buf);
+	return err < 0 ? err : 0;
 }
 
 int cmd_mkdir(struct sh_ctx *c, int argc, char **argv)
@@ -98,8 +103,9 @@ int cmd_touch(struct sh_ctx *c, int argc, char **argv)
 	return status;
 }
 
-/* Remove path and, if it is a directory, everything under it; prints
- * errors itself and returns 0 or 1. */
+/* Remove path (in a PATH_MAX buffer, which it extends and restores) and,
+ * if it is a directory, everything under it; prints errors itself and
+ * returns 0 or 1. */
 static int remove_tree(struct sh_ctx *c, char *path, unsigned depth)
 {
 	struct kstat st;
@@ -118,7 +124,7 @@ static int remove_tree(struct sh_ctx *c, char *path, unsigned depth)
 	size_t n = strlen(path);
 	int status = 0;
 	for (unsigned i = 0; i < d.n && !sh_interrupted(); i++) {
-		if (!sh_join(path + n, RM_PATH - n, path[n - 1] == '/' ? "" : "/", d.ents[i].name)) {
+		if (!sh_join(path + n, PATH_MAX - n, path[n - 1] == '/' ? "" : "/", d.ents[i].name)) {
 			status = sh_error(c, "%s/%s: path too long", path, d.ents[i].name);
 			continue;
 		}
@@ -139,7 +145,7 @@ int cmd_rm(struct sh_ctx *c, int argc, char **argv)
 		return 2;
 	if (first == argc)
 		return sh_usage(c, "expected a path");
-	char *buf = kmalloc(RM_PATH);
+	char *buf = kmalloc(PATH_MAX);
 	if (!buf)
 		return sh_error(c, "out of memory");
 	for (int i = first; i < argc && !sh_interrupted(); i++) {
@@ -152,11 +158,11 @@ int cmd_rm(struct sh_ctx *c, int argc, char **argv)
 		} else if (S_ISDIR(st.mode) && !(opts & OPT('r'))) {
 			status = sh_error(c, "%s: is a directory (rm -r removes one)", argv[i]);
 		} else if (opts & OPT('r')) {
-			if (strlen(argv[i]) >= RM_PATH) {
+			if (strlen(argv[i]) >= PATH_MAX) {
 				status = sh_errno(c, argv[i], -ENAMETOOLONG);
 				continue;
 			}
-			strlcpy(buf, argv[i], RM_PATH);
+			strlcpy(buf, argv[i], PATH_MAX);
 			status |= remove_tree(c, buf, 0);
 		} else if ((err = sys_unlink(argv[i])) < 0) {
 			status = sh_errno(c, argv[i], err);
@@ -179,19 +185,24 @@ static const char *base_name(const char *path)
 
 int cmd_mv(struct sh_ctx *c, int argc, char **argv)
 {
-	char target[RM_PATH];
 	if (argc != 3)
 		return sh_usage(c, "expected OLD and NEW");
+	char *target = kmalloc(PATH_MAX);	/* DIR/NAME, as long as the kernel takes */
+	if (!target)
+		return sh_error(c, "out of memory");
 	const char *to = argv[2];
+	int status = 0;
 	if (is_dir(argv[2]) && !is_dir(argv[1])) {
-		if (!sh_join(target, sizeof(target), argv[2], base_name(argv[1])))
-			return sh_errno(c, argv[2], -ENAMETOOLONG);
-		to = target;
+		if (sh_join(target, PATH_MAX, argv[2], base_name(argv[1])))
+			to = target;
+		else
+			status = sh_errno(c, argv[2], -ENAMETOOLONG);
 	}
-	int err = sys_rename(argv[1], to);
+	int err = status ? 0 : sys_rename(argv[1], to);
 	if (err < 0)
-		return sh_error(c, "%s -> %s: %s", argv[1], to, sh_strerror(err));
-	return 0;
+		status = sh_error(c, "%s -> %s: %s", argv[1], to, sh_strerror(err));
+	kfree(target);
+	return status;
 }
 
 int cmd_ln(struct sh_ctx *c, int argc, char **argv)

@@ -121,7 +121,7 @@ int cmd_ls(struct sh_ctx *c, int argc, char **argv)
  */
 
 #define MAX_DEPTH 32
-#define TREE_PATH 512
+#define TREE_PATH PATH_MAX
 #define TREE_PREFIX (4 * MAX_DEPTH + 1)
 
 struct tree {

@@ -11,14 +11,27 @@
 #include "kernel/string.h"
 
 #define SLOWFS_NAMES 2             /* the fuzzer mounts slowfs with names=2 */
+#define UMASK 022                  /* the fuzzer's threads' (root's, from boot) */
+
+/* The task making the call being applied: its cwd and descriptors. */
+static struct fm_task *task(struct fuzz_model *m)
+{
+	return &m->t[m->cur];
+}
+
+static const struct fm_task *ctask(const struct fuzz_model *m)
+{
+	return &m->t[m->cur];
+}
 
 static int new_node(struct fuzz_model *m, uint8_t type, int dir)
 {
 	for (int i = 1; i < FM_NODES; i++)
 		if (m->n[i].type == FM_FREE) {
+			uint16_t mode = type == FM_DIR ? 0755 & ~UMASK : type == FM_REG ? 0644 & ~UMASK : 0777;
 			m->n[i] = (struct fm_node){ .type = type, .fs = m->n[dir].fs, .slow = m->n[dir].slow,
-						    .nlink = type == FM_DIR ? 2 : 1, .parent = -1,
-						    .mp = -1, .mounted = -1 };
+						    .mode = mode, .nlink = type == FM_DIR ? 2 : 1,
+						    .parent = -1, .mp = -1, .mounted = -1 };
 			return i;
 		}
 	m->full = true;
@@ -109,9 +122,27 @@ static bool is_dotdot(const char *p, unsigned len)
 	return len == 2 && p[0] == '.' && p[1] == '.';
 }
 
+/* FM_USER's permission bits on node n (root's: all of them, for a
+ * directory), from the one class that applies (POSIX). */
+static unsigned user_bits(const struct fm_node *n)
+{
+	if (n->uid == FM_USER)
+		return n->mode >> 6 & 7;
+	if (n->gid == FM_USER || n->gid == FM_USER_GROUP)
+		return n->mode >> 3 & 7;
+	return n->mode & 7;
+}
+
+/* Search permission on directory d for the call's user (may_lookup). */
+static bool may_search(const struct fuzz_model *m, int d)
+{
+	return !m->user || (user_bits(&m->n[d]) & 1);
+}
+
 /* Walk path from start (absolute paths from the root); symlinks are
  * followed in every component, and in the last one if follow; *links
- * counts the ones followed in the whole walk. */
+ * counts the ones followed in the whole walk.  Every directory passed
+ * needs search permission (the last component's too), as in Linux. */
 static int walk(const struct fuzz_model *m, int start, const char *path, bool follow, unsigned *links)
 {
 	int cur = start;
@@ -131,6 +162,8 @@ static int walk(const struct fuzz_model *m, int start, const char *path, bool fo
 		bool last = !*rest;
 		if (m->n[cur].type != FM_DIR)
 			return -ENOTDIR;
+		if (!may_search(m, cur))
+			return -EACCES;
 		int c;
 		if (is_dot(path, len)) {
 			c = cur;
@@ -159,7 +192,7 @@ static int walk(const struct fuzz_model *m, int start, const char *path, bool fo
 static int resolve(const struct fuzz_model *m, const char *path, bool follow)
 {
 	unsigned links = 0;
-	return walk(m, m->cwd, path, follow, &links);
+	return walk(m, ctask(m)->cwd, path, follow, &links);
 }
 
 /* The directory that holds path's last component, *last pointing to that
@@ -187,17 +220,26 @@ static int parent_from(const struct fuzz_model *m, int start, const char *path, 
 	return d;
 }
 
-static int parent_of(const struct fuzz_model *m, const char *path, const char **last)
+/* Where a relative path starts: the call's cwd, or for its second path
+ * (rename's and link's new name) second_cwd if the fuzzer set one: a
+ * call that walks two paths reads the cwd once for each. */
+static int start_of(const struct fuzz_model *m, bool second)
+{
+	return second && m->second_cwd >= 0 ? m->second_cwd : ctask(m)->cwd;
+}
+
+static int parent_of(const struct fuzz_model *m, const char *path, const char **last, bool second)
 {
 	unsigned links = 0;
-	return parent_from(m, m->cwd, path, last, &links);
+	return parent_from(m, start_of(m, second), path, last, &links);
 }
 
 /* The entry named by path's last component, or -1; *dir its directory
  * (or -errno: then the call fails with it). */
-static int parent_entry(const struct fuzz_model *m, const char *path, int *dir, const char **last)
+static int parent_entry(const struct fuzz_model *m, const char *path, int *dir, const char **last,
+			bool second)
 {
-	*dir = parent_of(m, path, last);
+	*dir = parent_of(m, path, last, second);
 	if (*dir < 0 || m->n[*dir].dead)
 		return -1;
 	return lookup(m, *dir, *last, (unsigned)strlen(*last));
@@ -205,9 +247,10 @@ static int parent_entry(const struct fuzz_model *m, const char *path, int *dir, 
 
 static int fd_alloc(struct fuzz_model *m, int node, int flags)
 {
+	struct fm_fd *fd = task(m)->fd;
 	for (int i = 0; i < FM_FDS; i++)
-		if (m->fd[i].node < 0) {
-			m->fd[i] = (struct fm_fd){ node, flags, 0 };
+		if (fd[i].node < 0) {
+			fd[i] = (struct fm_fd){ node, flags, 0 };
 			return i;
 		}
 	m->full = true;
@@ -216,12 +259,17 @@ static int fd_alloc(struct fuzz_model *m, int node, int flags)
 
 static struct fm_fd *fd_get(struct fuzz_model *m, int fd)
 {
-	return fd >= 0 && fd < FM_FDS && m->fd[fd].node >= 0 ? &m->fd[fd] : NULL;
+	struct fm_fd *t = task(m)->fd;
+	return fd >= 0 && fd < FM_FDS && t[fd].node >= 0 ? &t[fd] : NULL;
 }
 
-uint64_t fm_stat_aux(unsigned type, uint32_t nlink, uint64_t size)
+uint64_t fm_stat_aux(unsigned type, uint32_t nlink, uint64_t size, uint32_t mode, uint32_t uid,
+		     uint32_t gid)
 {
-	return type | (uint64_t)nlink << 4 | size << 20;
+	/* The owner's IDs are few (0, FM_USER, FM_USER + 1, FM_USER_GROUP,
+	 * ...): eleven bits each keep them apart. */
+	return type | (uint64_t)nlink << 4 | (size & 0xfff) << 12 | (uint64_t)(mode & 07777) << 24 |
+	       (uint64_t)(uid & 0x7ff) << 36 | (uint64_t)(gid & 0x7ff) << 47;
 }
 
 uint64_t fm_name_hash(const char *s, unsigned len)
@@ -235,7 +283,14 @@ uint64_t fm_name_hash(const char *s, unsigned len)
 static uint64_t node_aux(const struct fuzz_model *m, int c)
 {
 	const struct fm_node *n = &m->n[c];
-	return fm_stat_aux(n->type, n->nlink, n->type == FM_DIR ? 0 : n->size);
+	return fm_stat_aux(n->type, n->nlink, n->type == FM_DIR ? 0 : n->size, n->mode, n->uid, n->gid);
+}
+
+uint64_t fm_node_aux(const struct fuzz_model *m, int node)
+{
+	if (node < 0 || node >= FM_NODES || m->n[node].type == FM_FREE)
+		return FM_ANY;
+	return m->n[node].perm_unknown ? FM_ANY : node_aux(m, node);
 }
 
 /* ---- the calls ---------------------------------------------------------- */
@@ -245,7 +300,7 @@ static int64_t do_open(struct fuzz_model *m, const char *path, int flags)
 	int acc = flags & O_ACCMODE, c;
 	if (flags & O_CREAT) {
 		unsigned links = 0;
-		int start = m->cwd;
+		int start = ctask(m)->cwd;
 		for (;;) {
 			const char *last;
 			int dir = parent_from(m, start, path, &last, &links);
@@ -370,10 +425,10 @@ static int64_t do_getdents(struct fuzz_model *m, const struct fz_call *c, uint64
 /* The directory a new name goes into (its last component in *last), or
  * the error every call that makes a name gives first: the walk's, then
  * EEXIST, then ENOENT for a removed directory. */
-static int new_name(struct fuzz_model *m, const char *path, const char **last)
+static int new_name(struct fuzz_model *m, const char *path, const char **last, bool second)
 {
 	int dir;
-	int e = parent_entry(m, path, &dir, last);
+	int e = parent_entry(m, path, &dir, last, second);
 	if (dir < 0)
 		return dir;
 	if (e >= 0)
@@ -386,7 +441,7 @@ static int new_name(struct fuzz_model *m, const char *path, const char **last)
 static int64_t do_mkdir_symlink(struct fuzz_model *m, const struct fz_call *c)
 {
 	const char *last;
-	int dir = new_name(m, c->a, &last);
+	int dir = new_name(m, c->a, &last, false);
 	if (dir < 0)
 		return dir;
 	if (m->n[dir].slow)
@@ -405,7 +460,7 @@ static int64_t do_remove(struct fuzz_model *m, const struct fz_call *c)
 {
 	int dir;
 	const char *last;
-	int e = parent_entry(m, c->a, &dir, &last);
+	int e = parent_entry(m, c->a, &dir, &last, false);
 	if (dir < 0)
 		return dir;
 	if (e < 0)
@@ -432,7 +487,7 @@ static int64_t do_link(struct fuzz_model *m, const struct fz_call *c)
 	if (old < 0)
 		return old;
 	const char *last;
-	int dir = new_name(m, c->b, &last);
+	int dir = new_name(m, c->b, &last, true);
 	if (dir < 0)
 		return dir;
 	if (m->n[old].fs != m->n[dir].fs)
@@ -470,10 +525,10 @@ static int64_t do_rename(struct fuzz_model *m, const struct fz_call *c)
 {
 	int odir, ndir;
 	const char *olast, *nlast;
-	int oe = parent_entry(m, c->a, &odir, &olast);
+	int oe = parent_entry(m, c->a, &odir, &olast, false);
 	if (odir < 0)
 		return odir;
-	int ne = parent_entry(m, c->b, &ndir, &nlast);
+	int ne = parent_entry(m, c->b, &ndir, &nlast, true);
 	if (ndir < 0)
 		return ndir;
 	if (m->n[odir].fs != m->n[ndir].fs)
@@ -532,8 +587,8 @@ static int64_t do_truncate(struct fuzz_model *m, int node, int64_t len)
 
 static void make_root(struct fuzz_model *m, int r, int mp, bool slow)
 {
-	m->n[r] = (struct fm_node){ .type = FM_DIR, .fs = m->next_fs++, .slow = slow, .nlink = 2,
-				    .parent = -1, .mp = mp, .mounted = -1 };
+	m->n[r] = (struct fm_node){ .type = FM_DIR, .fs = m->next_fs++, .slow = slow, .mode = 0755,
+				    .nlink = 2, .parent = -1, .mp = mp, .mounted = -1 };
 	if (mp >= 0)
 		m->n[mp].mounted = r;
 	for (int i = 0; slow && i < SLOWFS_NAMES; i++) {
@@ -564,11 +619,14 @@ static int64_t do_mount(struct fuzz_model *m, const struct fz_call *c)
 
 static bool fs_busy(const struct fuzz_model *m, uint8_t fs)
 {
-	if (m->n[m->cwd].fs == fs)
-		return true;
-	for (int i = 0; i < FM_FDS; i++)
-		if (m->fd[i].node >= 0 && m->n[m->fd[i].node].fs == fs)
+	for (int t = 0; t < FM_TASKS; t++) {
+		const struct fm_task *k = &m->t[t];
+		if (m->n[k->cwd].fs == fs)
 			return true;
+		for (int i = 0; i < FM_FDS; i++)
+			if (k->fd[i].node >= 0 && m->n[k->fd[i].node].fs == fs)
+				return true;
+	}
 	for (int i = 0; i < FM_NODES; i++)
 		if (m->n[i].type != FM_FREE && m->n[i].fs == fs && m->n[i].mounted >= 0)
 			return true;
@@ -597,30 +655,36 @@ static int64_t do_umount(struct fuzz_model *m, const struct fz_call *c)
 
 /* Free what nothing reaches: the tree from the root (and mounts), open
  * files, the cwd, and the parents removed directories keep for "..". */
+static bool mark(bool *keep, int x)
+{
+	if (x < 0 || keep[x])
+		return false;
+	keep[x] = true;
+	return true;
+}
+
 static void collect(struct fuzz_model *m)
 {
 	bool keep[FM_NODES] = { false };
-	int stack[FM_NODES], sp = 0;
-	stack[sp++] = 0;
-	stack[sp++] = m->cwd;
-	stack[sp++] = m->pin;
-	for (int i = 0; i < FM_FDS; i++)
-		if (m->fd[i].node >= 0)
-			stack[sp++] = m->fd[i].node;
-	while (sp) {
-		int x = stack[--sp];
-		if (x < 0 || keep[x])
-			continue;
-		keep[x] = true;
-		const struct fm_node *n = &m->n[x];
-		if (sp + 3 > FM_NODES)
-			continue;
-		stack[sp++] = n->parent;
-		stack[sp++] = n->mp;
-		stack[sp++] = n->mounted;
-		for (int i = 0; i < FM_ENTRIES && n->type == FM_DIR; i++)
-			if (m->e[i].dir == x && !keep[m->e[i].child] && sp < FM_NODES)
-				stack[sp++] = m->e[i].child;
+	mark(keep, 0);
+	for (int t = 0; t < FM_TASKS; t++) {
+		mark(keep, m->t[t].cwd);
+		mark(keep, m->t[t].pin);
+		for (int i = 0; i < FM_FDS; i++)
+			mark(keep, m->t[t].fd[i].node);
+	}
+	/* Until nothing more is reached: a few passes, the tree is shallow. */
+	for (bool more = true; more;) {
+		more = false;
+		for (int x = 0; x < FM_NODES; x++) {
+			if (!keep[x])
+				continue;
+			const struct fm_node *n = &m->n[x];
+			more |= mark(keep, n->parent) | mark(keep, n->mp) | mark(keep, n->mounted);
+		}
+		for (int i = 0; i < FM_ENTRIES; i++)
+			if (m->e[i].dir >= 0 && keep[m->e[i].dir])
+				more |= mark(keep, m->e[i].child);
 	}
 	for (int i = 0; i < FM_NODES; i++)
 		if (!keep[i])
@@ -632,9 +696,12 @@ void fm_init(struct fuzz_model *m)
 	memset(m, 0, sizeof(*m));
 	for (int i = 0; i < FM_ENTRIES; i++)
 		m->e[i].dir = -1;
-	for (int i = 0; i < FM_FDS; i++)
-		m->fd[i].node = -1;
-	m->pin = -1;
+	for (int t = 0; t < FM_TASKS; t++) {
+		for (int i = 0; i < FM_FDS; i++)
+			m->t[t].fd[i].node = -1;
+		m->t[t].pin = -1;
+	}
+	m->second_cwd = -1;
 	make_root(m, 0, -1, false);
 	int a = new_node(m, FM_DIR, 0), x = new_node(m, FM_REG, 0), l = new_node(m, FM_LNK, 0);
 	int s = new_node(m, FM_DIR, 0), sr = new_node(m, FM_DIR, 0);
@@ -650,12 +717,81 @@ void fm_init(struct fuzz_model *m)
 	make_root(m, sr, s, true);
 }
 
+/*
+ * stat or lstat of c's path with the part before its n-th ".." walked in
+ * state early and the rest in m: Linux's reference walk reads each
+ * d_parent only when it gets there, so a walk that went down into a
+ * directory before a rename moved it climbs out to the new parent.
+ * false if the path has no such "..", or nothing before it.
+ */
+bool fm_stat_split(const struct fuzz_model *early, const struct fuzz_model *m, const struct fz_call *c,
+		   unsigned n, struct fz_result *r)
+{
+	const char *p = c->a, *at = NULL;
+	for (unsigned seen = 0; *p && !at;) {
+		while (*p == '/')
+			p++;
+		unsigned len = comp_len(p);
+		if (is_dotdot(p, len) && seen++ == n)
+			at = p;
+		p += len;
+	}
+	if (!at || at == c->a || (at == c->a + 1 && c->a[0] == '/'))
+		return false;
+	char prefix[FM_PATH];
+	memcpy(prefix, c->a, (size_t)(at - c->a));
+	prefix[at - c->a] = '\0';
+	static struct fuzz_model e;	/* the callers hold no lock, but run one at a time: judge_tuple */
+	memcpy(&e, early, sizeof(e));
+	e.cur = c->tg;
+	e.user = c->user;
+	unsigned links = 0;
+	int d = walk(&e, e.t[c->tg].cwd, prefix, true, &links);
+	r->aux = 0;
+	r->node = -1;
+	if (d < 0 || e.n[d].type != FM_DIR || m->n[d].type != FM_DIR)
+		return false;
+	memcpy(&e, m, sizeof(e));
+	e.cur = c->tg;
+	e.user = c->user;
+	int node = walk(&e, d, at, c->op == FZ_STAT, &links);
+	r->ret = node < 0 ? node : m->n[node].perm_unknown ? FM_ANY : 0;
+	if (node >= 0) {
+		r->aux = fm_node_aux(m, node);
+		r->node = node;
+	}
+	return true;
+}
+
+/* chmod and chown (root's): the node the path names, followed. */
+static int64_t do_setattr(struct fuzz_model *m, const struct fz_call *c)
+{
+	int node = resolve(m, c->a, true);
+	if (node < 0)
+		return node;
+	struct fm_node *n = &m->n[node];
+	if (c->op == FZ_CHMOD) {
+		n->mode = (uint16_t)(c->flags & 07777);
+	} else {
+		n->uid = (uint32_t)c->flags >> 16;
+		n->gid = (uint32_t)c->flags & 0xffff;
+	}
+	/* A slowfs file's inode may be evicted and read again "from disk" at
+	 * any time; a slowfs root stays cached with its sb. */
+	if (n->slow && n->mp < 0)
+		n->perm_unknown = true;
+	return 0;
+}
+
 void fm_apply(struct fuzz_model *m, const struct fz_call *c, struct fz_result *r)
 {
 	int64_t ret;
 	int node;
 	struct fm_fd *f;
 	r->aux = 0;
+	r->node = -1;
+	m->cur = c->tg;
+	m->user = c->user;
 	switch (c->op) {
 	case FZ_OPEN:
 		ret = do_open(m, c->a, c->flags);
@@ -663,7 +799,7 @@ void fm_apply(struct fuzz_model *m, const struct fz_call *c, struct fz_result *r
 	case FZ_CLOSE:
 		ret = fd_get(m, c->fd) ? 0 : -EBADF;
 		if (!ret)
-			m->fd[c->fd].node = -1;
+			task(m)->fd[c->fd].node = -1;
 		break;
 	case FZ_READ: case FZ_WRITE: case FZ_PREAD: case FZ_PWRITE:
 		ret = do_rw(m, c);
@@ -677,8 +813,9 @@ void fm_apply(struct fuzz_model *m, const struct fz_call *c, struct fz_result *r
 	case FZ_STAT: case FZ_LSTAT:
 		ret = node = resolve(m, c->a, c->op == FZ_STAT);
 		if (node >= 0) {
-			ret = 0;
+			ret = m->n[node].perm_unknown ? FM_ANY : 0;
 			r->aux = node_aux(m, node);
+			r->node = node;
 		}
 		break;
 	case FZ_FSTAT:
@@ -722,10 +859,18 @@ void fm_apply(struct fuzz_model *m, const struct fz_call *c, struct fz_result *r
 		ret = node = resolve(m, c->a, true);
 		if (node >= 0 && m->n[node].type != FM_DIR)
 			ret = -ENOTDIR;
+		else if (node >= 0 && !may_search(m, node))
+			ret = -EACCES;
 		else if (node >= 0) {
-			m->cwd = node;
+			task(m)->cwd = node;
 			ret = 0;
 		}
+		break;
+	case FZ_CHMOD: case FZ_CHOWN:
+		ret = do_setattr(m, c);
+		break;
+	case FZ_SHRINK:
+		ret = 0;	/* it frees only what is unused and cached: nothing anyone sees */
 		break;
 	case FZ_MOUNT:
 		ret = do_mount(m, c);
@@ -737,6 +882,7 @@ void fm_apply(struct fuzz_model *m, const struct fz_call *c, struct fz_result *r
 	r->ret = ret;
 	if (ret < 0)
 		r->aux = 0;
+	m->user = false;
 	collect(m);
 }
 
@@ -800,6 +946,7 @@ static const char *const op_names[FZ_NOPS] = {
 	"open", "close", "read", "write", "pread", "pwrite", "lseek", "getdents",
 	"stat", "lstat", "fstat", "mkdir", "rmdir", "unlink", "link", "symlink",
 	"readlink", "rename", "truncate", "ftruncate", "chdir", "mount", "umount",
+	"chmod", "chown", "shrink",
 };
 
 static void open_flags(int f, char *buf, unsigned size)
@@ -819,7 +966,26 @@ static void open_flags(int f, char *buf, unsigned size)
 		}
 }
 
+static void call_str(const struct fz_call *c, char *buf, unsigned size);
+
+/* "open(...)", with who makes it when that is not task 0 as root:
+ * "[user] stat(...)", "[task 1] chdir(...)". */
 void fz_call_str(const struct fz_call *c, char *buf, unsigned size)
+{
+	char who[24] = "";
+	if (c->user && c->tg)
+		snprintf(who, sizeof(who), "[user, task %u] ", c->tg);
+	else if (c->user)
+		snprintf(who, sizeof(who), "[user] ");
+	else if (c->tg)
+		snprintf(who, sizeof(who), "[task %u] ", c->tg);
+	unsigned n = (unsigned)strlen(who);
+	strlcpy(buf, who, size);
+	if (n < size)
+		call_str(c, buf + n, size - n);
+}
+
+static void call_str(const struct fz_call *c, char *buf, unsigned size)
 {
 	const char *op = c->op < FZ_NOPS ? op_names[c->op] : "?";
 	char fl[96];
@@ -850,6 +1016,16 @@ void fz_call_str(const struct fz_call *c, char *buf, unsigned size)
 		break;
 	case FZ_MOUNT:
 		snprintf(buf, size, "mount(\"%s\", \"%s\")", c->flags == 1 ? "slowfs" : "ramfs", c->a);
+		break;
+	case FZ_CHMOD:
+		snprintf(buf, size, "chmod(\"%s\", 0%o)", c->a, (unsigned)c->flags);
+		break;
+	case FZ_CHOWN:
+		snprintf(buf, size, "chown(\"%s\", %u, %u)", c->a, (unsigned)c->flags >> 16,
+			 (unsigned)c->flags & 0xffff);
+		break;
+	case FZ_SHRINK:
+		snprintf(buf, size, "shrink()");
 		break;
 	default:
 		snprintf(buf, size, "%s(\"%s\")", op, c->a);

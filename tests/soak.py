@@ -1,14 +1,19 @@
 #!/usr/bin/env python3
 """soak.py: boot smpvfs again and again with fresh seeds until the time is up.
 
-    tests/soak.py [--duration SECONDS] [--smp 2,4,8] [--firmware bios,uefi] [--until-failure]
+    tests/soak.py [--duration SECONDS] [--smp 2,4,8] [--firmware bios,uefi] [--kcsan-elf ELF]
+                  [--suites S] [--until-failure]
 
 `make soak DURATION=600` runs this.  Each boot takes the next -smp count
 in turn (and, after a full turn, the next firmware), a fresh random seed,
 and a race-window setting in turn (ktest.jitter=1, 4, 16: every window,
 or a lighter load that lets more calls through per second), and runs the
-concurrency suites, the colliding fuzzer and the torture.  One line per
-boot; at the end
+concurrency suites, the colliding fuzzer (whose colliding tuples fail
+allocations now and then, and pick racing pairs on purpose) and the
+torture.  With --kcsan-elf (make soak builds and passes the KCSAN=1
+kernel), every third boot is of the data-race detector's kernel, with a
+16-bucket dentry hash, so that the detector runs with race windows on
+and for as long as the soak lasts.  One line per boot; at the end
 
     soak: N boots, N rounds, N calls, 0 failures
 
@@ -47,7 +52,10 @@ from tests.lib.verdict import cpu_count_problems, verdict_problems
 
 # The suites whose point is concurrency, the fuzzer and the torture.
 SUITES = ("lookup,dcache_races,prune,rename,mount_races,inode,file,readdir,dirops_kill,"
-          "outside,shrinker,waitqueue,rwsem,mutex,rcu,vfs_stress,vfs_fuzz,ext2_stress,ext2_fuzz")
+          "outside,shrinker,waitqueue,rwsem,mutex,rcu,rcuwalk,rcuwalk_races,perm_races,"
+          "vfs_stress,vfs_fuzz,ext2_stress,ext2_fuzz")
+KCSAN_EVERY = 3         # with --kcsan-elf: every third boot is the detector's kernel
+KCSAN_KARGS = "dcache.buckets=16"
 JITTER = (1, 4, 16)
 FUZZ_ROUNDS = 200       # vfs_fuzz.rounds for each boot (make test runs 4): about 3 min at -smp 8
 STRESS = 4              # ktest.stress: the stress tests' counts, times make test's
@@ -68,13 +76,18 @@ def scratch_disk(n, firmware, smp):
     return DiskSet([Disk("scratch", image, nbd=False)], image.parent), image
 
 
-def boot(n, cfg_args, seed, jitter, suites, elf, initrd):
+def boot_kargs(suites, seed, jitter, kcsan):
+    return (f"ktest={suites} ktest.seed={seed} ktest.jitter={jitter} ktest.stress={STRESS} "
+            f"vfs_fuzz.rounds={FUZZ_ROUNDS} ktest.disks=scratch:vda"
+            + (f" {KCSAN_KARGS}" if kcsan else ""))
+
+
+def boot(n, cfg_args, seed, jitter, suites, elf, initrd, kcsan):
     firmware, smp, accel, mem = cfg_args
-    kargs = (f"{TEST_KARGS} ktest={suites} ktest.seed={seed} ktest.jitter={jitter} "
-             f"ktest.stress={STRESS} vfs_fuzz.rounds={FUZZ_ROUNDS} ktest.disks=scratch:vda")
+    kargs = f"{TEST_KARGS} {boot_kargs(suites, seed, jitter, kcsan)}"
     iso = make_iso(elf, kargs, BUILD / "iso-soak", initrd)
     cfg = Config(firmware, smp, "pc", accel, mem, f"soak-{firmware}-smp{smp}")
-    log_path = BUILD / "soak-logs" / f"boot{n}-{firmware}-smp{smp}.log"
+    log_path = BUILD / "soak-logs" / f"boot{n}-{firmware}-smp{smp}{'-kcsan' if kcsan else ''}.log"
     disks, image = scratch_disk(n, firmware, smp)
     status, stderr_lines, elapsed = run_captured(qemu_command(cfg, iso, extra=disks.start()),
                                                  log_path, BOOT_TIMEOUT)
@@ -125,6 +138,8 @@ def main():
                         help="firmwares to take in turn (default bios,uefi)")
     parser.add_argument("--suites", default=SUITES, help=f"the suites each boot runs (default {SUITES})")
     parser.add_argument("--elf", type=Path, default=DEFAULT_ELF)
+    parser.add_argument("--kcsan-elf", type=Path, default=None,
+                        help=f"the KCSAN=1 kernel, booted every {KCSAN_EVERY}rd boot")
     parser.add_argument("--initrd", type=Path, default=None)
     parser.add_argument("--accel", choices=["tcg", "kvm", "auto"], default=None)
     parser.add_argument("--mem", default="512M")
@@ -133,6 +148,7 @@ def main():
     args = parser.parse_args()
 
     elf, initrd = check_elf(args.elf), check_initrd(args.initrd)
+    kcsan_elf = check_elf(args.kcsan_elf) if args.kcsan_elf else None
     accel, why = resolve_accel(args.accel, elf)
     print_accel(accel, why)
     suites = args.suites
@@ -147,21 +163,22 @@ def main():
         jitter = JITTER[boots % len(JITTER)]
         seed = rng.getrandbits(63)
         boots += 1
+        kcsan = kcsan_elf is not None and boots % KCSAN_EVERY == 0
+        boot_elf = kcsan_elf if kcsan else elf
         k, log_path, elapsed, r, c, problems = boot(boots, (firmware, smp, accel, args.mem),
-                                                    seed, jitter, suites, elf, initrd)
+                                                    seed, jitter, suites, boot_elf, initrd, kcsan)
         rounds += r
         calls += c
         passed, failed, skipped = k.totals()
         verdict = "ok" if not problems else "FAIL: " + "; ".join(problems)
-        print(f"boot {boots}: {firmware} smp={smp} seed={seed} jitter={jitter}: "
-              f"{format_counts(passed, failed, skipped)}, {r} rounds, {c} calls "
+        print(f"boot {boots}: {firmware} smp={smp}{' KCSAN' if kcsan else ''} seed={seed} "
+              f"jitter={jitter}: {format_counts(passed, failed, skipped)}, {r} rounds, {c} calls "
               f"({elapsed:.0f} s) {verdict}", flush=True)
         if problems:
             replay = (f"python3 tests/run.py test --smp {smp} --firmware {firmware} "
-                      f"--timeout {BOOT_TIMEOUT} "
+                      f"--timeout {BOOT_TIMEOUT} --elf {show(boot_elf)} --scratch-disk "
                       + (f"--initrd {show(initrd)} " if initrd else "")
-                      + f"--kargs \"ktest={suites} ktest.seed={seed} ktest.jitter={jitter} "
-                      f"ktest.stress={STRESS} vfs_fuzz.rounds={FUZZ_ROUNDS}\"")
+                      + f"--kargs \"{boot_kargs(suites, seed, jitter, kcsan)}\"")
             failures.append((boots, what_failed(k), replay, log_path))
             print_details(k, show(log_path))
             if args.until_failure:

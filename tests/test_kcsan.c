@@ -3,14 +3,16 @@
  *
  * Every case runs its loop on all CPUs at once and watches one counter
  * (kcsan_track): a plain counter incremented by every CPU must be
- * reported; the same counter under a spinlock must not be, although the
+ * reported, and so must plain reads of a value one CPU changes with
+ * WRITE_ONCE (the shape of an RCU-walk's plain load racing a marked
+ * store); the same counter under a spinlock must not be, although the
  * detector watched it LOCKED_WATCHES times (so a pass is not an accident
- * of sampling); with atomics, READ_ONCE/WRITE_ONCE or inside data_race()
- * it must not even be watched.  Each clean case fails when its marks are
- * taken away (lock, atomics, ONCE or data_race() replaced by plain
- * accesses: checked when this file was written).  The cases lower the
- * sampling interval while they run.  Built without KCSAN=1 (or booted
- * with kcsan=0) they skip.
+ * of sampling); with atomics or READ_ONCE/WRITE_ONCE it is watched (the
+ * marked writes) but never reported, and inside data_race() not even
+ * watched.  Each clean case fails when its marks are taken away (lock,
+ * atomics, ONCE or data_race() replaced by plain accesses: checked when
+ * this file was written).  The cases lower the sampling interval while
+ * they run.  Built without KCSAN=1 (or booted with kcsan=0) they skip.
  */
 #include "kernel/kcsan.h"
 #include "kernel/ktest.h"
@@ -80,16 +82,45 @@ static void racy_increments(unsigned cpu, void *arg)
 	}
 }
 
-static void racy_counter_is_reported(void)
+/* Runs fn on all CPUs watching shared.value, expecting races. */
+static void expect_race(void (*fn)(unsigned, void *))
 {
 	setup();
 	kcsan_expect_races(true);
-	ktest_run_on_all_cpus(racy_increments, NULL);
+	ktest_run_on_all_cpus(fn, NULL);
 	kcsan_expect_races(false);
 	uint64_t watched = kcsan_tracked_watched(), races = kcsan_tracked_races();
 	teardown();
 	EXPECT_GT(watched, 0u);
 	EXPECT_GT(races, 0u);
+}
+
+static void racy_counter_is_reported(void)
+{
+	expect_race(racy_increments);
+}
+
+/* CPU 0 stores with WRITE_ONCE, the others load with no mark: the
+ * loaders race (only the store is marked), as a lockless walker's plain
+ * load of d_inode raced d_kill's atomic store. */
+static void plain_reads_of_marked_writes(unsigned cpu, void *arg)
+{
+	(void)arg;
+	for (unsigned i = 0; i < RACY_BOUND && !stopped(); i++) {
+		if (cpu == 0) {
+			WRITE_ONCE(shared.value, i);
+		} else {
+			unsigned v = shared.value;	/* plain: the race */
+			__asm__ volatile("" :: "r"(v));	/* used: the load stays */
+		}
+		if (kcsan_tracked_races())
+			stop();
+	}
+}
+
+static void plain_read_of_marked_write_is_reported(void)
+{
+	expect_race(plain_reads_of_marked_writes);
 }
 
 /* ---- accesses that are not races --------------------------------- */
@@ -139,47 +170,51 @@ static void data_race_increments(unsigned cpu, void *arg)
 	}
 }
 
-/* Runs fn on all CPUs watching shared.value; no race may be found.
- * must_watch: plain accesses, which the detector must have sampled. */
-static void expect_no_race(void (*fn)(unsigned, void *), void *arg, bool must_watch)
+/* Runs fn on all CPUs watching shared.value; no race may be found, and
+ * the detector must have watched it at least min_watched times (0: it
+ * must never have: data_race() hides the accesses). */
+static void expect_no_race(void (*fn)(unsigned, void *), void *arg, uint64_t min_watched)
 {
 	setup();
 	ktest_run_on_all_cpus(fn, arg);
 	uint64_t watched = kcsan_tracked_watched(), races = kcsan_tracked_races();
 	teardown();
 	EXPECT_EQ(races, 0u);
-	if (must_watch)
-		EXPECT_GE(watched, (uint64_t)LOCKED_WATCHES);
+	if (min_watched)
+		EXPECT_GE(watched, min_watched);
 	else
-		EXPECT_EQ(watched, 0u);	/* marked accesses are never watched */
+		EXPECT_EQ(watched, 0u);
 }
 
 static void locked_counter_is_not_reported(void)
 {
 	unsigned done = 0;
-	expect_no_race(locked_increments, &done, true);
+	expect_no_race(locked_increments, &done, LOCKED_WATCHES);
 	EXPECT_EQ(shared.value, done);	/* and the lock did its job */
 }
 
+/* The marked writes are watched (one in ~TEST_SKIP), but a marked access
+ * never claims a marked watchpoint. */
 static void atomic_counter_is_not_reported(void)
 {
-	expect_no_race(atomic_increments, NULL, false);
+	expect_no_race(atomic_increments, NULL, 10);
 	/* The instrumented atomics still did their operation. */
 	EXPECT_EQ(shared.value, MARKED_OPS * ncpus);
 }
 
 static void read_once_write_once_are_not_reported(void)
 {
-	expect_no_race(once_accesses, NULL, false);
+	expect_no_race(once_accesses, NULL, 10);
 }
 
 static void data_race_suppresses(void)
 {
-	expect_no_race(data_race_increments, NULL, false);
+	expect_no_race(data_race_increments, NULL, 0);
 }
 
 static const struct ktest_case kcsan_cases[] = {
 	KTEST_CASE(racy_counter_is_reported),
+	KTEST_CASE(plain_read_of_marked_write_is_reported),
 	KTEST_CASE(locked_counter_is_not_reported),
 	KTEST_CASE(atomic_counter_is_not_reported),
 	KTEST_CASE(read_once_write_once_are_not_reported),

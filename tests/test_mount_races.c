@@ -36,11 +36,17 @@ static int racer_main(void *p)
 	return 0;
 }
 
-static void start(struct racer *r, struct prng *rng)
+/* Start r after up to max_delay spins. */
+static void start_within(struct racer *r, struct prng *rng, unsigned max_delay)
 {
-	r->delay = (unsigned)prng_below(rng, 20000);
+	r->delay = (unsigned)prng_below(rng, max_delay);
 	r->t = thread_create("racer", racer_main, r, THREAD_ANY_CPU);
 	ASSERT_NOT_NULL(r->t);
+}
+
+static void start(struct racer *r, struct prng *rng)
+{
+	start_within(r, rng, 20000);
 }
 
 static int op_umount(struct racer *r) { return sys_umount(r->a); }
@@ -123,34 +129,47 @@ static int op_umount_until_done(struct racer *r)
 	}
 }
 
-static void umount_races_walks(void)
+/* Rounds of: a ramfs mounted on m (with a file f, if with_file), three
+ * walkers w (on paths[i], iters times) and an umount retrying until it
+ * wins, each thread starting after up to max_delay spins.  The walkers
+ * must see nothing wrong, and umount must win and uncover m. */
+struct umount_round {
+	int (*walk)(struct racer *);
+	const char *paths[3];
+	unsigned rounds, iters, max_delay;
+	bool with_file;
+};
+
+static void umount_rounds(const char *box, const struct umount_round *u)
 {
 	struct sandbox s;
-	sandbox_enter(&s, "umountw");
+	sandbox_enter(&s, box);
 	struct prng rng;
 	prng_seed(&rng, ktest_seed());
 	ASSERT_EQ(sys_mkdir("m", 0755), 0);
 	uint64_t here = dev_of(".");
 	bool jitter = race_jitter_on(ktest_seed());
 	unsigned bad = 0, wrong = 0;
-	for (unsigned round = 0; round < 20; round++) {
+	for (unsigned round = 0; round < u->rounds; round++) {
 		ASSERT_EQ(sys_mount("ramfs", "m", NULL), 0);
-		int fd = sys_open("m/f", O_CREAT | O_WRONLY, 0644);
-		ASSERT_GE(fd, 0);
-		sys_close(fd);
-		struct racer w[3], u = { .op = op_umount_until_done, .a = "m" };
-		for (unsigned i = 0; i < 3; i++) {
-			w[i] = (struct racer){ .op = op_walk, .a = i ? "m/f" : "m", .iters = 20 };
-			start(&w[i], &rng);
+		if (u->with_file) {
+			int fd = sys_open("m/f", O_CREAT | O_WRONLY, 0644);
+			ASSERT_GE(fd, 0);
+			sys_close(fd);
 		}
-		start(&u, &rng);
+		struct racer w[3], um = { .op = op_umount_until_done, .a = "m" };
+		for (unsigned i = 0; i < 3; i++) {
+			w[i] = (struct racer){ .op = u->walk, .a = u->paths[i], .iters = u->iters };
+			start_within(&w[i], &rng, u->max_delay);
+		}
+		start_within(&um, &rng, u->max_delay);
 		for (unsigned i = 0; i < 3; i++) {
 			thread_join(w[i].t);
 			bad += w[i].bad;
 		}
-		thread_join(u.t);
-		if (u.result != 0 || dev_of("m") != here) {
-			kprintf("    # round %u: umount gave %d\n", round, u.result);
+		thread_join(um.t);
+		if (um.result != 0 || dev_of("m") != here) {
+			kprintf("    # round %u: umount gave %d\n", round, um.result);
 			wrong++;
 		}
 	}
@@ -159,6 +178,54 @@ static void umount_races_walks(void)
 	EXPECT_EQ(bad, 0u);
 	EXPECT_EQ(wrong, 0u);
 	sandbox_leave(&s);
+}
+
+static void umount_races_walks(void)
+{
+	umount_rounds("umountw", &(struct umount_round){ .walk = op_walk, .paths = { "m", "m/f", "m/f" },
+							.rounds = 20, .iters = 20, .max_delay = 20000,
+							.with_file = true });
+}
+
+/*
+ * Issue 24, item 2.1.  An RCU-walk that crossed into a mounted root and
+ * then left RCU mode there (a name not cached below the root, or an open
+ * of the mount point, which ends with one reference on the root) took its
+ * reference on the root (a CAS from the mount's 1, which umount's idle
+ * test does not see) before it checked mount_lock.  After umount had
+ * decided and detached, the check failed and the walk dropped the
+ * reference after leaving the read side, when umount's grace period could
+ * be over and the super block freed: the dput then freed the root and
+ * evicted its inode through the freed super block (test builds panic
+ * first, at the super block's end: "inodes of a super block still in
+ * use").  Walkers stat names that miss at the fresh root and open the
+ * mount point while it is unmounted; every answer must be ENOENT (the
+ * name is in neither tree) and every open must succeed.
+ */
+static int op_walk_mounted_root(struct racer *r)
+{
+	char name[24];
+	for (unsigned i = 0; i < r->iters; i++) {
+		struct kstat st;
+		snprintf(name, sizeof(name), "%s/miss%u", r->a, i);
+		int err = sys_stat(name, &st);
+		if (err != -ENOENT && r->bad++ < 3)
+			kprintf("    # stat %s gave %d\n", name, err);
+		int fd = sys_open(r->a, O_RDONLY | O_DIRECTORY, 0);
+		if (fd >= 0)
+			sys_close(fd);
+		else if (r->bad++ < 3)
+			kprintf("    # open %s gave %d\n", r->a, fd);
+	}
+	return 0;
+}
+
+static void umount_races_rcu_handover(void)
+{
+	umount_rounds("umountrcu", &(struct umount_round){ .walk = op_walk_mounted_root,
+							  .paths = { "m", "m", "m" },
+							  .rounds = 60 * ktest_stress(1), .iters = 4,
+							  .max_delay = 2000 });
 }
 
 /*
@@ -265,6 +332,7 @@ static void mount_races_rename_source(void)
 static const struct ktest_case mount_race_cases[] = {
 	KTEST_CASE(two_umounts_race),
 	KTEST_CASE(umount_races_walks),
+	KTEST_CASE(umount_races_rcu_handover),
 	KTEST_CASE(mount_races_rmdir),
 	KTEST_CASE(mount_races_rename_over),
 	KTEST_CASE(mount_races_rename_source),

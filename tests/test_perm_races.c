@@ -6,7 +6,8 @@
  * these cases check what that must still guarantee: a walk racing a chmod
  * sees the old mode or the new one, never a mixture or a transient value;
  * and a credential change on one thread never shows in another thread
- * that shared the old credentials.  Each round's threads start after
+ * that shared the old credentials; and a walk racing a chown sees the old
+ * owner and group or the new ones, never one of each.  Each round's threads start after
  * random delays from the case's seed, with the race windows jittered.
  */
 #include "fs/fs.h"
@@ -69,14 +70,20 @@ static unsigned race_round(int (*walker)(struct racer *), int (*changer)(struct 
 	return bad + c.bad;
 }
 
-/* The calling thread becomes uid and gid `id` (no groups). */
-static void become(uint32_t id)
+/* The calling thread becomes uid `uid` and gid `gid` (no other groups). */
+static void become_ids(uint32_t uid, uint32_t gid)
 {
 	struct cred *new = prepare_creds();
 	ASSERT_NOT_NULL(new);
-	new->uid = new->gid = id;
+	new->uid = uid;
+	new->gid = gid;
 	new->ngroups = 0;
 	commit_creds(new);
+}
+
+static void become(uint32_t id)
+{
+	become_ids(id, id);
 }
 
 /* ---- chmod of a directory racing walks through it ------------------- */
@@ -117,24 +124,69 @@ static void make_d_f(uint32_t mode)
 	sys_close(fd);
 }
 
-static void chmod_races_walks(void)
+/* A case over d/f (d of mode `mode`, owned by uid and gid): rounds of
+ * race_round(walker, changer), race windows on; no bad results. */
+static void d_f_rounds(const char *box, uint32_t mode, uint32_t uid, uint32_t gid, unsigned rounds,
+		       int (*walker)(struct racer *), int (*changer)(struct racer *))
 {
 	struct sandbox s;
-	sandbox_enter(&s, "permchmod");
+	sandbox_enter(&s, box);
 	struct prng rng;
 	prng_seed(&rng, ktest_seed());
-	make_d_f(0755);
+	make_d_f(mode);
+	ASSERT_EQ(sys_chown("d", uid, gid), 0);
 	bool jitter = race_jitter_on(ktest_seed());
 	unsigned bad = 0;
-	for (unsigned round = 0; round < ROUNDS; round++) {
-		bad += race_round(op_walker, op_chmod, &rng);
-	}
+	for (unsigned round = 0; round < rounds; round++)
+		bad += race_round(walker, changer, &rng);
 	if (jitter)
 		race_jitter_off();
 	EXPECT_EQ(bad, 0u);
 	EXPECT_EQ(sys_unlink("d/f"), 0);
 	EXPECT_EQ(sys_rmdir("d"), 0);
 	sandbox_leave(&s);
+}
+
+static void chmod_races_walks(void)
+{
+	d_f_rounds("permchmod", 0755, 0, 0, ROUNDS, op_walker, op_chmod);
+}
+
+/* ---- chown of a directory racing walks through it ---------------------
+ *
+ * Issue 24, item 2.4.  d is mode 0010 (only its group may search it) and
+ * changes hands between (owner 1, group 10) and (owner 2, group 20).  The
+ * walkers are uid 2 in group 20: under the first pair they are "other"
+ * (nothing), under the second the owner (nothing): neither state lets them
+ * through.  Only a mixture does: the old owner with the new group (1, 20)
+ * makes them "group", which may search.  So every walk must be EACCES;
+ * one that finds d/f read a pair that d never had.
+ */
+static int op_other_walker(struct racer *r)
+{
+	become_ids(2, 20);
+	for (unsigned i = 0; i < ITERS; i++) {
+		struct kstat st;
+		int err = sys_stat("d/f", &st);
+		if (err != -EACCES && r->bad++ < 3)
+			kprintf("    # uid 2 (group 20): stat d/f gave %d\n", err);
+	}
+	return 0;
+}
+
+static int op_chown(struct racer *r)
+{
+	for (unsigned i = 0; i < ITERS; i++) {
+		uint32_t id = (r->seed + i) % 2 ? 1 : 2;
+		if (sys_chown("d", id, 10 * id) != 0)
+			r->bad++;
+	}
+	return 0;
+}
+
+static void chown_races_walks(void)
+{
+	d_f_rounds("permchown", 0010, 1, 10, ROUNDS * ktest_stress(1), op_other_walker, op_chown);
 }
 
 /* ---- credential changes on one thread while others walk --------------- */
@@ -197,5 +249,6 @@ static void cred_changes_race_walks(void)
 static const struct ktest_case perm_race_cases[] = {
 	KTEST_CASE(chmod_races_walks),
 	KTEST_CASE(cred_changes_race_walks),
+	KTEST_CASE(chown_races_walks),
 };
 KTEST_SUITE(perm_races, perm_race_cases);

@@ -423,7 +423,178 @@ static void walks_race_changes(void)
 	sandbox_leave(&box);
 }
 
+/* WALKERS threads running walker(arg) against one running changer(arg),
+ * with the race windows on; the changer runs until the walkers are done
+ * and *stop is set. */
+static void walkers_against(int (*walker)(void *), int (*changer)(void *), void *arg, bool *stop)
+{
+	bool jitter = race_jitter_on(ktest_seed());
+	struct thread *w[WALKERS], *c = thread_create("changer", changer, arg, THREAD_ANY_CPU);
+	ASSERT_NOT_NULL(c);
+	for (unsigned i = 0; i < WALKERS; i++) {
+		w[i] = thread_create("walker", walker, arg, THREAD_ANY_CPU);
+		ASSERT_NOT_NULL(w[i]);
+	}
+	for (unsigned i = 0; i < WALKERS; i++)
+		thread_join(w[i]);
+	__atomic_store_n(stop, true, __ATOMIC_RELEASE);
+	thread_join(c);
+	if (jitter)
+		race_jitter_off();
+}
+
+/* ---- walkers standing on a directory that is freed under them ----------
+ *
+ * Issue 24, item 2.2.  An RCU-walk holds no reference on the directory it
+ * stands on: the shrinker, or an rmdir's last dput, may free that dentry
+ * at any moment and clear its d_inode.  link_path_walk tested the
+ * directory with one load of d_inode and passed a second load to
+ * may_lookup: NULL, if the dentry was freed in between (a NULL pointer
+ * fault in generic_permission).  Walkers go through directories the
+ * shrinker keeps freeing (D0..D3, each with a file x: found, always) and
+ * directories made and removed (E0..E3: never holding y, so ENOENT).
+ */
+#define DYING 4
+
+struct dying {
+	uint64_t x_ino[DYING];
+	unsigned iters;
+	bool stop;
+	unsigned bad, walkers;         /* atomic */
+	uint64_t seed;
+};
+
+static int dying_walker(void *arg)
+{
+	struct dying *r = arg;
+	struct prng rng;
+	prng_seed(&rng, r->seed + __atomic_add_fetch(&r->walkers, 1, __ATOMIC_RELAXED));
+	char path[16];
+	for (unsigned i = 0; i < r->iters; i++) {
+		struct kstat st;
+		unsigned k = (unsigned)prng_below(&rng, DYING);
+		snprintf(path, sizeof(path), "D%u/x", k);
+		int err = sys_stat(path, &st);
+		if ((err || st.ino != r->x_ino[k]) && __atomic_fetch_add(&r->bad, 1, __ATOMIC_RELAXED) < 5)
+			kprintf("    # rcuwalk: %s gave %d, ino %lu\n", path, err, err ? 0 : st.ino);
+		snprintf(path, sizeof(path), "E%u/y", k);
+		err = sys_stat(path, &st);
+		if (err != -ENOENT && __atomic_fetch_add(&r->bad, 1, __ATOMIC_RELAXED) < 5)
+			kprintf("    # rcuwalk: %s gave %d\n", path, err);
+	}
+	return 0;
+}
+
+/* The shrinker, and rmdir's last dput, free the directories walked. */
+static int dying_killer(void *arg)
+{
+	struct dying *r = arg;
+	struct prng rng;
+	prng_seed(&rng, r->seed ^ 0x4b494cu);
+	char path[8];
+	while (!__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE)) {
+		snprintf(path, sizeof(path), "E%u", (unsigned)prng_below(&rng, DYING));
+		if (sys_mkdir(path, 0755) == -EEXIST)
+			sys_rmdir(path);
+		dcache_shrink(~0u);
+	}
+	return 0;
+}
+
+static void walks_stand_on_dying_directories(void)
+{
+	struct sandbox box;
+	sandbox_enter(&box, "rcuwalk-dying");
+	static struct dying r;
+	r = (struct dying){ .iters = 150 * ktest_stress(1), .seed = ktest_seed() };
+	for (unsigned k = 0; k < DYING; k++) {
+		char path[16];
+		snprintf(path, sizeof(path), "D%u", k);
+		ASSERT_EQ(sys_mkdir(path, 0755), 0);
+		snprintf(path, sizeof(path), "D%u/x", k);
+		make_file(path);
+		struct kstat st;
+		ASSERT_EQ(sys_stat(path, &st), 0);
+		r.x_ino[k] = st.ino;
+	}
+	walkers_against(dying_walker, dying_killer, &r, &r.stop);
+	EXPECT_EQ(r.bad, 0u);
+	for (unsigned k = 0; k < DYING; k++) {
+		char path[16];
+		snprintf(path, sizeof(path), "D%u/x", k);
+		EXPECT_EQ(sys_unlink(path), 0);
+		snprintf(path, sizeof(path), "D%u", k);
+		EXPECT_EQ(sys_rmdir(path), 0);
+		snprintf(path, sizeof(path), "E%u", k);
+		sys_rmdir(path);
+	}
+	sandbox_leave(&box);
+}
+
+/* ---- a relative walk while another thread leaves a removed cwd ----------
+ *
+ * Issue 24, item 2.3.  Threads share a task_fs.  One makes d, enters it,
+ * removes it and goes back up; the others stat relative names.  The walk
+ * read the cwd under task_fs.seq but sampled its d_seq only afterwards:
+ * if the cwd was left (its last reference dropped, the dentry freed and
+ * its inode cleared) in between, the walk took the freed dentry's final
+ * d_seq as its start, found no directory there and believed its own
+ * ENOTDIR.  Whatever the order, "x" (which exists nowhere) is ENOENT and
+ * "." is a directory.
+ */
+struct cwd_race {
+	unsigned iters;
+	bool stop;
+	unsigned bad;                  /* atomic */
+};
+
+static void cwd_bad(struct cwd_race *r, const char *path, int err)
+{
+	if (__atomic_fetch_add(&r->bad, 1, __ATOMIC_RELAXED) < 5)
+		kprintf("    # rcuwalk: a relative %s gave %d\n", path, err);
+}
+
+static int cwd_walker(void *arg)
+{
+	struct cwd_race *r = arg;
+	for (unsigned i = 0; i < r->iters; i++) {
+		struct kstat st;
+		int err = sys_stat("x", &st);
+		if (err != -ENOENT)
+			cwd_bad(r, "x", err);
+		err = sys_stat(".", &st);
+		if (err || !S_ISDIR(st.mode))
+			cwd_bad(r, ".", err);
+	}
+	return 0;
+}
+
+static int cwd_leaver(void *arg)
+{
+	struct cwd_race *r = arg;
+	while (!__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE)) {
+		if (sys_mkdir("d", 0755) || sys_chdir("d") || sys_rmdir("../d") || sys_chdir("..")) {
+			cwd_bad(r, "mkdir, chdir, rmdir, chdir ..", 0);
+			break;
+		}
+	}
+	return 0;
+}
+
+static void relative_walks_race_a_dying_cwd(void)
+{
+	struct sandbox box;
+	sandbox_enter(&box, "rcuwalk-cwd");
+	static struct cwd_race r;
+	r = (struct cwd_race){ .iters = 300 * ktest_stress(1) };
+	walkers_against(cwd_walker, cwd_leaver, &r, &r.stop);
+	EXPECT_EQ(r.bad, 0u);
+	sandbox_leave(&box);
+}
+
 static const struct ktest_case race_cases[] = {
 	KTEST_CASE_TIMEOUT(walks_race_changes, 300),
+	KTEST_CASE_TIMEOUT(walks_stand_on_dying_directories, 300),
+	KTEST_CASE_TIMEOUT(relative_walks_race_a_dying_cwd, 300),
 };
 KTEST_SUITE(rcuwalk_races, race_cases);

@@ -42,6 +42,8 @@
 #include "fs/syscalls.h"
 #include "fs/task_fs.h"
 #include "kernel/cmdline.h"
+#include "kernel/cred.h"
+#include "kernel/fault_inject.h"
 #include "kernel/errno.h"
 #include "kernel/kmalloc.h"
 #include "kernel/kprintf.h"
@@ -63,6 +65,8 @@ KPARAM("vfs_fuzz.rounds", kparam_set_u64, fuzz_rounds, 1, 10000000,
 
 #define PROG_LEN 8
 #define TUPLE_MAX 4
+#define REPEAT_MAX 24              /* a looking call's extra runs while its tuple changes things */
+#define EXTRA_MAX 4                /* distinct results kept of those runs */
 #define GROUPS_MAX (MAX_CPUS / 2)
 #define CANDIDATES 8
 #define TREE_TEXT 768
@@ -78,11 +82,18 @@ struct group {
 	char root[80];             /* the process's root: path (a fresh ramfs on it), or
 	                              on a disk a fresh directory below it each round */
 	unsigned rounds;           /* on a disk: the directories made so far */
-	struct task_fs *fs;
+	struct task_fs *fs[FM_TASKS];   /* its tasks: one tree, each its own cwd and descriptors */
 	struct prog p;
 	unsigned ncpus;
 	unsigned first, count;     /* the tuple being run */
 	struct fz_result got[PROG_LEN];
+	/* A looking call (repeatable) runs again and again while the other
+	 * calls of its tuple change things, so that its walks arrive at every
+	 * moment of theirs: the distinct results of those extra runs. */
+	unsigned changing;         /* atomic: the tuple's other calls still running */
+	struct fz_result extra[PROG_LEN][EXTRA_MAX];
+	unsigned nextra[PROG_LEN];
+	bool extra_full[PROG_LEN]; /* more distinct results than kept */
 	struct fuzz_model *cand, *next;   /* CANDIDATES each */
 	unsigned ncand;
 	bool failed;
@@ -92,6 +103,9 @@ struct fuzz {
 	unsigned ngroups;
 	bool verbose;              /* print why a run fails */
 	uint32_t evict;            /* bit 0: evict before the next tuple */
+	uint32_t inject;           /* bit 0: the next tuple's allocations fail now and then */
+	bool injecting;            /* the tuple running now */
+	struct cred *user;         /* FM_USER's credentials */
 	bool full_check;           /* d_check_sb too (a scan of the whole hash table) */
 	bool on_disk;              /* the processes' trees are on an ext2 disk */
 	uint64_t calls, collisions;
@@ -142,8 +156,22 @@ static bool lookup_only(const struct fz_call *c)
 {
 	return c->op == FZ_STAT || c->op == FZ_LSTAT || c->op == FZ_CHDIR || c->op == FZ_READLINK ||
 	       c->op == FZ_TRUNCATE || c->op == FZ_MOUNT || c->op == FZ_UMOUNT ||
-	       (c->op == FZ_OPEN && !(c->flags & O_CREAT));
+	       c->op == FZ_CHMOD || c->op == FZ_CHOWN || (c->op == FZ_OPEN && !(c->flags & O_CREAT));
 }
+
+/* The calls FM_USER makes (fuzz_model.h): it only looks. */
+static bool user_may_make(const struct fz_call *c)
+{
+	return c->op == FZ_STAT || c->op == FZ_LSTAT || c->op == FZ_READLINK || c->op == FZ_CHDIR;
+}
+
+/* Modes and owners chmod and chown give: some let FM_USER search as the
+ * owner, the group or other, some refuse it in one class and grant it in
+ * another, so that an owner read with the wrong group shows. */
+static const uint16_t fz_modes[] = { 0755, 0700, 0711, 0705, 0750, 0070, 0010, 0001, 0644, 0000 };
+static const uint16_t fz_uids[] = { 0, FM_USER, FM_USER + 1 };
+static const uint16_t fz_gids[] = { 0, FM_USER, FM_USER_GROUP, FM_USER_GROUP + 1 };
+#define PICK(r, a) (a)[prng_below(r, sizeof(a) / sizeof((a)[0]))]
 
 static bool ends_in_dot(const char *p)
 {
@@ -190,14 +218,110 @@ static void gen_call(struct prng *r, struct fz_call *c)
 	case FZ_MOUNT:
 		c->flags = prng_below(r, 3) == 0;	/* 1: slowfs */
 		break;
+	case FZ_CHMOD:
+		c->flags = PICK(r, fz_modes);
+		break;
+	case FZ_CHOWN:
+		c->flags = (int32_t)((uint32_t)PICK(r, fz_uids) << 16 | PICK(r, fz_gids));
+		break;
 	}
+	c->tg = (uint8_t)(prng_below(r, 4) == 0);	/* a quarter: the other task */
+	c->user = user_may_make(c) && prng_below(r, 3) == 0;
+}
+
+/* Set c to op on path a (and b), by task tg, as root. */
+static void pair_call(struct fz_call *c, uint8_t op, const char *a, const char *b, uint8_t tg)
+{
+	memset(c, 0, sizeof(*c));
+	c->op = op;
+	c->tg = tg;
+	strlcpy(c->a, a, FM_PATH);
+	strlcpy(c->b, b ? b : "", FM_PATH);
+}
+
+/*
+ * The pairs that race hardest through RCU-walk, put in one tuple on
+ * purpose rather than left to chance (issue 24: the races found by
+ * reading were of these kinds, and random programs had not met them).
+ * Fills the start of p; returns how many calls it made.
+ */
+static unsigned gen_pair(struct prng *r, struct prog *p)
+{
+	struct fz_call *c = p->c;
+	uint8_t tg = (uint8_t)prng_below(r, FM_TASKS), other = (uint8_t)prng_below(r, FM_TASKS);
+	static const char *const walks[] = { "b/x", "b/f0", "b/..", "b/a/..", "b" };
+	unsigned n, setup = 1;	/* calls alone first, then the race in one tuple */
+	switch (prng_below(r, 5)) {
+	case 0:	/* an umount against walks into the mount and opens of its mount point */
+		pair_call(&c[0], FZ_MOUNT, "b", NULL, tg);
+		c[0].flags = prng_below(r, 3) == 0;
+		pair_call(&c[1], FZ_UMOUNT, "b", NULL, tg);
+		pair_call(&c[2], FZ_STAT, PICK(r, walks), NULL, other);
+		pair_call(&c[3], FZ_OPEN, "b", NULL, tg);
+		c[3].flags = O_RDONLY | O_DIRECTORY;
+		pair_call(&c[4], FZ_STAT, PICK(r, walks), NULL, other);
+		n = 5;
+		break;
+	case 1:	/* a directory renamed to another parent against ".." walks through it */
+		pair_call(&c[0], FZ_MKDIR, "b/a", NULL, tg);
+		pair_call(&c[1], FZ_RENAME, prng_below(r, 2) ? "b/a" : "b", prng_below(r, 2) ? "a/a" : "a/b",
+			  tg);
+		pair_call(&c[2], FZ_STAT, "b/a/..", NULL, other);
+		pair_call(&c[3], FZ_STAT, "a/a/../x", NULL, tg);
+		pair_call(&c[4], FZ_LSTAT, "b/a/../..", NULL, other);
+		n = 5;
+		break;
+	case 2:	/* a removed cwd left while the task's other threads walk from it */
+		pair_call(&c[0], FZ_CHDIR, "b", NULL, tg);
+		pair_call(&c[1], FZ_RMDIR, "/b", NULL, tg);
+		pair_call(&c[2], FZ_CHDIR, "..", NULL, tg);
+		pair_call(&c[3], FZ_STAT, "x", NULL, tg);
+		pair_call(&c[4], FZ_STAT, ".", NULL, tg);
+		pair_call(&c[5], FZ_STAT, "a", NULL, other);
+		n = 6;
+		setup = 2;
+		break;
+	case 3: {	/* an owner and a mode changing against walks by the other user */
+		/* Modes in which one class alone may search, and owners that
+		 * move the user between classes: a walk that mixed the old
+		 * owner with the new group (or a mode with the wrong owner)
+		 * then decides what no state of a decides. */
+		static const uint16_t one_class[] = { 0010, 0070, 0110, 0001 };
+		static const uint16_t owners[] = { FM_USER, FM_USER + 1, 0 };
+		static const uint16_t groups[] = { FM_USER_GROUP, FM_USER_GROUP + 1, 0 };
+		pair_call(&c[0], FZ_CHMOD, "a", NULL, tg);
+		c[0].flags = PICK(r, one_class);
+		for (unsigned i = 1; i < 5; i += 3) {	/* a chown, and another one back or on */
+			pair_call(&c[i], FZ_CHOWN, "a", NULL, tg);
+			c[i].flags = (int32_t)((uint32_t)PICK(r, owners) << 16 | PICK(r, groups));
+		}
+		pair_call(&c[2], FZ_STAT, "a/x", NULL, other);
+		pair_call(&c[3], FZ_STAT, "a/x", NULL, tg);
+		c[2].user = c[3].user = true;
+		n = 5;
+		break;
+	}
+	default:	/* the shrinker against walks and removals */
+		pair_call(&c[0], FZ_SHRINK, "", NULL, tg);
+		pair_call(&c[1], FZ_STAT, PICK(r, walks), NULL, other);
+		pair_call(&c[2], prng_below(r, 2) ? FZ_RMDIR : FZ_UNLINK, prng_below(r, 2) ? "b" : "a/x",
+			  NULL, tg);
+		pair_call(&c[3], FZ_STAT, "a/x", NULL, other);
+		n = 4;
+		setup = 0;
+		break;
+	}
+	for (unsigned i = 0; i < n; i++)
+		p->start[i] = i <= setup;
+	return n;
 }
 
 static void gen_prog(struct prng *r, struct prog *p)
 {
 	p->len = PROG_LEN;
 	unsigned left = 0, tstart = 0;
-	for (unsigned i = 0; i < p->len; i++) {
+	/* Half the programs start with a chosen race (gen_pair). */
+	for (unsigned i = prng_below(r, 2) ? gen_pair(r, p) : 0; i < p->len; i++) {
 		gen_call(r, &p->c[i]);
 		p->start[i] = left == 0;
 		if (p->start[i])
@@ -237,10 +361,24 @@ static unsigned type_of(uint32_t mode)
 static uint64_t kstat_aux(const struct kstat *st)
 {
 	unsigned t = type_of(st->mode);
-	return fm_stat_aux(t, st->nlink, t == FM_DIR ? 0 : (uint64_t)st->size);
+	return fm_stat_aux(t, st->nlink, t == FM_DIR ? 0 : (uint64_t)st->size, st->mode, st->uid, st->gid);
 }
 
-static void fz_exec(const struct fz_call *c, struct fz_result *r)
+static void fz_exec_as_is(const struct fz_call *c, struct fz_result *r);
+
+/* Run call c as its task and its user (the calling thread adopts them). */
+static void adopt_fs(struct task_fs *fs);
+static void fz_exec(const struct fuzz *f, struct group *g, const struct fz_call *c, struct fz_result *r)
+{
+	if (current_thread()->fs != g->fs[c->tg])
+		adopt_fs(g->fs[c->tg]);
+	const struct cred *old = c->user ? override_creds((struct cred *)get_cred(f->user)) : NULL;
+	fz_exec_as_is(c, r);
+	if (old)
+		revert_creds(old);
+}
+
+static void fz_exec_as_is(const struct fz_call *c, struct fz_result *r)
 {
 	char buf[512];
 	struct kstat st;
@@ -316,6 +454,19 @@ static void fz_exec(const struct fz_call *c, struct fz_result *r)
 		break;
 	case FZ_MOUNT:
 		ret = sys_mount(c->flags == 1 ? "slowfs" : "ramfs", c->a, c->flags == 1 ? "names=2" : NULL);
+		break;
+	case FZ_CHMOD:
+		ret = sys_chmod(c->a, (uint32_t)c->flags);
+		break;
+	case FZ_CHOWN:
+		ret = sys_chown(c->a, (uint32_t)c->flags >> 16, (uint32_t)c->flags & 0xffff);
+		break;
+	case FZ_SHRINK:
+		/* Everything unused goes: dentries the other calls stand on in
+		 * RCU mode, and the inodes behind them. */
+		dcache_shrink(~0u);
+		icache_shrink(~0u);
+		ret = 0;
 		break;
 	default:
 		ret = sys_umount(c->a);
@@ -458,12 +609,16 @@ static void group_setup(struct fuzz *f, struct group *g)
 	struct task_fs *home = task_fs_get_current();
 	ASSERT_EQ(task_fs_unshare(), 0);
 	ASSERT_EQ(sys_chdir(g->root), 0);
-	g->fs = task_fs_get_current();
-	unsigned long flags = spin_lock_irqsave(&g->fs->lock);
-	struct dentry *old = g->fs->root;
-	g->fs->root = dget(g->fs->cwd);	/* chroot */
-	spin_unlock_irqrestore(&g->fs->lock, flags);
+	struct task_fs *fs = g->fs[0] = task_fs_get_current();
+	unsigned long flags = spin_lock_irqsave(&fs->lock);
+	struct dentry *old = fs->root;
+	fs->root = dget(fs->cwd);	/* chroot (nobody else has fs yet) */
+	spin_unlock_irqrestore(&fs->lock, flags);
 	dput(old);
+	for (unsigned t = 1; t < FM_TASKS; t++) {	/* the other tasks: copies, as fork makes */
+		ASSERT_EQ(task_fs_unshare(), 0);
+		g->fs[t] = task_fs_get_current();
+	}
 	adopt_fs(home);
 	task_fs_put(home);
 }
@@ -491,8 +646,10 @@ static void collect_mount(const char *mp, const char *type, const char *options,
 static unsigned group_teardown(struct fuzz *f, struct group *g)
 {
 	unsigned bad = 0;
-	task_fs_put(g->fs);
-	g->fs = NULL;
+	for (unsigned t = 0; t < FM_TASKS; t++) {
+		task_fs_put(g->fs[t]);
+		g->fs[t] = NULL;
+	}
 	/* The dentries every time; the whole hash table now and then. */
 	bad += f->full_check ? vfs_check_invariants(g->root) :
 	       vfs_check_dentries(g->root) + vfs_check_links(g->root);
@@ -539,12 +696,11 @@ static void alone_cpu(unsigned cpu, void *arg)
 	struct group *g = &f->g[cpu];
 	if (!g->p.len)
 		return;
-	adopt_fs(g->fs);
 	struct fuzz_model *m = &g->cand[0];
 	fm_init(m);
 	for (unsigned i = 0; i < g->p.len && !g->failed; i++) {
 		struct fz_result want;
-		fz_exec(&g->p.c[i], &g->got[i]);
+		fz_exec(f, g, &g->p.c[i], &g->got[i]);
 		fm_apply(m, &g->p.c[i], &want);
 		if (!result_ok(&want, &g->got[i]) || m->full) {
 			g->failed = true;
@@ -560,6 +716,25 @@ static void alone_cpu(unsigned cpu, void *arg)
 	}
 }
 
+/* Calls that only look (no state changes): run again and again in a tuple. */
+static bool repeatable(const struct fz_call *c)
+{
+	return c->op == FZ_STAT || c->op == FZ_LSTAT || c->op == FZ_READLINK;
+}
+
+static void note_extra(struct group *g, unsigned i, const struct fz_result *r)
+{
+	if (r->ret == -ENOMEM)
+		return;	/* an injected failure: it changed nothing, as always */
+	for (unsigned x = 0; x < g->nextra[i]; x++)
+		if (g->extra[i][x].ret == r->ret && g->extra[i][x].aux == r->aux)
+			return;
+	if (g->nextra[i] < EXTRA_MAX)
+		g->extra[i][g->nextra[i]++] = *r;
+	else
+		g->extra_full[i] = true;
+}
+
 static void collide_cpu(unsigned cpu, void *arg)
 {
 	struct fuzz *f = arg;
@@ -567,9 +742,30 @@ static void collide_cpu(unsigned cpu, void *arg)
 	unsigned rank = cpu / f->ngroups;
 	if (g->failed || rank >= g->count)
 		return;
-	adopt_fs(g->fs);
-	for (unsigned j = rank; j < g->count; j += g->ncpus)
-		fz_exec(&g->p.c[g->first + j], &g->got[g->first + j]);
+	/* Now and then the tuple's allocations fail (every 3rd to 6th on
+	 * each CPU), so that error paths race too: a call that says ENOMEM
+	 * must have changed nothing (judge_tuple). */
+	if (f->injecting)
+		fault_inject_every(3 + (cpu + g->first) % 4);
+	unsigned last = 0;
+	for (unsigned j = rank; j < g->count; j += g->ncpus) {
+		const struct fz_call *c = &g->p.c[g->first + j];
+		fz_exec(f, g, c, &g->got[g->first + j]);
+		if (!repeatable(c))
+			__atomic_fetch_sub(&g->changing, 1, __ATOMIC_RELEASE);
+		last = j;
+	}
+	/* This CPU's last call, if it only looks, again while the others
+	 * change things: walkers arriving at every moment of a rename, an
+	 * umount, a chown (judged against every state of the order). */
+	const struct fz_call *c = &g->p.c[g->first + last];
+	for (unsigned n = 0; repeatable(c) && n < REPEAT_MAX &&
+			     __atomic_load_n(&g->changing, __ATOMIC_ACQUIRE); n++) {
+		struct fz_result r;
+		fz_exec(f, g, c, &r);
+		note_extra(g, g->first + last, &r);
+	}
+	fault_inject_every(0);
 }
 
 /*
@@ -579,13 +775,26 @@ static void collide_cpu(unsigned cpu, void *arg)
  * had since the tuple began (two chdirs at once may both succeed from the
  * old cwd, as in Linux).  fit_from tries each, depth first.
  */
+/* A stat whose walk found a node the order explains, but whose
+ * attributes were not that node's then: a stat copies them after its walk,
+ * so they may be of any later state the tuple passes through (the node's
+ * link count after a rename or rmdir inside it, its mode after a chmod). */
+struct late_stat {
+	int node;
+	uint64_t aux;              /* what the stat saw */
+	bool met;                  /* the node had it in some state since */
+};
+
 struct judge {
 	struct fuzz *f;
 	struct group *g;
 	const unsigned *perm;
+	struct late_stat late[TUPLE_MAX];
+	unsigned nlate;
+	const struct fuzz_model *states[TUPLE_MAX + 1];   /* this branch's, level by level */
 	struct fz_result want[TUPLE_MAX];
-	int cwds[TUPLE_MAX + 1];
-	unsigned ncwd, nnext;
+	int cwds[FM_TASKS][TUPLE_MAX + 1];   /* each task's cwds since the tuple began */
+	unsigned ncwd[FM_TASKS], nnext;
 	struct fuzz_model lvl[TUPLE_MAX];
 };
 
@@ -594,10 +803,90 @@ static bool relative(const struct fz_call *c)
 	return c->a[0] != '/' || c->b[0] != '/';
 }
 
+static void fit_next(struct judge *j, unsigned k, const struct fuzz_model *m);
+
+/* Try the rest of the order from state m, the k-th call next.  First the
+ * late stats that m satisfies (undone when this branch is left). */
 static void fit_from(struct judge *j, unsigned k, const struct fuzz_model *m)
 {
+	bool newly[TUPLE_MAX] = { false };
+	for (unsigned x = 0; x < j->nlate; x++)
+		if (!j->late[x].met && fm_node_aux(m, j->late[x].node) == j->late[x].aux)
+			j->late[x].met = newly[x] = true;
+	fit_next(j, k, m);
+	for (unsigned x = 0; x < j->nlate; x++)
+		if (newly[x])
+			j->late[x].met = false;
+}
+
+/* Whether stat c's result seen at level k (state m) is one of a walk that
+ * climbed a ".." after a rename moved what it stood in: the path before
+ * the ".." walked in an earlier state of this branch (fm_stat_split).
+ * *want is what that gives; *late whether only its attributes are of a
+ * later state (see late_stat). */
+static bool split_walk_fits(struct judge *j, unsigned k, const struct fuzz_model *m,
+			    const struct fz_call *c, const struct fz_result *got, struct fz_result *want,
+			    bool *late)
+{
+	if (c->op != FZ_STAT && c->op != FZ_LSTAT)
+		return false;
+	for (unsigned e = 0; e < k; e++)
+		for (unsigned n = 0; fm_stat_split(j->states[e], m, c, n, want); n++) {
+			*late = want->ret == 0 && got->ret == 0 && want->aux != got->aux;
+			if (result_ok(want, got) || *late)
+				return true;
+		}
+	return false;
+}
+
+/* Whether got, an extra run's result of looking call c, is what c gives
+ * in some state of this branch (states[0..count]) from some cwd its task
+ * had, with fit_next's allowances for a stat: attributes of a later
+ * state, a ".." climbed after a rename. */
+static bool extra_explained(struct judge *j, const struct fz_call *c, const struct fz_result *got)
+{
+	static struct fuzz_model now, early;	/* the judge runs on one thread */
+	unsigned count = j->g->count;
+	bool stat = c->op == FZ_STAT || c->op == FZ_LSTAT;
+	for (unsigned i = 0; i <= count; i++)
+		for (unsigned w = 0; w < j->ncwd[c->tg]; w++) {
+			int cwd = j->cwds[c->tg][w];
+			if (j->states[i]->n[cwd].type != FM_DIR)
+				continue;
+			memcpy(&now, j->states[i], sizeof(now));
+			now.t[c->tg].cwd = cwd;
+			struct fz_result want;
+			fm_apply(&now, c, &want);
+			if (result_ok(&want, got))
+				return true;
+			for (unsigned l = i; stat && want.ret == 0 && got->ret == 0 && l <= count; l++)
+				if (fm_node_aux(j->states[l], want.node) == got->aux)
+					return true;
+			for (unsigned e = 0; stat && e < i; e++) {
+				if (j->states[e]->n[cwd].type != FM_DIR)
+					continue;
+				memcpy(&early, j->states[e], sizeof(early));
+				early.t[c->tg].cwd = cwd;
+				for (unsigned n = 0; fm_stat_split(&early, j->states[i], c, n, &want); n++)
+					if (result_ok(&want, got))
+						return true;
+			}
+		}
+	return false;
+}
+
+static void fit_next(struct judge *j, unsigned k, const struct fuzz_model *m)
+{
 	struct group *g = j->g;
+	j->states[k] = m;
 	if (k == g->count) {
+		for (unsigned x = 0; x < j->nlate; x++)
+			if (!j->late[x].met)
+				return;
+		for (unsigned i = g->first; i < g->first + g->count; i++)
+			for (unsigned x = 0; x < g->nextra[i]; x++)
+				if (!extra_explained(j, &g->p.c[i], &g->extra[i][x]))
+					return;
 		fm_render(m, j->f->mtree, sizeof(j->f->mtree));
 		if (strcmp(j->f->mtree, j->f->tree))
 			return;
@@ -612,18 +901,34 @@ static void fit_from(struct judge *j, unsigned k, const struct fuzz_model *m)
 	const struct fz_call *c = &g->p.c[i];
 	struct fuzz_model *to = &j->lvl[k];
 	struct fz_result *want = &j->want[j->perm[k]];
-	unsigned choices = relative(c) ? j->ncwd : 1;
-	for (unsigned w = 0; w < choices; w++) {
+	if (j->f->injecting && g->got[i].ret == -ENOMEM) {
+		/* An allocation failed on purpose: the call must have changed
+		 * nothing, as if it had not been made. */
+		*want = g->got[i];
+		fit_from(j, k + 1, m);
+		return;
+	}
+	int *cwds = j->cwds[c->tg];
+	unsigned choices = relative(c) ? j->ncwd[c->tg] : 1;
+	/* rename and link walk two paths, reading the cwd for each: the
+	 * second may start from a later cwd than the first. */
+	bool two = (c->op == FZ_RENAME || c->op == FZ_LINK) && c->a[0] != '/' && c->b[0] != '/';
+	for (unsigned pair = 0; pair < choices * choices; pair++) {
+		unsigned w = pair / choices, w2 = pair % choices;
+		if (w2 < w || (w2 != w && !two))
+			continue;
 		memcpy(to, m, sizeof(*to));
-		int now = to->cwd;
+		struct fm_task *t = &to->t[c->tg];
+		int now = t->cwd;
 		if (choices > 1) {
-			if (to->n[j->cwds[w]].type != FM_DIR)
+			if (to->n[cwds[w]].type != FM_DIR || to->n[cwds[w2]].type != FM_DIR)
 				continue;	/* freed since */
-			to->cwd = j->cwds[w];
-			/* The process's cwd is still now: a call from an older cwd
-			 * (rmdir("b") from "/" while chdir("b") moved the process
+			t->cwd = cwds[w];
+			to->second_cwd = w2 != w ? cwds[w2] : -1;
+			/* The task's cwd is still now: a call from an older cwd
+			 * (rmdir("b") from "/" while chdir("b") moved the task
 			 * into b) must not free it. */
-			to->pin = now;
+			t->pin = now;
 		}
 		if (c->op == FZ_UMOUNT && g->count > 1 && g->got[i].ret == -EBUSY) {
 			/* Busy for a moment because another call of the tuple was
@@ -636,22 +941,30 @@ static void fit_from(struct judge *j, unsigned k, const struct fuzz_model *m)
 				fit_from(j, k + 1, to);
 				continue;
 			}
-			to->cwd = choices > 1 ? j->cwds[w] : now;
-			to->pin = choices > 1 ? now : -1;
+			t->cwd = choices > 1 ? cwds[w] : now;
+			t->pin = choices > 1 ? now : -1;
 		}
 		fm_apply(to, c, want);
-		to->pin = -1;
+		t->pin = -1;
+		to->second_cwd = -1;
 		bool moved = c->op == FZ_CHDIR && want->ret == 0;
 		if (!moved && to->n[now].type == FM_DIR)
-			to->cwd = now;
-		if (!result_ok(want, &g->got[i]) || to->full)
+			t->cwd = now;
+		bool late = (c->op == FZ_STAT || c->op == FZ_LSTAT) && want->ret == 0 &&
+			    g->got[i].ret == 0 && want->aux != g->got[i].aux;
+		if ((!result_ok(want, &g->got[i]) && !late &&
+		     !split_walk_fits(j, k, to, c, &g->got[i], want, &late)) || to->full)
 			continue;
-		bool pushed = moved && j->ncwd <= TUPLE_MAX;
+		if (late)
+			j->late[j->nlate++] = (struct late_stat){ want->node, g->got[i].aux, false };
+		bool pushed = moved && j->ncwd[c->tg] <= TUPLE_MAX;
 		if (pushed)
-			j->cwds[j->ncwd++] = to->cwd;
+			cwds[j->ncwd[c->tg]++] = t->cwd;
 		fit_from(j, k + 1, to);
 		if (pushed)
-			j->ncwd--;
+			j->ncwd[c->tg]--;
+		if (late)
+			j->nlate--;
 	}
 }
 
@@ -702,8 +1015,11 @@ static void judge_tuple(struct fuzz *f, struct group *g)
 				firstp = false;
 			}
 			j.perm = perm;
-			j.cwds[0] = g->cand[c].cwd;
-			j.ncwd = 1;
+			j.nlate = 0;
+			for (unsigned t = 0; t < FM_TASKS; t++) {
+				j.cwds[t][0] = g->cand[c].t[t].cwd;
+				j.ncwd[t] = 1;
+			}
 			fit_from(&j, 0, &g->cand[c]);
 		} while (next_perm(perm, g->count));
 	}
@@ -715,10 +1031,15 @@ static void judge_tuple(struct fuzz *f, struct group *g)
 			kprintf("    # colliding, calls %u..%u: no order of them gives what was seen:\n",
 				g->first, g->first + g->count - 1);
 			for (unsigned k = 0; k < g->count; k++) {
+				unsigned i = g->first + k;
 				char call[96], a[48];
-				fz_call_str(&g->p.c[g->first + k], call, sizeof(call));
-				result_str(&g->got[g->first + k], a, sizeof(a));
+				fz_call_str(&g->p.c[i], call, sizeof(call));
+				result_str(&g->got[i], a, sizeof(a));
 				kprintf("    #   %s = %s\n", call, a);
+				for (unsigned x = 0; x < g->nextra[i]; x++) {
+					result_str(&g->extra[i][x], a, sizeof(a));
+					kprintf("    #     and, run again meanwhile, = %s\n", a);
+				}
 			}
 			kprintf("    #   tree: %s\n", f->tree);
 			unsigned perm[TUPLE_MAX] = { 0, 1, 2, 3 };
@@ -773,15 +1094,28 @@ static bool run_phase(struct fuzz *f, bool collide)
 			if (!more)
 				break;
 			/* Half the tuples start with the unused dentries evicted,
-			 * so that their lookups miss and race in the slow path. */
+			 * so that their lookups miss and race in the slow path;
+			 * a quarter run with allocations failing. */
 			if (f->evict & 1)
 				dcache_shrink(~0u);
 			f->evict = f->evict >> 1 | (f->evict & 1) << 31;
+			f->injecting = (f->inject & 3) == 0;
+			f->inject = f->inject >> 2 | (f->inject & 3) << 30;
+			for (unsigned i = 0; i < f->ngroups; i++) {
+				struct group *g = &f->g[i];
+				g->changing = 0;
+				for (unsigned k = 0; k < g->count; k++) {
+					g->changing += !repeatable(&g->p.c[g->first + k]);
+					g->nextra[g->first + k] = 0;
+					g->extra_full[g->first + k] = false;
+				}
+			}
 			ktest_run_on_all_cpus(collide_cpu, f);
 			for (unsigned i = 0; i < f->ngroups; i++)
 				if (f->g[i].count && !f->g[i].failed)
 					judge_tuple(f, &f->g[i]);
 		}
+		f->injecting = false;
 	}
 	for (unsigned i = 0; i < f->ngroups; i++) {
 		struct group *g = &f->g[i];
@@ -846,6 +1180,16 @@ static void minimize(struct fuzz *f, unsigned gi, bool collide)
 		"passed this time (a narrow race): the full program is the reproducer");
 }
 
+/* FM_USER's credentials, for the calls it makes (fz_exec). */
+static void make_user(struct fuzz *f)
+{
+	f->user = prepare_creds();
+	ASSERT_NOT_NULL(f->user);
+	f->user->uid = f->user->gid = FM_USER;
+	f->user->ngroups = 1;
+	f->user->groups[0] = FM_USER_GROUP;
+}
+
 /* On a disk a process's root is a directory, not a mounted root as the
  * model has it (umount of it says EINVAL, not EBUSY; a mount on it works):
  * its programs make no mount or umount calls. */
@@ -866,6 +1210,7 @@ static void colliding_fuzz_on(struct block_device *bdev, unsigned long rounds)
 		sandbox_enter(&s, "fuzz");
 	static struct fuzz f;
 	memset(&f, 0, sizeof(f));
+	make_user(&f);
 	f.ngroups = ncpus >= 2 ? ncpus / 2 : 1;
 	f.verbose = true;
 	f.on_disk = bdev != NULL;
@@ -897,11 +1242,12 @@ static void colliding_fuzz_on(struct block_device *bdev, unsigned long rounds)
 				no_mounts(&r, &f.g[i].p);
 		}
 		f.evict = (uint32_t)prng_next(&r);
+		f.inject = (uint32_t)prng_next(&r);
 		static struct prog saved[GROUPS_MAX];
 		for (unsigned i = 0; i < f.ngroups; i++)
 			saved[i] = f.g[i].p;
 		for (int phase = 0; phase < 2 && !failures; phase++) {
-			f.full_check = phase == 1 && (round % 16 == 0 || round + 1 == fuzz_rounds);
+			f.full_check = phase == 1 && (round % 16 == 0 || round + 1 == rounds);
 			if (!run_phase(&f, phase == 1) &&
 			    dcache_live() == dentries && icache_live() == inodes && files_live() == files)
 				continue;
@@ -936,6 +1282,7 @@ static void colliding_fuzz_on(struct block_device *bdev, unsigned long rounds)
 		if (!bdev)
 			ASSERT_EQ(sys_rmdir(f.g[i].path), 0);
 	}
+	put_cred(f.user);
 	sandbox_leave(&s);
 }
 
@@ -977,6 +1324,7 @@ static void model_agrees_on_known_programs(void)
 	sandbox_enter(&s, "fuzzknown");
 	static struct fuzz f;
 	memset(&f, 0, sizeof(f));
+	make_user(&f);
 	f.ngroups = 1;
 	f.verbose = true;
 	struct group *g = &f.g[0];
@@ -1004,6 +1352,7 @@ static void model_agrees_on_known_programs(void)
 	kfree(g->cand);
 	kfree(g->next);
 	ASSERT_EQ(sys_rmdir(g->path), 0);
+	put_cred(f.user);
 	sandbox_leave(&s);
 }
 

@@ -12,6 +12,10 @@ expect 0 -u 65534 -g 65534 chown f -1 -1
 expect 0 -u 65534 -g 65534 chown f -1 65533
 expect 0 -u 65534 -g 65534,65532 chown f -1 65532
 expect 65534,65532 stat f uid,gid
+# A group list as pjdfstest splits it: empty entries are skipped.
+expect 0 -u 65534 -g 65534,,65531, chown f -1 65531
+expect 65534,65531 stat f uid,gid
+expect 0 -u 65534 -g 65534,65532 chown f -1 65532
 expect EPERM -u 65534 -g 65534 chown f -1 65531
 expect EPERM -u 65533 -g 65533,65532 chown f -1 65533
 expect EPERM -u 65533 -g 65533 chown f 65533 65533

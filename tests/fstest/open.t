@@ -20,6 +20,14 @@ expect EISDIR open d O_RDWR
 expect EISDIR open d O_CREAT,O_WRONLY 0644
 expect EEXIST open d O_CREAT,O_EXCL,O_RDONLY 0644
 expect ENOTDIR open f O_RDONLY,O_DIRECTORY
+# Flag lists as pjdfstest writes them: an empty name (a trailing, leading
+# or doubled comma) is skipped; pjdfstest's own open/06.t ends O_RDONLY with one.
+expect 0 open f O_RDONLY,
+expect 0 open d O_RDONLY,O_DIRECTORY,
+expect ENOTDIR open f ,O_RDONLY,,O_DIRECTORY
+expect 0 open f O_WRONLY,,O_TRUNC
+expect 0 stat f size
+expect 0 open comma O_CREAT,O_EXCL,|O_WRONLY, 0644 : unlink comma
 expect ENOTDIR open f/ O_RDONLY
 expect ENOTDIR open f/x O_RDONLY
 expect EISDIR open newfile/ O_CREAT,O_WRONLY 0644

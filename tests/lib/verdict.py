@@ -7,11 +7,17 @@ import re
 
 from tests.lib.ktap import consistency_problems
 
+BETWEEN_CASES = re.compile(r"# ktest: (\d+) check\(s\) failed while no case was running")
+
+
 def verdict_problems(k, verdict, status_message):
     failed = len(k.failed())
     problems = []
     if failed:
         problems.append(f"{failed} test case{'s' if failed != 1 else ''} failed")
+    for line in k.lines:
+        if m := BETWEEN_CASES.search(line):
+            problems.append(f"{m.group(1)} check(s) failed between cases (a KCSAN report?)")
     # A reported failure with failing cases is consistent: nothing more to say.
     if verdict != "pass" and not (verdict == "fail" and failed):
         problems.append(status_message)

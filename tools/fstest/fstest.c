@@ -120,27 +120,39 @@ static const struct { const char *name; int flag; } open_flags[] = {
 	{ "O_DIRECTORY", O_DIRECTORY }, { "O_NOFOLLOW", O_NOFOLLOW }, { "O_CLOEXEC", O_CLOEXEC },
 };
 
+/* The next word of a list at *p whose words are separated by any of the
+ * characters in seps, as pjdfstest's strtok splits its lists: empty words
+ * (a trailing, leading or doubled separator) are skipped; its own tests
+ * write "O_RDONLY," with a trailing comma.  Returns the word and its
+ * length in *len and moves *p past it, or NULL at the end. */
+static const char *next_word(const char **p, const char *seps, size_t *len)
+{
+	while (**p && strchr(seps, **p))
+		(*p)++;
+	const char *w = *p;
+	while (**p && !strchr(seps, **p))
+		(*p)++;
+	*len = (size_t)(*p - w);
+	return *len ? w : NULL;
+}
+
 /* "O_WRONLY,O_CREAT" (',' or '|' between names; "none" or "0" for none). */
 static long flags_arg(struct fst *f, const char *s, int *out)
 {
 	*out = 0;
 	if (strcmp(s, "none") == 0 || strcmp(s, "0") == 0)
 		return 0;
-	for (const char *p = s;;) {
-		size_t len = 0;
-		while (p[len] && p[len] != ',' && p[len] != '|')
-			len++;
+	size_t len;
+	for (const char *p = s, *w; (w = next_word(&p, ",|", &len));) {
 		unsigned i, n = sizeof(open_flags) / sizeof(open_flags[0]);
 		for (i = 0; i < n; i++)
-			if (strlen(open_flags[i].name) == len && strncmp(open_flags[i].name, p, len) == 0)
+			if (strlen(open_flags[i].name) == len && strncmp(open_flags[i].name, w, len) == 0)
 				break;
 		if (i == n)
 			return usage(f, "unknown open flag in", s);
 		*out |= open_flags[i].flag;
-		if (!p[len])
-			return 0;
-		p += len + 1;
 	}
+	return 0;
 }
 
 /* ---- the calls: a[0..n-1] are the arguments ------------------------- */
@@ -540,22 +552,19 @@ static long parse_options(struct fst *f, int argc, char **argv, int *next, struc
 		int64_t x;
 		if (opt == 'g') {
 			cr->ngroups = 0;
-			for (const char *p = v;;) {
+			size_t len;
+			for (const char *p = v, *w; (w = next_word(&p, ",", &len));) {
 				char word[24];
-				size_t len = 0;
-				while (p[len] && p[len] != ',')
-					len++;
-				if (len == 0 || len >= sizeof(word) || cr->ngroups == FSO_NGROUPS)
+				if (len >= sizeof(word) || cr->ngroups == FSO_NGROUPS)
 					return usage(f, "bad group list:", v);
-				memcpy(word, p, len);
+				memcpy(word, w, len);
 				word[len] = '\0';
 				if (!parse_num(word, &x) || x < 0 || x > 0xfffffffe)
 					return usage(f, "bad group list:", v);
 				cr->groups[cr->ngroups++] = (uint32_t)x;
-				if (!p[len])
-					break;
-				p += len + 1;
 			}
+			if (cr->ngroups == 0)	/* pjdfstest would take an unset group */
+				return usage(f, "bad group list:", v);
 		} else if (!parse_num(v, &x) || x < 0 || x > (opt == 'U' ? 0777 : 0xfffffffe)) {
 			return usage(f, opt == 'U' ? "bad umask:" : "bad uid:", v);
 		} else if (opt == 'u') {
