@@ -57,7 +57,7 @@ static long do_read(int fd, uint64_t ubuf, size_t count, int64_t off)
 	if (r < 0 || count == 0)
 		return r;
 	size_t step = count < BOUNCE ? count : BOUNCE;
-	if (clear_user(ubuf, step))	/* the buffer must be writable first */
+	if (fault_in_writeable(ubuf, step))	/* writable before anything is consumed */
 		return -EFAULT;
 	char *buf = bounce_get(step);
 	if (!buf)
@@ -224,7 +224,7 @@ long x64_getdents64(struct trap_frame *r)
 	long got = sys_getdents((int)ARG1(r), NULL, 0);
 	if (got < 0 && got != -EINVAL)
 		return got;
-	if (clear_user(ARG2(r), n))	/* before any entry is consumed */
+	if (fault_in_writeable(ARG2(r), n))	/* before any entry is consumed */
 		return -EFAULT;
 	char *buf = bounce_get(n ? n : 1);
 	if (!buf)
