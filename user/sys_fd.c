@@ -5,7 +5,9 @@
  * step, so the VFS (and its locks) never touches user memory: a fault is
  * taken only here, with no lock held.  Linux's order of errors is kept:
  * the descriptor is checked first (a zero-length call of the same kind:
- * EBADF, EISDIR, EINVAL), then the buffer (EFAULT, nothing consumed).
+ * EBADF, EISDIR, EINVAL), then the buffer (EFAULT, nothing consumed);
+ * the zero-length call that finds the first is made only when the count
+ * is 0 or the buffer is bad (rw_check), so a good call takes the file once.
  * A read or write longer than BOUNCE is done in steps, and stops at the
  * first short one; each step is atomic as the VFS makes it.
  */
@@ -50,19 +52,32 @@ static void sigpipe_on_epipe(long r)
 		send_signal_thread(current_thread(), SIGPIPE);
 }
 
+/* The descriptor's own error for a read or write (off < 0: at the file
+ * position), from a call of zero bytes: 0 if it has none.  Asked only when
+ * the count is 0 or the buffer is bad, so that a bad descriptor still
+ * wins over a bad buffer, as in Linux, and a good call takes the file once. */
+static long rw_check(int fd, int64_t off, bool write)
+{
+	if (write)
+		return off < 0 ? sys_write(fd, NULL, 0) : sys_pwrite(fd, NULL, 0, off);
+	return off < 0 ? sys_read(fd, NULL, 0) : sys_pread(fd, NULL, 0, off);
+}
+
 /* read, pread: off < 0 for the file position. */
 static long do_read(int fd, uint64_t ubuf, size_t count, int64_t off)
 {
-	long r = off < 0 ? sys_read(fd, NULL, 0) : sys_pread(fd, NULL, 0, off);
-	if (r < 0 || count == 0)
-		return r;
+	if (count == 0)
+		return rw_check(fd, off, false);
 	size_t step = count < BOUNCE ? count : BOUNCE;
-	if (fault_in_writeable(ubuf, step))	/* writable before anything is consumed */
-		return -EFAULT;
+	if (fault_in_writeable(ubuf, step)) {	/* writable before anything is consumed */
+		long r = rw_check(fd, off, false);
+		return r < 0 ? r : -EFAULT;
+	}
 	char *buf = bounce_get(step);
 	if (!buf)
 		return -ENOMEM;
 	size_t done = 0;
+	long r = 0;
 	while (done < count) {
 		size_t n = count - done < step ? count - done : step;
 		r = off < 0 ? sys_read(fd, buf, n) : sys_pread(fd, buf, n, off + (int64_t)done);
@@ -82,8 +97,8 @@ static long do_read(int fd, uint64_t ubuf, size_t count, int64_t off)
 
 static long do_write(int fd, uint64_t ubuf, size_t count, int64_t off)
 {
-	long r = off < 0 ? sys_write(fd, NULL, 0) : sys_pwrite(fd, NULL, 0, off);
-	if (r < 0 || count == 0) {
+	if (count == 0) {
+		long r = rw_check(fd, off, true);
 		sigpipe_on_epipe(r);
 		return r;
 	}
@@ -92,10 +107,12 @@ static long do_write(int fd, uint64_t ubuf, size_t count, int64_t off)
 	if (!buf)
 		return -ENOMEM;
 	size_t done = 0;
+	long r = 0;
 	while (done < count) {
 		size_t n = count - done < step ? count - done : step;
 		if (copy_from_user(buf, ubuf + done, n)) {
-			r = -EFAULT;
+			r = done ? -EFAULT : rw_check(fd, off, true);
+			r = r < 0 ? r : -EFAULT;
 			break;
 		}
 		r = off < 0 ? sys_write(fd, buf, n) : sys_pwrite(fd, buf, n, off + (int64_t)done);

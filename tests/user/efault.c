@@ -7,19 +7,24 @@
  * exits 0 too.  Then the kernel's check that a buffer is writable (done
  * before anything is consumed): a read into a read-only page fails and
  * leaves the pipe's byte for the next read, and a short read or
- * getdents64 changes no byte of the buffer past what it returned.
+ * getdents64 changes no byte of the buffer past what it returned.  And
+ * the order of errors: a bad descriptor (EBADF, or ESPIPE for pread and
+ * pwrite on a pipe) wins over a bad buffer, ESPIPE over the access mode.
  */
 #include "ulib.h"
 
+#define EBADF 9
 #define EFAULT 14
+#define ESPIPE 29
 static const long bad[] = { 0, 0x1000, (long)0xffff800000000000UL, (long)0x8000000000000000UL,
 			    (long)0xffffffff80000000UL };
 #define NBAD (sizeof(bad) / sizeof(bad[0]))
 static int misses;
 
-static void check(const char *what, long bad_ptr, long r)
+/* r must be -want; else a line "miss: WHAT ptr P gave R". */
+static void expect(const char *what, long bad_ptr, long r, long want)
 {
-	if (r == -EFAULT)
+	if (r == -want)
 		return;
 	char buf[24];
 	puts_fd(1, "miss: ");
@@ -30,6 +35,11 @@ static void check(const char *what, long bad_ptr, long r)
 	puts_fd(1, utoa(r, buf));
 	puts_fd(1, "\n");
 	misses++;
+}
+
+static void check(const char *what, long bad_ptr, long r)
+{
+	expect(what, bad_ptr, r, EFAULT);
 }
 
 /* n bytes of buf past the first `from` still hold c? */
@@ -69,6 +79,14 @@ static void buffer_checks(long rfile)
 	char c = 0;
 	if (sys3(SYS_read, p[0], &c, 1) != 1 || c != 'y')
 		check("the pipe's byte after the refused read", c, 0);
+	long bad_buf = 0x1000, wfile = sys3(SYS_open, "efault-f", 01 /* O_WRONLY */, 0);
+	expect("read, closed descriptor and bad buffer", 999, sys3(SYS_read, 999, bad_buf, 1), EBADF);
+	expect("read, write-only file and bad buffer", wfile, sys3(SYS_read, wfile, bad_buf, 1), EBADF);
+	expect("write, read-only file and bad buffer", rfile, sys3(SYS_write, rfile, bad_buf, 1), EBADF);
+	expect("pread, pipe and bad buffer", p[0], sys4(SYS_pread64, p[0], bad_buf, 1, 0), ESPIPE);
+	expect("pwrite, pipe's read end", p[0], sys4(18 /* pwrite64 */, p[0], "z", 1, 0), ESPIPE);
+	expect("pread, closed descriptor, no bytes", 999, sys4(SYS_pread64, 999, buf, 0, 0), EBADF);
+	sys1(SYS_close, wfile);
 	sys1(SYS_close, p[0]);
 	sys1(SYS_close, p[1]);
 }
