@@ -3,7 +3,7 @@
 
   tests/bench_linux.py --elf build/release/smpvfs.elf --linux build/linux
                        --progs build/lb-progs --spawnbench build/user-progs/spawnbench
-                       [--smp 4] [--mem 2G] [--reps 3] [--linux-kargs WORDS] [--quick]
+                       [--smp 4] [--mem 2G] [--reps 3] [--linux-kargs WORDS] [--size full|short|quick]
   tests/bench_linux.py --parse DIR    the tables again from a run's logs
 
 Boots smpvfs's release kernel and Debian's linux-image-amd64 (unpacked in
@@ -73,17 +73,20 @@ BOOT_TIMEOUT = 1200
 class Params:
     """The workloads' sizes (bench/linux/run.sh reads them from params.sh)."""
 
-    def __init__(self, quick, count=False):
+    def __init__(self, size, count=False):
+        """size: "full"; "short", workloads 1, 2 and 5 at a tenth of their
+        iterations (a loaded host), 3 and 4 at every T and N; "quick", a
+        check that it all runs."""
         self.mode = "count" if count else "rates"
         self.count_reps = 20
         self.stat_threads = [1, 2, 3, 4]
-        self.cpu_runs = 1 if quick else 3     # rounds of workloads 1 and 2 per boot
-        self.stat_iters = 2000 if quick else 20000
-        self.file_iters = 1000 if quick else 10000
-        self.cold_threads = [1, 2, 4] if quick else [1, 2, 4, 8, 16]
+        self.cpu_runs = {"quick": 1, "short": 2}.get(size, 3)   # rounds of workloads 1 and 2 per boot
+        self.stat_iters = 20000 if size == "full" else 2000
+        self.file_iters = 10000 if size == "full" else 1000
+        self.cold_threads = [1, 2, 4] if size == "quick" else [1, 2, 4, 8, 16]
         self.cold_k = 4
-        self.walk_threads = [4] if quick else [1, 4, 16]
-        self.spawn_n = 10 if quick else 100
+        self.walk_threads = [4] if size == "quick" else [1, 4, 16]
+        self.spawn_n = {"quick": 10, "short": 30}.get(size, 100)
 
     def disks(self):
         """(role, image name or None for the empty target) in the order they
@@ -618,7 +621,9 @@ def main():
     parser.add_argument("--mem", default="2G")
     parser.add_argument("--reps", type=int, default=3, help="boots of each kernel")
     parser.add_argument("--linux-kargs", default="", help="more words for Linux's command line")
-    parser.add_argument("--quick", action="store_true", help="small sizes: a check that it all runs")
+    parser.add_argument("--size", choices=("full", "short", "quick"), default="full",
+                        help="short: workloads 1, 2 and 5 at a tenth of their iterations (for a loaded "
+                             "host); quick: small sizes, a check that it all runs")
     parser.add_argument("--count", action="store_true",
                         help="instruction counts per call instead: one boot of each at -smp 1 "
                              "under the QEMU plugin tools/conflicts/conflicts.so")
@@ -637,7 +642,7 @@ def main():
         die(f"{show(args.linux)}/version missing: run make linux-kernel (or make deps) first")
     if not 1 <= args.reps <= 50:
         die("--reps must be between 1 and 50")
-    params = Params(args.quick, args.count)
+    params = Params(args.size, args.count)
     if args.count:
         if not args.plugin.exists():
             die(f"{show(args.plugin)} missing: make {show(args.plugin)}")
@@ -649,7 +654,7 @@ def main():
     cpio, facts = build_initramfs(args, params, work)
     print(f"bench-linux: smpvfs {show(args.elf)} and Debian's Linux {facts['version']} "
           f"(modules: {', '.join(Path(m).stem for m in facts['modules'])}), -smp {args.smp} -m {args.mem}, "
-          f"TCG, {args.reps} boots each, alternating; initramfs {show(cpio)}", flush=True)
+          f"TCG, {args.reps} boots each, alternating, size {args.size}; initramfs {show(cpio)}", flush=True)
     boots = []
     for kernel, rep in order(args.reps):
         rec = boot(kernel, rep, args, params, cpio, facts, work)
@@ -670,7 +675,7 @@ def main():
         return 0
     result = {"generated": started, "host": host, "smp": args.smp, "mem": args.mem, "accel": "tcg",
               "linux": facts["version"], "linux_kargs": LINUX_KARGS + " " + args.linux_kargs,
-              "smpvfs_kargs": SMPVFS_KARGS, "elf": show(args.elf), "quick": args.quick,
+              "smpvfs_kargs": SMPVFS_KARGS, "elf": show(args.elf), "size": args.size,
               "boots": boots}
     failed = [b for b in boots if b["problems"]]
     if failed:
