@@ -415,7 +415,7 @@ bench: check-tools
 # kernel in turn, in the same QEMU (-smp SMP, MEM, TCG) with the same
 # nbdkit disks, BENCH_REPS boots of each, alternating; tests/bench_linux.py
 # checks both kernels' results, then prints smpvfs's rate, Linux's, the
-# ratio and the disks' read counts (build/bench/linux.json, linux.png;
+# ratio and the disks' read counts (build/bench/linux-smpN.json and .png;
 # docs/BENCHMARKS.md section 10).  Not part of make test (about 10
 # minutes at the default 3 repetitions on a quiet host); BENCH_SIZE=short
 # runs workloads 1, 2 and 5 at a tenth of their iterations.

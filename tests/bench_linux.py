@@ -33,7 +33,7 @@ This is a driver of its own, beside tests/bench.py (make bench boots one
 kernel once; this one boots two kernels many times and compares them); it
 reuses tests/lib (QEMU, nbdkit disks, ext2 images) and tests/bench.py's
 images, slow-store counter and plot set-up.  Outputs: the tables on the
-terminal, build/bench/linux.json, build/bench/linux.png, and the serial
+terminal, build/bench/linux-smpN.json, build/bench/linux-smpN.png (N: -smp), and the serial
 logs and nbdkit logs in build/bench/linux/.
 """
 
@@ -558,14 +558,14 @@ def print_table(rows, boots):
               f"{hot} hot pages (> 4096 stores) in all")
 
 
-def plot(rows, out, subtitle):
+def plot(rows, out, subtitle, stem):
     term = gnuplot_terminal() if shutil.which("gnuplot") else None
     if not term:
         print("bench-linux: gnuplot (with a png terminal) not found: no plot")
         return None
-    dat = out / "linux.dat"
+    dat = out / f"{stem}.dat"
     dat.write_text("".join(f"{i} {r['ratio']:.4f} \"{r['label']}\"\n" for i, r in enumerate(rows)))
-    png = out / "linux.png"
+    png = out / f"{stem}.png"
     script = f"""set terminal {term} noenhanced
 set output '{png}'
 set title "smpvfs / Linux, the same static programs in the same QEMU (TCG)\\n{subtitle}"
@@ -574,8 +574,8 @@ set ylabel "rate ratio smpvfs / Linux (log scale)"; set logscale y 2
 set xtics rotate by -40 font ",8"; set key off; set bmargin 12
 plot '{dat}' using 1:2:xtic(3) with boxes, 1 with lines dt 2 lc black
 """
-    (out / "linux.gp").write_text(script)
-    proc = subprocess.run(["gnuplot", str(out / "linux.gp")], capture_output=True, text=True)
+    (out / f"{stem}.gp").write_text(script)
+    proc = subprocess.run(["gnuplot", str(out / f"{stem}.gp")], capture_output=True, text=True)
     if proc.returncode != 0:
         print(f"bench-linux: gnuplot failed: {proc.stderr.strip()}")
         return None
@@ -629,7 +629,7 @@ def main():
                              "under the QEMU plugin tools/conflicts/conflicts.so")
     parser.add_argument("--plugin", type=Path, default=REPO / "build" / "conflicts" / "conflicts.so")
     parser.add_argument("--out", type=Path, default=OUT)
-    parser.add_argument("--parse", type=Path, metavar="JSON", help="print the tables of a saved linux.json")
+    parser.add_argument("--parse", type=Path, metavar="JSON", help="print the tables of a saved linux-smpN.json")
     args = parser.parse_args()
     out = args.out
     out.mkdir(parents=True, exist_ok=True)
@@ -677,19 +677,20 @@ def main():
               "linux": facts["version"], "linux_kargs": LINUX_KARGS + " " + args.linux_kargs,
               "smpvfs_kargs": SMPVFS_KARGS, "elf": show(args.elf), "size": args.size,
               "boots": boots}
+    stem = f"linux-smp{args.smp}"
     failed = [b for b in boots if b["problems"]]
     if failed:
         result["rows"] = []
-        (out / "linux.json").write_text(json.dumps(result, indent=1) + "\n")
+        (out / f"{stem}.json").write_text(json.dumps(result, indent=1) + "\n")
         print(f"bench-linux: {len(failed)} boots failed their checks: no figures (see above; "
-              f"{show(out / 'linux.json')})")
+              f"{show(out / (stem + '.json'))})")
         return 1
     rows = summarize(boots, params, facts)
     result["rows"] = rows
-    (out / "linux.json").write_text(json.dumps(result, indent=1) + "\n")
+    (out / f"{stem}.json").write_text(json.dumps(result, indent=1) + "\n")
     print_table(rows, boots)
-    png = plot(rows, out, f"{args.smp} vCPUs, {facts['version']}, {started}")
-    print(f"bench-linux: wrote {show(out / 'linux.json')}" + (f" and {show(png)}" if png else ""))
+    png = plot(rows, out, f"{args.smp} vCPUs, {facts['version']}, {started}", stem)
+    print(f"bench-linux: wrote {show(out / (stem + '.json'))}" + (f" and {show(png)}" if png else ""))
     print(f"bench-linux: host load average {host['load_before'][0]:.2f} before, "
           f"{host['load_after'][0]:.2f} after")
     return 0
