@@ -269,6 +269,39 @@ static void shrinker_and_flusher(void)
 	kprintf("    # HOSTCHECK pattern cold %lu %u\n", first * SECTORS_PER_BLOCK, N * SECTORS_PER_BLOCK);
 }
 
+/* The LRU is lazy (buffers stay on it while in use): a buffer found again
+ * since the shrinker's last pass gets a second chance, so the oldest one
+ * nobody asked for again goes first; a buffer in use survives even a
+ * shrink of everything. */
+static void shrinker_second_chance(void)
+{
+	struct block_device *b = test_disk_or_skip("cold");
+	bcache_shrink(~0u);
+	for (uint64_t k = 310; k < 313; k++) {
+		struct buffer_head *bh = __bread(b, k, BS);
+		ASSERT_FALSE(IS_ERR(bh));
+		brelse(bh);
+	}
+	struct buffer_head *again = __bread(b, 310, BS);	/* a hit: marked */
+	ASSERT_FALSE(IS_ERR(again));
+	brelse(again);
+	struct buffer_head *held = __bread(b, 312, BS);
+	ASSERT_FALSE(IS_ERR(held));
+	EXPECT_EQ(bcache_shrink(1), 1u);	/* 311: 310 was found again */
+	struct buffer_head *bh = __getblk(b, 311, BS);
+	EXPECT_FALSE(buffer_uptodate(bh));
+	brelse(bh);
+	bh = __getblk(b, 310, BS);
+	EXPECT_TRUE(buffer_uptodate(bh));
+	brelse(bh);
+	bcache_shrink(~0u);
+	bh = __getblk(b, 312, BS);	/* held through it: the same buffer */
+	EXPECT_TRUE(bh == held && buffer_uptodate(bh));
+	brelse(bh);
+	brelse(held);
+	EXPECT_EQ(invalidate_bdev(b), 0u);	/* nothing of ours left in use */
+}
+
 /* A `b` node with a disk's number opens it; its reads and writes go
  * through the same buffers; a number with no disk says -ENXIO. */
 static void device_node_io(void)
@@ -404,6 +437,7 @@ static const struct ktest_case bcache_cases[] = {
 	KTEST_CASE(eio_reaches_the_reader),
 	KTEST_CASE(dirty_buffers_written_on_sync),
 	KTEST_CASE(shrinker_and_flusher),
+	KTEST_CASE(shrinker_second_chance),
 	KTEST_CASE(device_node_io),
 	KTEST_CASE(readahead_with_readers),
 };
