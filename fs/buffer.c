@@ -86,6 +86,8 @@ void buffer_init(void)
 	bh_cache = kmem_cache_create("buffer_head", sizeof(struct buffer_head), 16);
 	if (!bh_cache)
 		panic("buffer: cannot create the buffer_head cache");
+	if (CONFIG_LOCKDEP)	/* test builds: a stale buffer pointer reads poison (see slab.h) */
+		kmem_cache_quarantine(bh_cache);
 	register_shrinker(&bcache_shrinker);
 }
 

@@ -302,6 +302,70 @@ static void shrinker_second_chance(void)
 	EXPECT_EQ(invalidate_bdev(b), 0u);	/* nothing of ours left in use */
 }
 
+/* Readers find and release buffers while the shrinker frees every unused
+ * one, again and again.  A hit takes no LRU lock and brelse no lock at
+ * all; what keeps a reader from a freed buffer is that its reference is
+ * taken under the bucket lock the shrinker frees under.  The readers hit
+ * two cached blocks again and again between the shrinks (a shrink every
+ * millisecond; each costs a 50 ms read), with race windows on.  Test builds
+ * quarantine the buffer_head cache, so a stale pointer reads poison (and
+ * a write through one is caught when the object leaves the quarantine). */
+struct shrink_race {
+	struct block_device *bdev;
+	unsigned arrived, done, bad;
+};
+
+static struct shrink_race shrink_race;
+
+static int shrink_reader(void *p)
+{
+	unsigned i = (unsigned)(uintptr_t)p;
+	barrier_wait(&shrink_race.arrived, 5);
+	for (unsigned round = 0; round < 400; round++) {
+		uint64_t k = 330 + (round + i) % 2;	/* cached and unused, mostly */
+		struct buffer_head *bh = __bread(shrink_race.bdev, k, BS);
+		if (IS_ERR(bh) || !buffer_uptodate(bh) || !holds_host_pattern(bh->b_data, k))
+			__atomic_fetch_add(&shrink_race.bad, 1, __ATOMIC_RELAXED);
+		if (!IS_ERR(bh))
+			brelse(bh);
+	}
+	__atomic_fetch_add(&shrink_race.done, 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+static int shrink_loop(void *p)
+{
+	(void)p;
+	barrier_wait(&shrink_race.arrived, 5);
+	while (__atomic_load_n(&shrink_race.done, __ATOMIC_ACQUIRE) < 4) {
+		bcache_shrink(~0u);
+		sleep_ms(1);
+	}
+	return 0;
+}
+
+static void shrinker_against_readers(void)
+{
+	struct block_device *b = test_disk_or_skip("cold");
+	uint64_t seed = ktest_seed();
+	kprintf("    # seed %lu\n", seed);
+	shrink_race = (struct shrink_race){ .bdev = b };
+	bool jitter = race_jitter_on(seed);
+	struct thread *t[5];
+	for (unsigned i = 0; i < 4; i++) {
+		t[i] = thread_create("shrink_reader", shrink_reader, (void *)(uintptr_t)i, (int)(i % ncpus));
+		ASSERT_NOT_NULL(t[i]);
+	}
+	t[4] = thread_create("shrink_loop", shrink_loop, NULL, (int)(4 % ncpus));
+	ASSERT_NOT_NULL(t[4]);
+	for (unsigned i = 0; i < 5; i++)
+		thread_join(t[i]);
+	if (jitter)
+		race_jitter_off();
+	EXPECT_EQ(shrink_race.bad, 0u);
+	EXPECT_EQ(invalidate_bdev(b), 0u);	/* no reference left behind */
+}
+
 /* A `b` node with a disk's number opens it; its reads and writes go
  * through the same buffers; a number with no disk says -ENXIO. */
 static void device_node_io(void)
@@ -438,6 +502,7 @@ static const struct ktest_case bcache_cases[] = {
 	KTEST_CASE(dirty_buffers_written_on_sync),
 	KTEST_CASE(shrinker_and_flusher),
 	KTEST_CASE(shrinker_second_chance),
+	KTEST_CASE(shrinker_against_readers),
 	KTEST_CASE(device_node_io),
 	KTEST_CASE(readahead_with_readers),
 };
