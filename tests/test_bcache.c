@@ -14,6 +14,9 @@
  * back the bug it guards against (__bread not looking at BH_Uptodate again
  * once it holds the buffer's lock) and every reader that waited reads the
  * block again: the commit that added this says how it failed.
+ * shrinker_against_readers is one too: readers against a shrinker that
+ * frees every unused buffer; with __getblk's reference taken after the
+ * bucket lock is dropped it reads a freed (poisoned) buffer.
  */
 #include "kernel/ktest.h"
 #include "block/blkdev.h"
