@@ -5,6 +5,7 @@
 #   make test       the test matrix: BIOS and UEFI x SMP 1, 2, 4, 8
 #   make soak       boots with fresh seeds and race windows on, DURATION seconds
 #   make bench      the benchmarks (release build): tables, build/bench/results.json, plots
+#   make bench-linux  the same static workloads on smpvfs and on Debian's Linux, side by side
 #   make deps       install the Debian packages everything needs
 #   make debug/gdb  QEMU paused with a gdb stub / gdb attached to it
 #   make clean
@@ -98,7 +99,8 @@ kcsan_flags = $(if $(filter 1,$(KCSAN)),$(if $(filter $(KCSAN_NOT),$<),,$(if \
 
 .PHONY: all iso run sh disk test soak test-busybox-host test-syscalls-doc test-matrix test-exclusive test-negative \
 	test-disk test-fstest-host test-shell test-kcsan \
-	test-nolockdep test-fresh bench conflicts conflicts-shell test-conflicts debug gdb clean deps check-tools FORCE
+	test-nolockdep test-fresh bench bench-linux linux-kernel conflicts conflicts-shell test-conflicts debug gdb clean deps \
+	deps-packages check-tools FORCE
 all: $(BUILD)/smpvfs.iso
 
 # The compiler flags of the last build: rewritten only when they change
@@ -168,10 +170,18 @@ CPIO_PACK = cpio --quiet -o -H newc -R 0:0
 USER_PROGS := $(patsubst tests/user/%.c,$(BUILD)/user-progs/%,$(wildcard tests/user/*.c))
 USER_CFLAGS := -std=gnu11 -O2 -Wall -Wextra -Werror -static -nostdlib -ffreestanding \
 	-fno-stack-protector -fno-pie -no-pie -fno-builtin -fno-asynchronous-unwind-tables
-$(BUILD)/user-progs/%: tests/user/%.c tests/user/ulib.h | check-tools
+$(BUILD)/user-progs/%: tests/user/%.c tests/user/ulib.h tests/user/uthread.h | check-tools
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  USERCC  $@")
 	$(Q)$(HOST_CC) $(USER_CFLAGS) -o $@ $<
+
+# The workloads of make bench-linux (bench/linux/lb_*.c), built the same
+# way, so that one binary runs on smpvfs and on Linux.
+LB_PROGS := $(patsubst bench/linux/%.c,$(BUILD)/lb-progs/%,$(wildcard bench/linux/*.c))
+$(BUILD)/lb-progs/%: bench/linux/%.c bench/linux/lb.h tests/user/ulib.h tests/user/uthread.h | check-tools
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  USERCC  $@")
+	$(Q)$(HOST_CC) $(USER_CFLAGS) -I. -o $@ $<
 
 # Debian's busybox-static, unmodified, as /bin/busybox with a symlink per
 # applet (/bin/NAME -> busybox): what `run /bin/sh` and the busybox tests use.
@@ -179,19 +189,21 @@ BUSYBOX ?= /bin/busybox
 
 BUSYBOX_TESTS := $(wildcard tests/busybox/*.sh tests/busybox/*.out)
 
-$(BUILD)/initrd.cpio: $(FSTEST_FILES) $(USER_PROGS) $(BUSYBOX_TESTS) $(BUILD)/host/fstest-static FORCE | check-tools
+$(BUILD)/initrd.cpio: $(FSTEST_FILES) $(USER_PROGS) $(LB_PROGS) $(BUSYBOX_TESTS) $(BUILD)/host/fstest-static FORCE | check-tools
 	@mkdir -p $(BUILD)/initrd-tests/tests/fstest $(BUILD)/initrd-tests/tests/user $(BUILD)/initrd-tests/bin \
-		$(BUILD)/initrd-tests/tests/busybox $(BUILD)/initrd-tests/tests/bin
+		$(BUILD)/initrd-tests/tests/busybox $(BUILD)/initrd-tests/tests/bin $(BUILD)/initrd-tests/tests/lb
 	$(Q)cp -p $(BUILD)/host/fstest-static $(BUILD)/initrd-tests/tests/bin/fstest
 	$(Q)rm -f $(BUILD)/initrd-tests/tests/busybox/* && cp -p $(BUSYBOX_TESTS) $(BUILD)/initrd-tests/tests/busybox/
 	$(Q)rm -f $(BUILD)/initrd-tests/bin/* && cp -p $(BUSYBOX) $(BUILD)/initrd-tests/bin/busybox
 	$(Q)for a in $$($(BUSYBOX) --list); do [ $$a = busybox ] || ln -sf busybox $(BUILD)/initrd-tests/bin/$$a; done
 	$(Q)rm -f $(BUILD)/initrd-tests/tests/fstest/*.t && cp -p $(FSTEST_FILES) $(BUILD)/initrd-tests/tests/fstest/
 	$(Q)rm -f $(BUILD)/initrd-tests/tests/user/* && cp -p $(USER_PROGS) $(BUILD)/initrd-tests/tests/user/
+	$(Q)rm -f $(BUILD)/initrd-tests/tests/lb/* && cp -p $(LB_PROGS) $(BUILD)/initrd-tests/tests/lb/
 	$(Q)touch -h -d @0 $(BUILD)/initrd-tests $(BUILD)/initrd-tests/tests $(BUILD)/initrd-tests/tests/fstest \
 		$(BUILD)/initrd-tests/tests/user $(BUILD)/initrd-tests/tests/user/* $(BUILD)/initrd-tests/bin \
 		$(BUILD)/initrd-tests/bin/* $(BUILD)/initrd-tests/tests/busybox $(BUILD)/initrd-tests/tests/busybox/* \
-		$(BUILD)/initrd-tests/tests/bin $(BUILD)/initrd-tests/tests/bin/fstest
+		$(BUILD)/initrd-tests/tests/bin $(BUILD)/initrd-tests/tests/bin/fstest \
+		$(BUILD)/initrd-tests/tests/lb $(BUILD)/initrd-tests/tests/lb/*
 	$(Q)cd $(BUILD)/initrd-tests && find . | LC_ALL=C sort | $(CPIO_PACK) > ../initrd.cpio.new
 	$(Q)if [ -z "$(INITRD)" ]; then :; \
 	elif [ -d "$(INITRD)" ]; then (cd "$(INITRD)" && find . | LC_ALL=C sort | $(CPIO_PACK)) >> $@.new; \
@@ -399,6 +411,47 @@ bench: check-tools
 	$(Q)$(PYTHON) -m bench.run --elf $(BENCH_BUILD)/smpvfs.elf --smp $(or $(SMP),4) \
 		--bench $(BENCH) --accel $(BENCH_ACCEL) --mem $(BENCH_MEM)
 
+# make bench-linux: the workloads of bench/linux/ (static programs of
+# ours and busybox) on smpvfs's release kernel and on Debian's own Linux
+# kernel in turn, in the same QEMU (-smp SMP, MEM, TCG) with the same
+# nbdkit disks, BENCH_REPS boots of each, alternating; bench/run_linux.py
+# checks both kernels' results, then prints smpvfs's rate, Linux's, the
+# ratio and the disks' read counts (build/bench/linux-smpN.json and .png;
+# docs/BENCHMARKS.md section 10).  Not part of make test (about 10
+# minutes at the default 3 repetitions on a quiet host); BENCH_SIZE=short
+# runs workloads 1, 2 and 5 at a tenth of their iterations.
+BENCH_REPS ?= 3
+BENCH_SIZE ?= full
+LINUX_DIR := build/linux
+LINUX_STAMP := $(LINUX_DIR)/version
+LINUX_KARGS ?=
+bench-linux: check-tools $(LINUX_STAMP) $(LB_PROGS) $(BUILD)/user-progs/spawnbench
+	$(Q)$(MAKE) --no-print-directory BUILD=$(BENCH_BUILD) LOCKDEP=0 $(BENCH_BUILD)/smpvfs.elf
+	$(Q)$(PYTHON) -m bench.run_linux --elf $(BENCH_BUILD)/smpvfs.elf --linux $(LINUX_DIR) \
+		--progs $(BUILD)/lb-progs --spawnbench $(BUILD)/user-progs/spawnbench \
+		--smp $(or $(SMP),4) --mem $(BENCH_MEM) --reps $(BENCH_REPS) --size $(BENCH_SIZE) \
+		$(if $(LINUX_KARGS),--linux-kargs "$(LINUX_KARGS)")
+
+# The reference kernel: Debian's linux-image-amd64 (bookworm, 6.1) and the
+# image package it depends on, fetched by apt-get download (no root
+# needed) and unpacked by dpkg -x into $(LINUX_DIR) -- never installed on
+# the host; depmod (kmod) writes its modules.dep there, from which
+# bench/run_linux.py finds the modules the disks need.  make deps runs
+# this too; make bench-linux runs it if it has not run.
+linux-kernel: $(LINUX_STAMP)
+$(LINUX_STAMP): | check-tools
+	$(Q)rm -rf $(LINUX_DIR) && mkdir -p $(LINUX_DIR)/debs
+	$(Q)cd $(LINUX_DIR)/debs && { apt-get download linux-image-amd64 2>/dev/null || \
+		{ apt-get update -qq && apt-get download linux-image-amd64; }; }
+	$(Q)dep=$$(dpkg-deb -f $(LINUX_DIR)/debs/linux-image-amd64_*.deb Depends | \
+		sed -e 's/[|,].*//' -e 's/ *(= *\(.*\))/=\1/' -e 's/ //g'); \
+	echo "linux-kernel: apt-get download $$dep"; \
+	cd $(LINUX_DIR)/debs && apt-get download $$dep
+	$(Q)for d in $(LINUX_DIR)/debs/linux-image-[0-9]*.deb; do dpkg -x $$d $(LINUX_DIR)/root; done
+	$(Q)v=$$(ls $(LINUX_DIR)/root/lib/modules); PATH=$$PATH:/sbin:/usr/sbin depmod -b $(LINUX_DIR)/root $$v && \
+		test -f $(LINUX_DIR)/root/boot/vmlinuz-$$v && echo $$v > $@
+	@echo "linux-kernel: Debian's $$(cat $@) in $(LINUX_DIR)/root (unpacked, not installed)"
+
 # ---- cache-line conflicts ------------------------------------------------
 
 # make conflicts: boot the release kernel with -smp 2 under the QEMU plugin
@@ -432,14 +485,18 @@ test-fresh:
 	$(Q)sh tests/fresh/check_order.sh
 
 DEB_PACKAGES := make gcc binutils gawk python3 qemu-system-x86 grub-pc-bin grub-efi-amd64-bin \
-	grub-common xorriso mtools ovmf cpio gnuplot-nox gdb busybox-static libc6-dev nbdkit e2fsprogs
+	grub-common xorriso mtools ovmf cpio gnuplot-nox gdb busybox-static libc6-dev nbdkit e2fsprogs kmod
 # What running needs, as TOOL:PACKAGE (the Debian package that has it).
 TOOLS := $(CC):gcc $(LD):binutils $(NM):binutils awk:gawk $(PYTHON):python3 \
 	qemu-system-x86_64:qemu-system-x86 grub-mkrescue:grub-common xorriso:xorriso mformat:mtools \
 	cpio:cpio busybox:busybox-static nbdkit:nbdkit mke2fs:e2fsprogs
 
-# Install whatever is missing (apt-get as root, else through sudo).
-deps:
+# Install whatever is missing (apt-get as root, else through sudo), then
+# fetch and unpack Debian's Linux kernel for make bench-linux (linux-kernel
+# above: apt-get download and dpkg -x into build/, not installed).
+deps: deps-packages
+	$(Q)$(MAKE) --no-print-directory linux-kernel
+deps-packages:
 	$(Q)missing=""; for p in $(DEB_PACKAGES); do \
 		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || missing="$$missing $$p"; \
 	done; \
@@ -464,7 +521,7 @@ check-tools:
 	if [ -z "$$missing" ]; then exit 0; fi; \
 	if [ "$(NO_DEPS)" = 1 ]; then echo "install them with: make deps (apt-get install$$missing)"; exit 1; fi; \
 	echo "check-tools: running make deps to install them (NO_DEPS=1: stop here instead)"; \
-	$(MAKE) --no-print-directory deps
+	$(MAKE) --no-print-directory deps-packages
 
 clean:
 	rm -rf $(BUILD)

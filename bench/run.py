@@ -387,26 +387,40 @@ def bench_disks(args, out):
     if args.bench != "all" and not any(n in DISK_BENCHES for n in args.bench.split(",")):
         return None
     work = out / "disks"
-    work.mkdir(parents=True, exist_ok=True)
     made = []
-    for name, size, dirs, files in (("lookup", 32, 1, 4000), ("walk", 64, 100, 100)):
-        image = work / f"{name}.img"
-        if not image.exists():
-            tree = work / f"{name}-tree"
-            shutil.rmtree(tree, ignore_errors=True)
-            for d in range(dirs):
-                sub = tree / name / (f"d{d:03d}" if dirs > 1 else "")
-                sub.mkdir(parents=True, exist_ok=True)
-                for f in range(files):
-                    (sub / f"f{f:04d}").write_bytes(b"x" * (f % 3))
-            print(f"bench: making {show(image)} ({dirs * files} files)", flush=True)
-            ext2img.make_image(image, size, tree)
-            shutil.rmtree(tree)
+    for name in BENCH_IMAGES:
+        image = bench_image(work, name)
         # A private copy per run: the benchmarks only read, but a crashed run must not matter.
         copy = work / f"{name}-run.img"
         shutil.copyfile(image, copy)
         made.append(Disk(name, copy, rdelay_ms=10))
     return DiskSet(made, work)
+
+
+# The benchmark disks' images: name: (MiB, directories, files in each).
+# /lookup holds 4,000 files in one directory, /walk 100 directories of
+# 100 files; file fNNNN holds NNNN % 3 bytes.  bench/run_linux.py runs
+# its workloads 3 and 4 on the same two images.
+BENCH_IMAGES = {"lookup": (32, 1, 4000), "walk": (64, 100, 100)}
+
+
+def bench_image(work, name):
+    """work/NAME.img, made once by mke2fs -d from the tree BENCH_IMAGES says."""
+    size, dirs, files = BENCH_IMAGES[name]
+    work.mkdir(parents=True, exist_ok=True)
+    image = work / f"{name}.img"
+    if not image.exists():
+        tree = work / f"{name}-tree"
+        shutil.rmtree(tree, ignore_errors=True)
+        for d in range(dirs):
+            sub = tree / name / (f"d{d:03d}" if dirs > 1 else "")
+            sub.mkdir(parents=True, exist_ok=True)
+            for f in range(files):
+                (sub / f"f{f:04d}").write_bytes(b"x" * (f % 3))
+        print(f"bench: making {show(image)} ({dirs * files} files)", flush=True)
+        ext2img.make_image(image, size, tree)
+        shutil.rmtree(tree)
+    return image
 
 
 def walk_reads(disks):

@@ -33,10 +33,16 @@
  *
  * What each lock protects (their place in the order: docs/DESIGN.md
  * section 8):
- *   bucket lock   a hash chain, and b_count going to or from zero (so the
- *                 shrinker never frees a buffer someone is taking)
- *   lru_lock      the LRU list; taken under a bucket lock (the shrinker,
- *                 which starts from it, only trylocks buckets)
+ *   bucket lock   a hash chain, and b_count going from zero to one (so the
+ *                 shrinker, which frees under it, never frees a buffer
+ *                 someone is taking); brelse drops a reference with no lock
+ *   lru_lock      the LRU list, which holds every hashed buffer from its
+ *                 creation to its freeing, in use or not (a lazy LRU, as
+ *                 Linux's dentries: a hit sets BH_Referenced and takes no
+ *                 list lock; the shrinker skips buffers in use and gives
+ *                 referenced ones a second chance); taken under a bucket
+ *                 lock (the shrinker, which starts from it, only trylocks
+ *                 buckets)
  *   dirty_lock    the dirty list and BH_Dirty; taken before a bucket lock
  *                 (sync gathers references under it)
  *   BH_Lock       (sleeping) I/O on the buffer: a read or a write in flight;
@@ -57,6 +63,7 @@ struct block_device;
 #define BH_Dirty    1       /* b_data is newer than the disk (dirty_lock) */
 #define BH_Lock     2       /* I/O in progress: the sleeping lock */
 #define BH_Checked  3       /* the filesystem checked what it read here (Linux's PageChecked) */
+#define BH_Referenced 4     /* found in the cache since the shrinker last passed it */
 
 struct buffer_head {
 	/* Fixed while hashed. */
@@ -65,9 +72,9 @@ struct buffer_head {
 	unsigned b_size;
 	char *b_data;
 	unsigned long b_state;      /* BH_* (atomic) */
-	int b_count;                /* references (atomic; 0 <-> 1 under the bucket lock) */
+	int b_count;                /* references (atomic; 0 -> 1 under the bucket lock) */
 	struct list_head b_hash;    /* bucket lock */
-	struct list_head b_lru;     /* lru_lock: on the LRU while unused */
+	struct list_head b_lru;     /* lru_lock: on the LRU while hashed */
 	struct list_head b_dirty;   /* dirty_lock: on the dirty list while BH_Dirty */
 	struct wait_queue_head b_wait;   /* waiters for BH_Lock */
 	unsigned b_sync_gen;        /* dirty_lock: the last sync that gathered it */
@@ -80,6 +87,14 @@ void bdflush_start(void);           /* the flusher thread (after the scheduler i
 struct buffer_head *__getblk(struct block_device *bdev, uint64_t block, unsigned size);
 /* The buffer, up to date: ERR_PTR(-EIO) if the read failed, -ENOMEM. */
 struct buffer_head *__bread(struct block_device *bdev, uint64_t block, unsigned size);
+/* Read ahead (Linux's sb_breadahead, batched): the blocks of
+ * [first, first + n) that no cache holds and nobody is reading, each run
+ * of consecutive ones in one request, waited for; at most BREADAHEAD_MAX
+ * blocks.  For a filesystem that knows it will want them (ext2's inode
+ * table).  Returns how many buffers it filled; errors are left for
+ * __bread to find. */
+#define BREADAHEAD_MAX 32
+unsigned breadahead(struct block_device *bdev, uint64_t first, unsigned n, unsigned size);
 void get_bh(struct buffer_head *bh);   /* another reference, for a holder of one */
 void brelse(struct buffer_head *bh);
 
@@ -129,7 +144,7 @@ unsigned bcache_shrink(unsigned nr);
 
 struct bcache_stats {
 	uint64_t buffers;       /* hashed now */
-	uint64_t lru;           /* unused, on the LRU */
+	uint64_t lru;           /* on the LRU: every hashed buffer */
 	uint64_t dirty;         /* on the dirty list */
 	uint64_t reads;         /* reads submitted, ever */
 	uint64_t writes;        /* writes submitted, ever */

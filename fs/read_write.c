@@ -25,14 +25,18 @@ static bool is_stream(const struct file *f)
 	return f->f_inode->i_fop && f->f_inode->i_fop->stream_read;
 }
 
-/* The file behind fd if it can do `what` (read or write), else an errno. */
-static int file_for(int fd, bool write, struct file **out)
+/* The file behind fd if it can do `what` (read or write), else an errno.
+ * positional: pread and pwrite, which a stream refuses with -ESPIPE before
+ * the access mode's -EBADF, as Linux does. */
+static int file_for(int fd, bool write, bool positional, struct file **out)
 {
 	struct file *f = fget(fd);
 	if (!f)
 		return -EBADF;
 	int err = 0;
-	if (write ? !file_writable(f) : !file_readable(f))
+	if (positional && is_stream(f))
+		err = -ESPIPE;
+	else if (write ? !file_writable(f) : !file_readable(f))
 		err = -EBADF;
 	else if (S_ISDIR(f->f_inode->i_mode))
 		err = -EISDIR;
@@ -84,7 +88,7 @@ static long do_write(struct file *f, const void *buf, size_t n, uint64_t *off)
 long sys_read(int fd, void *buf, size_t n)
 {
 	struct file *f;
-	int err = file_for(fd, false, &f);
+	int err = file_for(fd, false, false, &f);
 	if (err)
 		return err;
 	if (is_stream(f)) {
@@ -104,7 +108,7 @@ long sys_read(int fd, void *buf, size_t n)
 long sys_write(int fd, const void *buf, size_t n)
 {
 	struct file *f;
-	int err = file_for(fd, true, &f);
+	int err = file_for(fd, true, false, &f);
 	if (err)
 		return err;
 	if (is_stream(f)) {
@@ -122,25 +126,12 @@ long sys_write(int fd, const void *buf, size_t n)
 	return r;
 }
 
-/* pread and pwrite on a stream: -ESPIPE, before the access mode's -EBADF. */
-static int no_position(int fd)
-{
-	struct file *f = fget(fd);
-	if (!f)
-		return -EBADF;
-	int err = is_stream(f) ? -ESPIPE : 0;
-	fput(f);
-	return err;
-}
-
 long sys_pread(int fd, void *buf, size_t n, int64_t off)
 {
 	if (off < 0)
 		return -EINVAL;	/* before the descriptor, as in Linux */
-	int err = no_position(fd);
 	struct file *f;
-	if (!err)
-		err = file_for(fd, false, &f);
+	int err = file_for(fd, false, true, &f);
 	if (err)
 		return err;
 	long r = off < 0 ? -EINVAL : do_read(f, buf, n, (uint64_t)off);
@@ -152,10 +143,8 @@ long sys_pwrite(int fd, const void *buf, size_t n, int64_t off)
 {
 	if (off < 0)
 		return -EINVAL;	/* before the descriptor, as in Linux */
-	int err = no_position(fd);
 	struct file *f;
-	if (!err)
-		err = file_for(fd, true, &f);
+	int err = file_for(fd, true, true, &f);
 	if (err)
 		return err;
 	uint64_t pos = (uint64_t)off;

@@ -4,10 +4,12 @@
  */
 #include "kernel/uaccess.h"
 #include "kernel/errno.h"
+#include "kernel/layout.h"
 #include "kernel/sched.h"
 
 size_t __copy_user(void *dst, const void *src, size_t n);
 size_t __clear_user(void *dst, size_t n);
+int __probe_user_write(void *p);
 long __strncpy_from_user(char *dst, const char *src, size_t n);
 
 size_t copy_from_user(void *dst, uint64_t usrc, size_t n)
@@ -32,6 +34,18 @@ size_t clear_user(uint64_t udst, size_t n)
 	if (!access_ok(udst, n))
 		return n;
 	return __clear_user((void *)udst, n);
+}
+
+size_t fault_in_writeable(uint64_t udst, size_t n)
+{
+	might_sleep();
+	if (!access_ok(udst, n))
+		return n;
+	uint64_t end = udst + n;
+	for (uint64_t p = udst; p < end; p = (p & ~(uint64_t)(PAGE_SIZE - 1)) + PAGE_SIZE)
+		if (__probe_user_write((void *)p))
+			return end - p;
+	return 0;
 }
 
 long strncpy_from_user(char *dst, uint64_t usrc, size_t n)

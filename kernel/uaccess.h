@@ -11,7 +11,9 @@
  * page fault allocates): never call them under a spinlock.
  *
  * Linux's contracts: copy_from_user / copy_to_user / clear_user return
- * the number of bytes NOT copied (0 on success); strncpy_from_user
+ * the number of bytes NOT copied (0 on success); fault_in_writeable
+ * makes every page of a range present and writable without changing a
+ * byte, and returns the bytes from the first page it could not (0: all); strncpy_from_user
  * returns the length copied without the NUL (n if no NUL within n bytes:
  * the caller decides, usually -ENAMETOOLONG) or -EFAULT.
  */
@@ -31,6 +33,7 @@ static inline bool access_ok(uint64_t addr, uint64_t n)
 size_t copy_from_user(void *dst, uint64_t usrc, size_t n);
 size_t copy_to_user(uint64_t udst, const void *src, size_t n);
 size_t clear_user(uint64_t udst, size_t n);
+size_t fault_in_writeable(uint64_t udst, size_t n);
 long strncpy_from_user(char *dst, uint64_t usrc, size_t n);
 
 /* One value, in or out: 0 or -EFAULT. */

@@ -14,6 +14,9 @@
  * back the bug it guards against (__bread not looking at BH_Uptodate again
  * once it holds the buffer's lock) and every reader that waited reads the
  * block again: the commit that added this says how it failed.
+ * shrinker_against_readers is one too: readers against a shrinker that
+ * frees every unused buffer; with __getblk's reference taken after the
+ * bucket lock is dropped it reads a freed (poisoned) buffer.
  */
 #include "kernel/ktest.h"
 #include "block/blkdev.h"
@@ -269,6 +272,103 @@ static void shrinker_and_flusher(void)
 	kprintf("    # HOSTCHECK pattern cold %lu %u\n", first * SECTORS_PER_BLOCK, N * SECTORS_PER_BLOCK);
 }
 
+/* The LRU is lazy (buffers stay on it while in use): a buffer found again
+ * since the shrinker's last pass gets a second chance, so the oldest one
+ * nobody asked for again goes first; a buffer in use survives even a
+ * shrink of everything. */
+static void shrinker_second_chance(void)
+{
+	struct block_device *b = test_disk_or_skip("cold");
+	bcache_shrink(~0u);
+	for (uint64_t k = 310; k < 313; k++) {
+		struct buffer_head *bh = __bread(b, k, BS);
+		ASSERT_FALSE(IS_ERR(bh));
+		brelse(bh);
+	}
+	struct buffer_head *again = __bread(b, 310, BS);	/* a hit: marked */
+	ASSERT_FALSE(IS_ERR(again));
+	brelse(again);
+	struct buffer_head *held = __bread(b, 312, BS);
+	ASSERT_FALSE(IS_ERR(held));
+	EXPECT_EQ(bcache_shrink(1), 1u);	/* 311: 310 was found again */
+	struct buffer_head *bh = __getblk(b, 311, BS);
+	EXPECT_FALSE(buffer_uptodate(bh));
+	brelse(bh);
+	bh = __getblk(b, 310, BS);
+	EXPECT_TRUE(buffer_uptodate(bh));
+	brelse(bh);
+	bcache_shrink(~0u);
+	bh = __getblk(b, 312, BS);	/* held through it: the same buffer */
+	EXPECT_TRUE(bh == held && buffer_uptodate(bh));
+	brelse(bh);
+	brelse(held);
+	EXPECT_EQ(invalidate_bdev(b), 0u);	/* nothing of ours left in use */
+}
+
+/* Readers find and release buffers while the shrinker frees every unused
+ * one, again and again.  A hit takes no LRU lock and brelse no lock at
+ * all; what keeps a reader from a freed buffer is that its reference is
+ * taken under the bucket lock the shrinker frees under.  The readers hit
+ * two cached blocks again and again between the shrinks (a shrink every
+ * millisecond; each costs a 50 ms read), with race windows on.  Test builds
+ * quarantine the buffer_head cache, so a stale pointer reads poison (and
+ * a write through one is caught when the object leaves the quarantine). */
+struct shrink_race {
+	struct block_device *bdev;
+	unsigned arrived, done, bad;
+};
+
+static struct shrink_race shrink_race;
+
+static int shrink_reader(void *p)
+{
+	unsigned i = (unsigned)(uintptr_t)p;
+	barrier_wait(&shrink_race.arrived, 5);
+	for (unsigned round = 0; round < 400; round++) {
+		uint64_t k = 330 + (round + i) % 2;	/* cached and unused, mostly */
+		struct buffer_head *bh = __bread(shrink_race.bdev, k, BS);
+		if (IS_ERR(bh) || !buffer_uptodate(bh) || !holds_host_pattern(bh->b_data, k))
+			__atomic_fetch_add(&shrink_race.bad, 1, __ATOMIC_RELAXED);
+		if (!IS_ERR(bh))
+			brelse(bh);
+	}
+	__atomic_fetch_add(&shrink_race.done, 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+static int shrink_loop(void *p)
+{
+	(void)p;
+	barrier_wait(&shrink_race.arrived, 5);
+	while (__atomic_load_n(&shrink_race.done, __ATOMIC_ACQUIRE) < 4) {
+		bcache_shrink(~0u);
+		sleep_ms(1);
+	}
+	return 0;
+}
+
+static void shrinker_against_readers(void)
+{
+	struct block_device *b = test_disk_or_skip("cold");
+	uint64_t seed = ktest_seed();
+	kprintf("    # seed %lu\n", seed);
+	shrink_race = (struct shrink_race){ .bdev = b };
+	bool jitter = race_jitter_on(seed);
+	struct thread *t[5];
+	for (unsigned i = 0; i < 4; i++) {
+		t[i] = thread_create("shrink_reader", shrink_reader, (void *)(uintptr_t)i, (int)(i % ncpus));
+		ASSERT_NOT_NULL(t[i]);
+	}
+	t[4] = thread_create("shrink_loop", shrink_loop, NULL, (int)(4 % ncpus));
+	ASSERT_NOT_NULL(t[4]);
+	for (unsigned i = 0; i < 5; i++)
+		thread_join(t[i]);
+	if (jitter)
+		race_jitter_off();
+	EXPECT_EQ(shrink_race.bad, 0u);
+	EXPECT_EQ(invalidate_bdev(b), 0u);	/* no reference left behind */
+}
+
 /* A `b` node with a disk's number opens it; its reads and writes go
  * through the same buffers; a number with no disk says -ENXIO. */
 static void device_node_io(void)
@@ -303,12 +403,110 @@ static void device_node_io(void)
 	kfree(buf);
 }
 
+/* A thread reading ahead a window of 32 blocks while readers of some of
+ * them arrive at random moments around it, and one block of the window is
+ * dirty (changed in memory, not yet written).  RA_ROUNDS windows from
+ * RA_FIRST on. */
+#define RA_FIRST 512u
+#define RA_ROUNDS 6u
+#define RA_DIRTY 5u                  /* which block of a window */
+
+struct ra_arg {
+	struct block_device *bdev;
+	uint64_t first;
+	unsigned delay_ms, arrived, n;
+	unsigned filled;
+};
+
+static int read_ahead(void *p)
+{
+	struct ra_arg *a = p;
+	barrier_wait(&a->arrived, a->n);
+	sleep_ms(a->delay_ms);
+	a->filled = breadahead(a->bdev, a->first, 32, BS);
+	return 0;
+}
+
+static void readahead_round(struct block_device *b, uint64_t first, struct prng *rng, uint64_t seed)
+{
+	static struct readers r;
+	static struct ra_arg ra;
+	struct buffer_head *dirty = __getblk(b, first + RA_DIRTY, BS);
+	ASSERT_FALSE(IS_ERR(dirty));
+	lock_buffer(dirty);
+	fill_kernel_pattern(dirty->b_data, first + RA_DIRTY);
+	set_buffer_uptodate(dirty);
+	unlock_buffer(dirty);
+	mark_buffer_dirty(dirty);
+	r = (struct readers){ .bdev = b, .n = 8 };
+	for (unsigned i = 0; i < r.n; i++) {
+		r.block[i] = first + 2 + 4 * i;	/* never the dirty one */
+		r.delay_ms[i] = (unsigned)prng_below(rng, 40);
+	}
+	/* Mostly while the readers' reads (50 ms each) are in flight. */
+	ra = (struct ra_arg){ .bdev = b, .first = first, .n = 2,
+			      .delay_ms = 20 + (unsigned)prng_below(rng, 60) };
+	bool jitter = race_jitter_on(seed);
+	struct thread *t = thread_create("readahead", read_ahead, &ra, (int)(ncpus - 1));
+	ASSERT_NOT_NULL(t);
+	barrier_wait(&ra.arrived, ra.n);
+	run_readers(&r);
+	thread_join(t);
+	if (jitter)
+		race_jitter_off();
+	for (unsigned i = 0; i < r.n; i++) {
+		EXPECT_EQ(r.err[i], 0);
+		EXPECT_TRUE(r.good[i]);
+	}
+	EXPECT_LE(ra.filled, 31u);
+	for (uint64_t k = first; k < first + 32; k++) {
+		struct buffer_head *bh = __bread(b, k, BS);	/* cached now: no read */
+		ASSERT_FALSE(IS_ERR(bh));
+		if (k == first + RA_DIRTY) {
+			EXPECT_TRUE(buffer_dirty(bh));
+			EXPECT_FALSE(holds_host_pattern(bh->b_data, k));
+		} else {
+			EXPECT_TRUE(holds_host_pattern(bh->b_data, k));
+		}
+		brelse(bh);
+		hostcheck_reads("cold", k, k == first + RA_DIRTY ? 0 : 1);
+	}
+	brelse(dirty);	/* written back with the rest at the next sync */
+}
+
+/*
+ * breadahead with readers: every reader gets its block, the dirty block
+ * keeps what was written into it, and each of the other 31 blocks of a
+ * window is read once from the device, by the readahead or by its
+ * reader, never by both (nbdkit's log, HOSTCHECK).  A race test: readers
+ * arrive at random moments, the readahead mostly while their reads are
+ * in flight, with race windows on (between breadahead finding a buffer
+ * not up to date and locking it, and between locking and reading).  Put
+ * back either bug it guards against and it fails: filling a buffer that
+ * is up to date (the dirty block is overwritten), or not looking at
+ * BH_Uptodate again once a buffer is locked (a reader's block is read a
+ * second time); the commit that added this says how.
+ */
+static void readahead_with_readers(void)
+{
+	struct block_device *b = test_disk_or_skip("cold");
+	struct prng rng;
+	uint64_t seed = ktest_seed();
+	prng_seed(&rng, seed);
+	kprintf("    # seed %lu\n", seed);
+	for (unsigned round = 0; round < RA_ROUNDS; round++)
+		readahead_round(b, RA_FIRST + 32 * round, &rng, seed + round);
+}
+
 static const struct ktest_case bcache_cases[] = {
 	KTEST_CASE(one_read_per_block),
 	KTEST_CASE(eight_blocks_in_one_delay),
 	KTEST_CASE(eio_reaches_the_reader),
 	KTEST_CASE(dirty_buffers_written_on_sync),
 	KTEST_CASE(shrinker_and_flusher),
+	KTEST_CASE(shrinker_second_chance),
+	KTEST_CASE(shrinker_against_readers),
 	KTEST_CASE(device_node_io),
+	KTEST_CASE(readahead_with_readers),
 };
 KTEST_SUITE(bcache, bcache_cases);

@@ -369,6 +369,58 @@ static void exec_cache(void)
 	sandbox_leave(&sb);
 }
 
+/* Every line of out starts "LB w=" and says bad=0 (bench/linux/lb.h). */
+static bool lb_lines_good(const char *out)
+{
+	int lines = 0;
+	for (const char *p = out; *p; lines++) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+		if (strncmp(p, "LB w=", 5) != 0 || len < 6 || strncmp(p + len - 6, " bad=0", 6) != 0)
+			return false;
+		p += len + (nl != NULL);
+	}
+	return lines > 0;
+}
+
+#define EXPECT_LB(out) ktest_check(lb_lines_good(out), __FILE__, __LINE__, \
+	"expected LB lines with bad=0:\n%s", out)
+
+/* make bench-linux's workload programs (bench/linux/lb_*.c) in small
+ * sizes: each checks every call's result, so a wrong one shows as bad>0
+ * here in a second, not only in the long benchmark. */
+static void bench_linux_programs(void)
+{
+	struct sandbox sb;
+	sandbox_enter(&sb, "user");
+	char *out = kmalloc(4096);
+	ASSERT_NOT_NULL(out);
+	char *const stat_p[] = { "lb_stat", "lbw", "2", "200", "private", NULL };
+	char *const stat_s[] = { "lb_stat", "lbw", "3", "200", "shared", NULL };
+	char *const file_o[] = { "lb_file", "lbw/file", "2", "100", "open", NULL };
+	char *const file_r[] = { "lb_file", "lbw/file", "2", "100", "read", NULL };
+	char *const walk[] = { "lb_walk", "lbw", "3", NULL };
+	char *const cold[] = { "lb_cold", "lbw/p0/b/c/d", "names", "1", "1", NULL };
+	char *const time[] = { "lb_time", "true", "/bin/true", NULL };
+	char *const *runs[] = { stat_p, stat_s, file_o, file_r, walk, cold, time };
+	int fd = sys_open("names", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	ASSERT_GE(fd, 0);
+	EXPECT_EQ(sys_write(fd, "f 1\n", 4), 4);	/* lb_stat's private file of thread 0 */
+	sys_close(fd);
+	for (unsigned i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
+		char path[32];
+		snprintf(path, sizeof(path), "/tests/lb/%s", runs[i][0]);
+		EXPECT_EQ(run_capture(path, runs[i], out, 4096), W_EXITCODE(0, 0));
+		EXPECT_LB(out);
+	}
+	/* The walk saw what lb_stat and lb_file made: lbw/{p0,p1,s}/b/c/d/f
+	 * and lbw/file, 12 directories and 4 files below lbw. */
+	EXPECT_EQ(run_capture("/tests/lb/lb_walk", walk, out, 4096), W_EXITCODE(0, 0));
+	EXPECT_TRUE(strstr(out, " entries=16 dirs=12 ") != NULL);
+	kfree(out);
+	sandbox_leave(&sb);
+}
+
 static const struct ktest_case user_cases[] = {
 	KTEST_CASE(ring3_write_exit),
 	KTEST_CASE(efault_paths),
@@ -380,5 +432,6 @@ static const struct ktest_case user_cases[] = {
 	KTEST_CASE(busybox_interactive),
 	KTEST_CASE(tlb_shootdown),
 	KTEST_CASE(exec_cache),
+	KTEST_CASE(bench_linux_programs),
 };
 KTEST_SUITE(user, user_cases);

@@ -5,7 +5,9 @@
  * step, so the VFS (and its locks) never touches user memory: a fault is
  * taken only here, with no lock held.  Linux's order of errors is kept:
  * the descriptor is checked first (a zero-length call of the same kind:
- * EBADF, EISDIR, EINVAL), then the buffer (EFAULT, nothing consumed).
+ * EBADF, EISDIR, EINVAL), then the buffer (EFAULT, nothing consumed);
+ * the zero-length call that finds the first is made only when the count
+ * is 0 or the buffer is bad (rw_check), so a good call takes the file once.
  * A read or write longer than BOUNCE is done in steps, and stops at the
  * first short one; each step is atomic as the VFS makes it.
  */
@@ -25,8 +27,24 @@
 #include "kernel/thread.h"
 #include "kernel/time.h"
 #include "kernel/uaccess.h"
+#include "user/scratch.h"
 
 #define BOUNCE (64 * 1024)
+
+/* A bounce buffer of n bytes (at most BOUNCE): a scratch page (no shared
+ * lock, user/scratch.h) when it fits in one, else from kmalloc. */
+static void *bounce_get(size_t n)
+{
+	return n <= PAGE_SIZE ? scratch_get() : kmalloc(n);
+}
+
+static void bounce_put(void *buf, size_t n)
+{
+	if (n <= PAGE_SIZE)
+		scratch_put(buf);
+	else
+		kfree(buf);
+}
 
 static void sigpipe_on_epipe(long r)
 {
@@ -34,19 +52,32 @@ static void sigpipe_on_epipe(long r)
 		send_signal_thread(current_thread(), SIGPIPE);
 }
 
+/* The descriptor's own error for a read or write (off < 0: at the file
+ * position), from a call of zero bytes: 0 if it has none.  Asked only when
+ * the count is 0 or the buffer is bad, so that a bad descriptor still
+ * wins over a bad buffer, as in Linux, and a good call takes the file once. */
+static long rw_check(int fd, int64_t off, bool write)
+{
+	if (write)
+		return off < 0 ? sys_write(fd, NULL, 0) : sys_pwrite(fd, NULL, 0, off);
+	return off < 0 ? sys_read(fd, NULL, 0) : sys_pread(fd, NULL, 0, off);
+}
+
 /* read, pread: off < 0 for the file position. */
 static long do_read(int fd, uint64_t ubuf, size_t count, int64_t off)
 {
-	long r = off < 0 ? sys_read(fd, NULL, 0) : sys_pread(fd, NULL, 0, off);
-	if (r < 0 || count == 0)
-		return r;
+	if (count == 0)
+		return rw_check(fd, off, false);
 	size_t step = count < BOUNCE ? count : BOUNCE;
-	if (clear_user(ubuf, step))	/* the buffer must be writable first */
-		return -EFAULT;
-	char *buf = kmalloc(step);
+	if (fault_in_writeable(ubuf, step)) {	/* writable before anything is consumed */
+		long r = rw_check(fd, off, false);
+		return r < 0 ? r : -EFAULT;
+	}
+	char *buf = bounce_get(step);
 	if (!buf)
 		return -ENOMEM;
 	size_t done = 0;
+	long r = 0;
 	while (done < count) {
 		size_t n = count - done < step ? count - done : step;
 		r = off < 0 ? sys_read(fd, buf, n) : sys_pread(fd, buf, n, off + (int64_t)done);
@@ -60,26 +91,28 @@ static long do_read(int fd, uint64_t ubuf, size_t count, int64_t off)
 		if ((size_t)r < n)
 			break;
 	}
-	kfree(buf);
+	bounce_put(buf, step);
 	return done ? (long)done : r;
 }
 
 static long do_write(int fd, uint64_t ubuf, size_t count, int64_t off)
 {
-	long r = off < 0 ? sys_write(fd, NULL, 0) : sys_pwrite(fd, NULL, 0, off);
-	if (r < 0 || count == 0) {
+	if (count == 0) {
+		long r = rw_check(fd, off, true);
 		sigpipe_on_epipe(r);
 		return r;
 	}
 	size_t step = count < BOUNCE ? count : BOUNCE;
-	char *buf = kmalloc(step);
+	char *buf = bounce_get(step);
 	if (!buf)
 		return -ENOMEM;
 	size_t done = 0;
+	long r = 0;
 	while (done < count) {
 		size_t n = count - done < step ? count - done : step;
 		if (copy_from_user(buf, ubuf + done, n)) {
-			r = -EFAULT;
+			r = done ? -EFAULT : rw_check(fd, off, true);
+			r = r < 0 ? r : -EFAULT;
 			break;
 		}
 		r = off < 0 ? sys_write(fd, buf, n) : sys_pwrite(fd, buf, n, off + (int64_t)done);
@@ -89,7 +122,7 @@ static long do_write(int fd, uint64_t ubuf, size_t count, int64_t off)
 		if ((size_t)r < n)
 			break;
 	}
-	kfree(buf);
+	bounce_put(buf, step);
 	if (!done)
 		sigpipe_on_epipe(r);
 	return done ? (long)done : r;
@@ -208,15 +241,15 @@ long x64_getdents64(struct trap_frame *r)
 	long got = sys_getdents((int)ARG1(r), NULL, 0);
 	if (got < 0 && got != -EINVAL)
 		return got;
-	if (clear_user(ARG2(r), n))	/* before any entry is consumed */
+	if (fault_in_writeable(ARG2(r), n))	/* before any entry is consumed */
 		return -EFAULT;
-	char *buf = kmalloc(n ? n : 1);
+	char *buf = bounce_get(n ? n : 1);
 	if (!buf)
 		return -ENOMEM;
 	got = sys_getdents((int)ARG1(r), buf, n);
 	if (got > 0 && copy_to_user(ARG2(r), buf, (size_t)got))
 		got = -EFAULT;
-	kfree(buf);
+	bounce_put(buf, n ? n : 1);
 	return got;
 }
 

@@ -27,15 +27,19 @@
 #include "kernel/string.h"
 #include "kernel/time.h"
 #include "kernel/uaccess.h"
+#include "user/scratch.h"
 
+_Static_assert(PATH_MAX <= PAGE_SIZE, "a path fits in a scratch buffer");
+
+/* A path's buffer is a scratch page (user/scratch.h): no shared lock. */
 char *getname(uint64_t upath)
 {
-	char *buf = kmalloc(PATH_MAX);
+	char *buf = scratch_get();
 	if (!buf)
 		return ERR_PTR(-ENOMEM);
 	long n = strncpy_from_user(buf, upath, PATH_MAX);
 	if (n < 0 || n == PATH_MAX) {
-		kfree(buf);
+		scratch_put(buf);
 		return ERR_PTR(n < 0 ? n : -ENAMETOOLONG);
 	}
 	return buf;
@@ -44,13 +48,15 @@ char *getname(uint64_t upath)
 void putname(char *name)
 {
 	if (!IS_ERR(name))
-		kfree(name);
+		scratch_put(name);
 }
 
-char *getname_at(int dirfd, uint64_t upath)
+/* A copied-in name relative to dirfd: the name itself if it is absolute or
+ * dirfd is AT_FDCWD, else the directory's path joined with it, in a new
+ * buffer (the name is put then, and on an error). */
+static char *name_at(int dirfd, char *name)
 {
-	char *name = getname(upath);
-	if (IS_ERR(name) || name[0] == '/' || dirfd == AT_FDCWD)
+	if (name[0] == '/' || dirfd == AT_FDCWD)
 		return name;
 	struct file *f = fget(dirfd);
 	if (!f) {
@@ -58,13 +64,13 @@ char *getname_at(int dirfd, uint64_t upath)
 		return ERR_PTR(-EBADF);
 	}
 	char *joined = ERR_PTR(-ENOTDIR);
-	if (S_ISDIR(f->f_inode->i_mode) && (joined = kmalloc(PATH_MAX))) {
+	if (S_ISDIR(f->f_inode->i_mode) && (joined = scratch_get())) {
 		struct dentry *root = task_root();
 		long n = d_path(f->f_dentry, root, joined, PATH_MAX);
 		dput(root);
 		size_t len = n > 0 ? (size_t)n - 1 : 0;
 		if (n < 0 || len + 1 + strlen(name) + 1 > PATH_MAX) {
-			kfree(joined);
+			scratch_put(joined);
 			joined = ERR_PTR(n < 0 ? n : -ENAMETOOLONG);
 		} else if (name[0]) {
 			if (len > 1 || joined[0] != '/')
@@ -77,6 +83,12 @@ char *getname_at(int dirfd, uint64_t upath)
 	fput(f);
 	putname(name);
 	return joined;
+}
+
+char *getname_at(int dirfd, uint64_t upath)
+{
+	char *name = getname(upath);
+	return IS_ERR(name) ? name : name_at(dirfd, name);
 }
 
 /* Run fn on one path (AT_FDCWD-relative) and free it. */
@@ -173,15 +185,14 @@ static long stat_common(int dirfd, uint64_t upath, uint64_t ubuf, int flags)
 	struct kstat k;
 	if (flags & ~(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH | 0x800 /* AT_NO_AUTOMOUNT */))
 		return -EINVAL;
-	char *p = getname(upath);
+	char *p = getname(upath);	/* copied in once */
 	if (IS_ERR(p))
 		return PTR_ERR(p);
 	long err;
 	if (p[0] == '\0' && (flags & AT_EMPTY_PATH)) {
 		err = dirfd == AT_FDCWD ? sys_stat(".", &k) : sys_fstat(dirfd, &k);
 	} else {
-		putname(p);
-		p = getname_at(dirfd, upath);
+		p = name_at(dirfd, p);
 		err = IS_ERR(p) ? PTR_ERR(p) :
 		      (flags & AT_SYMLINK_NOFOLLOW) ? sys_lstat(p, &k) : sys_stat(p, &k);
 	}
@@ -516,12 +527,21 @@ long x64_fstatfs(struct trap_frame *r)
 	return err ? err : put_statfs(ARG2(r));
 }
 
+/* mount(source, target, type, flags, data).  source names what a disk
+ * filesystem reads, a block device node (fs/namespace.c), and may be
+ * NULL for the others.  Of the flags only MS_RDONLY means something here;
+ * the others, and the old MS_MGC_VAL magic in the top half, are ignored. */
 long x64_mount(struct trap_frame *r)
 {
+	char *source = ARG1(r) ? getname(ARG1(r)) : NULL;
 	char *type = getname(ARG3(r));
 	char *data = ARG5(r) ? getname(ARG5(r)) : NULL;
-	long err = IS_ERR(type) ? PTR_ERR(type) : IS_ERR(data) ? PTR_ERR(data) :
-		   WITH_PATH(p, ARG2(r), AT_FDCWD, sys_mount(type, p, data));
+	unsigned long flags = ARG4(r) & MS_RDONLY;
+	long err = IS_ERR(source) ? PTR_ERR(source) : IS_ERR(type) ? PTR_ERR(type) :
+		   IS_ERR(data) ? PTR_ERR(data) :
+		   WITH_PATH(p, ARG2(r), AT_FDCWD, sys_mount_from(source, p, type, flags, data));
+	if (source)
+		putname(source);
 	putname(type);
 	if (data)
 		putname(data);

@@ -29,12 +29,17 @@
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/gdt.h"
 #include "arch/x86_64/trap.h"
+#include "kernel/percpu_counter.h"
+#include "user/scratch.h"
 
-static uint64_t calls, enosys_calls;     /* atomics */
+/* Every CPU counts its own calls (a shared counter would be a line every
+ * system call writes); ENOSYS is rare and stays one atomic. */
+static struct percpu_counter calls;
+static uint64_t enosys_calls;
 
 uint64_t syscall_count(void)
 {
-	return __atomic_load_n(&calls, __ATOMIC_RELAXED);
+	return (uint64_t)percpu_counter_sum(&calls);
 }
 
 uint64_t syscall_enosys_count(void)
@@ -78,7 +83,7 @@ int do_syscall_64(struct trap_frame *tf)
 	uint64_t nr = tf->rax;
 	irq_enable();
 	t->user_regs = tf;
-	__atomic_fetch_add(&calls, 1, __ATOMIC_RELAXED);
+	percpu_counter_add(&calls, 1);
 	if (t->cred_gen != __atomic_load_n(&t->signal->cred_gen, __ATOMIC_ACQUIRE))
 		adopt_process_creds(t);	/* another thread changed the process's */
 	long ret;
@@ -102,6 +107,7 @@ int do_syscall_64(struct trap_frame *tf)
 void process_init(void)
 {
 	trap_exit_to_user = exit_to_user_mode;
+	scratch_init();
 	signal_init();
 	futex_init();
 	chrdev_init();

@@ -10,7 +10,7 @@
  * kernel's half.
  */
 	.section .text, "ax"
-	.global __copy_user, __clear_user, __strncpy_from_user
+	.global __copy_user, __clear_user, __probe_user_write, __strncpy_from_user
 
 	.macro extable insn, fixup
 	.pushsection __ex_table, "a"
@@ -46,6 +46,18 @@ __clear_user:
 	ret
 	extable 1b, 2f
 2:	movq %rcx, %rax
+	ret
+
+/* __probe_user_write(p): 0 if the byte at p may be written, else 1.  An
+ * atomic or of zero: a write access (so the fault handler makes the page
+ * present and writable, breaking a copy-on-write share) that leaves the
+ * byte as it was, even if another thread writes it at the same moment. */
+__probe_user_write:
+1:	lock orb $0, (%rdi)
+	xorl %eax, %eax
+	ret
+	extable 1b, 2f
+2:	movl $1, %eax
 	ret
 
 /* __strncpy_from_user(dst, src, n): the string's length if a NUL came

@@ -66,6 +66,34 @@ static uint32_t raw_location(struct ext2_sb_info *sbi, uint32_t ino, unsigned *o
 	return ext2_gd(sbi, g)->bg_inode_table + index / sbi->inodes_per_block;
 }
 
+/*
+ * Inode-table read-ahead (Linux's inode_readahead_blks, 32 by default): a
+ * table block that is not cached is read with the other blocks of its
+ * aligned window of ITABLE_RA blocks, within the group's table, in one
+ * request.  A walk that stats a directory's files then waits for one
+ * read a window instead of one a block; the neighbours' buffers are the
+ * buffer cache's like any other (breadahead skips cached and busy ones).
+ */
+#define ITABLE_RA 32
+_Static_assert(ITABLE_RA <= BREADAHEAD_MAX, "one request");
+
+static struct buffer_head *bread_itable(struct ext2_sb_info *sbi, uint32_t ino, uint32_t block)
+{
+	struct buffer_head *bh = __getblk(sbi->bdev, block, sbi->block_size);
+	if (IS_ERR(bh))
+		return bh;
+	if (!buffer_uptodate(bh)) {
+		uint32_t table = ext2_gd(sbi, ext2_group_of_ino(sbi, ino))->bg_inode_table;
+		uint32_t end = table + sbi->inodes_per_group / sbi->inodes_per_block;
+		uint32_t from = block & ~(uint32_t)(ITABLE_RA - 1);
+		from = from < table ? table : from;
+		uint32_t to = from + ITABLE_RA < end ? from + ITABLE_RA : end;
+		breadahead(sbi->bdev, from, to - from, sbi->block_size);
+	}
+	brelse(bh);
+	return __bread(sbi->bdev, block, sbi->block_size);
+}
+
 static struct ext2_inode *raw_of(struct ext2_inode_info *ei)
 {
 	return (struct ext2_inode *)(ei->i_bh->b_data + ei->i_off);
@@ -169,7 +197,7 @@ static int read_inode(struct inode *inode)
 	if (!ei)
 		return -ENOMEM;
 	uint32_t block = raw_location(sbi, (uint32_t)inode->i_ino, &ei->i_off);
-	ei->i_bh = __bread(sbi->bdev, block, sbi->block_size);
+	ei->i_bh = bread_itable(sbi, (uint32_t)inode->i_ino, block);
 	if (IS_ERR(ei->i_bh)) {
 		int err = (int)PTR_ERR(ei->i_bh);
 		kfree(ei);

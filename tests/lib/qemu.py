@@ -164,16 +164,25 @@ def fresh_ovmf_vars(name):
     return copy
 
 
-def qemu_command(cfg, iso, gdb=False, extra=()):
-    """QEMU's command line for cfg booting iso; extra: more arguments (disks)."""
+def qemu_command(cfg, iso, gdb=False, extra=(), kernel=None):
+    """QEMU's command line for cfg booting iso; extra: more arguments (disks).
+
+    kernel=(image, initrd, command line) boots that kernel with QEMU's own
+    loader instead (-kernel, -initrd, -append; iso is then None): how
+    bench/run_linux.py boots Linux on the same machine as smpvfs.
+    """
     cmd = [QEMU,
            "-machine", f"{cfg.machine},accel={cfg.accel}",
            "-smp", str(cfg.smp),
            "-m", cfg.mem,
            "-display", "none", "-no-reboot",
            "-serial", "stdio", "-monitor", "none",
-           "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04",
-           "-cdrom", show(iso), "-boot", "d"]
+           "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04"]
+    if kernel:
+        image, initrd, append = kernel
+        cmd += ["-kernel", show(image), "-initrd", show(initrd), "-append", append]
+    else:
+        cmd += ["-cdrom", show(iso), "-boot", "d"]
     if cfg.firmware == "uefi":
         cmd += ["-drive", f"if=pflash,format=raw,unit=0,readonly=on,file={OVMF_CODE}",
                 "-drive", f"if=pflash,format=raw,unit=1,file={show(fresh_ovmf_vars(cfg.name))}"]

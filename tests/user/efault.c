@@ -4,19 +4,27 @@
  * pointers: NULL, an unmapped user address, a kernel address and a
  * non-canonical one.  Each must fail with EFAULT (14); the program prints
  * one line per miss and exits with the number of misses.  On Linux it
- * exits 0 too.
+ * exits 0 too.  Then the kernel's check that a buffer is writable (done
+ * before anything is consumed): a read into a read-only page fails and
+ * leaves the pipe's byte for the next read, and a short read or
+ * getdents64 changes no byte of the buffer past what it returned.  And
+ * the order of errors: a bad descriptor (EBADF, or ESPIPE for pread and
+ * pwrite on a pipe) wins over a bad buffer, ESPIPE over the access mode.
  */
 #include "ulib.h"
 
+#define EBADF 9
 #define EFAULT 14
+#define ESPIPE 29
 static const long bad[] = { 0, 0x1000, (long)0xffff800000000000UL, (long)0x8000000000000000UL,
 			    (long)0xffffffff80000000UL };
 #define NBAD (sizeof(bad) / sizeof(bad[0]))
 static int misses;
 
-static void check(const char *what, long bad_ptr, long r)
+/* r must be -want; else a line "miss: WHAT ptr P gave R". */
+static void expect(const char *what, long bad_ptr, long r, long want)
 {
-	if (r == -EFAULT)
+	if (r == -want)
 		return;
 	char buf[24];
 	puts_fd(1, "miss: ");
@@ -27,6 +35,60 @@ static void check(const char *what, long bad_ptr, long r)
 	puts_fd(1, utoa(r, buf));
 	puts_fd(1, "\n");
 	misses++;
+}
+
+static void check(const char *what, long bad_ptr, long r)
+{
+	expect(what, bad_ptr, r, EFAULT);
+}
+
+/* n bytes of buf past the first `from` still hold c? */
+static void untouched(const char *what, const char *buf, long from, long n, char c)
+{
+	for (long i = from < 0 ? 0 : from; i < n; i++)
+		if (buf[i] != c) {
+			check(what, i, 0);
+			return;
+		}
+}
+
+static void buffer_checks(long rfile)
+{
+	static char buf[4096];
+	umemset(buf, 0x5a, sizeof(buf));
+	long r = sys4(SYS_pread64, rfile, buf, sizeof(buf), 0);
+	if (r != 1 || buf[0] != 'x')
+		check("short pread", r, 0);
+	untouched("short pread changed the buffer at", buf, 1, sizeof(buf), 0x5a);
+	umemset(buf, 0x5a, sizeof(buf));
+	long dir = sys3(SYS_open, ".", 0200000 /* O_DIRECTORY */, 0);
+	r = sys3(SYS_getdents64, dir, buf, sizeof(buf));
+	sys1(SYS_close, dir);
+	if (r <= 0)
+		check("getdents64", r, 0);
+	untouched("getdents64 changed the buffer at", buf, r, sizeof(buf), 0x5a);
+
+	int p[2];
+	char *ro = (char *)sys6_mmap(0, 4096, 1 /* PROT_READ */, 0x22 /* MAP_PRIVATE|MAP_ANONYMOUS */);
+	if (sys2(SYS_pipe2, p, 0) != 0 || (long)ro < 0) {
+		check("pipe2 or mmap", -1, 0);
+		return;
+	}
+	sys3(SYS_write, p[1], "y", 1);
+	check("read into a read-only page", (long)ro, sys3(SYS_read, p[0], ro, 1));
+	char c = 0;
+	if (sys3(SYS_read, p[0], &c, 1) != 1 || c != 'y')
+		check("the pipe's byte after the refused read", c, 0);
+	long bad_buf = 0x1000, wfile = sys3(SYS_open, "efault-f", 01 /* O_WRONLY */, 0);
+	expect("read, closed descriptor and bad buffer", 999, sys3(SYS_read, 999, bad_buf, 1), EBADF);
+	expect("read, write-only file and bad buffer", wfile, sys3(SYS_read, wfile, bad_buf, 1), EBADF);
+	expect("write, read-only file and bad buffer", rfile, sys3(SYS_write, rfile, bad_buf, 1), EBADF);
+	expect("pread, pipe and bad buffer", p[0], sys4(SYS_pread64, p[0], bad_buf, 1, 0), ESPIPE);
+	expect("pwrite, pipe's read end", p[0], sys4(18 /* pwrite64 */, p[0], "z", 1, 0), ESPIPE);
+	expect("pread, closed descriptor, no bytes", 999, sys4(SYS_pread64, 999, buf, 0, 0), EBADF);
+	sys1(SYS_close, wfile);
+	sys1(SYS_close, p[0]);
+	sys1(SYS_close, p[1]);
 }
 
 int main(int argc, char **argv, char **envp)
@@ -92,6 +154,7 @@ int main(int argc, char **argv, char **envp)
 		check("rt_sigaction", p, sys4(SYS_rt_sigaction, 10, p, 0, 8));
 		check("rt_sigprocmask", p, sys4(SYS_rt_sigprocmask, 0, p, 0, 8));
 	}
+	buffer_checks(rfile);
 	sys1(SYS_unlink, "efault-f");
 	report("misses", misses);
 	return misses;

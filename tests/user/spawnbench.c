@@ -3,24 +3,7 @@
  * N times; prints "spawn N NS" with the nanoseconds the N took
  * (CLOCK_MONOTONIC).  make bench runs it with /bin/true (busybox).
  */
-#include "ulib.h"
-
-#define SYS_clock_gettime 228
-
-static long now_ns(void)
-{
-	long ts[2];
-	sys2(SYS_clock_gettime, 1, ts);
-	return ts[0] * 1000000000L + ts[1];
-}
-
-static long number(const char *s)
-{
-	long n = 0;
-	while (*s >= '0' && *s <= '9')
-		n = n * 10 + (*s++ - '0');
-	return n;
-}
+#include "uthread.h"
 
 int main(int argc, char **argv, char **envp)
 {

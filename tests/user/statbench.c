@@ -5,52 +5,9 @@
  * (private: dir/tN/f, which it makes).  Prints "stat T K NS": the
  * nanoseconds from the start barrier until the last thread ended.
  */
-#include "ulib.h"
+#include "uthread.h"
 
-#define SYS_clock_gettime 228
 #define MAXT 64
-#define CLONE_FLAGS (0x100 | 0x200 | 0x400 | 0x800 | 0x10000 | 0x40000 | 0x100000 | 0x200000)
-	/* VM FS FILES SIGHAND THREAD SYSVSEM PARENT_SETTID CHILD_CLEARTID */
-
-static long now_ns(void)
-{
-	long ts[2];
-	sys2(SYS_clock_gettime, 1, ts);
-	return ts[0] * 1000000000L + ts[1];
-}
-
-static long number(const char *s)
-{
-	long n = 0;
-	while (*s >= '0' && *s <= '9')
-		n = n * 10 + (*s++ - '0');
-	return n;
-}
-
-/* thread_spawn(fn, arg, stack_top, tid): clone a thread that runs fn(arg)
- * on its own stack, then exits; *tid is its TID until it ends, then 0. */
-long thread_spawn(void (*fn)(long), long arg, char *stack_top, volatile int *tid);
-__asm__(".global thread_spawn\n"
-	"thread_spawn:\n"
-	"\tsubq $16, %rdx\n"
-	"\tmovq %rdi, (%rdx)\n"
-	"\tmovq %rsi, 8(%rdx)\n"
-	"\tmovq %rcx, %r10\n"		/* child_tid */
-	"\tmovq %rcx, %rsi\n"
-	"\txchgq %rsi, %rdx\n"		/* rsi: new stack, rdx: parent_tid */
-	"\tmovq $0x350f00, %rdi\n"	/* CLONE_FLAGS */
-	"\txorl %r8d, %r8d\n"
-	"\tmovl $56, %eax\n"
-	"\tsyscall\n"
-	"\ttestq %rax, %rax\n"
-	"\tjnz 1f\n"
-	"\tpopq %rax\n"
-	"\tpopq %rdi\n"
-	"\tcall *%rax\n"
-	"\tmovl $60, %eax\n"
-	"\txorl %edi, %edi\n"
-	"\tsyscall\n"
-	"1:\tret\n");
 
 static volatile int go, tids[MAXT];
 static long iters;
@@ -106,11 +63,8 @@ int main(int argc, char **argv, char **envp)
 			return 3;
 	long t0 = now_ns();
 	go = 1;
-	for (long i = 0; i < t; i++) {
-		int v;
-		while ((v = tids[i]) != 0)
-			sys4(SYS_futex, &tids[i], 0 /* FUTEX_WAIT */, v, 0);
-	}
+	for (long i = 0; i < t; i++)
+		thread_join(&tids[i]);
 	long ns = now_ns() - t0;
 	char buf[24];
 	puts_fd(1, "stat ");

@@ -12,7 +12,7 @@
  * Prints "stale N" (rounds where the reader saw the old page) and
  * "rounds N".
  */
-#include "ulib.h"
+#include "uthread.h"
 
 #define MAP_PRIVATE 0x02
 #define MAP_FIXED 0x10
@@ -20,29 +20,6 @@
 #define PROT_RW 3
 #define ADDR 0x300000000UL
 #define SCRATCH 0x310000000UL
-
-long thread_spawn(void (*fn)(long), long arg, char *stack_top, volatile int *tid);
-__asm__(".global thread_spawn\n"
-	"thread_spawn:\n"
-	"\tsubq $16, %rdx\n"
-	"\tmovq %rdi, (%rdx)\n"
-	"\tmovq %rsi, 8(%rdx)\n"
-	"\tmovq %rcx, %r10\n"
-	"\tmovq %rcx, %rsi\n"
-	"\txchgq %rsi, %rdx\n"
-	"\tmovq $0x350f00, %rdi\n"
-	"\txorl %r8d, %r8d\n"
-	"\tmovl $56, %eax\n"
-	"\tsyscall\n"
-	"\ttestq %rax, %rax\n"
-	"\tjnz 1f\n"
-	"\tpopq %rax\n"
-	"\tpopq %rdi\n"
-	"\tcall *%rax\n"
-	"\tmovl $60, %eax\n"
-	"\txorl %edi, %edi\n"
-	"\tsyscall\n"
-	"1:\tret\n");
 
 static volatile long round, ack, stale, rounds;
 static volatile int tid;
@@ -59,14 +36,6 @@ static void reader(long unused)
 			stale++;
 		__atomic_store_n(&ack, r, __ATOMIC_RELEASE);
 	}
-}
-
-static long number(const char *s)
-{
-	long n = 0;
-	while (*s >= '0' && *s <= '9')
-		n = n * 10 + (*s++ - '0');
-	return n;
 }
 
 int main(int argc, char **argv, char **envp)
@@ -90,9 +59,7 @@ int main(int argc, char **argv, char **envp)
 		while (__atomic_load_n(&ack, __ATOMIC_ACQUIRE) != r)
 			;
 	}
-	int v;
-	while ((v = tid) != 0)
-		sys4(SYS_futex, &tid, 0, v, 0);
+	thread_join(&tid);
 	report("stale", stale);
 	report("rounds", rounds);
 	return 0;

@@ -1,0 +1,87 @@
+#!/bin/sh
+# run.sh KERNEL: the workloads of make bench-linux, run by busybox sh the
+# same way on both kernels (init-smpvfs and init-linux start it).  The
+# driver, bench/run_linux.py, writes params.sh beside it (the sizes, the
+# thread counts, which disk serves which workload) and reads back the
+# "LB w=..." lines the programs print; a step that fails prints
+# "LB w=error ... bad=1", and the driver then prints no figure.
+. /bench/params.sh
+B=/bench/bin
+KERNEL=$1
+echo "LB w=begin kernel=$KERNEL"
+fail() { echo "LB w=error what=$1 bad=1"; }
+mkdir -p /lbw /mnt
+
+# --count: only the instruction counts, under the QEMU plugin.
+if [ "$MODE" = count ]; then
+	$B/lb_count /lbw $COUNT_REPS || fail lb_count
+	echo "LB w=end kernel=$KERNEL"
+	exit 0
+fi
+
+# 1. cached stat of a 6-component path, private paths then one shared path;
+# 2. one cached file: open+close, then pread, by N threads.  CPU_RUNS
+# rounds of both, interleaved, so that a burst of load on the host falls
+# on every point alike.
+for r in $(seq $CPU_RUNS); do
+	for n in $STAT_THREADS; do
+		for m in private shared; do
+			$B/lb_stat /lbw $n $STAT_ITERS $m || fail "lb_stat-$n-$m"
+		done
+	done
+	for n in $STAT_THREADS; do
+		for m in open read; do
+			$B/lb_file /lbw/file $n $FILE_ITERS $m || fail "lb_file-$n-$m"
+		done
+	done
+done
+
+# 3. cold lookups in one directory: each T on a disk of its own, mounted
+# just before, so nothing of it is cached.
+set -- $COLD_DISKS
+for t in $COLD_THREADS; do
+	d=$1
+	shift
+	mkdir -p /mnt/$d
+	if mount -t ext2 -o ro /dev/$d /mnt/$d; then
+		$B/lb_cold /mnt/$d/lookup /bench/cold/$t.names $t $COLD_K || fail "lb_cold-$t"
+		umount /mnt/$d || fail "umount-$d"
+	else
+		fail "mount-$d"
+	fi
+done
+
+# 4. a cold walk of 10,000 files, each N on a disk of its own.
+set -- $WALK_DISKS
+for n in $WALK_THREADS; do
+	d=$1
+	shift
+	mkdir -p /mnt/$d
+	if mount -t ext2 -o ro /dev/$d /mnt/$d; then
+		$B/lb_walk /mnt/$d/walk $n || fail "lb_walk-$n"
+		umount /mnt/$d || fail "umount-$d"
+	else
+		fail "mount-$d"
+	fi
+done
+
+# 5. fork+exec+wait of busybox true; cp -a and tar x of a tree onto an
+# empty ext2 disk (the driver runs e2fsck -fn on it and compares both
+# copies with the tree).
+if r=$($B/spawnbench $SPAWN_N /bin/true); then
+	set -- $r
+	echo "LB w=spawn n=$2 ns=$3 bad=0"
+else
+	fail spawnbench
+fi
+mkdir -p /mnt/t
+if mount -t ext2 /dev/$TARGET_DISK /mnt/t; then
+	mkdir /mnt/t/tarx
+	$B/lb_time cp /bin/cp -a /bench/tree /mnt/t/cp
+	$B/lb_time tar /bin/tar -x -f /bench/tree.tar -C /mnt/t/tarx
+	$B/lb_time sync /bin/sync
+	umount /mnt/t || fail "umount-$TARGET_DISK"
+else
+	fail "mount-$TARGET_DISK"
+fi
+echo "LB w=end kernel=$KERNEL"
