@@ -785,6 +785,22 @@ struct late_stat {
 	bool met;                  /* the node had it in some state since */
 };
 
+/* Whether a stat that found node may have copied aux in state m: the
+ * node's attributes there, or, once its last name went and the model let
+ * it go, those it died with, link count 0 (the stat holds the inode, so it
+ * sees the unlink's or rmdir's nlink of 0, as Linux's does). */
+static bool late_aux_fits(const struct fuzz_model *m, int node, uint64_t aux)
+{
+	if (fm_node_aux(m, node) == aux)
+		return true;
+	if (node < 0 || node >= FM_NODES)
+		return false;
+	const struct fm_node *n = &m->n[node];
+	unsigned type = (unsigned)(aux & 0xf);	/* the type the stat saw */
+	return n->type == FM_FREE && n->dead && n->nlink == 0 && !n->perm_unknown &&
+	       aux == fm_stat_aux(type, 0, type == FM_DIR ? 0 : n->size, n->mode, n->uid, n->gid);
+}
+
 struct judge {
 	struct fuzz *f;
 	struct group *g;
@@ -811,7 +827,7 @@ static void fit_from(struct judge *j, unsigned k, const struct fuzz_model *m)
 {
 	bool newly[TUPLE_MAX] = { false };
 	for (unsigned x = 0; x < j->nlate; x++)
-		if (!j->late[x].met && fm_node_aux(m, j->late[x].node) == j->late[x].aux)
+		if (!j->late[x].met && late_aux_fits(m, j->late[x].node, j->late[x].aux))
 			j->late[x].met = newly[x] = true;
 	fit_next(j, k, m);
 	for (unsigned x = 0; x < j->nlate; x++)
@@ -860,7 +876,7 @@ static bool extra_explained(struct judge *j, const struct fz_call *c, const stru
 			if (result_ok(&want, got))
 				return true;
 			for (unsigned l = i; stat && want.ret == 0 && got->ret == 0 && l <= count; l++)
-				if (fm_node_aux(j->states[l], want.node) == got->aux)
+				if (late_aux_fits(j->states[l], want.node, got->aux))
 					return true;
 			for (unsigned e = 0; stat && e < i; e++) {
 				if (j->states[e]->n[cwd].type != FM_DIR)
