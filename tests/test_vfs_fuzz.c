@@ -785,6 +785,22 @@ struct late_stat {
 	bool met;                  /* the node had it in some state since */
 };
 
+/* Whether a stat that found node may have copied aux in state m: the
+ * node's attributes there, or, once its last name went and the model let
+ * it go, those it died with, link count 0 (the stat holds the inode, so it
+ * sees the unlink's or rmdir's nlink of 0, as Linux's does). */
+static bool late_aux_fits(const struct fuzz_model *m, int node, uint64_t aux)
+{
+	if (fm_node_aux(m, node) == aux)
+		return true;
+	if (node < 0 || node >= FM_NODES)
+		return false;
+	const struct fm_node *n = &m->n[node];
+	unsigned type = (unsigned)(aux & 0xf);	/* the type the stat saw */
+	return n->type == FM_FREE && n->dead && n->nlink == 0 && !n->perm_unknown &&
+	       aux == fm_stat_aux(type, 0, type == FM_DIR ? 0 : n->size, n->mode, n->uid, n->gid);
+}
+
 struct judge {
 	struct fuzz *f;
 	struct group *g;
@@ -805,24 +821,6 @@ static bool relative(const struct fz_call *c)
 
 static void fit_next(struct judge *j, unsigned k, const struct fuzz_model *m);
 
-/* Whether a stat that holds node may see aux in state m, prev the state
- * before m's step (NULL for the first).  Its attributes as m has them; or,
- * when that step freed the node (its last link went and nothing else held
- * it), the attributes it had with a link count of 0: the stat's reference
- * kept the inode alive, as in Linux, where a stat racing with the last
- * unlink or an rmdir reports nlink 0. */
-static bool stat_sees(const struct fuzz_model *prev, const struct fuzz_model *m, int node,
-		      uint64_t aux)
-{
-	const uint64_t nlink = 0xffULL << 4;	/* fm_stat_aux's link count */
-	uint64_t now = fm_node_aux(m, node);
-	if (now == aux)
-		return true;
-	if (now != (uint64_t)FM_ANY || !prev || fm_node_aux(prev, node) == (uint64_t)FM_ANY)
-		return false;
-	return (aux & nlink) == 0 && (fm_node_aux(prev, node) & ~nlink) == (aux & ~nlink);
-}
-
 
 /* Try the rest of the order from state m, the k-th call next.  First the
  * late stats that m satisfies (undone when this branch is left). */
@@ -830,8 +828,7 @@ static void fit_from(struct judge *j, unsigned k, const struct fuzz_model *m)
 {
 	bool newly[TUPLE_MAX] = { false };
 	for (unsigned x = 0; x < j->nlate; x++)
-		if (!j->late[x].met &&
-		    stat_sees(k ? j->states[k - 1] : NULL, m, j->late[x].node, j->late[x].aux))
+		if (!j->late[x].met && late_aux_fits(m, j->late[x].node, j->late[x].aux))
 			j->late[x].met = newly[x] = true;
 	fit_next(j, k, m);
 	for (unsigned x = 0; x < j->nlate; x++)
@@ -880,7 +877,7 @@ static bool extra_explained(struct judge *j, const struct fz_call *c, const stru
 			if (result_ok(&want, got))
 				return true;
 			for (unsigned l = i; stat && want.ret == 0 && got->ret == 0 && l <= count; l++)
-				if (stat_sees(l ? j->states[l - 1] : NULL, j->states[l], want.node, got->aux))
+				if (late_aux_fits(j->states[l], want.node, got->aux))
 					return true;
 			for (unsigned e = 0; stat && e < i; e++) {
 				if (j->states[e]->n[cwd].type != FM_DIR)
