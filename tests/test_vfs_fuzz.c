@@ -821,7 +821,6 @@ static bool relative(const struct fz_call *c)
 
 static void fit_next(struct judge *j, unsigned k, const struct fuzz_model *m);
 
-
 /* Try the rest of the order from state m, the k-th call next.  First the
  * late stats that m satisfies (undone when this branch is left). */
 static void fit_from(struct judge *j, unsigned k, const struct fuzz_model *m)
