@@ -131,10 +131,21 @@ static struct spinlock *d_bucket(uint32_t hash)
 	return &dcache_table[(hash & dcache_mask) / DCACHE_GROUP].lock;
 }
 
+/* The rule d_lock_bucket keeps, and every change of a chain, checked in
+ * debug builds: the caller holds the bucket of d's name as it is now (the
+ * lock of the group of d's chain).  why: what broke it, for the panic. */
+static void d_assert_bucket_held(const struct dentry *d, const char *why)
+{
+	if (CONFIG_LOCKDEP && !spin_held_by_me(d_bucket(d->d_name.hash)))
+		panic("dcache: '%s' %s", d->d_name.name, why);
+}
+
+#define CHAIN_UNLOCKED "changes its chain without its group's lock"
+
 /* Hash d on the chain of its name, whose bucket lock the caller holds. */
 static void __d_rehash(struct dentry *d)
 {
-	spin_assert_held(d_bucket(d->d_name.hash));
+	d_assert_bucket_held(d, CHAIN_UNLOCKED);
 	hlist_add_head_rcu(&d->d_hash, d_chain(d->d_name.hash));
 	flag_set(d, DCACHE_HASHED);
 }
@@ -143,7 +154,7 @@ static void __d_rehash(struct dentry *d)
  * walker that found d before cannot trust what it read of it. */
 static void __d_unhash(struct dentry *d)
 {
-	spin_assert_held(d_bucket(d->d_name.hash));
+	d_assert_bucket_held(d, CHAIN_UNLOCKED);
 	hlist_del_rcu(&d->d_hash);
 	flag_clear(d, DCACHE_HASHED);
 	write_seqcount_invalidate(&d->d_seq);
@@ -254,15 +265,6 @@ static struct spinlock *d_lock_bucket(struct dentry *d)
 			return b;
 		spin_unlock(b);
 	}
-}
-
-/* The rule d_lock_bucket keeps, checked in debug builds: the caller
- * holds the bucket of d's name as it is now. */
-static void d_assert_bucket_held(const struct dentry *d)
-{
-	if (CONFIG_LOCKDEP && !spin_held_by_me(d_bucket(d->d_name.hash)))
-		panic("dcache: '%s' changed buckets under a thread about to use its old one",
-		      d->d_name.name);
 }
 
 /* The same with a trylock, for callers that hold a lock ordered after the
@@ -423,7 +425,7 @@ static bool __dput(struct dentry *d)
 {
 	int left = __atomic_sub_fetch(&d->d_count, 1, __ATOMIC_ACQ_REL);
 	BUG_ON(left < 0);
-	d_assert_bucket_held(d);
+	d_assert_bucket_held(d, "changed buckets under a thread about to use its old one");
 	if (left > 0)
 		return false;
 	race_window();	/* unused now: d_lookup and the shrinker may come */
@@ -1255,8 +1257,10 @@ void d_move(struct dentry *d, struct dentry *target)
 	write_seqcount_begin(&d->d_seq);
 	write_seqcount_begin(&target->d_seq);
 
-	if (d->d_flags & DCACHE_HASHED)
+	if (d->d_flags & DCACHE_HASHED) {
+		d_assert_bucket_held(d, CHAIN_UNLOCKED);
 		hlist_del_rcu(&d->d_hash);
+	}
 	if (target->d_flags & DCACHE_HASHED)
 		__d_unhash(target);
 	swap_names(d, target);
@@ -1269,6 +1273,7 @@ void d_move(struct dentry *d, struct dentry *target)
 	list_add(&d->d_child, &new_parent->d_subdirs);
 	list_del(&target->d_child);
 	list_add(&target->d_child, &old_parent->d_subdirs);
+	d_assert_bucket_held(d, CHAIN_UNLOCKED);
 	hlist_add_head_rcu(&d->d_hash, d_chain(d->d_name.hash));	/* d's new name's chain */
 	flag_set(d, DCACHE_HASHED);
 	write_seqcount_end(&target->d_seq);
