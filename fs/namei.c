@@ -103,9 +103,11 @@ KPARAM("vfs.rcuwalk", set_rcu_walk, vfs_rcu_walk, 0, 0,
 
 /* ---- 1. one component ---------------------------------------------------- */
 
+/* The mode word is read marked: chmod stores it (its permission bits)
+ * while RCU-walks read its type bits, which never change. */
 static bool inode_is_dir(const struct inode *inode)
 {
-	return inode && S_ISDIR(inode->i_mode);
+	return inode && S_ISDIR(READ_ONCE(inode->i_mode));
 }
 
 /* (d_inode read once: an RCU-walk reads dentries that may change.) */
@@ -117,7 +119,7 @@ static bool is_dir(const struct dentry *d)
 static bool is_symlink(const struct dentry *d)
 {
 	const struct inode *inode = READ_ONCE(d->d_inode);
-	return inode && S_ISLNK(inode->i_mode);
+	return inode && S_ISLNK(READ_ONCE(inode->i_mode));
 }
 
 int lookup_one_common(struct dentry *dir, size_t len)
@@ -706,7 +708,7 @@ static int walk_component_rcu(struct nameidata *nd, unsigned flags, int *why)
 	}
 	if (!inode)
 		return -ENOENT;
-	if (S_ISLNK(inode->i_mode) && (flags & WALK_FOLLOW))
+	if (S_ISLNK(READ_ONCE(inode->i_mode)) && (flags & WALK_FOLLOW))
 		return pick_link_rcu(nd, (struct inode *)inode, why);
 	int r = traverse_mounts_rcu(&d, &seq, why);
 	if (r)

@@ -763,6 +763,65 @@ bool fm_stat_split(const struct fuzz_model *early, const struct fuzz_model *m, c
 	return true;
 }
 
+/* A walk of path by task tg (as FM_USER if user) whose first n components
+ * were walked in state early and the rest in m: Linux's walk takes one
+ * component at a time, so a change between two of them (a rename that
+ * replaces a symlink the walk already followed) shows in its result.
+ * Returns false if path has no such split; else true, *err the error the
+ * rest gives, 0 if it reaches a node, and *at_last whether the error came
+ * from the last component's lookup. */
+bool fm_walk_split(const struct fuzz_model *early, const struct fuzz_model *m, unsigned tg, bool user,
+		   const char *path, unsigned n, int *err, bool *at_last)
+{
+	const char *p = path;
+	for (unsigned seen = 0; seen < n; seen++) {
+		while (*p == '/')
+			p++;
+		if (!*p)
+			return false;
+		p += comp_len(p);
+	}
+	const char *rest = p;
+	while (*rest == '/')
+		rest++;
+	if (n == 0 || !*rest)
+		return false;
+	char prefix[FM_PATH];
+	memcpy(prefix, path, (size_t)(p - path));
+	prefix[p - path] = '\0';
+	static struct fuzz_model e;	/* the judge runs one tuple at a time */
+	memcpy(&e, early, sizeof(e));
+	e.cur = tg;
+	e.user = user;
+	unsigned links = 0;
+	int d = walk(&e, e.t[tg].cwd, prefix, true, &links);
+	if (d < 0 || e.n[d].type != FM_DIR || m->n[d].type != FM_DIR)
+		return false;
+	memcpy(&e, m, sizeof(e));
+	e.cur = tg;
+	e.user = user;
+	/* The rest's directory part, then its last component. */
+	const char *last = rest + strlen(rest);
+	while (last > rest && last[-1] != '/')
+		last--;
+	int dir = d;
+	if (last > rest) {
+		char mid[FM_PATH];
+		memcpy(mid, rest, (size_t)(last - rest));
+		mid[last - rest] = '\0';
+		dir = walk(&e, d, mid, true, &links);
+		if (dir < 0) {
+			*err = dir;
+			*at_last = false;
+			return true;
+		}
+	}
+	int node = walk(&e, dir, last, true, &links);
+	*err = node < 0 ? node : 0;
+	*at_last = node == -ENOENT;
+	return true;
+}
+
 /* chmod and chown (root's): the node the path names, followed. */
 static int64_t do_setattr(struct fuzz_model *m, const struct fz_call *c)
 {

@@ -148,6 +148,10 @@ void fm_render(const struct fuzz_model *m, char *buf, unsigned size);
 uint64_t fm_stat_aux(unsigned type, uint32_t nlink, uint64_t size, uint32_t mode, uint32_t uid,
 		     uint32_t gid);
 uint64_t fm_name_hash(const char *s, unsigned len);
+/* A walk of path by task tg whose first n components were walked in
+ * state early and the rest in m (see fuzz_model.c).  For the judge. */
+bool fm_walk_split(const struct fuzz_model *early, const struct fuzz_model *m, unsigned tg, bool user,
+		   const char *path, unsigned n, int *err, bool *at_last);
 /* stat or lstat c (its r) with the part of its path before its n-th
  * ".." walked in state early, the rest in m (see fuzz_model.c); false if
  * there is no such split.  For the fuzzer's judge. */

@@ -891,6 +891,42 @@ static bool extra_explained(struct judge *j, const struct fz_call *c, const stru
 	return false;
 }
 
+/* Whether c creates what its path's last component names (so a walk
+ * that finds it missing does not fail there). */
+static bool creates_last(const struct fz_call *c)
+{
+	return c->op == FZ_MKDIR || c->op == FZ_SYMLINK || (c->op == FZ_OPEN && (c->flags & O_CREAT));
+}
+
+/* Whether got, a walk's error from call c placed at level k (state m), is
+ * one of a walk that took its first components in an earlier state of
+ * this branch and the rest in m (fm_walk_split).  Such a call changed
+ * nothing.  Only the paths c walks to an existing or a missing name count:
+ * rename's and link's second path may name nothing yet. */
+static bool failed_split_walk(struct judge *j, unsigned k, const struct fuzz_model *m,
+			      const struct fz_call *c, const struct fz_result *got)
+{
+	if (got->ret != -ENOENT && got->ret != -ENOTDIR)
+		return false;
+	const char *paths[2] = { c->a, NULL };
+	bool needs_last[2] = { !creates_last(c), false };
+	if (c->op == FZ_RENAME || c->op == FZ_LINK)
+		paths[1] = c->b;
+	if (c->op == FZ_MOUNT || c->op == FZ_UMOUNT || c->op == FZ_SHRINK || !c->a[0])
+		return false;
+	for (unsigned p = 0; p < 2 && paths[p]; p++)
+		for (unsigned e = 0; e <= k; e++)
+			for (unsigned n = 1;; n++) {
+				int err;
+				bool at_last;
+				if (!fm_walk_split(j->states[e], m, c->tg, c->user, paths[p], n, &err, &at_last))
+					break;
+				if (err == got->ret && (!at_last || needs_last[p]))
+					return true;
+			}
+	return false;
+}
+
 static void fit_next(struct judge *j, unsigned k, const struct fuzz_model *m)
 {
 	struct group *g = j->g;
@@ -968,6 +1004,12 @@ static void fit_next(struct judge *j, unsigned k, const struct fuzz_model *m)
 			t->cwd = now;
 		bool late = (c->op == FZ_STAT || c->op == FZ_LSTAT) && want->ret == 0 &&
 			    g->got[i].ret == 0 && want->aux != g->got[i].aux;
+		if (!result_ok(want, &g->got[i]) && !late && !to->full &&
+		    failed_split_walk(j, k, m, c, &g->got[i])) {
+			*want = g->got[i];	/* it failed on its walk: nothing changed */
+			fit_from(j, k + 1, m);
+			continue;
+		}
 		if ((!result_ok(want, &g->got[i]) && !late &&
 		     !split_walk_fits(j, k, to, c, &g->got[i], want, &late)) || to->full)
 			continue;
