@@ -406,10 +406,10 @@ BENCH ?= all
 BENCH_BUILD := $(BUILD)/release
 BENCH_ACCEL := $(if $(filter command line environment,$(origin ACCEL)),$(ACCEL),auto)
 BENCH_MEM := $(if $(filter command line environment,$(origin MEM)),$(MEM),2G)
-bench: check-tools
+bench: check-tools $(BUILD)/initrd.cpio
 	$(Q)$(MAKE) --no-print-directory BUILD=$(BENCH_BUILD) LOCKDEP=0 $(BENCH_BUILD)/smpvfs.elf
 	$(Q)$(PYTHON) -m bench.run --elf $(BENCH_BUILD)/smpvfs.elf --smp $(or $(SMP),4) \
-		--bench $(BENCH) --accel $(BENCH_ACCEL) --mem $(BENCH_MEM)
+		--initrd $(BUILD)/initrd.cpio --bench $(BENCH) --accel $(BENCH_ACCEL) --mem $(BENCH_MEM)
 
 # make bench-linux: the workloads of bench/linux/ (static programs of
 # ours and busybox) on smpvfs's release kernel and on Debian's own Linux

@@ -43,7 +43,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # as a file too: tests/lib from the root
 
 from tests.lib.accel import print_accel, resolve_accel
-from tests.lib.common import REPO, check_elf, die, show
+from tests.lib.common import REPO, check_elf, check_initrd, die, show
 from tests.lib.ktap import clean_line
 from tests.lib import ext2img
 from tests.lib.disks import Disk, DiskSet
@@ -442,7 +442,7 @@ def boot(args, out):
         print("bench: under TCG the timings are only indicative (every table says so); "
               f"the host has {os.cpu_count()} cores for {args.smp} vCPUs")
     kargs = f"ktest=none after=poweroff bench={args.bench}"
-    iso = make_iso(elf, kargs, REPO / "build" / "iso")
+    iso = make_iso(elf, kargs, REPO / "build" / "iso", check_initrd(args.initrd))
     cfg = Config("bios", args.smp, "pc", accel, args.mem, f"bench-smp{args.smp}")
     disks = bench_disks(args, out)
     cmd = qemu_command(cfg, iso, extra=disks.start() if disks else ())
@@ -487,6 +487,8 @@ def main():
     parser.add_argument("--bench", default="all", help="all, or NAME[,NAME...]")
     parser.add_argument("--elf", type=Path, default=DEFAULT_ELF,
                         help="the kernel to boot (default: the LOCKDEP=0 build in build/release)")
+    parser.add_argument("--initrd", type=Path, default=None,
+                        help="the initramfs (the user benchmarks' programs: build/initrd.cpio)")
     parser.add_argument("--mem", default="2G", help="guest memory (1,000,000 dentries need ~250 MB)")
     parser.add_argument("--accel", choices=["auto", "tcg", "kvm"], default="auto")
     parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT)

@@ -29,19 +29,35 @@
 #include "arch/x86_64/percpu.h"
 #include "tests/test_disk.h"
 
-static void mount_role(struct block_device *b, const char *at, unsigned long flags)
+static void mount_role_with(struct block_device *b, const char *at, unsigned long flags,
+			    const char *opts)
 {
 	char dev[24];
 	snprintf(dev, sizeof(dev), "/dev/%s", b->name);
 	int e = sys_mkdir(at, 0755);
 	ASSERT_TRUE(e == 0 || e == -EEXIST);
-	ASSERT_EQ(sys_mount_from(dev, at, "ext2", flags, NULL), 0);
+	ASSERT_EQ(sys_mount_from(dev, at, "ext2", flags, opts), 0);
+}
+
+static void mount_role(struct block_device *b, const char *at, unsigned long flags)
+{
+	mount_role_with(b, at, flags, NULL);
 }
 
 static void listing_matches_host(void)
 {
 	struct block_device *b = test_disk_or_skip("tree");
-	mount_role(b, "/ext2-tree", MS_RDONLY);
+	/* ext4's inode_readahead_blks: a power of two up to 32 (0: none). */
+	static const char *const bad[] = { "inode_readahead_blks=3", "inode_readahead_blks=64",
+		"inode_readahead_blks=", "inode_readahead_blks=1x", "noatime" };
+	char dev[24];
+	snprintf(dev, sizeof(dev), "/dev/%s", b->name);
+	int e = sys_mkdir("/ext2-tree", 0755);
+	ASSERT_TRUE(e == 0 || e == -EEXIST);
+	for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		EXPECT_EQ(sys_mount_from(dev, "/ext2-tree", "ext2", MS_RDONLY, bad[i]), -EINVAL);
+	/* The listing read with no inode-table read-ahead, every block alone. */
+	mount_role_with(b, "/ext2-tree", MS_RDONLY, "ro,inode_readahead_blks=0");
 	long n = test_print_listing("tree", "/ext2-tree", "/");
 	kprintf("    # %ld entries listed\n", n);
 	EXPECT_GT(n, 2000L);

@@ -136,6 +136,10 @@ struct ext2_group {
 	struct spinlock lock;
 };
 
+/* The default inode-table read-ahead window, in blocks (ext4's
+ * inode_readahead_blks, which the mount option of that name changes). */
+#define EXT2_ITABLE_RA 32
+
 struct ext2_sb_info {
 	struct super_block *sb;
 	struct block_device *bdev;
@@ -144,6 +148,7 @@ struct ext2_sb_info {
 	uint32_t blocks_per_group, inodes_per_group, first_ino;
 	unsigned groups, gdt_blocks;
 	bool filetype;                     /* entries carry their type */
+	unsigned itable_ra;                /* inode-table read-ahead window, blocks (inode.c) */
 	uint16_t mount_state;              /* s_state as found: restored at umount */
 	struct buffer_head *sbh;           /* the superblock's block (held) */
 	struct ext2_super_block *es;       /* in sbh */

@@ -67,27 +67,28 @@ static uint32_t raw_location(struct ext2_sb_info *sbi, uint32_t ino, unsigned *o
 }
 
 /*
- * Inode-table read-ahead (Linux's inode_readahead_blks, 32 by default): a
- * table block that is not cached is read with the other blocks of its
- * aligned window of ITABLE_RA blocks, within the group's table, in one
+ * Inode-table read-ahead (Linux's inode_readahead_blks, 32 by default,
+ * the mount option of that name changes it): a table block that is not
+ * cached is read with the other blocks of its aligned window of
+ * sbi->itable_ra blocks, within the group's table, in one
  * request.  A walk that stats a directory's files then waits for one
  * read a window instead of one a block; the neighbours' buffers are the
  * buffer cache's like any other (breadahead skips cached and busy ones).
  */
-#define ITABLE_RA 32
-_Static_assert(ITABLE_RA <= BREADAHEAD_MAX, "one request");
+_Static_assert(EXT2_ITABLE_RA <= BREADAHEAD_MAX, "one request");
 
 static struct buffer_head *bread_itable(struct ext2_sb_info *sbi, uint32_t ino, uint32_t block)
 {
 	struct buffer_head *bh = __getblk(sbi->bdev, block, sbi->block_size);
 	if (IS_ERR(bh))
 		return bh;
-	if (!buffer_uptodate(bh)) {
+	unsigned ra = sbi->itable_ra;
+	if (ra > 1 && !buffer_uptodate(bh)) {
 		uint32_t table = ext2_gd(sbi, ext2_group_of_ino(sbi, ino))->bg_inode_table;
 		uint32_t end = table + sbi->inodes_per_group / sbi->inodes_per_block;
-		uint32_t from = block & ~(uint32_t)(ITABLE_RA - 1);
+		uint32_t from = block & ~(uint32_t)(ra - 1);
 		from = from < table ? table : from;
-		uint32_t to = from + ITABLE_RA < end ? from + ITABLE_RA : end;
+		uint32_t to = from + ra < end ? from + ra : end;
 		breadahead(sbi->bdev, from, to - from, sbi->block_size);
 	}
 	brelse(bh);

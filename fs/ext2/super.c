@@ -210,17 +210,31 @@ static int check_features(struct ext2_sb_info *sbi, bool *ro)
 	return 0;
 }
 
-static int parse_options(const char *options, bool *ro)
+/* The mount options: ro, rw, and ext4's inode_readahead_blks=N (a power
+ * of two up to BREADAHEAD_MAX; 0 reads no neighbours). */
+static int parse_options(const char *options, bool *ro, unsigned *itable_ra)
 {
+	static const char ra[] = "inode_readahead_blks=";
 	for (const char *p = options; p && *p;) {
 		const char *end = strchr(p, ',');
 		size_t len = end ? (size_t)(end - p) : strlen(p);
-		if (len == 2 && strncmp(p, "ro", 2) == 0)
+		if (len == 2 && strncmp(p, "ro", 2) == 0) {
 			*ro = true;
-		else if (len == 2 && strncmp(p, "rw", 2) == 0)
+		} else if (len == 2 && strncmp(p, "rw", 2) == 0) {
 			*ro = false;
-		else if (len)
+		} else if (len > sizeof(ra) - 1 && strncmp(p, ra, sizeof(ra) - 1) == 0) {
+			unsigned n = 0;
+			for (size_t i = sizeof(ra) - 1; i < len; i++) {
+				if (p[i] < '0' || p[i] > '9' || n > BREADAHEAD_MAX)
+					return -EINVAL;
+				n = n * 10 + (unsigned)(p[i] - '0');
+			}
+			if (n > BREADAHEAD_MAX || (n & (n - 1)))
+				return -EINVAL;
+			*itable_ra = n;
+		} else if (len) {
 			return -EINVAL;
+		}
 		p += len + (end != NULL);
 	}
 	return 0;
@@ -245,7 +259,8 @@ static void free_sbi(struct ext2_sb_info *sbi)
 static struct super_block *ext2_mount(struct block_device *bdev, unsigned flags, const char *options)
 {
 	bool ro = (flags & MS_RDONLY) || bdev->read_only;
-	if (parse_options(options, &ro))
+	unsigned itable_ra = EXT2_ITABLE_RA;
+	if (parse_options(options, &ro, &itable_ra))
 		return ERR_PTR(-EINVAL);
 	int zero = 0;
 	if (!__atomic_compare_exchange_n(&bdev->bd_claimed, &zero, 1, false, __ATOMIC_ACQUIRE,
@@ -254,8 +269,10 @@ static struct super_block *ext2_mount(struct block_device *bdev, unsigned flags,
 	struct ext2_sb_info *sbi = kzalloc(sizeof(*sbi));
 	struct super_block *sb = kzalloc(sizeof(*sb));
 	int err = !sbi || !sb ? -ENOMEM : 0;
-	if (sbi)
+	if (sbi) {
 		sbi->bdev = bdev;
+		sbi->itable_ra = itable_ra;
+	}
 	if (!err)
 		err = read_super(sbi);
 	if (!err)
