@@ -69,6 +69,7 @@ extern const struct ktest_suite __ktest_suites_start[], __ktest_suites_end[];
 
 /* Parameters. */
 static char selection[256] = "all";
+static char skipped_suites[256];      /* ktest.skip: left out of the selection */
 static uint64_t seed;
 static bool seed_given;
 static uint64_t repeat = 1;
@@ -121,6 +122,8 @@ static int set_seed(const struct kparam *p, const char *val, size_t len, char *w
 
 KPARAM("ktest", set_selection, selection, 0, sizeof(selection),
        "which test suites run at boot: all (default), none, or SUITE[,SUITE...]");
+KPARAM("ktest.skip", set_selection, skipped_suites, 0, sizeof(skipped_suites),
+       "suites left out of those ktest= chooses: SUITE[,SUITE...]");
 KPARAM("ktest.seed", set_seed, seed, 0, UINT64_MAX,
        "seed for randomized tests (default: from the TSC; printed at the start)");
 KPARAM("ktest.repeat", kparam_set_u64, repeat, 1, 1000, "run the chosen suites N times");
@@ -543,6 +546,8 @@ static void run_suite(const struct ktest_suite *s, unsigned num, unsigned rep, s
 
 static bool selected(const struct ktest_suite *s, const char *names)
 {
+	if (skipped_suites[0] && name_list_contains(skipped_suites, s->name))
+		return false;
 	if (!names || strcmp(names, "all") == 0)
 		return !s->explicit_only;
 	return strcmp(names, "none") != 0 && name_list_contains(names, s->name);
