@@ -8,7 +8,10 @@
  *  - one case per script: /bin/sh NAME.sh in a fresh ramfs, once;
  *  - concurrently: every script at once, one a CPU (spread over the CPUs
  *    there are), race windows on: each in its own directory of one
- *    shared ramfs must still give exactly NAME.out.
+ *    shared ramfs must still give exactly NAME.out.  Shown to catch what
+ *    the single runs cannot: with user/scratch.c's per-CPU stocks put
+ *    back as one stock without its lock, the five single runs passed and
+ *    this case panicked (double kfree from putname, -smp 4, ktest.seed=1).
  * The scripts and .out files reach the kernel in the initramfs
  * (/tests/busybox); booted without them the cases are skipped.
  */
