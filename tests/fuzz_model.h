@@ -6,19 +6,20 @@
  * descriptor table, so the model knows everything it can see: the tree
  * (with a slowfs and any ramfs or slowfs it mounts), the open files with
  * their offsets and flags, the cwd, and the lowest-free descriptor rule.
- * fm_apply says what one call returns, errno for errno, with Linux's rules
- * where Linux has one: which components are followed, which error comes
- * first, ".." at a mount root, a removed directory (lookups and creates in
- * it: ENOENT; getdents on it: ENOENT), O_APPEND, pwrite past the end,
- * ftruncate on a descriptor not open for writing (EINVAL).  Where the
- * kernel has no Linux counterpart the model follows the kernel: slowfs
- * refuses every change with EPERM, and nothing can be mounted on a mount
- * point or on a mounted root (EBUSY).
+ * fm_apply says what one call returns, errno for errno.  The walk and the
+ * calls on names follow the namespace's rules (tests/ns_model.h, shared
+ * with the torture's model); this file adds, with Linux's rules where
+ * Linux has one: descriptors, getdents on a removed directory (ENOENT),
+ * O_APPEND, pwrite past the end, ftruncate on a descriptor not open for
+ * writing (EINVAL), mount and umount.  Where the kernel has no Linux
+ * counterpart the model follows the kernel: a slowfs file can be neither
+ * read nor written, and nothing can be mounted on a mount point or on a
+ * mounted root (EBUSY).
  *
  * Two thread groups ("tasks") share the tree, each with its own cwd and
  * descriptor table (two processes in one namespace); the threads of one
  * task share them.  Each call names its task.  It also names its user:
- * root, or FM_USER (uid 1000, gid 1000, groups 2000), who only looks
+ * root, or NS_USER (uid 1000, gid 1000, groups 2000), who only looks
  * (stat, lstat, readlink, chdir: the generator gives no other call to it)
  * and needs search permission on every directory it walks through, as
  * Linux's may_lookup (and on chdir's target).  chmod and chown are root's;
@@ -27,7 +28,7 @@
  * What it does not model (the generator never asks): a final "." or ".."
  * in a call that creates or removes a name, O_CREAT with O_DIRECTORY,
  * directory offsets other than 0 (a lseek on a directory gives any result
- * and makes its position unknown until it goes back to 0), FM_USER
+ * and makes its position unknown until it goes back to 0), NS_USER
  * changing anything, and the mode of a slowfs file after a chmod or
  * chown (the change lives only as long as the cached inode: stat of it is
  * then anything).
@@ -38,18 +39,13 @@
 #ifndef TESTS_FUZZ_MODEL_H
 #define TESTS_FUZZ_MODEL_H
 
-#include <stdbool.h>
-#include <stdint.h>
+#include "tests/ns_model.h"
 
 #define FM_NODES 48
 #define FM_ENTRIES 56
 #define FM_FDS 16
-#define FM_NAME 4
-#define FM_TARGET 8
 #define FM_PATH 28
 #define FM_TASKS 2                 /* thread groups sharing the tree */
-#define FM_USER 1000               /* the other user: uid and gid 1000 ... */
-#define FM_USER_GROUP 2000         /* ... and this supplementary group */
 
 enum fz_op {
 	FZ_OPEN, FZ_CLOSE, FZ_READ, FZ_WRITE, FZ_PREAD, FZ_PWRITE, FZ_LSEEK, FZ_GETDENTS,
@@ -65,7 +61,7 @@ struct fz_call {
 	uint8_t op;
 	int8_t fd;
 	uint8_t tg;                /* the task (thread group) making it, < FM_TASKS */
-	bool user;                 /* made by FM_USER, not root */
+	bool user;                 /* made by NS_USER, not root */
 	int32_t flags;             /* open's flags; lseek's whence; mount: 1 = slowfs;
 	                              chmod: the mode; chown: uid << 16 | gid */
 	int64_t n;                 /* length, offset, size */
@@ -82,30 +78,6 @@ struct fz_result {
 };
 #define FM_ANY INT64_MIN           /* the model cannot say: anything goes */
 
-enum { FM_FREE, FM_DIR, FM_REG, FM_LNK };
-
-struct fm_node {
-	uint8_t type;
-	uint8_t fs;                /* which filesystem: 0 the process's root one */
-	bool slow;                 /* in a slowfs: every change is EPERM */
-	bool dead;                 /* no name left (kept while open or cwd) */
-	bool perm_unknown;         /* a slowfs file chmod'ed or chown'ed (see above) */
-	uint16_t mode;             /* permission bits */
-	uint32_t uid, gid;
-	uint32_t nlink;
-	uint64_t size;
-	int parent;                /* directories: -1 for a filesystem's root */
-	int mp;                    /* a mounted root: its mount point, else -1 */
-	int mounted;               /* a mount point: the root mounted on it, else -1 */
-	char target[FM_TARGET];
-};
-
-struct fm_entry {
-	int dir;                   /* -1: free */
-	int child;
-	char name[FM_NAME];
-};
-
 struct fm_fd {
 	int node;                  /* -1: closed */
 	int flags;
@@ -121,11 +93,11 @@ struct fm_task {
 };
 
 struct fuzz_model {
-	struct fm_node n[FM_NODES];
-	struct fm_entry e[FM_ENTRIES];
+	struct ns_node n[FM_NODES];
+	struct ns_entry e[FM_ENTRIES];
 	struct fm_task t[FM_TASKS];
 	uint8_t cur;               /* the task of the call being applied */
-	bool user;                 /* and whether FM_USER makes it */
+	bool user;                 /* and whether NS_USER makes it */
 	int second_cwd;            /* -1, or where its second path starts (see fm_apply) */
 	uint8_t next_fs;
 	bool full;                 /* ran out of slots: results are no longer known */

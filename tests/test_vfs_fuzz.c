@@ -105,7 +105,7 @@ struct fuzz {
 	uint32_t evict;            /* bit 0: evict before the next tuple */
 	uint32_t inject;           /* bit 0: the next tuple's allocations fail now and then */
 	bool injecting;            /* the tuple running now */
-	struct cred *user;         /* FM_USER's credentials */
+	struct cred *user;         /* NS_USER's credentials */
 	bool full_check;           /* d_check_sb too (a scan of the whole hash table) */
 	bool on_disk;              /* the processes' trees are on an ext2 disk */
 	uint64_t calls, collisions;
@@ -159,18 +159,18 @@ static bool lookup_only(const struct fz_call *c)
 	       c->op == FZ_CHMOD || c->op == FZ_CHOWN || (c->op == FZ_OPEN && !(c->flags & O_CREAT));
 }
 
-/* The calls FM_USER makes (fuzz_model.h): it only looks. */
+/* The calls NS_USER makes (fuzz_model.h): it only looks. */
 static bool user_may_make(const struct fz_call *c)
 {
 	return c->op == FZ_STAT || c->op == FZ_LSTAT || c->op == FZ_READLINK || c->op == FZ_CHDIR;
 }
 
-/* Modes and owners chmod and chown give: some let FM_USER search as the
+/* Modes and owners chmod and chown give: some let NS_USER search as the
  * owner, the group or other, some refuse it in one class and grant it in
  * another, so that an owner read with the wrong group shows. */
 static const uint16_t fz_modes[] = { 0755, 0700, 0711, 0705, 0750, 0070, 0010, 0001, 0644, 0000 };
-static const uint16_t fz_uids[] = { 0, FM_USER, FM_USER + 1 };
-static const uint16_t fz_gids[] = { 0, FM_USER, FM_USER_GROUP, FM_USER_GROUP + 1 };
+static const uint16_t fz_uids[] = { 0, NS_USER, NS_USER + 1 };
+static const uint16_t fz_gids[] = { 0, NS_USER, NS_USER_GROUP, NS_USER_GROUP + 1 };
 #define PICK(r, a) (a)[prng_below(r, sizeof(a) / sizeof((a)[0]))]
 
 static bool ends_in_dot(const char *p)
@@ -287,8 +287,8 @@ static unsigned gen_pair(struct prng *r, struct prog *p)
 		 * owner with the new group (or a mode with the wrong owner)
 		 * then decides what no state of a decides. */
 		static const uint16_t one_class[] = { 0010, 0070, 0110, 0001 };
-		static const uint16_t owners[] = { FM_USER, FM_USER + 1, 0 };
-		static const uint16_t groups[] = { FM_USER_GROUP, FM_USER_GROUP + 1, 0 };
+		static const uint16_t owners[] = { NS_USER, NS_USER + 1, 0 };
+		static const uint16_t groups[] = { NS_USER_GROUP, NS_USER_GROUP + 1, 0 };
 		pair_call(&c[0], FZ_CHMOD, "a", NULL, tg);
 		c[0].flags = PICK(r, one_class);
 		for (unsigned i = 1; i < 5; i += 3) {	/* a chown, and another one back or on */
@@ -355,13 +355,13 @@ static void gen_prog(struct prng *r, struct prog *p)
 
 static unsigned type_of(uint32_t mode)
 {
-	return S_ISDIR(mode) ? FM_DIR : S_ISREG(mode) ? FM_REG : S_ISLNK(mode) ? FM_LNK : 0;
+	return S_ISDIR(mode) ? NS_DIR : S_ISREG(mode) ? NS_REG : S_ISLNK(mode) ? NS_LNK : 0;
 }
 
 static uint64_t kstat_aux(const struct kstat *st)
 {
 	unsigned t = type_of(st->mode);
-	return fm_stat_aux(t, st->nlink, t == FM_DIR ? 0 : (uint64_t)st->size, st->mode, st->uid, st->gid);
+	return fm_stat_aux(t, st->nlink, t == NS_DIR ? 0 : (uint64_t)st->size, st->mode, st->uid, st->gid);
 }
 
 static void fz_exec_as_is(const struct fz_call *c, struct fz_result *r);
@@ -545,10 +545,10 @@ static void render_real(const char *dir, struct text *t, unsigned depth)
 		unsigned type = type_of(st.mode);
 		snprintf(item, sizeof(item), "%s%s:%c%u", j ? " " : "", names_[j], "?drl"[type], st.nlink);
 		tput(t, item);
-		if (type == FM_REG) {
+		if (type == NS_REG) {
 			snprintf(item, sizeof(item), ",%ld", st.size);
 			tput(t, item);
-		} else if (type == FM_LNK) {
+		} else if (type == NS_LNK) {
 			char target[16];
 			long len = sys_readlink(path, target, sizeof(target) - 1);
 			target[len > 0 ? len : 0] = 0;
@@ -795,10 +795,10 @@ static bool late_aux_fits(const struct fuzz_model *m, int node, uint64_t aux)
 		return true;
 	if (node < 0 || node >= FM_NODES)
 		return false;
-	const struct fm_node *n = &m->n[node];
+	const struct ns_node *n = &m->n[node];
 	unsigned type = (unsigned)(aux & 0xf);	/* the type the stat saw */
-	return n->type == FM_FREE && n->dead && n->nlink == 0 && !n->perm_unknown &&
-	       aux == fm_stat_aux(type, 0, type == FM_DIR ? 0 : n->size, n->mode, n->uid, n->gid);
+	return n->type == NS_FREE && n->dead && n->nlink == 0 && !n->perm_unknown &&
+	       aux == fm_stat_aux(type, 0, type == NS_DIR ? 0 : n->size, n->mode, n->uid, n->gid);
 }
 
 struct judge {
@@ -867,7 +867,7 @@ static bool extra_explained(struct judge *j, const struct fz_call *c, const stru
 	for (unsigned i = 0; i <= count; i++)
 		for (unsigned w = 0; w < j->ncwd[c->tg]; w++) {
 			int cwd = j->cwds[c->tg][w];
-			if (j->states[i]->n[cwd].type != FM_DIR)
+			if (j->states[i]->n[cwd].type != NS_DIR)
 				continue;
 			memcpy(&now, j->states[i], sizeof(now));
 			now.t[c->tg].cwd = cwd;
@@ -879,7 +879,7 @@ static bool extra_explained(struct judge *j, const struct fz_call *c, const stru
 				if (late_aux_fits(j->states[l], want.node, got->aux))
 					return true;
 			for (unsigned e = 0; stat && e < i; e++) {
-				if (j->states[e]->n[cwd].type != FM_DIR)
+				if (j->states[e]->n[cwd].type != NS_DIR)
 					continue;
 				memcpy(&early, j->states[e], sizeof(early));
 				early.t[c->tg].cwd = cwd;
@@ -973,7 +973,7 @@ static void fit_next(struct judge *j, unsigned k, const struct fuzz_model *m)
 		struct fm_task *t = &to->t[c->tg];
 		int now = t->cwd;
 		if (choices > 1) {
-			if (to->n[cwds[w]].type != FM_DIR || to->n[cwds[w2]].type != FM_DIR)
+			if (to->n[cwds[w]].type != NS_DIR || to->n[cwds[w2]].type != NS_DIR)
 				continue;	/* freed since */
 			t->cwd = cwds[w];
 			to->second_cwd = w2 != w ? cwds[w2] : -1;
@@ -1000,7 +1000,7 @@ static void fit_next(struct judge *j, unsigned k, const struct fuzz_model *m)
 		t->pin = -1;
 		to->second_cwd = -1;
 		bool moved = c->op == FZ_CHDIR && want->ret == 0;
-		if (!moved && to->n[now].type == FM_DIR)
+		if (!moved && to->n[now].type == NS_DIR)
 			t->cwd = now;
 		bool late = (c->op == FZ_STAT || c->op == FZ_LSTAT) && want->ret == 0 &&
 			    g->got[i].ret == 0 && want->aux != g->got[i].aux;
@@ -1238,14 +1238,14 @@ static void minimize(struct fuzz *f, unsigned gi, bool collide)
 		"passed this time (a narrow race): the full program is the reproducer");
 }
 
-/* FM_USER's credentials, for the calls it makes (fz_exec). */
+/* NS_USER's credentials, for the calls it makes (fz_exec). */
 static void make_user(struct fuzz *f)
 {
 	f->user = prepare_creds();
 	ASSERT_NOT_NULL(f->user);
-	f->user->uid = f->user->gid = FM_USER;
+	f->user->uid = f->user->gid = NS_USER;
 	f->user->ngroups = 1;
-	f->user->groups[0] = FM_USER_GROUP;
+	f->user->groups[0] = NS_USER_GROUP;
 }
 
 /* On a disk a process's root is a directory, not a mounted root as the

@@ -240,22 +240,22 @@ static const char *const link_targets[] = { "a", "b", "c/a", "x", "b/c" };
 
 static int node_type_mode(int type)
 {
-	return type == TM_DIR ? S_IFDIR : type == TM_REG ? S_IFREG : S_IFLNK;
+	return type == NS_DIR ? S_IFDIR : type == NS_REG ? S_IFREG : S_IFLNK;
 }
 
 /* stat's answer against the model's node: "" if it agrees, else why not. */
 static const char *stat_disagrees(struct vfs_model *m, int node, const struct kstat *st)
 {
-	struct tm_node *n = &m->n[node];
+	struct ns_node *n = &m->n[node];
 	if ((int)(st->mode & S_IFMT) != node_type_mode(n->type))
 		return "type";
 	if (st->nlink != n->nlink)
 		return "nlink";
-	if (n->type != TM_DIR && (uint64_t)st->size != n->size)
+	if (n->type != NS_DIR && (uint64_t)st->size != n->size)
 		return "size";
-	if (n->ino && st->ino != n->ino)
+	if (m->ino[node] && st->ino != m->ino[node])
 		return "inode number";
-	n->ino = st->ino;
+	m->ino[node] = st->ino;
 	return "";
 }
 
@@ -287,7 +287,7 @@ static long list_and_check(const char *path, struct list_check *lc)
 			for (unsigned i = 0; i < TM_ENTRIES; i++)
 				if (lc->m->e[i].dir == lc->dir && !strcmp(lc->m->e[i].name, sub))
 					c = lc->m->e[i].child;
-			if (c < 0 || (lc->m->n[c].ino && lc->m->n[c].ino != d->d_ino)) {
+			if (c < 0 || (lc->m->ino[c] && lc->m->ino[c] != d->d_ino)) {
 				kprintf("    # %s/%s: listed, but the model %s\n", path, d->d_name,
 					c < 0 ? "has no such entry" : "has another inode number");
 				lc->bad++;
@@ -382,7 +382,7 @@ static int private_op(struct prng *p, struct priv *pv, unsigned kind, int *got_o
 	case 9: {
 		snprintf(pv->desc, sizeof(pv->desc), "open(\"%s\", O_DIRECTORY) + getdents", ra);
 		node = tm_resolve(m, a, true);
-		want = node < 0 ? node : m->n[node].type != TM_DIR ? -ENOTDIR : 0;
+		want = node < 0 ? node : m->n[node].type != NS_DIR ? -ENOTDIR : 0;
 		struct list_check lc = { m, want == 0 ? node : -2, 0, 0 };
 		long n = list_and_check(ra, &lc);
 		got = n < 0 ? (int)n : 0;
@@ -393,7 +393,7 @@ static int private_op(struct prng *p, struct priv *pv, unsigned kind, int *got_o
 	case 10: {
 		snprintf(pv->desc, sizeof(pv->desc), "open(\"%s\", O_RDONLY) + read", ra);
 		node = tm_resolve(m, a, true);
-		want = node < 0 ? node : m->n[node].type == TM_DIR ? -EISDIR : 0;
+		want = node < 0 ? node : m->n[node].type == NS_DIR ? -EISDIR : 0;
 		got = fd = sys_open(ra, O_RDONLY, 0);
 		if (fd >= 0) {
 			long r = sys_read(fd, buf, sizeof(buf));
@@ -507,7 +507,7 @@ static unsigned compare_subtree(struct vfs_model *m, int dir, const char *path, 
 			kprintf("    # %s: %s differs from the model\n", sub, why);
 			bad++;
 		}
-		if (m->n[c].type == TM_DIR)
+		if (m->n[c].type == NS_DIR)
 			bad += compare_subtree(m, c, sub, depth + 1);
 	}
 	return bad;

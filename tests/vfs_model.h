@@ -3,45 +3,26 @@
  * the torture (tests/test_vfs_stress.c).
  *
  * One CPU owns one subtree; the model says what each call on it must
- * return, errno for errno, with Linux's rules: which path components are
- * followed when they are symlinks, which error comes first when several
- * apply (rename's ancestor checks before its type checks, link's EEXIST
- * before EPERM), O_CREAT through a dangling symlink creating its target.
- * Paths are relative to the subtree's root and never use "." or "..";
- * symlink targets are relative too, so nothing leaves the subtree.
+ * return, errno for errno.  The rules are the namespace's
+ * (tests/ns_model.h), on a plain tree: one filesystem, no mounts, root's
+ * calls only, no descriptor held across calls.  Paths are relative to the
+ * subtree's root and never use "." or ".."; symlink targets are relative
+ * too, so nothing leaves the subtree.
  *
- * Not thread-safe: one model per thread.
+ * Not thread-safe: one model per thread.  Plain data: memcpy copies it.
  */
 #ifndef TESTS_VFS_MODEL_H
 #define TESTS_VFS_MODEL_H
 
-#include <stdbool.h>
-#include <stdint.h>
+#include "tests/ns_model.h"
 
 #define TM_NODES 256
 #define TM_ENTRIES 320
-#define TM_NAME 8
-
-enum { TM_FREE, TM_DIR, TM_REG, TM_LNK };
-
-struct tm_node {
-	uint8_t type;
-	uint32_t nlink;
-	uint64_t size;             /* files and symlinks */
-	uint64_t ino;              /* learnt from the first stat; 0 until then */
-	int parent;                /* directories: the one holding it (-1: the root) */
-	char target[TM_NAME];      /* symlinks */
-};
-
-struct tm_entry {
-	int dir;                   /* -1: a free slot */
-	int child;
-	char name[TM_NAME];
-};
 
 struct vfs_model {
-	struct tm_node n[TM_NODES];
-	struct tm_entry e[TM_ENTRIES];
+	struct ns_node n[TM_NODES];
+	struct ns_entry e[TM_ENTRIES];
+	uint64_t ino[TM_NODES];    /* learnt from a node's first stat; 0 until then */
 	bool full;                 /* ran out of slots: the model cannot go on */
 };
 
