@@ -635,7 +635,7 @@ bool conflict_run_pair(const struct conflict_pair *p, conflict_say_fn *say, void
 	return ok;
 }
 
-int conflicts_run(conflict_say_fn *say, void *ctx, bool generated)
+int conflicts_begin(void)
 {
 	struct kstat st;
 	if (sys_lstat("/cf", &st) == 0)
@@ -653,36 +653,25 @@ int conflicts_run(conflict_say_fn *say, void *ctx, bool generated)
 		slab_map.rows = kcalloc(slab_map.cap, sizeof(struct slab_row));
 		slab_map.prev = kcalloc(slab_map.cap, sizeof(struct slab_row));
 		if (!slab_map.rows || !slab_map.prev) {
-			kfree(slab_map.rows);
-			kfree(slab_map.prev);
+			conflicts_end();
 			return -ENOMEM;
 		}
 		say_layout();
 	}
+	return 0;
+}
+
+int conflicts_hand_picked_run(conflict_say_fn *say, void *ctx)
+{
 	int failed = 0;
 	for (unsigned k = 0; k < NPAIRS; k++)
 		failed += !conflict_run_pair(&pairs[k], say, ctx);
-	failed += rwsem_choice_run(say, ctx);
-	if (generated)
-		failed += commute_pairs_run(say, ctx);
-	kfree(slab_map.rows);
-	kfree(slab_map.prev);
-	slab_map.rows = slab_map.prev = NULL;
 	return failed;
 }
 
-static void say_kprintf(void *ctx, const char *line)
+void conflicts_end(void)
 {
-	(void)ctx;
-	kprintf("%s\n", line);
+	kfree(slab_map.rows);
+	kfree(slab_map.prev);
+	slab_map.rows = slab_map.prev = NULL;
 }
-
-static void conflicts_bench(unsigned scale)
-{
-	(void)scale;
-	int r = conflicts_run(say_kprintf, NULL, true);
-	if (r < 0)
-		kprintf("conflicts: could not start (%d)\n", r);
-	kprintf("conflicts: done, %d not as expected\n", r < 0 ? (int)NPAIRS : r);
-}
-KBENCH("conflicts", conflicts_bench, "pairs of operations for the cache-line conflict tracer");

@@ -69,6 +69,15 @@ void conflict_side_leave(unsigned i, int res, uint64_t before);
  * status line.  True if both sides' res were 0. */
 bool conflict_run_pair(const struct conflict_pair *p, conflict_say_fn *say, void *ctx);
 
+/* One run's state (conflicts.c): begin checks /cf is free and, traced,
+ * sets up the slab map (0, -EEXIST, -ENOMEM); end gives it back.  Between
+ * them, the runs of each file's pairs, each returning how many did not
+ * run as they should: the hand-picked pairs and controls (conflicts.c),
+ * then these two.  conflicts_run (bench/conflicts_run.c) is all of it. */
+int conflicts_begin(void);
+int conflicts_hand_picked_run(conflict_say_fn *say, void *ctx);
+void conflicts_end(void);
+
 /* The generated commuting pairs (bench/commute.c): how many did not run
  * as they should. */
 int commute_pairs_run(conflict_say_fn *say, void *ctx);

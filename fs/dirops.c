@@ -100,21 +100,6 @@ static struct dentry *start_creating(struct dentry *dir, const char *name, size_
 	return start_dirop(dir, name, len, false);
 }
 
-/* Linux's vfs_create: the caller holds dir's i_rwsem exclusive (checked)
- * and found d negative under it (start_creating, lookup_open). */
-int vfs_create(struct inode *dir, struct dentry *d, uint32_t mode)
-{
-	rwsem_assert_held_write(&dir->i_rwsem);
-	if (IS_DEADDIR(dir))
-		return -ENOENT;
-	int err = inode_permission(dir, MAY_WRITE | MAY_EXEC);
-	if (err)
-		return err;
-	if (!dir->i_op->create)
-		return -EPERM;	/* this filesystem cannot (slowfs) */
-	return dir->i_op->create(dir, d, S_IFREG | (mode & S_IALLUGO));
-}
-
 int vfs_create_name(struct dentry *dir, const char *name, size_t len, uint32_t mode)
 {
 	struct dentry *d = start_creating(dir, name, len);

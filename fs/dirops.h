@@ -9,13 +9,8 @@
 
 struct dentry;
 
-struct inode;
-
-/* Create a regular file at d, a negative dentry in dir, whose i_rwsem
- * the caller holds exclusive (Linux's vfs_create): -ENOENT if dir was
- * removed, -EACCES without write and search permission on dir, -EPERM if
- * its filesystem cannot create. */
-int vfs_create(struct inode *dir, struct dentry *d, uint32_t mode);
+/* vfs_create, the create family's step under the lock, is the walk's:
+ * fs/namei.h. */
 
 /* One name in a directory dentry, taking the directory's lock (Linux's
  * start_creating or start_removing, the call, and end_dirop, in one): 0

@@ -47,7 +47,6 @@
  */
 #include "fs/namei.h"
 #include "fs/dcache.h"
-#include "fs/dirops.h"
 #include "fs/fs.h"
 #include "fs/mount.h"
 #include "fs/permission.h"
@@ -952,6 +951,24 @@ int path_lookup_inode(const char *path, unsigned flags, void (*fn)(const struct 
 		      void *arg)
 {
 	return vfs_path_lookup_inode(NULL, NULL, path, flags, fn, arg);
+}
+
+/* Linux's vfs_create, here where Linux has it: the caller holds dir's
+ * i_rwsem exclusive (checked) and found d negative under it (lookup_open
+ * below, dirops.c's start_creating).  It lives in the walk's file because
+ * open(O_CREAT)'s last step needs it, and dirops.c sits above the walk:
+ * dirops -> namei, never back. */
+int vfs_create(struct inode *dir, struct dentry *d, uint32_t mode)
+{
+	rwsem_assert_held_write(&dir->i_rwsem);
+	if (IS_DEADDIR(dir))
+		return -ENOENT;
+	int err = inode_permission(dir, MAY_WRITE | MAY_EXEC);
+	if (err)
+		return err;
+	if (!dir->i_op->create)
+		return -EPERM;	/* this filesystem cannot (slowfs) */
+	return dir->i_op->create(dir, d, S_IFREG | (mode & S_IALLUGO));
 }
 
 /*

@@ -40,6 +40,15 @@ int lookup_one_common(struct dentry *dir, size_t len);
 struct dentry *lookup_one_unlocked(struct dentry *dir, const char *name, size_t len);
 struct dentry *lookup_one(struct dentry *dir, const char *name, size_t len);
 
+struct inode;
+
+/* Create a regular file at d, a negative dentry in dir, whose i_rwsem
+ * the caller holds exclusive (Linux's vfs_create; open(O_CREAT)'s last step and dirops.c's
+ * create family call it): -ENOENT if dir was
+ * removed, -EACCES without write and search permission on dir, -EPERM if
+ * its filesystem cannot create. */
+int vfs_create(struct inode *dir, struct dentry *d, uint32_t mode);
+
 /* flags: a final symlink is returned itself (lstat, O_NOFOLLOW). */
 #define WALK_NOFOLLOW 0x1
 

@@ -210,8 +210,11 @@ void process_add_thread(struct signal_struct *sig, struct thread *t, unsigned pi
 void process_abort_new(struct signal_struct *sig);
 bool reap_child_ready(struct signal_struct *me, int pid);
 
-/* A thread whose credentials are behind its process's takes them
- * (user/sys_cred.c; the dispatcher calls it). */
+/* user/process_cred.c: after a set*id call that returned err (0 when
+ * the caller's credentials changed), the process's become the caller's;
+ * returns err.  A thread whose credentials are behind its process's
+ * takes them (the dispatcher calls it). */
+long publish_process_creds(long err);
 void adopt_process_creds(struct thread *t);
 long user_umask(uint32_t mask);
 

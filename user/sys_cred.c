@@ -8,8 +8,8 @@
  * the call).  smpvfs does that itself: the calling thread commits the new
  * credentials and publishes them in its process (signal_struct.cred, a
  * generation count moved under siglock); every other thread of the
- * process adopts them at its next system call (adopt_process_creds, from
- * the dispatcher), before the call runs.  One uid and one gid: the real,
+ * process adopts them at its next system call, before the call runs
+ * (both halves: user/process_cred.c).  One uid and one gid: the real,
  * effective, saved and filesystem IDs are always equal (kernel/cred.h),
  * so setreuid and setresuid take the effective one they are given.
  */
@@ -21,45 +21,6 @@
 #include "kernel/thread.h"
 #include "kernel/uaccess.h"
 
-/* After the caller's credentials changed: the process's become them. */
-static long publish(long err)
-{
-	if (err)
-		return err;
-	struct thread *t = current_thread();
-	struct signal_struct *p = t->signal;
-	const struct cred *c = get_cred(current_cred());
-	unsigned long flags = spin_lock_irqsave(&p->siglock);
-	const struct cred *old = p->cred;
-	p->cred = c;
-	t->cred_gen = ++p->cred_gen;
-	p->uid = c->uid;
-	spin_unlock_irqrestore(&p->siglock, flags);
-	put_cred(old);
-	return 0;
-}
-
-void adopt_process_creds(struct thread *t)
-{
-	struct signal_struct *p = t->signal;
-	unsigned long flags = spin_lock_irqsave(&p->siglock);
-	const struct cred *c = p->cred ? get_cred(p->cred) : NULL;
-	t->cred_gen = p->cred_gen;
-	spin_unlock_irqrestore(&p->siglock, flags);
-	if (!c)
-		return;
-	struct cred *new = prepare_creds();
-	if (!new) {
-		put_cred(c);
-		t->cred_gen--;	/* try again at the next call */
-		return;
-	}
-	*new = *c;	/* the umask with the rest: it is the process's too */
-	new->usage = 1;
-	put_cred(c);
-	commit_creds(new);
-}
-
 /* The one ID setre[ug]id and setres[ug]id stand for: the effective one,
  * or the real one if only that is given; -1 for none. */
 static uint32_t pick(uint64_t real, uint64_t eff)
@@ -69,36 +30,36 @@ static uint32_t pick(uint64_t real, uint64_t eff)
 
 long x64_setuid(struct trap_frame *r)
 {
-	return publish(sys_setuid((uint32_t)ARG1(r)));
+	return publish_process_creds(sys_setuid((uint32_t)ARG1(r)));
 }
 
 long x64_setgid(struct trap_frame *r)
 {
-	return publish(sys_setgid((uint32_t)ARG1(r)));
+	return publish_process_creds(sys_setgid((uint32_t)ARG1(r)));
 }
 
 long x64_setreuid(struct trap_frame *r)
 {
 	uint32_t id = pick(ARG1(r), ARG2(r));
-	return id == (uint32_t)-1 ? 0 : publish(sys_setuid(id));
+	return id == (uint32_t)-1 ? 0 : publish_process_creds(sys_setuid(id));
 }
 
 long x64_setregid(struct trap_frame *r)
 {
 	uint32_t id = pick(ARG1(r), ARG2(r));
-	return id == (uint32_t)-1 ? 0 : publish(sys_setgid(id));
+	return id == (uint32_t)-1 ? 0 : publish_process_creds(sys_setgid(id));
 }
 
 long x64_setresuid(struct trap_frame *r)
 {
 	uint32_t id = pick(ARG1(r), ARG2(r));
-	return id == (uint32_t)-1 ? 0 : publish(sys_setuid(id));
+	return id == (uint32_t)-1 ? 0 : publish_process_creds(sys_setuid(id));
 }
 
 long x64_setresgid(struct trap_frame *r)
 {
 	uint32_t id = pick(ARG1(r), ARG2(r));
-	return id == (uint32_t)-1 ? 0 : publish(sys_setgid(id));
+	return id == (uint32_t)-1 ? 0 : publish_process_creds(sys_setgid(id));
 }
 
 long x64_setgroups(struct trap_frame *r)
@@ -109,7 +70,7 @@ long x64_setgroups(struct trap_frame *r)
 		return -EINVAL;
 	if (n && copy_from_user(groups, ARG2(r), n * sizeof(uint32_t)))
 		return -EFAULT;
-	return publish(sys_setgroups((unsigned)n, groups));
+	return publish_process_creds(sys_setgroups((unsigned)n, groups));
 }
 
 long x64_getgroups(struct trap_frame *r)
@@ -169,6 +130,6 @@ long x64_getresgid(struct trap_frame *r)
 long user_umask(uint32_t mask)
 {
 	uint32_t old = sys_umask(mask);
-	publish(0);
+	publish_process_creds(0);
 	return old;
 }

@@ -3,7 +3,9 @@
  * e2fsprogs 1.47 writes them) and what the files of fs/ext2/ share.
  *
  *   super.c   mounting: the superblock and group descriptors, checked;
- *             unmounting; the free counts
+ *             unmounting
+ *   sbi.c     what the others share: group descriptors, the free
+ *             counts, error reports
  *   alloc.c   block and inode allocation through the bitmaps
  *   inode.c   reading and writing inodes, the block map (direct, indirect,
  *             double and triple indirect), truncation, eviction
@@ -187,14 +189,13 @@ static inline struct ext2_inode_info *EXT2_I(const struct inode *inode)
 	return inode->i_private;
 }
 
-/* super.c */
+/* sbi.c */
 struct ext2_group_desc *ext2_gd(struct ext2_sb_info *sbi, unsigned group);
 void ext2_gd_dirty(struct ext2_sb_info *sbi, unsigned group);
 void ext2_sb_count(struct ext2_sb_info *sbi, uint32_t *field, int delta);
 /* Say what is wrong with the filesystem, once a line; returns -EUCLEAN. */
 int ext2_error(struct ext2_sb_info *sbi, const char *what, uint64_t a, uint64_t b);
 int ext2_io_error(struct ext2_sb_info *sbi, int err);
-extern const struct super_operations ext2_sops;
 
 /* alloc.c */
 int ext2_new_block(struct ext2_sb_info *sbi, uint32_t goal, uint32_t *out);

@@ -1,5 +1,5 @@
 /*
- * super.c: mounting an ext2 filesystem, and what the whole of it shares.
+ * super.c: mounting and unmounting an ext2 filesystem.
  *
  * Mount reads the superblock (1 KiB at byte 1024) with 1 KiB buffers,
  * checks it, sets the disk's buffer size to the filesystem's block size,
@@ -28,37 +28,6 @@
 _Static_assert(sizeof(struct ext2_super_block) == 1024, "ext2 superblock layout");
 _Static_assert(sizeof(struct ext2_group_desc) == 32, "ext2 group descriptor layout");
 _Static_assert(__builtin_offsetof(struct ext2_inode, i_extra_isize) == 128, "ext2 inode layout");
-
-int ext2_error(struct ext2_sb_info *sbi, const char *what, uint64_t a, uint64_t b)
-{
-	kprintf("ext2: %s: %s (%lu, %lu)\n", sbi->bdev->name, what, a, b);
-	return -EUCLEAN;
-}
-
-int ext2_io_error(struct ext2_sb_info *sbi, int err)
-{
-	if (err == -EIO)
-		__atomic_fetch_add(&sbi->io_errors, 1, __ATOMIC_RELAXED);
-	return err;
-}
-
-struct ext2_group_desc *ext2_gd(struct ext2_sb_info *sbi, unsigned group)
-{
-	struct buffer_head *bh = sbi->gdt[group / sbi->desc_per_block];
-	return (struct ext2_group_desc *)bh->b_data + group % sbi->desc_per_block;
-}
-
-void ext2_gd_dirty(struct ext2_sb_info *sbi, unsigned group)
-{
-	mark_buffer_dirty(sbi->gdt[group / sbi->desc_per_block]);
-}
-
-/* The superblock's totals: exact at every moment, one atomic add each. */
-void ext2_sb_count(struct ext2_sb_info *sbi, uint32_t *field, int delta)
-{
-	__atomic_fetch_add(field, (uint32_t)delta, __ATOMIC_RELAXED);
-	mark_buffer_dirty(sbi->sbh);
-}
 
 /* ---- checking what we read ---------------------------------------------- */
 
@@ -256,6 +225,11 @@ static void free_sbi(struct ext2_sb_info *sbi)
 	kfree(sbi);
 }
 
+static const struct super_operations ext2_sops = {
+	.evict = ext2_evict,
+	.dirty_inode = ext2_write_inode,
+};
+
 static struct super_block *ext2_mount(struct block_device *bdev, unsigned flags, const char *options)
 {
 	bool ro = (flags & MS_RDONLY) || bdev->read_only;
@@ -351,11 +325,6 @@ static struct file_system_type ext2_type = {
 	.fs_flags = FS_REQUIRES_DEV,
 	.mount = ext2_mount,
 	.kill_sb = ext2_kill_sb,
-};
-
-const struct super_operations ext2_sops = {
-	.evict = ext2_evict,
-	.dirty_inode = ext2_write_inode,
 };
 
 int ext2_register(void)
