@@ -229,3 +229,48 @@ unsigned bench_run_selected(void)
 		return 0;
 	return bench_run_names(selection, 1);
 }
+
+void bench_modes_header(const char *noun)
+{
+	char sh[32], ex[32];
+	snprintf(sh, sizeof(sh), "shared %s/s", noun);
+	snprintf(ex, sizeof(ex), "exclusive %s/s", noun);
+	kprintf("  %7s %22s %22s %8s %7s %9s\n", "threads", sh, ex, "ratio", "target", "in flight");
+	kprintf("  %7s %22s %22s %8s %7s %9s\n", "", "median [min..max]", "median [min..max]", "", "0.9 T",
+		"sh/ex");
+}
+
+void bench_modes_row(const struct bench_modes *m, unsigned t)
+{
+	uint64_t sh[BENCH_MODES_REPS], ex[BENCH_MODES_REPS];
+	unsigned fl_sh = 0, fl_ex = 0, reps = m->reps < BENCH_MODES_REPS ? m->reps : BENCH_MODES_REPS;
+	for (unsigned r = 0; r < reps; r++) {
+		bool first_excl = r % 2;
+		for (unsigned k = 0; k < 2; k++) {
+			bool excl = k ? !first_excl : first_excl;
+			unsigned fl = 0;
+			uint64_t rate = m->once(m->arg, t, r, excl, &fl);
+			(excl ? ex : sh)[r] = rate;
+			unsigned *most = excl ? &fl_ex : &fl_sh;
+			*most = fl > *most ? fl : *most;
+		}
+	}
+	struct bench_stats s = bench_stats(sh, reps), x = bench_stats(ex, reps);
+	uint64_t ratio = bench_ratio_milli(s.median, x.median), target = 900 * (uint64_t)t;
+	kprintf("  %7u %8lu [%5lu..%5lu] %8lu [%5lu..%5lu] %4lu.%02lu %7s %4u/%-4u\n", t, s.median, s.min,
+		s.max, x.median, x.min, x.max, ratio / 1000, ratio % 1000 / 10,
+		ratio >= target ? "met" : "MISSED", fl_sh, fl_ex);
+	struct bench_rec rec;
+	bench_rec_begin(&rec, m->bench, "rate");
+	bench_rec_u64(&rec, "threads", t);
+	if (m->latency_ms)
+		bench_rec_u64(&rec, "latency_ms", m->latency_ms);
+	bench_rec_u64(&rec, m->per_thread_key, m->per_thread);
+	bench_rec_stats(&rec, "shared_per_s", s);
+	bench_rec_stats(&rec, "exclusive_per_s", x);
+	bench_rec_u64(&rec, "ratio_milli", ratio);
+	bench_rec_u64(&rec, "target_milli", target);
+	bench_rec_u64(&rec, "in_flight_shared", fl_sh);
+	bench_rec_u64(&rec, "in_flight_exclusive", fl_ex);
+	bench_rec_emit(&rec);
+}

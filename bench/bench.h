@@ -66,6 +66,30 @@ void bench_rec_stats(struct bench_rec *r, const char *key, struct bench_stats s)
 const char *bench_rec_end(struct bench_rec *r);
 void bench_rec_emit(struct bench_rec *r);
 
+/*
+ * The shared-vs-exclusive tables (lookup_slow, disk_lookup): at T
+ * threads, `reps` runs in each i_rwsem mode, alternating which mode goes
+ * first (against drift).  once(arg, t, rep, excl, &in_flight) makes one
+ * run: its rate (0 if it failed) and the most requests in flight during
+ * it.  The row (medians [min..max], the ratio and its target 0.9 T, the
+ * most in flight in each mode) is printed under bench_modes_header and
+ * recorded with per_thread_key = per_thread, and latency_ms if not 0.
+ */
+#define BENCH_MODES_REPS 8
+typedef uint64_t bench_mode_once_fn(void *arg, unsigned t, unsigned rep, bool excl,
+				    unsigned *in_flight);
+struct bench_modes {
+	const char *bench;          /* the record's name */
+	const char *per_thread_key; /* e.g. "lookups_per_thread" */
+	unsigned per_thread;
+	unsigned latency_ms;
+	unsigned reps;              /* 1 .. BENCH_MODES_REPS */
+	bench_mode_once_fn *once;
+	void *arg;
+};
+void bench_modes_header(const char *noun);   /* "lookups", "stats" */
+void bench_modes_row(const struct bench_modes *m, unsigned t);
+
 /* "TCG" or "KVM" (from CPUID's hypervisor leaf), for the table headers. */
 const char *bench_accelerator(void);
 

@@ -109,23 +109,29 @@ static void lookup_member(void *arg, unsigned i)
 	}
 }
 
-/* One run: stats per second (0 if it failed); *in_flight: the most reads
- * the disk had at once meanwhile (the driver's count). */
-static uint64_t lookup_once(struct pick *p, struct block_device *bdev, unsigned t, unsigned k,
-			    bool excl, unsigned *in_flight)
+/* One run (bench_mode_once_fn): stats per second (0 if it failed), and
+ * the most reads the disk had at once meanwhile (the driver's count). */
+struct disk_params {
+	struct pick *p;
+	struct block_device *bdev;
+	unsigned k;
+};
+
+static uint64_t lookup_once(void *arg, unsigned t, unsigned rep, bool excl, unsigned *in_flight)
 {
+	(void)rep;
+	struct disk_params *d = arg;
 	static struct bench_team team;
-	struct lookup_run r = { p, p->next, k, 0 };
-	p->next += t * k;
+	struct lookup_run r = { d->p, d->p->next, d->k, 0 };
+	d->p->next += t * d->k;
 	team = (struct bench_team){ .n = t, .fn = lookup_member, .arg = &r };
 	bool was = vfs_lookup_exclusive;
 	__atomic_store_n(&vfs_lookup_exclusive, excl, __ATOMIC_RELEASE);
-	blk_reset_max_in_flight(bdev);
+	blk_reset_max_in_flight(d->bdev);
 	int err = bench_team_run(&team);
-	unsigned most = __atomic_load_n(&bdev->stats.max_in_flight, __ATOMIC_RELAXED);
-	*in_flight = most > *in_flight ? most : *in_flight;
+	*in_flight = __atomic_load_n(&d->bdev->stats.max_in_flight, __ATOMIC_RELAXED);
 	__atomic_store_n(&vfs_lookup_exclusive, was, __ATOMIC_RELEASE);
-	return err || r.errors ? 0 : bench_rate((uint64_t)t * k, team.wall_ns);
+	return err || r.errors ? 0 : bench_rate((uint64_t)t * d->k, team.wall_ns);
 }
 
 #define DISK_REPS 3
@@ -158,36 +164,12 @@ static void bench_disk_lookup(unsigned scale)
 	}
 	kprintf("  K = %u stats per thread, each one read of its own inode block; %u reps per mode\n",
 		k, DISK_REPS);
-	kprintf("  %7s %22s %22s %8s %7s %9s\n", "threads", "shared stats/s", "exclusive stats/s", "ratio",
-		"target", "in flight");
-	for (unsigned ti = 0; ti < 5; ti++) {
-		unsigned t = threads[ti];
-		uint64_t sh[DISK_REPS], ex[DISK_REPS];
-		unsigned fl_sh = 0, fl_ex = 0;
-		for (unsigned r = 0; r < DISK_REPS; r++) {
-			bool first_excl = r % 2;
-			for (unsigned m = 0; m < 2; m++) {
-				bool excl = m ? !first_excl : first_excl;
-				(excl ? ex : sh)[r] = lookup_once(&p, sbi->bdev, t, k, excl, excl ? &fl_ex : &fl_sh);
-			}
-		}
-		struct bench_stats s = bench_stats(sh, DISK_REPS), x = bench_stats(ex, DISK_REPS);
-		uint64_t ratio = bench_ratio_milli(s.median, x.median), target = 900 * (uint64_t)t;
-		kprintf("  %7u %8lu [%5lu..%5lu] %8lu [%5lu..%5lu] %4lu.%02lu %7s %4u/%-4u\n", t, s.median,
-			s.min, s.max, x.median, x.min, x.max, ratio / 1000, ratio % 1000 / 10,
-			ratio >= target ? "met" : "MISSED", fl_sh, fl_ex);
-		struct bench_rec rec;
-		bench_rec_begin(&rec, "disk_lookup", "rate");
-		bench_rec_u64(&rec, "threads", t);
-		bench_rec_u64(&rec, "stats_per_thread", k);
-		bench_rec_stats(&rec, "shared_per_s", s);
-		bench_rec_stats(&rec, "exclusive_per_s", x);
-		bench_rec_u64(&rec, "ratio_milli", ratio);
-		bench_rec_u64(&rec, "target_milli", target);
-		bench_rec_u64(&rec, "in_flight_shared", fl_sh);
-		bench_rec_u64(&rec, "in_flight_exclusive", fl_ex);
-		bench_rec_emit(&rec);
-	}
+	bench_modes_header("stats");
+	static struct disk_params d;
+	d = (struct disk_params){ &p, sbi->bdev, k };
+	struct bench_modes m = { "disk_lookup", "stats_per_thread", k, 0, DISK_REPS, lookup_once, &d };
+	for (unsigned ti = 0; ti < 5; ti++)
+		bench_modes_row(&m, threads[ti]);
 	sys_umount(MNT);
 }
 KBENCH("disk_lookup", bench_disk_lookup,

@@ -48,11 +48,16 @@ static void slow_member(void *arg, unsigned i)
 	}
 }
 
-/* One run: lookups per second, or 0 if it could not run. */
-static uint64_t slow_once(unsigned latency_ms, unsigned t, unsigned k, unsigned rep, bool excl,
-			  unsigned *in_flight)
+/* One run (bench_mode_once_fn): lookups per second, or 0 if it could
+ * not run.  arg: the sleep per lookup and K. */
+struct slow_params {
+	unsigned latency_ms, k;
+};
+
+static uint64_t slow_once(void *arg, unsigned t, unsigned rep, bool excl, unsigned *in_flight)
 {
-	struct slow_run s = { slowfs_mount(latency_ms, 0, 0), k, rep, excl, 0 };
+	const struct slow_params *p = arg;
+	struct slow_run s = { slowfs_mount(p->latency_ms, 0, 0), p->k, rep, excl, 0 };
 	if (!s.sb)
 		return 0;
 	static struct bench_team team;	/* big: keep it off the stack */
@@ -65,7 +70,7 @@ static uint64_t slow_once(unsigned latency_ms, unsigned t, unsigned k, unsigned 
 	slowfs_unmount(s.sb);
 	if (err || s.errors)
 		return 0;
-	return bench_rate((uint64_t)t * k, team.wall_ns);
+	return bench_rate((uint64_t)t * p->k, team.wall_ns);
 }
 
 #define SLOW_REPS 5
@@ -73,54 +78,17 @@ static uint64_t slow_once(unsigned latency_ms, unsigned t, unsigned k, unsigned 
 static void bench_lookup_slow(unsigned scale)
 {
 	static const unsigned threads[] = { 1, 2, 4, 8, 16, 32 };
-	unsigned nt = scale ? 6 : 1, reps = scale ? SLOW_REPS : 1;
-	unsigned latency = scale ? 50 : 10, k = scale ? 4 : 1;
+	unsigned nt = scale ? 6 : 1;
+	static struct slow_params p;
+	p = (struct slow_params){ scale ? 50 : 10, scale ? 4 : 1 };
+	struct bench_modes m = { "lookup_slow", "lookups_per_thread", p.k, p.latency_ms,
+				 scale ? SLOW_REPS : 1, slow_once, &p };
 
 	kprintf("  L = %u ms sleep per lookup, K = %u lookups per thread, %u reps per mode\n",
-		latency, k, reps);
-	kprintf("  %7s %22s %22s %8s %7s %9s\n", "threads", "shared lookups/s", "exclusive lookups/s",
-		"ratio", "target", "in flight");
-	kprintf("  %7s %22s %22s %8s %7s %9s\n", "", "median [min..max]", "median [min..max]", "", "0.9 T",
-		"sh/ex");
-	for (unsigned ti = 0; ti < nt; ti++) {
-		unsigned t = scale ? threads[ti] : 2;	/* tiny: one team of two */
-		uint64_t sh[SLOW_REPS], ex[SLOW_REPS];
-		unsigned fl_sh = 0, fl_ex = 0;
-		for (unsigned r = 0; r < reps; r++) {
-			/* Alternate which mode goes first, against drift. */
-			bool first_excl = r % 2;
-			for (unsigned m = 0; m < 2; m++) {
-				bool excl = m ? !first_excl : first_excl;
-				unsigned fl = 0;
-				uint64_t rate = slow_once(latency, t, k, r, excl, &fl);
-				if (excl) {
-					ex[r] = rate;
-					fl_ex = fl > fl_ex ? fl : fl_ex;
-				} else {
-					sh[r] = rate;
-					fl_sh = fl > fl_sh ? fl : fl_sh;
-				}
-			}
-		}
-		struct bench_stats s = bench_stats(sh, reps), x = bench_stats(ex, reps);
-		uint64_t ratio = bench_ratio_milli(s.median, x.median);
-		uint64_t target = 900 * (uint64_t)t;
-		kprintf("  %7u %8lu [%5lu..%5lu] %8lu [%5lu..%5lu] %4lu.%02lu %7s %4u/%-4u\n", t, s.median, s.min,
-			s.max, x.median, x.min, x.max, ratio / 1000, ratio % 1000 / 10,
-			ratio >= target ? "met" : "MISSED", fl_sh, fl_ex);
-		struct bench_rec rec;
-		bench_rec_begin(&rec, "lookup_slow", "rate");
-		bench_rec_u64(&rec, "threads", t);
-		bench_rec_u64(&rec, "latency_ms", latency);
-		bench_rec_u64(&rec, "lookups_per_thread", k);
-		bench_rec_stats(&rec, "shared_per_s", s);
-		bench_rec_stats(&rec, "exclusive_per_s", x);
-		bench_rec_u64(&rec, "ratio_milli", ratio);
-		bench_rec_u64(&rec, "target_milli", target);
-		bench_rec_u64(&rec, "in_flight_shared", fl_sh);
-		bench_rec_u64(&rec, "in_flight_exclusive", fl_ex);
-		bench_rec_emit(&rec);
-	}
+		p.latency_ms, p.k, m.reps);
+	bench_modes_header("lookups");
+	for (unsigned ti = 0; ti < nt; ti++)
+		bench_modes_row(&m, scale ? threads[ti] : 2);	/* tiny: one team of two */
 }
 KBENCH("lookup_slow", bench_lookup_slow,
        "slow lookups of distinct names in one directory, i_rwsem shared vs exclusive");

@@ -200,6 +200,25 @@ static void eio_reaches_the_reader(void)
 		EXPECT_EQ(r.err[i], -EIO);
 }
 
+/* Blocks first .. first+n-1 of b as dirty buffers holding the kernel's
+ * pattern (the host compares them after a write-back): 0, or the error
+ * of the buffer that could not be had. */
+static int dirty_pattern(struct block_device *b, uint64_t first, unsigned n)
+{
+	for (uint64_t k = first; k < first + n; k++) {
+		struct buffer_head *bh = __getblk(b, k, BS);
+		if (IS_ERR(bh))
+			return (int)PTR_ERR(bh);
+		lock_buffer(bh);
+		fill_kernel_pattern(bh->b_data, k);
+		set_buffer_uptodate(bh);
+		unlock_buffer(bh);
+		mark_buffer_dirty(bh);
+		brelse(bh);
+	}
+	return 0;
+}
+
 /* Dirty buffers reach the disk on sync (the host compares the sectors),
  * and the cache counts them clean afterwards. */
 static void dirty_buffers_written_on_sync(void)
@@ -208,16 +227,7 @@ static void dirty_buffers_written_on_sync(void)
 	uint64_t first = kernel_quarter(b);
 	enum { N = 20 };
 	struct bcache_stats s;
-	for (uint64_t k = first; k < first + N; k++) {
-		struct buffer_head *bh = __getblk(b, k, BS);
-		ASSERT_FALSE(IS_ERR(bh));
-		lock_buffer(bh);
-		fill_kernel_pattern(bh->b_data, k);
-		set_buffer_uptodate(bh);
-		unlock_buffer(bh);
-		mark_buffer_dirty(bh);
-		brelse(bh);
-	}
+	ASSERT_EQ(dirty_pattern(b, first, N), 0);
 	bcache_get_stats(&s);
 	EXPECT_GE(s.dirty, (uint64_t)N);
 	uint64_t writes = b->stats.writes;
@@ -244,16 +254,7 @@ static void shrinker_and_flusher(void)
 		ASSERT_FALSE(IS_ERR(bh));
 		brelse(bh);
 	}
-	for (uint64_t k = first; k < first + N; k++) {
-		struct buffer_head *bh = __getblk(b, k, BS);
-		ASSERT_FALSE(IS_ERR(bh));
-		lock_buffer(bh);
-		fill_kernel_pattern(bh->b_data, k);
-		set_buffer_uptodate(bh);
-		unlock_buffer(bh);
-		mark_buffer_dirty(bh);
-		brelse(bh);
-	}
+	ASSERT_EQ(dirty_pattern(b, first, N), 0);
 	EXPECT_EQ(bcache_shrink(1), 1u);	/* the oldest: block 300 */
 	struct buffer_head *bh = __getblk(b, 300, BS);
 	EXPECT_FALSE(buffer_uptodate(bh));	/* a new, empty buffer */
