@@ -191,12 +191,23 @@ class Profile:
     smp: int = 4
     firmware: str = "bios"
     kargs: str = ""
+    log_has: tuple = ()         # patterns the kernel's output must contain
+
 
 
 def blk_disks(work):
     image = work / "pattern.img"
     make_pattern_image(image, 8192)
     return [Disk("pattern", image, rdelay_ms=10)]
+
+
+def refused_disks(work):
+    """A modern-only virtio-blk device first on the bus, which the driver
+    (legacy interface) must refuse with a line and no hang, then the
+    pattern disk, which must still work, as vda."""
+    modern = work / "modern.img"
+    modern.write_bytes(bytes(1 << 20))
+    return [Disk("modern", modern, nbd=False, modern_only=True)] + blk_disks(work)
 
 
 def bcache_disks(work):
@@ -278,6 +289,8 @@ def fsck_all(disks):
 
 PROFILES = {
     "blk": Profile("blk", "blk", blk_disks, promised=("pattern", "overlap")),
+    "refused": Profile("refused", "blk", refused_disks, promised=("pattern", "overlap"), smp=2,
+                       log_has=(r"virtio-blk \S+: a modern-only device \(1af4:1042\).*refused",)),
     "bcache": Profile("bcache", "bcache", bcache_disks, promised=("pattern", "reads", "overlap")),
     "ext2": Profile("ext2", "ext2,fstest_ext2,ext2_stress,ext2_fuzz", ext2_disks,
                     promised=("listing", "reads", "flagclear"), after=fsck_all, smp=8),
@@ -315,6 +328,8 @@ def run_profile(p, args, accel):
         if not problems and not k.cases:
             problems.append("no test case ran")
         problems += run_hostchecks(k.lines, disks, p.promised)
+        problems += [f"the kernel never printed a line matching {pat!r}" for pat in p.log_has
+                     if not any(re.search(pat, line) for line in k.lines)]
         if p.after:
             problems += p.after(disks)
     for role in (d.role for d in disks.disks if d.nbd):

@@ -42,6 +42,8 @@ class Disk:
     write_error_rate: str = ""
     read_only: bool = False
     pristine: Path = None       # a copy of the image as it was before the boot, if kept
+    modern_only: bool = False   # a virtio 1.0-only device (disable-legacy=on): the
+                                # kernel must refuse it, so it gets no vdX name
 
 
 @dataclasses.dataclass
@@ -107,8 +109,9 @@ class DiskSet:
     def kargs(self):
         if not self.disks:
             return ""
+        named = [d for d in self.disks if not d.modern_only]
         return "ktest.disks=" + ",".join(f"{d.role}:vd{chr(ord('a') + i)}"
-                                         for i, d in enumerate(self.disks))
+                                         for i, d in enumerate(named))
 
     def files(self, disk):
         stem = self.workdir / disk.role
@@ -162,7 +165,8 @@ class DiskSet:
                 src = f"file={disk.image}"
             ro = ",readonly=on" if disk.read_only else ""
             args += ["-drive", f"{src},format=raw,if=none,id=disk{i},rerror=report,werror=report{ro}",
-                     "-device", f"virtio-blk-pci,drive=disk{i},disable-legacy=off"]
+                     "-device", f"virtio-blk-pci,drive=disk{i},"
+                                f"disable-legacy={'on' if disk.modern_only else 'off'}"]
         return args
 
     def stop(self):
