@@ -18,7 +18,8 @@
  *    as one piece (it waits until there is room for all of it), a longer
  *    one in as many pieces as the room allows.
  *  - a write that moved bytes sets the FIFO's mtime and ctime, as Linux's,
- *    and a read its atime (always, as ramfs's file reads do).
+ *    and a read its atime, the relatime way (inode_accessed), as ramfs's
+ *    file reads do.
  *  - every wait is killable: a killed thread leaves it with -EINTR (a
  *    write that moved some bytes returns their count), and an open that
  *    was waiting counts itself out again.
