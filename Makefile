@@ -265,11 +265,13 @@ debug: check-tools $(BUILD)/smpvfs.elf $(BUILD)/initrd.cpio
 gdb: $(BUILD)/smpvfs.elf
 	gdb -q $(BUILD)/smpvfs.elf -ex 'target remote :1234'
 
-# make test: check the fstest files against the host's Linux, prove the
-# harness can fail (a deliberately failing and a hung case must be
-# reported, a fault must panic with a backtrace), test the page allocator
-# with RAM above 4 GiB, run the matrix, the shell scripts and the KCSAN
-# boot, and build LOCKDEP=0.  SMP=n and/or FIRMWARE=x narrow the matrix.
+# make test: every part in TEST_PARTS, among them: check the fstest files
+# and the busybox scripts against the host's Linux, prove the harness can
+# fail (a deliberately failing and a hung case must be reported, a fault
+# must panic with a backtrace), test the page allocator with RAM above
+# 4 GiB, run the matrix, the exclusive-lookup boot, the disk tests, the
+# shell scripts and the KCSAN boot, build LOCKDEP=0, and check the
+# conflict tracer's controls.  SMP=n and/or FIRMWARE=x narrow the matrix.
 # Every part runs even if one before it failed; the last line says which.
 TEST_PARTS := test-fresh test-fstest-host test-busybox-host test-syscalls-doc test-negative test-matrix \
 	test-exclusive test-disk test-shell test-kcsan test-nolockdep test-conflicts

@@ -35,6 +35,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # as a file too: tests/lib from the root
+
 from tests.lib.common import BUILD, REPO
 from bench import conflicts_generated as generated
 from tests.lib.qemu import Config, interpret_status, make_iso, qemu_command, run_captured

@@ -399,6 +399,7 @@ static uint32_t lru_now(void)
 /* d joins the tail of this CPU's list; the caller holds d's bucket lock. */
 static void d_lru_add(struct dentry *d)
 {
+	spin_assert_held(d_bucket(d->d_name.hash));
 	unsigned cpu = cpu_id();	/* a move to another CPU now only costs locality */
 	struct dentry_lru *l = &lrus[cpu];
 	spin_lock(&l->lock);
@@ -412,6 +413,8 @@ static void d_lru_add(struct dentry *d)
 /* Take d off its list.  Caller holds the list's lock and d's bucket lock. */
 static void __d_lru_del(struct dentry_lru *l, struct dentry *d)
 {
+	spin_assert_held(&l->lock);
+	spin_assert_held(d_bucket(d->d_name.hash));
 	list_del(&d->d_lru);
 	__atomic_store_n(&l->len, l->len - 1, __ATOMIC_RELAXED);
 }

@@ -98,7 +98,9 @@ struct qstr {
  */
 struct dentry {
 	/* Line 1. */
-	struct hlist_node d_hash;  /* bucket lock: dcache chain, or in-lookup chain while IN_LOOKUP */
+	/* The dcache chain (its bucket lock), or while IN_LOOKUP the
+	 * in-lookup chain (the in-lookup bucket lock). */
+	struct hlist_node d_hash;
 	struct dentry *d_parent;   /* rename_lock and d_lock; holds a reference; the root is its own parent */
 	struct qstr d_name;        /* rename_lock; d_name.name points at d_iname or the heap */
 	/* DCACHE_*, changed with atomic or/and: HASHED under the dcache

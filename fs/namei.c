@@ -148,7 +148,8 @@ static struct dentry *lookup_fast(struct dentry *dir, const struct qstr *q)
  * The slow path's core, with dir's i_rwsem held (shared or exclusive):
  * d_alloc_parallel gives the hashed dentry (positive or negative), or an
  * in-lookup one that we alone ask the filesystem about while other
- * lookups of the same name wait for d_lookup_done.
+ * lookups of the same name wait for it to leave the in-lookup state
+ * (d_add, or d_lookup_done if the filesystem did not answer).
  */
 static struct dentry *__lookup_slow(struct dentry *dir, const struct qstr *q)
 {

@@ -12,12 +12,14 @@
  *  - read returns what is there (up to n), waits while the pipe is empty
  *    and has a writer, and returns 0 (end of file) when it is empty and
  *    has none.
- *  - write with no reader gets -EPIPE (there are no signals here, so no
- *    SIGPIPE: the error alone); a write of at most PIPE_BUF bytes goes in
+ *  - write with no reader gets -EPIPE (a user process also gets SIGPIPE,
+ *    sent by its system call, user/sys_fd.c; kernel threads have no
+ *    signals and get the error alone); a write of at most PIPE_BUF bytes goes in
  *    as one piece (it waits until there is room for all of it), a longer
  *    one in as many pieces as the room allows.
  *  - a write that moved bytes sets the FIFO's mtime and ctime, as Linux's,
- *    and a read its atime (always, as ramfs's file reads do).
+ *    and a read its atime, the relatime way (inode_accessed), as ramfs's
+ *    file reads do.
  *  - every wait is killable: a killed thread leaves it with -EINTR (a
  *    write that moved some bytes returns their count), and an open that
  *    was waiting counts itself out again.
@@ -221,7 +223,7 @@ static long pipe_write(struct file *f, const void *buf, size_t n)
 	long err = 0;
 	for (;;) {
 		if (!p->readers) {
-			err = -EPIPE;	/* and no SIGPIPE: there are no signals */
+			err = -EPIPE;	/* SIGPIPE, for a user process, is user/sys_fd.c's */
 			break;
 		}
 		size_t room = PIPE_SIZE - p->len;

@@ -12,8 +12,9 @@
  * credentials with no lock and no reference (current_cred), and another
  * thread that shares the old object keeps seeing it unchanged.  This is
  * Linux's model (setuid in a multithreaded program is per thread in the
- * kernel; the C library repeats it on every thread); a later RCU-walk
- * reads the pointer the same way.
+ * kernel; for user processes user/process_cred.c repeats it on every
+ * thread, as Linux's C library does); the RCU-walk (fs/namei.c) reads
+ * the pointer the same way.
  *
  * One uid and one gid: smpvfs has no separate real, effective, saved and
  * filesystem IDs (they are always equal here).  uid 0 is root and has

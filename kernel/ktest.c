@@ -23,7 +23,8 @@
  * acquisition would be checked against locks nobody holds any more.  Its
  * reports count as failures: a case fails if the validator reported
  * during it a different number of times than the case announced with
- * ktest_expect_lockdep_reports() (zero, except in its own negative tests).
+ * ktest_expect_lockdep_reports() (zero, except in the validator's own
+ * negative tests and RCU's misuse cases).
  *
  * A check that fails while no case is running (a KCSAN report printed
  * between cases) fails the run: ktest_run_names adds it to what it

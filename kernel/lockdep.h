@@ -24,7 +24,10 @@
  *     lockdep_init_map(&l->dep_map, name, key, 0);     // at init
  *     lock_acquire(&l->dep_map, 0, 0, 0, ip);          // before waiting
  *     ... take the lock ...
- *     lock_release(&l->dep_map, ip);                   // before letting go
+ *     lock_release(&l->dep_map, ip);                   // as it lets go (before
+ *                                                      // for a mutex or rwsem,
+ *                                                      // just after, interrupts
+ *                                                      // off, for a spinlock)
  *
  * A "context" owns a stack of held locks: each thread has one, and
  * interrupt handlers use the interrupted thread's (kernel/lockdep_context.c).

@@ -137,6 +137,7 @@ static struct page *take_pages(unsigned order)
  * Caller holds l->lock; returns how many moved. */
 static unsigned pcp_flush(struct per_cpu_pages *l, unsigned n)
 {
+	spin_assert_held(&l->lock);
 	unsigned moved = 0;
 	spin_lock(&zone_lock);
 	for (; moved < n && l->count; moved++) {
@@ -154,6 +155,7 @@ static unsigned pcp_flush(struct per_cpu_pages *l, unsigned n)
 /* Fill l (empty) with up to PCP_BATCH single pages.  Caller holds l->lock. */
 static void pcp_refill(struct per_cpu_pages *l)
 {
+	spin_assert_held(&l->lock);
 	spin_lock(&zone_lock);
 	struct page *p;
 	while (l->count < PCP_BATCH && (p = __take_block(0))) {

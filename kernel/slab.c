@@ -182,6 +182,7 @@ static bool grow(struct kmem_cache *c)
  * Caller holds c->lock. */
 static void *slab_take(struct kmem_cache *c)
 {
+	spin_assert_held(&c->lock);
 	if (list_empty(&c->partial))
 		return NULL;
 	struct page *slab = list_first_entry(&c->partial, struct page, list);
@@ -313,6 +314,7 @@ void slab_cpus_init(void)
  * Caller holds m->lock. */
 static void mag_refill(struct kmem_cache *c, struct kmem_cache_cpu *m)
 {
+	spin_assert_held(&m->lock);
 	spin_lock(&c->lock);
 	void *obj;
 	while (m->n < c->batch && (obj = slab_take(c)))
@@ -325,6 +327,7 @@ static void mag_refill(struct kmem_cache *c, struct kmem_cache_cpu *m)
 static void mag_flush(struct kmem_cache *c, struct kmem_cache_cpu *m, unsigned count,
 		      struct list_head *empty)
 {
+	spin_assert_held(&m->lock);
 	if (count > m->n)
 		count = m->n;
 	slab_put_all(c, m->objs, count, empty);

@@ -35,7 +35,7 @@ struct sh_ctx {
 typedef int (*sh_cmd_fn)(struct sh_ctx *c, int argc, char **argv);
 
 #define SH_INLINE 0x1              /* runs on the shell's thread (changes the shell) */
-#define SH_EXCLUSIVE 0x2           /* one at a time, machine-wide (ktest, bench: job.h) */
+#define SH_EXCLUSIVE 0x2           /* one at a time, machine-wide (ktest, bench, conflicts: job.h) */
 #define SH_FOREGROUND 0x4          /* refused with & (cd: it changes the shell's directory) */
 
 struct sh_command {

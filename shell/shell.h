@@ -7,7 +7,7 @@
  * Ctrl-C (which thread_kill()s the command, so killable waits end), a
  * background one (`cmd &`) as a numbered job that `jobs` lists and
  * `wait` waits for.  A few commands that change the shell itself (exit,
- * source, jobs, wait, kill, history) run on the shell's thread (SH_INLINE
+ * source, jobs, wait, kill, history, umask) run on the shell's thread (SH_INLINE
  * in cmd.h); anything that may wait on the file layer (a redirection, a
  * script's file, cd) runs on a thread Ctrl-C can kill (exec.c).  Ctrl-C
  * ends the whole command line, sourced scripts included.

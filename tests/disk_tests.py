@@ -26,6 +26,8 @@ import sys
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # as a file too: tests/lib from the root
+
 from tests.lib.accel import print_accel, resolve_accel
 from tests.lib.common import BUILD, DEFAULT_ELF, TEST_KARGS, check_elf, check_initrd, die, show
 import os

@@ -10,9 +10,10 @@
  * machinery (each `&` a thread of its own, arriving when the scheduler
  * starts it, not at a barrier), then asks slowfs: one lookup per name, at
  * most one at once, and no breach of the promise counted by slowfs itself.
- * The first pass widens no race window: the plain user's view; the
- * second widens them (kernel/race.h), so it fails every run on a broken
- * promise, not only now and then.
+ * The `outside` suite widens the race windows (kernel/race.h), so it
+ * fails every run on a broken promise, not only now and then;
+ * `outside_user`, run only when asked for, is the plain user's view: 600
+ * names, no window widened.
  */
 #include "fs/slowfs/slowfs.h"
 #include "fs/syscalls.h"

@@ -12,7 +12,9 @@
  *      not have: ENOEXEC, with a message saying so.
  *   3. A new address space is built beside the old one: each PT_LOAD's
  *      pages are made and the file's bytes copied in (the rest of the
- *      segment is zero pages, made on first touch), the stack VMA, and on
+ *      segment is zero pages, made on first touch; a read-only segment's
+ *      whole pages are the exec cache's, mapped shared: user/exec_cache.c,
+ *      share_pages), the stack VMA, and on
  *      the stack the strings, the random bytes glibc's AT_RANDOM points
  *      to, the auxiliary vector, envp, argv and argc, as the x86-64 ABI
  *      lays them out.  Any failure so far returns to the caller, whose

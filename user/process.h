@@ -33,9 +33,10 @@
  *   tasklist_lock (spinlock)  every process's family links, state, exit
  *                             code, PGID and SID, thread list, and the
  *                             list of all processes; interrupts off
- *   signal_struct.siglock     its signal actions and pending sets, and its
- *                             threads' blocked and pending sets; under
- *                             tasklist_lock when both are held
+ *   signal_struct.siglock     its signal actions and pending sets, its
+ *                             threads' blocked and pending sets, and its
+ *                             published credentials (user/process_cred.c);
+ *                             under tasklist_lock when both are held
  * Neither is held across a sleep or a VFS call.
  */
 #ifndef USER_PROCESS_H

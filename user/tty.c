@@ -21,7 +21,8 @@
  * Locking: tty.lock (a spinlock, interrupts left on: no interrupt handler
  * touches the tty) protects the termios, the buffers, the foreground group
  * and the window size; readers sleep on read_wait (killable) and are woken
- * after each change.  It is a leaf: signals are sent after it is dropped.
+ * after each change.  Under it only the console lock is taken (echo,
+ * console_write); signals are sent after it is dropped.
  */
 #include "user/tty.h"
 #include "user/process.h"

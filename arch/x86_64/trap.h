@@ -45,7 +45,6 @@ static inline bool user_mode(const struct trap_frame *tf)
 #define VEC_SIMD_FP    19
 #define VEC_TIMER      0x20
 #define VEC_IPI_CALL   0xF0      /* run the work posted in smp_call.c */
-#define VEC_IPI_TLB    0xF1      /* flush this CPU's TLB */
 #define VEC_IPI_RESCHED 0xF2     /* a thread was queued here: reschedule */
 #define VEC_SPURIOUS   0xFF
 

@@ -13,7 +13,9 @@
  * [14] one level more; 0 is a hole.  ext2_get_block walks it, allocating
  * what is missing when asked to (new pointer blocks are zeroed on the
  * disk's side before a pointer to them is stored).  Caller holds the
- * inode's i_rwsem (shared to read the map, exclusive to change it).
+ * inode's i_rwsem (shared to read the map, exclusive to change it), or
+ * the inode is new and nobody else can find it yet (symlink writes a
+ * slow link's block so); not asserted, for that case.
  */
 #include "fs/ext2/ext2.h"
 #include "fs/buffer.h"
