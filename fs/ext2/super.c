@@ -360,5 +360,6 @@ const struct super_operations ext2_sops = {
 
 int ext2_register(void)
 {
+	ext2_dirhash_init();
 	return register_filesystem(&ext2_type);
 }
