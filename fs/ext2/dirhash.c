@@ -260,11 +260,11 @@ static struct ext2_dirhash *get_or_build(struct inode *dir)
 	struct ext2_dirhash *dh = __atomic_load_n(&ei->i_dirhash, __ATOMIC_ACQUIRE);
 	if (dh || ext2_dir_blocks(dir) < ext2_dirhash_min_blocks)
 		return dh == DIRHASH_BUILDING ? NULL : dh;
+	race_window();	/* saw none: another lookup may claim it first */
 	struct ext2_dirhash *none = NULL;
 	if (!__atomic_compare_exchange_n(&ei->i_dirhash, &none, DIRHASH_BUILDING, false,
 					 __ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE))
 		return none == DIRHASH_BUILDING ? NULL : none;
-	race_window();	/* claimed: a second lookup must scan, not build */
 	dh = build(dir);
 	if (dh) {
 		spin_lock(&dirhash_lock);
