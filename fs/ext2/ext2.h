@@ -30,6 +30,10 @@
  *                         never take the same block or inode.  The bitmap
  *                         buffer is read before it is taken (reading may
  *                         sleep).
+ *   dirhash_lock          (spinlock, dirhash.c) the list of directory
+ *                         indexes and their memory; a directory's index
+ *                         itself is its i_rwsem's, published by
+ *                         compare-and-swap (dirhash.c's head says how).
  *   the superblock's free counts: atomic adds on the buffer's words.
  * Raw inodes of different inodes share table blocks, and group
  * descriptors share GDT blocks: each writer changes only its own bytes,
