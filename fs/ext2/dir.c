@@ -36,13 +36,12 @@ static struct ext2_dirent *at(struct buffer_head *bh, unsigned off)
 	return (struct ext2_dirent *)(bh->b_data + off);
 }
 
-static uint64_t dir_blocks(struct inode *dir)
+uint64_t ext2_dir_blocks(struct inode *dir)
 {
 	return __atomic_load_n(&dir->i_size, __ATOMIC_ACQUIRE) / EXT2_SB(dir->i_sb)->block_size;
 }
 
-/* Block n of dir, every entry checked; ERR_PTR(-EIO, -EUCLEAN, ...). */
-static struct buffer_head *dir_bread(struct inode *dir, uint64_t n)
+struct buffer_head *ext2_dir_bread(struct inode *dir, uint64_t n)
 {
 	struct ext2_sb_info *sbi = EXT2_SB(dir->i_sb);
 	uint32_t pblk;
@@ -75,22 +74,27 @@ static bool name_is(const struct ext2_dirent *de, const char *name, unsigned len
 	return de->inode && de->name_len == len && memcmp(de->name, name, len) == 0;
 }
 
-/* The block and offset of name's entry, and of the entry before it in
- * that block (*prev == *off if it is the first): 0, -ENOENT, or an error. */
-static int find(struct inode *dir, const char *name, unsigned len, struct buffer_head **bhp,
-		unsigned *off, unsigned *prev)
+/* Where find() found a name: the block (held), its number in the
+ * directory, the entry's offset, and the offset of the entry before it in
+ * the block (prev == off if it is the first). */
+struct found {
+	struct buffer_head *bh;
+	uint64_t block;
+	unsigned off, prev;
+};
+
+/* The linear scan: 0 and *f, -ENOENT, or an error. */
+static int scan(struct inode *dir, const char *name, unsigned len, struct found *f)
 {
 	unsigned bs = EXT2_SB(dir->i_sb)->block_size;
-	uint64_t n = dir_blocks(dir);
+	uint64_t n = ext2_dir_blocks(dir);
 	for (uint64_t b = 0; b < n; b++) {
-		struct buffer_head *bh = dir_bread(dir, b);
+		struct buffer_head *bh = ext2_dir_bread(dir, b);
 		if (IS_ERR(bh))
 			return (int)PTR_ERR(bh);
 		for (unsigned o = 0, p = 0; o < bs; p = o, o += at(bh, o)->rec_len)
 			if (name_is(at(bh, o), name, len)) {
-				*bhp = bh;
-				*off = o;
-				*prev = p;
+				*f = (struct found){ bh, b, o, p };
 				return 0;
 			}
 		brelse(bh);
@@ -98,16 +102,79 @@ static int find(struct inode *dir, const char *name, unsigned len, struct buffer
 	return -ENOENT;
 }
 
-int ext2_find_entry(struct inode *dir, const char *name, unsigned len, uint32_t *ino)
+#define STALE 1
+
+/* The entry at byte pos of dir, if it is name's: 0 and *f, -ENOENT
+ * (another name whose hash is the same), STALE (the index is wrong
+ * about pos), or an error. */
+static int entry_at(struct inode *dir, uint64_t pos, struct ext2_dirhash_probe *p,
+		    const char *name, unsigned len, struct found *f)
 {
-	struct buffer_head *bh;
-	unsigned off, prev;
-	int err = find(dir, name, len, &bh, &off, &prev);
-	if (!err) {
-		*ino = at(bh, off)->inode;
+	unsigned bs = EXT2_SB(dir->i_sb)->block_size, want = (unsigned)(pos % bs);
+	if (pos / bs >= ext2_dir_blocks(dir))
+		return STALE;
+	struct buffer_head *bh = ext2_dir_bread(dir, pos / bs);
+	if (IS_ERR(bh))
+		return (int)PTR_ERR(bh);
+	unsigned o = 0, prev = 0;
+	while (o < want) {
+		prev = o;
+		o += at(bh, o)->rec_len;
+	}
+	struct ext2_dirent *de = at(bh, o);
+	int err = o != want || !de->inode ? STALE :
+		  name_is(de, name, len) ? 0 :
+		  ext2_dirhash_agrees(p, de->name, de->name_len) ? -ENOENT : STALE;
+	if (err) {
 		brelse(bh);
+		return err;
+	}
+	*f = (struct found){ bh, pos / bs, o, prev };
+	return 0;
+}
+
+/* scan()'s answer, through the directory's index when it has one
+ * (dirhash.c): a position the index gives is checked against the block,
+ * and a name the index lacks is not in the directory.  An index found
+ * wrong is dropped and the directory scanned. */
+static int find(struct inode *dir, const char *name, unsigned len, struct found *f)
+{
+	struct ext2_dirhash_probe p;
+	if (!ext2_dirhash_probe(dir, name, len, &p))
+		return scan(dir, name, len, f);
+	uint64_t pos;
+	while (ext2_dirhash_next(&p, &pos)) {
+		int err = entry_at(dir, pos, &p, name, len, f);
+		if (err == STALE) {
+			ext2_dirhash_stale(dir, &p, pos);
+			return scan(dir, name, len, f);
+		}
+		if (err != -ENOENT)
+			return err;
+	}
+	return -ENOENT;
+}
+
+/* The inode number in what find() or scan() answered. */
+static int ino_of(int err, struct found *f, uint32_t *ino)
+{
+	if (!err) {
+		*ino = at(f->bh, f->off)->inode;
+		brelse(f->bh);
 	}
 	return err;
+}
+
+int ext2_find_entry(struct inode *dir, const char *name, unsigned len, uint32_t *ino)
+{
+	struct found f;
+	return ino_of(find(dir, name, len, &f), &f, ino);
+}
+
+int ext2_find_entry_linear(struct inode *dir, const char *name, unsigned len, uint32_t *ino)
+{
+	struct found f;
+	return ino_of(scan(dir, name, len, &f), &f, ino);
 }
 
 static const uint8_t ft_of_mode[] = {
@@ -138,7 +205,7 @@ static void dir_changed(struct inode *dir)
 static struct buffer_head *grow(struct inode *dir)
 {
 	struct ext2_sb_info *sbi = EXT2_SB(dir->i_sb);
-	uint64_t n = dir_blocks(dir);
+	uint64_t n = ext2_dir_blocks(dir);
 	uint32_t pblk;
 	int err = ext2_get_block(dir, n, true, &pblk, NULL);
 	if (err)
@@ -160,9 +227,9 @@ int ext2_add_link(struct inode *dir, const char *name, unsigned len, struct inod
 {
 	struct ext2_sb_info *sbi = EXT2_SB(dir->i_sb);
 	unsigned need = EXT2_DIR_REC_LEN(len);
-	uint64_t n = dir_blocks(dir);
+	uint64_t n = ext2_dir_blocks(dir);
 	for (uint64_t b = 0; b <= n; b++) {
-		struct buffer_head *bh = b < n ? dir_bread(dir, b) : grow(dir);
+		struct buffer_head *bh = b < n ? ext2_dir_bread(dir, b) : grow(dir);
 		if (IS_ERR(bh))
 			return (int)PTR_ERR(bh);
 		for (unsigned o = 0; o < sbi->block_size; o += at(bh, o)->rec_len) {
@@ -182,6 +249,7 @@ int ext2_add_link(struct inode *dir, const char *name, unsigned len, struct inod
 			}
 			set_entry(sbi, de, name, len, inode);
 			mark_buffer_dirty(bh);
+			ext2_dirhash_add(dir, name, len, b * sbi->block_size + ((char *)de - bh->b_data));
 			brelse(bh);
 			dir_changed(dir);
 			return 0;
@@ -193,31 +261,30 @@ int ext2_add_link(struct inode *dir, const char *name, unsigned len, struct inod
 
 int ext2_delete_entry(struct inode *dir, const char *name, unsigned len)
 {
-	struct buffer_head *bh;
-	unsigned off, prev;
-	int err = find(dir, name, len, &bh, &off, &prev);
+	struct found f;
+	int err = find(dir, name, len, &f);
 	if (err)
 		return err;
-	if (prev != off)
-		at(bh, prev)->rec_len = (uint16_t)(at(bh, prev)->rec_len + at(bh, off)->rec_len);
+	ext2_dirhash_remove(dir, name, len, f.block * EXT2_SB(dir->i_sb)->block_size + f.off);
+	if (f.prev != f.off)
+		at(f.bh, f.prev)->rec_len = (uint16_t)(at(f.bh, f.prev)->rec_len + at(f.bh, f.off)->rec_len);
 	else
-		at(bh, off)->inode = 0;
-	mark_buffer_dirty(bh);
-	brelse(bh);
+		at(f.bh, f.off)->inode = 0;
+	mark_buffer_dirty(f.bh);
+	brelse(f.bh);
 	dir_changed(dir);
 	return 0;
 }
 
 int ext2_set_link(struct inode *dir, const char *name, unsigned len, struct inode *inode)
 {
-	struct buffer_head *bh;
-	unsigned off, prev;
-	int err = find(dir, name, len, &bh, &off, &prev);
+	struct found f;
+	int err = find(dir, name, len, &f);
 	if (err)
 		return err;
-	set_entry(EXT2_SB(dir->i_sb), at(bh, off), name, len, inode);
-	mark_buffer_dirty(bh);
-	brelse(bh);
+	set_entry(EXT2_SB(dir->i_sb), at(f.bh, f.off), name, len, inode);
+	mark_buffer_dirty(f.bh);
+	brelse(f.bh);
 	dir_changed(dir);
 	return 0;
 }
@@ -244,7 +311,7 @@ int ext2_make_empty(struct inode *inode, struct inode *parent)
 /* Moving a directory: its ".." names the new parent. */
 int ext2_set_dotdot(struct inode *dir, struct inode *parent)
 {
-	struct buffer_head *bh = dir_bread(dir, 0);
+	struct buffer_head *bh = ext2_dir_bread(dir, 0);
 	if (IS_ERR(bh))
 		return (int)PTR_ERR(bh);
 	struct ext2_dirent *dot = at(bh, 0), *dotdot = at(bh, dot->rec_len);
@@ -262,9 +329,9 @@ int ext2_set_dotdot(struct inode *dir, struct inode *parent)
 int ext2_empty_dir(struct inode *dir)
 {
 	unsigned bs = EXT2_SB(dir->i_sb)->block_size;
-	uint64_t n = dir_blocks(dir);
+	uint64_t n = ext2_dir_blocks(dir);
 	for (uint64_t b = 0; b < n; b++) {
-		struct buffer_head *bh = dir_bread(dir, b);
+		struct buffer_head *bh = ext2_dir_bread(dir, b);
 		if (IS_ERR(bh))
 			return (int)PTR_ERR(bh);
 		for (unsigned o = 0; o < bs; o += at(bh, o)->rec_len) {
@@ -307,9 +374,9 @@ static int ext2_iterate(struct file *f, struct dir_context *ctx)
 	struct inode *dir = f->f_inode;
 	struct ext2_sb_info *sbi = EXT2_SB(dir->i_sb);
 	unsigned bs = sbi->block_size;
-	uint64_t n = dir_blocks(dir);
+	uint64_t n = ext2_dir_blocks(dir);
 	for (uint64_t b = ctx->pos / bs; b < n; b++) {
-		struct buffer_head *bh = dir_bread(dir, b);
+		struct buffer_head *bh = ext2_dir_bread(dir, b);
 		if (IS_ERR(bh))
 			return (int)PTR_ERR(bh);
 		for (unsigned o = 0; o < bs; o += at(bh, o)->rec_len) {

@@ -10,6 +10,7 @@
  *   inode.c   reading and writing inodes, the block map (direct, indirect,
  *             double and triple indirect), truncation, eviction
  *   dir.c     directory entries: lookup, readdir, adding and removing
+ *   dirhash.c an in-memory index of a large directory's names, for lookup
  *   namei.c   create, mkdir, mknod, symlink, link, unlink, rmdir, rename
  *   file.c    file data: read, write, truncate, fsync
  *
@@ -31,6 +32,10 @@
  *                         never take the same block or inode.  The bitmap
  *                         buffer is read before it is taken (reading may
  *                         sleep).
+ *   dirhash_lock          (spinlock, dirhash.c) the list of directory
+ *                         indexes and their memory; a directory's index
+ *                         itself is its i_rwsem's, published by
+ *                         compare-and-swap (dirhash.c's head says how).
  *   the superblock's free counts: atomic adds on the buffer's words.
  * Raw inodes of different inodes share table blocks, and group
  * descriptors share GDT blocks: each writer changes only its own bytes,
@@ -142,6 +147,14 @@ struct ext2_group {
  * inode_readahead_blks, which the mount option of that name changes). */
 #define EXT2_ITABLE_RA 32
 
+/* What the directory indexes did (dirhash.c; atomic counters). */
+struct ext2_dirhash_stats {
+	uint64_t builds;     /* tables built */
+	uint64_t failed;     /* builds that could not be made (memory, an I/O error) */
+	uint64_t scans;      /* lookups in a big directory that scanned: no table */
+	uint64_t stale;      /* tables found wrong (a bug: tests expect 0) */
+};
+
 struct ext2_sb_info {
 	struct super_block *sb;
 	struct block_device *bdev;
@@ -160,6 +173,7 @@ struct ext2_sb_info {
 	unsigned next_generation;          /* atomic */
 	uint64_t lookups;                  /* ->lookup calls (atomic, for tests) */
 	uint64_t io_errors;                /* I/O errors met (atomic) */
+	struct ext2_dirhash_stats dirhash;
 };
 
 /* A symlink's target, freed a grace period after its inode (an RCU-walk's
@@ -178,6 +192,7 @@ struct ext2_inode_info {
 	unsigned i_off;                    /* its raw inode's offset in i_bh */
 	bool i_fresh;                      /* never written: clear the whole raw inode first */
 	struct ext2_link *i_link;          /* a symlink's target */
+	struct ext2_dirhash *i_dirhash;    /* a directory's index (dirhash.c says how it is locked) */
 };
 
 static inline struct ext2_sb_info *EXT2_SB(const struct super_block *sb)
@@ -222,7 +237,13 @@ void ext2_evict(struct inode *inode);
 void ext2_add_blocks(struct inode *inode, int n);   /* i_blocks += n fs blocks */
 
 /* dir.c */
+uint64_t ext2_dir_blocks(struct inode *dir);
+/* Block n of dir, every entry checked; ERR_PTR(-EIO, -EUCLEAN, ...). */
+struct buffer_head *ext2_dir_bread(struct inode *dir, uint64_t n);
+/* The entry's inode: 0, -ENOENT, or an error (through the index if any). */
 int ext2_find_entry(struct inode *dir, const char *name, unsigned len, uint32_t *ino);
+/* The same by a linear scan, never the index (for tests). */
+int ext2_find_entry_linear(struct inode *dir, const char *name, unsigned len, uint32_t *ino);
 int ext2_add_link(struct inode *dir, const char *name, unsigned len, struct inode *inode);
 int ext2_delete_entry(struct inode *dir, const char *name, unsigned len);
 int ext2_set_link(struct inode *dir, const char *name, unsigned len, struct inode *inode);
@@ -231,6 +252,36 @@ int ext2_empty_dir(struct inode *dir);              /* 1 empty, 0 not, or -errno
 int ext2_set_dotdot(struct inode *dir, struct inode *parent);
 unsigned ext2_dtype(uint32_t mode);
 extern const struct file_operations ext2_dir_fops;
+
+/* dirhash.c: the index of a directory of ext2_dirhash_min_blocks or
+ * more.  Callers hold the directory's i_rwsem: shared for the probe,
+ * exclusive for add and remove. */
+extern unsigned ext2_dirhash_min_blocks;
+extern size_t ext2_dirhash_maxmem;
+struct ext2_dirhash;
+struct ext2_dirhash_probe {
+	struct ext2_dirhash *dh;
+	uint32_t hash;
+	unsigned next;
+};
+void ext2_dirhash_init(void);
+/* Start looking for name in dir's index, building the index if the
+ * directory is big and has none: false if there is none to use (scan). */
+bool ext2_dirhash_probe(struct inode *dir, const char *name, unsigned len,
+			struct ext2_dirhash_probe *p);
+/* The next position (byte offset in dir) the index holds under name's
+ * hash; false when there is none left: name is not in the directory. */
+bool ext2_dirhash_next(struct ext2_dirhash_probe *p, uint64_t *pos);
+/* Would the index have filed this name under the probe's hash? */
+bool ext2_dirhash_agrees(struct ext2_dirhash_probe *p, const char *name, unsigned len);
+/* The index pointed at pos wrongly: no lookup believes it again. */
+void ext2_dirhash_stale(struct inode *dir, struct ext2_dirhash_probe *p, uint64_t pos);
+void ext2_dirhash_add(struct inode *dir, const char *name, unsigned len, uint64_t pos);
+void ext2_dirhash_remove(struct inode *dir, const char *name, unsigned len, uint64_t pos);
+/* Free dir's index: at eviction, or (tests) with i_rwsem exclusive. */
+void ext2_dirhash_drop(struct inode *dir);
+size_t ext2_dirhash_bytes(void);                        /* all indexes' memory */
+unsigned long ext2_dirhash_reclaim(unsigned long nr);   /* what the shrinker does */
 
 /* namei.c */
 extern const struct inode_operations ext2_dir_iops;

@@ -329,5 +329,6 @@ static struct file_system_type ext2_type = {
 
 int ext2_register(void)
 {
+	ext2_dirhash_init();
 	return register_filesystem(&ext2_type);
 }

@@ -1,0 +1,426 @@
+/*
+ * dirhash.c: an in-memory index of a large directory, so that a lookup
+ * reads one block instead of scanning them all (FreeBSD's UFS "dirhash"
+ * is the model).
+ *
+ * An ext2 directory is a linear list of entries (dir.c): finding a name
+ * reads every block before it and compares every entry in them.  In a
+ * directory of at least ext2_dirhash_min_blocks blocks, the first lookup
+ * builds a table instead: open addressing, each live entry's name hashed
+ * to its position (its byte offset in the directory, that is its block
+ * and its offset in the block; entries never move).  Every change after
+ * that keeps it in step.  The table is a hint and the block the truth: a
+ * hit still reads the block through the buffer cache and compares the
+ * name there.  But it is complete, so a name it does not hold is not in
+ * the directory: -ENOENT without reading a block.  Readdir never uses it.
+ *
+ * Locking (the order among all locks: docs/DESIGN.md section 8):
+ *   ext2_inode_info.i_dirhash  the directory's table, NULL, or
+ *              DIRHASH_BUILDING.  Lookups hold the directory's i_rwsem
+ *              shared and read it with acquire.  A lookup that finds NULL
+ *              claims the right to build by compare-and-swap (NULL ->
+ *              BUILDING), builds a private table (reading blocks, perhaps
+ *              sleeping for the disk) and publishes it with a release
+ *              store.  So one lookup builds while the others scan as
+ *              before, and none sees a table half built.  Nothing else
+ *              changes the directory meanwhile: every change holds
+ *              i_rwsem exclusive.
+ *   a table's slots and counts  changed under i_rwsem exclusive only
+ *              (adding, removing, and rename's halves), when no lookup
+ *              and no build can run; read by lookups under it shared.
+ *   dirhash_lock (spinlock)  the list of every table (the shrinker's,
+ *              oldest first) and the memory they hold.  A table leaves its
+ *              directory only under it: the shrinker frees one only if
+ *              down_write_trylock of its directory's i_rwsem succeeds (no
+ *              lookup is using the table) and drops that i_rwsem before
+ *              dirhash_lock; eviction takes the table under it, so the
+ *              shrinker never touches an inode already freed.
+ *
+ * Memory: 8 bytes a slot, at least two slots an entry.  All tables
+ * together hold at most ext2_dirhash_maxmem bytes: a build that would pass
+ * it first frees old tables (as the shrinker does), else is not made.  A
+ * failed allocation is never an error: the lookup scans as before; a
+ * change whose table cannot grow drops the table (the next lookup builds
+ * it again).
+ */
+#include "fs/ext2/ext2.h"
+#include "fs/buffer.h"
+#include "kernel/err.h"
+#include "kernel/kmalloc.h"
+#include "kernel/kprintf.h"
+#include "kernel/list.h"
+#include "kernel/race.h"
+#include "kernel/rwsem.h"
+#include "kernel/shrinker.h"
+#include "kernel/spinlock.h"
+
+unsigned ext2_dirhash_min_blocks = 3;
+size_t ext2_dirhash_maxmem = 4u << 20;
+
+#define DIRHASH_BUILDING ((struct ext2_dirhash *)1)
+
+/* A slot: pos 0 is empty, 1 deleted, else the entry's offset + POS_BIAS. */
+#define POS_EMPTY   0u
+#define POS_DELETED 1u
+#define POS_BIAS    4u
+
+struct dh_slot {
+	uint32_t hash;
+	uint32_t pos;
+};
+
+struct ext2_dirhash {
+	struct list_head lru;       /* dirhash_lock */
+	struct inode *dir;
+	size_t bytes;
+	bool referenced;            /* atomic: a lookup used it since the shrinker passed */
+	bool stale;                 /* atomic: found wrong; not believed, dropped by the next change */
+	/* i_rwsem exclusive to change, shared to read: */
+	unsigned nslots;            /* a power of two */
+	unsigned live, deleted;
+	struct dh_slot slot[];
+};
+
+static struct spinlock dirhash_lock = SPINLOCK_INIT("ext2_dirhash");
+static struct list_head dirhash_list = LIST_HEAD_INIT(dirhash_list);
+static size_t dirhash_mem;          /* dirhash_lock */
+
+/* One more of a counter of dir's filesystem's (for tests and benchmarks). */
+#define COUNT(dir, field) __atomic_fetch_add(&EXT2_SB((dir)->i_sb)->dirhash.field, 1, __ATOMIC_RELAXED)
+
+/* FNV-1a: names that differ in one byte land apart. */
+static uint32_t name_hash(const char *name, unsigned len)
+{
+	uint32_t h = 2166136261u;
+	for (unsigned i = 0; i < len; i++)
+		h = (h ^ (uint8_t)name[i]) * 16777619u;
+	return h;
+}
+
+/* ---- the table ---------------------------------------------------------- */
+
+/* Room for `entries` at a load of at most a half. */
+static size_t table_bytes(unsigned entries, unsigned *nslots)
+{
+	unsigned n = 16;
+	while (n < 2 * entries + 2)
+		n *= 2;
+	*nslots = n;
+	return sizeof(struct ext2_dirhash) + (size_t)n * sizeof(struct dh_slot);
+}
+
+static void insert(struct ext2_dirhash *dh, uint32_t hash, uint32_t pos)
+{
+	unsigned mask = dh->nslots - 1;
+	for (unsigned i = hash & mask;; i = (i + 1) & mask)
+		if (dh->slot[i].pos <= POS_DELETED) {
+			dh->deleted -= dh->slot[i].pos == POS_DELETED;
+			dh->slot[i] = (struct dh_slot){ hash, pos };
+			dh->live++;
+			return;
+		}
+}
+
+static void release(struct ext2_dirhash *dh)
+{
+	spin_lock(&dirhash_lock);
+	dirhash_mem -= dh->bytes;
+	spin_unlock(&dirhash_lock);
+	kfree(dh);
+}
+
+/* Free up to nr tables no lookup is using, the least recently used
+ * first; how many were freed.  May run inside an allocation (the
+ * shrinker): sleeps for nothing, only trylocks i_rwsem. */
+static unsigned long reclaim(unsigned long nr)
+{
+	struct list_head gone = LIST_HEAD_INIT(gone);
+	unsigned long freed = 0;
+	spin_lock(&dirhash_lock);
+	for (unsigned n = list_count(&dirhash_list); n && freed < nr; n--) {
+		struct ext2_dirhash *dh = list_first_entry(&dirhash_list, struct ext2_dirhash, lru);
+		list_del(&dh->lru);
+		if (__atomic_exchange_n(&dh->referenced, false, __ATOMIC_RELAXED) ||
+		    !down_write_trylock(&dh->dir->i_rwsem)) {
+			list_add_tail(&dh->lru, &dirhash_list);	/* a second chance */
+			continue;
+		}
+		__atomic_store_n(&EXT2_I(dh->dir)->i_dirhash, NULL, __ATOMIC_RELAXED);
+		up_write(&dh->dir->i_rwsem);
+		dirhash_mem -= dh->bytes;
+		list_add_tail(&dh->lru, &gone);
+		freed++;
+	}
+	spin_unlock(&dirhash_lock);
+	while (!list_empty(&gone)) {
+		struct ext2_dirhash *dh = list_first_entry(&gone, struct ext2_dirhash, lru);
+		list_del(&dh->lru);
+		kfree(dh);
+	}
+	return freed;
+}
+
+static struct shrinker dirhash_shrinker = { "ext2_dirhash", reclaim, NULL };
+
+void ext2_dirhash_init(void)
+{
+	register_shrinker(&dirhash_shrinker);
+}
+
+/* A zeroed table for dir with room for `entries`, its bytes counted; NULL
+ * if memory is short or the tables' budget is spent. */
+static struct ext2_dirhash *table_alloc(struct inode *dir, unsigned entries)
+{
+	unsigned nslots;
+	size_t bytes = table_bytes(entries, &nslots);
+	for (;;) {
+		spin_lock(&dirhash_lock);
+		bool fits = dirhash_mem + bytes <= ext2_dirhash_maxmem;
+		if (fits)
+			dirhash_mem += bytes;
+		spin_unlock(&dirhash_lock);
+		if (fits)
+			break;
+		if (!reclaim(1))
+			return NULL;
+	}
+	struct ext2_dirhash *dh = kzalloc(bytes);
+	if (!dh) {
+		spin_lock(&dirhash_lock);
+		dirhash_mem -= bytes;
+		spin_unlock(&dirhash_lock);
+		return NULL;
+	}
+	dh->dir = dir;
+	dh->bytes = bytes;
+	dh->nslots = nslots;
+	list_init(&dh->lru);
+	return dh;
+}
+
+/* ---- building ------------------------------------------------------------- */
+
+/* Every live entry of dir, one call each: fn(arg, name, len, pos); 0 or
+ * the error of a block that could not be read.  Caller holds i_rwsem. */
+static int for_each_entry(struct inode *dir, void (*fn)(void *, const char *, unsigned, uint32_t),
+			  void *arg)
+{
+	unsigned bs = EXT2_SB(dir->i_sb)->block_size;
+	uint64_t n = ext2_dir_blocks(dir);
+	for (uint64_t b = 0; b < n; b++) {
+		struct buffer_head *bh = ext2_dir_bread(dir, b);
+		if (IS_ERR(bh))
+			return (int)PTR_ERR(bh);
+		for (unsigned o = 0; o < bs;) {
+			struct ext2_dirent *de = (struct ext2_dirent *)(bh->b_data + o);
+			if (de->inode)
+				fn(arg, de->name, de->name_len, (uint32_t)(b * bs + o));
+			o += de->rec_len;
+		}
+		brelse(bh);
+		race_window();	/* a build is long: other lookups run meanwhile */
+	}
+	return 0;
+}
+
+static void count_one(void *arg, const char *name, unsigned len, uint32_t pos)
+{
+	(void)name, (void)len, (void)pos;
+	(*(unsigned *)arg)++;
+}
+
+static void insert_one(void *arg, const char *name, unsigned len, uint32_t pos)
+{
+	insert(arg, name_hash(name, len), pos + POS_BIAS);
+}
+
+/* dir's table, built from its blocks: NULL if it cannot be.  Caller
+ * holds i_rwsem (shared is enough) and has claimed i_dirhash. */
+static struct ext2_dirhash *build(struct inode *dir)
+{
+	unsigned entries = 0;
+	if (for_each_entry(dir, count_one, &entries))
+		return NULL;
+	struct ext2_dirhash *dh = table_alloc(dir, entries);
+	if (!dh)
+		return NULL;
+	/* The blocks are in the buffer cache now, unless memory is short. */
+	if (for_each_entry(dir, insert_one, dh) || dh->live != entries) {
+		release(dh);
+		return NULL;
+	}
+	return dh;
+}
+
+/* Build dir's table if no one has; the table, or NULL (the caller scans).
+ * Caller holds i_rwsem, shared or exclusive. */
+static struct ext2_dirhash *get_or_build(struct inode *dir)
+{
+	struct ext2_inode_info *ei = EXT2_I(dir);
+	struct ext2_dirhash *dh = __atomic_load_n(&ei->i_dirhash, __ATOMIC_ACQUIRE);
+	if (dh || ext2_dir_blocks(dir) < ext2_dirhash_min_blocks)
+		return dh == DIRHASH_BUILDING ? NULL : dh;
+	race_window();	/* saw none: another lookup may claim it first */
+	struct ext2_dirhash *none = NULL;
+	if (!__atomic_compare_exchange_n(&ei->i_dirhash, &none, DIRHASH_BUILDING, false,
+					 __ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE))
+		return none == DIRHASH_BUILDING ? NULL : none;
+	dh = build(dir);
+	if (dh) {
+		spin_lock(&dirhash_lock);
+		list_add_tail(&dh->lru, &dirhash_list);
+		spin_unlock(&dirhash_lock);
+		COUNT(dir, builds);
+	} else {
+		COUNT(dir, failed);
+	}
+	race_window();	/* built, not yet published: others still scan */
+	__atomic_store_n(&ei->i_dirhash, dh, __ATOMIC_RELEASE);
+	return dh;
+}
+
+/* ---- lookups ---------------------------------------------------------------- */
+
+bool ext2_dirhash_probe(struct inode *dir, const char *name, unsigned len,
+			struct ext2_dirhash_probe *p)
+{
+	rwsem_assert_held(&dir->i_rwsem);
+	struct ext2_dirhash *dh = get_or_build(dir);
+	if (!dh || __atomic_load_n(&dh->stale, __ATOMIC_RELAXED)) {
+		if (ext2_dir_blocks(dir) >= ext2_dirhash_min_blocks)
+			COUNT(dir, scans);
+		return false;
+	}
+	if (!__atomic_load_n(&dh->referenced, __ATOMIC_RELAXED))
+		__atomic_store_n(&dh->referenced, true, __ATOMIC_RELAXED);
+	uint32_t hash = name_hash(name, len);
+	*p = (struct ext2_dirhash_probe){ dh, hash, hash };
+	return true;
+}
+
+bool ext2_dirhash_next(struct ext2_dirhash_probe *p, uint64_t *pos)
+{
+	struct ext2_dirhash *dh = p->dh;
+	unsigned mask = dh->nslots - 1;
+	for (;; p->next = (p->next + 1) & mask) {
+		struct dh_slot *s = &dh->slot[p->next & mask];
+		if (s->pos == POS_EMPTY)
+			return false;
+		if (s->pos != POS_DELETED && s->hash == p->hash) {
+			*pos = s->pos - POS_BIAS;
+			p->next = (p->next + 1) & mask;
+			return true;
+		}
+	}
+}
+
+void ext2_dirhash_stale(struct inode *dir, struct ext2_dirhash_probe *p, uint64_t pos)
+{
+	kprintf("ext2: dirhash of directory %lu is wrong at %lu: not believed\n", dir->i_ino, pos);
+	COUNT(dir, stale);
+	__atomic_store_n(&p->dh->stale, true, __ATOMIC_RELAXED);
+}
+
+bool ext2_dirhash_agrees(struct ext2_dirhash_probe *p, const char *name, unsigned len)
+{
+	return name_hash(name, len) == p->hash;
+}
+
+/* ---- changes (caller holds dir's i_rwsem exclusive) ----------------------- */
+
+/* dir's table, if it has one. */
+static struct ext2_dirhash *table_of(struct inode *dir)
+{
+	rwsem_assert_held_write(&dir->i_rwsem);
+	struct ext2_dirhash *dh = __atomic_load_n(&EXT2_I(dir)->i_dirhash, __ATOMIC_RELAXED);
+	if (dh == DIRHASH_BUILDING)	/* never: builders hold i_rwsem */
+		return NULL;
+	if (dh && __atomic_load_n(&dh->stale, __ATOMIC_RELAXED)) {
+		ext2_dirhash_drop(dir);
+		return NULL;
+	}
+	return dh;
+}
+
+/* At eviction nobody else holds the inode, but the shrinker may be
+ * looking at its table: it is taken out under dirhash_lock. */
+void ext2_dirhash_drop(struct inode *dir)
+{
+	struct ext2_inode_info *ei = EXT2_I(dir);
+	spin_lock(&dirhash_lock);
+	struct ext2_dirhash *dh = __atomic_load_n(&ei->i_dirhash, __ATOMIC_RELAXED);
+	if (dh && dh != DIRHASH_BUILDING) {
+		__atomic_store_n(&ei->i_dirhash, NULL, __ATOMIC_RELAXED);
+		list_del(&dh->lru);
+		dirhash_mem -= dh->bytes;
+	} else {
+		dh = NULL;
+	}
+	spin_unlock(&dirhash_lock);
+	kfree(dh);
+}
+
+/* dh, copied into a table with room for one more entry; NULL if there is
+ * no memory (dh is left as it was). */
+static struct ext2_dirhash *grow(struct inode *dir, struct ext2_dirhash *dh)
+{
+	struct ext2_dirhash *big = table_alloc(dir, dh->live + dh->live / 2 + 1);
+	if (!big)
+		return NULL;
+	for (unsigned i = 0; i < dh->nslots; i++)
+		if (dh->slot[i].pos > POS_DELETED)
+			insert(big, dh->slot[i].hash, dh->slot[i].pos);
+	big->referenced = dh->referenced;
+	spin_lock(&dirhash_lock);
+	list_add_tail(&big->lru, &dh->lru);	/* dh's place in the list */
+	list_del(&dh->lru);
+	__atomic_store_n(&EXT2_I(dir)->i_dirhash, big, __ATOMIC_RELEASE);
+	spin_unlock(&dirhash_lock);
+	release(dh);
+	return big;
+}
+
+void ext2_dirhash_add(struct inode *dir, const char *name, unsigned len, uint64_t pos)
+{
+	struct ext2_dirhash *dh = table_of(dir);
+	if (!dh)
+		return;
+	if (4 * (dh->live + dh->deleted + 1) > 3 * dh->nslots && !(dh = grow(dir, dh))) {
+		ext2_dirhash_drop(dir);	/* incomplete is worse than none */
+		return;
+	}
+	insert(dh, name_hash(name, len), (uint32_t)pos + POS_BIAS);
+}
+
+void ext2_dirhash_remove(struct inode *dir, const char *name, unsigned len, uint64_t pos)
+{
+	struct ext2_dirhash *dh = table_of(dir);
+	if (!dh)
+		return;
+	uint32_t hash = name_hash(name, len), want = (uint32_t)pos + POS_BIAS;
+	unsigned mask = dh->nslots - 1;
+	for (unsigned i = hash & mask; dh->slot[i].pos != POS_EMPTY; i = (i + 1) & mask)
+		if (dh->slot[i].pos == want) {
+			dh->slot[i].pos = POS_DELETED;
+			dh->live--;
+			dh->deleted++;
+			return;
+		}
+	/* Not there: the table was wrong; a wrong table must not answer. */
+	kprintf("ext2: dirhash of directory %lu lacked an entry at %lu: dropped\n", dir->i_ino, pos);
+	COUNT(dir, stale);
+	ext2_dirhash_drop(dir);
+}
+
+size_t ext2_dirhash_bytes(void)
+{
+	spin_lock(&dirhash_lock);
+	size_t n = dirhash_mem;
+	spin_unlock(&dirhash_lock);
+	return n;
+}
+
+unsigned long ext2_dirhash_reclaim(unsigned long nr)
+{
+	return reclaim(nr);
+}
