@@ -368,12 +368,13 @@ test-shell: $(BUILD)/smpvfs.elf
 # One boot of the KCSAN=1 build (in build/kcsan) at -smp 4: the
 # detector's own tests, then suites where CPUs share directories (and the
 # fuzzer, whose colliding calls reach code no other suite combines), and
-# the torture and the fuzzer on an ext2 scratch disk (the buffer cache,
-# the driver's completions, ext2's bitmaps).  Every
+# the torture, the fuzzer and the directory index's build race on an
+# ext2 scratch disk (the buffer cache, the driver's completions, ext2's
+# bitmaps, dirhash's publish).  Every
 # report fails the test case that was running (kernel/kcsan.c), so a
 # report fails this part.
 KCSAN_SUITES := kcsan,lookup,vfs_fuzz,dcache_races,perm_races,rcu,rcuwalk,rcuwalk_races,fifo,\
-	ext2_stress,ext2_fuzz
+	ext2_stress,ext2_fuzz,ext2_dirhash
 # A 16-bucket dcache hash in that boot: every chain an RCU-walk follows
 # then holds dentries that renames move to other chains.  Race windows on
 # in every test (one window in four draws), so that writers land at other

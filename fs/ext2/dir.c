@@ -36,39 +36,6 @@ static struct ext2_dirent *at(struct buffer_head *bh, unsigned off)
 	return (struct ext2_dirent *)(bh->b_data + off);
 }
 
-uint64_t ext2_dir_blocks(struct inode *dir)
-{
-	return __atomic_load_n(&dir->i_size, __ATOMIC_ACQUIRE) / EXT2_SB(dir->i_sb)->block_size;
-}
-
-struct buffer_head *ext2_dir_bread(struct inode *dir, uint64_t n)
-{
-	struct ext2_sb_info *sbi = EXT2_SB(dir->i_sb);
-	uint32_t pblk;
-	int err = ext2_get_block(dir, n, false, &pblk, NULL);
-	if (!err && pblk == 0)
-		err = ext2_error(sbi, "a hole in a directory", dir->i_ino, n);
-	if (err)
-		return ERR_PTR(err);
-	struct buffer_head *bh = __bread(sbi->bdev, pblk, sbi->block_size);
-	if (IS_ERR(bh))
-		return ERR_PTR(ext2_io_error(sbi, (int)PTR_ERR(bh)));
-	/* Checked once per read from the disk: every change here keeps a
-	 * block well formed.  Racing checkers both check; that is all. */
-	for (unsigned off = 0; !buffer_checked(bh) && off < sbi->block_size;) {
-		struct ext2_dirent *de = at(bh, off);
-		if (de->rec_len < 8 || de->rec_len % 4 || off + de->rec_len > sbi->block_size ||
-		    8u + de->name_len > de->rec_len || de->inode > sbi->inodes_count) {
-			brelse(bh);
-			return ERR_PTR(ext2_error(sbi, "a bad directory entry (dir, block)", dir->i_ino, n));
-		}
-		off += de->rec_len;
-		if (off == sbi->block_size)
-			set_buffer_checked(bh);
-	}
-	return bh;
-}
-
 static bool name_is(const struct ext2_dirent *de, const char *name, unsigned len)
 {
 	return de->inode && de->name_len == len && memcmp(de->name, name, len) == 0;

@@ -10,6 +10,8 @@
  *   inode.c   reading and writing inodes, the block map (direct, indirect,
  *             double and triple indirect), truncation, eviction
  *   dir.c     directory entries: lookup, readdir, adding and removing
+ *   dir_block.c  a directory's blocks, read and checked (for dir.c and
+ *             dirhash.c)
  *   dirhash.c an in-memory index of a large directory's names, for lookup
  *   namei.c   create, mkdir, mknod, symlink, link, unlink, rmdir, rename
  *   file.c    file data: read, write, truncate, fsync
@@ -236,10 +238,12 @@ void ext2_set_link_target(struct inode *inode, struct ext2_link *link);
 void ext2_evict(struct inode *inode);
 void ext2_add_blocks(struct inode *inode, int n);   /* i_blocks += n fs blocks */
 
-/* dir.c */
+/* dir_block.c */
 uint64_t ext2_dir_blocks(struct inode *dir);
 /* Block n of dir, every entry checked; ERR_PTR(-EIO, -EUCLEAN, ...). */
 struct buffer_head *ext2_dir_bread(struct inode *dir, uint64_t n);
+
+/* dir.c */
 /* The entry's inode: 0, -ENOENT, or an error (through the index if any). */
 int ext2_find_entry(struct inode *dir, const char *name, unsigned len, uint32_t *ino);
 /* The same by a linear scan, never the index (for tests). */

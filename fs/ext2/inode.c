@@ -562,8 +562,6 @@ void ext2_evict(struct inode *inode)
 	struct ext2_inode_info *ei = EXT2_I(inode);
 	if (!ei)
 		return;	/* never read in (iget_failed) */
-	if (S_ISDIR(inode->i_mode))
-		ext2_dirhash_drop(inode);
 	struct ext2_sb_info *sbi = EXT2_SB(inode->i_sb);
 	if (inode->i_nlink == 0 && !(inode->i_sb->s_flags & SB_RDONLY)) {
 		might_sleep();

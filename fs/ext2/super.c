@@ -225,8 +225,18 @@ static void free_sbi(struct ext2_sb_info *sbi)
 	kfree(sbi);
 }
 
+/* An inode's last reference: its directory index (dirhash.c), then the
+ * inode and, if unlinked, its blocks (inode.c).  Here, above both, so
+ * that neither calls the other. */
+static void ext2_evict_inode(struct inode *inode)
+{
+	if (S_ISDIR(inode->i_mode))
+		ext2_dirhash_drop(inode);
+	ext2_evict(inode);
+}
+
 static const struct super_operations ext2_sops = {
-	.evict = ext2_evict,
+	.evict = ext2_evict_inode,
 	.dirty_inode = ext2_write_inode,
 };
 
