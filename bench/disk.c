@@ -4,7 +4,7 @@
  * tiny run of make test, both benchmarks say so and return).
  *
  * disk_lookup: T threads (T = 1 .. 16: QEMU keeps at most 16 requests at
- * the disk) each stat K names of one directory of 4,000 files whose
+ * the disk) each stat K names of one directory of 16,000 files whose
  * dentries and inodes are in no cache, i_rwsem shared vs
  * vfs.lookup=exclusive, alternating.  The directory's own blocks are read
  * once at the start (a getdents), so what a lookup waits for is its
@@ -56,7 +56,7 @@ static bool mount_disk_with(const char *dir, const char *at, const char *opts)
 	return false;
 }
 
-#define NAMES_MAX 1024
+#define NAMES_MAX 4096
 #define LOOKUP_T_MAX 16
 
 struct pick {
@@ -103,7 +103,7 @@ static void lookup_member(void *arg, unsigned i)
 	char path[64];
 	struct kstat st;
 	for (unsigned j = 0; j < r->k; j++) {
-		snprintf(path, sizeof(path), MNT "/lookup/%s", r->p->name[r->base + i * r->k + j]);
+		snprintf(path, sizeof(path), MNT "/many/%s", r->p->name[r->base + i * r->k + j]);
 		if (sys_stat(path, &st))
 			__atomic_add_fetch(&r->errors, 1, __ATOMIC_RELAXED);
 	}
@@ -134,15 +134,15 @@ static uint64_t lookup_once(void *arg, unsigned t, unsigned rep, bool excl, unsi
 	return err || r.errors ? 0 : bench_rate((uint64_t)t * d->k, team.wall_ns);
 }
 
-#define DISK_REPS 3
+#define DISK_REPS 5
 
 static void bench_disk_lookup(unsigned scale)
 {
 	static const unsigned threads[] = { 1, 2, 4, 8, 16 };
 	/* No inode-table read-ahead: each stat must wait for a read of its
 	 * own, or a window read for one thread serves the others' names. */
-	if (!scale || !mount_disk_with("lookup", MNT, "inode_readahead_blks=0")) {
-		kprintf("  no disk with /lookup (make bench attaches one): skipped\n");
+	if (!scale || !mount_disk_with("many", MNT, "inode_readahead_blks=0")) {
+		kprintf("  no disk with /many (make bench attaches one): skipped\n");
 		return;
 	}
 	static struct pick p;
@@ -154,11 +154,11 @@ static void bench_disk_lookup(unsigned scale)
 		sbi = EXT2_SB(root->d_sb);
 		dput(root);
 	}
-	unsigned k = 4, needed = 0;
+	unsigned k = 8, needed = 0;
 	for (unsigned ti = 0; ti < 5; ti++)
 		needed += 2 * DISK_REPS * threads[ti] * k;
-	if (!sbi || pick_names(&p, MNT "/lookup", sbi->inodes_per_block) || p.n < needed) {
-		kprintf("  /lookup has too few names with inodes of their own (%u, %u needed)\n", p.n, needed);
+	if (!sbi || pick_names(&p, MNT "/many", sbi->inodes_per_block) || p.n < needed) {
+		kprintf("  /many has too few names with inodes of their own (%u, %u needed)\n", p.n, needed);
 		sys_umount(MNT);
 		return;
 	}
