@@ -63,6 +63,15 @@ static uint64_t fuzz_rounds = 4;	/* about 3 s at -smp 8 under TCG */
 KPARAM("vfs_fuzz.rounds", kparam_set_u64, fuzz_rounds, 1, 10000000,
        "rounds of the colliding fuzzer (ktest=vfs_fuzz)");
 
+/* vfs_fuzz.pairs=1 (make soak): every program is one of the racing pairs
+ * (gen_pair), all of a round's the same one, the pair changing from round
+ * to round, and each round's programs collide PAIR_RUNS times: so a long
+ * run meets each pair hundreds of times, not one program in ten. */
+static uint64_t fuzz_pairs;
+KPARAM("vfs_fuzz.pairs", kparam_set_u64, fuzz_pairs, 0, 1,
+       "1: the fuzzer runs only its racing pairs, one a round, each many times (make soak)");
+#define PAIR_RUNS 8
+
 #define PROG_LEN 8
 #define TUPLE_MAX 4
 #define REPEAT_MAX 24              /* a looking call's extra runs while its tuple changes things */
@@ -243,15 +252,18 @@ static void pair_call(struct fz_call *c, uint8_t op, const char *a, const char *
  * The pairs that race hardest through RCU-walk, put in one tuple on
  * purpose rather than left to chance (issue 24: the races found by
  * reading were of these kinds, and random programs had not met them).
- * Fills the start of p; returns how many calls it made.
+ * Fills the start of p with pair number which (NR_PAIRS: one at random);
+ * returns how many calls it made.
  */
-static unsigned gen_pair(struct prng *r, struct prog *p)
+#define NR_PAIRS 5
+
+static unsigned gen_pair(struct prng *r, struct prog *p, unsigned which)
 {
 	struct fz_call *c = p->c;
 	uint8_t tg = (uint8_t)prng_below(r, FM_TASKS), other = (uint8_t)prng_below(r, FM_TASKS);
 	static const char *const walks[] = { "b/x", "b/f0", "b/..", "b/a/..", "b" };
 	unsigned n, setup = 1;	/* calls alone first, then the race in one tuple */
-	switch (prng_below(r, 5)) {
+	switch (which < NR_PAIRS ? which : prng_below(r, NR_PAIRS)) {	/* else at random */
 	case 0:	/* an umount against walks into the mount and opens of its mount point */
 		pair_call(&c[0], FZ_MOUNT, "b", NULL, tg);
 		c[0].flags = prng_below(r, 3) == 0;
@@ -316,12 +328,17 @@ static unsigned gen_pair(struct prng *r, struct prog *p)
 	return n;
 }
 
-static void gen_prog(struct prng *r, struct prog *p)
+/* A program; pair < NR_PAIRS: that racing pair alone (vfs_fuzz.pairs). */
+static void gen_prog(struct prng *r, struct prog *p, unsigned pair)
 {
+	if (pair < NR_PAIRS) {
+		p->len = gen_pair(r, p, pair);
+		return;
+	}
 	p->len = PROG_LEN;
 	unsigned left = 0, tstart = 0;
 	/* Half the programs start with a chosen race (gen_pair). */
-	for (unsigned i = prng_below(r, 2) ? gen_pair(r, p) : 0; i < p->len; i++) {
+	for (unsigned i = prng_below(r, 2) ? gen_pair(r, p, NR_PAIRS) : 0; i < p->len; i++) {
 		gen_call(r, &p->c[i]);
 		p->start[i] = left == 0;
 		if (p->start[i])
@@ -1289,13 +1306,15 @@ static void colliding_fuzz_on(struct block_device *bdev, unsigned long rounds)
 	struct prng r;
 	prng_seed(&r, ktest_seed());
 	bool jitter = race_jitter_on(ktest_seed());
-	kprintf("    # seed %lu, %lu rounds, %u processes of %u CPUs or so, race windows %s%s\n",
+	bool pairs = fuzz_pairs && !bdev;
+	kprintf("    # seed %lu, %lu rounds, %u processes of %u CPUs or so, race windows %s%s%s\n",
 		ktest_seed(), rounds, f.ngroups, f.g[0].ncpus, jitter ? "on" : "off",
-		bdev ? ", on ext2" : "");
+		bdev ? ", on ext2" : "", pairs ? ", racing pairs only (vfs_fuzz.pairs=1)" : "");
 	unsigned failures = 0, round;
+	int phases = pairs ? 1 + PAIR_RUNS : 2;	/* alone once, then colliding */
 	for (round = 0; round < rounds && !failures; round++) {
 		for (unsigned i = 0; i < f.ngroups; i++) {
-			gen_prog(&r, &f.g[i].p);
+			gen_prog(&r, &f.g[i].p, pairs ? round % NR_PAIRS : NR_PAIRS);
 			if (f.on_disk)
 				no_mounts(&r, &f.g[i].p);
 		}
@@ -1304,9 +1323,9 @@ static void colliding_fuzz_on(struct block_device *bdev, unsigned long rounds)
 		static struct prog saved[GROUPS_MAX];
 		for (unsigned i = 0; i < f.ngroups; i++)
 			saved[i] = f.g[i].p;
-		for (int phase = 0; phase < 2 && !failures; phase++) {
-			f.full_check = phase == 1 && (round % 16 == 0 || round + 1 == rounds);
-			if (!run_phase(&f, phase == 1) &&
+		for (int phase = 0; phase < phases && !failures; phase++) {
+			f.full_check = phase + 1 == phases && (round % 16 == 0 || round + 1 == rounds);
+			if (!run_phase(&f, phase > 0) &&
 			    dcache_live() == dentries && icache_live() == inodes && files_live() == files)
 				continue;
 			failures++;
@@ -1325,13 +1344,17 @@ static void colliding_fuzz_on(struct block_device *bdev, unsigned long rounds)
 			}
 			kprintf("    # the program ('+' starts a tuple run at once):\n");
 			print_prog(&saved[gi]);
-			minimize(&f, gi, phase == 1);
+			minimize(&f, gi, phase > 0);
 		}
 	}
 	if (jitter)
 		race_jitter_off();
 	kprintf("# vfs_fuzz: %u rounds, %lu calls, %lu collisions, %u failures\n", round, f.calls,
 		f.collisions, failures);
+	uint64_t waits, marked;
+	race_wait_stats(&waits, &marked);
+	kprintf("    # race windows that found a writer of their object under way: %lu, of which %lu saw it done\n", waits,
+		marked);
 	EXPECT_EQ(failures, 0u);
 	EXPECT_GT(f.calls, 0u);
 	for (unsigned i = 0; i < f.ngroups; i++) {
