@@ -594,7 +594,9 @@ struct dentry *__d_lookup_rcu(const struct dentry *parent, const struct qstr *q,
 		if (CONFIG_LOCKDEP && (uintptr_t)pos == 0x0101010101010101ull * SLAB_POISON)
 			panic("dcache: an RCU-walk followed a link out of a freed dentry");
 		struct dentry *d = hlist_entry(pos, struct dentry, d_hash);
-		race_window_on(d);	/* a link followed, the dentry not yet read: it may be unhashed and freed now */
+		/* A link followed, the dentry not yet read: it may be unhashed
+		 * and freed now. */
+		race_window_on(d);
 		d_assert_not_freed(d);
 		unsigned seq = d_seq_begin(d);	/* the count before the fields */
 		race_window_on(d);	/* found, not yet compared: a rename may run */

@@ -14,6 +14,8 @@
  * or (one draw in 32) a tick's worth of yields, long enough for another
  * CPU to finish a whole operation.  The thread never sleeps in a window:
  * tests that wait for a thread to sleep in a lock would take it for that.
+ * A window that names its object (race_window_on, below) and draws a spin
+ * while a writer of that object is under way waits for the writer instead.
  *
  * Who turns it on: the boot parameter ktest.jitter.
  *   (not given)  the stress suites turn it on around their race cases

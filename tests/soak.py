@@ -76,7 +76,8 @@ def scratch_disk(n, firmware, smp):
 
 
 def boot_kargs(suites, seed, jitter, kcsan, pairs):
-    rounds = f"vfs_fuzz.rounds={PAIR_ROUNDS} vfs_fuzz.pairs=1" if pairs else f"vfs_fuzz.rounds={FUZZ_ROUNDS}"
+    rounds = (f"vfs_fuzz.rounds={PAIR_ROUNDS} vfs_fuzz.pairs=1" if pairs
+              else f"vfs_fuzz.rounds={FUZZ_ROUNDS}")
     return (f"ktest={suites} ktest.seed={seed} ktest.jitter={jitter} ktest.stress={STRESS} "
             f"{rounds} ktest.disks=scratch:vda"
             + (f" {KCSAN_KARGS}" if kcsan else ""))
@@ -166,13 +167,14 @@ def main():
         kcsan = kcsan_elf is not None and boots % KCSAN_EVERY == 0
         pairs = boots % 2 == 0
         boot_elf = kcsan_elf if kcsan else elf
-        k, log_path, elapsed, r, c, problems = boot(boots, (firmware, smp, accel, args.mem),
-                                                    seed, jitter, suites, boot_elf, initrd, kcsan, pairs)
+        k, log_path, elapsed, r, c, problems = boot(boots, (firmware, smp, accel, args.mem), seed,
+                                                    jitter, suites, boot_elf, initrd, kcsan, pairs)
         rounds += r
         calls += c
         passed, failed, skipped = k.totals()
         verdict = "ok" if not problems else "FAIL: " + "; ".join(problems)
-        print(f"boot {boots}: {firmware} smp={smp}{' KCSAN' if kcsan else ''}{' pairs' if pairs else ''} seed={seed} "
+        print(f"boot {boots}: {firmware} smp={smp}{' KCSAN' if kcsan else ''}"
+              f"{' pairs' if pairs else ''} seed={seed} "
               f"jitter={jitter}: {format_counts(passed, failed, skipped)}, {r} rounds, {c} calls "
               f"({elapsed:.0f} s) {verdict}", flush=True)
         if problems:
