@@ -71,6 +71,7 @@ static uint64_t fuzz_pairs;
 KPARAM("vfs_fuzz.pairs", kparam_set_u64, fuzz_pairs, 0, 1,
        "1: the fuzzer runs only its racing pairs, one a round, each many times (make soak)");
 #define PAIR_RUNS 8
+#define STAGGER_PAUSES (1u << 14)
 
 #define PROG_LEN 8
 #define TUPLE_MAX 4
@@ -773,6 +774,13 @@ static void collide_cpu(unsigned cpu, void *arg)
 	 * must have changed nothing (judge_tuple). */
 	if (f->injecting)
 		fault_inject_every(3 + (cpu + g->first) % 4);
+	/* Arrive at a random moment (in racing-pairs runs): a short call that
+	 * starts with a long one is otherwise always over before the long
+	 * one reaches the step it races (a walk's handover against a
+	 * rename's d_move).  Up to STAGGER_PAUSES pauses, from the seed. */
+	if (fuzz_pairs && rank > 0)
+		for (uint64_t n = mix64(ktest_seed() ^ f->evict ^ cpu) % STAGGER_PAUSES; n; n--)
+			cpu_relax();
 	unsigned last = 0;
 	for (unsigned j = rank; j < g->count; j += g->ncpus) {
 		const struct fz_call *c = &g->p.c[g->first + j];
