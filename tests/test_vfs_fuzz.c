@@ -31,7 +31,8 @@
  * A failure prints the seed, the round and the program, then removes
  * calls one at a time while the failure stays (a colliding one is tried
  * a few times per candidate) and prints the smallest program.  Rounds:
- * vfs_fuzz.rounds=N (make soak runs many); the last line is the summary
+ * vfs_fuzz.rounds=N (make soak runs many); vfs_fuzz.pairs=1 runs only
+ * the racing pairs (gen_pair), many times each; the last line is the summary
  * `# vfs_fuzz: N rounds, N calls, N collisions, N failures`.
  */
 #include "fs/dcache.h"
