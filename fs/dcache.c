@@ -465,6 +465,7 @@ static void d_free_rcu(struct rcu_head *head)
 static void d_kill(struct dentry *d)
 {
 	while (d) {
+		race_write_begin(d);	/* walks on d wait here for its d_inode to go */
 		struct spinlock *b = d_lock_bucket(d);
 		if (on_lru(d)) {	/* the shrinker may still see it: take it off */
 			struct dentry_lru *l = &lrus[d->d_lru_cpu];
@@ -480,6 +481,7 @@ static void d_kill(struct dentry *d)
 		struct inode *inode = d->d_inode;
 		__atomic_store_n(&d->d_inode, NULL, __ATOMIC_RELAXED);
 		write_seqcount_end(&d->d_seq);
+		race_write_done(d);
 		spin_unlock(b);
 		iput(inode);
 
@@ -511,12 +513,14 @@ void dput(struct dentry *d)
 {
 	if (!d || d_put_not_last(d))
 		return;
+	race_write_begin(d);	/* about to be freed, perhaps: walks on d may wait for that */
 	race_window();	/* the last reference, perhaps: a d_lookup may take one first */
 	struct spinlock *b = d_lock_bucket(d);
 	bool free = __dput(d);
 	spin_unlock(b);
 	if (free)
 		d_kill(d);
+	race_write_done(d);
 }
 
 /* Caller holds the bucket lock. */
@@ -566,17 +570,39 @@ void d_assert_not_freed(const struct dentry *d)
 		panic("dcache: an RCU-walk read dentry %p after it was freed", (const void *)d);
 }
 
+/*
+ * The check is made apart from the search that should have skipped d: an
+ * unhash moves d_seq under d's bucket lock, so with that lock held, "d
+ * unhashed and its d_seq still seq" means the unhash came before seq was
+ * read.  Unhashed but moved is a race the walk's own check catches.  The
+ * lock is taken only when d reads as unhashed, which a correct search
+ * meets only while an unhash runs.
+ */
+void d_assert_found_hashed(struct dentry *d, unsigned seq)
+{
+	if (!CONFIG_LOCKDEP || !d_unhashed(d))
+		return;
+	struct spinlock *b = d_lock_bucket(d);
+	bool stale = !(d->d_flags & DCACHE_HASHED) && raw_read_seqcount(&d->d_seq) == seq;
+	spin_unlock(b);
+	if (stale)
+		panic("dcache: a lockless search gave '%s', unhashed before its d_seq (%u) was read",
+		      d->d_name.name, seq);
+}
+
 struct dentry *__d_lookup_rcu(const struct dentry *parent, const struct qstr *q, unsigned *seqp)
 {
 	struct hlist_node *pos;
 	hlist_for_each(pos, d_chain(q->hash)) {
 		if (CONFIG_LOCKDEP && (uintptr_t)pos == 0x0101010101010101ull * SLAB_POISON)
 			panic("dcache: an RCU-walk followed a link out of a freed dentry");
-		race_window();	/* a link followed, the dentry not yet read: it may be unhashed and freed now (a spin) */
 		struct dentry *d = hlist_entry(pos, struct dentry, d_hash);
+		/* A link followed, the dentry not yet read: it may be unhashed
+		 * and freed now. */
+		race_window_on(d);
 		d_assert_not_freed(d);
 		unsigned seq = d_seq_begin(d);	/* the count before the fields */
-		race_window();	/* found, not yet compared: a rename may run */
+		race_window_on(d);	/* found, not yet compared: a rename may run */
 		if (READ_ONCE(d->d_parent) != parent || d_hash_now(d) != q->hash)
 			continue;
 		/* A search that read d's link before d was unhashed may reach it
@@ -616,7 +642,7 @@ bool d_legitimize(struct dentry *d, unsigned seq)
 	}
 	if (!got)
 		return false;
-	race_window();	/* held, not yet validated: a rename or unlink may run (a spin) */
+	race_window_on(d);	/* held, not yet validated: a rename or unlink may run */
 	if (read_seqcount_retry(&d->d_seq, seq)) {
 		dput(d);
 		return false;
@@ -839,6 +865,7 @@ static void prune_scan(struct dentry *dir, struct dentry *from, uint32_t gen, st
 		}
 		int count = __atomic_load_n(&c->d_count, __ATOMIC_RELAXED);
 		if (count == 0 && (c->d_flags & DCACHE_HASHED)) {
+			race_write_begin(c);	/* done once freed (free_victims) */
 			__d_unhash(c);	/* no references: no children either */
 			hlist_add_head_rcu(&c->d_hash, &ps->victims);
 		} else if (count > 0 && !data_race(list_empty(&c->d_subdirs)) &&
@@ -869,6 +896,7 @@ static void free_victims(struct hlist_head *victims)
 		struct dentry *d = hlist_entry(victims->first, struct dentry, d_hash);
 		hlist_del_rcu(&d->d_hash);
 		d_kill(d);
+		race_write_done(d);
 	}
 }
 
@@ -1058,6 +1086,7 @@ static int lru_collect(unsigned nr, unsigned *budget, struct hlist_head *victims
 		} else {
 			__d_lru_del(l, d);
 			if (unused) {
+				race_write_begin(d);	/* done once freed (dcache_shrink) */
 				__d_unhash(d);	/* unused: no children either (they hold it) */
 				hlist_add_head_rcu(&d->d_hash, victims);
 				n++;
@@ -1119,6 +1148,7 @@ unsigned dcache_shrink(unsigned nr)
 			struct dentry *d = hlist_entry(victims.first, struct dentry, d_hash);
 			hlist_del_rcu(&d->d_hash);
 			d_kill(d);	/* the parent may become unused in turn */
+			race_write_done(d);
 		}
 		freed += (unsigned)n;
 	}
@@ -1252,6 +1282,8 @@ void d_move(struct dentry *d, struct dentry *target)
 
 	rwsem_assert_held_write(&old_parent->d_inode->i_rwsem);
 	rwsem_assert_held_write(&new_parent->d_inode->i_rwsem);
+	race_write_begin(d);	/* walks that read d or target wait for the move */
+	race_write_begin(target);
 	race_window();	/* both names still as they were: lookups of either may run */
 	write_seqlock(&rename_lock);
 	lock_pair(b1, b2);
@@ -1281,6 +1313,8 @@ void d_move(struct dentry *d, struct dentry *target)
 	flag_set(d, DCACHE_HASHED);
 	write_seqcount_end(&target->d_seq);
 	write_seqcount_end(&d->d_seq);
+	race_write_done(d);
+	race_write_done(target);
 
 	spin_unlock(&target->d_lock);
 	spin_unlock(&d->d_lock);

@@ -223,6 +223,11 @@ bool d_put_not_last(struct dentry *d);
 /* Test builds: panic if d reads as freed (slab poison), for the lockless
  * readers that rely on freeing waiting for a grace period. */
 void d_assert_not_freed(const struct dentry *d);
+/* Test builds: panic if d, which a lockless search gave with *seqp = seq
+ * and whose d_seq the walk found still seq, was unhashed before the
+ * search read seq: the walk would answer from a dentry that was no
+ * longer the name (a freed one reads as "no such file"). */
+void d_assert_found_hashed(struct dentry *d, unsigned seq);
 
 /*
  * The slow path's first step, called with parent's i_rwsem held (shared

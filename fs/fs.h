@@ -170,6 +170,10 @@ struct inode {
 	 * inode is set up, so that a lockless reader takes the three as one
 	 * (inode_attr_read, fs/permission.h). */
 	struct seqcount i_attr_seq;
+	/* Test builds: a digest of (mode, owner, group) as the last change
+	 * left them, written inside that change (0: none yet), so that a
+	 * reader can check it took the three from one state. */
+	uint32_t i_attr_digest;
 	struct super_block *i_sb;
 	const struct inode_operations *i_op;
 	const struct file_operations *i_fop;

@@ -181,10 +181,14 @@ int do_umount(struct dentry *root)
 		return err;
 	}
 	set_state(m, MNT_UMOUNTING);
+	race_write_begin(sb->s_root);	/* walks on the root wait for the detach */
+	race_write_begin(m->mnt_mountpoint);
 	dput(root);	/* ours must not count as a use; the mount's stays */
 	d_prune_sb(sb);
 	race_window();	/* pruned, not yet decided: a walk may enter now */
 	if (__atomic_load_n(&sb->s_root->d_count, __ATOMIC_ACQUIRE) != 1) {
+		race_write_done(sb->s_root);
+		race_write_done(m->mnt_mountpoint);
 		set_state(m, MNT_MOUNTED);
 		mutex_unlock(&namespace_mutex);
 		return -EBUSY;
@@ -194,6 +198,8 @@ int do_umount(struct dentry *root)
 	d_set_mounted(m->mnt_mountpoint, false);
 	__atomic_store_n(&sb->s_mount, NULL, __ATOMIC_RELAXED);
 	write_sequnlock(&mount_lock);
+	race_write_done(sb->s_root);	/* detached */
+	race_write_done(m->mnt_mountpoint);
 	wake_up_all(&mount_wq);
 	mutex_unlock(&namespace_mutex);
 

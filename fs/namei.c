@@ -273,7 +273,7 @@ static int path_init(struct nameidata *nd, unsigned flags)
 			nd->root_seq = d_seq_begin(root);
 			start_seq = start ? d_seq_begin(start) : 0;
 		}
-		race_window();	/* root and cwd read: they may stop being the thread's now (a spin) */
+		race_window_on(start ? start : root);	/* read: they may stop being the thread's now */
 		nd->root = root;
 		nd->path = absolute || !start ? root : start;
 		nd->seq = absolute || !start ? nd->root_seq : start_seq;
@@ -369,9 +369,16 @@ static bool legitimize_path(struct nameidata *nd, struct dentry *d, unsigned seq
 	*put = NULL;
 	if (mount_seq_retry(nd->m_seq))
 		return false;
-	race_window();	/* about to legitimize: an umount may decide meanwhile (a spin) */
+	race_window_on(d);	/* about to legitimize: an umount may decide, a rename move d */
+	unsigned before = raw_read_seqcount(&d->d_seq);
 	if (!d_legitimize(d, seq))
 		return false;
+	/* Test builds check the handover from outside d_legitimize: d_seq
+	 * only grows, so if it had moved before the call, what the walk
+	 * read of d under seq may be false, and no handover may keep d. */
+	if (CONFIG_LOCKDEP && before != seq)
+		panic("namei: a handover from RCU mode kept '%s' though its d_seq moved (%u, then %u) "
+		      "before it was legitimized", d->d_name.name, seq, before);
 	race_window();	/* held, mount_lock not yet checked again (a spin) */
 	if (!mount_seq_retry(nd->m_seq))
 		return true;
@@ -638,7 +645,7 @@ static int traverse_mounts_rcu(struct dentry **dp, unsigned *seqp, int *why)
 		}
 		if (!root)
 			break;
-		race_window();	/* a mounted root read, its d_seq not yet: an umount may run (a spin) */
+		race_window_on(root);	/* a mounted root read, its d_seq not yet: an umount may run */
 		d = root;
 		*seqp = d_seq_begin(d);
 	}
@@ -659,11 +666,11 @@ static int handle_dots_rcu(struct nameidata *nd, int *why)
 		struct dentry *mp = mount_point_of(d->d_sb);
 		if (!mp)
 			break;	/* the top of a tree that is not mounted: stay */
-		race_window();	/* a mount point read: an umount may free it now (a spin) */
+		race_window_on(mp);	/* a mount point read: an umount may free it now */
 		d = mp;
 	}
 	struct dentry *to = d == nd->root || d == d->d_sb->s_root ? d : READ_ONCE(d->d_parent);
-	race_window();	/* d_parent read, its d_seq not yet: a rename may move d (a spin) */
+	race_window_on(d);	/* d_parent read, its d_seq not yet: a rename may move d */
 	d_assert_not_freed(to);
 	unsigned seq = d_seq_begin(to);
 	if (read_seqcount_retry(&nd->path->d_seq, nd->seq) || read_seqretry(&rename_lock, nd->r_seq) ||
@@ -699,13 +706,14 @@ static int walk_component_rcu(struct nameidata *nd, unsigned flags, int *why)
 	const struct inode *inode = READ_ONCE(d->d_inode);
 	if (CONFIG_LOCKDEP && inode && READ_ONCE(inode->i_mode) == 0x01010101u * SLAB_POISON)
 		panic("namei: an RCU-walk read inode %p after it was freed", (const void *)inode);
-	race_window();	/* read, not yet checked: a rename or unlink may run */
+	race_window_on(d);	/* read, not yet checked: a rename or unlink may run */
 	if (read_seqcount_retry(&dir->d_seq, nd->seq))
 		return -ECHILD;
 	if (read_seqcount_retry(&d->d_seq, seq)) {
 		*why = WALK_UNLAZY_CHANGED;
 		return 1;
 	}
+	d_assert_found_hashed(d, seq);
 	if (!inode)
 		return -ENOENT;
 	if (S_ISLNK(READ_ONCE(inode->i_mode)) && (flags & WALK_FOLLOW))
@@ -777,7 +785,7 @@ static int link_path_walk(struct nameidata *nd, const char *name)
 		 * a freed dentry's d_seq has moved, so rcu_check_error does not
 		 * believe an error decided on a stale inode. */
 		struct inode *dir = READ_ONCE(nd->path->d_inode);
-		race_window();	/* RCU mode: nd->path may be freed now (a spin) */
+		race_window_on(nd->path);	/* RCU mode: nd->path may be freed now */
 		bool isdir = inode_is_dir(dir);
 		if (isdir) {
 			int err = may_lookup(dir);
@@ -876,7 +884,7 @@ static int path_lookup_inodeat(struct nameidata *nd, void *arg)
 		err = lookup_last(nd, !(nd->flags & WALK_NOFOLLOW));
 	if (!err && nd->rcu) {
 		const struct inode *inode = READ_ONCE(nd->path->d_inode);
-		race_window();	/* the inode read: its dentry may be freed now (a spin) */
+		race_window_on(nd->path);	/* the inode read: its dentry may be freed now */
 		if (inode)
 			iw->fn(inode, iw->arg);
 		if (!inode || read_seqcount_retry(&nd->path->d_seq, nd->seq) || mount_seq_retry(nd->m_seq))

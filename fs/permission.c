@@ -9,32 +9,56 @@
 #include "kernel/errno.h"
 #include "kernel/lockdep.h"
 #include "kernel/preempt.h"
+#include "kernel/panic.h"
 #include "kernel/race.h"
+#include "kernel/random.h"
 
 #define S_IXUGO 0111
+
+/* Never 0, which says "no change yet". */
+static uint32_t attr_digest(uint32_t mode, uint32_t uid, uint32_t gid)
+{
+	return (uint32_t)mix64((uint64_t)mode << 40 ^ (uint64_t)uid << 20 ^ gid) | 1;
+}
 
 void inode_attr_read(const struct inode *inode, struct inode_attr *a)
 {
 	unsigned seq;
+	uint32_t digest;
 	do {
 		seq = read_seqcount_begin(&inode->i_attr_seq);
 		a->mode = __atomic_load_n(&inode->i_mode, __ATOMIC_RELAXED);
 		a->uid = __atomic_load_n(&inode->i_uid, __ATOMIC_RELAXED);
-		race_window();	/* owner read, group not yet: a chown may run */
+		race_window_on(inode);	/* owner read, group not yet: a chown may run */
 		a->gid = __atomic_load_n(&inode->i_gid, __ATOMIC_RELAXED);
+		digest = __atomic_load_n(&inode->i_attr_digest, __ATOMIC_RELAXED);
 	} while (read_seqcount_retry(&inode->i_attr_seq, seq));
+	/* Test builds check what was read, apart from how it was read: the
+	 * three and the digest the last change stored with them must agree,
+	 * else this read mixed two states (a reader or a writer outside the
+	 * seqcount's rules), and a permission check would decide on a state
+	 * the inode never had. */
+	if (CONFIG_LOCKDEP && digest && digest != attr_digest(a->mode, a->uid, a->gid))
+		panic("permission: inode %lu's mode, owner and group read from two states "
+		      "(%o %u %u)", inode->i_ino, a->mode, a->uid, a->gid);
 }
 
 void inode_attr_write_begin(struct inode *inode)
 {
 	rwsem_assert_held_write(&inode->i_rwsem);
+	race_write_begin(inode);	/* lockless readers of the three may wait for the change */
+	race_window();	/* about to change: a reader may come in now */
 	preempt_disable();
 	write_seqcount_begin(&inode->i_attr_seq);
 }
 
 void inode_attr_write_end(struct inode *inode)
 {
+	if (CONFIG_LOCKDEP)
+		__atomic_store_n(&inode->i_attr_digest,
+				 attr_digest(inode->i_mode, inode->i_uid, inode->i_gid), __ATOMIC_RELAXED);
 	write_seqcount_end(&inode->i_attr_seq);
+	race_write_done(inode);
 	preempt_enable();
 }
 

@@ -181,22 +181,28 @@ static int do_rename(struct dentry *old_dir, struct dentry *old, struct dentry *
 		return err;
 	struct inode *src = S_ISDIR(old->d_inode->i_mode) ? old->d_inode : NULL;
 	struct inode *victim = new->d_inode;
+	race_write_begin(old);	/* lockless walks on either may wait for the move (race.h) */
+	race_write_begin(new);
 	race_window();	/* a mount of the source or victim may come here */
-	if ((src || victim) && lock_two(src ? src : victim, src ? victim : NULL, I_RWSEM_VICTIM))
-		return -EINTR;
-	err = may_rename_now(old_dir, old, new_dir, new);
-	if (!err) {
-		struct inode *odi = old_dir->d_inode;
-		err = odi->i_op->rename(odi, old, new_dir->d_inode, new);
-		if (!err)
-			d_move(old, new);
-		if (!err && victim && S_ISDIR(victim->i_mode))
-			d_prune_unused(new);	/* as rmdir: its negative children, no use now */
+	if ((src || victim) && lock_two(src ? src : victim, src ? victim : NULL, I_RWSEM_VICTIM)) {
+		err = -EINTR;
+	} else {
+		err = may_rename_now(old_dir, old, new_dir, new);
+		if (!err) {
+			struct inode *odi = old_dir->d_inode;
+			err = odi->i_op->rename(odi, old, new_dir->d_inode, new);
+			if (!err)
+				d_move(old, new);
+			if (!err && victim && S_ISDIR(victim->i_mode))
+				d_prune_unused(new);	/* as rmdir: its negative children */
+		}
+		if (victim)
+			up_write(&victim->i_rwsem);
+		if (src)
+			up_write(&src->i_rwsem);
 	}
-	if (victim)
-		up_write(&victim->i_rwsem);
-	if (src)
-		up_write(&src->i_rwsem);
+	race_write_done(new);
+	race_write_done(old);
 	return err;
 }
 

@@ -10,6 +10,7 @@
 #include "kernel/kcsan.h"
 #include "kernel/kmalloc.h"
 #include "kernel/panic.h"
+#include "kernel/race.h"
 #include "kernel/thread.h"
 #include "kernel/string.h"
 
@@ -156,6 +157,11 @@ void task_root_and_cwd_rcu(struct dentry **root, unsigned *root_seq, struct dent
 void task_set_cwd(struct dentry *d)
 {
 	struct task_fs *fs = current_fs();
+	/* Walks from the old cwd (another thread's) may wait until it is let
+	 * go (race.h); the cwd read here is only a name for that. */
+	struct dentry *leaving = READ_ONCE(fs->cwd);
+	race_write_begin(leaving);
+	race_window();	/* about to leave it: walks may start from it now */
 	spin_lock(&fs->lock);
 	struct dentry *old = fs->cwd;
 	write_seqcount_begin(&fs->seq);
@@ -163,6 +169,7 @@ void task_set_cwd(struct dentry *d)
 	write_seqcount_end(&fs->seq);
 	spin_unlock(&fs->lock);
 	dput(old);
+	race_write_done(leaving);
 }
 
 /* Caller holds fs->lock. */

@@ -47,10 +47,78 @@ static bool may_sleep_here(void)
 	return irqs_enabled() && this_cpu()->preempt_count == 0 && this_cpu()->irq_depth == 0;
 }
 
-void __race_window(void)
+static uint64_t race_draw(void)
 {
-	uint64_t x = mix64(__atomic_load_n(&race_seed, __ATOMIC_RELAXED) +
-			   __atomic_fetch_add(&race_draws, 1, __ATOMIC_RELAXED));
+	return mix64(__atomic_load_n(&race_seed, __ATOMIC_RELAXED) +
+		     __atomic_fetch_add(&race_draws, 1, __ATOMIC_RELAXED));
+}
+
+/* The writers under way (race.h), by the object's address: how many
+ * began and are not done, and how many finished.  Counted only while
+ * injection is on, and cleared when it is turned on or off: a writer
+ * whose begin and done fall on either side of that leaves its slot at -1
+ * (no wait for one writer) or at 1 until the next clearing (waits that
+ * end at the bound), never worse. */
+#define WRITE_SLOTS 64
+static struct {
+	int busy;
+	unsigned done;
+} race_writes[WRITE_SLOTS];
+
+static void race_writes_clear(void)
+{
+	for (unsigned s = 0; s < WRITE_SLOTS; s++)
+		__atomic_store_n(&race_writes[s].busy, 0, __ATOMIC_RELAXED);
+}
+static uint64_t race_waits, race_waits_done;
+static uint64_t race_wait_pauses = 1u << 16;
+KPARAM("ktest.jitter_wait", kparam_set_u64, race_wait_pauses, 0, 1u << 24,
+       "the longest wait of a race window for a writer under way, in pauses (0: never wait)");
+
+static unsigned write_slot(const void *obj)
+{
+	return (unsigned)(mix64((uintptr_t)obj) % WRITE_SLOTS);
+}
+
+void __race_write(const void *obj, bool begin)
+{
+	unsigned s = write_slot(obj);
+	if (begin) {
+		__atomic_fetch_add(&race_writes[s].busy, 1, __ATOMIC_RELAXED);
+	} else {
+		__atomic_fetch_add(&race_writes[s].done, 1, __ATOMIC_RELEASE);
+		__atomic_fetch_sub(&race_writes[s].busy, 1, __ATOMIC_RELAXED);
+	}
+}
+
+/* If a writer of obj is under way, spin until one is done (or the bound):
+ * true if it waited. */
+static bool wait_for_writer(const void *obj)
+{
+	unsigned s = write_slot(obj);
+	if (__atomic_load_n(&race_writes[s].busy, __ATOMIC_RELAXED) <= 0)
+		return false;
+	unsigned seen = __atomic_load_n(&race_writes[s].done, __ATOMIC_ACQUIRE);
+	__atomic_fetch_add(&race_waits, 1, __ATOMIC_RELAXED);
+	for (uint64_t n = race_wait_pauses; n; n--) {
+		if (__atomic_load_n(&race_writes[s].done, __ATOMIC_ACQUIRE) != seen) {
+			__atomic_fetch_add(&race_waits_done, 1, __ATOMIC_RELAXED);
+			break;
+		}
+		cpu_relax();
+	}
+	return true;
+}
+
+void race_wait_stats(uint64_t *waits, uint64_t *done)
+{
+	*waits = __atomic_load_n(&race_waits, __ATOMIC_RELAXED);
+	*done = __atomic_load_n(&race_waits_done, __ATOMIC_RELAXED);
+}
+
+/* One window's draw x, on obj (NULL: a window that names none). */
+static void race_act(uint64_t x, const void *obj)
+{
 	unsigned every = __atomic_load_n(&race_every, __ATOMIC_RELAXED);
 	if (every > 1 && (x >> 32) % every)
 		return;	/* this window does not draw */
@@ -71,14 +139,25 @@ void __race_window(void)
 		}
 		return;
 	}
+	if (obj && wait_for_writer(obj))
+		return;	/* a spin that ends when the writer has stored */
 	for (uint64_t spins = (x >> 8) % 2048; spins; spins--)	/* or where it may not sleep */
 		cpu_relax();
 }
 
+void __race_window(void)
+{
+	race_act(race_draw(), NULL);
+}
+
+void __race_window_on(const void *obj)
+{
+	race_act(race_draw(), obj);
+}
+
 void __race_window_gp(void)
 {
-	uint64_t x = mix64(__atomic_load_n(&race_seed, __ATOMIC_RELAXED) +
-			   __atomic_fetch_add(&race_draws, 1, __ATOMIC_RELAXED));
+	uint64_t x = race_draw();
 	if ((x & 1) || !may_sleep_here()) {
 		__race_window();
 		return;
@@ -116,12 +195,14 @@ bool race_jitter_on(uint64_t seed)
 	if (jitter_param == 0)
 		return false;
 	race_jitter_reseed(seed);
+	race_writes_clear();
 	__atomic_store_n(&race_every, 1, __ATOMIC_RELEASE);
 	return true;
 }
 
 void race_jitter_off(void)
 {
+	race_writes_clear();
 	__atomic_store_n(&race_every, run_level(), __ATOMIC_RELEASE);
 }
 

@@ -14,6 +14,8 @@
  * or (one draw in 32) a tick's worth of yields, long enough for another
  * CPU to finish a whole operation.  The thread never sleeps in a window:
  * tests that wait for a thread to sleep in a lock would take it for that.
+ * A window that names its object (race_window_on, below) and draws a spin
+ * while a writer of that object is under way waits for the writer instead.
  *
  * Who turns it on: the boot parameter ktest.jitter.
  *   (not given)  the stress suites turn it on around their race cases
@@ -45,10 +47,31 @@
  * (staying runnable) until the grace period running now, if any, has
  * ended and a tick more has passed; else it is race_window().
  */
+/*
+ * race_window_on(obj), race_write_begin(obj), race_write_done(obj): a
+ * reader's window that waits for the writer it races.  A reader that may
+ * not sleep (an RCU-walk inside its read side) can only spin in its
+ * windows, and under TCG on a loaded host a blind spin of a few
+ * microseconds often gives no other vCPU a turn: the writer never acts
+ * inside it.  So a writer of something lockless readers race with says
+ * when it starts to change obj (race_write_begin, before its own windows,
+ * where it may yield) and when the change readers can see is stored
+ * (race_write_done); and a reader's window names the object it read and
+ * is about to use.  A reader whose window draws while a writer of obj is
+ * between the two spins until the writer's done, bounded by
+ * ktest.jitter_wait pauses (a count, not a clock): it resumes just after
+ * the store, inside its own window, which is the interleaving a race
+ * needs.  With no writer of obj under way the window is race_window.
+ * Writers are counted in a small table by the object's address, so two
+ * objects may share a slot (a reader held by another object's writer only
+ * has a longer window).  Each begin is matched by one done.
+ */
 #if CONFIG_RACE_WINDOWS
 extern unsigned race_every;	/* 0: off; N: one window in N draws */
 void __race_window(void);
 void __race_window_gp(void);
+void __race_window_on(const void *obj);
+void __race_write(const void *obj, bool begin);
 static inline void race_window(void)
 {
 	if (__atomic_load_n(&race_every, __ATOMIC_RELAXED))
@@ -59,9 +82,31 @@ static inline void race_window_gp(void)
 	if (__atomic_load_n(&race_every, __ATOMIC_RELAXED))
 		__race_window_gp();
 }
+static inline void race_window_on(const void *obj)
+{
+	if (__atomic_load_n(&race_every, __ATOMIC_RELAXED))
+		__race_window_on(obj);
+}
+static inline void race_write_begin(const void *obj)
+{
+	if (__atomic_load_n(&race_every, __ATOMIC_RELAXED))
+		__race_write(obj, true);
+}
+static inline void race_write_done(const void *obj)
+{
+	if (__atomic_load_n(&race_every, __ATOMIC_RELAXED))
+		__race_write(obj, false);
+}
+/* Windows that found a writer of their object under way, and how many of
+ * those saw it done before the bound (for the runs that print it). */
+void race_wait_stats(uint64_t *waits, uint64_t *done);
 #else
 static inline void race_window(void) { }
 static inline void race_window_gp(void) { }
+static inline void race_window_on(const void *obj) { (void)obj; }
+static inline void race_write_begin(const void *obj) { (void)obj; }
+static inline void race_write_done(const void *obj) { (void)obj; }
+static inline void race_wait_stats(uint64_t *waits, uint64_t *done) { *waits = *done = 0; }
 #endif
 
 /* A suite turns injection on for a race case (with a seed: it passes

@@ -10,7 +10,10 @@ and a race-window setting in turn (ktest.jitter=1, 4, 16: every window,
 or a lighter load that lets more calls through per second), and runs the
 concurrency suites, the colliding fuzzer (whose colliding tuples fail
 allocations now and then, and pick racing pairs on purpose) and the
-torture.  With --kcsan-elf (make soak builds and passes the KCSAN=1
+torture.  Every second boot's fuzzer runs only its racing pairs
+(vfs_fuzz.pairs=1: one pair a round, in turn, each round's programs
+colliding eight times), so that each pair meets its race hundreds of
+times in a long soak.  With --kcsan-elf (make soak builds and passes the KCSAN=1
 kernel), every third boot is of the data-race detector's kernel, with a
 16-bucket dentry hash, so that the detector runs with race windows on
 and for as long as the soak lasts.  One line per boot; at the end
@@ -53,6 +56,7 @@ KCSAN_EVERY = 3         # with --kcsan-elf: every third boot is the detector's k
 KCSAN_KARGS = "dcache.buckets=16"
 JITTER = (1, 4, 16)
 FUZZ_ROUNDS = 200       # vfs_fuzz.rounds for each boot (make test runs 4): about 3 min at -smp 8
+PAIR_ROUNDS = 60        # the same in the boots of racing pairs only (each round collides 8 times)
 STRESS = 4              # ktest.stress: the stress tests' counts, times make test's
 BOOT_TIMEOUT = 1200     # seconds: a boot that takes longer has hung
 
@@ -71,15 +75,17 @@ def scratch_disk(n, firmware, smp):
     return DiskSet([Disk("scratch", image, nbd=False)], image.parent), image
 
 
-def boot_kargs(suites, seed, jitter, kcsan):
+def boot_kargs(suites, seed, jitter, kcsan, pairs):
+    rounds = (f"vfs_fuzz.rounds={PAIR_ROUNDS} vfs_fuzz.pairs=1" if pairs
+              else f"vfs_fuzz.rounds={FUZZ_ROUNDS}")
     return (f"ktest={suites} ktest.seed={seed} ktest.jitter={jitter} ktest.stress={STRESS} "
-            f"vfs_fuzz.rounds={FUZZ_ROUNDS} ktest.disks=scratch:vda"
+            f"{rounds} ktest.disks=scratch:vda"
             + (f" {KCSAN_KARGS}" if kcsan else ""))
 
 
-def boot(n, cfg_args, seed, jitter, suites, elf, initrd, kcsan):
+def boot(n, cfg_args, seed, jitter, suites, elf, initrd, kcsan, pairs):
     firmware, smp, accel, mem = cfg_args
-    kargs = f"{TEST_KARGS} {boot_kargs(suites, seed, jitter, kcsan)}"
+    kargs = f"{TEST_KARGS} {boot_kargs(suites, seed, jitter, kcsan, pairs)}"
     iso = make_iso(elf, kargs, BUILD / "iso-soak", initrd)
     cfg = Config(firmware, smp, "pc", accel, mem, f"soak-{firmware}-smp{smp}")
     log_path = BUILD / "soak-logs" / f"boot{n}-{firmware}-smp{smp}{'-kcsan' if kcsan else ''}.log"
@@ -159,21 +165,23 @@ def main():
         seed = rng.getrandbits(63)
         boots += 1
         kcsan = kcsan_elf is not None and boots % KCSAN_EVERY == 0
+        pairs = boots % 2 == 0
         boot_elf = kcsan_elf if kcsan else elf
-        k, log_path, elapsed, r, c, problems = boot(boots, (firmware, smp, accel, args.mem),
-                                                    seed, jitter, suites, boot_elf, initrd, kcsan)
+        k, log_path, elapsed, r, c, problems = boot(boots, (firmware, smp, accel, args.mem), seed,
+                                                    jitter, suites, boot_elf, initrd, kcsan, pairs)
         rounds += r
         calls += c
         passed, failed, skipped = k.totals()
         verdict = "ok" if not problems else "FAIL: " + "; ".join(problems)
-        print(f"boot {boots}: {firmware} smp={smp}{' KCSAN' if kcsan else ''} seed={seed} "
+        print(f"boot {boots}: {firmware} smp={smp}{' KCSAN' if kcsan else ''}"
+              f"{' pairs' if pairs else ''} seed={seed} "
               f"jitter={jitter}: {format_counts(passed, failed, skipped)}, {r} rounds, {c} calls "
               f"({elapsed:.0f} s) {verdict}", flush=True)
         if problems:
             replay = (f"python3 tests/run.py test --smp {smp} --firmware {firmware} "
                       f"--timeout {BOOT_TIMEOUT} --elf {show(boot_elf)} --scratch-disk "
                       + (f"--initrd {show(initrd)} " if initrd else "")
-                      + f"--kargs \"{boot_kargs(suites, seed, jitter, kcsan)}\"")
+                      + f"--kargs \"{boot_kargs(suites, seed, jitter, kcsan, pairs)}\"")
             failures.append((boots, what_failed(k), replay, log_path))
             print_details(k, show(log_path))
             if args.until_failure:

@@ -31,7 +31,8 @@
  * A failure prints the seed, the round and the program, then removes
  * calls one at a time while the failure stays (a colliding one is tried
  * a few times per candidate) and prints the smallest program.  Rounds:
- * vfs_fuzz.rounds=N (make soak runs many); the last line is the summary
+ * vfs_fuzz.rounds=N (make soak runs many); vfs_fuzz.pairs=1 runs only
+ * the racing pairs (gen_pair), many times each; the last line is the summary
  * `# vfs_fuzz: N rounds, N calls, N collisions, N failures`.
  */
 #include "fs/dcache.h"
@@ -62,6 +63,16 @@
 static uint64_t fuzz_rounds = 4;	/* about 3 s at -smp 8 under TCG */
 KPARAM("vfs_fuzz.rounds", kparam_set_u64, fuzz_rounds, 1, 10000000,
        "rounds of the colliding fuzzer (ktest=vfs_fuzz)");
+
+/* vfs_fuzz.pairs=1 (make soak): every program is one of the racing pairs
+ * (gen_pair), all of a round's the same one, the pair changing from round
+ * to round, and each round's programs collide PAIR_RUNS times: so a long
+ * run meets each pair hundreds of times, not one program in ten. */
+static uint64_t fuzz_pairs;
+KPARAM("vfs_fuzz.pairs", kparam_set_u64, fuzz_pairs, 0, 1,
+       "1: the fuzzer runs only its racing pairs, one a round, each many times (make soak)");
+#define PAIR_RUNS 8
+#define STAGGER_PAUSES (1u << 14)
 
 #define PROG_LEN 8
 #define TUPLE_MAX 4
@@ -243,15 +254,21 @@ static void pair_call(struct fz_call *c, uint8_t op, const char *a, const char *
  * The pairs that race hardest through RCU-walk, put in one tuple on
  * purpose rather than left to chance (issue 24: the races found by
  * reading were of these kinds, and random programs had not met them).
- * Fills the start of p; returns how many calls it made.
+ * A tuple's calls go to its CPUs in turn (collide_cpu), and each CPU's
+ * last call, if it only looks, runs again while the others change
+ * things: so the changes come first and every CPU ends on a walk.
+ * Fills the start of p with pair number which (NR_PAIRS: one at random);
+ * returns how many calls it made.
  */
-static unsigned gen_pair(struct prng *r, struct prog *p)
+#define NR_PAIRS 5
+
+static unsigned gen_pair(struct prng *r, struct prog *p, unsigned which)
 {
 	struct fz_call *c = p->c;
 	uint8_t tg = (uint8_t)prng_below(r, FM_TASKS), other = (uint8_t)prng_below(r, FM_TASKS);
 	static const char *const walks[] = { "b/x", "b/f0", "b/..", "b/a/..", "b" };
 	unsigned n, setup = 1;	/* calls alone first, then the race in one tuple */
-	switch (prng_below(r, 5)) {
+	switch (which < NR_PAIRS ? which : prng_below(r, NR_PAIRS)) {	/* else at random */
 	case 0:	/* an umount against walks into the mount and opens of its mount point */
 		pair_call(&c[0], FZ_MOUNT, "b", NULL, tg);
 		c[0].flags = prng_below(r, 3) == 0;
@@ -262,11 +279,17 @@ static unsigned gen_pair(struct prng *r, struct prog *p)
 		pair_call(&c[4], FZ_STAT, PICK(r, walks), NULL, other);
 		n = 5;
 		break;
-	case 1:	/* a directory renamed to another parent against ".." walks through it */
+	case 1:	/* a directory renamed to another parent against ".." walks through it,
+		 * and an open that leaves RCU mode on it (complete_walk) */
 		pair_call(&c[0], FZ_MKDIR, "b/a", NULL, tg);
 		pair_call(&c[1], FZ_RENAME, prng_below(r, 2) ? "b/a" : "b", prng_below(r, 2) ? "a/a" : "a/b",
 			  tg);
-		pair_call(&c[2], FZ_STAT, "b/a/..", NULL, other);
+		if (prng_below(r, 2)) {
+			pair_call(&c[2], FZ_OPEN, "b/a", NULL, other);
+			c[2].flags = O_RDONLY | O_DIRECTORY;
+		} else {
+			pair_call(&c[2], FZ_STAT, "b/a/..", NULL, other);
+		}
 		pair_call(&c[3], FZ_STAT, "a/a/../x", NULL, tg);
 		pair_call(&c[4], FZ_LSTAT, "b/a/../..", NULL, other);
 		n = 5;
@@ -276,8 +299,8 @@ static unsigned gen_pair(struct prng *r, struct prog *p)
 		pair_call(&c[1], FZ_RMDIR, "/b", NULL, tg);
 		pair_call(&c[2], FZ_CHDIR, "..", NULL, tg);
 		pair_call(&c[3], FZ_STAT, "x", NULL, tg);
-		pair_call(&c[4], FZ_STAT, ".", NULL, tg);
-		pair_call(&c[5], FZ_STAT, "a", NULL, other);
+		pair_call(&c[4], FZ_STAT, "a", NULL, other);
+		pair_call(&c[5], FZ_STAT, ".", NULL, tg);
 		n = 6;
 		setup = 2;
 		break;
@@ -291,13 +314,13 @@ static unsigned gen_pair(struct prng *r, struct prog *p)
 		static const uint16_t groups[] = { NS_USER_GROUP, NS_USER_GROUP + 1, 0 };
 		pair_call(&c[0], FZ_CHMOD, "a", NULL, tg);
 		c[0].flags = PICK(r, one_class);
-		for (unsigned i = 1; i < 5; i += 3) {	/* a chown, and another one back or on */
+		for (unsigned i = 1; i < 3; i++) {	/* a chown, and another one back or on */
 			pair_call(&c[i], FZ_CHOWN, "a", NULL, tg);
 			c[i].flags = (int32_t)((uint32_t)PICK(r, owners) << 16 | PICK(r, groups));
 		}
-		pair_call(&c[2], FZ_STAT, "a/x", NULL, other);
-		pair_call(&c[3], FZ_STAT, "a/x", NULL, tg);
-		c[2].user = c[3].user = true;
+		pair_call(&c[3], FZ_STAT, "a/x", NULL, other);
+		pair_call(&c[4], FZ_STAT, "a/x", NULL, tg);
+		c[3].user = c[4].user = true;
 		n = 5;
 		break;
 	}
@@ -316,12 +339,17 @@ static unsigned gen_pair(struct prng *r, struct prog *p)
 	return n;
 }
 
-static void gen_prog(struct prng *r, struct prog *p)
+/* A program; pair < NR_PAIRS: that racing pair alone (vfs_fuzz.pairs). */
+static void gen_prog(struct prng *r, struct prog *p, unsigned pair)
 {
+	if (pair < NR_PAIRS) {
+		p->len = gen_pair(r, p, pair);
+		return;
+	}
 	p->len = PROG_LEN;
 	unsigned left = 0, tstart = 0;
 	/* Half the programs start with a chosen race (gen_pair). */
-	for (unsigned i = prng_below(r, 2) ? gen_pair(r, p) : 0; i < p->len; i++) {
+	for (unsigned i = prng_below(r, 2) ? gen_pair(r, p, NR_PAIRS) : 0; i < p->len; i++) {
 		gen_call(r, &p->c[i]);
 		p->start[i] = left == 0;
 		if (p->start[i])
@@ -747,6 +775,13 @@ static void collide_cpu(unsigned cpu, void *arg)
 	 * must have changed nothing (judge_tuple). */
 	if (f->injecting)
 		fault_inject_every(3 + (cpu + g->first) % 4);
+	/* Arrive at a random moment (in racing-pairs runs): a short call that
+	 * starts with a long one is otherwise always over before the long
+	 * one reaches the step it races (a walk's handover against a
+	 * rename's d_move).  Up to STAGGER_PAUSES pauses, from the seed. */
+	if (fuzz_pairs && rank > 0)
+		for (uint64_t n = mix64(ktest_seed() ^ f->evict ^ cpu) % STAGGER_PAUSES; n; n--)
+			cpu_relax();
 	unsigned last = 0;
 	for (unsigned j = rank; j < g->count; j += g->ncpus) {
 		const struct fz_call *c = &g->p.c[g->first + j];
@@ -1289,13 +1324,15 @@ static void colliding_fuzz_on(struct block_device *bdev, unsigned long rounds)
 	struct prng r;
 	prng_seed(&r, ktest_seed());
 	bool jitter = race_jitter_on(ktest_seed());
-	kprintf("    # seed %lu, %lu rounds, %u processes of %u CPUs or so, race windows %s%s\n",
+	bool pairs = fuzz_pairs && !bdev;
+	kprintf("    # seed %lu, %lu rounds, %u processes of %u CPUs or so, race windows %s%s%s\n",
 		ktest_seed(), rounds, f.ngroups, f.g[0].ncpus, jitter ? "on" : "off",
-		bdev ? ", on ext2" : "");
+		bdev ? ", on ext2" : "", pairs ? ", racing pairs only (vfs_fuzz.pairs=1)" : "");
 	unsigned failures = 0, round;
+	int phases = pairs ? 1 + PAIR_RUNS : 2;	/* alone once, then colliding */
 	for (round = 0; round < rounds && !failures; round++) {
 		for (unsigned i = 0; i < f.ngroups; i++) {
-			gen_prog(&r, &f.g[i].p);
+			gen_prog(&r, &f.g[i].p, pairs ? round % NR_PAIRS : NR_PAIRS);
 			if (f.on_disk)
 				no_mounts(&r, &f.g[i].p);
 		}
@@ -1304,9 +1341,9 @@ static void colliding_fuzz_on(struct block_device *bdev, unsigned long rounds)
 		static struct prog saved[GROUPS_MAX];
 		for (unsigned i = 0; i < f.ngroups; i++)
 			saved[i] = f.g[i].p;
-		for (int phase = 0; phase < 2 && !failures; phase++) {
-			f.full_check = phase == 1 && (round % 16 == 0 || round + 1 == rounds);
-			if (!run_phase(&f, phase == 1) &&
+		for (int phase = 0; phase < phases && !failures; phase++) {
+			f.full_check = phase + 1 == phases && (round % 16 == 0 || round + 1 == rounds);
+			if (!run_phase(&f, phase > 0) &&
 			    dcache_live() == dentries && icache_live() == inodes && files_live() == files)
 				continue;
 			failures++;
@@ -1325,13 +1362,17 @@ static void colliding_fuzz_on(struct block_device *bdev, unsigned long rounds)
 			}
 			kprintf("    # the program ('+' starts a tuple run at once):\n");
 			print_prog(&saved[gi]);
-			minimize(&f, gi, phase == 1);
+			minimize(&f, gi, phase > 0);
 		}
 	}
 	if (jitter)
 		race_jitter_off();
 	kprintf("# vfs_fuzz: %u rounds, %lu calls, %lu collisions, %u failures\n", round, f.calls,
 		f.collisions, failures);
+	uint64_t waits, marked;
+	race_wait_stats(&waits, &marked);
+	kprintf("    # race windows that found a writer of their object under way: %lu, "
+		"of which %lu saw it done\n", waits, marked);
 	EXPECT_EQ(failures, 0u);
 	EXPECT_GT(f.calls, 0u);
 	for (unsigned i = 0; i < f.ngroups; i++) {
