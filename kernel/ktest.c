@@ -129,7 +129,7 @@ KPARAM("ktest.seed", set_seed, seed, 0, UINT64_MAX,
        "seed for randomized tests (default: from the TSC; printed at the start)");
 KPARAM("ktest.repeat", kparam_set_u64, repeat, 1, 1000, "run the chosen suites N times");
 KPARAM("ktest.timeout", kparam_set_u64, timeout_s, 1, 3600,
-       "seconds a case may run before it is cut off and failed (default 120)");
+       "seconds a case may run before it is cut off and failed, times ktest.stress (default 120)");
 KPARAM("ktest.stress", kparam_set_u64, stress, 1, 1000,
        "multiply the stress tests' operation counts by N (default 1; make soak uses more)");
 
@@ -467,7 +467,10 @@ static int run_case_thread(const struct ktest_case *k, uint64_t limit_s)
 static int run_case(const struct ktest_suite *s, const struct ktest_case *k, unsigned num,
 		    unsigned rep)
 {
-	uint64_t limit = k->timeout_s ? k->timeout_s : timeout_s;
+	/* A limit catches a hang; it is for the counts make test runs, so a
+	 * case asked to do N times its operations (ktest.stress) gets N times
+	 * its limit. */
+	uint64_t limit = (k->timeout_s ? k->timeout_s : timeout_s) * stress;
 
 	if (k->must_fail)
 		kprintf("    # must fail: %s.%s\n", s->name, k->name);
@@ -581,7 +584,8 @@ unsigned ktest_run_names(const char *names)
 	kprintf("# ktest: seed=%lu (replay with ktest.seed=%lu), %u CPUs, case time limit %lu s\n",
 		seed, seed, ncpus, timeout_s);
 	if (stress != 1)
-		kprintf("# ktest: stress tests run %lu times their operations (ktest.stress)\n", stress);
+		kprintf("# ktest: stress tests run %lu times their operations, and every case has %lu "
+			"times its time limit (ktest.stress)\n", stress, stress);
 	race_jitter_run_begin();
 	kprintf("1..%lu\n", (uint64_t)nsel * repeat);
 	for (unsigned rep = 0; rep < repeat; rep++)
