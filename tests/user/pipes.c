@@ -58,17 +58,19 @@ int main(int argc, char **argv, char **envp)
 	report("epipe", sys3(SYS_write, p[1], "x", 1));
 	sys1(SYS_close, p[1]);
 
-	/* SIGPIPE's default action. */
+	/* SIGPIPE's default action.  The read end is closed before the fork,
+	 * so no reader exists when the child writes: closed after it, the
+	 * child could write while the parent still held a read end (seen at
+	 * -smp 8), and the write would succeed, as on Linux. */
 	struct ksigaction dfl = { 0, 0, 0, 0 };
 	sys4(SYS_rt_sigaction, SIGPIPE, &dfl, 0, 8);
 	sys2(SYS_pipe2, p, 0);
+	sys1(SYS_close, p[0]);
 	pid = sys0(SYS_fork);
 	if (pid == 0) {
-		sys1(SYS_close, p[0]);
 		sys3(SYS_write, p[1], "x", 1);
 		exit_group(0);
 	}
-	sys1(SYS_close, p[0]);
 	sys1(SYS_close, p[1]);
 	sys4(SYS_wait4, pid, &status, 0, 0);
 	report("sigpipe", WIFEXITED(status) ? -1 : WTERMSIG(status));
