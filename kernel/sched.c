@@ -425,6 +425,42 @@ void sched_irq_exit(struct trap_frame *tf)
 		__schedule(true);
 }
 
+/*
+ * Print every CPU's run queue: what runs, what waits, ticks and switches
+ * taken.  For a test that finds a CPU doing nothing it should; a queue
+ * whose lock stays busy is reported as such rather than waited for, so a
+ * wedged CPU cannot wedge the report too.
+ */
+void sched_dump(void)
+{
+	for (unsigned i = 0; i < ncpus; i++) {
+		struct runqueue *rq = rq_of(i);
+		unsigned long flags = irq_save();
+		bool locked = false;
+		for (int tries = 0; tries < 1000 && !locked; tries++)
+			locked = spin_trylock(&rq->lock);
+		struct thread *cur = READ_ONCE(cpus[i].current);
+		kprintf("    # sched: cpu%u runs %s, %u queued, %lu ticks, %lu switches%s",
+			i, cur ? cur->name : "-", READ_ONCE(rq->nr_queued),
+			__atomic_load_n(&cpus[i].ticks, __ATOMIC_RELAXED),
+			__atomic_load_n(&rq->switches, __ATOMIC_RELAXED),
+			locked ? ":" : " (run queue lock busy)");
+		if (locked) {
+			struct list_head *pos;
+			list_for_each(pos, &rq->queue) {
+				struct thread *t = list_entry(pos, struct thread, rq_node);
+				if (t->pinned_cpu >= 0)
+					kprintf(" %s(pinned)", t->name);
+				else
+					kprintf(" %s", t->name);
+			}
+			spin_unlock(&rq->lock);
+		}
+		kprintf("\n");
+		irq_restore(flags);
+	}
+}
+
 uint64_t sched_context_switches(unsigned cpu)
 {
 	return __atomic_load_n(&rq_of(cpu)->switches, __ATOMIC_RELAXED);

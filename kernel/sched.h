@@ -35,6 +35,7 @@ void sched_irq_exit(struct trap_frame *tf); /* end of every interrupt: maybe pre
 
 uint64_t sched_context_switches(unsigned cpu);
 unsigned sched_queued(unsigned cpu);
+void sched_dump(void);              /* every run queue, to the console */
 
 /*
  * might_sleep(): say "this function may sleep".  In debug builds

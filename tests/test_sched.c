@@ -2,6 +2,7 @@
  * are killed as the scheduler promises.  Every assertion is on counts or
  * states, never on how long something took. */
 #include "kernel/ktest.h"
+#include "kernel/kprintf.h"
 #include "kernel/sched.h"
 #include "kernel/thread.h"
 #include "kernel/time.h"
@@ -130,13 +131,24 @@ static void load_spreads_over_cpus(void)
 		ASSERT_NOT_NULL(t[i]);
 	}
 	/* Busy threads, unpinned: placement and stealing must use every CPU.
-	 * Sleep while waiting, so this thread does not hold a CPU itself. */
-	while (bits_set(__atomic_load_n(&s.cpus_seen, __ATOMIC_RELAXED)) < (int)ncpus)
+	 * Sleep while waiting, so this thread does not hold a CPU itself.
+	 * A bound on the naps (each at least a tick; an idle CPU looks for
+	 * work at every tick), so that a CPU left out is reported with the
+	 * run queues as they stand, and the spinners, which use this stack
+	 * frame, are stopped and joined before it goes away. */
+	unsigned naps = 0;
+	while (bits_set(__atomic_load_n(&s.cpus_seen, __ATOMIC_RELAXED)) < (int)ncpus &&
+	       naps++ < 3000)
 		sleep_ms(10);
+	unsigned long seen = __atomic_load_n(&s.cpus_seen, __ATOMIC_RELAXED);
+	if (bits_set(seen) < (int)ncpus) {
+		kprintf("    # spinners ran on CPUs 0x%lx only, after %u naps\n", seen, naps);
+		sched_dump();
+	}
 	__atomic_store_n(&s.stop, 1, __ATOMIC_RELEASE);
 	for (unsigned i = 0; i < ncpus; i++)
 		thread_join(t[i]);
-	EXPECT_EQ(bits_set(s.cpus_seen), (int)ncpus);
+	EXPECT_EQ(bits_set(seen), (int)ncpus);
 }
 
 static void sleep_counts_ticks(void)
