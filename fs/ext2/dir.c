@@ -41,32 +41,27 @@ static bool name_is(const struct ext2_dirent *de, const char *name, unsigned len
 	return de->inode && de->name_len == len && memcmp(de->name, name, len) == 0;
 }
 
-/* Where find() found a name: the block (held), its number in the
- * directory, the entry's offset, and the offset of the entry before it in
- * the block (prev == off if it is the first). */
-struct found {
-	struct buffer_head *bh;
-	uint64_t block;
-	unsigned off, prev;
+/* The linear scan: 0 and *f (its block held), -ENOENT, or an error. */
+struct scan_for {
+	const char *name;
+	unsigned len;
+	struct ext2_dir_pos *found;
 };
 
-/* The linear scan: 0 and *f, -ENOENT, or an error. */
-static int scan(struct inode *dir, const char *name, unsigned len, struct found *f)
+static int match(void *arg, struct ext2_dir_pos *p)
 {
-	unsigned bs = EXT2_SB(dir->i_sb)->block_size;
-	uint64_t n = ext2_dir_blocks(dir);
-	for (uint64_t b = 0; b < n; b++) {
-		struct buffer_head *bh = ext2_dir_bread(dir, b);
-		if (IS_ERR(bh))
-			return (int)PTR_ERR(bh);
-		for (unsigned o = 0, p = 0; o < bs; p = o, o += at(bh, o)->rec_len)
-			if (name_is(at(bh, o), name, len)) {
-				*f = (struct found){ bh, b, o, p };
-				return 0;
-			}
-		brelse(bh);
-	}
-	return -ENOENT;
+	struct scan_for *s = arg;
+	if (!name_is(at(p->bh, p->off), s->name, s->len))
+		return EXT2_WALK_NEXT;
+	*s->found = *p;
+	return EXT2_WALK_KEEP;
+}
+
+static int scan(struct inode *dir, const char *name, unsigned len, struct ext2_dir_pos *f)
+{
+	struct scan_for s = { name, len, f };
+	int r = ext2_dir_walk(dir, 0, match, &s);
+	return r < 0 ? r : r == EXT2_WALK_KEEP ? 0 : -ENOENT;
 }
 
 #define STALE 1
@@ -75,7 +70,7 @@ static int scan(struct inode *dir, const char *name, unsigned len, struct found 
  * (another name whose hash is the same), STALE (the index is wrong
  * about pos), or an error. */
 static int entry_at(struct inode *dir, uint64_t pos, struct ext2_dirhash_probe *p,
-		    const char *name, unsigned len, struct found *f)
+		    const char *name, unsigned len, struct ext2_dir_pos *f)
 {
 	unsigned bs = EXT2_SB(dir->i_sb)->block_size, want = (unsigned)(pos % bs);
 	if (pos / bs >= ext2_dir_blocks(dir))
@@ -96,7 +91,7 @@ static int entry_at(struct inode *dir, uint64_t pos, struct ext2_dirhash_probe *
 		brelse(bh);
 		return err;
 	}
-	*f = (struct found){ bh, pos / bs, o, prev };
+	*f = (struct ext2_dir_pos){ bh, pos / bs, o, prev, pos };
 	return 0;
 }
 
@@ -104,7 +99,7 @@ static int entry_at(struct inode *dir, uint64_t pos, struct ext2_dirhash_probe *
  * (dirhash.c): a position the index gives is checked against the block,
  * and a name the index lacks is not in the directory.  An index found
  * wrong is dropped and the directory scanned. */
-static int find(struct inode *dir, const char *name, unsigned len, struct found *f)
+static int find(struct inode *dir, const char *name, unsigned len, struct ext2_dir_pos *f)
 {
 	struct ext2_dirhash_probe p;
 	if (!ext2_dirhash_probe(dir, name, len, &p))
@@ -123,7 +118,7 @@ static int find(struct inode *dir, const char *name, unsigned len, struct found 
 }
 
 /* The inode number in what find() or scan() answered. */
-static int ino_of(int err, struct found *f, uint32_t *ino)
+static int ino_of(int err, struct ext2_dir_pos *f, uint32_t *ino)
 {
 	if (!err) {
 		*ino = at(f->bh, f->off)->inode;
@@ -134,13 +129,13 @@ static int ino_of(int err, struct found *f, uint32_t *ino)
 
 int ext2_find_entry(struct inode *dir, const char *name, unsigned len, uint32_t *ino)
 {
-	struct found f;
+	struct ext2_dir_pos f;
 	return ino_of(find(dir, name, len, &f), &f, ino);
 }
 
 int ext2_find_entry_linear(struct inode *dir, const char *name, unsigned len, uint32_t *ino)
 {
-	struct found f;
+	struct ext2_dir_pos f;
 	return ino_of(scan(dir, name, len, &f), &f, ino);
 }
 
@@ -228,7 +223,7 @@ int ext2_add_link(struct inode *dir, const char *name, unsigned len, struct inod
 
 int ext2_delete_entry(struct inode *dir, const char *name, unsigned len)
 {
-	struct found f;
+	struct ext2_dir_pos f;
 	int err = find(dir, name, len, &f);
 	if (err)
 		return err;
@@ -245,7 +240,7 @@ int ext2_delete_entry(struct inode *dir, const char *name, unsigned len)
 
 int ext2_set_link(struct inode *dir, const char *name, unsigned len, struct inode *inode)
 {
-	struct found f;
+	struct ext2_dir_pos f;
 	int err = find(dir, name, len, &f);
 	if (err)
 		return err;
@@ -293,26 +288,19 @@ int ext2_set_dotdot(struct inode *dir, struct inode *parent)
 	return 0;
 }
 
+static int not_a_dot(void *arg, struct ext2_dir_pos *p)
+{
+	(void)arg;
+	struct ext2_dirent *de = at(p->bh, p->off);
+	bool dots = (de->name_len == 1 && de->name[0] == '.') ||
+		    (de->name_len == 2 && de->name[0] == '.' && de->name[1] == '.');
+	return de->inode && !dots ? EXT2_WALK_STOP : EXT2_WALK_NEXT;
+}
+
 int ext2_empty_dir(struct inode *dir)
 {
-	unsigned bs = EXT2_SB(dir->i_sb)->block_size;
-	uint64_t n = ext2_dir_blocks(dir);
-	for (uint64_t b = 0; b < n; b++) {
-		struct buffer_head *bh = ext2_dir_bread(dir, b);
-		if (IS_ERR(bh))
-			return (int)PTR_ERR(bh);
-		for (unsigned o = 0; o < bs; o += at(bh, o)->rec_len) {
-			struct ext2_dirent *de = at(bh, o);
-			bool dots = (de->name_len == 1 && de->name[0] == '.') ||
-				    (de->name_len == 2 && de->name[0] == '.' && de->name[1] == '.');
-			if (de->inode && !dots) {
-				brelse(bh);
-				return 0;
-			}
-		}
-		brelse(bh);
-	}
-	return 1;
+	int r = ext2_dir_walk(dir, 0, not_a_dot, NULL);
+	return r < 0 ? r : r == EXT2_WALK_NEXT;
 }
 
 unsigned ext2_dtype(uint32_t mode)
@@ -335,33 +323,37 @@ static const uint8_t dtype_of_ft[] = {
 	[EXT2_FT_SYMLINK] = DT_LNK,
 };
 
+struct iterate_walk {
+	struct dir_context *ctx;
+	bool filetype;
+};
+
+/* An entry at or after the position is emitted; the position then goes
+ * past it.  One before the position (a position inside an entry merged
+ * since) moves the position to its end, where the next entry starts. */
+static int emit_one(void *arg, struct ext2_dir_pos *p)
+{
+	struct iterate_walk *w = arg;
+	struct ext2_dirent *de = at(p->bh, p->off);
+	if (p->pos >= w->ctx->pos && de->inode) {
+		unsigned dt = w->filetype && de->file_type < sizeof(dtype_of_ft) ?
+			      dtype_of_ft[de->file_type] : DT_UNKNOWN;
+		if (!w->ctx->emit(w->ctx, de->name, de->name_len, de->inode, dt))
+			return EXT2_WALK_STOP;
+	}
+	if (p->pos + de->rec_len > w->ctx->pos)
+		w->ctx->pos = p->pos + de->rec_len;
+	return EXT2_WALK_NEXT;
+}
+
 /* Called with the directory's i_rwsem shared and the file's position lock. */
 static int ext2_iterate(struct file *f, struct dir_context *ctx)
 {
 	struct inode *dir = f->f_inode;
 	struct ext2_sb_info *sbi = EXT2_SB(dir->i_sb);
-	unsigned bs = sbi->block_size;
-	uint64_t n = ext2_dir_blocks(dir);
-	for (uint64_t b = ctx->pos / bs; b < n; b++) {
-		struct buffer_head *bh = ext2_dir_bread(dir, b);
-		if (IS_ERR(bh))
-			return (int)PTR_ERR(bh);
-		for (unsigned o = 0; o < bs; o += at(bh, o)->rec_len) {
-			struct ext2_dirent *de = at(bh, o);
-			if (b * bs + o < ctx->pos)
-				continue;
-			unsigned dt = sbi->filetype && de->file_type < sizeof(dtype_of_ft) ?
-				      dtype_of_ft[de->file_type] : DT_UNKNOWN;
-			if (de->inode && !ctx->emit(ctx, de->name, de->name_len, de->inode, dt)) {
-				brelse(bh);
-				return 0;
-			}
-			ctx->pos = b * bs + o + de->rec_len;
-		}
-		brelse(bh);
-		ctx->pos = (b + 1) * bs;
-	}
-	return 0;
+	struct iterate_walk w = { ctx, sbi->filetype };
+	int r = ext2_dir_walk(dir, ctx->pos / sbi->block_size, emit_one, &w);
+	return r < 0 ? r : 0;
 }
 
 const struct file_operations ext2_dir_fops = {

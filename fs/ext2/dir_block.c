@@ -1,7 +1,8 @@
 /*
  * dir_block.c: a directory's blocks, read through the buffer cache and
- * checked, for the two files that walk them: dir.c (entries) and
- * dirhash.c (building an index).  Every entry of a block read from the
+ * checked, and the one walk of their entries, for the two files that
+ * need them: dir.c (lookups, readdir, emptiness) and dirhash.c (building
+ * an index).  Every entry of a block read from the
  * disk is checked once (record and name lengths, bounds, inode number):
  * a bad block is reported and -EUCLEAN returned, never followed.
  *
@@ -12,6 +13,7 @@
 #include "fs/buffer.h"
 #include "kernel/err.h"
 #include "kernel/errno.h"
+#include "kernel/race.h"
 
 static struct ext2_dirent *at(struct buffer_head *bh, unsigned off)
 {
@@ -49,4 +51,29 @@ struct buffer_head *ext2_dir_bread(struct inode *dir, uint64_t n)
 			set_buffer_checked(bh);
 	}
 	return bh;
+}
+
+int ext2_dir_walk(struct inode *dir, uint64_t first, ext2_dir_visit_t visit, void *arg)
+{
+	unsigned bs = EXT2_SB(dir->i_sb)->block_size;
+	uint64_t n = ext2_dir_blocks(dir);
+	for (uint64_t b = first; b < n; b++) {
+		struct buffer_head *bh = ext2_dir_bread(dir, b);
+		if (IS_ERR(bh))
+			return (int)PTR_ERR(bh);
+		struct ext2_dir_pos p = { .bh = bh, .block = b };
+		for (; p.off < bs; p.prev = p.off, p.off += at(bh, p.off)->rec_len) {
+			p.pos = b * bs + p.off;
+			int r = visit(arg, &p);
+			if (r == EXT2_WALK_KEEP)
+				return r;
+			if (r == EXT2_WALK_STOP) {
+				brelse(bh);
+				return r;
+			}
+		}
+		brelse(bh);
+		race_window();	/* a big directory's walk is long: others run meanwhile */
+	}
+	return EXT2_WALK_NEXT;
 }

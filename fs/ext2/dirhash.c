@@ -200,38 +200,20 @@ static struct ext2_dirhash *table_alloc(struct inode *dir, unsigned entries)
 
 /* ---- building ------------------------------------------------------------- */
 
-/* Every live entry of dir, one call each: fn(arg, name, len, pos); 0 or
- * the error of a block that could not be read.  Caller holds i_rwsem. */
-static int for_each_entry(struct inode *dir, void (*fn)(void *, const char *, unsigned, uint32_t),
-			  void *arg)
+/* Visits for ext2_dir_walk: count the live entries, then index them. */
+static int count_one(void *arg, struct ext2_dir_pos *p)
 {
-	unsigned bs = EXT2_SB(dir->i_sb)->block_size;
-	uint64_t n = ext2_dir_blocks(dir);
-	for (uint64_t b = 0; b < n; b++) {
-		struct buffer_head *bh = ext2_dir_bread(dir, b);
-		if (IS_ERR(bh))
-			return (int)PTR_ERR(bh);
-		for (unsigned o = 0; o < bs;) {
-			struct ext2_dirent *de = (struct ext2_dirent *)(bh->b_data + o);
-			if (de->inode)
-				fn(arg, de->name, de->name_len, (uint32_t)(b * bs + o));
-			o += de->rec_len;
-		}
-		brelse(bh);
-		race_window();	/* a build is long: other lookups run meanwhile */
-	}
-	return 0;
+	if (((struct ext2_dirent *)(p->bh->b_data + p->off))->inode)
+		(*(unsigned *)arg)++;
+	return EXT2_WALK_NEXT;
 }
 
-static void count_one(void *arg, const char *name, unsigned len, uint32_t pos)
+static int insert_one(void *arg, struct ext2_dir_pos *p)
 {
-	(void)name, (void)len, (void)pos;
-	(*(unsigned *)arg)++;
-}
-
-static void insert_one(void *arg, const char *name, unsigned len, uint32_t pos)
-{
-	insert(arg, name_hash(name, len), pos + POS_BIAS);
+	struct ext2_dirent *de = (struct ext2_dirent *)(p->bh->b_data + p->off);
+	if (de->inode)
+		insert(arg, name_hash(de->name, de->name_len), (uint32_t)p->pos + POS_BIAS);
+	return EXT2_WALK_NEXT;
 }
 
 /* dir's table, built from its blocks: NULL if it cannot be.  Caller
@@ -239,13 +221,13 @@ static void insert_one(void *arg, const char *name, unsigned len, uint32_t pos)
 static struct ext2_dirhash *build(struct inode *dir)
 {
 	unsigned entries = 0;
-	if (for_each_entry(dir, count_one, &entries))
+	if (ext2_dir_walk(dir, 0, count_one, &entries) < 0)
 		return NULL;
 	struct ext2_dirhash *dh = table_alloc(dir, entries);
 	if (!dh)
 		return NULL;
 	/* The blocks are in the buffer cache now, unless memory is short. */
-	if (for_each_entry(dir, insert_one, dh) || dh->live != entries) {
+	if (ext2_dir_walk(dir, 0, insert_one, dh) < 0 || dh->live != entries) {
 		release(dh);
 		return NULL;
 	}

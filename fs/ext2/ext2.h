@@ -242,6 +242,25 @@ void ext2_add_blocks(struct inode *inode, int n);   /* i_blocks += n fs blocks *
 uint64_t ext2_dir_blocks(struct inode *dir);
 /* Block n of dir, every entry checked; ERR_PTR(-EIO, -EUCLEAN, ...). */
 struct buffer_head *ext2_dir_bread(struct inode *dir, uint64_t n);
+/* An entry, as the walk below visits it: its block (held), the block's
+ * number in the directory, the entry's offset in it and the offset of the
+ * entry before it (prev == off for the first), and its byte position in
+ * the directory (a readdir position). */
+struct ext2_dir_pos {
+	struct buffer_head *bh;
+	uint64_t block;
+	unsigned off, prev;
+	uint64_t pos;
+};
+/* What a visit answers: go on; end the walk; end it and keep the block
+ * (the visit copied the position, and its caller now owns the buffer). */
+enum { EXT2_WALK_NEXT, EXT2_WALK_STOP, EXT2_WALK_KEEP };
+typedef int (*ext2_dir_visit_t)(void *arg, struct ext2_dir_pos *p);
+/* Visit every entry, used or not, from block `first` to the end, in
+ * order.  Returns the visit's last answer (EXT2_WALK_NEXT if it never
+ * stopped), or the error of a block that could not be read.  Caller holds
+ * the directory's i_rwsem, shared or exclusive. */
+int ext2_dir_walk(struct inode *dir, uint64_t first, ext2_dir_visit_t visit, void *arg);
 
 /* dir.c */
 /* The entry's inode: 0, -ENOENT, or an error (through the index if any). */
