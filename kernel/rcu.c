@@ -347,7 +347,12 @@ static unsigned long enqueue(unsigned cpu, struct rcu_head *h)
 	if (rd->head == h)
 		__atomic_store_n(&rd->head_gp, h->gp_seq, __ATOMIC_RELEASE);
 	__atomic_store_n(&rd->tail_gp, h->gp_seq, __ATOMIC_RELAXED);
-	__atomic_store_n(&rd->pending, rd->pending + 1, __ATOMIC_RELEASE);
+	/* An atomic add, though the lock is held: the callback thread counts
+	 * down without it, and rcu_barrier queues onto other CPUs' lists, so
+	 * a load and a store here could lose that thread's decrement, or it
+	 * ours (then pending reads 0 with a callback queued, cb_ready stays
+	 * false, and the callback, rcu_barrier's say, waits for ever). */
+	__atomic_fetch_add(&rd->pending, 1, __ATOMIC_RELEASE);
 	spin_unlock(&rd->cb_lock);
 	return h->gp_seq;
 }
