@@ -383,6 +383,30 @@ static void invoke(struct rcu_head *h)
 	preempt_enable();
 }
 
+/*
+ * Test builds: the count is exact here.  Caller holds cb_lock, so no
+ * enqueue runs, and this CPU's thread, the only one that counts down, has
+ * invoked everything it took before: pending is what it just took
+ * (taken) plus what stays queued.  A count that drifted from the lists
+ * leaves a callback waiting for ever (too low) or this thread waking for
+ * ever with nothing to do (too high).
+ */
+static void check_pending(struct rcu_data *rd, struct rcu_head *taken)
+{
+	if (!CONFIG_LOCKDEP)
+		return;
+	spin_assert_held(&rd->cb_lock);
+	unsigned long n = 0;
+	for (struct rcu_head *h = taken; h; h = h->next)
+		n++;
+	for (struct rcu_head *h = rd->head; h; h = h->next)
+		n++;
+	unsigned long pending = __atomic_load_n(&rd->pending, __ATOMIC_RELAXED);
+	if (pending != n)
+		panic("rcu: CPU %ld's callback count is %lu but its lists hold %lu",
+		      (long)(rd - rcu_data), pending, n);
+}
+
 static int cb_thread(void *arg)
 {
 	struct rcu_data *rd = arg;
@@ -400,6 +424,7 @@ static int cb_thread(void *arg)
 			rd->tail = &rd->head;
 		else
 			__atomic_store_n(&rd->head_gp, rd->head->gp_seq, __ATOMIC_RELEASE);
+		check_pending(rd, first);
 		spin_unlock_irqrestore(&rd->cb_lock, flags);
 		while (first) {
 			struct rcu_head *next = first->next;	/* before it may be freed */

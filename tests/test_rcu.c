@@ -433,6 +433,51 @@ static void callbacks_run_on_queuing_cpu_and_barrier_waits(void)
 	}
 }
 
+/* rcu_barrier queues onto every CPU's list while those CPUs' callback
+ * threads are invoking and counting down: the count must stay exact
+ * (kernel/rcu.c checks it whenever a callback thread takes callbacks, in
+ * test builds), and every callback must run (a lost count leaves one
+ * waiting, and the last barrier here with it, until the case is cut off). */
+enum { STORM_BATCH = 64 };
+
+static unsigned storm_queued, storm_invoked;
+
+static void storm_cb(struct rcu_head *h)
+{
+	kfree(h);
+	__atomic_fetch_add(&storm_invoked, 1, __ATOMIC_RELEASE);
+}
+
+static void storm_body(unsigned cpu, void *arg)
+{
+	unsigned rounds = *(unsigned *)arg;
+	for (unsigned r = 0; r < rounds; r++) {
+		for (unsigned i = 0; i < STORM_BATCH; i++) {
+			struct rcu_head *h = kmalloc(sizeof(*h));
+			if (!h)
+				continue;
+			__atomic_fetch_add(&storm_queued, 1, __ATOMIC_RELAXED);
+			call_rcu(h, storm_cb);
+		}
+		/* Barriers from each CPU in turn, at moments that differ. */
+		if ((r + cpu) % 2 == 0)
+			rcu_barrier();
+		else
+			yield();
+	}
+}
+
+static void barrier_against_callback_threads(void)
+{
+	unsigned rounds = ktest_stress(12);
+	storm_queued = storm_invoked = 0;
+	ktest_run_on_all_cpus(storm_body, &rounds);
+	rcu_barrier();
+	EXPECT_EQ(__atomic_load_n(&storm_invoked, __ATOMIC_ACQUIRE),
+		  __atomic_load_n(&storm_queued, __ATOMIC_RELAXED));
+	EXPECT_GT(storm_queued, 0u);
+}
+
 /* ---- kfree_rcu ------------------------------------------------------ */
 
 struct big {
@@ -522,6 +567,7 @@ static const struct ktest_case rcu_cases[] = {
 	KTEST_CASE(grace_period_waits_for_long_reader),
 	KTEST_CASE(irq_read_side_on_idle_cpu_waited_for),
 	KTEST_CASE(callbacks_run_on_queuing_cpu_and_barrier_waits),
+	KTEST_CASE(barrier_against_callback_threads),
 	KTEST_CASE(kfree_rcu_frees),
 	KTEST_CASE(call_rcu_alone_runs_its_callback),
 	KTEST_CASE(torture_readers_never_see_old_elements),
