@@ -373,8 +373,10 @@ test-shell: $(BUILD)/smpvfs.elf
 # bitmaps, dirhash's publish).  Every
 # report fails the test case that was running (kernel/kcsan.c), so a
 # report fails this part.
-KCSAN_SUITES := kcsan,lookup,vfs_fuzz,dcache_races,perm_races,rcu,rcuwalk,rcuwalk_races,fifo,\
-	ext2_stress,ext2_fuzz,ext2_dirhash
+# (Two lines joined by hand: make turns a backslash-newline into a space,
+# and the kernel would take the words after it as a separate, unknown key.)
+KCSAN_SUITES := kcsan,lookup,vfs_fuzz,dcache_races,perm_races,rcu,rcuwalk,rcuwalk_races,fifo
+KCSAN_SUITES := $(KCSAN_SUITES),ext2_stress,ext2_fuzz,ext2_dirhash_races
 # A 16-bucket dcache hash in that boot: every chain an RCU-walk follows
 # then holds dentries that renames move to other chains.  Race windows on
 # in every test (one window in four draws), so that writers land at other

@@ -594,6 +594,15 @@ static void torture_on_ext2(void)
 	run_torture("torture", false, 1600, test_disk_or_skip("scratch"));
 }
 
+/* Failing allocations on ext2: a call that says ENOMEM changed nothing
+ * (the model), and whatever work cannot fail (an evicted inode's blocks
+ * and number given back, a link count written) was done anyway: e2fsck
+ * on the host finds the disk clean. */
+static void torture_on_ext2_with_failing_allocations(void)
+{
+	run_torture("ext2faults", true, 1600, test_disk_or_skip("scratch"));
+}
+
 static const struct ktest_case vfs_stress_cases[] = {
 	KTEST_CASE(renames_racing_lookups),
 	KTEST_CASE(torture_every_call),
@@ -603,5 +612,6 @@ KTEST_SUITE(vfs_stress, vfs_stress_cases);
 
 static const struct ktest_case ext2_stress_cases[] = {
 	KTEST_CASE(torture_on_ext2),
+	KTEST_CASE(torture_on_ext2_with_failing_allocations),
 };
 KTEST_SUITE(ext2_stress, ext2_stress_cases);

@@ -8,6 +8,11 @@ import re
 from tests.lib.ktap import consistency_problems
 
 BETWEEN_CASES = re.compile(r"# ktest: (\d+) check\(s\) failed while no case was running")
+# kernel/cmdline.c ignores a word of the boot command line it does not know
+# or cannot take, and sums them up in this line (the cmdline suite's own
+# parses do not): in a test boot that is a mistyped argument, and the boot
+# did not test what it says.
+IGNORED_ARG = re.compile(r"cmdline: \d+ applied, \d+ unknown, \d+ rejected")
 
 
 def verdict_problems(k, verdict, status_message):
@@ -18,6 +23,8 @@ def verdict_problems(k, verdict, status_message):
     for line in k.lines:
         if m := BETWEEN_CASES.search(line):
             problems.append(f"{m.group(1)} check(s) failed between cases (a KCSAN report?)")
+        if m := IGNORED_ARG.search(line):
+            problems.append(f"the kernel did not take its command line: {m.group(0)}")
     # A reported failure with failing cases is consistent: nothing more to say.
     if verdict != "pass" and not (verdict == "fail" and failed):
         problems.append(status_message)
