@@ -32,10 +32,12 @@
 #include "block/blkdev.h"
 #include "kernel/err.h"
 #include "kernel/errno.h"
+#include "kernel/fault_inject.h"
 #include "kernel/kmalloc.h"
 #include "kernel/kprintf.h"
 #include "kernel/panic.h"
 #include "kernel/race.h"
+#include "kernel/sched.h"
 #include "kernel/shrinker.h"
 #include "kernel/slab.h"
 #include "kernel/string.h"
@@ -45,6 +47,7 @@
 
 #define BUCKETS 1024
 #define BATCH   32          /* writes one sync keeps in flight at most */
+#define SHRINK_BATCH 32     /* objects asked of the caches when a buffer cannot be had */
 
 struct bucket {
 	struct spinlock lock;
@@ -167,6 +170,22 @@ static void bh_free(struct buffer_head *bh)
 	count(&stats.buffers, -1);
 }
 
+/* bh_alloc failed: ask the caches for memory and try again until it
+ * works, with this thread's injected failures suspended (a failure that
+ * was injected is not retried into for ever). */
+static struct buffer_head *bh_alloc_retry(struct block_device *bdev, uint64_t block, unsigned size)
+{
+	unsigned injecting = fault_inject_suspend();
+	struct buffer_head *bh;
+	count(&stats.alloc_retries, 1);
+	while (!(bh = bh_alloc(bdev, block, size))) {
+		shrink_caches(SHRINK_BATCH);
+		yield();
+	}
+	fault_inject_resume(injecting);
+	return bh;
+}
+
 struct buffer_head *__getblk(struct block_device *bdev, uint64_t block, unsigned size)
 {
 	struct bucket *b = bucket_of(bdev, block);
@@ -192,9 +211,14 @@ struct buffer_head *__getblk(struct block_device *bdev, uint64_t block, unsigned
 		}
 		spin_unlock(&b->lock);
 		race_window();	/* a miss: another __getblk may hash the block first */
-		/* Allocate with no lock held (the shrinker may run), then look again. */
+		/* Allocate with no lock held (the shrinker may run), then look
+		 * again.  Never a failure for want of memory, as Linux's __getblk
+		 * (__GFP_NOFAIL): its callers include work that has no way to
+		 * fail, such as an evicted inode giving its blocks and its number
+		 * back to the bitmaps, which would otherwise leak them.  A buffer
+		 * is small: ask the caches for memory and try again. */
 		if (!(fresh = bh_alloc(bdev, block, size)))
-			return ERR_PTR(-ENOMEM);
+			fresh = bh_alloc_retry(bdev, block, size);
 		count(&stats.buffers, 1);
 	}
 }
@@ -601,4 +625,5 @@ void bcache_get_stats(struct bcache_stats *s)
 	s->read_errors = __atomic_load_n(&stats.read_errors, __ATOMIC_RELAXED);
 	s->write_errors = __atomic_load_n(&stats.write_errors, __ATOMIC_RELAXED);
 	s->flusher_runs = __atomic_load_n(&stats.flusher_runs, __ATOMIC_RELAXED);
+	s->alloc_retries = __atomic_load_n(&stats.alloc_retries, __ATOMIC_RELAXED);
 }

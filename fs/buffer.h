@@ -23,11 +23,14 @@
  *    dirty, to be tried again, and sync_blockdev returns -EIO.
  *  - Unused buffers (no reference) stay cached on an LRU; the shrinker
  *    frees the oldest clean ones.
+ *  - Making a buffer never fails for want of memory: __getblk asks the
+ *    caches for some and tries again, so work that cannot fail (freeing
+ *    an evicted inode's blocks) never leaks for it.  Only I/O fails.
  *
  * Typical use:
  *
  *     struct buffer_head *bh = __bread(bdev, block, 1024);
- *     if (IS_ERR(bh)) return PTR_ERR(bh);      // -EIO, -ENOMEM
+ *     if (IS_ERR(bh)) return PTR_ERR(bh);      // -EIO
  *     ... read bh->b_data, or change it and mark_buffer_dirty(bh) ...
  *     brelse(bh);
  *
@@ -83,9 +86,10 @@ struct buffer_head {
 void buffer_init(void);
 void bdflush_start(void);           /* the flusher thread (after the scheduler is up) */
 
-/* Find or make the buffer; not read.  ERR_PTR(-ENOMEM). */
+/* Find or make the buffer; not read.  Never fails: short of memory, it
+ * asks the caches and tries again (Linux's __GFP_NOFAIL contract). */
 struct buffer_head *__getblk(struct block_device *bdev, uint64_t block, unsigned size);
-/* The buffer, up to date: ERR_PTR(-EIO) if the read failed, -ENOMEM. */
+/* The buffer, up to date: ERR_PTR(-EIO) if the read failed. */
 struct buffer_head *__bread(struct block_device *bdev, uint64_t block, unsigned size);
 /* Read ahead (Linux's sb_breadahead, batched): the blocks of
  * [first, first + n) that no cache holds and nobody is reading, each run
@@ -150,6 +154,7 @@ struct bcache_stats {
 	uint64_t writes;        /* writes submitted, ever */
 	uint64_t read_errors, write_errors;
 	uint64_t flusher_runs;  /* times bdflush wrote back */
+	uint64_t alloc_retries; /* __getblk's allocation failed and it tried again */
 };
 void bcache_get_stats(struct bcache_stats *s);
 /* Wake the flusher and wait until it has written everything dirty

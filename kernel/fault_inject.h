@@ -23,6 +23,22 @@ static inline void fault_inject_every(unsigned n)
 	t->fail_count = 0;
 }
 
+/* Allocations that must not fail (Linux's __GFP_NOFAIL, which its fault
+ * injection leaves alone) suspend this thread's injection around their
+ * retry: suspend returns what resume puts back. */
+static inline unsigned fault_inject_suspend(void)
+{
+	struct thread *t = current_thread();
+	unsigned nth = t->fail_nth;
+	t->fail_nth = 0;
+	return nth;
+}
+
+static inline void fault_inject_resume(unsigned nth)
+{
+	current_thread()->fail_nth = nth;
+}
+
 /* In the allocators: should this allocation fail? */
 static inline bool fault_inject_should_fail(void)
 {

@@ -1,0 +1,123 @@
+/*
+ * test_ext2_evict.c: an unlinked inode's last reference gives its blocks
+ * and its number back to the bitmaps even when every allocation fails
+ * then.  That work has no caller to report an error to (it runs in the
+ * close that drops the last reference), so it must not fail: the buffer
+ * cache never fails for want of memory (fs/buffer.h), and this is its
+ * test.  Judged twice: the superblock's free counts come back to where
+ * they were, and the host's e2fsck finds the scratch disk clean.
+ *
+ *   last_close_frees_under_failing_allocations
+ *                            files with direct and indirect blocks, and
+ *                            directories, are unlinked while open; the
+ *                            buffer cache is emptied, so the bitmaps and
+ *                            indirect blocks must be read again; then the
+ *                            last close runs with every allocation failing.
+ */
+#include "kernel/ktest.h"
+#include "fs/buffer.h"
+#include "fs/dcache.h"
+#include "fs/ext2/ext2.h"
+#include "fs/fs.h"
+#include "fs/namei.h"
+#include "fs/syscalls.h"
+#include "kernel/err.h"
+#include "kernel/errno.h"
+#include "kernel/fault_inject.h"
+#include "kernel/kprintf.h"
+#include "kernel/string.h"
+#include "tests/sandbox.h"
+#include "tests/test_disk.h"
+
+#define FILES 6
+#define DIRS  3
+
+static void free_counts(struct ext2_sb_info *sbi, uint32_t *blocks, uint32_t *inodes)
+{
+	*blocks = __atomic_load_n(&sbi->es->s_free_blocks_count, __ATOMIC_RELAXED);
+	*inodes = __atomic_load_n(&sbi->es->s_free_inodes_count, __ATOMIC_RELAXED);
+}
+
+/* A file of `blocks` blocks of the disk's size: 14 and more need the
+ * indirect block, which the eviction must read to free what it lists. */
+static void make_file(const char *path, unsigned blocks, unsigned bs)
+{
+	static char buf[4096];
+	int fd = sys_open(path, O_CREAT | O_EXCL | O_WRONLY, 0644);
+	ASSERT_GE(fd, 0);
+	for (unsigned b = 0; b < blocks; b++) {
+		memset(buf, 'a' + (int)(b % 26), bs);
+		ASSERT_EQ(sys_write(fd, buf, bs), (long)bs);
+	}
+	ASSERT_EQ(sys_close(fd), 0);
+}
+
+static void last_close_frees_under_failing_allocations(void)
+{
+	struct sandbox s;
+	sandbox_enter_disk(&s, "evict", test_disk_or_skip("scratch"));
+	struct dentry *here = path_lookup(".", 0);
+	ASSERT_FALSE(IS_ERR(here));
+	struct ext2_sb_info *sbi = EXT2_SB(here->d_sb);
+	unsigned bs = sbi->block_size;
+	dput(here);
+
+	uint32_t blocks0, inodes0, blocks1, inodes1;
+	ASSERT_EQ(sys_sync(), 0);
+	free_counts(sbi, &blocks0, &inodes0);
+
+	char path[32];
+	int fds[FILES + DIRS];
+	for (unsigned i = 0; i < FILES; i++) {
+		snprintf(path, sizeof(path), "f%u", i);
+		make_file(path, 1 + 5 * i, bs);	/* 1, 6, ... 26 blocks */
+		fds[i] = sys_open(path, O_RDONLY, 0);
+		ASSERT_GE(fds[i], 0);
+	}
+	for (unsigned i = 0; i < DIRS; i++) {
+		snprintf(path, sizeof(path), "d%u", i);
+		ASSERT_EQ(sys_mkdir(path, 0755), 0);
+		fds[FILES + i] = sys_open(path, O_RDONLY | O_DIRECTORY, 0);
+		ASSERT_GE(fds[FILES + i], 0);
+	}
+	for (unsigned i = 0; i < FILES; i++) {
+		snprintf(path, sizeof(path), "f%u", i);
+		ASSERT_EQ(sys_unlink(path), 0);
+	}
+	for (unsigned i = 0; i < DIRS; i++) {
+		snprintf(path, sizeof(path), "d%u", i);
+		ASSERT_EQ(sys_rmdir(path), 0);
+	}
+	/* Written and clean, then dropped: the evictions read the bitmaps and
+	 * the indirect blocks from the disk again, into new buffers. */
+	ASSERT_EQ(sys_sync(), 0);
+	dcache_shrink(~0u);
+	bcache_shrink(~0u);	/* the first pass only clears the marks of buffers used */
+	bcache_shrink(~0u);
+
+	struct bcache_stats st0, st1;
+	bcache_get_stats(&st0);
+	free_counts(sbi, &blocks1, &inodes1);
+	kprintf("    # before the closes: free blocks %u, inodes %u\n", blocks1, inodes1);
+	for (unsigned i = 0; i < FILES + DIRS; i++) {
+		fault_inject_every(1);	/* every allocation this thread makes fails */
+		int err = sys_close(fds[i]);
+		fault_inject_every(0);
+		EXPECT_EQ(err, 0);
+	}
+	bcache_get_stats(&st1);
+	free_counts(sbi, &blocks1, &inodes1);
+	kprintf("    # free blocks %u -> %u, free inodes %u -> %u; %lu buffer allocations retried, "
+		"%lu reads, %lu buffers before\n",
+		blocks0, blocks1, inodes0, inodes1, st1.alloc_retries - st0.alloc_retries,
+		st1.reads - st0.reads, st0.buffers);
+	EXPECT_EQ(blocks1, blocks0);
+	EXPECT_EQ(inodes1, inodes0);
+	EXPECT_GT(st1.alloc_retries - st0.alloc_retries, 0ul);	/* the evictions did need buffers */
+	sandbox_leave(&s);
+}
+
+static const struct ktest_case ext2_evict_cases[] = {
+	KTEST_CASE(last_close_frees_under_failing_allocations),
+};
+KTEST_SUITE(ext2_evict, ext2_evict_cases);
