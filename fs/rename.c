@@ -10,9 +10,12 @@
  *      the other first (ancestor-first is the order every other operation
  *      uses too: a parent before its child); unrelated ones by address.
  *      Subclasses I_RWSEM_PARENT then I_RWSEM_PARENT2.
- *   3. The source inode if it is a directory (a mount point cannot move:
- *      mount sets DCACHE_MOUNTED under its mount point's i_rwsem), and the
- *      inode being replaced, if any (it may be a mount point too), by
+ *   3. The source inode (a directory, because a mount point cannot move:
+ *      mount sets DCACHE_MOUNTED under its mount point's i_rwsem; any
+ *      file, because the filesystem changes its ctime and writes it back,
+ *      which link, unlink and chmod of its other names do under the same
+ *      lock, as Linux's lock_two_inodes), and the inode being replaced, if
+ *      any (it may be a mount point too), by
  *      address: subclasses I_RWSEM_VICTIM then I_RWSEM_VICTIM2.  Two
  *      directories here are unrelated (the ancestry checks come first), and
  *      a same-directory rename of a sibling pair takes them in the same
@@ -179,12 +182,12 @@ static int do_rename(struct dentry *old_dir, struct dentry *old, struct dentry *
 	int err = may_rename(old_dir, old, new_dir, new);
 	if (err)
 		return err;
-	struct inode *src = S_ISDIR(old->d_inode->i_mode) ? old->d_inode : NULL;
+	struct inode *src = old->d_inode;	/* positive: may_rename said so */
 	struct inode *victim = new->d_inode;
 	race_write_begin(old);	/* lockless walks on either may wait for the move (race.h) */
 	race_write_begin(new);
 	race_window();	/* a mount of the source or victim may come here */
-	if ((src || victim) && lock_two(src ? src : victim, src ? victim : NULL, I_RWSEM_VICTIM)) {
+	if (lock_two(src, victim, I_RWSEM_VICTIM)) {
 		err = -EINTR;
 	} else {
 		err = may_rename_now(old_dir, old, new_dir, new);
@@ -198,8 +201,7 @@ static int do_rename(struct dentry *old_dir, struct dentry *old, struct dentry *
 		}
 		if (victim)
 			up_write(&victim->i_rwsem);
-		if (src)
-			up_write(&src->i_rwsem);
+		up_write(&src->i_rwsem);
 	}
 	race_write_done(new);
 	race_write_done(old);

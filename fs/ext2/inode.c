@@ -248,12 +248,27 @@ struct inode *ext2_iget(struct super_block *sb, uint32_t ino)
 /* Copy the in-memory inode into its raw inode and mark the block dirty.
  * Caller holds i_rwsem exclusive (or the inode is its own: new, or being
  * evicted). */
+/*
+ * Caller holds the inode's i_rwsem exclusive, or the inode is its alone:
+ * new (I_NEW: nobody else can find it) or in its last iput (evict: no
+ * reference left).  Each write copies every field into the raw inode;
+ * two at once could store the older link count after the newer one, and
+ * the disk would keep it (e2fsck: "ref count is 5, should be 4").
+ */
+static void assert_owner(struct inode *inode)
+{
+	if (CONFIG_LOCKDEP && !(__atomic_load_n(&inode->i_state, __ATOMIC_ACQUIRE) & I_NEW) &&
+	    __atomic_load_n(&inode->i_count, __ATOMIC_ACQUIRE) > 0)
+		rwsem_assert_held_write(&inode->i_rwsem);
+}
+
 void ext2_write_inode(struct inode *inode)
 {
 	struct ext2_sb_info *sbi = EXT2_SB(inode->i_sb);
 	struct ext2_inode_info *ei = EXT2_I(inode);
 	if (!ei || (inode->i_sb->s_flags & SB_RDONLY))
 		return;
+	assert_owner(inode);
 	struct ext2_inode *raw = raw_of(ei);
 	if (ei->i_fresh) {	/* a new inode: nothing of its last owner stays */
 		memset(raw, 0, sbi->inode_size);
