@@ -738,9 +738,14 @@ static void __d_lookup_unhash(struct dentry *d)
 	flag_clear(d, DCACHE_IN_LOOKUP);
 }
 
+/* Most lookups end with no one waiting for them: look before writing the
+ * shared queue's lock (wq_has_sleeper orders the IN_LOOKUP clear before
+ * its look, against a waiter's check after it queues). */
 static void d_wake_waiters(struct dentry *d)
 {
-	wake_up_all(lookup_wq(d));
+	struct wait_queue_head *wq = lookup_wq(d);
+	if (wq_has_sleeper(wq))
+		wake_up_all(wq);
 }
 
 /*
