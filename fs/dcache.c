@@ -40,6 +40,7 @@
 #include "kernel/kcsan.h"
 #include "kernel/kmalloc.h"
 #include "kernel/kprintf.h"
+#include "kernel/layout.h"
 #include "kernel/page_alloc.h"
 #include "kernel/percpu_counter.h"
 #include "kernel/panic.h"
@@ -101,7 +102,7 @@ static struct percpu_counter dentries_live;
 /* d_parent and d_name of every dentry (see dcache.h).  d_path and the
  * prune's climb take its lock; the RCU-walk's ".." reads its count, and
  * gives up if a rename ran meanwhile (fs/namei.c). */
-struct seqlock rename_lock = SEQLOCK_INIT("rename_lock");
+struct seqlock rename_lock __cacheline_aligned = SEQLOCK_INIT("rename_lock");
 
 static unsigned long shrink_dentries(unsigned long nr)
 {
@@ -136,8 +137,13 @@ static struct spinlock *d_bucket(uint32_t hash)
  * lock of the group of d's chain).  why: what broke it, for the panic. */
 static void d_assert_bucket_held(const struct dentry *d, const char *why)
 {
-	if (CONFIG_LOCKDEP && !spin_held_by_me(d_bucket(d->d_name.hash)))
+#if CONFIG_LOCKDEP
+	if (!spin_held_by_me(d_bucket(d->d_name.hash)))
 		panic("dcache: '%s' %s", d->d_name.name, why);
+#else
+	(void)d;
+	(void)why;
+#endif
 }
 
 #define CHAIN_UNLOCKED "changes its chain without its group's lock"
@@ -732,9 +738,14 @@ static void __d_lookup_unhash(struct dentry *d)
 	flag_clear(d, DCACHE_IN_LOOKUP);
 }
 
+/* Most lookups end with no one waiting for them: look before writing the
+ * shared queue's lock (wq_has_sleeper orders the IN_LOOKUP clear before
+ * its look, against a waiter's check after it queues). */
 static void d_wake_waiters(struct dentry *d)
 {
-	wake_up_all(lookup_wq(d));
+	struct wait_queue_head *wq = lookup_wq(d);
+	if (wq_has_sleeper(wq))
+		wake_up_all(wq);
 }
 
 /*

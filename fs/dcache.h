@@ -86,15 +86,21 @@ struct qstr {
  *   line 1: what a hash-chain walk reads: the chain link, the (parent,
  *           name) it compares, the flags, d_seq, the inode.  Written
  *           only when the dentry changes (hashed, renamed, instantiated).
- *   line 2: what taking and dropping references and changing children
- *           write: d_count and the LRU's referenced mark beside it (one
- *           line for a last dput), d_lock, the children list, the link on
- *           the parent's (which a sibling's create or unlink writes).
+ *   line 2: what taking and dropping references, changing children
+ *           and the LRU write: d_count and the LRU's referenced mark
+ *           beside it (one line for a last dput), d_lock (8 bytes in
+ *           release builds: kernel/spinlock.h), the children list, the
+ *           link on the parent's (which a sibling's create or unlink
+ *           writes), and the LRU link, which a neighbour joining or
+ *           leaving the LRU writes.
  *   line 3: the inline name, which only a walk's hit reads, the prune's
- *           generation, and the LRU link, written when the dentry or a
- *           neighbour joins or leaves the LRU, not on each reference (see
- *           dput); after d_kill, the RCU callback.
- * Debug builds' spinlocks carry a lockdep_map, so line 2 grows there.
+ *           generation, and the LRU's CPU and stamp, written when the
+ *           dentry itself joins the LRU (once: see dput) or the shrinker
+ *           moves it; after d_kill, the RCU callback in their place.  No
+ *           neighbour's change writes here, so a walk that compares this
+ *           name shares no line with another CPU's LRU.
+ * Debug builds' spinlocks carry the holder, a name and a lockdep_map, so
+ * line 2 spills into a fourth there (256 bytes).
  */
 struct dentry {
 	/* Line 1. */
@@ -125,15 +131,16 @@ struct dentry {
 	struct list_head d_subdirs;
 	/* The parent's d_lock. */
 	struct list_head d_child;  /* on the parent's d_subdirs */
+	/* Bucket lock and the LRU lock of list d_lru_cpu. */
+	struct list_head d_lru;
 
 	/* Line 3. */
 	char d_iname[DNAME_INLINE_LEN];   /* short names live here */
 	/* The last prune walk done below it (d_prune_unused; atomic). */
 	uint32_t d_prune_gen;
 	union {
-		/* Bucket lock and the LRU lock of list d_lru_cpu. */
+		/* As d_lru. */
 		struct {
-			struct list_head d_lru;
 			uint32_t d_lru_cpu;        /* whose list; set when it joins */
 			uint32_t d_lru_stamp;      /* when it joined (or went back to the tail) */
 		};
@@ -146,6 +153,8 @@ struct dentry {
 #if !CONFIG_LOCKDEP
 _Static_assert(sizeof(struct dentry) == 192, "a dentry is three lines");
 _Static_assert(__builtin_offsetof(struct dentry, d_count) == 64, "the walk's fields fill line 1");
+_Static_assert(__builtin_offsetof(struct dentry, d_lru) + sizeof(struct list_head) <= 128,
+	       "the LRU link is in line 2, not in the name's line");
 _Static_assert(__builtin_offsetof(struct dentry, d_iname) == 128, "line 3 starts at the name");
 #endif
 

@@ -9,8 +9,12 @@
 #include "kernel/slab.h"
 #include "kernel/string.h"
 #include "kernel/race.h"
+#include "kernel/percpu_counter.h"
 
 static struct kmem_cache *file_cache;
+/* Files not yet given back by their last fput: exact at once, where the
+ * slab's count waits for the grace period. */
+static struct percpu_counter files_open;
 
 void file_cache_init(void)
 {
@@ -24,19 +28,23 @@ void file_cache_init(void)
 
 uint64_t files_live(void)
 {
-	return kmem_cache_live(file_cache);
+	return (uint64_t)percpu_counter_sum(&files_open);
 }
 
 struct file *alloc_empty_file(void)
 {
 	struct file *f = kmem_cache_alloc(file_cache);
-	if (f)
+	if (f) {
 		memset(f, 0, sizeof(*f));
+		percpu_counter_add(&files_open, 1);
+	}
 	return f;
 }
 
+/* Never in a table (no reader can have it): freed at once. */
 void free_empty_file(struct file *f)
 {
+	percpu_counter_add(&files_open, -1);
 	kmem_cache_free(file_cache, f);
 }
 
@@ -66,6 +74,22 @@ struct file *get_file(struct file *f)
 	return f;
 }
 
+bool get_file_not_zero(struct file *f)
+{
+	int c = __atomic_load_n(&f->f_count, __ATOMIC_RELAXED);
+	while (c > 0)
+		if (__atomic_compare_exchange_n(&f->f_count, &c, c + 1, false, __ATOMIC_ACQUIRE,
+						__ATOMIC_RELAXED))
+			return true;
+	return false;
+}
+
+/* After the grace period: no fget can still be reading f. */
+static void file_free_rcu(struct rcu_head *head)
+{
+	kmem_cache_free(file_cache, container_of(head, struct file, f_rcu));
+}
+
 void fput(struct file *f)
 {
 	if (!f)
@@ -78,5 +102,6 @@ void fput(struct file *f)
 	if (f->f_opened && f->f_inode->i_fop->release)
 		f->f_inode->i_fop->release(f->f_inode, f);	/* a FIFO's other side may wake */
 	dput(f->f_dentry);
-	kmem_cache_free(file_cache, f);
+	percpu_counter_add(&files_open, -1);
+	call_rcu(&f->f_rcu, file_free_rcu);	/* an fget may be looking at it */
 }

@@ -9,7 +9,10 @@
  * the file is shared; we always take it: uncontended, it is one atomic.)
  *
  * Locking: f_pos is protected by f_pos_lock; f_count is atomic; the rest
- * is fixed at open.  The lock order: docs/DESIGN.md section 8.
+ * is fixed at open.  The lock order: docs/DESIGN.md section 8.  A file's
+ * memory outlives its last fput by an RCU grace period, so that fget can
+ * read a descriptor table with no lock (fs/task_fs.c): a reader inside
+ * rcu_read_lock may take a reference with get_file_not_zero.
  */
 #ifndef FS_FILE_H
 #define FS_FILE_H
@@ -17,6 +20,7 @@
 #include <stdint.h>
 #include "fs/syscalls.h"
 #include "kernel/mutex.h"
+#include "kernel/rcu.h"
 
 struct dentry;
 struct inode;
@@ -29,6 +33,7 @@ struct file {
 	int f_count;
 	struct mutex f_pos_lock;
 	uint64_t f_pos;
+	struct rcu_head f_rcu;           /* the last fput frees it after a grace period */
 };
 
 /* A new file on d (reference consumed), with count 1; NULL if no memory. */
@@ -41,6 +46,9 @@ struct file *alloc_empty_file(void);
 void file_init(struct file *f, struct dentry *d, unsigned flags);
 void free_empty_file(struct file *f);
 struct file *get_file(struct file *f);
+/* A reference to f unless its count already reached 0 (its last fput is
+ * freeing it): for a reader that found f under RCU.  false: none taken. */
+bool get_file_not_zero(struct file *f);
 void fput(struct file *f);
 uint64_t files_live(void);           /* open files, for leak checks */
 /* Read a regular file at off, as pread does, for the kernel's own use

@@ -177,8 +177,11 @@ struct inode {
 	struct super_block *i_sb;
 	const struct inode_operations *i_op;
 	const struct file_operations *i_fop;
-	void *i_private;                /* the filesystem's */
 	uint64_t i_rdev;                /* a device node's number (makedev), fixed at mknod */
+	/* Line 2 in release builds (above: all stat and permission checks
+	 * read of the first line, so that a stat shares no line with
+	 * i_rwsem, which a read or getdents writes even when shared). */
+	void *i_private;                /* the filesystem's */
 	/* A FIFO's pipe, made by its first open (compare-and-swap: fs/pipe.c),
 	 * freed with the inode; NULL before. */
 	struct pipe_inode_info *i_pipe;
@@ -196,6 +199,11 @@ struct inode {
 	int64_t i_atime, i_mtime, i_ctime;   /* ns since the epoch */
 	struct rcu_head i_rcu;          /* evict frees after a grace period */
 };
+#if !CONFIG_LOCKDEP
+_Static_assert(__builtin_offsetof(struct inode, i_rdev) + sizeof(uint64_t) <= 64 &&
+	       __builtin_offsetof(struct inode, i_rwsem) >= 64,
+	       "stat's fields in line 1, i_rwsem not");
+#endif
 
 /* A filesystem type, found by name at mount time (fs/super.c). */
 #define FS_REQUIRES_DEV 1        /* it lives on a disk: mount needs a block device node */

@@ -85,11 +85,19 @@ struct task_fs *task_fs_dup(struct task_fs *old, bool files)
 	return fs;
 }
 
+/* Change slot fd, under fs->lock: a release store, which fget's lockless
+ * read pairs with (a new file is seen whole). */
+static void fd_publish(struct task_fs *fs, int fd, struct file *f)
+{
+	spin_assert_held(&fs->lock);
+	__atomic_store_n(&fs->fd[fd], f, __ATOMIC_RELEASE);
+}
+
 void task_fs_install(struct task_fs *fs, int fd, struct file *f)
 {
 	spin_lock(&fs->lock);
 	struct file *old = fs->fd[fd];
-	fs->fd[fd] = f;
+	fd_publish(fs, fd, f);
 	fs->cloexec[fd / 64] &= ~(1ULL << (fd % 64));
 	spin_unlock(&fs->lock);
 	fput(old);
@@ -192,7 +200,7 @@ int fd_install_from(struct file *f, int min, bool cloexec)
 	spin_lock(&fs->lock);
 	for (int i = min; i < NR_OPEN; i++)
 		if (!fs->fd[i]) {
-			fs->fd[i] = f;
+			fd_publish(fs, i, f);
 			__set_cloexec(fs, i, cloexec);
 			spin_unlock(&fs->lock);
 			return i;
@@ -216,7 +224,7 @@ int fd_install_at_flags(int fd, struct file *f, bool cloexec)
 	struct task_fs *fs = current_fs();
 	spin_lock(&fs->lock);
 	struct file *old = fs->fd[fd];
-	fs->fd[fd] = f;
+	fd_publish(fs, fd, f);
 	__set_cloexec(fs, fd, cloexec);
 	spin_unlock(&fs->lock);
 	fput(old);
@@ -260,7 +268,7 @@ void fd_close_on_exec(void)
 		struct file *f = NULL;
 		if (fs->cloexec[i / 64] & (1ULL << (i % 64))) {
 			f = fs->fd[i];
-			fs->fd[i] = NULL;
+			fd_publish(fs, i, NULL);
 			__set_cloexec(fs, i, false);
 		}
 		spin_unlock(&fs->lock);
@@ -268,14 +276,31 @@ void fd_close_on_exec(void)
 	}
 }
 
+/*
+ * No lock, so that threads of one table reading through their own
+ * descriptors write no line in common (Linux's __fget_files_rcu).  The
+ * slot is read under RCU and a file outlives its last fput by a grace
+ * period (fs/file.h), so f is still a file while we look at it; a count
+ * of 0 means a close's last fput is freeing it, which cleared the slot
+ * first: look again.  The answer is the file the slot held when it was
+ * read, as if fget had run then under the lock.
+ */
 struct file *fget(int fd)
 {
 	if (fd < 0 || fd >= NR_OPEN)
 		return NULL;
 	struct task_fs *fs = current_fs();
-	spin_lock(&fs->lock);
-	struct file *f = fs->fd[fd] ? get_file(fs->fd[fd]) : NULL;
-	spin_unlock(&fs->lock);
+	struct file *f;
+	rcu_read_lock();
+	for (;;) {
+		f = __atomic_load_n(&fs->fd[fd], __ATOMIC_ACQUIRE);
+		if (!f)
+			break;
+		race_window_on(f);	/* read, no reference yet: a close may free it now */
+		if (get_file_not_zero(f))
+			break;
+	}
+	rcu_read_unlock();
 	return f;
 }
 
@@ -286,7 +311,7 @@ struct file *fd_remove(int fd)
 	struct task_fs *fs = current_fs();
 	spin_lock(&fs->lock);
 	struct file *f = fs->fd[fd];
-	fs->fd[fd] = NULL;
+	fd_publish(fs, fd, NULL);
 	__set_cloexec(fs, fd, false);
 	spin_unlock(&fs->lock);
 	return f;

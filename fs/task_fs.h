@@ -8,7 +8,9 @@
  * Threads that never had one (boot-time threads) use the initial one.
  *
  * Locking: task_fs.lock (a spinlock) protects cwd, root and the fd slots;
- * callers take references (fget, task_cwd) under it and use them after.
+ * callers take references (task_cwd) under it and use them after.  fget
+ * reads a slot with no lock, under RCU (a slot changes by a release store
+ * under the lock; a file is freed a grace period after its last fput).
  * seq moves whenever root or cwd changes (under the lock), so an RCU-walk
  * reads the two with no lock and no reference (task_root_and_cwd_rcu).
  * The count is atomic.  task_fs.lock is a leaf (docs/DESIGN.md section 8).

@@ -38,6 +38,19 @@ static inline uint64_t virt_to_phys(const void *va)
 	return a >= KERNEL_VMA ? a - KERNEL_VMA : a - DIRECT_MAP_BASE;
 }
 
+/*
+ * A global on cache lines of its own: aligned to a line, and in a section
+ * that linker.ld puts first in .data and ends on a line, where every
+ * object is so aligned.  So nothing else shares its lines, which
+ * aligned(64) alone does not promise (the next global may fill the rest
+ * of the last line).  For a global that one CPU writes while others
+ * read or write unrelated neighbours (rename_lock: every rename writes
+ * it, every RCU-walk reads it).
+ */
+#define L1_CACHE_BYTES 64               /* x86-64's cache line (linker.ld's ALIGN(64)) */
+#define __cacheline_aligned \
+	__attribute__((aligned(L1_CACHE_BYTES), section(".data.cacheline_aligned")))
+
 #define ALIGN_UP(x, a)   (((x) + (a) - 1) & ~((__typeof__(x))(a) - 1))
 #define ALIGN_DOWN(x, a) ((x) & ~((__typeof__(x))(a) - 1))
 

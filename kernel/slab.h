@@ -23,12 +23,12 @@
 #include <stdint.h>
 #include "kernel/spinlock.h"
 #include "kernel/list.h"
+#include "kernel/layout.h"
 #include "arch/x86_64/percpu.h"
 
-/* x86-64's cache line.  Objects of a cache created with this alignment
- * (and a size it divides) never share a line: two CPUs working on two of
+/* Objects of a cache created with alignment L1_CACHE_BYTES (kernel/layout.h)
+ * and a size it divides never share a line: two CPUs working on two of
  * them share nothing (no false sharing). */
-#define L1_CACHE_BYTES 64
 
 #define SLAB_QUARANTINE 256
 #define SLAB_MAG_MAX 32            /* a magazine's most objects (2 * the largest batch) */

@@ -5,6 +5,10 @@
  * so that an order inversion is reported before it can hang, and of a
  * release just after the lock is let go (see unlock_at).  `ip`, the
  * caller's return address, is the site its reports name.
+ *
+ * Debug builds also keep the holder's CPU, to catch a CPU taking a lock
+ * it holds (which would spin forever) or letting go of one it does not
+ * hold; release builds keep only the tickets (spinlock.h).
  */
 #include "kernel/spinlock.h"
 #include "kernel/preempt.h"
@@ -23,8 +27,10 @@ void __spin_init(struct spinlock *l, const char *name, struct lock_class_key *ke
 {
 	l->next = 0;
 	l->owner = 0;
+#if CONFIG_LOCKDEP
 	l->holder = -1;
 	l->name = name;
+#endif
 	lockdep_init_map(&l->dep_map, name, key, 0);
 }
 
@@ -100,6 +106,17 @@ static void report_hold(struct spinlock *l, uint64_t cycles)
 }
 #endif
 
+/* Debug builds: the holder's CPU, set just after taking, -1 just before letting go. */
+static inline void set_holder(struct spinlock *l, int cpu)
+{
+#if CONFIG_LOCKDEP
+	l->holder = cpu;
+#else
+	(void)l;
+	(void)cpu;
+#endif
+}
+
 static void wait_for_ticket(struct spinlock *l, uint32_t ticket)
 {
 #if CONFIG_LOCKDEP
@@ -128,12 +145,14 @@ static void wait_for_ticket(struct spinlock *l, uint32_t ticket)
 static void lock_at(struct spinlock *l, unsigned subclass, unsigned long ip)
 {
 	preempt_disable();
+#if CONFIG_LOCKDEP
 	if (l->holder == (int)cpu_id())
 		panic("spinlock %s: recursive lock on CPU %u", l->name, cpu_id());
+#endif
 	lock_acquire(&l->dep_map, subclass, 0, 0, ip);
 	uint32_t ticket = __atomic_fetch_add(&l->next, 1, __ATOMIC_RELAXED);
 	wait_for_ticket(l, ticket);
-	l->holder = (int)cpu_id();
+	set_holder(l, (int)cpu_id());
 }
 
 /*
@@ -146,15 +165,15 @@ static void lock_at(struct spinlock *l, unsigned subclass, unsigned long ip)
  */
 static void unlock_at(struct spinlock *l, unsigned long ip)
 {
+#if CONFIG_LOCKDEP
 	if (l->holder != (int)cpu_id())
 		panic("spinlock %s: unlocked by CPU %u, held by %d", l->name, cpu_id(), l->holder);
-#if CONFIG_LOCKDEP
 	uint64_t held = rdtsc() - l->acquired_tsc;
 	if (too_long(held) && l->dep_map.key != LOCKDEP_UNTRACKED_KEY)
 		report_hold(l, held);	/* (not the console lock: we print through it) */
 #endif
 	unsigned long flags = CONFIG_LOCKDEP ? irq_save() : 0;
-	l->holder = -1;
+	set_holder(l, -1);
 	__atomic_store_n(&l->owner, l->owner + 1, __ATOMIC_RELEASE);
 	lock_release(&l->dep_map, ip);
 	if (CONFIG_LOCKDEP)
@@ -180,7 +199,7 @@ bool spin_trylock(struct spinlock *l)
 	/* Free exactly when next == owner; take ticket `owner` if so. */
 	if (__atomic_compare_exchange_n(&l->next, &expect, owner + 1, false,
 					__ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
-		l->holder = (int)cpu_id();
+		set_holder(l, (int)cpu_id());
 #if CONFIG_LOCKDEP
 		l->acquired_tsc = rdtsc();
 #endif
@@ -215,7 +234,9 @@ bool spin_is_locked(const struct spinlock *l)
 	       __atomic_load_n(&l->owner, __ATOMIC_RELAXED);
 }
 
+#if CONFIG_LOCKDEP
 bool spin_held_by_me(const struct spinlock *l)
 {
 	return spin_is_locked(l) && l->holder == (int)cpu_id();
 }
+#endif

@@ -13,6 +13,14 @@
  * class is the lock itself for SPINLOCK_INIT, and the call site for
  * spin_init: all locks initialized by one spin_init line share a class,
  * so taking two of them at once needs spin_lock_nested with a subclass.
+ *
+ * Size: a release build's spinlock is the two ticket words, 8 bytes, so
+ * that it costs a dentry or an inode little of its line (a dentry's
+ * d_lock shares line 2 with its count and lists: fs/dcache.h).  Debug
+ * builds (LOCKDEP=1) add what only checking needs: the holder's CPU (for
+ * spin_held_by_me, the recursion and wrong-CPU-unlock panics and the
+ * watchdog's report), the name those print, the validator's map and the
+ * watchdog's clock.
  */
 #ifndef KERNEL_SPINLOCK_H
 #define KERNEL_SPINLOCK_H
@@ -24,20 +32,27 @@
 struct spinlock {
 	uint32_t next;         /* next ticket to hand out */
 	uint32_t owner;        /* ticket now allowed in */
-	int holder;            /* CPU id holding it, -1 when free (debugging) */
-	const char *name;
-	struct lockdep_map dep_map;
+	struct lockdep_map dep_map;    /* empty in release builds */
 #if CONFIG_LOCKDEP
-	uint64_t acquired_tsc;     /* debug builds: when the holder got it (watchdog) */
+	int holder;            /* CPU id holding it, -1 when free */
+	const char *name;
+	uint64_t acquired_tsc;     /* when the holder got it (watchdog) */
 #endif
 };
 
+#if CONFIG_LOCKDEP
+#define SPINLOCK_DEBUG_INIT(n) .holder = -1, .name = (n),
+#else
+_Static_assert(sizeof(struct spinlock) == 8, "a release build's spinlock is its two tickets");
+#define SPINLOCK_DEBUG_INIT(n)
+#endif
+
 #define SPINLOCK_INIT(n) \
-	{ .next = 0, .owner = 0, .holder = -1, .name = (n), .dep_map = LOCKDEP_MAP_INIT(n) }
+	{ .next = 0, .owner = 0, SPINLOCK_DEBUG_INIT(n) .dep_map = LOCKDEP_MAP_INIT(n) }
 
 /* Only for the console lock, through which the validator prints. */
 #define SPINLOCK_INIT_UNTRACKED(n) \
-	{ .next = 0, .owner = 0, .holder = -1, .name = (n), .dep_map = LOCKDEP_MAP_INIT_UNTRACKED(n) }
+	{ .next = 0, .owner = 0, SPINLOCK_DEBUG_INIT(n) .dep_map = LOCKDEP_MAP_INIT_UNTRACKED(n) }
 
 /* spin_init gives each call site its own class key. */
 void __spin_init(struct spinlock *l, const char *name, struct lock_class_key *key);
@@ -66,7 +81,10 @@ void spin_unlock(struct spinlock *l);
 unsigned long spin_lock_irqsave(struct spinlock *l);
 void spin_unlock_irqrestore(struct spinlock *l, unsigned long flags);
 bool spin_is_locked(const struct spinlock *l);
+#if CONFIG_LOCKDEP
+/* Debug builds only: release builds do not know who holds a lock. */
 bool spin_held_by_me(const struct spinlock *l);
+#endif
 
 /* "Caller holds l", checked by the validator in test builds (reported,
  * not fatal; kernel/lockdep.h), nothing in release builds. */

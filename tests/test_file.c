@@ -5,10 +5,12 @@
  * also proves at the end that nothing leaked.
  */
 #include "arch/x86_64/percpu.h"
+#include "fs/file.h"
 #include "fs/fs.h"
 #include "fs/syscalls.h"
 #include "fs/task_fs.h"
 #include "kernel/errno.h"
+#include "kernel/kcsan.h"
 #include "kernel/kmalloc.h"
 #include "kernel/kprintf.h"
 #include "kernel/ktest.h"
@@ -555,6 +557,82 @@ static void open_creat_same_inode(void)
 	sandbox_leave(&s);
 }
 
+/*
+ * fget takes no lock (fs/task_fs.c): it reads a slot under RCU and takes
+ * a reference unless the count is 0.  CPU 0 opens and closes one file
+ * over and over in one slot, each close dropping the file's last
+ * reference (its memory then waits a grace period: fs/file.h); the other
+ * CPUs fget that slot at random moments, and every file they get must be
+ * whole: on the file's inode, with a count they hold.  A file freed at
+ * once would be caught here (test builds poison it: its inode reads
+ * wrong).
+ */
+struct fget_race {
+	int slot;
+	unsigned ops;
+	struct inode *inode;
+	unsigned got, torn, errors;
+	bool stop;
+};
+
+static void fget_race_cpu(unsigned cpu, void *arg)
+{
+	struct fget_race *r = arg;
+	struct prng rng;
+	prng_seed(&rng, ktest_seed() + cpu);
+	if (cpu == 0) {
+		for (unsigned i = 0; i < r->ops; i++) {
+			int fd = sys_open("f", O_RDONLY, 0);
+			if (fd != r->slot)
+				__atomic_fetch_add(&r->errors, 1, __ATOMIC_RELAXED);
+			for (unsigned d = (unsigned)prng_below(&rng, 2000); d; d--)
+				__builtin_ia32_pause();	/* held a while: the others find it */
+			if (fd >= 0)
+				sys_close(fd);
+		}
+		__atomic_store_n(&r->stop, true, __ATOMIC_RELEASE);
+		return;
+	}
+	while (!__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE)) {
+		for (unsigned d = (unsigned)prng_below(&rng, 16); d; d--)
+			__builtin_ia32_pause();
+		struct file *f = fget(r->slot);
+		if (!f)
+			continue;
+		__atomic_fetch_add(&r->got, 1, __ATOMIC_RELAXED);
+		if (READ_ONCE(f->f_inode) != r->inode || __atomic_load_n(&f->f_count, __ATOMIC_RELAXED) < 1)
+			__atomic_fetch_add(&r->torn, 1, __ATOMIC_RELAXED);
+		fput(f);
+	}
+}
+
+static void fget_races_last_close(void)
+{
+	if (ncpus < 2)
+		ktest_skip("one CPU");
+	struct sandbox s;
+	sandbox_enter(&s, "fget");
+	int fd = sys_open("f", O_CREAT | O_RDWR, 0644);
+	EXPECT_TRUE(fd >= 0);
+	static struct fget_race r;
+	r = (struct fget_race){ .slot = fd, .ops = ktest_ops_per_cpu(600) };
+	struct file *f = fget(fd);
+	r.inode = f->f_inode;
+	fput(f);
+	sys_close(fd);
+	uint64_t files = files_live();
+	bool jitter = race_jitter_on(ktest_seed());
+	ktest_run_on_all_cpus(fget_race_cpu, &r);
+	if (jitter)
+		race_jitter_off();
+	kprintf("# fget_races_last_close: %u files got, %u opens\n", r.got, r.ops);
+	EXPECT_EQ(r.errors, 0u);
+	EXPECT_EQ(r.torn, 0u);
+	EXPECT_EQ(files_live(), files);	/* every reference given back */
+	sys_unlink("f");
+	sandbox_leave(&s);
+}
+
 static const struct ktest_case file_cases[] = {
 	KTEST_CASE(write_read_back),
 	KTEST_CASE(open_errors),
@@ -571,5 +649,6 @@ static const struct ktest_case file_cases[] = {
 	KTEST_CASE(open_create_races_unlink),
 	KTEST_CASE(open_excl_one_winner),
 	KTEST_CASE(open_creat_same_inode),
+	KTEST_CASE(fget_races_last_close),
 };
 KTEST_SUITE(file, file_cases);

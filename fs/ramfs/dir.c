@@ -65,11 +65,27 @@ static struct ramfs_entry *entry_alloc(const struct qstr *name)
 	return e;
 }
 
+static unsigned dtype_of(const struct inode *inode)
+{
+	switch (inode->i_mode & S_IFMT) {
+	case S_IFDIR:  return DT_DIR;
+	case S_IFREG:  return DT_REG;
+	case S_IFLNK:  return DT_LNK;
+	case S_IFIFO:  return DT_FIFO;
+	case S_IFCHR:  return DT_CHR;
+	case S_IFBLK:  return DT_BLK;
+	case S_IFSOCK: return DT_SOCK;
+	default:       return DT_UNKNOWN;
+	}
+}
+
 /* Append e, naming inode (whose reference e takes), to dir. */
 static void entry_add(struct inode *dir, struct ramfs_entry *e, struct inode *inode)
 {
 	struct ramfs_dir *rd = dir->i_private;
 	e->inode = inode;
+	e->ino = inode->i_ino;
+	e->dtype = (uint8_t)dtype_of(inode);
 	e->cookie = rd->next_cookie++;
 	list_add_tail(&e->node, &rd->entries);
 	rd->nentries++;
@@ -269,20 +285,6 @@ static int ramfs_rename(struct inode *old_dir, struct dentry *old, struct inode 
 	return 0;
 }
 
-static unsigned dtype_of(const struct inode *inode)
-{
-	switch (inode->i_mode & S_IFMT) {
-	case S_IFDIR:  return DT_DIR;
-	case S_IFREG:  return DT_REG;
-	case S_IFLNK:  return DT_LNK;
-	case S_IFIFO:  return DT_FIFO;
-	case S_IFCHR:  return DT_CHR;
-	case S_IFBLK:  return DT_BLK;
-	case S_IFSOCK: return DT_SOCK;
-	default:       return DT_UNKNOWN;
-	}
-}
-
 /* Called with the directory's i_rwsem shared and the file's position lock. */
 static int ramfs_iterate(struct file *f, struct dir_context *ctx)
 {
@@ -304,7 +306,7 @@ static int ramfs_iterate(struct file *f, struct dir_context *ctx)
 		struct ramfs_entry *e = list_entry(pos, struct ramfs_entry, node);
 		if (e->cookie < ctx->pos)
 			continue;
-		if (!ctx->emit(ctx, e->name, e->len, e->inode->i_ino, dtype_of(e->inode)))
+		if (!ctx->emit(ctx, e->name, e->len, e->ino, e->dtype))
 			return 0;
 		ctx->pos = e->cookie + 1;
 	}

@@ -33,7 +33,13 @@ struct ramfs_entry {
 	struct list_head node;
 	struct inode *inode;        /* holds a reference */
 	uint64_t cookie;
+	/* The inode's number and type (DT_*), fixed for its life, kept here
+	 * as a disk directory entry keeps them: getdents reads no child
+	 * inode, so a chmod of a child (its i_attr_seq, in the line with
+	 * i_ino and i_mode) shares no line with a getdents of the parent. */
+	uint64_t ino;
 	uint32_t len;
+	uint8_t dtype;
 	char name[];
 };
 
