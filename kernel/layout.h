@@ -17,7 +17,20 @@
 #define PAGE_SIZE         4096
 #define PAGE_SHIFT        12
 #define BOOT_STACK_SIZE   16384
-#define KSTACK_SIZE       16384   /* every CPU's and thread's kernel stack */
+/* Every CPU's and thread's kernel stack.  32 KiB, twice Linux's: a path
+ * walk follows a link inside a link's body by recursion (Linux keeps an
+ * explicit stack of link bodies instead), and 40 nested links on ext2,
+ * each step waiting for the disk, used 14,208 bytes of a 16 KiB stack in
+ * a test build (ext2_evict.nested_links_fit_the_stack).  The KCSAN
+ * build's frames are bigger still (every access calls the detector), so
+ * it doubles that, as Linux does for KASAN.  Test builds catch a thread
+ * that runs past the bottom (kernel/sched.c) and measure how deep one
+ * went (thread_stack_used). */
+#if CONFIG_KCSAN
+#define KSTACK_SIZE       65536
+#else
+#define KSTACK_SIZE       32768
+#endif
 #define IST_STACK_SIZE    8192    /* double fault, NMI, machine check */
 
 /* Boot-time page tables map this much physical memory at DIRECT_MAP_BASE. */

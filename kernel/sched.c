@@ -135,6 +135,9 @@ static void __schedule(bool preempt)
 	struct runqueue *rq = rq_of(c->id);
 	struct thread *prev = c->current;
 
+	if (thread_stack_overrun(prev))
+		panic("stack overflow: thread %s ran past the bottom of its %u-byte stack",
+		      prev->name, KSTACK_SIZE);
 	rcu_note_context_switch();	/* a quiescent state, unless the panic below follows */
 	spin_lock(&rq->lock);
 	if (c->preempt_count != 1)

@@ -36,7 +36,41 @@ static struct wait_queue_head exit_wq = WAIT_QUEUE_HEAD_INIT(exit_wq);
 
 void thread_entry_trampoline(void);
 
-#define STACK_ORDER 2	/* KSTACK_SIZE = 16 KiB */
+#define STACK_ORDER (KSTACK_SIZE == 65536 ? 4 : 3)
+_Static_assert((PAGE_SIZE << STACK_ORDER) == KSTACK_SIZE, "one allocation a stack");
+
+/*
+ * Test builds: a new stack is filled with STACK_POISON, so that the
+ * context switch can tell a thread that ran past the bottom (the first
+ * word overwritten: it panics there, before the memory below, another
+ * allocation, is trusted again), and a test can ask how deep a thread's
+ * stack went (thread_stack_used).
+ */
+#define STACK_POISON 0x57ac57ac57ac57acULL
+
+static void stack_poison(struct thread *t)
+{
+	if (!CONFIG_LOCKDEP)
+		return;
+	for (size_t i = 0; i < KSTACK_SIZE / 8; i++)
+		((uint64_t *)t->stack)[i] = STACK_POISON;
+}
+
+bool thread_stack_overrun(const struct thread *t)
+{
+	return CONFIG_LOCKDEP && t->stack && ((const uint64_t *)t->stack)[0] != STACK_POISON;
+}
+
+size_t thread_stack_used(const struct thread *t)
+{
+	if (!CONFIG_LOCKDEP || !t->stack)
+		return 0;
+	size_t i = 0;
+	while (i < KSTACK_SIZE / 8 && ((const uint64_t *)t->stack)[i] == STACK_POISON)
+		i++;
+	return KSTACK_SIZE - i * 8;
+}
+
 
 void thread_init(void)
 {
@@ -88,6 +122,7 @@ struct thread *thread_create_stopped(const char *name, int (*fn)(void *), void *
 		thread_put(t);
 		return NULL;
 	}
+	stack_poison(t);
 	t->fn = fn;
 	t->arg = arg;
 	t->refcount = 2;	/* its own and the creator's */
@@ -109,6 +144,7 @@ void thread_start(struct thread *t)
 {
 	sched_enqueue_new(t);
 }
+
 
 struct thread *thread_create(const char *name, int (*fn)(void *), void *arg, int cpu)
 {

@@ -160,4 +160,10 @@ unsigned thread_count(void);
 
 void thread_init(void);            /* boot CPU, once the heap works */
 
+/* Test builds (LOCKDEP=1): has t written below its stack, and how many
+ * bytes of it has t used at most (0 in release builds, which do not
+ * poison stacks). */
+bool thread_stack_overrun(const struct thread *t);
+size_t thread_stack_used(const struct thread *t);
+
 #endif

@@ -5,14 +5,18 @@
  * close that drops the last reference), so it must not fail: the buffer
  * cache never fails for want of memory (fs/buffer.h), and this is its
  * test.  Judged twice: the superblock's free counts come back to where
- * they were, and the host's e2fsck finds the scratch disk clean.
+ * they were, and the host's e2fsck finds the scratch disk clean.  And the
+ * deepest walk a path may make, on this disk, fits its thread's stack.
  *
  *   last_close_frees_under_failing_allocations
  *                            files with direct and indirect blocks, and
  *                            directories, are unlinked while open; the
  *                            buffer cache is emptied, so the bitmaps and
  *                            indirect blocks must be read again; then the
- *                            last close runs with every allocation failing.
+ *                            last close runs with every allocation failing;
+ *   nested_links_fit_the_stack
+ *                            40 links, each in the middle of the one
+ *                            before's body, every step read from the disk.
  */
 #include "kernel/ktest.h"
 #include "fs/buffer.h"
@@ -25,7 +29,9 @@
 #include "kernel/errno.h"
 #include "kernel/fault_inject.h"
 #include "kernel/kprintf.h"
+#include "kernel/layout.h"
 #include "kernel/string.h"
+#include "kernel/thread.h"
 #include "tests/sandbox.h"
 #include "tests/test_disk.h"
 
@@ -117,7 +123,40 @@ static void last_close_frees_under_failing_allocations(void)
 	sandbox_leave(&s);
 }
 
+/* The deepest walk a path may make, on a disk: 40 links each followed in
+ * the middle of the one before's body, every step a dcache miss that
+ * reads its directory block (caches dropped first), so that the I/O wait
+ * and its interrupts sit on top of the nesting.  It must fit the stack
+ * with room to spare (test builds only can measure; release builds say 0). */
+static void nested_links_fit_the_stack(void)
+{
+	struct sandbox s;
+	sandbox_enter_disk(&s, "nest", test_disk_or_skip("scratch"));
+	ASSERT_EQ(sys_mkdir("d", 0755), 0);
+	ASSERT_EQ(sys_symlink("d/.", "n0"), 0);
+	char name[8], body[12];
+	for (int i = 1; i < MAXSYMLINKS; i++) {
+		snprintf(name, sizeof(name), "n%d", i);
+		snprintf(body, sizeof(body), "n%d/.", i - 1);
+		ASSERT_EQ(sys_symlink(body, name), 0);
+	}
+	ASSERT_EQ(sys_sync(), 0);
+	dcache_shrink(~0u);
+	icache_shrink(~0u);
+	bcache_shrink(~0u);
+	bcache_shrink(~0u);
+	struct kstat st;
+	EXPECT_EQ(sys_stat("n39/.", &st), 0);
+	EXPECT_TRUE(S_ISDIR(st.mode));
+	size_t used = thread_stack_used(current_thread());
+	kprintf("    # 40 nested links on ext2, read from the disk: %zu of %u stack bytes used at most\n",
+		used, KSTACK_SIZE);
+	EXPECT_LT(used, (size_t)KSTACK_SIZE * 3 / 4);
+	sandbox_leave(&s);
+}
+
 static const struct ktest_case ext2_evict_cases[] = {
 	KTEST_CASE(last_close_frees_under_failing_allocations),
+	KTEST_CASE(nested_links_fit_the_stack),
 };
 KTEST_SUITE(ext2_evict, ext2_evict_cases);

@@ -11,6 +11,8 @@
 #include "kernel/errno.h"
 #include "kernel/string.h"
 #include "kernel/kprintf.h"
+#include "kernel/layout.h"
+#include "kernel/thread.h"
 
 static struct super_block *sb;
 static struct dentry *a, *b, *c, *f;
@@ -207,6 +209,25 @@ static void symlink_loops_are_eloop_body(void)
 	}
 	EXPECT_TRUE(walks_to(NULL, "/a/l39", b, 0));
 	EXPECT_TRUE(walks_to(NULL, "/a/l40", NULL, -ELOOP));
+
+	/* Nested as deep as a walk may go: n<i> -> "n<i-1>/.", so every link
+	 * is followed in the middle of the one before's body.  The walk must
+	 * fit its thread's stack with room to spare (test builds fill stacks
+	 * with a pattern and the context switch panics on one run through; a
+	 * KCSAN kernel's bigger frames once did, at 16 KiB, in the torture). */
+	char body[12];
+	EXPECT_EQ(vfs_symlink(a, "n0", 2, "b/."), 0);
+	for (int i = 1; i <= MAXSYMLINKS; i++) {
+		snprintf(name, sizeof(name), "n%d", i);
+		snprintf(body, sizeof(body), "n%d/.", i - 1);
+		EXPECT_EQ(vfs_symlink(a, name, strlen(name), body), 0);
+	}
+	EXPECT_TRUE(walks_to(NULL, "/a/n39/.", b, 0));
+	EXPECT_TRUE(walks_to(NULL, "/a/n40/.", NULL, -ELOOP));
+	size_t used = thread_stack_used(current_thread());
+	kprintf("    # 40 nested links: %zu of %u stack bytes used at most in this case\n", used,
+		KSTACK_SIZE);
+	EXPECT_LT(used, (size_t)KSTACK_SIZE * 3 / 4);
 }
 CASE(symlink_loops_are_eloop)
 
