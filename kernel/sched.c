@@ -220,9 +220,17 @@ bool wake_up_state(struct thread *t, int states)
 	struct runqueue *rq = lock_thread_rq(t);
 	bool woke = false;
 
-	/* Atomic: a sleeper sets its own state without this lock. */
-	if ((1 << __atomic_load_n(&t->state, __ATOMIC_RELAXED)) & states) {
-		__atomic_store_n(&t->state, THREAD_RUNNING, __ATOMIC_RELEASE);
+	/* A compare-and-swap, not a load and a store: a thread sets its own
+	 * state without this lock (set_current_state), and between our load
+	 * and a store it could leave its wait, exit and set THREAD_DEAD, which
+	 * the store would undo; __schedule would then queue the dead thread
+	 * again (Linux sets that state under the lock its wake-ups take). */
+	int s = __atomic_load_n(&t->state, __ATOMIC_RELAXED);
+	while (((1 << s) & states) &&
+	       !__atomic_compare_exchange_n(&t->state, &s, THREAD_RUNNING, false, __ATOMIC_RELEASE,
+					    __ATOMIC_RELAXED))
+		;	/* it changed: s is its state now; look again */
+	if ((1 << s) & states) {
 		woke = true;
 		/* Still on its CPU on the way to sleep?  schedule() will see it
 		 * runnable and keep it.  Otherwise queue it. */
