@@ -214,6 +214,8 @@ static struct runqueue *lock_thread_rq(struct thread *t)
 	}
 }
 
+void (*sched_wake_hook)(struct thread *t);
+
 bool wake_up_state(struct thread *t, int states)
 {
 	unsigned long flags = irq_save();
@@ -226,6 +228,8 @@ bool wake_up_state(struct thread *t, int states)
 	 * the store would undo; __schedule would then queue the dead thread
 	 * again (Linux sets that state under the lock its wake-ups take). */
 	int s = __atomic_load_n(&t->state, __ATOMIC_RELAXED);
+	if (CONFIG_LOCKDEP && sched_wake_hook && ((1 << s) & states))
+		sched_wake_hook(t);	/* tests: hold the window open */
 	while (((1 << s) & states) &&
 	       !__atomic_compare_exchange_n(&t->state, &s, THREAD_RUNNING, false, __ATOMIC_RELEASE,
 					    __ATOMIC_RELAXED))

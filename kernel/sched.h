@@ -54,6 +54,10 @@ void __might_sleep(const char *file, int line);
 /* Called at might_sleep() points in threads running a test case (set by
  * kernel/ktest.c to abort a case whose time is up). */
 extern void (*sched_abort_point)(void);
+/* Tests only (test builds): called by a wake-up, run-queue lock held and
+ * interrupts off, between reading the thread's sleeping state and
+ * changing it, to widen that window. */
+extern void (*sched_wake_hook)(struct thread *t);
 
 /* Sleep for at least `ticks` timer ticks (state set by the caller);
  * returns the ticks left if woken early, else 0. */

@@ -229,6 +229,71 @@ static void idle_cpus_switch_threads(void)
 	EXPECT_GT(after, before);
 }
 
+/*
+ * A wake-up must not undo a state the thread set itself meanwhile.  The
+ * target spins, marking itself killable for a moment at a time and
+ * checking for a kill, so that it can see the kill without being woken,
+ * and exit.  The wake-up hook holds the waker between reading "killable"
+ * and changing it until the target is dead (bounded): a plain store of
+ * "running" then made the dead thread runnable, and schedule() returned
+ * into thread_exit ("a dead thread was scheduled").
+ */
+static struct thread *volatile wake_target;
+static unsigned wake_held;
+
+static unsigned wake_hooked;
+
+static void hold_until_dead(struct thread *t)
+{
+	if (t != wake_target)
+		return;
+	__atomic_fetch_add(&wake_hooked, 1, __ATOMIC_RELAXED);
+	for (unsigned n = 0; n < 20000000 && __atomic_load_n(&t->state, __ATOMIC_ACQUIRE) != THREAD_DEAD; n++)
+		cpu_relax();
+	if (__atomic_load_n(&t->state, __ATOMIC_ACQUIRE) == THREAD_DEAD)
+		__atomic_fetch_add(&wake_held, 1, __ATOMIC_RELAXED);
+}
+
+static int killable_spinner(void *arg)
+{
+	__atomic_store_n((int *)arg, 1, __ATOMIC_RELEASE);	/* in its loop */
+	for (;;) {
+		set_current_state(THREAD_KILLABLE);
+		for (int i = 0; i < 1000; i++)	/* most of the time "killable" */
+			cpu_relax();
+		bool killed = fatal_signal_pending();
+		set_current_state(THREAD_RUNNING);
+		if (killed)
+			return 0;
+	}
+}
+
+static void wake_up_leaves_a_dead_thread_dead(void)
+{
+	if (ncpus < 2)
+		ktest_skip("needs 2 CPUs");
+	unsigned rounds = ktest_stress(20);
+	wake_held = wake_hooked = 0;
+	sched_wake_hook = hold_until_dead;
+	for (unsigned r = 0; r < rounds; r++) {
+		/* Not on this CPU: the hook spins with interrupts off. */
+		int cpu = (int)((cpu_id() + 1 + r % (ncpus - 1)) % ncpus);
+		int started = 0;
+		struct thread *t = thread_create("killspin", killable_spinner, &started, cpu);
+		ASSERT_NOT_NULL(t);
+		while (!__atomic_load_n(&started, __ATOMIC_ACQUIRE))
+			yield();
+		wake_target = t;
+		thread_kill(t);	/* the hook runs if it read "killable" */
+		thread_join(t);
+		wake_target = NULL;
+	}
+	sched_wake_hook = NULL;
+	kprintf("    # %u of %u kills read \"killable\", %u found the target dead inside the "
+		"wake-up's window\n", wake_hooked, rounds, wake_held);
+	EXPECT_GT(wake_held, 0u);	/* the window was really held open */
+}
+
 static const struct ktest_case sched_cases[] = {
 	KTEST_CASE(create_and_join),
 	KTEST_CASE(pinned_threads_stay),
@@ -237,5 +302,6 @@ static const struct ktest_case sched_cases[] = {
 	KTEST_CASE(sleep_counts_ticks),
 	KTEST_CASE(kill_ends_killable_sleep_only),
 	KTEST_CASE(idle_cpus_switch_threads),
+	KTEST_CASE(wake_up_leaves_a_dead_thread_dead),
 };
 KTEST_SUITE(sched, sched_cases);
