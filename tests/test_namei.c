@@ -191,6 +191,20 @@ static void symlinks_body(void)
 }
 CASE(symlinks)
 
+/* MAXSYMLINKS + 1 links in a: p0 -> "b<tail>", p<i> -> "p<i-1><tail>". */
+static void link_chain(char p, const char *tail)
+{
+	char name[8], body[16];
+	for (int i = 0; i <= MAXSYMLINKS; i++) {
+		snprintf(name, sizeof(name), "%c%d", p, i);
+		if (i == 0)
+			snprintf(body, sizeof(body), "b%s", tail);
+		else
+			snprintf(body, sizeof(body), "%c%d%s", p, i - 1, tail);
+		EXPECT_EQ(vfs_symlink(a, name, strlen(name), body), 0);
+	}
+}
+
 static void symlink_loops_are_eloop_body(void)
 {
 	EXPECT_EQ(vfs_symlink(a, "loop1", 5, "loop2"), 0);
@@ -200,13 +214,7 @@ static void symlink_loops_are_eloop_body(void)
 
 	/* A chain: l0 -> b, l<i> -> l<i-1>.  Reaching b through l39 follows 40
 	 * links (allowed); through l40, 41 (-ELOOP). */
-	char name[8], target[8];
-	EXPECT_EQ(vfs_symlink(a, "l0", 2, "b"), 0);
-	for (int i = 1; i <= MAXSYMLINKS; i++) {
-		snprintf(name, sizeof(name), "l%d", i);
-		snprintf(target, sizeof(target), "l%d", i - 1);
-		EXPECT_EQ(vfs_symlink(a, name, strlen(name), target), 0);
-	}
+	link_chain('l', "");
 	EXPECT_TRUE(walks_to(NULL, "/a/l39", b, 0));
 	EXPECT_TRUE(walks_to(NULL, "/a/l40", NULL, -ELOOP));
 
@@ -215,13 +223,7 @@ static void symlink_loops_are_eloop_body(void)
 	 * fit its thread's stack with room to spare (test builds fill stacks
 	 * with a pattern and the context switch panics on one run through; a
 	 * KCSAN kernel's bigger frames once did, at 16 KiB, in the torture). */
-	char body[12];
-	EXPECT_EQ(vfs_symlink(a, "n0", 2, "b/."), 0);
-	for (int i = 1; i <= MAXSYMLINKS; i++) {
-		snprintf(name, sizeof(name), "n%d", i);
-		snprintf(body, sizeof(body), "n%d/.", i - 1);
-		EXPECT_EQ(vfs_symlink(a, name, strlen(name), body), 0);
-	}
+	link_chain('n', "/.");
 	EXPECT_TRUE(walks_to(NULL, "/a/n39/.", b, 0));
 	EXPECT_TRUE(walks_to(NULL, "/a/n40/.", NULL, -ELOOP));
 	size_t used = thread_stack_used(current_thread());
