@@ -5,12 +5,15 @@
  * itself knows nothing of.
  *
  * Locking: rename_lock (fs/dcache.h), held for the whole climb, so that
- * no d_move changes a d_parent or d_name on the way.
+ * no d_move changes a d_parent on the way; and each name is copied under
+ * its dentry's d_lock, because a rename within one directory changes
+ * names without rename_lock.
  */
 #include "fs/dcache.h"
 #include "fs/fs.h"
 #include "fs/mount.h"
 #include "kernel/errno.h"
+#include "kernel/race.h"
 #include "kernel/string.h"
 
 long d_path(struct dentry *d, struct dentry *root, char *buf, size_t n)
@@ -31,14 +34,17 @@ long d_path(struct dentry *d, struct dentry *root, char *buf, size_t n)
 			d = mp;
 			continue;
 		}
+		spin_lock(&d->d_lock);
 		uint32_t len = d->d_name.len;
-		if (at < len + 1) {
+		race_window_on(d);	/* the length read, not the name: a rename may swap both */
+		if (at >= len + 1) {
+			at -= len;
+			memcpy(buf + at, d->d_name.name, len);
+			buf[--at] = '/';
+		} else {
 			err = -ERANGE;
-			break;
 		}
-		at -= len;
-		memcpy(buf + at, d->d_name.name, len);
-		buf[--at] = '/';
+		spin_unlock(&d->d_lock);
 		d = d->d_parent;
 	}
 	read_sequnlock_excl(&rename_lock);

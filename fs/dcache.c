@@ -1216,10 +1216,12 @@ void d_set_mounted(struct dentry *d, bool mounted)
 /* ---- rename ------------------------------------------------------------ */
 
 /* Exchange two dentries' names (inline names are copied, heap names
- * change hands), lengths and hashes.  Caller holds the locks d_move takes. */
+ * change hands), lengths and hashes.  Caller holds the locks d_move takes
+ * (rename_lock only if the parents differ). */
 static void swap_names(struct dentry *a, struct dentry *b)
 {
-	spin_assert_held(&rename_lock.lock);
+	if (a->d_parent != b->d_parent)
+		spin_assert_held(&rename_lock.lock);
 	spin_assert_held(&a->d_lock);
 	spin_assert_held(&b->d_lock);
 	bool a_inline = a->d_name.name == a->d_iname, b_inline = b->d_name.name == b->d_iname;
@@ -1249,10 +1251,11 @@ static void swap_names(struct dentry *a, struct dentry *b)
 }
 
 /* Lock two spinlocks of one class in address order (once if they are the
- * same lock); the caller holds rename_lock, so only one thread does this. */
+ * same lock): every d_move takes its pairs so, and nothing else holds two
+ * buckets or two parents at once, so two moves in two directories cannot
+ * deadlock. */
 static void lock_pair(struct spinlock *a, struct spinlock *b)
 {
-	spin_assert_held(&rename_lock.lock);
 	if (a == b) {
 		spin_lock(a);
 		return;
@@ -1286,17 +1289,34 @@ static void lock_children(struct dentry *a, struct dentry *b)
 	spin_lock_nested(&b->d_lock, 3);
 }
 
+/*
+ * Move d to target's place, target to d's (rename: target is the name
+ * being replaced, or a negative dentry for a new name), in one step for
+ * every lookup.  Caller holds both parents' i_rwsem exclusive.
+ *
+ * rename_lock is taken only when the parents differ: its readers (d_path,
+ * prune_climb, an RCU-walk's "..") follow d_parent chains, and a move
+ * within one directory changes no d_parent.  Such a move changes names,
+ * which the holders of the moved dentries' d_locks (taken here too) and
+ * of their buckets' locks see change in one step; d_path reads each name
+ * under its d_lock for that.  So a rename in one directory writes no line
+ * that a path walk elsewhere reads.  Two moves that skip rename_lock run
+ * in two directories (each parent's i_rwsem is held exclusive), and take
+ * their bucket pairs in address order.
+ */
 void d_move(struct dentry *d, struct dentry *target)
 {
 	struct dentry *old_parent = d->d_parent, *new_parent = target->d_parent;
 	struct spinlock *b1 = d_bucket(d->d_name.hash), *b2 = d_bucket(target->d_name.hash);
+	bool reparents = old_parent != new_parent;
 
 	rwsem_assert_held_write(&old_parent->d_inode->i_rwsem);
 	rwsem_assert_held_write(&new_parent->d_inode->i_rwsem);
 	race_write_begin(d);	/* walks that read d or target wait for the move */
 	race_write_begin(target);
 	race_window();	/* both names still as they were: lookups of either may run */
-	write_seqlock(&rename_lock);
+	if (reparents)
+		write_seqlock(&rename_lock);
 	lock_pair(b1, b2);
 	lock_pair(&old_parent->d_lock, &new_parent->d_lock);
 	lock_children(d, target);	/* their d_parent changes: see dget_parent */
@@ -1331,5 +1351,6 @@ void d_move(struct dentry *d, struct dentry *target)
 	spin_unlock(&d->d_lock);
 	unlock_pair(&old_parent->d_lock, &new_parent->d_lock);
 	unlock_pair(b1, b2);
-	write_sequnlock(&rename_lock);
+	if (reparents)
+		write_sequnlock(&rename_lock);
 }

@@ -21,10 +21,14 @@
  *
  * What each lock protects (the same rows as docs/DESIGN.md section 8's
  * table, which also gives their order among all locks):
- *   rename_lock            every dentry's d_parent and d_name: d_move
- *                          writes them under it (and the locks below);
- *                          d_path and the prune's climb read a chain of
- *                          them under it, an RCU-walk's ".." its count
+ *   rename_lock            every dentry's d_parent: d_move writes them
+ *                          under it (and the locks below), and the names
+ *                          of a move between two directories; d_path and
+ *                          the prune's climb read a chain of them under
+ *                          it, an RCU-walk's ".." its count.  A move
+ *                          within one directory does not take it: it
+ *                          changes names only, under the moved dentries'
+ *                          d_locks and buckets, as below
  *   in-lookup bucket lock  an in-lookup hash chain, IN_LOOKUP on its
  *                          dentries, and moving a dentry from it to the
  *                          dcache hash (so holding it freezes that step)
@@ -35,8 +39,8 @@
  *                          see dput), and with the LRU lock d_lru
  *   dentry.d_lock          the dentry's list of children (d_subdirs, the
  *                          children's d_child), and its own d_parent for
- *                          dget_parent (d_move holds the moved dentries'
- *                          d_locks too)
+ *                          dget_parent and d_name for d_path (d_move holds
+ *                          the moved dentries' d_locks too)
  *   mount_lock             DCACHE_MOUNTED (fs/mount.c)
  *   dentry LRU lock        one CPU's LRU list of unused dentries; d_lru
  *                          changes only under both it and the dentry's
@@ -108,7 +112,7 @@ struct dentry {
 	 * in-lookup chain (the in-lookup bucket lock). */
 	struct hlist_node d_hash;
 	struct dentry *d_parent;   /* rename_lock and d_lock; holds a reference; the root is its own parent */
-	struct qstr d_name;        /* rename_lock; d_name.name points at d_iname or the heap */
+	struct qstr d_name;        /* d_lock and the bucket lock (+ rename_lock between directories); d_iname or the heap */
 	/* DCACHE_*, changed with atomic or/and: HASHED under the dcache
 	 * bucket lock, IN_LOOKUP under the in-lookup bucket lock, MOUNTED
 	 * under mount_lock.  Read with no lock (acquire). */
@@ -284,7 +288,7 @@ void d_move(struct dentry *d, struct dentry *target);
  * upwards (a mounted root continues at its mount point).
  */
 long d_path(struct dentry *d, struct dentry *root, char *buf, size_t n);	/* fs/d_path.c */
-/* d_parent and d_name of every dentry (the table above); d_path's. */
+/* Every d_parent (the table above); d_path's. */
 extern struct seqlock rename_lock;
 
 /* Unhash and free every unused dentry under dir (leaves first), walking

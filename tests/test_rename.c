@@ -9,8 +9,12 @@
 #include "kernel/err.h"
 #include "kernel/errno.h"
 #include "kernel/fault_inject.h"
+#include "kernel/kprintf.h"
 #include "kernel/ktest.h"
+#include "kernel/race.h"
+#include "kernel/random.h"
 #include "kernel/string.h"
+#include "kernel/thread.h"
 #include "tests/sandbox.h"
 
 static uint32_t nlink_of(const char *path)
@@ -226,6 +230,100 @@ static void cached_names_need_no_memory(void)
 	sandbox_leave(&s);
 }
 
+/* ---- d_path against renames within one directory ----------------------
+ *
+ * A rename within one directory does not take rename_lock (d_move): it
+ * changes names, not parents.  d_path, which holds rename_lock for its
+ * climb, must then read each name under the dentry's d_lock, or it may
+ * take one name's length and the other's bytes: a rename swaps an inline
+ * name and one on the heap.  Walkers print the path of p/X/c while X is
+ * renamed back and forth between a short name and a long one; every path
+ * printed must be one of the two.
+ */
+#define PATH_WALKERS 3
+
+struct path_race {
+	char want[2][192];         /* the two paths c can have */
+	struct dentry *c, *root;
+	unsigned iters;
+	bool stop;
+	unsigned bad, renames;     /* atomic */
+};
+
+static const char long_x[] = "x-a-name-too-long-to-be-kept-inline-in-the-dentry-itself-0123456789";
+
+static int path_walker(void *arg)
+{
+	struct path_race *r = arg;
+	char buf[192];
+	for (unsigned i = 0; i < r->iters; i++) {
+		long n = d_path(r->c, r->root, buf, sizeof(buf));
+		if (n > 0 && (!strcmp(buf, r->want[0]) || !strcmp(buf, r->want[1])))
+			continue;
+		if (__atomic_fetch_add(&r->bad, 1, __ATOMIC_RELAXED) < 5)
+			kprintf("    # rename: d_path gave %ld: '%.*s'\n", n, n > 0 ? (int)n : 0, buf);
+	}
+	return 0;
+}
+
+static int path_renamer(void *arg)
+{
+	struct path_race *r = arg;
+	bool is_long = false;
+	while (!__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE)) {
+		char from[96], to[96];
+		snprintf(from, sizeof(from), "p/%s", is_long ? long_x : "x");
+		snprintf(to, sizeof(to), "p/%s", is_long ? "x" : long_x);
+		if (sys_rename(from, to) == 0) {
+			is_long = !is_long;
+			__atomic_add_fetch(&r->renames, 1, __ATOMIC_RELAXED);
+		}
+	}
+	return 0;
+}
+
+static void d_path_races_renames_in_one_directory(void)
+{
+	struct sandbox s;
+	sandbox_enter(&s, "mvpath");
+	static struct path_race r;
+	r = (struct path_race){ .iters = 400 * ktest_stress(1) };
+	snprintf(r.want[0], sizeof(r.want[0]), "%s/p/x/c", s.path);
+	snprintf(r.want[1], sizeof(r.want[1]), "%s/p/%s/c", s.path, long_x);
+	ASSERT_EQ(sys_mkdir("p", 0755), 0);
+	ASSERT_EQ(sys_mkdir("p/x", 0755), 0);
+	ASSERT_EQ(sys_mkdir("p/x/c", 0755), 0);
+	r.c = path_lookup("p/x/c", 0);
+	r.root = path_lookup("/", 0);
+	ASSERT_FALSE(IS_ERR(r.c));
+	ASSERT_FALSE(IS_ERR(r.root));
+	bool jitter = race_jitter_on(ktest_seed());
+	struct thread *ren = thread_create("renamer", path_renamer, &r, THREAD_ANY_CPU), *w[PATH_WALKERS];
+	ASSERT_NOT_NULL(ren);
+	for (unsigned i = 0; i < PATH_WALKERS; i++) {
+		w[i] = thread_create("d_path", path_walker, &r, THREAD_ANY_CPU);
+		ASSERT_NOT_NULL(w[i]);
+	}
+	for (unsigned i = 0; i < PATH_WALKERS; i++)
+		thread_join(w[i]);
+	__atomic_store_n(&r.stop, true, __ATOMIC_RELEASE);
+	thread_join(ren);
+	if (jitter)
+		race_jitter_off();
+	kprintf("    # %u paths printed against %u renames\n", PATH_WALKERS * r.iters, r.renames);
+	EXPECT_EQ(r.bad, 0u);
+	EXPECT_GT(r.renames, 0u);
+	dput(r.c);
+	dput(r.root);
+	char now_long[96];
+	snprintf(now_long, sizeof(now_long), "p/%s", long_x);
+	sys_rename(now_long, "p/x");	/* if the renamer stopped on the long name */
+	EXPECT_EQ(sys_rmdir("p/x/c"), 0);
+	EXPECT_EQ(sys_rmdir("p/x"), 0);
+	EXPECT_EQ(sys_rmdir("p"), 0);
+	sandbox_leave(&s);
+}
+
 static const struct ktest_case rename_cases[] = {
 	KTEST_CASE(rename_file),
 	KTEST_CASE(rename_dirs),
@@ -233,5 +331,6 @@ static const struct ktest_case rename_cases[] = {
 	KTEST_CASE(dot_names),
 	KTEST_CASE(rename_over_dir_prunes_children),
 	KTEST_CASE(cached_names_need_no_memory),
+	KTEST_CASE_TIMEOUT(d_path_races_renames_in_one_directory, 300),
 };
 KTEST_SUITE(rename, rename_cases);
