@@ -220,11 +220,13 @@ struct nameidata {
 	/* What the walk is asked (walk_path sets them; path_init reads them). */
 	const char *name;          /* the path */
 	struct dentry *given_root, *given_start;	/* the caller's, kept by it; NULL: the thread's */
-	struct dentry *root;       /* "/" for this walk (with a reference, but in RCU mode) */
+	/* "/" for this walk: with a reference in reference mode, taken when
+	 * first needed once the walk left RCU mode (walk_root). */
+	struct dentry *root;
+	const struct dentry *rcu_root;	/* the root RCU mode used, for walk_root: never read */
 	struct dentry *path;       /* where the walk is now (the same) */
 	/* RCU mode (see the top of the file): no references, and these. */
 	bool rcu;
-	bool root_borrowed;        /* the caller holds root: no legitimize needed */
 	unsigned seq, root_seq;    /* d_seq of path and of root as the walk read them */
 	unsigned m_seq, r_seq;     /* mount_lock's and rename_lock's counts at the start */
 	struct qstr last;          /* the component at hand: inside the path or a link body */
@@ -259,7 +261,6 @@ static int path_init(struct nameidata *nd, unsigned flags)
 	struct dentry *root = nd->given_root, *start = nd->given_start;
 	nd->flags = flags & WALK_NOFOLLOW;
 	nd->rcu = flags & WALK_RCU;
-	nd->root_borrowed = root != NULL;
 	nd->depth = 0;
 	bool absolute = nd->name[0] == '/';
 	if (nd->rcu) {
@@ -387,35 +388,51 @@ static bool legitimize_path(struct nameidata *nd, struct dentry *d, unsigned seq
 }
 
 /*
- * Leave RCU mode where the walk stands (Linux's try_to_unlazy): take
- * references on nd->path and nd->root, valid only if neither changed
- * since the walk read them and no mount or umount ran (legitimize_path).
- * 0: the walk goes on in reference mode.  -ECHILD: it could not; it
- * holds nothing, and must start again in reference mode.
+ * Leave RCU mode where the walk stands (Linux's try_to_unlazy): take a
+ * reference on nd->path, valid only if it did not change since the walk
+ * read it and no mount or umount ran (legitimize_path).  The root is not
+ * taken: most walks that leave RCU mode (a create, an unlink, a dcache
+ * miss) never need it again, and every walk on every CPU shares it, so a
+ * reference would write a line they all read.  walk_root takes it if a
+ * ".." or an absolute link body needs it.  0: the walk goes on in
+ * reference mode.  -ECHILD: it could not; it holds nothing, and must
+ * start again in reference mode.
  */
 static int try_to_unlazy(struct nameidata *nd, int why)
 {
-	struct dentry *path = nd->path, *root = nd->root;
-	struct dentry *put_path, *put_root = NULL;	/* to drop out of the read side */
-	bool ok = legitimize_path(nd, path, nd->seq, &put_path);
-	if (ok && !nd->root_borrowed && !legitimize_path(nd, root, nd->root_seq, &put_root)) {
-		ok = false;
-		put_path = unlazy_put(path);
-	}
-	if (ok && nd->root_borrowed)
-		dget(root);	/* the caller's: it cannot go */
+	struct dentry *put;	/* to drop out of the read side */
+	bool ok = legitimize_path(nd, nd->path, nd->seq, &put);
 	nd->rcu = false;
 	rcu_read_unlock();
-	race_window_gp();	/* out of the read side, a failure's references not yet dropped */
+	race_window_gp();	/* out of the read side, a failure's reference not yet dropped */
+	nd->rcu_root = nd->root;
+	nd->root = NULL;
 	if (!ok) {
-		dput(put_path);
-		dput(put_root);
-		nd->path = nd->root = NULL;
+		dput(put);
+		nd->path = NULL;
 		walk_stat(WALK_RESTART);
 		return -ECHILD;
 	}
 	walk_stat(why);
 	return 0;
+}
+
+/*
+ * The walk's root with a reference, in reference mode (Linux's set_root):
+ * a walk that left RCU mode takes it only here, when a ".." or an absolute
+ * link body first needs it.  It is the root RCU mode used: a thread
+ * group's root is set when the group is made and never changes (smpvfs
+ * has no chroot; one that adds it must restart a walk, -ECHILD, whose
+ * root changed here).  rcu_root is only compared, never read.
+ */
+static struct dentry *walk_root(struct nameidata *nd)
+{
+	if (!nd->root) {
+		nd->root = nd->given_root ? dget(nd->given_root) : task_root();
+		if (nd->root != nd->rcu_root)
+			panic("namei: the walk's root changed after it left RCU mode");
+	}
+	return nd->root;
 }
 
 /*
@@ -535,7 +552,7 @@ static int walk_link_body(struct nameidata *nd, const char *body)
 		nd->seq = nd->root_seq;
 	} else if (body[0] == '/') {
 		dput(nd->path);
-		nd->path = dget(nd->root);
+		nd->path = dget(walk_root(nd));
 	}
 	return link_path_walk(nd, body);
 }
@@ -584,14 +601,14 @@ static int handle_dots(struct nameidata *nd)
 {
 	if (nd->last_type == LAST_DOT)
 		return 0;
-	struct dentry *d = nd->path;
-	while (d != nd->root && d == d->d_sb->s_root) {
+	struct dentry *d = nd->path, *root = walk_root(nd);
+	while (d != root && d == d->d_sb->s_root) {
 		struct dentry *mp = mount_point_of(d->d_sb);
 		if (!mp)	/* the top of a tree that is not mounted */
 			return d == nd->path ? 0 : step_into(nd, 0, dget(d));
 		d = mp;
 	}
-	return step_into(nd, 0, d == nd->root ? dget(d) : dget_parent(d));
+	return step_into(nd, 0, d == root ? dget(d) : dget_parent(d));
 }
 
 /* ---- 3a. the same steps in RCU mode ----------------------------------------

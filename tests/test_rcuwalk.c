@@ -213,10 +213,48 @@ static void fallbacks_say_why(void)
 	sandbox_leave(&box);
 }
 
+/*
+ * A walk that leaves RCU mode takes no reference on its root (every walk
+ * shares it); a ".." or an absolute link body met afterwards takes it
+ * then, and it must be the walk's own root: here a given one, the
+ * sandbox, which ".." may not climb above and "/" in a link means.
+ * Shrinking the cache first makes "c" a miss, so each walk leaves RCU
+ * mode at a/b and meets the ".."s and the link with references.
+ */
+static void leaving_rcu_mode_keeps_the_walks_root(void)
+{
+	struct sandbox box;
+	sandbox_enter(&box, "rcuwalk-root");
+	make_deep();
+	ASSERT_EQ(sys_symlink("/a/b/c/d", "a/b/c/abs"), 0);
+	struct kstat d;
+	ASSERT_EQ(sys_stat("a/b/c/d", &d), 0);
+	struct dentry *top = path_lookup(".", 0), *b = path_lookup("a/b", 0);
+	ASSERT_FALSE(IS_ERR(top));
+	ASSERT_FALSE(IS_ERR(b));
+	uint64_t before[NR_WALK_STATS];
+	const char *up = "a/b/c/../../../../../..", *link = "a/b/c/abs";
+	for (int i = 0; i < 2; i++) {
+		d_prune_unused(b);	/* c and below: a miss */
+		namei_walk_stats(before);
+		struct dentry *r = vfs_path_lookup(top, top, i ? link : up, 0);
+		ASSERT_FALSE(IS_ERR(r));
+		EXPECT_EQ(r->d_inode->i_ino, i ? d.ino : top->d_inode->i_ino);
+		expect_only(before, WALK_UNLAZY_MISS, 1);
+		dput(r);
+	}
+	dput(b);
+	dput(top);
+	EXPECT_EQ(sys_unlink("a/b/c/abs"), 0);
+	remove_deep();
+	sandbox_leave(&box);
+}
+
 static const struct ktest_case rcuwalk_cases[] = {
 	KTEST_CASE(cached_stat_takes_no_reference),
 	KTEST_CASE(open_takes_one_reference_at_the_end),
 	KTEST_CASE(fallbacks_say_why),
+	KTEST_CASE(leaving_rcu_mode_keeps_the_walks_root),
 };
 KTEST_SUITE(rcuwalk, rcuwalk_cases);
 
