@@ -1335,10 +1335,12 @@ void d_move(struct dentry *d, struct dentry *target)
 	 * trade references: no count changes. */
 	d->d_parent = new_parent;
 	target->d_parent = old_parent;
-	list_del(&d->d_child);
-	list_add(&d->d_child, &new_parent->d_subdirs);
-	list_del(&target->d_child);
-	list_add(&target->d_child, &old_parent->d_subdirs);
+	if (reparents) {	/* else both stay where they are in one list */
+		list_del(&d->d_child);
+		list_add(&d->d_child, &new_parent->d_subdirs);
+		list_del(&target->d_child);
+		list_add(&target->d_child, &old_parent->d_subdirs);
+	}
 	d_assert_bucket_held(d, CHAIN_UNLOCKED);
 	hlist_add_head_rcu(&d->d_hash, d_chain(d->d_name.hash));	/* d's new name's chain */
 	flag_set(d, DCACHE_HASHED);
