@@ -30,10 +30,12 @@
  * and for call_rcu's callbacks the tick of their CPU) starts one if none
  * is running, and whoever reports the last quiescent state ends it and
  * starts the next if one was asked for meanwhile (gp_needed).  call_rcu
- * itself writes only its own CPU's lines: the next tick there asks for
- * the grace period its callbacks wait for (rcu_data.requested says up to
- * which one it has), so unlinking and freeing on two CPUs shares no line
- * through RCU; a callback waits up to one tick longer.  A caller that needs "a full grace period from
+ * itself touches only its own CPU's lines: it does not even read gp_seq
+ * (which every grace period's start and end write); the next tick there
+ * stamps the callbacks queued since the last one and asks for the grace
+ * period they wait for (rcu_data.requested says up to which one it has),
+ * so unlinking and freeing on two CPUs shares no line through RCU; a
+ * callback waits up to one tick longer.  A caller that needs "a full grace period from
  * now" waits for gp_snap() = (gp_seq + 3) & ~1: the end of the next
  * grace period if none is running, of the one after if one is (the
  * running one may have started before the caller's update).
@@ -46,9 +48,13 @@
  * one tick of some CPU.
  *
  * Callbacks.  Each CPU has a FIFO list; call_rcu appends to the list of
- * the CPU it runs on, stamping the callback with gp_snap().  Stamps only
- * grow along a list (gp_seq only grows, and it is read under the list's
- * lock), so the ready callbacks are always a prefix.  CPU N's thread
+ * the CPU it runs on, unstamped.  The CPU's next tick stamps every
+ * unstamped callback with gp_snap() (a stamp read later than the
+ * callback's queueing is only safer: point 1), and rcu_barrier, which
+ * needs its stamp at once, stamps the whole list when it queues.  So the
+ * unstamped callbacks are a suffix of the list, stamps only grow along
+ * it (gp_seq only grows, and it is read under the list's lock), and the
+ * ready callbacks are always a prefix.  CPU N's thread
  * "rcu_cb/N", pinned there, invokes that prefix in order, each with
  * preemption disabled (a callback must not sleep: the validator reports
  * it).  rcu_barrier appends a callback of its own to every CPU's list and
@@ -60,10 +66,14 @@
  * reader that started before a grace period is waited for, and a reader
  * that starts after sees the update:
  *
- *   1. The updater's unlinking store precedes the grace period: call_rcu
- *      and synchronize_rcu read gp_seq after a full barrier (a locked
- *      instruction), and the grace period they wait for starts after that
- *      read: its qs_mask is set after it, under rcu_state.lock.
+ *   1. The updater's unlinking store precedes the grace period: a
+ *      callback's stamp and synchronize_rcu's target are read from gp_seq
+ *      after a full barrier (a locked instruction) that follows the
+ *      updater's store (the tick that stamps a callback runs on the CPU
+ *      that queued it, after it; rcu_barrier stamps another CPU's list
+ *      under its lock, which that CPU released after queueing), and the
+ *      grace period they wait for starts after that read: its qs_mask is
+ *      set after it, under rcu_state.lock.
  *   2. A CPU reports a quiescent state by clearing its bit under that
  *      lock, at a moment when it is outside every read side.  The lock is
  *      a full barrier: every load of its earlier read sides has completed.
@@ -124,8 +134,11 @@ static struct rcu_state {
 struct rcu_data {
 	struct spinlock cb_lock;
 	struct rcu_head *head, **tail;
+	struct rcu_head **unstamped;	/* the link to the first unstamped callback, or tail */
+	unsigned long n_unstamped; /* how many (atomic: the tick reads it unlocked) */
+	bool head_stamped;         /* head_gp is the first callback's (atomic) */
 	unsigned long head_gp;     /* the first callback's stamp (atomic) */
-	unsigned long tail_gp;     /* the last callback's stamp (atomic) */
+	unsigned long tail_gp;     /* the last stamped callback's stamp (atomic) */
 	unsigned long requested;   /* own CPU: the highest stamp its tick asked for */
 	unsigned long pending;     /* queued, not yet invoked (atomic) */
 	unsigned long invoked;     /* since boot (atomic) */
@@ -243,6 +256,7 @@ static void rcu_qs(void)
 static bool cb_ready(struct rcu_data *rd)
 {
 	return __atomic_load_n(&rd->pending, __ATOMIC_ACQUIRE) &&
+	       __atomic_load_n(&rd->head_stamped, __ATOMIC_ACQUIRE) &&
 	       gp_done(__atomic_load_n(&rd->head_gp, __ATOMIC_ACQUIRE));
 }
 
@@ -297,12 +311,20 @@ void rcu_idle_exit(void)
 		__atomic_exchange_n(&r->idle, 0, __ATOMIC_SEQ_CST);	/* xchg: point 3 */
 }
 
-/* Ask for the grace period this CPU's callbacks wait for, if its tick has
- * not yet (interrupts off).  Stamps only grow along a list, so the last
- * one covers all. */
+static unsigned long stamp_unstamped(struct rcu_data *rd);
+
+/* Stamp the callbacks queued here since the last tick, and ask for the
+ * grace period this CPU's callbacks wait for, if its tick has not yet
+ * (interrupts off).  Stamps only grow along a list, so the last one
+ * covers all. */
 static void request_queued(void)
 {
 	struct rcu_data *rd = &rcu_data[cpu_id()];
+	if (__atomic_load_n(&rd->n_unstamped, __ATOMIC_RELAXED)) {
+		spin_lock(&rd->cb_lock);	/* a full barrier before gp_snap: point 1 */
+		stamp_unstamped(rd);
+		spin_unlock(&rd->cb_lock);
+	}
 	unsigned long want = __atomic_load_n(&rd->tail_gp, __ATOMIC_RELAXED);
 	if (!__atomic_load_n(&rd->pending, __ATOMIC_ACQUIRE) || (long)(want - rd->requested) <= 0)
 		return;
@@ -334,19 +356,39 @@ void __rcu_read_unlock_special(void)
 
 /* ---- callbacks ------------------------------------------------------- */
 
-/* Append h to CPU cpu's list (interrupts off); returns its stamp. */
-static unsigned long enqueue(unsigned cpu, struct rcu_head *h)
+/* Stamp every unstamped callback on rd's list with gp_snap() (caller
+ * holds cb_lock: a full barrier before the read, point 1); returns the
+ * stamp. */
+static unsigned long stamp_unstamped(struct rcu_data *rd)
+{
+	spin_assert_held(&rd->cb_lock);
+	unsigned long stamp = gp_snap();
+	if (!rd->n_unstamped)
+		return stamp;
+	for (struct rcu_head *h = *rd->unstamped; h; h = h->next)
+		h->gp_seq = stamp;
+	if (!rd->head_stamped) {	/* the whole list was unstamped */
+		__atomic_store_n(&rd->head_gp, stamp, __ATOMIC_RELAXED);
+		__atomic_store_n(&rd->head_stamped, true, __ATOMIC_RELEASE);
+	}
+	__atomic_store_n(&rd->tail_gp, stamp, __ATOMIC_RELAXED);
+	rd->unstamped = rd->tail;
+	__atomic_store_n(&rd->n_unstamped, 0, __ATOMIC_RELAXED);
+	return stamp;
+}
+
+/* Append h to CPU cpu's list (interrupts off), unstamped; with stamp, the
+ * list is stamped at once and the stamp returned (else 0). */
+static unsigned long enqueue(unsigned cpu, struct rcu_head *h, bool stamp)
 {
 	struct rcu_data *rd = &rcu_data[cpu];
 
 	h->next = NULL;
-	spin_lock(&rd->cb_lock);	/* a full barrier before gp_snap: point 1 */
-	h->gp_seq = gp_snap();
+	spin_lock(&rd->cb_lock);
 	*rd->tail = h;
 	rd->tail = &h->next;
-	if (rd->head == h)
-		__atomic_store_n(&rd->head_gp, h->gp_seq, __ATOMIC_RELEASE);
-	__atomic_store_n(&rd->tail_gp, h->gp_seq, __ATOMIC_RELAXED);
+	__atomic_store_n(&rd->n_unstamped, rd->n_unstamped + 1, __ATOMIC_RELAXED);
+	unsigned long gp = stamp ? stamp_unstamped(rd) : 0;
 	/* An atomic add, though the lock is held: the callback thread counts
 	 * down without it, and rcu_barrier queues onto other CPUs' lists, so
 	 * a load and a store here could lose that thread's decrement, or it
@@ -354,7 +396,7 @@ static unsigned long enqueue(unsigned cpu, struct rcu_head *h)
 	 * false, and the callback, rcu_barrier's say, waits for ever). */
 	__atomic_fetch_add(&rd->pending, 1, __ATOMIC_RELEASE);
 	spin_unlock(&rd->cb_lock);
-	return h->gp_seq;
+	return gp;
 }
 
 /* Queue only: the tick of this CPU asks for the grace period. */
@@ -362,7 +404,7 @@ void call_rcu(struct rcu_head *head, rcu_callback_t func)
 {
 	head->func = func;
 	unsigned long flags = irq_save();	/* stay on this CPU */
-	enqueue(cpu_id(), head);
+	enqueue(cpu_id(), head, false);
 	irq_restore(flags);
 }
 
@@ -405,6 +447,19 @@ static void check_pending(struct rcu_data *rd, struct rcu_head *taken)
 	if (pending != n)
 		panic("rcu: CPU %ld's callback count is %lu but its lists hold %lu",
 		      (long)(rd - rcu_data), pending, n);
+	/* The stamped callbacks first, their stamps growing; then exactly
+	 * n_unstamped unstamped ones, starting at the link `unstamped`. */
+	struct rcu_head **link = &rd->head, *prev = NULL;
+	for (; link != rd->unstamped; prev = *link, link = &(*link)->next)
+		if (!*link || (prev && (long)((*link)->gp_seq - prev->gp_seq) < 0))
+			panic("rcu: CPU %ld's stamped callbacks are out of order or end early",
+			      (long)(rd - rcu_data));
+	n = 0;
+	for (; *link; link = &(*link)->next)
+		n++;
+	if (n != rd->n_unstamped || link != rd->tail || (rd->head_stamped != (rd->unstamped != &rd->head)))
+		panic("rcu: CPU %ld has %lu unstamped callbacks, counted %lu", (long)(rd - rcu_data),
+		      rd->n_unstamped, n);
 }
 
 static int cb_thread(void *arg)
@@ -416,12 +471,16 @@ static int cb_thread(void *arg)
 		/* Take the ready prefix. */
 		unsigned long flags = spin_lock_irqsave(&rd->cb_lock);
 		struct rcu_head *first = rd->head, **end = &rd->head;
-		while (*end && gp_done((*end)->gp_seq))
+		while (end != rd->unstamped && gp_done((*end)->gp_seq))
 			end = &(*end)->next;
 		rd->head = *end;
 		*end = NULL;
+		if (rd->unstamped == end)	/* that link left the list with the prefix */
+			rd->unstamped = &rd->head;
 		if (!rd->head)
 			rd->tail = &rd->head;
+		if (rd->unstamped == &rd->head)
+			__atomic_store_n(&rd->head_stamped, false, __ATOMIC_RELAXED);
 		else
 			__atomic_store_n(&rd->head_gp, rd->head->gp_seq, __ATOMIC_RELEASE);
 		check_pending(rd, first);
@@ -474,7 +533,7 @@ void rcu_barrier(void)
 		__atomic_fetch_add(&barrier_left, 1, __ATOMIC_ACQ_REL);
 		barrier_heads[i].func = barrier_callback;
 		unsigned long flags = irq_save();
-		target = enqueue(i, &barrier_heads[i]);	/* the latest stamp is the largest */
+		target = enqueue(i, &barrier_heads[i], true);	/* the latest stamp is the largest */
 		irq_restore(flags);
 	}
 	request_gp(target);
@@ -493,7 +552,7 @@ void rcu_init(void)
 	mutex_init(&barrier_mutex, "rcu_barrier");
 	for (unsigned i = 0; i < MAX_CPUS; i++) {
 		spin_init(&rcu_data[i].cb_lock, "rcu_data.cb_lock");
-		rcu_data[i].tail = &rcu_data[i].head;
+		rcu_data[i].tail = rcu_data[i].unstamped = &rcu_data[i].head;
 		wait_queue_init(&rcu_data[i].wq);
 	}
 }
