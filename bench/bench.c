@@ -261,7 +261,7 @@ void bench_modes_row(const struct bench_modes *m, unsigned t)
 		s.max, x.median, x.min, x.max, ratio / 1000, ratio % 1000 / 10,
 		ratio >= target ? "met" : "MISSED", fl_sh, fl_ex);
 	struct bench_rec rec;
-	bench_rec_begin(&rec, m->bench, "rate");
+	bench_rec_begin(&rec, m->bench, m->table);
 	bench_rec_u64(&rec, "threads", t);
 	if (m->latency_ms)
 		bench_rec_u64(&rec, "latency_ms", m->latency_ms);

@@ -86,6 +86,7 @@ struct bench_modes {
 	unsigned reps;              /* 1 .. BENCH_MODES_REPS */
 	bench_mode_once_fn *once;
 	void *arg;
+	const char *table;          /* the records' table: "rate" */
 };
 void bench_modes_header(const char *noun);   /* "lookups", "stats" */
 void bench_modes_row(const struct bench_modes *m, unsigned t);

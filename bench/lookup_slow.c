@@ -82,7 +82,7 @@ static void bench_lookup_slow(unsigned scale)
 	static struct slow_params p;
 	p = (struct slow_params){ scale ? 50 : 10, scale ? 4 : 1 };
 	struct bench_modes m = { "lookup_slow", "lookups_per_thread", p.k, p.latency_ms,
-				 scale ? SLOW_REPS : 1, slow_once, &p };
+				 scale ? SLOW_REPS : 1, slow_once, &p, "rate" };
 
 	kprintf("  L = %u ms sleep per lookup, K = %u lookups per thread, %u reps per mode\n",
 		p.latency_ms, p.k, m.reps);
