@@ -211,6 +211,13 @@ def cmd_test(args):
         check_kargs(args.light_kargs)
         light_kargs = f"{kargs} {args.light_kargs}"
         light_iso = make_iso(elf, light_kargs, BUILD / "iso-light", initrd)
+    # BIOS's lighter boots may differ again (a suite that must run at
+    # every CPU count once, but not under both firmwares).
+    bios_light_kargs, bios_light_iso = light_kargs, light_iso
+    if args.bios_light_kargs:
+        check_kargs(args.bios_light_kargs)
+        bios_light_kargs = f"{kargs} {args.bios_light_kargs}"
+        bios_light_iso = make_iso(elf, bios_light_kargs, BUILD / "iso-light-bios", initrd)
     # For the rerun hint: the same kernel files, if not the defaults.
     files = [] if elf.resolve() == DEFAULT_ELF.resolve() else ["--elf", show(elf)]
     files += ["--initrd", show(initrd)] if initrd else []
@@ -229,10 +236,12 @@ def cmd_test(args):
         cfg = Config(firmware, smp, args.machine, accel, args.mem, name)
         jobs.append((f"{number}/{len(matrix)}", cfg))
     full_smp = args.full_smp if args.full_smp is not None else args.smp
-    light = lambda cfg: cfg.firmware == "uefi" or cfg.smp not in full_smp
+    def boot_for(cfg):
+        if cfg.firmware == "uefi":
+            return light_iso, light_kargs
+        return (iso, kargs) if cfg.smp in full_smp else (bios_light_iso, bios_light_kargs)
     outcomes = run_matrix(jobs, lambda position, cfg: run_config(
-        position, cfg, light_iso if light(cfg) else iso,
-        light_kargs if light(cfg) else kargs, files, args.timeout, expected, scratch))
+        position, cfg, *boot_for(cfg), files, args.timeout, expected, scratch))
     failed = [o for o in outcomes if not o.ok]
     if expected is not None:
         if failed:
@@ -318,6 +327,9 @@ def build_parser():
     test.add_argument("--light-kargs", default="", metavar="ARGS",
                       help="more kernel arguments for the lighter boots: UEFI, and BIOS at a "
                            "CPU count not in --full-smp")
+    test.add_argument("--bios-light-kargs", default="", metavar="ARGS",
+                      help="instead of --light-kargs for the BIOS boots at a CPU count not in "
+                           "--full-smp")
     test.add_argument("--full-smp", type=smp_list, default=None, metavar="N[,N...]",
                       help="the CPU counts whose BIOS boots take no --light-kargs (default: all)")
     test.add_argument("--log-suffix", default="", metavar="SUFFIX",
