@@ -272,7 +272,7 @@ static int not_a_name(const struct last_name *last, int dot, int dotdot, int roo
 int sys_mkdir(const char *path, uint32_t mode)
 {
 	struct last_name last;
-	struct dentry *dir = path_parent(path, &last);
+	struct dentry *dir = path_parent_new(path, &last);
 	if (IS_ERR(dir))
 		return (int)PTR_ERR(dir);
 	int err = last.type != LAST_NORM ? -EEXIST :
@@ -363,7 +363,7 @@ int sys_mknod(const char *path, uint32_t mode, uint64_t dev)
 	if (err)
 		return err;
 	struct last_name last;
-	struct dentry *dir = path_parent(path, &last);
+	struct dentry *dir = path_parent_new(path, &last);
 	if (IS_ERR(dir))
 		return (int)PTR_ERR(dir);
 	err = new_name_error(dir, &last);
@@ -401,7 +401,7 @@ int sys_link(const char *oldpath, const char *newpath)
 	if (IS_ERR(old))
 		return (int)PTR_ERR(old);
 	struct last_name last;
-	struct dentry *dir = path_parent(newpath, &last);
+	struct dentry *dir = path_parent_new(newpath, &last);
 	int err = IS_ERR(dir) ? (int)PTR_ERR(dir) : new_name_error(dir, &last);
 	if (!err)
 		err = vfs_link(old, dir, last.name, last.len);

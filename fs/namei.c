@@ -862,14 +862,49 @@ static int path_lookupat(struct nameidata *nd, void *res)
 struct parent_walk {
 	struct dentry *dir;        /* out: the parent, with a reference */
 	struct last_name *last;    /* out: the last component */
+	bool new_name;             /* the caller makes it: -EEXIST if it exists */
 };
+
+/*
+ * Beyond Linux: whether nd->last (a plain name) is a positive dentry in
+ * nd->path, looked for in RCU mode.  Each call that makes a name fails
+ * with -EEXIST when it exists, after the walk's errors and before any
+ * other (Linux's filename_create and lookup_open: search permission on
+ * the directory, which link_path_walk checked for this last component
+ * too, comes first; write permission and a read-only filesystem come
+ * after).  A positive hashed dentry whose d_seq held is that answer at
+ * the instant it was read (the caller's rcu_check_error checks the
+ * parent's d_seq and mount_lock afterwards), with no reference taken, no
+ * lock and nothing written: so mkdir -p over existing directories and
+ * O_EXCL lock files that exist take no directory lock.  false: not
+ * there, or RCU mode cannot tell (a miss, a change): the caller locks
+ * the directory and looks.
+ */
+static bool exists_rcu(struct nameidata *nd)
+{
+	if (nd->last_type != LAST_NORM || nd->last_slash || nd->last.len > NAME_MAX)
+		return false;	/* each has its own error first */
+	d_hash_name(nd->path, &nd->last);
+	unsigned seq;
+	struct dentry *d = __d_lookup_rcu(nd->path, &nd->last, &seq);
+	if (!d)
+		return false;
+	bool positive = READ_ONCE(d->d_inode) != NULL;
+	race_window_on(d);	/* read, not yet checked: an unlink may run */
+	if (!positive || read_seqcount_retry(&d->d_seq, seq))
+		return false;
+	walk_stat(WALK_RCU_DONE);	/* unless rcu_check_error restarts it */
+	return true;
+}
 
 /* The walk to the parent of the last component, which it describes. */
 static int path_parentat(struct nameidata *nd, void *arg)
 {
 	struct parent_walk *pw = arg;
 	int err = link_path_walk(nd, nd->name);
-	if (!err && nd->rcu)
+	if (!err && nd->rcu && pw->new_name && exists_rcu(nd))
+		err = -EEXIST;	/* no reference: terminate_walk leaves the read side */
+	else if (!err && nd->rcu)
 		err = complete_walk(nd);
 	err = rcu_check_error(nd, err);
 	if (!err)
@@ -951,8 +986,15 @@ struct dentry *vfs_path_lookup(struct dentry *root, struct dentry *start, const 
 struct dentry *vfs_path_parent_lookup(struct dentry *root, struct dentry *start, const char *path,
 				      struct last_name *last)
 {
-	struct parent_walk pw = { NULL, last };
+	struct parent_walk pw = { NULL, last, false };
 	int err = walk_path(root, start, path, 0, path_parentat, &pw);
+	return err ? ERR_PTR(err) : pw.dir;
+}
+
+struct dentry *path_parent_new(const char *path, struct last_name *last)
+{
+	struct parent_walk pw = { NULL, last, true };
+	int err = walk_path(NULL, NULL, path, 0, path_parentat, &pw);
 	return err ? ERR_PTR(err) : pw.dir;
 }
 
@@ -1091,7 +1133,9 @@ static int path_openat(struct nameidata *nd, void *arg)
 {
 	struct open_walk *ow = arg;
 	int err = link_path_walk(nd, nd->name);
-	if (!err && nd->rcu)
+	if (!err && nd->rcu && (ow->flags & O_EXCL) && exists_rcu(nd))
+		err = -EEXIST;	/* as lookup_open would say, with nothing locked */
+	else if (!err && nd->rcu)
 		err = try_to_unlazy(nd, WALK_UNLAZY_CREATE);
 	err = rcu_check_error(nd, err);
 	if (err)

@@ -69,7 +69,7 @@ extern bool vfs_rcu_walk;
 /* How walks ended and why they left RCU mode (the shell's dcache command,
  * tests): sums over the CPUs' own counters. */
 enum walk_stat {
-	WALK_RCU_DONE,             /* ended in RCU mode, no reference taken (stat) */
+	WALK_RCU_DONE,             /* ended in RCU mode, no reference taken (stat, -EEXIST) */
 	WALK_RCU_REF,              /* ended in RCU mode, one reference taken */
 	WALK_UNLAZY_MISS,          /* left RCU mode: a name not in the dcache */
 	WALK_UNLAZY_LINK,          /* a symlink to follow */
@@ -88,6 +88,9 @@ void namei_walk_stats(uint64_t out[NR_WALK_STATS]);
  * component in *last (nothing looked up there). */
 struct dentry *path_lookup(const char *path, unsigned flags);
 struct dentry *path_parent(const char *path, struct last_name *last);
+/* The same for a call that makes the last component (mkdir, mknod, link's
+ * new name): -EEXIST at once if it exists, found without a lock. */
+struct dentry *path_parent_new(const char *path, struct last_name *last);
 /* fn(the inode path names, arg), for readers of attributes (stat): with no
  * reference at all when the walk stays in RCU mode, fn then running inside
  * the read side (it must not sleep and must only read; it may run twice,

@@ -250,11 +250,80 @@ static void leaving_rcu_mode_keeps_the_walks_root(void)
 	sandbox_leave(&box);
 }
 
+/*
+ * A call that makes a name finds it exists in RCU mode: -EEXIST with no
+ * lock taken.  The directory's i_rwsem is held exclusive here while
+ * another thread makes names that exist, through every such call: all
+ * must return (a thread that took the lock would wait for it).  A name
+ * that does not exist must wait, which shows the test would see a call
+ * that locks.  Waiting is counted in yields, never timed.
+ */
+struct exists_run {
+	bool done_existing, done_new;
+	int errs[7];
+};
+
+static int make_existing_names(void *arg)
+{
+	struct exists_run *r = arg;
+	int i = 0;
+	r->errs[i++] = sys_mkdir("d/f", 0755);
+	r->errs[i++] = sys_mkdir("d/s", 0755);
+	r->errs[i++] = sys_mknod("d/f", S_IFIFO | 0644, 0);
+	r->errs[i++] = sys_link("d/f", "d/s");
+	r->errs[i++] = sys_open("d/f", O_CREAT | O_EXCL | O_WRONLY, 0644);
+	r->errs[i++] = sys_open("d/s", O_CREAT | O_EXCL | O_WRONLY, 0644);	/* a link: it exists */
+	__atomic_store_n(&r->done_existing, true, __ATOMIC_RELEASE);
+	r->errs[i++] = sys_mkdir("d/new", 0755);
+	__atomic_store_n(&r->done_new, true, __ATOMIC_RELEASE);
+	return 0;
+}
+
+static bool yields_until(const bool *flag, unsigned n)
+{
+	for (unsigned i = 0; i < n && !__atomic_load_n(flag, __ATOMIC_ACQUIRE); i++)
+		yield();
+	return __atomic_load_n(flag, __ATOMIC_ACQUIRE);
+}
+
+static void existing_names_fail_without_a_lock(void)
+{
+	struct sandbox box;
+	sandbox_enter(&box, "rcuwalk-exists");
+	ASSERT_EQ(sys_mkdir("d", 0755), 0);
+	make_file("d/f");
+	ASSERT_EQ(sys_symlink("nowhere", "d/s"), 0);
+	struct kstat st;
+	ASSERT_EQ(sys_lstat("d/f", &st), 0);	/* cached */
+	ASSERT_EQ(sys_lstat("d/s", &st), 0);
+	struct dentry *d = path_lookup("d", 0);
+	ASSERT_FALSE(IS_ERR(d));
+	static struct exists_run r;
+	r = (struct exists_run){ 0 };
+	down_write(&d->d_inode->i_rwsem);
+	struct thread *t = thread_create("exists", make_existing_names, &r, THREAD_ANY_CPU);
+	ASSERT_NOT_NULL(t);
+	EXPECT_TRUE(yields_until(&r.done_existing, 10000));
+	EXPECT_FALSE(yields_until(&r.done_new, 100));	/* it must wait for the lock */
+	up_write(&d->d_inode->i_rwsem);
+	thread_join(t);
+	for (unsigned i = 0; i < 6; i++)
+		EXPECT_EQ(r.errs[i], -EEXIST);
+	EXPECT_EQ(r.errs[6], 0);
+	dput(d);
+	EXPECT_EQ(sys_rmdir("d/new"), 0);
+	EXPECT_EQ(sys_unlink("d/s"), 0);
+	EXPECT_EQ(sys_unlink("d/f"), 0);
+	EXPECT_EQ(sys_rmdir("d"), 0);
+	sandbox_leave(&box);
+}
+
 static const struct ktest_case rcuwalk_cases[] = {
 	KTEST_CASE(cached_stat_takes_no_reference),
 	KTEST_CASE(open_takes_one_reference_at_the_end),
 	KTEST_CASE(fallbacks_say_why),
 	KTEST_CASE(leaving_rcu_mode_keeps_the_walks_root),
+	KTEST_CASE(existing_names_fail_without_a_lock),
 };
 KTEST_SUITE(rcuwalk, rcuwalk_cases);
 
