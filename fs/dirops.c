@@ -284,11 +284,11 @@ int sys_mkdir(const char *path, uint32_t mode)
 int sys_rmdir(const char *path)
 {
 	struct last_name last;
-	struct dentry *dir = path_parent(path, &last);
+	struct dentry *dir = path_parent_old(path, &last);
 	if (IS_ERR(dir))
 		return (int)PTR_ERR(dir);
 	int err = last.type != LAST_NORM ? not_a_name(&last, -EINVAL, -ENOTEMPTY, -EBUSY) :
-		  vfs_rmdir(dir, last.name, last.len);
+		  IS_RDONLY(dir->d_inode) ? -EROFS : vfs_rmdir(dir, last.name, last.len);
 	dput(dir);
 	return err;
 }
@@ -308,12 +308,14 @@ static int slash_error(struct dentry *dir, const struct last_name *last, int if_
 int sys_unlink(const char *path)
 {
 	struct last_name last;
-	struct dentry *dir = path_parent(path, &last);
+	struct dentry *dir = path_parent_old(path, &last);
 	if (IS_ERR(dir))
 		return (int)PTR_ERR(dir);
 	int err;
 	if (last.type != LAST_NORM)
 		err = -EISDIR;
+	else if (IS_RDONLY(dir->d_inode))
+		err = -EROFS;	/* before the name is looked up, as Linux's mnt_want_write */
 	else if (last.slash)
 		err = slash_error(dir, &last, -EISDIR);
 	else

@@ -862,39 +862,54 @@ static int path_lookupat(struct nameidata *nd, void *res)
 struct parent_walk {
 	struct dentry *dir;        /* out: the parent, with a reference */
 	struct last_name *last;    /* out: the last component */
-	bool new_name;             /* the caller makes it: -EEXIST if it exists */
+	int settle;                /* what the caller fails on at once (below), or NAME_UNKNOWN */
 };
 
+enum { NAME_UNKNOWN, NAME_EXISTS, NAME_MISSING };	/* what last_rcu found */
+
 /*
- * Beyond Linux: whether nd->last (a plain name) is a positive dentry in
- * nd->path, looked for in RCU mode.  Each call that makes a name fails
- * with -EEXIST when it exists, after the walk's errors and before any
- * other (Linux's filename_create and lookup_open: search permission on
- * the directory, which link_path_walk checked for this last component
- * too, comes first; write permission and a read-only filesystem come
- * after).  A positive hashed dentry whose d_seq held is that answer at
- * the instant it was read (the caller's rcu_check_error checks the
- * parent's d_seq and mount_lock afterwards), with no reference taken, no
- * lock and nothing written: so mkdir -p over existing directories and
- * O_EXCL lock files that exist take no directory lock.  false: not
- * there, or RCU mode cannot tell (a miss, a change): the caller locks
- * the directory and looks.
+ * Beyond Linux: what nd->last (a plain name) is in nd->path, looked for
+ * in RCU mode.  A call that makes a name fails with -EEXIST when it
+ * exists, one that removes a name with -ENOENT when it does not, after
+ * the walk's errors and before any other (Linux's filename_create,
+ * lookup_open, do_unlinkat, do_rmdir: search permission on the
+ * directory, which link_path_walk checked for this last component too,
+ * comes first; for a removal a read-only filesystem too, which the
+ * caller tests).  A hashed dentry whose d_seq held is that answer at the
+ * instant it was read (the caller's rcu_check_error checks the parent's
+ * d_seq and mount_lock afterwards), with no reference taken, no lock and
+ * nothing written: so mkdir -p over existing directories, O_EXCL lock
+ * files that exist and rm -f of names that do not take no directory
+ * lock.  NAME_UNKNOWN: RCU mode cannot tell (a miss, a change, a name
+ * with an error of its own): the caller locks the directory and looks.
  */
-static bool exists_rcu(struct nameidata *nd)
+static int last_rcu(struct nameidata *nd)
 {
 	if (nd->last_type != LAST_NORM || nd->last_slash || nd->last.len > NAME_MAX)
-		return false;	/* each has its own error first */
+		return NAME_UNKNOWN;	/* each has its own error first */
 	d_hash_name(nd->path, &nd->last);
 	unsigned seq;
 	struct dentry *d = __d_lookup_rcu(nd->path, &nd->last, &seq);
 	if (!d)
-		return false;
+		return NAME_UNKNOWN;
 	bool positive = READ_ONCE(d->d_inode) != NULL;
-	race_window_on(d);	/* read, not yet checked: an unlink may run */
-	if (!positive || read_seqcount_retry(&d->d_seq, seq))
-		return false;
-	walk_stat(WALK_RCU_DONE);	/* unless rcu_check_error restarts it */
-	return true;
+	race_window_on(d);	/* read, not yet checked: a create or unlink may run */
+	if (read_seqcount_retry(&d->d_seq, seq))
+		return NAME_UNKNOWN;
+	return positive ? NAME_EXISTS : NAME_MISSING;
+}
+
+/* The error a call that settles on `settle` (the parent walk's) gets at
+ * once for nd->last, or 0 to lock and look.  Counted as a walk that ended
+ * in RCU mode, unless rcu_check_error then restarts it. */
+static int settle_last_rcu(struct nameidata *nd, int settle)
+{
+	if (settle == NAME_MISSING && (nd->path->d_sb->s_flags & SB_RDONLY))
+		return 0;	/* a removal: -EROFS comes before -ENOENT */
+	if (settle == NAME_UNKNOWN || last_rcu(nd) != settle)
+		return 0;
+	walk_stat(WALK_RCU_DONE);
+	return settle == NAME_EXISTS ? -EEXIST : -ENOENT;
 }
 
 /* The walk to the parent of the last component, which it describes. */
@@ -902,9 +917,9 @@ static int path_parentat(struct nameidata *nd, void *arg)
 {
 	struct parent_walk *pw = arg;
 	int err = link_path_walk(nd, nd->name);
-	if (!err && nd->rcu && pw->new_name && exists_rcu(nd))
-		err = -EEXIST;	/* no reference: terminate_walk leaves the read side */
-	else if (!err && nd->rcu)
+	if (!err && nd->rcu)
+		err = settle_last_rcu(nd, pw->settle);	/* no reference: terminate_walk leaves the read side */
+	if (!err && nd->rcu)
 		err = complete_walk(nd);
 	err = rcu_check_error(nd, err);
 	if (!err)
@@ -986,14 +1001,21 @@ struct dentry *vfs_path_lookup(struct dentry *root, struct dentry *start, const 
 struct dentry *vfs_path_parent_lookup(struct dentry *root, struct dentry *start, const char *path,
 				      struct last_name *last)
 {
-	struct parent_walk pw = { NULL, last, false };
+	struct parent_walk pw = { NULL, last, NAME_UNKNOWN };
 	int err = walk_path(root, start, path, 0, path_parentat, &pw);
 	return err ? ERR_PTR(err) : pw.dir;
 }
 
 struct dentry *path_parent_new(const char *path, struct last_name *last)
 {
-	struct parent_walk pw = { NULL, last, true };
+	struct parent_walk pw = { NULL, last, NAME_EXISTS };
+	int err = walk_path(NULL, NULL, path, 0, path_parentat, &pw);
+	return err ? ERR_PTR(err) : pw.dir;
+}
+
+struct dentry *path_parent_old(const char *path, struct last_name *last)
+{
+	struct parent_walk pw = { NULL, last, NAME_MISSING };
 	int err = walk_path(NULL, NULL, path, 0, path_parentat, &pw);
 	return err ? ERR_PTR(err) : pw.dir;
 }
@@ -1133,9 +1155,9 @@ static int path_openat(struct nameidata *nd, void *arg)
 {
 	struct open_walk *ow = arg;
 	int err = link_path_walk(nd, nd->name);
-	if (!err && nd->rcu && (ow->flags & O_EXCL) && exists_rcu(nd))
-		err = -EEXIST;	/* as lookup_open would say, with nothing locked */
-	else if (!err && nd->rcu)
+	if (!err && nd->rcu && (ow->flags & O_EXCL))
+		err = settle_last_rcu(nd, NAME_EXISTS);	/* as lookup_open would say */
+	if (!err && nd->rcu)
 		err = try_to_unlazy(nd, WALK_UNLAZY_CREATE);
 	err = rcu_check_error(nd, err);
 	if (err)

@@ -91,6 +91,9 @@ struct dentry *path_parent(const char *path, struct last_name *last);
 /* The same for a call that makes the last component (mkdir, mknod, link's
  * new name): -EEXIST at once if it exists, found without a lock. */
 struct dentry *path_parent_new(const char *path, struct last_name *last);
+/* And for one that removes it (unlink, rmdir): -ENOENT at once if it is
+ * missing (a negative dentry), on a filesystem that is not read-only. */
+struct dentry *path_parent_old(const char *path, struct last_name *last);
 /* fn(the inode path names, arg), for readers of attributes (stat): with no
  * reference at all when the walk stays in RCU mode, fn then running inside
  * the read side (it must not sleep and must only read; it may run twice,

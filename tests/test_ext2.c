@@ -65,6 +65,14 @@ static void listing_matches_host(void)
 	EXPECT_EQ(sys_mkdir("/ext2-tree/new", 0755), -EROFS);
 	EXPECT_EQ(sys_chmod("/ext2-tree/big", 0600), -EROFS);
 	EXPECT_EQ(sys_open("/ext2-tree/big", O_WRONLY, 0), -EROFS);
+	/* Linux's order: a name that exists is EEXIST even here (before the
+	 * write check), a removal is EROFS even of a missing name (before
+	 * the lookup), whatever the dcache already knows. */
+	struct kstat missing;
+	EXPECT_EQ(sys_stat("/ext2-tree/missing", &missing), -ENOENT);	/* a negative dentry */
+	EXPECT_EQ(sys_unlink("/ext2-tree/missing"), -EROFS);
+	EXPECT_EQ(sys_rmdir("/ext2-tree/missing"), -EROFS);
+	EXPECT_EQ(sys_mkdir("/ext2-tree/big", 0755), -EEXIST);
 	EXPECT_EQ(sys_umount("/ext2-tree"), 0);
 
 	/* Read-write now: the first change to the htree directory "many"

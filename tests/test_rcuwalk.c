@@ -251,16 +251,20 @@ static void leaving_rcu_mode_keeps_the_walks_root(void)
 }
 
 /*
- * A call that makes a name finds it exists in RCU mode: -EEXIST with no
+ * A call that makes a name finds it exists in RCU mode, one that removes
+ * a name finds it missing (a negative dentry): -EEXIST or -ENOENT with no
  * lock taken.  The directory's i_rwsem is held exclusive here while
- * another thread makes names that exist, through every such call: all
- * must return (a thread that took the lock would wait for it).  A name
- * that does not exist must wait, which shows the test would see a call
- * that locks.  Waiting is counted in yields, never timed.
+ * another thread makes names that exist and removes names that do not,
+ * through every such call: all must return (a thread that took the lock
+ * would wait for it).  A mkdir of a new name must wait, which shows the
+ * test would see a call that locks.  Waiting is counted in yields, never
+ * timed.
  */
+#define SETTLED 8
+
 struct exists_run {
 	bool done_existing, done_new;
-	int errs[7];
+	int errs[SETTLED + 1];
 };
 
 static int make_existing_names(void *arg)
@@ -273,6 +277,8 @@ static int make_existing_names(void *arg)
 	r->errs[i++] = sys_link("d/f", "d/s");
 	r->errs[i++] = sys_open("d/f", O_CREAT | O_EXCL | O_WRONLY, 0644);
 	r->errs[i++] = sys_open("d/s", O_CREAT | O_EXCL | O_WRONLY, 0644);	/* a link: it exists */
+	r->errs[i++] = sys_unlink("d/missing");
+	r->errs[i++] = sys_rmdir("d/missing");
 	__atomic_store_n(&r->done_existing, true, __ATOMIC_RELEASE);
 	r->errs[i++] = sys_mkdir("d/new", 0755);
 	__atomic_store_n(&r->done_new, true, __ATOMIC_RELEASE);
@@ -286,7 +292,7 @@ static bool yields_until(const bool *flag, unsigned n)
 	return __atomic_load_n(flag, __ATOMIC_ACQUIRE);
 }
 
-static void existing_names_fail_without_a_lock(void)
+static void settled_names_fail_without_a_lock(void)
 {
 	struct sandbox box;
 	sandbox_enter(&box, "rcuwalk-exists");
@@ -296,6 +302,7 @@ static void existing_names_fail_without_a_lock(void)
 	struct kstat st;
 	ASSERT_EQ(sys_lstat("d/f", &st), 0);	/* cached */
 	ASSERT_EQ(sys_lstat("d/s", &st), 0);
+	ASSERT_EQ(sys_lstat("d/missing", &st), -ENOENT);	/* a negative dentry */
 	struct dentry *d = path_lookup("d", 0);
 	ASSERT_FALSE(IS_ERR(d));
 	static struct exists_run r;
@@ -307,9 +314,9 @@ static void existing_names_fail_without_a_lock(void)
 	EXPECT_FALSE(yields_until(&r.done_new, 100));	/* it must wait for the lock */
 	up_write(&d->d_inode->i_rwsem);
 	thread_join(t);
-	for (unsigned i = 0; i < 6; i++)
-		EXPECT_EQ(r.errs[i], -EEXIST);
-	EXPECT_EQ(r.errs[6], 0);
+	for (unsigned i = 0; i < SETTLED; i++)
+		EXPECT_EQ(r.errs[i], i < 6 ? -EEXIST : -ENOENT);
+	EXPECT_EQ(r.errs[SETTLED], 0);
 	dput(d);
 	EXPECT_EQ(sys_rmdir("d/new"), 0);
 	EXPECT_EQ(sys_unlink("d/s"), 0);
@@ -323,7 +330,7 @@ static const struct ktest_case rcuwalk_cases[] = {
 	KTEST_CASE(open_takes_one_reference_at_the_end),
 	KTEST_CASE(fallbacks_say_why),
 	KTEST_CASE(leaving_rcu_mode_keeps_the_walks_root),
-	KTEST_CASE(existing_names_fail_without_a_lock),
+	KTEST_CASE(settled_names_fail_without_a_lock),
 };
 KTEST_SUITE(rcuwalk, rcuwalk_cases);
 
