@@ -833,6 +833,10 @@ void d_instantiate(struct dentry *d, struct inode *inode)
  * (d_lookup, and d_legitimize's count == 0 path) or already holds a
  * reference on d or a child of d (dget, dget_parent, the prune's walk
  * down), which counts.  A mount point is mounted with a reference held.
+ * The shrinker and the prune free only unused dentries, and d is held; d
+ * is hashed, so it is not in the in-lookup hash.  Negative, d stays live
+ * (dcache_live does not drop): the shrinker or a prune frees it later,
+ * as any negative dentry, and a create of its name reuses it.
  *
  * Caller holds d and its parent's i_rwsem exclusive, and not d's inode's
  * i_rwsem: the last iput of an unlinked inode may evict it, which takes

@@ -33,6 +33,7 @@
 #include "kernel/random.h"
 #include "kernel/string.h"
 #include "tests/sandbox.h"
+#include "tests/vfs_check.h"
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/percpu.h"
 
@@ -373,6 +374,7 @@ static void unlink_races_open(void)
 	EXPECT_EQ(r.errors, 0u);
 	EXPECT_EQ(r.wrong, 0u);
 	EXPECT_EQ(d_check_sb(r.dir->d_sb), 0u);
+	EXPECT_EQ(vfs_check_dentries("."), 0u);
 	dput(r.dir);
 	sandbox_leave(&s);
 }
