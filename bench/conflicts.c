@@ -417,7 +417,9 @@ static const struct conflict_pair pairs[] = {
 #define NPAIRS (sizeof(pairs) / sizeof(pairs[0]))
 
 /* Remove path and everything below it (only what exists is touched, so
- * no negative dentries are left for the next pair to meet). */
+ * no lookup leaves a negative dentry; the names removed turn negative in
+ * place, the directories' rmdir prunes those below them, and path's own,
+ * negative, is what the next pair's mkdir makes positive again). */
 static void remove_tree(char *path, size_t cap, unsigned depth)
 {
 	struct kstat st;

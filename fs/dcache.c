@@ -629,11 +629,13 @@ struct dentry *__d_lookup_rcu(const struct dentry *parent, const struct qstr *q,
 bool d_legitimize(struct dentry *d, unsigned seq)
 {
 	/* A count above 0 cannot reach 0 and be freed between our load and
-	 * the compare-and-swap: one CAS, no lock, when someone holds d. */
+	 * the compare-and-swap: one CAS, no lock, when someone holds d.  The
+	 * CAS is a full barrier (a locked instruction) before the d_seq check
+	 * below: d_delete's side of that pairing is explained there. */
 	int c = __atomic_load_n(&d->d_count, __ATOMIC_RELAXED);
 	bool got = false;
 	while (c > 0 && !got)
-		got = __atomic_compare_exchange_n(&d->d_count, &c, c + 1, false, __ATOMIC_ACQUIRE,
+		got = __atomic_compare_exchange_n(&d->d_count, &c, c + 1, false, __ATOMIC_SEQ_CST,
 						  __ATOMIC_RELAXED);
 	if (!got) {
 		/* Unused: alive while hashed, and the shrinker unhashes only
@@ -801,13 +803,72 @@ void d_instantiate(struct dentry *d, struct inode *inode)
 	spin_unlock(b);
 }
 
-void d_drop(struct dentry *d)
+/*
+ * After unlink or rmdir (Linux's d_delete): if the caller's reference is
+ * the only one, d becomes negative where it is (still hashed, its LRU
+ * place kept: no neighbour's line written) and its inode goes; else it
+ * is unhashed, and its holders keep a positive dentry nothing can find.
+ *
+ * "The only one" must stay true once decided, and one taker needs no
+ * lock: an RCU-walk's d_legitimize adds to a count above 0 with a CAS,
+ * then trusts d only if d_seq has not moved.  So we move d_seq first and
+ * read the count after, the two sides of Dekker's pattern:
+ *   1. d_seq goes odd (write_seqcount_begin, a plain store on x86);
+ *   2. a full barrier (a locked instruction: GCC's seq_cst fence is
+ *      "lock or $0" to the stack, as Linux's smp_mb): x86 may let a
+ *      later load pass an earlier store, and step 3 must not read the
+ *      count before step 1's store is visible to every CPU;
+ *   3. the count is read.
+ * d_legitimize does the mirror image: its CAS (a locked instruction,
+ * itself a full barrier on x86) adds to the count, then it reads d_seq.
+ * Each side stores, fences, then loads what the other stored, so at least
+ * one sees the other: we read count > 1 and only unhash (the walker then
+ * either keeps a positive, unhashed dentry, or fails its check and lets
+ * go), or the walker reads d_seq moved and lets go, whatever we do.
+ * Never both blind: never a walker that keeps d while it goes negative.
+ * Read the count before moving d_seq and a CAS can land in between and
+ * pass its check: an open file on a negative dentry (the test
+ * unlink_races_open in tests/test_dcache_races.c).
+ * Every other taker is excluded by the bucket lock held throughout
+ * (d_lookup, and d_legitimize's count == 0 path) or already holds a
+ * reference on d or a child of d (dget, dget_parent, the prune's walk
+ * down), which counts.  A mount point is mounted with a reference held.
+ * The shrinker and the prune free only unused dentries, and d is held; d
+ * is hashed, so it is not in the in-lookup hash.  Negative, d stays live
+ * (dcache_live does not drop): the shrinker or a prune frees it later,
+ * as any negative dentry, and a create of its name reuses it.
+ *
+ * Caller holds d and its parent's i_rwsem exclusive, and not d's inode's
+ * i_rwsem: the last iput of an unlinked inode may evict it, which takes
+ * it (ext2).
+ */
+void (*d_delete_hook)(struct dentry *d);
+
+void d_delete(struct dentry *d)
 {
-	race_window();	/* still hashed: lookups may take it now */
+	struct inode *inode = NULL;
+	race_window();	/* still positive and hashed: walks and lookups may take d */
 	struct spinlock *b = d_lock_bucket(d);
-	if (d->d_flags & DCACHE_HASHED)
-		__d_unhash(d);
+	write_seqcount_begin(&d->d_seq);	/* point 1 */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);	/* point 2: store-load barrier */
+	race_window();	/* deciding: a walk may be legitimizing d (a spin) */
+	if (d_delete_hook)
+		d_delete_hook(d);
+	int count = __atomic_load_n(&d->d_count, __ATOMIC_RELAXED);	/* point 3 */
+	BUG_ON(count < 1);
+	race_write_begin(d);	/* decided: walks on d now wait for the change */
+	if (count == 1) {
+		inode = d->d_inode;
+		__atomic_store_n(&d->d_inode, NULL, __ATOMIC_RELAXED);
+	} else if (d->d_flags & DCACHE_HASHED) {
+		d_assert_bucket_held(d, CHAIN_UNLOCKED);
+		hlist_del_rcu(&d->d_hash);
+		flag_clear(d, DCACHE_HASHED);
+	}
+	write_seqcount_end(&d->d_seq);
+	race_write_done(d);
 	spin_unlock(b);
+	iput(inode);
 }
 
 unsigned d_count_hashed(struct dentry *parent, const struct qstr *q)
@@ -938,8 +999,21 @@ static struct dentry *prune_climb(struct dentry *top, struct dentry *dir, unsign
 	return up;
 }
 
+/* Whether dir has no children now (as the first scan would find it). */
+static bool d_childless(struct dentry *dir)
+{
+	spin_lock(&dir->d_lock);
+	bool none = list_empty(&dir->d_subdirs);
+	spin_unlock(&dir->d_lock);
+	return none;
+}
+
 void d_prune_unused(struct dentry *top)
 {
+	/* Nothing below top (most rmdirs): done without taking a generation,
+	 * whose counter every prune writes. */
+	if (d_childless(top))
+		return;
 	uint32_t gen;
 	while ((gen = __atomic_add_fetch(&prune_gen, 1, __ATOMIC_RELAXED)) == 0)
 		;	/* 0 is what a new dentry has */

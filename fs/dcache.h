@@ -48,6 +48,16 @@
  *   d_count                atomic; above 1 it changes with no lock
  * The shrinker starts from the LRU, so it only trylocks buckets.
  *
+ * Removal (d_delete, after unlink and rmdir, Linux's contract): a dentry
+ * whose only reference is the remover's becomes negative in place,
+ * hashed and where it was on the LRU; one that others hold is unhashed,
+ * and stays positive for them.  "Only" is decided under the bucket lock
+ * with d_seq already moved and a full barrier before the count is read,
+ * because an RCU-walk takes a reference with no lock (d_legitimize: a
+ * CAS, then a d_seq check): see d_delete for the ordering.  So a dentry
+ * someone holds never loses its inode, and a dentry never gains a
+ * reference through an RCU-walk once d_delete has decided it is unused.
+ *
  * Unused dentries: a hashed dentry whose last reference goes stays in the
  * cache and joins the LRU of the CPU it is on (one list per CPU, as Linux
  * keeps one per NUMA node: two CPUs never share a list head).  It joins
@@ -271,8 +281,16 @@ void d_lookup_done(struct dentry *d);
 
 /* Give a hashed negative dentry its new inode (create, mkdir). */
 void d_instantiate(struct dentry *d, struct inode *inode);
-/* Unhash d: later lookups miss it and ask the filesystem (unlink). */
-void d_drop(struct dentry *d);
+/* After a name's removal (unlink, rmdir): d goes negative in place if the
+ * caller holds its only reference, else is unhashed (its holders keep it
+ * positive).  Caller holds d and its parent's i_rwsem exclusive, not its
+ * inode's (whose last iput may follow). */
+void d_delete(struct dentry *d);
+/* Tests only: called by d_delete between the two steps of its decision
+ * (d_seq moved, the count not yet read), under d's bucket lock, so that
+ * a test can hold it there while an RCU-walk legitimizes d.  NULL but in
+ * tests. */
+extern void (*d_delete_hook)(struct dentry *d);
 
 /*
  * Rename: d takes target's parent and name, and target (the dentry the

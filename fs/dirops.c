@@ -14,17 +14,22 @@
  * cached name needs no memory, as d_alloc_parallel looks first); the call
  * between checks and asks the filesystem.  A fast-path lookup (no
  * i_rwsem) needs no retry because of us: each change we make to the
- * dcache (d_instantiate, d_drop) is one step under the bucket lock its
- * d_lookup takes, so it
- * sees the name before or after, never half-changed.
+ * dcache (d_instantiate, d_delete) is one step under the bucket lock its
+ * d_lookup takes, so it sees the name before or after, never
+ * half-changed (an RCU-walk sees d_seq move).
  *
  * Every wait here is killable: -EINTR, with every lock and reference
  * given back, as if the call had not been made.
  *
  * Creation makes the hashed negative dentry positive in place
- * (d_instantiate); removal unhashes the dentry (d_drop), so that later
- * lookups miss and ask the filesystem, while threads still holding the
- * old dentry keep a consistent (if stale) view of it.
+ * (d_instantiate); removal (d_delete, as Linux's) makes it negative in
+ * place if no one else holds it, so that later lookups answer -ENOENT
+ * from the cache and a create reuses it, and otherwise unhashes it, so
+ * that later lookups miss and ask the filesystem while the threads
+ * holding the old dentry (an open file, say) keep a consistent, positive
+ * view of it.  d_delete comes after the victim's i_rwsem is released (the
+ * inode's last iput may evict it, which takes that lock) and before the
+ * directory's.
  *
  * Locking: beyond the directory's, unlink and link also take the inode
  * they change (subclass I_RWSEM_VICTIM), so a link cannot bring back a
@@ -202,8 +207,8 @@ int vfs_link(struct dentry *old, struct dentry *dir, const char *name, size_t le
  * The positive dentry of an existing name, dir locked (end_dirop gives
  * both back).  The caller then locks the victim inode, before it tests for a mount
  * point: mount sets DCACHE_MOUNTED under the mount point's own i_rwsem
- * and refuses an unhashed one, so no mount lands between that test and
- * d_drop.
+ * and refuses an unhashed one or a removed directory (IS_DEADDIR), so no
+ * mount lands after that test, even before d_delete.
  */
 static struct dentry *start_removing(struct dentry *dir, const char *name, size_t len)
 {
@@ -225,9 +230,9 @@ int vfs_unlink(struct dentry *dir, const char *name, size_t len)
 		err = -EINTR;
 	else if (!err) {
 		err = di->i_op->unlink(di, d);
-		if (!err)
-			d_drop(d);	/* later lookups miss and ask the filesystem */
 		up_write(&victim->i_rwsem);
+		if (!err)
+			d_delete(d);	/* negative in place, or unhashed if held */
 	}
 	end_dirop(dir, d);
 	return err;
@@ -249,11 +254,11 @@ int vfs_rmdir(struct dentry *dir, const char *name, size_t len)
 		err = -EINTR;
 	else if (!err) {
 		err = d_mountpoint(d) ? -EBUSY : di->i_op->rmdir(di, d);
-		if (!err) {
-			d_drop(d);
-			d_prune_unused(d);	/* its negative children: no use now */
-		}
+		if (!err)
+			d_prune_unused(d);	/* its negative children: no use now, and they hold d */
 		up_write(&victim->i_rwsem);
+		if (!err)
+			d_delete(d);
 	}
 	end_dirop(dir, d);
 	return err;

@@ -5,6 +5,7 @@
 #include "fs/dcache.h"
 #include "fs/fs.h"
 #include "kernel/panic.h"
+#include "kernel/kcsan.h"
 #include "kernel/lockdep.h"
 #include "kernel/slab.h"
 #include "kernel/string.h"
@@ -99,6 +100,10 @@ void fput(struct file *f)
 	if (left)
 		return;
 	race_window();	/* the file is gone; its dentry is still held */
+	/* Test builds: a held dentry keeps its inode (d_delete makes only an
+	 * unheld one negative), so an open file's dentry still names f_inode. */
+	if (CONFIG_LOCKDEP && READ_ONCE(f->f_dentry->d_inode) != f->f_inode)
+		panic("file: the dentry of open file '%s' lost its inode", f->f_dentry->d_name.name);
 	if (f->f_opened && f->f_inode->i_fop->release)
 		f->f_inode->i_fop->release(f->f_inode, f);	/* a FIFO's other side may wake */
 	dput(f->f_dentry);

@@ -135,6 +135,8 @@ int cmd_umount(struct sh_ctx *c, int argc, char **argv)
  * must stay 0.  Mount one with
  *
  *     mount -t slowfs latency=MS,names=N DIR
+ *
+ * (rw=1 lets unlink remove its names and create make them again.)
  */
 
 int cmd_slowfs(struct sh_ctx *c, int argc, char **argv)

@@ -12,19 +12,29 @@
  *  - ".." and getdents' ".." entry take the parent of a directory that a
  *    rename moves between two parents while the shrinker frees the unused
  *    one: the parent they get must be one of the two, alive.
+ *  - unlink's d_delete decides "no one else holds it: negative in place"
+ *    while RCU-walks of the name take references with no lock (an open
+ *    legitimizes the dentry it ends on): an open that succeeds must have a
+ *    file whose dentry is positive with the inode it opened, and the name
+ *    is never hashed twice.
  */
 #include "fs/dcache.h"
+#include "fs/file.h"
 #include "fs/fs.h"
 #include "fs/namei.h"
 #include "fs/syscalls.h"
+#include "fs/task_fs.h"
 #include "kernel/err.h"
 #include "kernel/errno.h"
+#include "kernel/kcsan.h"
 #include "kernel/kprintf.h"
 #include "kernel/ktest.h"
 #include "kernel/race.h"
 #include "kernel/random.h"
 #include "kernel/string.h"
 #include "tests/sandbox.h"
+#include "tests/vfs_check.h"
+#include "arch/x86_64/cpu.h"
 #include "arch/x86_64/percpu.h"
 
 #define MOVERS 4
@@ -212,8 +222,166 @@ static void dotdot_races_rename_and_shrinker(void)
 	sandbox_leave(&s);
 }
 
+/* ---- unlink's d_delete against lockless references --------------------- */
+
+#define VICTIMS 2
+
+struct unlink_race {
+	unsigned ops_per_cpu;
+	struct dentry *dir;         /* the sandbox's directory */
+	unsigned unlinks, creates, opens, stats, errors, wrong;
+};
+
+static void victim_name(char *buf, size_t n, unsigned k)
+{
+	snprintf(buf, n, "v%u", k);
+}
+
+/* Whether fd's file is on a positive dentry with the inode it opened (a
+ * dentry made negative under it, or given another inode, is not). */
+static bool file_dentry_holds(int fd)
+{
+	struct file *f = fget(fd);
+	if (!f)
+		return false;
+	struct inode *di = READ_ONCE(f->f_dentry->d_inode);
+	bool ok = f->f_inode && di == f->f_inode;
+	if (!ok)
+		kprintf("    # fd %d: file of '%s' has inode %p, its dentry %p\n", fd,
+			f->f_dentry->d_name.name, (void *)f->f_inode, (void *)di);
+	fput(f);
+	return ok;
+}
+
+/* No two hashed dentries of name k (the unlinker checks after each step). */
+static bool hashed_once_at_most(struct unlink_race *r, unsigned k)
+{
+	char name[8];
+	victim_name(name, sizeof(name), k);
+	struct qstr q = { name, (uint32_t)strlen(name), 0 };
+	d_hash_name(r->dir, &q);
+	return d_count_hashed(r->dir, &q) <= 1;
+}
+
+/* CPU 0 unlinks and creates the victims again; the others open them (an
+ * RCU-walk that ends with a reference) and stat them (one that takes
+ * none).  An opener checks its file at once and again after a window, in
+ * which the unlink that raced its open finishes; fput checks it too. */
+static void unlink_race_cpu(unsigned cpu, void *arg)
+{
+	struct unlink_race *r = arg;
+	struct prng p;
+	prng_seed(&p, ktest_seed() + cpu);
+	char name[8];
+	for (unsigned i = 0; i < r->ops_per_cpu; i++) {
+		unsigned k = (unsigned)prng_below(&p, VICTIMS);
+		victim_name(name, sizeof(name), k);
+		if (cpu == 0) {
+			int e = sys_unlink(name);
+			if (e == -ENOENT) {
+				int fd = sys_open(name, O_CREAT | O_EXCL | O_WRONLY, 0644);
+				e = fd < 0 ? fd : sys_close(fd);
+				__atomic_fetch_add(&r->creates, 1, __ATOMIC_RELAXED);
+			} else {
+				__atomic_fetch_add(&r->unlinks, 1, __ATOMIC_RELAXED);
+			}
+			if (e)
+				__atomic_fetch_add(&r->errors, 1, __ATOMIC_RELAXED);
+			if (!hashed_once_at_most(r, k))
+				__atomic_fetch_add(&r->wrong, 1, __ATOMIC_RELAXED);
+			continue;
+		}
+		if (prng_below(&p, 4) == 0) {
+			struct kstat st;
+			int e = sys_stat(name, &st);
+			if (e && e != -ENOENT)
+				__atomic_fetch_add(&r->errors, 1, __ATOMIC_RELAXED);
+			__atomic_fetch_add(&r->stats, 1, __ATOMIC_RELAXED);
+			continue;
+		}
+		int fd = sys_open(name, O_RDONLY, 0);
+		if (fd == -ENOENT)
+			continue;
+		if (fd < 0) {
+			__atomic_fetch_add(&r->errors, 1, __ATOMIC_RELAXED);
+			continue;
+		}
+		__atomic_fetch_add(&r->opens, 1, __ATOMIC_RELAXED);
+		bool ok = file_dentry_holds(fd);
+		race_window();	/* the unlink that raced the open ends here */
+		ok = file_dentry_holds(fd) && ok;
+		char c;
+		if (sys_read(fd, &c, 1) < 0)	/* an unlinked file stays readable */
+			ok = false;
+		if (!ok)
+			__atomic_fetch_add(&r->wrong, 1, __ATOMIC_RELAXED);
+		sys_close(fd);
+	}
+}
+
+/*
+ * d_delete's hook, between its two steps: spin (a count of pauses, never
+ * a clock) until a walk's compare-and-swap lands on the victim's count,
+ * then as long again for that walk's d_seq check.  The walks, which may
+ * only spin inside their read side, seldom reach the few instructions
+ * between d_delete's steps by themselves under TCG; held here, a walk
+ * that races the unlink lands between them in most runs.
+ */
+static struct dentry *unlink_race_dir;
+static unsigned unlink_race_met;	/* decisions a walk's reference landed in */
+
+static void hold_decision(struct dentry *d)
+{
+	if (d->d_parent != unlink_race_dir)
+		return;
+	int c = __atomic_load_n(&d->d_count, __ATOMIC_RELAXED);
+	unsigned n = 0;
+	while (n < (1u << 14) && __atomic_load_n(&d->d_count, __ATOMIC_RELAXED) == c) {
+		cpu_relax();
+		n++;
+	}
+	if (n < (1u << 14))
+		__atomic_fetch_add(&unlink_race_met, 1, __ATOMIC_RELAXED);
+	for (unsigned m = 0; m < n; m++)
+		cpu_relax();
+}
+
+static void unlink_races_open(void)
+{
+	struct sandbox s;
+	sandbox_enter(&s, "unlink-race");
+	char name[8];
+	for (unsigned k = 0; k < VICTIMS; k++) {
+		victim_name(name, sizeof(name), k);
+		int fd = sys_open(name, O_CREAT | O_WRONLY, 0644);
+		ASSERT_GE(fd, 0);
+		sys_close(fd);
+	}
+	static struct unlink_race r;
+	/* With one CPU there is only the unlinker: a token run. */
+	r = (struct unlink_race){ .ops_per_cpu = ktest_ops_per_cpu(ncpus == 1 ? 200 : 2000) };
+	r.dir = path_lookup(".", 0);
+	ASSERT_FALSE(IS_ERR(r.dir));
+	unlink_race_dir = r.dir;
+	unlink_race_met = 0;
+	d_delete_hook = hold_decision;
+	race_jitter_on(ktest_seed());
+	ktest_run_on_all_cpus(unlink_race_cpu, &r);
+	race_jitter_off();
+	d_delete_hook = NULL;
+	kprintf("    # %u unlinks (%u met a walk's reference), %u creates, %u opens, %u stats\n",
+		r.unlinks, unlink_race_met, r.creates, r.opens, r.stats);
+	EXPECT_EQ(r.errors, 0u);
+	EXPECT_EQ(r.wrong, 0u);
+	EXPECT_EQ(d_check_sb(r.dir->d_sb), 0u);
+	EXPECT_EQ(vfs_check_dentries("."), 0u);
+	dput(r.dir);
+	sandbox_leave(&s);
+}
+
 static const struct ktest_case dcache_race_cases[] = {
 	KTEST_CASE(dput_races_d_move),
 	KTEST_CASE(dotdot_races_rename_and_shrinker),
+	KTEST_CASE(unlink_races_open),
 };
 KTEST_SUITE(dcache_races, dcache_race_cases);

@@ -14,13 +14,19 @@
  *    overlaps another of the same name or comes after the name was hashed.
  *  - A lookup held (by slowfs_hold) between its d_add and the end of its
  *    lookup is never repeated by lookups that start in that window.
+ *  - After unlink the name's dentry is negative in place: a stat answers
+ *    from the cache, a create reuses it; unlinked while open, the open
+ *    file keeps a positive dentry and its data, and the name is gone.
  */
 #include "kernel/barrier.h"
 #include "kernel/ktest.h"
 #include "fs/dcache.h"
 #include "fs/fs.h"
 #include "fs/namei.h"
+#include "fs/file.h"
 #include "fs/slowfs/slowfs.h"
+#include "fs/syscalls.h"
+#include "fs/task_fs.h"
 #include "kernel/err.h"
 #include "kernel/errno.h"
 #include "kernel/kprintf.h"
@@ -30,6 +36,7 @@
 #include "kernel/string.h"
 #include "kernel/thread.h"
 #include "arch/x86_64/percpu.h"
+#include "tests/sandbox.h"
 
 #define MAX_T 64
 
@@ -453,6 +460,96 @@ static void lookup_waits_are_killable(void)
 	EXPECT_EQ(icache_live(), inodes0);
 }
 
+/* The dentry of name in dir, which may be negative, with no reference
+ * kept: only to compare (the test build's dentry quarantine keeps a freed
+ * dentry's address from coming back meanwhile). */
+static struct dentry *dentry_of(struct dentry *dir, const char *name)
+{
+	struct dentry *d = lookup_one_unlocked(dir, name, strlen(name));
+	if (IS_ERR(d))
+		return NULL;
+	dput(d);
+	return d;
+}
+
+static unsigned slowfs_calls_at(const char *dir)
+{
+	struct slowfs_stats c;
+	return slowfs_stats_at(dir, &c) ? ~0u : c.calls;
+}
+
+/*
+ * unlink with no one else holding the dentry makes it negative in place
+ * (d_delete, as Linux's): it stays hashed, a stat of the name answers
+ * -ENOENT without asking slowfs, and a create of the name makes that same
+ * dentry positive again.  Held elsewhere (an open file), it is unhashed
+ * instead: the file keeps a positive dentry with its inode, and a lookup
+ * of the name asks the filesystem, which says it is gone.
+ */
+static void unlink_leaves_a_negative_dentry(void)
+{
+	struct sandbox s;
+	sandbox_enter(&s, "unlink-negative");
+	ASSERT_EQ(sys_mkdir("sl", 0755), 0);
+	ASSERT_EQ(sys_mount("slowfs", "sl", "latency=0,names=4,rw=1"), 0);
+	struct dentry *dir = path_lookup("sl", 0);
+	ASSERT_FALSE(IS_ERR(dir));
+	struct kstat st;
+	ASSERT_EQ(sys_stat("sl/f0", &st), 0);
+	EXPECT_EQ(slowfs_calls_at("sl"), 1u);
+	struct dentry *d = dentry_of(dir, "f0");
+	ASSERT_NOT_NULL(d);
+	uint64_t live = dcache_live();
+
+	EXPECT_EQ(sys_unlink("sl/f0"), 0);
+	EXPECT_EQ(dcache_live(), live);	/* the same dentry, negative now */
+	if (EXPECT_EQ(dentry_of(dir, "f0"), d)) {	/* else d may be freed: not read */
+		EXPECT_NULL(d->d_inode);
+		EXPECT_FALSE(d_unhashed(d));
+	}
+	EXPECT_EQ(sys_stat("sl/f0", &st), -ENOENT);
+	EXPECT_EQ(slowfs_calls_at("sl"), 1u);	/* answered from the dcache */
+
+	int fd = sys_open("sl/f0", O_CREAT | O_EXCL | O_RDONLY, 0644);
+	ASSERT_GE(fd, 0);
+	EXPECT_EQ(sys_close(fd), 0);
+	EXPECT_EQ(dentry_of(dir, "f0"), d);	/* the negative dentry, made positive */
+	EXPECT_EQ(sys_stat("sl/f0", &st), 0);
+	EXPECT_TRUE(st.ino != 2);	/* a new inode, not the unlinked one */
+	EXPECT_EQ(slowfs_calls_at("sl"), 1u);
+
+	/* Unlinked while open: the file keeps its positive dentry. */
+	fd = sys_open("sl/f1", O_RDONLY, 0);
+	ASSERT_GE(fd, 0);
+	EXPECT_EQ(slowfs_calls_at("sl"), 2u);
+	EXPECT_EQ(sys_unlink("sl/f1"), 0);
+	struct file *f = fget(fd);
+	ASSERT_NOT_NULL(f);
+	EXPECT_TRUE(d_unhashed(f->f_dentry));
+	EXPECT_EQ(f->f_dentry->d_inode, f->f_inode);
+	EXPECT_EQ(f->f_inode->i_nlink, 0u);
+	fput(f);
+	EXPECT_EQ(sys_stat("sl/f1", &st), -ENOENT);
+	EXPECT_EQ(slowfs_calls_at("sl"), 3u);	/* unhashed: the filesystem was asked */
+	EXPECT_EQ(sys_fstat(fd, &st), 0);
+	EXPECT_EQ(st.nlink, 0u);
+	EXPECT_EQ(sys_close(fd), 0);
+	dput(dir);
+	EXPECT_EQ(sys_umount("sl"), 0);
+
+	/* The same on ramfs, whose files hold data: still readable. */
+	fd = sys_open("g", O_CREAT | O_RDWR, 0644);
+	ASSERT_GE(fd, 0);
+	EXPECT_EQ(sys_write(fd, "kept", 4), 4);
+	EXPECT_EQ(sys_unlink("g"), 0);
+	EXPECT_EQ(sys_stat("g", &st), -ENOENT);
+	char buf[8] = { 0 };
+	EXPECT_EQ(sys_pread(fd, buf, sizeof(buf), 0), 4);
+	EXPECT_EQ(memcmp(buf, "kept", 4), 0);
+	EXPECT_EQ(sys_close(fd), 0);
+	sandbox_leave(&s);
+}
+
 static const struct ktest_case lookup_cases[] = {
 	KTEST_CASE(same_name_looked_up_once),
 	KTEST_CASE(same_missing_name_looked_up_once),
@@ -463,5 +560,6 @@ static const struct ktest_case lookup_cases[] = {
 	KTEST_CASE(random_arrivals_ask_once_slow),
 	KTEST_CASE(lookup_in_window_after_d_add_not_repeated),
 	KTEST_CASE(lookup_waits_are_killable),
+	KTEST_CASE(unlink_leaves_a_negative_dentry),
 };
 KTEST_SUITE(lookup, lookup_cases);

@@ -1,7 +1,10 @@
 /*
- * slowfs.c: see slowfs.h.  Inode numbers: 1 the root, 2 + i for "f<i>".
+ * slowfs.c: see slowfs.h.  Inode numbers: 1 the root, 2 + i for "f<i>" as
+ * mounted, then 2 + nnames and up for the files create makes.
  * Locking: the counters are atomics; the gate and the hold are wait
- * queues.
+ * queues; ino_of_name and next_ino change under the root's i_rwsem held
+ * exclusive (unlink, create) and are read under it shared (lookup,
+ * readdir).
  */
 #include "fs/slowfs/slowfs.h"
 #include "fs/dcache.h"
@@ -10,6 +13,7 @@
 #include "kernel/errno.h"
 #include "fs/file.h"
 #include "fs/namei.h"
+#include "fs/permission.h"
 #include "fs/syscalls.h"
 #include "kernel/kprintf.h"
 #include "kernel/kmalloc.h"
@@ -23,6 +27,8 @@ struct slowfs {
 	struct slowfs_stats stats;
 	unsigned *calls_per_name;
 	unsigned *busy_per_name;        /* lookups of the name in slowfs now */
+	uint64_t *ino_of_name;          /* "f<i>"'s inode number; 0: removed */
+	uint64_t next_ino;              /* for the next create */
 	struct wait_queue_head gate_wq, hold_wq;
 };
 
@@ -106,8 +112,9 @@ static int slowfs_lookup(struct inode *dir, struct dentry *d)
 	if (fs->latency_ms)
 		sleep_ms(fs->latency_ms);
 	struct inode *inode = NULL;
-	if (!err && idx >= 0) {
-		inode = iget_locked(dir->i_sb, 2 + (uint64_t)idx);
+	uint64_t ino = idx >= 0 ? fs->ino_of_name[idx] : 0;
+	if (!err && ino) {
+		inode = iget_locked(dir->i_sb, ino);
 		if (!inode)
 			err = -ENOMEM;
 		else if (inode->i_state & I_NEW) {
@@ -153,14 +160,55 @@ static int slowfs_iterate(struct file *f, struct dir_context *ctx)
 	while (ctx->pos - 2 < fs->nnames) {
 		uint64_t i = ctx->pos - 2;
 		int len = snprintf(name, sizeof(name), "f%lu", i);
-		if (!ctx->emit(ctx, name, (unsigned)len, 2 + i, DT_REG))
+		if (fs->ino_of_name[i] && !ctx->emit(ctx, name, (unsigned)len, fs->ino_of_name[i], DT_REG))
 			return 0;
 		ctx->pos++;
 	}
 	return 0;
 }
 
+/* The VFS holds dir's and the victim's i_rwsem exclusive. */
+static int slowfs_unlink(struct inode *dir, struct dentry *d)
+{
+	struct slowfs *fs = dir->i_sb->s_fs_info;
+	long idx = name_index(fs, &d->d_name);
+	if (idx < 0 || !fs->ino_of_name[idx])
+		return -ENOENT;
+	fs->ino_of_name[idx] = 0;
+	__atomic_store_n(&d->d_inode->i_nlink, 0, __ATOMIC_RELEASE);	/* evicted at its last iput */
+	inode_touch(d->d_inode, T_CTIME);
+	return 0;
+}
+
+/* A new file under a removed name "f<i>" (no other name can be made):
+ * a new inode, as a disk filesystem would give.  dir is locked exclusive. */
+static int slowfs_create(struct inode *dir, struct dentry *d, uint32_t mode)
+{
+	struct slowfs *fs = dir->i_sb->s_fs_info;
+	long idx = name_index(fs, &d->d_name);
+	if (idx < 0)
+		return -EPERM;
+	if (fs->ino_of_name[idx])
+		return -EEXIST;
+	struct inode *inode = iget_locked(dir->i_sb, fs->next_ino);
+	if (!inode)
+		return -ENOMEM;
+	inode_init_new(inode, S_IFREG | (mode & S_IALLUGO));
+	inode_init_owner(inode, dir);
+	inode->i_op = &slowfs_file_ops;
+	unlock_new_inode(inode);
+	fs->ino_of_name[idx] = fs->next_ino++;
+	d_instantiate(d, inode);	/* the dentry takes our reference */
+	return 0;
+}
+
 static const struct inode_operations slowfs_dir_ops = { .lookup = slowfs_lookup };
+/* Mounted with rw=1: names can also be removed and made again. */
+static const struct inode_operations slowfs_rw_dir_ops = {
+	.lookup = slowfs_lookup,
+	.create = slowfs_create,
+	.unlink = slowfs_unlink,
+};
 static const struct file_operations slowfs_dir_fops = { .iterate = slowfs_iterate };
 
 struct super_block *slowfs_mount(unsigned latency_ms, unsigned nnames, unsigned gate)
@@ -169,11 +217,15 @@ struct super_block *slowfs_mount(unsigned latency_ms, unsigned nnames, unsigned 
 	struct slowfs *fs = kzalloc(sizeof(*fs));
 	unsigned *calls = kcalloc(nnames ? nnames : 1, sizeof(unsigned));
 	unsigned *busy = kcalloc(nnames ? nnames : 1, sizeof(unsigned));
+	uint64_t *inos = kcalloc(nnames ? nnames : 1, sizeof(uint64_t));
 	struct inode *root = sb ? iget_locked(sb, 1) : NULL;
-	if (!sb || !fs || !calls || !busy || !root)
+	if (!sb || !fs || !calls || !busy || !inos || !root)
 		goto fail;
 	*fs = (struct slowfs){ .latency_ms = latency_ms, .nnames = nnames, .gate = gate,
-			       .calls_per_name = calls, .busy_per_name = busy };
+			       .calls_per_name = calls, .busy_per_name = busy, .ino_of_name = inos,
+			       .next_ino = 2 + (uint64_t)nnames };
+	for (unsigned i = 0; i < nnames; i++)
+		inos[i] = 2 + i;
 	wait_queue_init(&fs->gate_wq);
 	wait_queue_init(&fs->hold_wq);
 	inode_init_new(root, S_IFDIR | 0755);
@@ -190,6 +242,7 @@ struct super_block *slowfs_mount(unsigned latency_ms, unsigned nnames, unsigned 
 fail:
 	if (root)
 		iget_failed(root);	/* freed now: the sb goes too */
+	kfree(inos);
 	kfree(busy);
 	kfree(calls);
 	kfree(fs);
@@ -205,6 +258,7 @@ void slowfs_unmount(struct super_block *sb)
 	icache_evict_sb(sb);	/* the root and files' inodes, unused now */
 	kfree(fs->calls_per_name);
 	kfree(fs->busy_per_name);
+	kfree(fs->ino_of_name);
 	kfree(fs);
 	kfree(sb);
 }
@@ -244,12 +298,13 @@ unsigned slowfs_calls_for(struct super_block *sb, unsigned index)
 	return index < fs->nnames ? __atomic_load_n(&fs->calls_per_name[index], __ATOMIC_ACQUIRE) : 0;
 }
 
-/* Mount options: latency=MS, names=N, gate=G (comma separated). */
-static int parse_option(const char *opt, size_t len, unsigned *latency, unsigned *names, unsigned *gate)
+/* Mount options: latency=MS, names=N, gate=G, rw=0|1 (comma separated). */
+static int parse_option(const char *opt, size_t len, unsigned *latency, unsigned *names, unsigned *gate,
+			unsigned *rw)
 {
-	static const char *const keys[] = { "latency=", "names=", "gate=" };
-	unsigned *vals[] = { latency, names, gate };
-	for (unsigned k = 0; k < 3; k++) {
+	static const char *const keys[] = { "latency=", "names=", "gate=", "rw=" };
+	unsigned *vals[] = { latency, names, gate, rw };
+	for (unsigned k = 0; k < 4; k++) {
 		size_t kl = strlen(keys[k]);
 		if (len <= kl || strncmp(opt, keys[k], kl) != 0)
 			continue;
@@ -270,20 +325,22 @@ static struct super_block *slowfs_type_mount(struct block_device *bdev, unsigned
 {
 	(void)bdev;
 	(void)flags;
-	unsigned latency = 0, names = 16, gate = 0;
+	unsigned latency = 0, names = 16, gate = 0, rw = 0;
 	const char *p = options;
 	while (p && *p) {
 		const char *end = strchr(p, ',');
 		size_t len = end ? (size_t)(end - p) : strlen(p);
-		if (parse_option(p, len, &latency, &names, &gate)) {
-			kprintf("slowfs: bad option '%.*s' (latency=MS, names=N, gate=G)\n", (int)len, p);
+		if (parse_option(p, len, &latency, &names, &gate, &rw)) {
+			kprintf("slowfs: bad option '%.*s' (latency=MS, names=N, gate=G, rw=0|1)\n", (int)len, p);
 			return ERR_PTR(-EINVAL);
 		}
 		p = end ? end + 1 : NULL;
 	}
-	if (names > 10000000)
+	if (names > 10000000 || rw > 1)
 		return ERR_PTR(-EINVAL);
 	struct super_block *sb = slowfs_mount(latency, names, gate);
+	if (sb && rw)
+		sb->s_root->d_inode->i_op = &slowfs_rw_dir_ops;	/* not yet mounted: no one else sees it */
 	return sb ? sb : ERR_PTR(-ENOMEM);
 }
 

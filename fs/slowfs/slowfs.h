@@ -2,7 +2,9 @@
  * slowfs.h: a filesystem for watching parallel lookups.
  *
  * Its root directory holds `nnames` synthetic files "f0".."f<n-1>"; every
- * other name does not exist.  Each lookup sleeps `latency_ms`, and slowfs
+ * other name does not exist.  Mounted with rw=1, unlink removes a name
+ * and create makes it again (a new inode); no other name can be created
+ * (-EPERM).  Otherwise its names cannot change (-EPERM).  Each lookup sleeps `latency_ms`, and slowfs
  * counts lookups per name and the most in flight at once.  With `gate`
  * set, a lookup also waits (sleeping, killably: a killed lookup fails with
  * -EINTR) until `gate` lookups are in flight together, so a test can prove
@@ -41,7 +43,7 @@ struct slowfs_stats {
 	unsigned held;              /* lookups stopped after d_add by slowfs_hold */
 };
 
-int slowfs_register(void);         /* boot: mountable as "slowfs" with latency=,names=,gate= */
+int slowfs_register(void);         /* boot: mountable as "slowfs" with latency=,names=,gate=,rw= */
 /* The counters of the slowfs mounted at (or containing) path dir. */
 int slowfs_stats_at(const char *dir, struct slowfs_stats *out);
 struct super_block *slowfs_mount(unsigned latency_ms, unsigned nnames, unsigned gate);
