@@ -141,17 +141,32 @@ static void trylock_fails_while_held(void)
 struct long_hold {
 	struct spinlock *l;
 	volatile bool held, waiter_ready;
+	uint64_t traces;           /* remote traces before the case */
 };
 
-/* Hold the lock for 300 ms once the waiter is about to spin on it. */
+/*
+ * Hold the lock until the waiter's report has fetched this CPU's
+ * backtrace (more than the 100 ms threshold of spinning by the waiter's
+ * own clock, however late its vCPU runs), or alone for 300 ms; so the
+ * hold is reported too, as long as the wait was.  A fixed 300 ms hold
+ * was not enough on a loaded host: the waiter's vCPU could start its
+ * clock late and see under 100 ms of it.  60 s only keeps a broken
+ * watchdog from hanging the case (the counts then fail it).
+ */
 static int hold_long(void *p)
 {
 	struct long_hold *h = p;
 	spin_lock(h->l);
 	h->held = true;
-	while (ncpus > 1 && !h->waiter_ready)
-		cpu_relax();
-	delay_us(300000);
+	if (ncpus == 1) {
+		delay_us(300000);
+	} else {
+		while (!h->waiter_ready)
+			cpu_relax();
+		uint64_t give_up = rdtsc() + 60000 * tsc_khz;
+		while (spin_watchdog_remote_traces() == h->traces && rdtsc() < give_up)
+			cpu_relax();
+	}
 	spin_unlock(h->l);
 	return 0;
 }
@@ -167,12 +182,12 @@ static int wait_on_it(void *p)
 	return 0;
 }
 
-/* With the threshold at 100 ms, a 300 ms hold and the wait for it are
- * both reported, the wait with the holder's backtrace (fetched by NMI). */
+/* With the threshold at 100 ms, a long hold and the wait for it are both
+ * reported, the wait with the holder's backtrace (fetched by NMI). */
 static void watchdog_reports_long_waits_and_holds(void)
 {
 	static struct spinlock l;
-	struct long_hold h = { &l, false, false };
+	struct long_hold h = { &l, false, false, spin_watchdog_remote_traces() };
 
 	if (!CONFIG_LOCKDEP)
 		ktest_skip("the watchdog is in debug builds (LOCKDEP=1)");
