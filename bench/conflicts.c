@@ -114,6 +114,7 @@ uint64_t conflict_side_enter(unsigned i)
 		current->side_setup(i);
 	kmem_cache_settle_cpu();
 	page_settle_cpu();
+	dcache_lru_settle_cpu();
 	__atomic_fetch_add(&set_up, 1, __ATOMIC_ACQ_REL);
 	while (__atomic_load_n(&set_up, __ATOMIC_ACQUIRE) != current->sides ||
 	       __atomic_load_n(&turn, __ATOMIC_ACQUIRE) != i)

@@ -88,11 +88,25 @@ static uint64_t dcache_mask;	/* chains - 1 */
 static struct bucket in_lookup_table[IN_LOOKUP_BUCKETS];
 static struct wait_queue_head lookup_wqs[LOOKUP_WQS];
 static struct kmem_cache *dentry_cache;
-/* The LRU of unused dentries, one list per CPU (see dcache.h). */
+/*
+ * The LRU of unused dentries, one list per CPU (see dcache.h).  A dentry
+ * joining it goes into the CPU's batch first, and the batch joins the
+ * list when it is full or the shrinker looks (Linux batches its page
+ * LRU the same way, in pagevecs): joining the list writes the link of
+ * the dentry at its tail, which sits in line 2 beside that dentry's
+ * d_count, so two CPUs making files in two directories would share the
+ * line of whichever dentry the last join left at the tail.  A batched
+ * dentry's d_lru holds LRU_BATCHED in both links, so it reads as listed
+ * (on_lru) and no neighbour's link names it.
+ */
+#define LRU_BATCH 15
+#define LRU_BATCHED ((struct list_head *)0x1b1b)	/* never an address */
 struct dentry_lru {
 	struct spinlock lock;
 	struct list_head list;     /* oldest first */
-	uint64_t len;              /* lock; read without it by the shrinker and stats */
+	uint64_t len;              /* lock; listed and batched; read without it by the shrinker and stats */
+	unsigned nbatch;           /* lock */
+	struct dentry *batch[LRU_BATCH];	/* lock: joined, not yet on list, oldest first */
 } __attribute__((aligned(64)));
 static struct dentry_lru lrus[MAX_CPUS];
 /* Dentries allocated and not yet handed to d_kill's grace period: what
@@ -402,27 +416,61 @@ static uint32_t lru_now(void)
 	return (uint32_t)(ktime_ns() >> 20);
 }
 
-/* d joins the tail of this CPU's list; the caller holds d's bucket lock. */
+/* Put l's batch at the tail of its list, oldest first.  Caller holds
+ * l's lock (a batched dentry's links change under it alone, as a
+ * neighbour's do: between two ways of being listed). */
+static void lru_flush_batch(struct dentry_lru *l)
+{
+	spin_assert_held(&l->lock);
+	for (unsigned i = 0; i < l->nbatch; i++)
+		list_add_tail(&l->batch[i]->d_lru, &l->list);
+	l->nbatch = 0;
+}
+
+/* d joins this CPU's LRU (its batch); the caller holds d's bucket lock. */
 static void d_lru_add(struct dentry *d)
 {
 	spin_assert_held(d_bucket(d->d_name.hash));
 	unsigned cpu = cpu_id();	/* a move to another CPU now only costs locality */
 	struct dentry_lru *l = &lrus[cpu];
 	spin_lock(&l->lock);
-	list_add_tail(&d->d_lru, &l->list);
+	if (l->nbatch == LRU_BATCH)
+		lru_flush_batch(l);
+	l->batch[l->nbatch++] = d;
+	d->d_lru.next = d->d_lru.prev = LRU_BATCHED;
 	d->d_lru_cpu = cpu;
 	d->d_lru_stamp = lru_now();
 	__atomic_store_n(&l->len, l->len + 1, __ATOMIC_RELAXED);
 	spin_unlock(&l->lock);
 }
 
-/* Take d off its list.  Caller holds the list's lock and d's bucket lock. */
+/* Take d off its list or batch.  Caller holds the list's lock and d's
+ * bucket lock. */
 static void __d_lru_del(struct dentry_lru *l, struct dentry *d)
 {
 	spin_assert_held(&l->lock);
 	spin_assert_held(d_bucket(d->d_name.hash));
-	list_del(&d->d_lru);
+	if (d->d_lru.next == LRU_BATCHED) {
+		unsigned i = 0;
+		while (l->batch[i] != d)
+			i++;	/* it is there: its list's lock is held */
+		memmove(&l->batch[i], &l->batch[i + 1], (l->nbatch - i - 1) * sizeof(l->batch[0]));
+		l->nbatch--;
+		list_init(&d->d_lru);
+	} else {
+		list_del(&d->d_lru);
+	}
 	__atomic_store_n(&l->len, l->len - 1, __ATOMIC_RELAXED);
+}
+
+void dcache_lru_settle_cpu(void)
+{
+	unsigned long flags = irq_save();	/* stay on this CPU */
+	struct dentry_lru *l = &lrus[cpu_id()];
+	spin_lock(&l->lock);
+	lru_flush_batch(l);
+	spin_unlock(&l->lock);
+	irq_restore(flags);
 }
 
 /*
@@ -1123,6 +1171,7 @@ static struct dentry_lru *oldest_lru(void)
 		if (!__atomic_load_n(&l->len, __ATOMIC_RELAXED))
 			continue;
 		spin_lock(&l->lock);
+		lru_flush_batch(l);	/* the shrinker sees every unused dentry */
 		if (!list_empty(&l->list)) {
 			uint32_t stamp = list_first_entry(&l->list, struct dentry, d_lru)->d_lru_stamp;
 			if (!best || (int32_t)(stamp - best_stamp) < 0) {
@@ -1200,6 +1249,13 @@ unsigned d_check_lru(void)
 			}
 			n++;
 		}
+		for (unsigned i = 0; i < l->nbatch; i++, n++)
+			if (l->batch[i]->d_lru_cpu != cpu || l->batch[i]->d_lru.next != LRU_BATCHED) {
+				kprintf("dcache: '%s' is in CPU %u's LRU batch but says %u, %p\n",
+					l->batch[i]->d_name.name, cpu, l->batch[i]->d_lru_cpu,
+					(void *)l->batch[i]->d_lru.next);
+				bad++;
+			}
 		if (n != l->len) {
 			kprintf("dcache: CPU %u's LRU holds %lu dentries but counts %lu\n", cpu, n, l->len);
 			bad++;

@@ -42,9 +42,11 @@
  *                          dget_parent and d_name for d_path (d_move holds
  *                          the moved dentries' d_locks too)
  *   mount_lock             DCACHE_MOUNTED (fs/mount.c)
- *   dentry LRU lock        one CPU's LRU list of unused dentries; d_lru
- *                          changes only under both it and the dentry's
- *                          bucket lock
+ *   dentry LRU lock        one CPU's LRU list of unused dentries and its
+ *                          batch of dentries joining it; d_lru changes
+ *                          only under both it and the dentry's bucket
+ *                          lock (a neighbour's, or a batched dentry's as
+ *                          the batch joins the list, under it alone)
  *   d_count                atomic; above 1 it changes with no lock
  * The shrinker starts from the LRU, so it only trylocks buckets.
  *
@@ -65,8 +67,11 @@
  * is not already), and the shrinker, which takes the oldest head of all the
  * lists, gives a referenced dentry a second chance at its list's tail and
  * drops from the LRU any it finds in use, to be queued again when they
- * are next unused (Linux's lazy LRU).  A dentry's children hold references on it, so
- * an unused dentry never has children.
+ * are next unused (Linux's lazy LRU).  Joining goes through a per-CPU
+ * batch of 15 that joins the list when full or when the shrinker looks
+ * (Linux's pagevecs for pages), so that a join does not write the link
+ * of the dentry at the list's tail, beside its d_count.  A dentry's
+ * children hold references on it, so an unused dentry never has children.
  */
 #ifndef FS_DCACHE_H
 #define FS_DCACHE_H
@@ -183,6 +188,10 @@ struct dcache_stats {
 void dcache_get_stats(struct dcache_stats *s);
 /* Free up to nr unused dentries, oldest first; returns how many. */
 unsigned dcache_shrink(unsigned nr);
+/* Put this CPU's batch of dentries joining the LRU on its list (the
+ * conflict tracer's sides start from an empty batch, as from settled
+ * slab magazines). */
+void dcache_lru_settle_cpu(void);
 /* Call fn on each child of dir, under dir's d_lock (fn must not sleep). */
 void d_for_each_child(struct dentry *dir, void (*fn)(struct dentry *child, void *arg), void *arg);
 
