@@ -1433,6 +1433,10 @@ static void lock_children(struct dentry *a, struct dentry *b)
  * that a path walk elsewhere reads.  Two moves that skip rename_lock run
  * in two directories (each parent's i_rwsem is held exclusive), and take
  * their bucket pairs in address order.
+ *
+ * A negative target that only the caller holds (a rename to a new name)
+ * ends hashed under d's old name, a negative dentry for the name that is
+ * gone; any other target ends unhashed, as in Linux.
  */
 void d_move(struct dentry *d, struct dentry *target)
 {
@@ -1452,13 +1456,26 @@ void d_move(struct dentry *d, struct dentry *target)
 	lock_children(d, target);	/* their d_parent changes: see dget_parent */
 	write_seqcount_begin(&d->d_seq);
 	write_seqcount_begin(&target->d_seq);
+	/* A negative target only the caller holds takes d's old name and
+	 * stays hashed: the old name is missing now, and its next lookup
+	 * finds that without the filesystem (as d_delete leaves an unlinked
+	 * name).  It is not freed either, which would write its LRU and
+	 * sibling neighbours.  "Only" as d_delete decides it: d_seq moved,
+	 * a full barrier, then the count, against d_legitimize's CAS. */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	bool keep = (target->d_flags & DCACHE_HASHED) && !target->d_inode &&
+		    __atomic_load_n(&target->d_count, __ATOMIC_RELAXED) == 1;
 
 	if (d->d_flags & DCACHE_HASHED) {
 		d_assert_bucket_held(d, CHAIN_UNLOCKED);
 		hlist_del_rcu(&d->d_hash);
 	}
-	if (target->d_flags & DCACHE_HASHED)
+	if (keep) {
+		d_assert_bucket_held(target, CHAIN_UNLOCKED);
+		hlist_del_rcu(&target->d_hash);
+	} else if (target->d_flags & DCACHE_HASHED) {
 		__d_unhash(target);
+	}
 	swap_names(d, target);
 	race_window();	/* names swapped, parents not yet: a spin, locks held */
 	/* Each held a reference on its parent; they trade parents and so
@@ -1474,6 +1491,8 @@ void d_move(struct dentry *d, struct dentry *target)
 	d_assert_bucket_held(d, CHAIN_UNLOCKED);
 	hlist_add_head_rcu(&d->d_hash, d_chain(d->d_name.hash));	/* d's new name's chain */
 	flag_set(d, DCACHE_HASHED);
+	if (keep)
+		hlist_add_head_rcu(&target->d_hash, d_chain(target->d_name.hash));	/* d's old one's */
 	write_seqcount_end(&target->d_seq);
 	write_seqcount_end(&d->d_seq);
 	race_write_done(d);

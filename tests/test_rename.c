@@ -230,6 +230,64 @@ static void cached_names_need_no_memory(void)
 	sandbox_leave(&s);
 }
 
+/* The dentry hashed under name in dir, if any (no reference kept: the
+ * caller's sandbox holds the tree still), and how many are. */
+static struct dentry *hashed_in(struct dentry *dir, const char *name, unsigned *n)
+{
+	struct qstr q = { name, (uint32_t)strlen(name), 0 };
+	d_hash_name(dir, &q);
+	*n = d_count_hashed(dir, &q);
+	struct dentry *d = d_lookup(dir, &q);
+	if (d)
+		dput(d);
+	return d;
+}
+
+/*
+ * After a rename to a new name, the old name is missing, and the dcache
+ * says so: the negative dentry rename looked the new name up with takes
+ * the old name and stays hashed (no dentry freed, no filesystem call for
+ * the next lookup).  One that someone else holds is unhashed instead.
+ */
+static void rename_leaves_the_old_name_negative(void)
+{
+	struct sandbox s;
+	sandbox_enter(&s, "mvneg");
+	ASSERT_EQ(sys_mkdir("sub", 0755), 0);
+	touch("a");
+	touch("c");
+	struct dentry *top = path_lookup(".", 0);
+	ASSERT_FALSE(IS_ERR(top));
+	uint64_t live = dcache_live();
+	unsigned n;
+	EXPECT_EQ(sys_rename("a", "b"), 0);	/* "b" was never looked up: a new dentry */
+	struct dentry *a = hashed_in(top, "a", &n);
+	EXPECT_EQ(n, 1u);
+	EXPECT_TRUE(a && !a->d_inode);
+	EXPECT_EQ(dcache_live(), live + 1);	/* "b"'s, now "a"'s: none freed */
+	EXPECT_EQ(sys_rename("b", "sub/b"), 0);	/* between directories too */
+	struct dentry *b = hashed_in(top, "b", &n);
+	EXPECT_EQ(n, 1u);
+	EXPECT_TRUE(b && !b->d_inode);
+	/* Held by someone else: unhashed, as before. */
+	struct qstr q = { "d", 1, 0 };
+	d_hash_name(top, &q);
+	struct kstat st;
+	EXPECT_EQ(sys_stat("d", &st), -ENOENT);	/* a negative dentry for "d" */
+	struct dentry *held = d_lookup(top, &q);
+	ASSERT_NOT_NULL(held);
+	EXPECT_EQ(sys_rename("c", "d"), 0);
+	EXPECT_TRUE(d_unhashed(held));
+	hashed_in(top, "c", &n);
+	EXPECT_EQ(n, 0u);
+	dput(held);
+	dput(top);
+	EXPECT_EQ(sys_unlink("d"), 0);
+	EXPECT_EQ(sys_unlink("sub/b"), 0);
+	EXPECT_EQ(sys_rmdir("sub"), 0);
+	sandbox_leave(&s);
+}
+
 /* ---- d_path against renames within one directory ----------------------
  *
  * A rename within one directory does not take rename_lock (d_move): it
@@ -331,6 +389,7 @@ static const struct ktest_case rename_cases[] = {
 	KTEST_CASE(dot_names),
 	KTEST_CASE(rename_over_dir_prunes_children),
 	KTEST_CASE(cached_names_need_no_memory),
+	KTEST_CASE(rename_leaves_the_old_name_negative),
 	KTEST_CASE_TIMEOUT(d_path_races_renames_in_one_directory, 300),
 };
 KTEST_SUITE(rename, rename_cases);
