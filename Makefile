@@ -319,17 +319,18 @@ MATRIX_FIRMWARE := bios,uefi
 # The firmware's part (memory map, the APs' start, ACPI, the console, the
 # disks) is exercised by all eight.  A stress boot takes 2.5 to 3.5
 # minutes under TCG; without this make test took over 20.  One exception:
-# the BIOS boots run the ext2 fuzzer too (about 10 s), so that it runs on
-# an ext2 mount at every -smp (1, 2 and 8 here, 4 in the stress boot and
-# make test-kcsan, 8 again in make test-disk).
+# the BIOS boots at -smp 1 and 2 run the ext2 fuzzer too (about 4 s each),
+# so that it runs on an ext2 mount at every -smp (4 in the stress boot and
+# make test-kcsan, 8 in make test-disk, where it takes 20 s).
 FULL_SMP := 4
-LIGHT_SKIP_BIOS := dcache_races,mount_races,rcuwalk_races,perm_races,vfs_fuzz,shrinker,lookup,outside,page_alloc,file
+LIGHT_SKIP_BIOS := dcache_races,mount_races,rcuwalk_races,rename_races,perm_races,vfs_fuzz,shrinker,lookup,outside,page_alloc,file
 LIGHT_SKIP := $(LIGHT_SKIP_BIOS),ext2_fuzz
 test-matrix: $(BUILD)/smpvfs.elf $(BUILD)/initrd.cpio
 	$(Q)$(PYTHON) -m tests.run test --smp $(if $(SMP),$(SMP),$(MATRIX_SMP)) \
 		--firmware $(if $(FIRMWARE),$(FIRMWARE),$(MATRIX_FIRMWARE)) --scratch-disk \
 		$(RUN_ARGS) --kargs "$(KARGS)" --light-kargs "ktest.skip=$(LIGHT_SKIP)" \
-		--bios-light-kargs "ktest.skip=$(LIGHT_SKIP_BIOS)" --full-smp $(if $(SMP),$(SMP),$(FULL_SMP))
+		--bios-light-kargs "ktest.skip=$(LIGHT_SKIP_BIOS)" --bios-light-smp 1,2 \
+		--full-smp $(if $(SMP),$(SMP),$(FULL_SMP))
 
 # The disk tests (tests/disk_tests.py): boots with disks served by nbdkit,
 # whose filters add latency, count every request and inject errors, judged
@@ -379,7 +380,7 @@ test-shell: $(BUILD)/smpvfs.elf
 # report fails this part.
 # (Two lines joined by hand: make turns a backslash-newline into a space,
 # and the kernel would take the words after it as a separate, unknown key.)
-KCSAN_SUITES := kcsan,lookup,vfs_fuzz,dcache_races,perm_races,rcu,rcuwalk,rcuwalk_races,fifo
+KCSAN_SUITES := kcsan,lookup,vfs_fuzz,dcache_races,perm_races,rcu,rcuwalk,rcuwalk_races,rename_races,fifo
 KCSAN_SUITES := $(KCSAN_SUITES),ext2_stress,ext2_fuzz,ext2_dirhash_races
 # A 16-bucket dcache hash in that boot: every chain an RCU-walk follows
 # then holds dentries that renames move to other chains.  Race windows on

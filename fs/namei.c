@@ -901,7 +901,7 @@ static int last_rcu(struct nameidata *nd)
 
 /* The error a call that settles on `settle` (the parent walk's) gets at
  * once for nd->last, or 0 to lock and look.  Counted as a walk that ended
- * in RCU mode, unless rcu_check_error then restarts it. */
+ * in RCU mode (if rcu_check_error then restarts it, as a restart too). */
 static int settle_last_rcu(struct nameidata *nd, int settle)
 {
 	if (settle == NAME_MISSING && (nd->path->d_sb->s_flags & SB_RDONLY))
@@ -998,26 +998,28 @@ struct dentry *vfs_path_lookup(struct dentry *root, struct dentry *start, const 
 	return err ? ERR_PTR(err) : d;
 }
 
-struct dentry *vfs_path_parent_lookup(struct dentry *root, struct dentry *start, const char *path,
-				      struct last_name *last)
+static struct dentry *parent_walk(struct dentry *root, struct dentry *start, const char *path,
+				  struct last_name *last, int settle)
 {
-	struct parent_walk pw = { NULL, last, NAME_UNKNOWN };
+	struct parent_walk pw = { NULL, last, settle };
 	int err = walk_path(root, start, path, 0, path_parentat, &pw);
 	return err ? ERR_PTR(err) : pw.dir;
 }
 
+struct dentry *vfs_path_parent_lookup(struct dentry *root, struct dentry *start, const char *path,
+				      struct last_name *last)
+{
+	return parent_walk(root, start, path, last, NAME_UNKNOWN);
+}
+
 struct dentry *path_parent_new(const char *path, struct last_name *last)
 {
-	struct parent_walk pw = { NULL, last, NAME_EXISTS };
-	int err = walk_path(NULL, NULL, path, 0, path_parentat, &pw);
-	return err ? ERR_PTR(err) : pw.dir;
+	return parent_walk(NULL, NULL, path, last, NAME_EXISTS);
 }
 
 struct dentry *path_parent_old(const char *path, struct last_name *last)
 {
-	struct parent_walk pw = { NULL, last, NAME_MISSING };
-	int err = walk_path(NULL, NULL, path, 0, path_parentat, &pw);
-	return err ? ERR_PTR(err) : pw.dir;
+	return parent_walk(NULL, NULL, path, last, NAME_MISSING);
 }
 
 struct dentry *path_lookup(const char *path, unsigned flags)

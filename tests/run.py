@@ -236,10 +236,13 @@ def cmd_test(args):
         cfg = Config(firmware, smp, args.machine, accel, args.mem, name)
         jobs.append((f"{number}/{len(matrix)}", cfg))
     full_smp = args.full_smp if args.full_smp is not None else args.smp
+    bios_light_smp = args.bios_light_smp if args.bios_light_smp is not None else args.smp
     def boot_for(cfg):
-        if cfg.firmware == "uefi":
-            return light_iso, light_kargs
-        return (iso, kargs) if cfg.smp in full_smp else (bios_light_iso, bios_light_kargs)
+        if cfg.smp in full_smp and cfg.firmware == "bios":
+            return iso, kargs
+        if cfg.firmware == "bios" and cfg.smp in bios_light_smp:
+            return bios_light_iso, bios_light_kargs
+        return light_iso, light_kargs
     outcomes = run_matrix(jobs, lambda position, cfg: run_config(
         position, cfg, *boot_for(cfg), files, args.timeout, expected, scratch))
     failed = [o for o in outcomes if not o.ok]
@@ -329,7 +332,10 @@ def build_parser():
                            "CPU count not in --full-smp")
     test.add_argument("--bios-light-kargs", default="", metavar="ARGS",
                       help="instead of --light-kargs for the BIOS boots at a CPU count not in "
-                           "--full-smp")
+                           "--full-smp (and in --bios-light-smp)")
+    test.add_argument("--bios-light-smp", type=smp_list, default=None, metavar="N[,N...]",
+                      help="the CPU counts whose lighter BIOS boots take --bios-light-kargs "
+                           "(default: all)")
     test.add_argument("--full-smp", type=smp_list, default=None, metavar="N[,N...]",
                       help="the CPU counts whose BIOS boots take no --light-kargs (default: all)")
     test.add_argument("--log-suffix", default="", metavar="SUFFIX",

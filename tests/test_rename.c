@@ -390,6 +390,12 @@ static const struct ktest_case rename_cases[] = {
 	KTEST_CASE(rename_over_dir_prunes_children),
 	KTEST_CASE(cached_names_need_no_memory),
 	KTEST_CASE(rename_leaves_the_old_name_negative),
-	KTEST_CASE_TIMEOUT(d_path_races_renames_in_one_directory, 300),
 };
 KTEST_SUITE(rename, rename_cases);
+
+/* Threads racing on purpose: with the stress suites (make test runs them
+ * in one boot, make test-kcsan and make soak in theirs). */
+static const struct ktest_case race_cases[] = {
+	KTEST_CASE_TIMEOUT(d_path_races_renames_in_one_directory, 300),
+};
+KTEST_SUITE(rename_races, race_cases);
