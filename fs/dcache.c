@@ -1479,10 +1479,12 @@ void d_move(struct dentry *d, struct dentry *target)
 	swap_names(d, target);
 	race_window();	/* names swapped, parents not yet: a spin, locks held */
 	/* Each held a reference on its parent; they trade parents and so
-	 * trade references: no count changes. */
-	d->d_parent = new_parent;
-	target->d_parent = old_parent;
+	 * trade references: no count changes.  Within one directory nothing
+	 * is stored: d_parent changes only under rename_lock, which d_path
+	 * and the prune's climb rely on. */
 	if (reparents) {	/* else both stay where they are in one list */
+		d->d_parent = new_parent;
+		target->d_parent = old_parent;
 		list_del(&d->d_child);
 		list_add(&d->d_child, &new_parent->d_subdirs);
 		list_del(&target->d_child);
