@@ -633,18 +633,20 @@ static int handle_dots(struct nameidata *nd)
 
 static int pick_link_rcu(struct nameidata *nd, struct inode *inode, int *why)
 {
+	race_window_on(inode);	/* checked, body not read: an unlink may evict it now */
 	const char *body = inode_get_link(inode);
 	size_t n = body ? strnlen(body, RCU_LINK_MAX) : 0;
-	if (n == RCU_LINK_MAX) {
+	/* No body here may be an inode being evicted under us (its
+	 * filesystem let go of it): the reference walk, holding the link,
+	 * says whether the link really cannot be read (-EINVAL). */
+	if (!body || n == RCU_LINK_MAX) {
 		*why = WALK_UNLAZY_LINK;
 		return 1;
 	}
 	char copy[RCU_LINK_MAX];
-	if (body) {
-		memcpy(copy, body, n);
-		copy[n] = '\0';
-	}
-	int err = walk_link_body(nd, body ? copy : NULL);
+	memcpy(copy, body, n);
+	copy[n] = '\0';
+	int err = walk_link_body(nd, copy);
 	if (!err)
 		err = lookup_last(nd, true);
 	return err;

@@ -30,6 +30,7 @@
 #include "kernel/string.h"
 #include "kernel/thread.h"
 #include "tests/sandbox.h"
+#include "tests/test_disk.h"
 
 #define DEEP "a/b/c/d/e/f"
 
@@ -728,9 +729,95 @@ static void relative_walks_race_a_dying_cwd(void)
 	sandbox_leave(&box);
 }
 
+/* ---- walkers following ext2 links that unlinks evict ------------------
+ *
+ * An RCU-walk follows a short link by copying its body inside the read
+ * side, with no reference on the link: the body, and what the filesystem
+ * keeps it in, must outlive the read side.  ext2 kept it in its inode
+ * info, which evict freed at once: a walker that had read the info just
+ * before read freed memory (found by make test-kcsan: "the value changed
+ * from ... to 0x6b6b6b6b6b6b6b6b" in ext2_get_link, then a fault).
+ * Walkers stat through links that a changer unlinks (the last link of
+ * each, so the inode is evicted at once) and makes again; every answer
+ * must be the file or ENOENT.  ext2_get_link's race window waits for an
+ * evict under way between reading the info and its link.
+ */
+#define EVICTED_LINKS 4
+
+struct evict_race {
+	uint64_t ino;
+	unsigned iters;
+	bool stop;
+	unsigned bad, walkers, changes;  /* atomic */
+	uint64_t seed;
+};
+
+static int link_walker(void *arg)
+{
+	struct evict_race *r = arg;
+	struct prng rng;
+	prng_seed(&rng, r->seed + __atomic_add_fetch(&r->walkers, 1, __ATOMIC_RELAXED));
+	for (unsigned i = 0; i < r->iters; i++) {
+		char path[8];
+		snprintf(path, sizeof(path), "l%u", (unsigned)prng_below(&rng, EVICTED_LINKS));
+		struct kstat st;
+		int err = sys_stat(path, &st);
+		if ((err && err != -ENOENT) || (!err && st.ino != r->ino))
+			if (__atomic_fetch_add(&r->bad, 1, __ATOMIC_RELAXED) < 5)
+				kprintf("    # rcuwalk: %s gave %d, ino %lu\n", path, err, err ? 0 : st.ino);
+	}
+	return 0;
+}
+
+static int link_changer(void *arg)
+{
+	struct evict_race *r = arg;
+	struct prng rng;
+	prng_seed(&rng, r->seed ^ 0x4c4e4bu);
+	while (!__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE)) {
+		char path[8];
+		snprintf(path, sizeof(path), "l%u", (unsigned)prng_below(&rng, EVICTED_LINKS));
+		if (sys_unlink(path) == 0 && sys_symlink("t/f", path) == 0)
+			__atomic_add_fetch(&r->changes, 1, __ATOMIC_RELAXED);
+	}
+	return 0;
+}
+
+static void walks_follow_ext2_links_being_evicted(void)
+{
+	struct block_device *bdev = test_disk_or_skip("scratch");
+	struct sandbox box;
+	sandbox_enter_disk(&box, "rcuwalk-links", bdev);
+	static struct evict_race r;
+	r = (struct evict_race){ .iters = 400 * ktest_stress(1), .seed = ktest_seed() };
+	ASSERT_EQ(sys_mkdir("t", 0755), 0);
+	make_file("t/f");
+	struct kstat st;
+	ASSERT_EQ(sys_stat("t/f", &st), 0);
+	r.ino = st.ino;
+	for (unsigned k = 0; k < EVICTED_LINKS; k++) {
+		char path[8];
+		snprintf(path, sizeof(path), "l%u", k);
+		ASSERT_EQ(sys_symlink("t/f", path), 0);
+	}
+	walkers_against(link_walker, link_changer, &r, &r.stop);
+	kprintf("    # %u stats through links, %u links made again\n", WALKERS * r.iters, r.changes);
+	EXPECT_EQ(r.bad, 0u);
+	EXPECT_GT(r.changes, 0u);
+	for (unsigned k = 0; k < EVICTED_LINKS; k++) {
+		char path[8];
+		snprintf(path, sizeof(path), "l%u", k);
+		sys_unlink(path);
+	}
+	EXPECT_EQ(sys_unlink("t/f"), 0);
+	EXPECT_EQ(sys_rmdir("t"), 0);
+	sandbox_leave(&box);
+}
+
 static const struct ktest_case race_cases[] = {
 	KTEST_CASE_TIMEOUT(walks_race_changes, 300),
 	KTEST_CASE_TIMEOUT(walks_stand_on_dying_directories, 300),
 	KTEST_CASE_TIMEOUT(relative_walks_race_a_dying_cwd, 300),
+	KTEST_CASE_TIMEOUT(walks_follow_ext2_links_being_evicted, 300),
 };
 KTEST_SUITE(rcuwalk_races, race_cases);

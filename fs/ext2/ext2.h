@@ -195,6 +195,9 @@ struct ext2_inode_info {
 	bool i_fresh;                      /* never written: clear the whole raw inode first */
 	struct ext2_link *i_link;          /* a symlink's target */
 	struct ext2_dirhash *i_dirhash;    /* a directory's index (dirhash.c says how it is locked) */
+	/* Freed a grace period after evict: an RCU-walk that read i_private
+	 * just before may still read i_link (ext2_get_link). */
+	struct rcu_head i_rcu;
 };
 
 static inline struct ext2_sb_info *EXT2_SB(const struct super_block *sb)
@@ -203,7 +206,7 @@ static inline struct ext2_sb_info *EXT2_SB(const struct super_block *sb)
 }
 static inline struct ext2_inode_info *EXT2_I(const struct inode *inode)
 {
-	return inode->i_private;
+	return __atomic_load_n(&inode->i_private, __ATOMIC_ACQUIRE);	/* evict clears it */
 }
 
 /* sbi.c */

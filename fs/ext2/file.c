@@ -10,6 +10,7 @@
  * and truncate.
  */
 #include "fs/ext2/ext2.h"
+#include "kernel/race.h"
 #include "fs/buffer.h"
 #include "fs/file.h"
 #include "kernel/err.h"
@@ -141,10 +142,15 @@ int ext2_fsync(struct file *f)
 	return sync_blockdev(EXT2_SB(f->f_inode->i_sb)->bdev);
 }
 
+/* The link's target: with a reference on the inode, or inside an RCU
+ * read side (an RCU-walk), where ei and its link last a grace period past
+ * evict (ext2_evict). */
 static const char *ext2_get_link(struct inode *inode)
 {
 	struct ext2_inode_info *ei = EXT2_I(inode);
-	return ei && ei->i_link ? ei->i_link->target : NULL;
+	race_window_on(inode);	/* ei read, its link not yet: evict may let go of ei now */
+	struct ext2_link *link = ei ? __atomic_load_n(&ei->i_link, __ATOMIC_ACQUIRE) : NULL;
+	return link ? link->target : NULL;
 }
 
 const struct inode_operations ext2_file_iops = { .truncate = ext2_truncate };

@@ -18,6 +18,7 @@
  * slow link's block so); not asserted, for that case.
  */
 #include "fs/ext2/ext2.h"
+#include "kernel/race.h"
 #include "fs/buffer.h"
 #include "block/blkdev.h"
 #include "fs/permission.h"
@@ -593,8 +594,12 @@ void ext2_evict(struct inode *inode)
 		ext2_free_ino(sbi, (uint32_t)inode->i_ino, S_ISDIR(inode->i_mode));
 	}
 	brelse(ei->i_bh);
+	race_write_begin(inode);	/* RCU-walks reading its link wait for this */
+	__atomic_store_n(&inode->i_private, NULL, __ATOMIC_RELEASE);
+	/* An RCU-walk may have read ei and be about to read its link (the
+	 * VFS frees the inode itself a grace period from now, too). */
 	if (ei->i_link)
 		kfree_rcu(ei->i_link, rcu);
-	kfree(ei);
-	inode->i_private = NULL;
+	kfree_rcu(ei, i_rcu);
+	race_write_done(inode);
 }
