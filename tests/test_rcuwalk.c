@@ -256,10 +256,13 @@ static void leaving_rcu_mode_keeps_the_walks_root(void)
  * a name finds it missing (a negative dentry): -EEXIST or -ENOENT with no
  * lock taken.  The directory's i_rwsem is held exclusive here while
  * another thread makes names that exist and removes names that do not,
- * through every such call: all must return (a thread that took the lock
- * would wait for it).  A mkdir of a new name must wait, which shows the
- * test would see a call that locks.  Waiting is counted in yields, never
- * timed.
+ * through every such call: all must return, and the thread must never be
+ * found waiting for the lock.  A mkdir of a new name must wait for it,
+ * which shows the test sees a call that locks.  The test waits for
+ * either outcome, the thread done or queued on the lock, never for a
+ * count of yields: with race windows on in every test (ktest.jitter=1)
+ * the calls take many of them.  It holds the three dentries, so that no
+ * shrinker turns a name into a miss.
  */
 #define SETTLED 8
 
@@ -286,9 +289,18 @@ static int make_existing_names(void *arg)
 	return 0;
 }
 
-static bool yields_until(const bool *flag, unsigned n)
+static bool has_waiter(struct rw_semaphore *s)
 {
-	for (unsigned i = 0; i < n && !__atomic_load_n(flag, __ATOMIC_ACQUIRE); i++)
+	spin_lock(&s->wait_lock);
+	bool waiting = !list_empty(&s->waiters);
+	spin_unlock(&s->wait_lock);
+	return waiting;
+}
+
+/* Yield until *flag is set or a thread waits for s: whether *flag was. */
+static bool done_before_waiting(const bool *flag, struct rw_semaphore *s)
+{
+	while (!__atomic_load_n(flag, __ATOMIC_ACQUIRE) && !has_waiter(s))
 		yield();
 	return __atomic_load_n(flag, __ATOMIC_ACQUIRE);
 }
@@ -306,15 +318,24 @@ static void settled_names_fail_without_a_lock(void)
 	ASSERT_EQ(sys_lstat("d/missing", &st), -ENOENT);	/* a negative dentry */
 	struct dentry *d = path_lookup("d", 0);
 	ASSERT_FALSE(IS_ERR(d));
+	struct dentry *held[3];
+	const char *names[3] = { "f", "s", "missing" };
+	for (unsigned i = 0; i < 3; i++) {
+		held[i] = lookup_one_unlocked(d, names[i], strlen(names[i]));
+		ASSERT_FALSE(IS_ERR(held[i]));
+	}
 	static struct exists_run r;
 	r = (struct exists_run){ 0 };
 	down_write(&d->d_inode->i_rwsem);
 	struct thread *t = thread_create("exists", make_existing_names, &r, THREAD_ANY_CPU);
 	ASSERT_NOT_NULL(t);
-	EXPECT_TRUE(yields_until(&r.done_existing, 10000));
-	EXPECT_FALSE(yields_until(&r.done_new, 100));	/* it must wait for the lock */
-	up_write(&d->d_inode->i_rwsem);
+	struct rw_semaphore *lock = &d->d_inode->i_rwsem;
+	EXPECT_TRUE(done_before_waiting(&r.done_existing, lock));
+	EXPECT_FALSE(done_before_waiting(&r.done_new, lock));	/* it must wait for the lock */
+	up_write(lock);
 	thread_join(t);
+	for (unsigned i = 0; i < 3; i++)
+		dput(held[i]);
 	for (unsigned i = 0; i < SETTLED; i++)
 		EXPECT_EQ(r.errs[i], i < 6 ? -EEXIST : -ENOENT);
 	EXPECT_EQ(r.errs[SETTLED], 0);
