@@ -523,6 +523,7 @@ static int run_case(const struct ktest_suite *s, const struct ktest_case *k, uns
 static void run_suite(const struct ktest_suite *s, unsigned num, unsigned rep, struct totals *t)
 {
 	struct totals st = { 0, 0, 0 };
+	uint64_t start = rdtsc();
 
 	kprintf("    KTAP version 1\n    # Subtest: %s\n", s->name);
 	if (repeat > 1)
@@ -537,7 +538,10 @@ static void run_suite(const struct ktest_suite *s, unsigned num, unsigned rep, s
 		else
 			st.skipped++;
 	}
-	kprintf("    # %s: %u passed, %u failed, %u skipped\n", s->name, st.passed, st.failed, st.skipped);
+	/* The time is for people reading the log (where does a boot's time
+	 * go?); never a verdict. */
+	kprintf("    # %s: %u passed, %u failed, %u skipped in %lu ms\n", s->name, st.passed, st.failed,
+		st.skipped, (rdtsc() - start) / tsc_khz);
 	if (st.failed)
 		kprintf("not ok %u %s\n", num, s->name);
 	else if (st.passed == 0 && st.skipped)

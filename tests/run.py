@@ -203,6 +203,14 @@ def cmd_test(args):
     kargs = " ".join(part for part in (TEST_KARGS, "ktest.disks=scratch:vda" if scratch else "",
                                        args.kargs) if part)
     iso = make_iso(elf, kargs, BUILD / "iso", initrd)
+    # The stress boots (BIOS at a CPU count in --full-smp) may take more
+    # arguments too: make test leaves out there the suites that make
+    # test-kcsan runs under the race detector.  Their own ISO.
+    full_kargs, full_iso = kargs, iso
+    if args.full_kargs:
+        check_kargs(args.full_kargs)
+        full_kargs = f"{kargs} {args.full_kargs}"
+        full_iso = make_iso(elf, full_kargs, BUILD / "iso-full", initrd)
     # The lighter boots (UEFI, and BIOS at a CPU count not in --full-smp)
     # may take more arguments: make test leaves out there the stress
     # suites, whose races do not depend on the firmware.  Their own ISO.
@@ -239,7 +247,7 @@ def cmd_test(args):
     bios_light_smp = args.bios_light_smp if args.bios_light_smp is not None else args.smp
     def boot_for(cfg):
         if cfg.smp in full_smp and cfg.firmware == "bios":
-            return iso, kargs
+            return full_iso, full_kargs
         if cfg.firmware == "bios" and cfg.smp in bios_light_smp:
             return bios_light_iso, bios_light_kargs
         return light_iso, light_kargs
@@ -330,6 +338,8 @@ def build_parser():
     test.add_argument("--light-kargs", default="", metavar="ARGS",
                       help="more kernel arguments for the lighter boots: UEFI, and BIOS at a "
                            "CPU count not in --full-smp")
+    test.add_argument("--full-kargs", default="", metavar="ARGS",
+                      help="more kernel arguments for the BIOS boots at a CPU count in --full-smp")
     test.add_argument("--bios-light-kargs", default="", metavar="ARGS",
                       help="instead of --light-kargs for the BIOS boots at a CPU count not in "
                            "--full-smp (and in --bios-light-smp)")
