@@ -200,6 +200,7 @@ KPARAM("dcache.buckets", set_dcache_buckets, dcache_buckets_param, 1, 1u << 24,
 
 void dcache_init(void)
 {
+	d_refcache_init();
 	/* Sized from RAM at boot, as Linux sizes its table, a power of two:
 	 * one chain per 4 KiB page, 1/256 of RAM in 16-byte chains (Linux:
 	 * one 8-byte chain per 8 KiB).  A dentry costs 192 bytes, so a
@@ -895,6 +896,7 @@ void (*d_delete_hook)(struct dentry *d);
 void d_delete(struct dentry *d)
 {
 	struct inode *inode = NULL;
+	d_fold_cached(d);	/* "only the remover" is asked of the count below */
 	race_window();	/* still positive and hashed: walks and lookups may take d */
 	struct spinlock *b = d_lock_bucket(d);
 	write_seqcount_begin(&d->d_seq);	/* point 1 */
@@ -916,6 +918,8 @@ void d_delete(struct dentry *d)
 	write_seqcount_end(&d->d_seq);
 	race_write_done(d);
 	spin_unlock(b);
+	if (!inode)
+		d_cached_unhashed(d);	/* others hold it: their cached references go */
 	iput(inode);
 }
 
@@ -1062,6 +1066,7 @@ void d_prune_unused(struct dentry *top)
 	 * whose counter every prune writes. */
 	if (d_childless(top))
 		return;
+	d_fold_all_cached();	/* an open file's cached reference counts as a use */
 	uint32_t gen;
 	while ((gen = __atomic_add_fetch(&prune_gen, 1, __ATOMIC_RELAXED)) == 0)
 		;	/* 0 is what a new dentry has */
@@ -1108,6 +1113,7 @@ void d_prune_unused(struct dentry *top)
 
 void d_prune_sb(struct super_block *sb)
 {
+	d_fold_all_cached();	/* umount asks the root's count exactly, after */
 	d_prune_unused(sb->s_root);
 }
 
@@ -1274,6 +1280,7 @@ unsigned dcache_shrink(unsigned nr)
 	 * the LRU is long and mostly in use.  (Beware overflow: tests ask for
 	 * ~0u, everything.) */
 	unsigned freed = 0, budget = nr > (UINT32_MAX - 64) / 4 ? UINT32_MAX : 4 * nr + 64;
+	d_fold_all_cached();	/* a closed file's dentry may be unused, then */
 	while (freed < nr && budget) {
 		struct hlist_head victims = { NULL };
 		int n = lru_collect(nr - freed, &budget, &victims);
@@ -1446,6 +1453,7 @@ void d_move(struct dentry *d, struct dentry *target)
 
 	rwsem_assert_held_write(&old_parent->d_inode->i_rwsem);
 	rwsem_assert_held_write(&new_parent->d_inode->i_rwsem);
+	d_fold_cached(target);	/* its count is asked below ("only the caller") */
 	race_write_begin(d);	/* walks that read d or target wait for the move */
 	race_write_begin(target);
 	race_window();	/* both names still as they were: lookups of either may run */
@@ -1506,4 +1514,6 @@ void d_move(struct dentry *d, struct dentry *target)
 	unlock_pair(b1, b2);
 	if (reparents)
 		write_sequnlock(&rename_lock);
+	if (!keep)
+		d_cached_unhashed(target);	/* an open file's cached reference goes */
 }

@@ -78,6 +78,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "fs/d_refcache.h"
 #include "kernel/list.h"
 #include "kernel/rcu.h"
 #include "kernel/seqlock.h"
@@ -144,7 +145,11 @@ struct dentry {
 	int d_count;               /* references (atomic) */
 	/* Bucket lock: used again since it joined the LRU (Linux's
 	 * DCACHE_REFERENCED, kept apart from d_flags, which walks read). */
-	uint32_t d_referenced;
+	uint8_t d_referenced;
+	/* Set (atomic) once some CPU has cached a file's reference on it
+	 * (fs/d_refcache.c): only then do exact questions fold. */
+	uint8_t d_refcached;
+	uint16_t d_pad;
 	/* d_lock. */
 	struct spinlock d_lock;
 	struct list_head d_subdirs;

@@ -49,13 +49,20 @@ void free_empty_file(struct file *f)
 	kmem_cache_free(file_cache, f);
 }
 
-void file_init(struct file *f, struct dentry *d, unsigned flags)
+void file_init_ref(struct file *f, struct dentry *d, const struct file_ref *ref, unsigned flags)
 {
 	f->f_dentry = d;
+	f->f_ref = *ref;
 	f->f_inode = d->d_inode;
 	f->f_flags = flags;
 	f->f_count = 1;
 	mutex_init(&f->f_pos_lock, "f_pos_lock");
+}
+
+void file_init(struct file *f, struct dentry *d, unsigned flags)
+{
+	static const struct file_ref ordinary;
+	file_init_ref(f, d, &ordinary, flags);
 }
 
 struct file *file_alloc(struct dentry *d, unsigned flags)
@@ -106,7 +113,7 @@ void fput(struct file *f)
 		panic("file: the dentry of open file '%s' lost its inode", f->f_dentry->d_name.name);
 	if (f->f_opened && f->f_inode->i_fop->release)
 		f->f_inode->i_fop->release(f->f_inode, f);	/* a FIFO's other side may wake */
-	dput(f->f_dentry);
+	dput_file(f->f_dentry, &f->f_ref);
 	percpu_counter_add(&files_open, -1);
 	call_rcu(&f->f_rcu, file_free_rcu);	/* an fget may be looking at it */
 }

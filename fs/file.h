@@ -18,6 +18,7 @@
 #define FS_FILE_H
 
 #include <stdint.h>
+#include "fs/d_refcache.h"
 #include "fs/syscalls.h"
 #include "kernel/mutex.h"
 #include "kernel/rcu.h"
@@ -27,6 +28,7 @@ struct inode;
 
 struct file {
 	struct dentry *f_dentry;         /* holds a reference, so the inode lives */
+	struct file_ref f_ref;           /* where that reference came from (fs/d_refcache.c) */
 	struct inode *f_inode;
 	unsigned f_flags;                /* open()'s flags, less O_CREAT/O_EXCL/O_TRUNC */
 	bool f_opened;                   /* the inode's fop->open succeeded: fput calls release */
@@ -44,6 +46,9 @@ struct file *file_alloc(struct dentry *d, unsigned flags);
  * consumed), or free_empty_file if the walk failed. */
 struct file *alloc_empty_file(void);
 void file_init(struct file *f, struct dentry *d, unsigned flags);
+/* The same for a reference on d that may be a cached one (open's: ref as
+ * d_legitimize_file or path_lookup_file set it). */
+void file_init_ref(struct file *f, struct dentry *d, const struct file_ref *ref, unsigned flags);
 void free_empty_file(struct file *f);
 struct file *get_file(struct file *f);
 /* A reference to f unless its count already reached 0 (its last fput is

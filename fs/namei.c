@@ -234,6 +234,9 @@ struct nameidata {
 	bool last_slash;           /* a slash follows last ("dir/") */
 	unsigned flags;            /* WALK_NOFOLLOW: not the last component */
 	unsigned depth;            /* symlinks followed so far, nested or not */
+	/* Non-NULL: the reference the walk ends with goes to a file, and may
+	 * come from this CPU's cache (complete_walk); where it came from. */
+	struct file_ref *file_ref;
 };
 
 static int check_path(const char *path)
@@ -365,14 +368,14 @@ static struct dentry *unlazy_put(struct dentry *d)
  * reference left in *put for the caller to dput once out of the read side.
  */
 static bool legitimize_path(struct nameidata *nd, struct dentry *d, unsigned seq,
-			    struct dentry **put)
+			    struct dentry **put, struct file_ref *ref)
 {
 	*put = NULL;
 	if (mount_seq_retry(nd->m_seq))
 		return false;
 	race_window_on(d);	/* about to legitimize: an umount may decide, a rename move d */
 	unsigned before = raw_read_seqcount(&d->d_seq);
-	if (!d_legitimize(d, seq))
+	if (ref ? !d_legitimize_file(d, seq, ref, put) : !d_legitimize(d, seq))
 		return false;
 	/* Test builds check the handover from outside d_legitimize: d_seq
 	 * only grows, so if it had moved before the call, what the walk
@@ -383,7 +386,8 @@ static bool legitimize_path(struct nameidata *nd, struct dentry *d, unsigned seq
 	race_window();	/* held, mount_lock not yet checked again (a spin) */
 	if (!mount_seq_retry(nd->m_seq))
 		return true;
-	*put = unlazy_put(d);
+	if (!ref || !dput_file_cached(d, ref))
+		*put = unlazy_put(d);
 	return false;
 }
 
@@ -401,7 +405,7 @@ static bool legitimize_path(struct nameidata *nd, struct dentry *d, unsigned seq
 static int try_to_unlazy(struct nameidata *nd, int why)
 {
 	struct dentry *put;	/* to drop out of the read side */
-	bool ok = legitimize_path(nd, nd->path, nd->seq, &put);
+	bool ok = legitimize_path(nd, nd->path, nd->seq, &put, NULL);
 	nd->rcu = false;
 	rcu_read_unlock();
 	race_window_gp();	/* out of the read side, a failure's reference not yet dropped */
@@ -439,12 +443,13 @@ static struct dentry *walk_root(struct nameidata *nd)
  * The end of a walk that is still in RCU mode and hands its result over
  * with a reference (Linux's complete_walk): only the last dentry needs
  * one.  The root is not needed any more, so it is not taken: taking it
- * would write the count of a dentry every walk on every CPU shares.
+ * would write the count of a dentry every walk on every CPU shares.  A
+ * reference for a file (nd->file_ref) may be a cached one.
  */
 static int complete_walk(struct nameidata *nd)
 {
 	struct dentry *put;
-	bool ok = legitimize_path(nd, nd->path, nd->seq, &put);
+	bool ok = legitimize_path(nd, nd->path, nd->seq, &put, nd->file_ref);
 	nd->rcu = false;
 	rcu_read_unlock();
 	race_window_gp();	/* out of the read side, a failure's reference not yet dropped */
@@ -455,6 +460,8 @@ static int complete_walk(struct nameidata *nd)
 		walk_stat(WALK_RESTART);
 		return -ECHILD;
 	}
+	if (nd->file_ref)
+		d_refcache_adopt(nd->path, nd->file_ref);
 	walk_stat(WALK_RCU_REF);
 	return 0;
 }
@@ -861,6 +868,20 @@ static int path_lookupat(struct nameidata *nd, void *res)
 	return err;
 }
 
+struct file_walk {
+	struct dentry *d;          /* out: the dentry reached, with a reference */
+	struct file_ref *ref;      /* out: where the reference came from */
+};
+
+/* path_lookupat for open: the reference may be a cached one. */
+static int path_lookup_fileat(struct nameidata *nd, void *arg)
+{
+	struct file_walk *fw = arg;
+	*fw->ref = (struct file_ref){ 0 };	/* an ordinary one, unless complete_walk says */
+	nd->file_ref = fw->ref;
+	return path_lookupat(nd, &fw->d);
+}
+
 struct parent_walk {
 	struct dentry *dir;        /* out: the parent, with a reference */
 	struct last_name *last;    /* out: the last component */
@@ -1170,11 +1191,17 @@ static int path_openat(struct nameidata *nd, void *arg)
 	return IS_ERR(ow->d) ? (int)PTR_ERR(ow->d) : 0;
 }
 
-struct dentry *open_namei(const char *path, int flags, uint32_t mode, bool *created)
+struct dentry *open_namei(const char *path, int flags, uint32_t mode, bool *created,
+			  struct file_ref *ref)
 {
 	*created = false;
-	if (!(flags & O_CREAT))
-		return path_lookup(path, (flags & O_NOFOLLOW) ? WALK_NOFOLLOW : 0);
+	*ref = (struct file_ref){ 0 };
+	if (!(flags & O_CREAT)) {
+		struct file_walk fw = { NULL, ref };
+		int err = walk_path(NULL, NULL, path, (flags & O_NOFOLLOW) ? WALK_NOFOLLOW : 0,
+				    path_lookup_fileat, &fw);
+		return err ? ERR_PTR(err) : fw.d;
+	}
 	struct open_walk ow = { flags, mode, created, NULL };
 	int err = walk_path(NULL, NULL, path, 0, path_openat, &ow);
 	return err ? ERR_PTR(err) : ow.d;

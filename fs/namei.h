@@ -20,6 +20,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "fs/d_refcache.h"
 
 struct dentry;
 
@@ -120,7 +121,10 @@ struct dentry *vfs_path_parent_lookup(struct dentry *root, struct dentry *start,
  * existed (even as a symlink).  Without O_CREAT: path_lookup, with
  * WALK_NOFOLLOW for O_NOFOLLOW (the caller refuses a symlink). */
 /* *created: the file was made by this call (the caller checks no access
- * permission on it then, as Linux does); the umask applies to mode. */
-struct dentry *open_namei(const char *path, int flags, uint32_t mode, bool *created);
+ * permission on it then, as Linux does); the umask applies to mode.
+ * *ref: where the reference came from (fs/d_refcache.c): the caller drops
+ * it with dput_file, or gives it to a file (file_init_ref). */
+struct dentry *open_namei(const char *path, int flags, uint32_t mode, bool *created,
+			  struct file_ref *ref);
 
 #endif

@@ -31,7 +31,8 @@ int sys_open(const char *path, int flags, uint32_t mode)
 	if (!f)
 		return -ENOMEM;
 	bool created;
-	struct dentry *d = open_namei(path, flags, mode, &created);
+	struct file_ref ref;	/* the reference on d may be this CPU's cached one */
+	struct dentry *d = open_namei(path, flags, mode, &created, &ref);
 	if (IS_ERR(d)) {
 		free_empty_file(f);
 		return (int)PTR_ERR(d);
@@ -63,10 +64,10 @@ int sys_open(const char *path, int flags, uint32_t mode)
 	}
 	if (err) {
 		free_empty_file(f);
-		dput(d);
+		dput_file(d, &ref);
 		return err;
 	}
-	file_init(f, d, (unsigned)flags & ~(O_CREAT | O_EXCL | O_TRUNC | O_NOCTTY));
+	file_init_ref(f, d, &ref, (unsigned)flags & ~(O_CREAT | O_EXCL | O_TRUNC | O_NOCTTY));
 	/* A special file's own open, with no lock held: a FIFO may wait for
 	 * its other side here; devices and sockets refuse (-ENXIO). */
 	if (inode->i_fop && inode->i_fop->open) {
