@@ -320,6 +320,17 @@ static void unshare_fs(unsigned i)
 	task_fs_unshare();   /* on failure the side shares: its open still runs */
 }
 
+/* The same, and the file opened once on this side's CPU first: a CPU's
+ * first open of a file gives its reference to the CPU's cache, writing
+ * the dentry's d_count once (fs/d_refcache.c); the pair measures the
+ * opens after that, as the generated ones, whose files were opened
+ * before (to be read once), do. */
+static void unshare_fs_opened(unsigned i)
+{
+	unshare_fs(i);
+	open_close("/cf/d/x0");
+}
+
 /* ---- counted regions: one CPU, exact instruction counts ---- */
 
 static struct dentry *cf_dir;      /* /cf/d, for its i_rwsem */
@@ -384,6 +395,16 @@ CONFLICT_REGION(0x8009, create("/cf/d/new"))
 CONFLICT_REGION(0x800a, sys_mkdir("/cf/d/newdir", 0755))
 CONFLICT_REGION(0x800b, sys_unlink("/cf/d/x1"))
 CONFLICT_REGION(0x800c, expect(sys_read(side[i].fd, side[i].buf, 64), 64))
+CONFLICT_REGION(0x800f, open_close("/cf/a/b/c/d/e/f"))
+
+/* C(15)'s setup: the file opened once on this CPU, so that the counted
+ * open takes its reference from the CPU's cache (fs/d_refcache.c), as
+ * every open of it after the first here does; C(8) counts the first. */
+static void open_path6_once(unsigned i)
+{
+	(void)i;
+	open_close("/cf/a/b/c/d/e/f");
+}
 
 static const struct conflict_pair pairs[] = {
 	{ 1, "negative-control", region_1, NULL, NULL, 2 },
@@ -394,7 +415,7 @@ static const struct conflict_pair pairs[] = {
 	{ 6, "stat-same-missing-name", region_6, prepare_negative, NULL, 2 },
 	{ 7, "lookup-two-uncached-missing-names-one-dir", region_7, prepare_d, NULL, 2 },
 	{ 8, "open-close-one-file-threads-sharing-fd-table", region_8, prepare_d, NULL, 2 },
-	{ 9, "open-close-one-file-two-thread-groups", region_9, prepare_d, unshare_fs, 2 },
+	{ 9, "open-close-one-file-two-thread-groups", region_9, prepare_d, unshare_fs_opened, 2 },
 	{ 10, "read-one-file-two-fds", region_10, prepare_read, NULL, 2 },
 	{ 11, "getdents-one-dir-two-fds", region_11, prepare_getdents, NULL, 2 },
 	{ 12, "create-two-names-one-dir", region_12, prepare_d, unshare_fs, 2 },
@@ -414,6 +435,7 @@ static const struct conflict_pair pairs[] = {
 	{ C(10), "mkdir-new-name", region_0x800a, prepare_d, NULL, 1 },
 	{ C(11), "unlink-cached-name", region_0x800b, prepare_d, NULL, 1 },
 	{ C(12), "read-64-bytes", region_0x800c, prepare_read, NULL, 1 },
+	{ C(15), "open+close-again-6-components", region_0x800f, prepare_path6, open_path6_once, 1 },
 };
 #define NPAIRS (sizeof(pairs) / sizeof(pairs[0]))
 
@@ -600,6 +622,11 @@ static int attempt(const struct conflict_pair *p)
 	int err = sys_mkdir("/cf", 0755);
 	if (!err && p->prepare)
 		err = p->prepare();
+	/* The per-CPU caches of file references start empty: prepare's opens
+	 * ran on one CPU, which may be a side's, and left it holding
+	 * references on files only the other side uses (fs/d_refcache.c).
+	 * Each side's own setup opens on its own CPU, as it would. */
+	d_fold_all_cached();
 	if (!err) {
 		current = p;
 		turn = 0;
