@@ -66,6 +66,7 @@
 #include "kernel/kprintf.h"
 #include "kernel/mutex.h"
 #include "kernel/page_alloc.h"
+#include "kernel/rcu.h"
 #include "kernel/rwsem.h"
 #include "kernel/sched.h"
 #include "kernel/slab.h"
@@ -119,6 +120,14 @@ uint64_t conflict_side_enter(unsigned i)
 	while (__atomic_load_n(&set_up, __ATOMIC_ACQUIRE) != current->sides ||
 	       __atomic_load_n(&turn, __ATOMIC_ACQUIRE) != i)
 		yield();
+	/* A grace period that started before the region (the tick after
+	 * the other side's call_rcu, say) waits for this CPU: report the
+	 * quiescent state here, or the region's first rcu_read_unlock would,
+	 * writing rcu_state's lock, as the other side's may have (one in
+	 * that starts inside the region comes with a tick, which has the
+	 * pair run again). */
+	rcu_read_lock();
+	rcu_read_unlock();
 	return disturbances();
 }
 
