@@ -323,7 +323,7 @@ MATRIX_FIRMWARE := bios,uefi
 # so that it runs on an ext2 mount at every -smp (4 in the stress boot and
 # make test-kcsan, 8 in make test-disk, where it takes 20 s).
 FULL_SMP := 4
-LIGHT_SKIP_BIOS := dcache_races,mount_races,rcuwalk_races,rename_races,perm_races,vfs_fuzz,shrinker,lookup,outside,page_alloc,file
+LIGHT_SKIP_BIOS := dcache_races,mount_races,rcuwalk_races,rename_races,perm_races,read_races,vfs_fuzz,shrinker,lookup,outside,page_alloc,file
 LIGHT_SKIP := $(LIGHT_SKIP_BIOS),ext2_fuzz
 test-matrix: $(BUILD)/smpvfs.elf $(BUILD)/initrd.cpio
 	$(Q)$(PYTHON) -m tests.run test --smp $(if $(SMP),$(SMP),$(MATRIX_SMP)) \
@@ -380,7 +380,7 @@ test-shell: $(BUILD)/smpvfs.elf
 # report fails this part.
 # (Two lines joined by hand: make turns a backslash-newline into a space,
 # and the kernel would take the words after it as a separate, unknown key.)
-KCSAN_SUITES := kcsan,lookup,vfs_fuzz,dcache_races,perm_races,rcu,rcuwalk,rcuwalk_races,rename_races,fifo
+KCSAN_SUITES := kcsan,lookup,vfs_fuzz,dcache_races,perm_races,rcu,rcuwalk,rcuwalk_races,rename_races,fifo,read_races
 KCSAN_SUITES := $(KCSAN_SUITES),ext2_stress,ext2_fuzz,ext2_dirhash_races
 # A 16-bucket dcache hash in that boot: every chain an RCU-walk follows
 # then holds dentries that renames move to other chains.  Race windows on
