@@ -65,10 +65,14 @@ static int ramfs_lookup(struct inode *dir, struct dentry *d)
 	return 0;
 }
 
-/* An entry for `name` (allocated, not yet in a list), or NULL. */
+/* An entry for `name` (allocated, not yet in a list), or NULL.  It fills
+ * whole lines (kmalloc's classes of 128 bytes and up are line-aligned):
+ * kmalloc-96 would put two directories' entries in one line, which two
+ * creates in two directories would both write. */
 static struct ramfs_entry *entry_alloc(const struct qstr *name)
 {
-	struct ramfs_entry *e = kmalloc(sizeof(*e) + name->len);
+	size_t size = offsetof(struct ramfs_entry, name) + name->len;
+	struct ramfs_entry *e = kmalloc((size + L1_CACHE_BYTES - 1) & ~(size_t)(L1_CACHE_BYTES - 1));
 	if (e) {
 		e->len = name->len;
 		memcpy(e->name, name->name, e->len);
@@ -301,16 +305,17 @@ static int ramfs_rename(struct inode *old_dir, struct dentry *old, struct inode 
 
 /*
  * Test builds: an entry a listing reaches is whole.  A freed one is
- * poisoned (SLAB_POISON) and so has no name's length: only a missing
+ * poisoned (SLAB_POISON, 0x6b), which is no file type: only a missing
  * grace period (a kfree where kfree_rcu belongs, a reader outside its
- * read side) lets a listing reach one, and the listing may then return a
- * short, valid-looking result (emit refuses the length), so the check
- * stands apart from the code that keeps it true.
+ * read side) lets a listing reach one, and what the listing returns may
+ * then look valid (a poisoned length that does not fit ends the call
+ * early, as a full buffer does), so the check stands apart from the code
+ * that keeps it true.
  */
 static void entry_check(const struct ramfs_entry *e)
 {
-	if (CONFIG_LOCKDEP && (e->len == 0 || e->len > NAME_MAX))
-		panic("ramfs: readdir reached a freed entry %p (length 0x%x)", (const void *)e, e->len);
+	if (CONFIG_LOCKDEP && (e->len == 0 || e->dtype > DT_SOCK))
+		panic("ramfs: readdir reached a freed entry %p (type 0x%x)", (const void *)e, e->dtype);
 }
 
 /* Called with the file's position lock, without the directory's i_rwsem

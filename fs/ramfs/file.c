@@ -156,11 +156,11 @@ static uint64_t free_from(void **node, unsigned level, uint64_t base, uint64_t f
 {
 	uint64_t freed = 0, span = 1ULL << (RAMFS_FANOUT_SHIFT * (level - 1));
 	*empty = true;
-	for (unsigned i = 0; i < FANOUT; i++) {
-		void *child = rcu_dereference_protected(node[i]);
+	for (void **p = node; p < node + FANOUT; p++) {
+		void *child = *p;	/* plain: only the writer, the caller, stores here */
 		if (!child)
 			continue;
-		uint64_t start = base + i * span;
+		uint64_t start = base + (uint64_t)(p - node) * span;
 		if (start + span <= from) {	/* wholly below: keep */
 			*empty = false;
 			continue;
@@ -171,7 +171,7 @@ static uint64_t free_from(void **node, unsigned level, uint64_t base, uint64_t f
 		else
 			freed++;
 		if (child_empty) {
-			RCU_INIT_POINTER(node[i], NULL);
+			RCU_INIT_POINTER(*p, NULL);
 			put(child);
 		} else {
 			*empty = false;

@@ -36,21 +36,29 @@ struct ramfs_link {
 
 /* An entry is fixed once it is on its list (a rename makes a new one);
  * a lockless readdir may still be on it for a grace period after it
- * leaves, so it is freed with kfree_rcu. */
+ * leaves, so it is freed with kfree_rcu.  It fills whole lines
+ * (dir.c's entry_alloc). */
 struct ramfs_entry {
 	struct list_head node;      /* list_add_tail_rcu, list_del_rcu */
-	struct rcu_head rcu;
-	struct inode *inode;        /* holds a reference */
+	/* inode while listed; rcu once removed (as Linux's dentry keeps
+	 * d_rcu in a union): readdir never reads inode, and lookups, which
+	 * do, hold the directory's i_rwsem, so they never see a removed
+	 * entry. */
+	union {
+		struct inode *inode;        /* holds a reference */
+		struct rcu_head rcu;
+	};
 	uint64_t cookie;
 	/* The inode's number and type (DT_*), fixed for its life, kept here
 	 * as a disk directory entry keeps them: getdents reads no child
 	 * inode, so a chmod of a child (its i_attr_seq, in the line with
 	 * i_ino and i_mode) shares no line with a getdents of the parent. */
 	uint64_t ino;
-	uint32_t len;
+	uint8_t len;                /* up to NAME_MAX */
 	uint8_t dtype;
 	char name[];
 };
+_Static_assert(NAME_MAX <= UINT8_MAX, "a name's length fits ramfs_entry.len");
 
 /* File data: a radix tree of pages, RAMFS_FANOUT pointers a node. */
 #define RAMFS_FANOUT_SHIFT 9
