@@ -8,8 +8,10 @@
  * disk on fsync, sync, or the node's last close (as Linux's blkdev_release
  * syncs).  A node whose number no disk has opens to -ENXIO, as on Linux.
  *
- * Locking: the VFS takes the node's i_rwsem around read and write
- * (shared, exclusive); the buffers have their own (fs/buffer.h).
+ * Locking: the node's i_rwsem, exclusive around write (the VFS takes
+ * it) and shared around read (blkdev_read takes it: the VFS takes no lock
+ * for reads, fs.h), so a read sees a write through the node whole or not
+ * at all; the buffers have their own (fs/buffer.h).
  */
 #include "fs/block_dev.h"
 #include "fs/buffer.h"
@@ -52,8 +54,10 @@ static uint64_t bytes_of(const struct block_device *bdev)
 	return bdev->nr_sectors << SECTOR_SHIFT;
 }
 
-static long blkdev_read(struct inode *inode, void *buf, size_t n, uint64_t off)
+/* Caller holds i_rwsem shared. */
+static long __blkdev_read(struct inode *inode, void *buf, size_t n, uint64_t off)
 {
+	rwsem_assert_held(&inode->i_rwsem);
 	struct block_device *bdev = bdev_of_inode(inode);
 	unsigned bs = __atomic_load_n(&bdev->bd_block_size, __ATOMIC_RELAXED);
 	if (off >= bytes_of(bdev))
@@ -72,6 +76,14 @@ static long blkdev_read(struct inode *inode, void *buf, size_t n, uint64_t off)
 		done += chunk;
 	}
 	return (long)done;
+}
+
+static long blkdev_read(struct inode *inode, void *buf, size_t n, uint64_t off)
+{
+	down_read(&inode->i_rwsem);
+	long r = __blkdev_read(inode, buf, n, off);
+	up_read(&inode->i_rwsem);
+	return r;
 }
 
 static long blkdev_write(struct inode *inode, const void *buf, size_t n, uint64_t off)

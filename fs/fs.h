@@ -68,6 +68,8 @@ struct mount;
 struct pipe_inode_info;
 struct super_block;
 
+#define FOP_ITERATE_UNLOCKED 1u   /* file_operations.fop_flags: iterate needs no i_rwsem */
+
 struct inode_operations {
 	/*
 	 * Look `d` up in `dir` (d->d_name).  Called with dir->i_rwsem held
@@ -117,20 +119,33 @@ struct inode_operations {
 /* What a directory's iterate gives getdents: one call per entry, until
  * emit returns false (the buffer is full). */
 struct dir_context {
+	/* Copies one entry out; false: no room, stop.  Never sleeps, so a
+	 * filesystem may call it inside an RCU read side (ramfs does). */
 	bool (*emit)(struct dir_context *ctx, const char *name, unsigned len, uint64_t ino,
 		     unsigned dtype);
 	uint64_t pos;            /* the cursor: iterate advances it past each entry emitted */
 };
 
 struct file_operations {
-	/* Regular files: i_rwsem shared for read, exclusive for write (which
-	 * may extend the file).  Return bytes moved or a negative errno. */
+	/* Regular files (and block devices).  write is called with i_rwsem
+	 * exclusive (it may extend the file), as truncate is; read with no
+	 * inode lock, Linux's contract: a filesystem whose reads need one
+	 * against write and truncate takes i_rwsem shared itself (ext2, for
+	 * its block map; block devices), one that can read without it takes
+	 * none (ramfs: its page tree is RCU-safe).  buf is kernel memory
+	 * (the system call layer copies through a bounce buffer:
+	 * user/sys_fd.c), so a copy into it neither faults nor sleeps.
+	 * Return bytes moved or a negative errno. */
 	long (*read)(struct inode *inode, void *buf, size_t n, uint64_t off);
 	long (*write)(struct inode *inode, const void *buf, size_t n, uint64_t off);
-	/* Directories: emit entries from ctx->pos on, with i_rwsem shared and
-	 * the file's position lock held.  Positions are the filesystem's
-	 * cursors: an entry present for the whole iteration is emitted once. */
+	/* Directories: emit entries from ctx->pos on, with the file's
+	 * position lock held and the directory's i_rwsem shared, or, if
+	 * fop_flags has FOP_ITERATE_UNLOCKED, without i_rwsem (the
+	 * filesystem keeps its entries safe for a lockless reader: ramfs).
+	 * Positions are the filesystem's cursors: an entry present for the
+	 * whole iteration is emitted once. */
 	int (*iterate)(struct file *f, struct dir_context *ctx);
+	unsigned fop_flags;
 	/* Special files (init_special_inode sets these).  open is called by
 	 * open() after its permission checks, with no lock held, and may
 	 * sleep (a FIFO waits for its other side) or refuse (-ENXIO: a device

@@ -4,10 +4,12 @@
  * Locking: read, write and lseek take the file's position lock, so that
  * threads sharing one open file each read or move f_pos as one step (two
  * reads never return the same bytes); pread and pwrite leave f_pos alone
- * and skip it.  Then the inode's i_rwsem: shared to read, so reads run in
- * parallel; exclusive to write, so a write (and O_APPEND's "at the end")
- * is atomic against other writes and truncates.  The lock order:
- * docs/DESIGN.md section 8.
+ * and skip it.  A write then takes the inode's i_rwsem exclusive, so a
+ * write (and O_APPEND's "at the end") is atomic against other writes and
+ * truncates.  A read takes no inode lock here: as in Linux, the
+ * filesystem's read decides (fs.h).  ext2 and block devices take i_rwsem
+ * shared themselves; ramfs reads under RCU with none, so two reads of one
+ * file write no shared line.  The lock order: docs/DESIGN.md section 8.
  *
  * Streams (FIFOs: their fops have stream_read and stream_write) have no
  * position and lock themselves (fs/pipe.c): read and write call them with
@@ -52,13 +54,10 @@ static int file_for(int fd, bool write, bool positional, struct file **out)
 	return 0;
 }
 
+/* No inode lock: the filesystem's read takes what it needs (fs.h). */
 static long do_read(struct file *f, void *buf, size_t n, uint64_t off)
 {
-	struct inode *inode = f->f_inode;
-	down_read(&inode->i_rwsem);
-	long r = inode->i_fop->read(inode, buf, n, off);
-	up_read(&inode->i_rwsem);
-	return r;
+	return f->f_inode->i_fop->read(f->f_inode, buf, n, off);
 }
 
 long kernel_read(struct file *f, void *buf, size_t n, uint64_t off)

@@ -6,7 +6,11 @@
  * and each call continues where the last one (by either thread) stopped.
  * Together they return every entry once.  The directory's i_rwsem is
  * taken shared: readdirs of different open files, and lookups, run in
- * parallel with it; changes to the directory wait.
+ * parallel with it; changes to the directory wait.  Unless the
+ * filesystem lists without it (FOP_ITERATE_UNLOCKED: ramfs, whose
+ * entries are on an RCU list), so that two listings of one directory
+ * write no shared line; changes then run alongside the listing, and the
+ * filesystem's cursors still return every entry present throughout once.
  */
 #include "fs/dcache.h"
 #include "fs/file.h"
@@ -60,11 +64,22 @@ long sys_getdents(int fd, void *buf, size_t n)
 		goto out;
 	}
 	struct getdents_ctx g = { { emit, 0 }, buf, n, 0, NULL, false };
+	bool locked = !(dir->i_fop->fop_flags & FOP_ITERATE_UNLOCKED);
 	mutex_lock(&f->f_pos_lock);
-	down_read(&dir->i_rwsem);
+	if (locked)
+		down_read(&dir->i_rwsem);
 	g.ctx.pos = f->f_pos;
-	/* A removed directory lists nothing, not even "." and "..": ENOENT,
-	 * as Linux says.  rmdir sets its link count to 0 under its i_rwsem. */
+	/*
+	 * A removed directory lists nothing, not even "." and "..": ENOENT,
+	 * as Linux says.  rmdir sets its link count to 0 (a release store)
+	 * under its i_rwsem, so with the lock this is exact.  Without it a
+	 * listing that finds the directory alive may meet the rmdir midway:
+	 * it is then a listing from before it.  rmdir took an empty directory
+	 * and nothing is ever added to a removed one (IS_DEADDIR refuses it,
+	 * under the lock the adder holds), so what it lists is what a listing
+	 * just before the rmdir could return; and a getdents that starts
+	 * after the rmdir returned reads the 0 and says ENOENT.
+	 */
 	if (IS_DEADDIR(dir))
 		r = -ENOENT;
 	else
@@ -72,7 +87,8 @@ long sys_getdents(int fd, void *buf, size_t n)
 	if (g.prev)
 		g.prev->d_off = (int64_t)g.ctx.pos;
 	f->f_pos = g.ctx.pos;
-	up_read(&dir->i_rwsem);
+	if (locked)
+		up_read(&dir->i_rwsem);
 	mutex_unlock(&f->f_pos_lock);
 	if (r == 0)
 		r = g.too_small ? -EINVAL : (long)g.used;	/* as Linux: no room for one entry */

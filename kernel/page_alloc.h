@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include "kernel/list.h"
 #include "kernel/layout.h"
+#include "kernel/rcu.h"
 
 #define MAX_ORDER 19               /* orders 0..18: up to 1 GiB blocks */
 
@@ -42,11 +43,19 @@ struct page {
 	uint32_t flags;
 	uint8_t order;             /* size of the block this page heads */
 	uint16_t inuse;            /* slab: objects allocated from it */
-	struct kmem_cache *cache;  /* slab: the owning cache */
-	struct page *head;         /* slab: first page of the slab */
 	union {
-		void *freelist;    /* slab: first free object */
-		int refs;          /* a shared user page (kernel/mm.c): references, atomic */
+		struct {
+			struct kmem_cache *cache;  /* slab: the owning cache */
+			struct page *head;         /* slab: first page of the slab */
+			union {
+				void *freelist;    /* slab: first free object */
+				int refs;          /* a shared user page (kernel/mm.c): references, atomic */
+			};
+		};
+		/* A page its owner frees a grace period after unpublishing it
+		 * (call_rcu: lockless readers may still be on it), as ramfs's
+		 * file pages: the page itself must stay as the readers knew it. */
+		struct rcu_head rcu;
 	};
 } __attribute__((aligned(64)));
 

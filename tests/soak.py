@@ -50,7 +50,7 @@ from tests.lib.verdict import cpu_count_problems, verdict_problems
 
 # The suites whose point is concurrency, the fuzzer and the torture.
 SUITES = ("lookup,dcache_races,prune,rename,rename_races,refcache,refcache_races,mount_races,inode,file,readdir,dirops_kill,"
-          "outside,shrinker,waitqueue,rwsem,mutex,rcu,rcuwalk,rcuwalk_races,perm_races,"
+          "outside,shrinker,waitqueue,rwsem,mutex,rcu,rcuwalk,rcuwalk_races,perm_races,read_races,"
           "vfs_stress,vfs_fuzz,ext2_stress,ext2_fuzz")
 KCSAN_EVERY = 3         # with --kcsan-elf: every third boot is the detector's kernel
 KCSAN_KARGS = "dcache.buckets=16"

@@ -6,8 +6,10 @@
  * buffer (allocated on demand by ext2_get_block; a block wholly
  * overwritten, or new, is not read first) and marks it dirty.  Atime is
  * not updated (as Linux's `noatime`: a read never writes).
- * Locking: the VFS holds i_rwsem, shared for read, exclusive for write
- * and truncate.
+ * Locking: i_rwsem, exclusive for write and truncate (the VFS takes it),
+ * shared for read, which ext2_read takes itself (the VFS takes no lock for
+ * reads: fs.h): the block map a read walks must not lose blocks to a
+ * truncate under it.
  */
 #include "fs/ext2/ext2.h"
 #include "kernel/race.h"
@@ -17,8 +19,10 @@
 #include "kernel/errno.h"
 #include "kernel/string.h"
 
-static long ext2_read(struct inode *inode, void *buf, size_t n, uint64_t off)
+/* Caller holds i_rwsem shared. */
+static long __ext2_read(struct inode *inode, void *buf, size_t n, uint64_t off)
 {
+	rwsem_assert_held(&inode->i_rwsem);
 	struct ext2_sb_info *sbi = EXT2_SB(inode->i_sb);
 	unsigned bs = sbi->block_size;
 	uint64_t size = __atomic_load_n(&inode->i_size, __ATOMIC_ACQUIRE);
@@ -46,6 +50,14 @@ static long ext2_read(struct inode *inode, void *buf, size_t n, uint64_t off)
 		done += chunk;
 	}
 	return (long)done;
+}
+
+static long ext2_read(struct inode *inode, void *buf, size_t n, uint64_t off)
+{
+	down_read(&inode->i_rwsem);
+	long r = __ext2_read(inode, buf, n, off);
+	up_read(&inode->i_rwsem);
+	return r;
 }
 
 /* Copy chunk bytes into block pblk at offset in; a new block, or one

@@ -10,7 +10,16 @@
  * (a renamed entry is re-added with a new cookie).
  *
  * Locking: the directory's i_rwsem (taken by the VFS) protects its list:
- * shared for lookup and readdir, exclusive for changes.  Link counts are
+ * exclusive for changes, shared for lookup.  readdir takes no lock
+ * (FOP_ITERATE_UNLOCKED: two listings of one directory then write no
+ * shared line) and walks the list under rcu_read_lock: entries join with
+ * list_add_tail_rcu once filled in, leave with list_del_rcu (a reader on
+ * one walks on from it), and are freed a grace period later (kfree_rcu).
+ * The cookie rules above hold without the lock: entries only ever join at
+ * the tail with a larger cookie, and a removed entry's next still leads
+ * forward, so a walk passes every entry present throughout, in cookie
+ * order, once.  The readdir still holds the file's position lock: one
+ * open directory is read by one thread at a time.  Link counts are
  * atomics (a file's may change under different directories' locks).
  * Timestamps follow POSIX: a change to a directory's entries sets its
  * mtime and ctime; a change to an inode's link count sets its ctime.
@@ -23,6 +32,8 @@
 #include "fs/syscalls.h"
 #include "kernel/errno.h"
 #include "kernel/kmalloc.h"
+#include "kernel/panic.h"
+#include "kernel/race.h"
 #include "kernel/string.h"
 
 static struct ramfs_entry *find(struct inode *dir, const char *name, uint32_t len)
@@ -54,10 +65,14 @@ static int ramfs_lookup(struct inode *dir, struct dentry *d)
 	return 0;
 }
 
-/* An entry for `name` (allocated, not yet in a list), or NULL. */
+/* An entry for `name` (allocated, not yet in a list), or NULL.  It fills
+ * whole lines (kmalloc's classes of 128 bytes and up are line-aligned):
+ * kmalloc-96 would put two directories' entries in one line, which two
+ * creates in two directories would both write. */
 static struct ramfs_entry *entry_alloc(const struct qstr *name)
 {
-	struct ramfs_entry *e = kmalloc(sizeof(*e) + name->len);
+	size_t size = offsetof(struct ramfs_entry, name) + name->len;
+	struct ramfs_entry *e = kmalloc((size + L1_CACHE_BYTES - 1) & ~(size_t)(L1_CACHE_BYTES - 1));
 	if (e) {
 		e->len = name->len;
 		memcpy(e->name, name->name, e->len);
@@ -87,7 +102,7 @@ static void entry_add(struct inode *dir, struct ramfs_entry *e, struct inode *in
 	e->ino = inode->i_ino;
 	e->dtype = (uint8_t)dtype_of(inode);
 	e->cookie = rd->next_cookie++;
-	list_add_tail(&e->node, &rd->entries);
+	list_add_tail_rcu(&e->node, &rd->entries);	/* published whole */
 	rd->nentries++;
 	inode_touch(dir, T_MTIME | T_CTIME);
 }
@@ -97,9 +112,12 @@ static struct inode *entry_remove(struct inode *dir, struct ramfs_entry *e)
 {
 	struct ramfs_dir *rd = dir->i_private;
 	struct inode *inode = e->inode;
-	list_del(&e->node);
+	race_write_begin(e);
+	race_window();	/* a readdir may reach e here, and use it after the removal */
+	list_del_rcu(&e->node);
 	rd->nentries--;
-	kfree(e);
+	kfree_rcu(e, rcu);	/* a readdir may be on it */
+	race_write_done(e);
 	inode_touch(dir, T_MTIME | T_CTIME);
 	return inode;
 }
@@ -285,7 +303,23 @@ static int ramfs_rename(struct inode *old_dir, struct dentry *old, struct inode 
 	return 0;
 }
 
-/* Called with the directory's i_rwsem shared and the file's position lock. */
+/*
+ * Test builds: an entry a listing reaches is whole.  A freed one is
+ * poisoned (SLAB_POISON, 0x6b), which is no file type: only a missing
+ * grace period (a kfree where kfree_rcu belongs, a reader outside its
+ * read side) lets a listing reach one, and what the listing returns may
+ * then look valid (a poisoned length that does not fit ends the call
+ * early, as a full buffer does), so the check stands apart from the code
+ * that keeps it true.
+ */
+static void entry_check(const struct ramfs_entry *e)
+{
+	if (CONFIG_LOCKDEP && (e->len == 0 || e->dtype > DT_SOCK))
+		panic("ramfs: readdir reached a freed entry %p (type 0x%x)", (const void *)e, e->dtype);
+}
+
+/* Called with the file's position lock, without the directory's i_rwsem
+ * (FOP_ITERATE_UNLOCKED): the entries are read under RCU. */
 static int ramfs_iterate(struct file *f, struct dir_context *ctx)
 {
 	struct inode *dir = f->f_inode;
@@ -301,15 +335,21 @@ static int ramfs_iterate(struct file *f, struct dir_context *ctx)
 			return 0;
 		ctx->pos = 2;
 	}
+	/* One read side for the call: emit copies into kernel memory and
+	 * never sleeps (fs.h); the buffer bounds how much it copies. */
+	rcu_read_lock();
 	struct list_head *pos;
-	list_for_each(pos, &rd->entries) {
+	list_for_each_rcu(pos, &rd->entries) {
 		struct ramfs_entry *e = list_entry(pos, struct ramfs_entry, node);
 		if (e->cookie < ctx->pos)
 			continue;
+		race_window_on(e);	/* reached, not yet copied: an unlink may remove it here */
+		entry_check(e);
 		if (!ctx->emit(ctx, e->name, e->len, e->ino, e->dtype))
-			return 0;
+			break;
 		ctx->pos = e->cookie + 1;
 	}
+	rcu_read_unlock();
 	return 0;
 }
 
@@ -339,6 +379,6 @@ const struct inode_operations ramfs_dir_ops = {
 	.rename = ramfs_rename,
 };
 
-const struct file_operations ramfs_dir_fops = { .iterate = ramfs_iterate };
+const struct file_operations ramfs_dir_fops = { .iterate = ramfs_iterate, .fop_flags = FOP_ITERATE_UNLOCKED };
 
 const struct inode_operations ramfs_symlink_ops = { .get_link = ramfs_get_link };

@@ -7,13 +7,38 @@
  * (256 TiB).  A missing page is a hole and reads as zeros, so truncating
  * up or writing past the end allocates nothing for the gap.
  *
- * Locking: the inode's i_rwsem, taken by the VFS: shared for read, so
- * reads run in parallel; exclusive for write and truncate, the only
- * callers that change the tree or i_size.
+ * Locking.  write and truncate come with the inode's i_rwsem exclusive
+ * (the VFS takes it): one writer at a time, the only code that changes
+ * the tree or i_size.  read takes no lock (the VFS takes none for reads,
+ * fs.h), so two reads of one file write no shared line; a read races the
+ * writer, and these rules keep it safe:
+ *  1. Every pointer a reader follows (the top word, a node's slot) is
+ *     stored with rcu_assign_pointer once what it points to is filled
+ *     in, and loaded with rcu_dereference.  A reader holding an old top
+ *     walks the old tree: growth keeps it whole, as slot 0 of the new root.
+ *  2. A node or page that truncate unlinks is freed a grace period later
+ *     (call_rcu on its struct page), and a reader finds a page and copies
+ *     it inside one RCU read side: it never copies a freed page or walks
+ *     a freed node.  Eviction frees at once: no reader can be there (a
+ *     reader holds a file, which holds the inode).
+ *  3. A reader reads i_size once (acquire) and copies nothing past it.
+ *     A write stores its data before raising i_size (release), so the
+ *     bytes below the size a reader saw were written (or are holes);
+ *     truncate lowers i_size after zeroing and unlinking, so a reader
+ *     that saw the old size may copy zeros or old bytes of the cut part,
+ *     what a read just before the truncate returns.
+ *  4. A read racing a write to the same bytes may copy part of it, as a
+ *     read of Linux's page cache may (POSIX asks for all or nothing).
+ *  5. The copy goes to kernel memory (fs.h), so inside the read side it
+ *     neither faults nor sleeps; each page gets a read side of its own, so
+ *     preemption is off for one page's copy at most.
+ *  6. The atime a read sets: inode_accessed, a compare-and-swap that
+ *     needs no lock (fs/inode.c).
  */
 #include "fs/ramfs/internal.h"
 #include "kernel/errno.h"
 #include "kernel/page_alloc.h"
+#include "kernel/race.h"
 #include "kernel/string.h"
 
 
@@ -29,15 +54,28 @@ static unsigned slot(uint64_t index, unsigned level)	/* level 1 is the lowest */
 	return (unsigned)(index >> (RAMFS_FANOUT_SHIFT * (level - 1))) & (FANOUT - 1);
 }
 
-/* The data page at index, or NULL (a hole). */
-static void *page_find(const struct ramfs_file *rf, uint64_t index)
+static void **top_root(uintptr_t top)
 {
-	if (index >= capacity(rf->height))
+	return (void **)(top & ~(uintptr_t)(PAGE_SIZE - 1));
+}
+
+static unsigned top_height(uintptr_t top)
+{
+	return (unsigned)(top & (PAGE_SIZE - 1));
+}
+
+/* The data page at index, or NULL (a hole).  Caller is in an RCU read
+ * side (the page stays until it leaves), or is the writer. */
+static char *page_find(struct ramfs_file *rf, uint64_t index)
+{
+	uintptr_t top = rcu_dereference(rf->top);
+	unsigned level = top_height(top);
+	if (index >= capacity(level))
 		return NULL;
-	void **node = rf->root;
-	for (unsigned level = rf->height; node && level > 1; level--)
-		node = node[slot(index, level)];
-	return node ? node[slot(index, 1)] : NULL;
+	void **node = top_root(top);
+	for (; node && level > 1; level--)
+		node = rcu_dereference(node[slot(index, level)]);
+	return node ? rcu_dereference(node[slot(index, 1)]) : NULL;
 }
 
 static void **node_alloc(void)
@@ -48,65 +86,93 @@ static void **node_alloc(void)
 	return n;
 }
 
-/* The data page at index, allocated (zeroed) if missing; NULL: no memory. */
+/* The pointer at *slotp, or a new zeroed page published there; NULL: no
+ * memory.  Caller is the writer. */
+static void *slot_get(void **slotp)
+{
+	void *p = rcu_dereference_protected(*slotp);
+	if (!p && (p = node_alloc()))
+		rcu_assign_pointer(*slotp, p);	/* rule 1: zeroed, then published */
+	return p;
+}
+
+/* The data page at index, allocated (zeroed) if missing; NULL: no memory.
+ * Caller holds i_rwsem exclusive. */
 static void *page_get(struct inode *inode, struct ramfs_file *rf, uint64_t index)
 {
-	while (index >= capacity(rf->height)) {	/* grow upwards */
-		if (rf->height == 0) {
-			if (!(rf->root = node_alloc()))
-				return NULL;
-			rf->height = 1;
-			continue;
-		}
-		void **top = node_alloc();
-		if (!top)
+	rwsem_assert_held_write(&inode->i_rwsem);
+	uintptr_t top = rcu_dereference_protected(rf->top);
+	while (index >= capacity(top_height(top))) {	/* grow upwards */
+		void **root = node_alloc();
+		if (!root)
 			return NULL;
-		top[0] = rf->root;
-		rf->root = top;
-		rf->height++;
+		root[0] = top_root(top);	/* the old tree, whole (NULL for the first root) */
+		top = (uintptr_t)root | (top_height(top) + 1);
+		rcu_assign_pointer(rf->top, top);
 	}
-	void **node = rf->root;
-	for (unsigned level = rf->height; level > 1; level--) {
-		void **next = node[slot(index, level)];
-		if (!next && !(next = node[slot(index, level)] = node_alloc()))
+	void **node = top_root(top);
+	for (unsigned level = top_height(top); level > 1; level--)
+		if (!(node = slot_get(&node[slot(index, level)])))
 			return NULL;
-		node = next;
-	}
 	void **leaf = &node[slot(index, 1)];
-	if (!*leaf) {
-		if (!(*leaf = node_alloc()))
-			return NULL;
+	bool fresh = !rcu_dereference_protected(*leaf);
+	void *page = slot_get(leaf);
+	if (page && fresh)
 		__atomic_fetch_add(&inode->i_blocks, PAGE_SIZE / 512, __ATOMIC_RELAXED);
-	}
-	return *leaf;
+	return page;
+}
+
+/*
+ * Give a node or data page back to the allocator.  Test builds fill it
+ * with SLAB_POISON first, as the slab does its freed objects: a reader
+ * still on it (one a missing grace period let in) copies poison, which
+ * tests/test_read_races.c looks for, or follows a poisoned pointer,
+ * which is not canonical and faults.
+ */
+static void tree_page_free(void *page)
+{
+	if (CONFIG_LOCKDEP)
+		memset(page, SLAB_POISON, PAGE_SIZE);
+	page_free(page, 0);
+}
+
+static void tree_page_free_cb(struct rcu_head *head)
+{
+	tree_page_free(page_to_virt(container_of(head, struct page, rcu)));
+}
+
+/* Rule 2: the page is unlinked; readers already on it keep it a grace period. */
+static void tree_page_free_rcu(void *page)
+{
+	call_rcu(&virt_to_page(page)->rcu, tree_page_free_cb);
 }
 
 /* Free the data pages from index `from` on (and nodes left empty) under
- * node, which covers pages [base, base + FANOUT^level).  Returns the
- * number of data pages freed; *empty says whether node holds nothing now. */
-static uint64_t free_from(void **node, unsigned level, uint64_t base, uint64_t from, bool *empty)
+ * node, which covers pages [base, base + FANOUT^level), each with
+ * put() once unlinked.  Returns the number of data pages freed; *empty
+ * says whether node holds nothing now. */
+static uint64_t free_from(void **node, unsigned level, uint64_t base, uint64_t from, bool *empty,
+			  void (*put)(void *page))
 {
 	uint64_t freed = 0, span = 1ULL << (RAMFS_FANOUT_SHIFT * (level - 1));
 	*empty = true;
-	for (unsigned i = 0; i < FANOUT; i++) {
-		if (!node[i])
+	for (void **p = node; p < node + FANOUT; p++) {
+		void *child = *p;	/* plain: only the writer, the caller, stores here */
+		if (!child)
 			continue;
-		uint64_t start = base + i * span;
+		uint64_t start = base + (uint64_t)(p - node) * span;
 		if (start + span <= from) {	/* wholly below: keep */
 			*empty = false;
 			continue;
 		}
-		if (level == 1) {
-			page_free(node[i], 0);
-			node[i] = NULL;
+		bool child_empty = true;
+		if (level > 1)
+			freed += free_from(child, level - 1, start, from, &child_empty, put);
+		else
 			freed++;
-			continue;
-		}
-		bool child_empty;
-		freed += free_from(node[i], level - 1, start, from, &child_empty);
 		if (child_empty) {
-			page_free(node[i], 0);
-			node[i] = NULL;
+			RCU_INIT_POINTER(*p, NULL);
+			put(child);
 		} else {
 			*empty = false;
 		}
@@ -114,23 +180,25 @@ static uint64_t free_from(void **node, unsigned level, uint64_t base, uint64_t f
 	return freed;
 }
 
-static void drop_pages_from(struct inode *inode, struct ramfs_file *rf, uint64_t from)
+static void drop_pages_from(struct inode *inode, struct ramfs_file *rf, uint64_t from,
+			    void (*put)(void *page))
 {
-	if (!rf->root)
+	uintptr_t top = rcu_dereference_protected(rf->top);
+	if (!top)
 		return;
 	bool empty;
-	uint64_t freed = free_from(rf->root, rf->height, 0, from, &empty);
+	uint64_t freed = free_from(top_root(top), top_height(top), 0, from, &empty, put);
 	__atomic_fetch_sub(&inode->i_blocks, freed * (PAGE_SIZE / 512), __ATOMIC_RELAXED);
 	if (empty) {
-		page_free(rf->root, 0);
-		rf->root = NULL;
-		rf->height = 0;
+		RCU_INIT_POINTER(rf->top, 0);
+		put(top_root(top));
 	}
 }
 
+/* Evict: the last reference is gone, and with it every reader. */
 void ramfs_file_free_data(struct inode *inode)
 {
-	drop_pages_from(inode, inode->i_private, 0);
+	drop_pages_from(inode, inode->i_private, 0, tree_page_free);
 }
 
 /* How many of the `left` bytes at pos lie in pos's page. */
@@ -152,11 +220,14 @@ static long ramfs_read(struct inode *inode, void *buf, size_t n, uint64_t off)
 	while (done < n) {
 		uint64_t pos = off + done, in_page = pos % PAGE_SIZE;
 		size_t chunk = chunk_at(pos, n - done);
+		rcu_read_lock();	/* rules 2 and 5 */
 		const char *page = page_find(rf, pos / PAGE_SIZE);
+		race_window_on(rf);	/* found, not yet copied: a truncate may unlink it here */
 		if (page)
 			memcpy((char *)buf + done, page + in_page, chunk);
 		else
 			memset((char *)buf + done, 0, chunk);
+		rcu_read_unlock();
 		done += chunk;
 	}
 	inode_accessed(inode);
@@ -188,17 +259,22 @@ static long ramfs_write(struct inode *inode, const void *buf, size_t n, uint64_t
 	return (long)done;
 }
 
+/* Caller holds i_rwsem exclusive. */
 static int ramfs_truncate(struct inode *inode, uint64_t size)
 {
+	rwsem_assert_held_write(&inode->i_rwsem);
 	struct ramfs_file *rf = inode->i_private;
 	uint64_t old = inode->i_size;
 	if (size < old) {
 		/* Zero the kept part of the last page, so growing again reads
-		 * zeros there, then free the pages wholly past the end. */
+		 * zeros there, then unlink the pages wholly past the end. */
+		race_write_begin(rf);
+		race_window();	/* a reader may find a page here, and copy it after the unlink */
 		char *page = size % PAGE_SIZE ? page_find(rf, size / PAGE_SIZE) : NULL;
 		if (page)
 			memset(page + size % PAGE_SIZE, 0, PAGE_SIZE - size % PAGE_SIZE);
-		drop_pages_from(inode, rf, (size + PAGE_SIZE - 1) / PAGE_SIZE);
+		drop_pages_from(inode, rf, (size + PAGE_SIZE - 1) / PAGE_SIZE, tree_page_free_rcu);
+		race_write_done(rf);
 	}
 	__atomic_store_n(&inode->i_size, size, __ATOMIC_RELEASE);
 	inode_touch(inode, T_MTIME | T_CTIME);

@@ -7,8 +7,12 @@
  * ramfs_link (freed a grace period after the inode is evicted, so that an
  * RCU-walk's readlink may still copy it: fs/stat.c); special files (FIFOs,
  * devices, sockets) have none: they hold no data here.  Everything is
- * protected by the inode's i_rwsem, which the VFS takes: shared for
- * lookup, readdir and read, exclusive for every change.
+ * changed under the inode's i_rwsem held exclusive, which the VFS takes
+ * for every change; lookup reads a directory under it shared.  Two
+ * readers take no lock at all: readdir (dir.c: the entries are an RCU
+ * list, each entry freed a grace period after it leaves) and read
+ * (file.c: the page tree's nodes and pages are published with release
+ * stores and freed a grace period after truncate unlinks them).
  */
 #ifndef FS_RAMFS_INTERNAL_H
 #define FS_RAMFS_INTERNAL_H
@@ -16,6 +20,7 @@
 #include <stdint.h>
 #include "fs/fs.h"
 #include "kernel/list.h"
+#include "kernel/rcu.h"
 #include "kernel/slab.h"
 
 struct ramfs_dir {
@@ -29,27 +34,42 @@ struct ramfs_link {
 	char target[];
 };
 
+/* An entry is fixed once it is on its list (a rename makes a new one);
+ * a lockless readdir may still be on it for a grace period after it
+ * leaves, so it is freed with kfree_rcu.  It fills whole lines
+ * (dir.c's entry_alloc). */
 struct ramfs_entry {
-	struct list_head node;
-	struct inode *inode;        /* holds a reference */
+	struct list_head node;      /* list_add_tail_rcu, list_del_rcu */
+	/* inode while listed; rcu once removed (as Linux's dentry keeps
+	 * d_rcu in a union): readdir never reads inode, and lookups, which
+	 * do, hold the directory's i_rwsem, so they never see a removed
+	 * entry. */
+	union {
+		struct inode *inode;        /* holds a reference */
+		struct rcu_head rcu;
+	};
 	uint64_t cookie;
 	/* The inode's number and type (DT_*), fixed for its life, kept here
 	 * as a disk directory entry keeps them: getdents reads no child
 	 * inode, so a chmod of a child (its i_attr_seq, in the line with
 	 * i_ino and i_mode) shares no line with a getdents of the parent. */
 	uint64_t ino;
-	uint32_t len;
+	uint8_t len;                /* up to NAME_MAX */
 	uint8_t dtype;
 	char name[];
 };
+_Static_assert(NAME_MAX <= UINT8_MAX, "a name's length fits ramfs_entry.len");
 
 /* File data: a radix tree of pages, RAMFS_FANOUT pointers a node. */
 #define RAMFS_FANOUT_SHIFT 9
 #define RAMFS_MAX_HEIGHT 4
 #define RAMFS_MAX_DATA (1ULL << (12 + RAMFS_FANOUT_SHIFT * RAMFS_MAX_HEIGHT))   /* 256 TiB */
 struct ramfs_file {
-	void **root;
-	unsigned height;            /* the tree covers FANOUT^height pages */
+	/* The root node's address with the tree's height in its low bits (a
+	 * node is a page: they are free), 0 for no tree.  One word, so that a
+	 * lockless reader takes a root and its height from one moment: the
+	 * tree covers FANOUT^height pages. */
+	uintptr_t top;
 };
 
 /* A directory's or file's private part fills a line of its own (kmalloc's
