@@ -40,9 +40,9 @@
  * and no reference is dropped under it (a dropped spare may free its
  * dentry, which takes bucket locks and may sleep), only atomic adds to
  * the count of a dentry that its spare keeps above 0.  The slot of d in
- * a table is fixed (a hash of its address), so a fold of one dentry looks
- * at one slot per CPU, without the lock first, and only if d_refcached
- * says some CPU has cached d since it was made.
+ * a table is fixed (a hash of its address), and d_refcache_cpus says
+ * which CPUs' tables have d (set and cleared under their locks), so a
+ * fold of one dentry visits only those, one slot each.
  */
 #include "fs/dcache.h"
 #include "fs/d_refcache.h"
@@ -87,9 +87,15 @@ static struct refcache_slot *slot_of(struct refcache *rc, const struct dentry *d
  * its file references become ordinary ones.  Returns the dentry whose
  * spare the caller must dput once the lock is dropped.
  */
-static struct dentry *fold_slot(struct refcache_slot *s)
+static uint64_t cpu_bit(const struct refcache *rc)
+{
+	return 1ull << (rc - refcaches);
+}
+
+static struct dentry *fold_slot(struct refcache *rc, struct refcache_slot *s)
 {
 	struct dentry *d = s->d;
+	__atomic_fetch_and(&d->d_refcache_cpus, ~cpu_bit(rc), __ATOMIC_RELAXED);
 	if (s->local)
 		__atomic_fetch_add(&d->d_count, s->local, __ATOMIC_RELAXED);	/* the spare keeps it above 0 */
 	WRITE_ONCE(s->d, NULL);
@@ -141,13 +147,14 @@ void d_refcache_adopt(struct dentry *d, struct file_ref *ref)
 		surplus = d;	/* cached meanwhile: the slot's spare holds d */
 	} else {
 		if (s->d)
-			victim = fold_slot(s);
-		__atomic_store_n(&d->d_refcached, 1, __ATOMIC_RELAXED);
+			victim = fold_slot(rc, s);
+		__atomic_fetch_or(&d->d_refcache_cpus, cpu_bit(rc), __ATOMIC_RELAXED);
 		WRITE_ONCE(s->d, d);	/* our reference is its spare now */
 		/* Against d_cached_unhashed: the slot is stored before the
 		 * flag is read, and the unhasher's flag before the slot. */
 		__atomic_thread_fence(__ATOMIC_SEQ_CST);
 		if (d_unhashed(d)) {
+			__atomic_fetch_and(&d->d_refcache_cpus, ~cpu_bit(rc), __ATOMIC_RELAXED);
 			WRITE_ONCE(s->d, NULL);	/* the reference stays ours, ordinary */
 			spin_unlock(&rc->lock);
 			dput(victim);
@@ -183,17 +190,18 @@ void dput_file(struct dentry *d, const struct file_ref *ref)
 
 void d_fold_cached(struct dentry *d)
 {
-	if (!__atomic_load_n(&d->d_refcached, __ATOMIC_RELAXED))
-		return;
-	for (unsigned c = 0; c < ncpus; c++) {
+	/* A CPU caching d now, after this load, is ordered by the caller
+	 * (d_cached_unhashed), or makes the answer only more cautious. */
+	uint64_t cpus = __atomic_load_n(&d->d_refcache_cpus, __ATOMIC_RELAXED);
+	while (cpus) {
+		unsigned c = (unsigned)__builtin_ctzll(cpus);
+		cpus &= cpus - 1;
 		struct refcache *rc = &refcaches[c];
 		struct refcache_slot *s = slot_of(rc, d);
-		if (READ_ONCE(s->d) != d)
-			continue;	/* one filling it now is ordered by the caller: see below */
 		struct dentry *spare = NULL;
 		spin_lock(&rc->lock);
 		if (s->d == d)
-			spare = fold_slot(s);
+			spare = fold_slot(rc, s);
 		spin_unlock(&rc->lock);
 		dput(spare);	/* the caller's reference keeps d */
 	}
@@ -216,7 +224,7 @@ void d_fold_all_cached(void)
 		spin_lock(&rc->lock);
 		for (unsigned i = 0; i < REFCACHE_SLOTS; i++)
 			if (rc->slot[i].d)
-				spares[n++] = fold_slot(&rc->slot[i]);
+				spares[n++] = fold_slot(rc, &rc->slot[i]);
 		spin_unlock(&rc->lock);
 		for (unsigned i = 0; i < n; i++)
 			dput(spares[i]);

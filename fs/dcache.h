@@ -116,7 +116,9 @@ struct qstr {
  *   line 3: the inline name, which only a walk's hit reads, the prune's
  *           generation, and the LRU's CPU and stamp, written when the
  *           dentry itself joins the LRU (once: see dput) or the shrinker
- *           moves it; after d_kill, the RCU callback in their place.  No
+ *           moves it; after d_kill, the RCU callback in their place; the
+ *           CPUs that cache a file's reference on it, written by a CPU's
+ *           first open of it and by a fold (fs/d_refcache.c).  No
  *           neighbour's change writes here, so a walk that compares this
  *           name shares no line with another CPU's LRU.
  * Debug builds' spinlocks carry the holder, a name and a lockdep_map, so
@@ -145,11 +147,7 @@ struct dentry {
 	int d_count;               /* references (atomic) */
 	/* Bucket lock: used again since it joined the LRU (Linux's
 	 * DCACHE_REFERENCED, kept apart from d_flags, which walks read). */
-	uint8_t d_referenced;
-	/* Set (atomic) once some CPU has cached a file's reference on it
-	 * (fs/d_refcache.c): only then do exact questions fold. */
-	uint8_t d_refcached;
-	uint16_t d_pad;
+	uint32_t d_referenced;
 	/* d_lock. */
 	struct spinlock d_lock;
 	struct list_head d_subdirs;
@@ -163,16 +161,23 @@ struct dentry {
 	/* The last prune walk done below it (d_prune_unused; atomic). */
 	uint32_t d_prune_gen;
 	union {
-		/* As d_lru. */
 		struct {
+			/* As d_lru. */
 			uint32_t d_lru_cpu;        /* whose list; set when it joins */
 			uint32_t d_lru_stamp;      /* when it joined (or went back to the tail) */
+			/* The CPUs whose cache of file references has a slot
+			 * naming it (fs/d_refcache.c; atomic: set and cleared
+			 * under that CPU's table lock): a fold of this dentry
+			 * looks at those tables only.  0 when it is freed: a
+			 * slot's reference keeps it. */
+			uint64_t d_refcache_cpus;
 		};
 		/* Freeing waits a grace period (d_kill): an RCU-walk may still
 		 * be reading the dentry and its name.  Off the LRU by then. */
 		struct rcu_head d_rcu;
 	};
 } __attribute__((aligned(64)));
+_Static_assert(sizeof(struct rcu_head) >= 16, "d_refcache_cpus shares d_rcu's place");
 
 #if !CONFIG_LOCKDEP
 _Static_assert(sizeof(struct dentry) == 192, "a dentry is three lines");
