@@ -53,9 +53,9 @@
 
 #define REFCACHE_SLOTS 64	/* per CPU: 4 KiB */
 
-/* A line each: a fold of one dentry on another CPU reads one slot of
- * this table without the lock, and must not share a line with the slots
- * this CPU's opens and closes are writing. */
+/* A line each: another CPU's fold of one dentry writes that dentry's
+ * slot, which must not share a line with the slots this CPU's opens and
+ * closes of other files write. */
 struct refcache_slot {
 	struct dentry *d;          /* NULL: empty */
 	/* File references taken through it less those dropped through it;
@@ -82,16 +82,16 @@ static struct refcache_slot *slot_of(struct refcache *rc, const struct dentry *d
 	return &rc->slot[((uintptr_t)d >> 6) % REFCACHE_SLOTS];
 }
 
-/*
- * Empty s (its lock held), moving what it holds into its dentry's count:
- * its file references become ordinary ones.  Returns the dentry whose
- * spare the caller must dput once the lock is dropped.
- */
 static uint64_t cpu_bit(const struct refcache *rc)
 {
 	return 1ull << (rc - refcaches);
 }
 
+/*
+ * Empty s (rc's lock held), moving what it holds into its dentry's count:
+ * its file references become ordinary ones.  Returns the dentry whose
+ * spare the caller must dput once the lock is dropped.
+ */
 static struct dentry *fold_slot(struct refcache *rc, struct refcache_slot *s)
 {
 	struct dentry *d = s->d;
@@ -150,8 +150,9 @@ void d_refcache_adopt(struct dentry *d, struct file_ref *ref)
 			victim = fold_slot(rc, s);
 		__atomic_fetch_or(&d->d_refcache_cpus, cpu_bit(rc), __ATOMIC_RELAXED);
 		WRITE_ONCE(s->d, d);	/* our reference is its spare now */
-		/* Against d_cached_unhashed: the slot is stored before the
-		 * flag is read, and the unhasher's flag before the slot. */
+		/* Against d_cached_unhashed: our bit in d's mask and the slot
+		 * are stored before d's hashed flag is read here; there, the
+		 * flag is cleared before the mask is read. */
 		__atomic_thread_fence(__ATOMIC_SEQ_CST);
 		if (d_unhashed(d)) {
 			__atomic_fetch_and(&d->d_refcache_cpus, ~cpu_bit(rc), __ATOMIC_RELAXED);
@@ -209,8 +210,8 @@ void d_fold_cached(struct dentry *d)
 
 void d_cached_unhashed(struct dentry *d)
 {
-	/* The other side of the fence in d_legitimize_file: either that
-	 * sees d unhashed and leaves the slot, or this sees the slot. */
+	/* The other side of the fence in d_refcache_adopt: either that
+	 * sees d unhashed and leaves the slot, or this sees its bit. */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	d_fold_cached(d);
 }
@@ -229,6 +230,23 @@ void d_fold_all_cached(void)
 		for (unsigned i = 0; i < n; i++)
 			dput(spares[i]);
 	}
+}
+
+int d_refs(struct dentry *d)
+{
+	int n = __atomic_load_n(&d->d_count, __ATOMIC_RELAXED);
+	uint64_t cpus = __atomic_load_n(&d->d_refcache_cpus, __ATOMIC_RELAXED);
+	while (cpus) {
+		unsigned c = (unsigned)__builtin_ctzll(cpus);
+		cpus &= cpus - 1;
+		struct refcache *rc = &refcaches[c];
+		struct refcache_slot *s = slot_of(rc, d);
+		spin_lock(&rc->lock);
+		if (s->d == d)
+			n += s->local - 1;	/* its locals count, its spare does not */
+		spin_unlock(&rc->lock);
+	}
+	return n;
 }
 
 unsigned d_refcache_slots_used(const struct super_block *sb, const struct dentry *d)

@@ -36,6 +36,10 @@ void d_cached_unhashed(struct dentry *d);
 /* Every cached reference of every CPU goes into its d_count (the prune,
  * the shrinker). */
 void d_fold_all_cached(void);
+/* d's references as its holders see them (d_count less the slots'
+ * spares, plus their locals): a snapshot, for the shell.  The caller
+ * keeps d from being freed (a reference, or its parent's d_lock). */
+int d_refs(struct dentry *d);
 /* For tests and the shell: slots in use on all CPUs, naming a dentry of
  * sb (NULL: any), or d (NULL: any). */
 struct super_block;

@@ -55,7 +55,7 @@ static void copy_child(struct dentry *d, void *arg)
 	size_t len = d->d_name.len < sizeof(r->name) - 1 ? d->d_name.len : sizeof(r->name) - 1;
 	memcpy(r->name, d->d_name.name, len);
 	r->name[len] = '\0';
-	r->count = __atomic_load_n(&d->d_count, __ATOMIC_RELAXED);
+	r->count = d_refs(d);	/* open files' cached references counted, not the caches' own */
 	r->flags = __atomic_load_n(&d->d_flags, __ATOMIC_RELAXED);
 	struct inode *inode = __atomic_load_n(&d->d_inode, __ATOMIC_ACQUIRE);
 	r->ino = inode ? inode->i_ino : 0;
@@ -113,9 +113,9 @@ int cmd_dcache(struct sh_ctx *c, int argc, char **argv)
 	struct dcache_stats s;
 	dcache_get_stats(&s);
 	sh_printf(c, "dcache: %lu buckets, %lu dentries: %lu positive, %lu negative, %lu in lookup\n"
-		  "        %lu unused, %lu on the LRU\n",
+		  "        %lu unused, %lu on the LRU, %u in CPUs' caches of open files' references\n",
 		  s.buckets, s.positive + s.negative + s.in_lookup, s.positive, s.negative, s.in_lookup,
-		  s.unused, s.lru);
+		  s.unused, s.lru, d_refcache_slots_used(NULL, NULL));
 	uint64_t w[NR_WALK_STATS];
 	namei_walk_stats(w);
 	sh_printf(c, "path walks (RCU mode %s):\n", vfs_rcu_walk ? "on" : "off: vfs.rcuwalk=0");
