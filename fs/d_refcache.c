@@ -110,10 +110,15 @@ bool d_legitimize_file(struct dentry *d, unsigned seq, struct file_ref *ref, str
 	unsigned cpu = cpu_id();	/* a move to another CPU now only costs locality */
 	struct refcache *rc = &refcaches[cpu];
 	struct refcache_slot *s = slot_of(rc, d);
+	/* Not here: an ordinary reference, which d_refcache_adopt may cache
+	 * later.  (A look without the lock: a wrong "not here" only costs
+	 * the cache, and "here" is checked again under it.) */
+	if (READ_ONCE(s->d) != d)
+		return d_legitimize(d, seq);
 	spin_lock(&rc->lock);
 	if (s->d != d) {
 		spin_unlock(&rc->lock);
-		return d_legitimize(d, seq);	/* d_refcache_adopt may cache it, later */
+		return d_legitimize(d, seq);
 	}
 	s->local++;	/* its spare keeps d alive */
 	ref->cpu = (uint16_t)(cpu + 1);
