@@ -58,7 +58,7 @@ JITTER = (1, 4, 16)
 FUZZ_ROUNDS = 200       # vfs_fuzz.rounds for each boot (make test runs 4): about 3 min at -smp 8
 PAIR_ROUNDS = 60        # the same in the boots of racing pairs only (each round collides 8 times)
 STRESS = 4              # ktest.stress: the stress tests' counts, times make test's
-BOOT_TIMEOUT = 1200     # seconds: a boot that takes longer has hung
+BOOT_TIMEOUT = 2400     # seconds: a boot that takes longer has hung (-smp 2, all suites: about 21 min)
 
 FUZZ_LINE = re.compile(r"# vfs_fuzz: (\d+) rounds, (\d+) calls, (\d+) collisions, (\d+) failures")
 TORTURE_LINE = re.compile(r"# seed \d+ \(CPU c uses seed \+ c\), (\d+) calls a CPU")
