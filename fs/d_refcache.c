@@ -194,15 +194,22 @@ void dput_file(struct dentry *d, const struct file_ref *ref)
 		dput(d);	/* an ordinary reference, or folded into one */
 }
 
+/* The table of the lowest CPU in *cpus (a dentry's d_refcache_cpus, not
+ * 0), which is taken off. */
+static struct refcache *next_table(uint64_t *cpus)
+{
+	unsigned c = (unsigned)__builtin_ctzll(*cpus);
+	*cpus &= *cpus - 1;
+	return &refcaches[c];
+}
+
 void d_fold_cached(struct dentry *d)
 {
 	/* A CPU caching d now, after this load, is ordered by the caller
 	 * (d_cached_unhashed), or makes the answer only more cautious. */
 	uint64_t cpus = __atomic_load_n(&d->d_refcache_cpus, __ATOMIC_RELAXED);
 	while (cpus) {
-		unsigned c = (unsigned)__builtin_ctzll(cpus);
-		cpus &= cpus - 1;
-		struct refcache *rc = &refcaches[c];
+		struct refcache *rc = next_table(&cpus);
 		struct refcache_slot *s = slot_of(rc, d);
 		struct dentry *spare = NULL;
 		spin_lock(&rc->lock);
@@ -242,9 +249,7 @@ int d_refs(struct dentry *d)
 	int n = __atomic_load_n(&d->d_count, __ATOMIC_RELAXED);
 	uint64_t cpus = __atomic_load_n(&d->d_refcache_cpus, __ATOMIC_RELAXED);
 	while (cpus) {
-		unsigned c = (unsigned)__builtin_ctzll(cpus);
-		cpus &= cpus - 1;
-		struct refcache *rc = &refcaches[c];
+		struct refcache *rc = next_table(&cpus);
 		struct refcache_slot *s = slot_of(rc, d);
 		spin_lock(&rc->lock);
 		if (s->d == d)

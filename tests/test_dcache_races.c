@@ -237,22 +237,6 @@ static void victim_name(char *buf, size_t n, unsigned k)
 	snprintf(buf, n, "v%u", k);
 }
 
-/* Whether fd's file is on a positive dentry with the inode it opened (a
- * dentry made negative under it, or given another inode, is not). */
-static bool file_dentry_holds(int fd)
-{
-	struct file *f = fget(fd);
-	if (!f)
-		return false;
-	struct inode *di = READ_ONCE(f->f_dentry->d_inode);
-	bool ok = f->f_inode && di == f->f_inode;
-	if (!ok)
-		kprintf("    # fd %d: file of '%s' has inode %p, its dentry %p\n", fd,
-			f->f_dentry->d_name.name, (void *)f->f_inode, (void *)di);
-	fput(f);
-	return ok;
-}
-
 /* No two hashed dentries of name k (the unlinker checks after each step). */
 static bool hashed_once_at_most(struct unlink_race *r, unsigned k)
 {
@@ -307,9 +291,9 @@ static void unlink_race_cpu(unsigned cpu, void *arg)
 			continue;
 		}
 		__atomic_fetch_add(&r->opens, 1, __ATOMIC_RELAXED);
-		bool ok = file_dentry_holds(fd);
+		bool ok = vfs_check_file_holds(fd);
 		race_window();	/* the unlink that raced the open ends here */
-		ok = file_dentry_holds(fd) && ok;
+		ok = vfs_check_file_holds(fd) && ok;
 		char c;
 		if (sys_read(fd, &c, 1) < 0)	/* an unlinked file stays readable */
 			ok = false;

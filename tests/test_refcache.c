@@ -32,8 +32,6 @@
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/percpu.h"
 
-static bool file_holds(int fd);
-
 static int create_file(const char *name)
 {
 	int fd = sys_open(name, O_CREAT | O_EXCL | O_WRONLY, 0644);
@@ -235,7 +233,7 @@ static void an_open_cached_while_its_unlink_decides_is_let_go(void)
 	d_refcache_adopt_hook = NULL;
 	EXPECT_EQ(pin_met, 1u);	/* the steps came in the order wanted */
 	ASSERT_GE(fd, 0);
-	EXPECT_TRUE(file_holds(fd));
+	EXPECT_TRUE(vfs_check_file_holds(fd));
 	EXPECT_EQ(icache_live(), inodes + 1);	/* removed, still open */
 	EXPECT_EQ(sys_close(fd), 0);
 	EXPECT_EQ(icache_live(), inodes);	/* gone at its last close */
@@ -256,17 +254,6 @@ struct refcache_race {
 static void race_name(char *buf, size_t n, unsigned k)
 {
 	snprintf(buf, n, "r%u", k);
-}
-
-/* An open file's dentry still names the inode it opened. */
-static bool file_holds(int fd)
-{
-	struct file *f = fget(fd);
-	if (!f)
-		return false;
-	bool ok = f->f_inode && READ_ONCE(f->f_dentry->d_inode) == f->f_inode;
-	fput(f);
-	return ok;
 }
 
 static void count(unsigned *c)
@@ -295,7 +282,7 @@ static void refcache_race_cpu(unsigned cpu, void *arg)
 			}
 			count(&r->opens);
 			race_window();	/* open, not yet checked: an unlink or rename may land */
-			if (!file_holds(fd))
+			if (!vfs_check_file_holds(fd))
 				count(&r->wrong);
 			if (prng_below(&p, 2)) {
 				e = sys_close(fd);
@@ -303,7 +290,7 @@ static void refcache_race_cpu(unsigned cpu, void *arg)
 				int old = __atomic_exchange_n(&r->mailbox[prng_below(&p, MAILBOXES)], fd,
 							      __ATOMIC_ACQ_REL);
 				if (old >= 0) {
-					if (!file_holds(old))
+					if (!vfs_check_file_holds(old))
 						count(&r->wrong);
 					e = sys_close(old);
 					count(&r->remote_closes);
@@ -375,7 +362,7 @@ static void opens_closes_unlinks_and_renames_race(void)
 		r.opens, r.remote_closes, r.unlinks, r.renames, r.folds);
 	for (unsigned m = 0; m < MAILBOXES; m++)
 		if (r.mailbox[m] >= 0) {
-			if (!file_holds(r.mailbox[m]))
+			if (!vfs_check_file_holds(r.mailbox[m]))
 				r.wrong++;
 			EXPECT_EQ(sys_close(r.mailbox[m]), 0);
 		}

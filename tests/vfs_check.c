@@ -1,11 +1,14 @@
 /* vfs_check.c: see vfs_check.h. */
 #include "tests/vfs_check.h"
 #include "fs/dcache.h"
+#include "fs/file.h"
 #include "fs/fs.h"
 #include "fs/namei.h"
 #include "fs/syscalls.h"
+#include "fs/task_fs.h"
 #include "kernel/err.h"
 #include "kernel/errno.h"
+#include "kernel/kcsan.h"
 #include "kernel/kmalloc.h"
 #include "kernel/kprintf.h"
 #include "kernel/string.h"
@@ -143,4 +146,18 @@ unsigned vfs_check_invariants(const char *dir)
 	bad += broken;
 	dput(root);
 	return bad + vfs_check_links(dir);
+}
+
+bool vfs_check_file_holds(int fd)
+{
+	struct file *f = fget(fd);
+	if (!f)
+		return false;
+	struct inode *di = READ_ONCE(f->f_dentry->d_inode);
+	bool ok = f->f_inode && di == f->f_inode;
+	if (!ok)
+		kprintf("    # fd %d: file of '%s' has inode %p, its dentry %p\n", fd,
+			f->f_dentry->d_name.name, (void *)f->f_inode, (void *)di);
+	fput(f);
+	return ok;
 }

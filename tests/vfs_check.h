@@ -19,8 +19,14 @@
 #ifndef TESTS_VFS_CHECK_H
 #define TESTS_VFS_CHECK_H
 
+#include <stdbool.h>
+
 unsigned vfs_check_invariants(const char *dir);
 unsigned vfs_check_dentries(const char *dir);
 unsigned vfs_check_links(const char *dir);
+/* Whether fd's file is on a positive dentry with the inode it opened (a
+ * dentry made negative under it, or given another inode, is not); says
+ * which, if not. */
+bool vfs_check_file_holds(int fd);
 
 #endif
