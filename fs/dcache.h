@@ -47,7 +47,11 @@
  *                          only under both it and the dentry's bucket
  *                          lock (a neighbour's, or a batched dentry's as
  *                          the batch joins the list, under it alone)
- *   d_count                atomic; above 1 it changes with no lock
+ *   d_count                atomic; above 1 it changes with no lock.  It
+ *                          also counts one spare reference for each CPU
+ *                          whose cache of open files' references holds
+ *                          the dentry: fs/d_refcache.c, which folds them
+ *                          back before any exact question about it
  * The shrinker starts from the LRU, so it only trylocks buckets.
  *
  * Removal (d_delete, after unlink and rmdir, Linux's contract): a dentry
