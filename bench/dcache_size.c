@@ -9,6 +9,9 @@
  * present: TSC cycles per lookup, median of REPS.  Target: the largest
  * within 1.5x of the smallest.  The dcache's hash table does not grow, so
  * the average chain length (dentries / buckets) is printed alongside.
+ * Beside each size, a floor: the same random names, but only the two
+ * loads any hashed lookup makes (probe_floor), to say how much of the
+ * growth is memory alone.
  *
  * Memory: free pages before and after filling give the bytes per dentry
  * (slab pages included); the slab geometry gives the same from the
@@ -22,10 +25,12 @@
 #include "fs/namei.h"
 #include "fs/slowfs/slowfs.h"
 #include "kernel/err.h"
+#include "kernel/kcsan.h"
 #include "kernel/kprintf.h"
 #include "kernel/layout.h"
 #include "kernel/page_alloc.h"
 #include "kernel/random.h"
+#include "kernel/rcu.h"
 #include "kernel/slab.h"
 #include "kernel/string.h"
 #include "kernel/time.h"
@@ -52,25 +57,84 @@ static unsigned fill(struct dentry *dir, char prefix, uint64_t from, uint64_t to
 	return failed;
 }
 
-/* Cycles per cached lookup of random names among the first `present`. */
-static struct bench_stats hit_cycles(struct dentry *dir, uint64_t present, unsigned reps,
-				     unsigned loops, uint64_t seed)
+/* A cached lookup, the thing measured. */
+static uint32_t probe_lookup(struct dentry *dir, const char *name)
 {
-	uint64_t samples[SIZE_REPS];
+	struct dentry *d = lookup_one_unlocked(dir, name, strlen(name));
+	if (!IS_ERR(d))
+		dput(d);
+	return 0;
+}
+
+/* The same name found as an RCU-walk finds it (stat's path): no lock
+ * and no reference, the name's fields checked by d_seq. */
+static uint32_t probe_rcu(struct dentry *dir, const char *name)
+{
+	struct qstr q = { name, (uint32_t)strlen(name), 0 };
+	unsigned seq;
+	d_hash_name(dir, &q);
+	rcu_read_lock();
+	struct dentry *d = __d_lookup_rcu(dir, &q, &seq);
+	uint32_t found = d && !read_seqcount_retry(&d->d_seq, seq);
+	rcu_read_unlock();
+	return found;
+}
+
+/*
+ * The floor under both: the name's hash, its chain's head and one field of
+ * the first dentry on that chain, nothing else.  Those two dependent
+ * loads (a table slot, then an entry found through it) are the fewest
+ * any hashed lookup makes, Linux's too.  How much they grow from the
+ * small size to the large one is what memory alone adds to a lookup: no
+ * layout or table can make a lookup grow less.
+ */
+static uint32_t probe_floor(struct dentry *dir, const char *name)
+{
+	struct qstr q = { name, (uint32_t)strlen(name), 0 };
+	d_hash_name(dir, &q);
+	rcu_read_lock();
+	const struct dentry *d = d_hash_chain_first(q.hash);
+	uint32_t h = d ? READ_ONCE(d->d_name.hash) : 0;
+	rcu_read_unlock();
+	return h;
+}
+
+static volatile uint32_t probe_sink;
+static unsigned rcu_missed;	/* names present that probe_rcu did not find: must stay 0 */
+
+/*
+ * Cycles per lookup and per floor probe of random names among the first
+ * `present`, the two taking turns rep by rep (the host's state drifts
+ * between reps), each rep with names of its own: a rep's names are warm
+ * after it.
+ */
+enum { PROBE_LOOKUP, PROBE_RCU, PROBE_FLOOR, NPROBES };
+static uint32_t (*const probes[NPROBES])(struct dentry *, const char *) = {
+	probe_lookup, probe_rcu, probe_floor,
+};
+
+static void probe_cycles(struct dentry *dir, uint64_t present, unsigned reps, unsigned loops,
+			 uint64_t seed, struct bench_stats out[NPROBES])
+{
+	uint64_t samples[NPROBES][SIZE_REPS];
 	struct prng rng;
 	prng_seed(&rng, seed);
 	for (unsigned r = 0; r < reps; r++) {
-		for (unsigned i = 0; i < loops; i++)
-			snprintf(picks[i], sizeof(picks[i]), "n%lu", prng_below(&rng, present));
-		uint64_t start = rdtsc();
-		for (unsigned i = 0; i < loops; i++) {
-			struct dentry *d = lookup_one_unlocked(dir, picks[i], strlen(picks[i]));
-			if (!IS_ERR(d))
-				dput(d);
+		for (unsigned p = 0; p < NPROBES; p++) {
+			for (unsigned i = 0; i < loops; i++)
+				snprintf(picks[i], sizeof(picks[i]), "n%lu", prng_below(&rng, present));
+			uint32_t sink = 0;
+			uint64_t start = rdtsc();
+			for (unsigned i = 0; i < loops; i++)
+				sink += probes[p](dir, picks[i]);
+			samples[p][r] = (rdtsc() - start) / loops;
+			probe_sink = sink;
+			if (p == PROBE_RCU)
+				rcu_missed += loops - sink;
 		}
-		samples[r] = (rdtsc() - start) / loops;
 	}
-	return bench_stats(samples, reps);
+	for (unsigned p = 0; p < NPROBES; p++)
+		out[p] = bench_stats(samples[p], reps);
 }
 
 struct slab_geometry {
@@ -94,20 +158,42 @@ static struct slab_geometry geometry(const char *name)
 	return g;
 }
 
-static void size_row(uint64_t n, struct bench_stats s, uint64_t base)
+/*
+ * One size's row: each probe's cycles and its ratio to the same probe at
+ * the small size.  best: the small size's lookup plus what the floor
+ * grew by since the small size, over the small size's lookup: the lowest
+ * ratio any lookup making the floor's two loads could show on this
+ * machine (the same for the RCU lookup).
+ */
+static void size_row(uint64_t n, const struct bench_stats s[NPROBES],
+		     const struct bench_stats small[NPROBES])
 {
 	uint64_t chain = bench_ratio_milli(n, dcache_buckets());
-	uint64_t ratio = bench_ratio_milli(s.median, base);
-	kprintf("  %9lu %7lu [%6lu..%6lu] %6lu.%03lu %6lu.%03lu %s\n", n, s.median, s.min, s.max,
-		chain / 1000, chain % 1000, ratio / 1000, ratio % 1000,
-		ratio <= 1500 ? "within 1.5x" : "OVER 1.5x");
+	uint64_t ratio[NPROBES];
+	for (unsigned p = 0; p < NPROBES; p++)
+		ratio[p] = bench_ratio_milli(s[p].median, small[p].median);
+	uint64_t fl = s[PROBE_FLOOR].median, fl0 = small[PROBE_FLOOR].median;
+	uint64_t grown = fl > fl0 ? fl - fl0 : 0;
+	uint64_t base = small[PROBE_LOOKUP].median, rbase = small[PROBE_RCU].median;
+	uint64_t best = bench_ratio_milli(base + grown, base);
+	uint64_t rbest = bench_ratio_milli(rbase + grown, rbase);
+	kprintf("  %9lu %6lu.%03lu %6lu %5lu.%03lu %s %6lu %5lu.%03lu %6lu %5lu.%03lu %5lu.%03lu %5lu.%03lu\n",
+		n, chain / 1000, chain % 1000, s[PROBE_LOOKUP].median, ratio[0] / 1000, ratio[0] % 1000,
+		ratio[0] <= 1500 ? "within 1.5x" : "OVER 1.5x  ", s[PROBE_RCU].median,
+		ratio[1] / 1000, ratio[1] % 1000, fl, ratio[2] / 1000, ratio[2] % 1000,
+		best / 1000, best % 1000, rbest / 1000, rbest % 1000);
 	struct bench_rec rec;
 	bench_rec_begin(&rec, "dcache_size", "lookup");
 	bench_rec_u64(&rec, "dentries", n);
 	bench_rec_u64(&rec, "buckets", dcache_buckets());
 	bench_rec_u64(&rec, "chain_milli", chain);
-	bench_rec_stats(&rec, "cycles_per_lookup", s);
-	bench_rec_u64(&rec, "vs_small_milli", ratio);
+	bench_rec_stats(&rec, "cycles_per_lookup", s[PROBE_LOOKUP]);
+	bench_rec_u64(&rec, "vs_small_milli", ratio[PROBE_LOOKUP]);
+	bench_rec_stats(&rec, "rcu_cycles", s[PROBE_RCU]);
+	bench_rec_u64(&rec, "rcu_vs_small_milli", ratio[PROBE_RCU]);
+	bench_rec_stats(&rec, "floor_cycles", s[PROBE_FLOOR]);
+	bench_rec_u64(&rec, "best_vs_small_milli", best);
+	bench_rec_u64(&rec, "rcu_best_vs_small_milli", rbest);
 	bench_rec_emit(&rec);
 }
 
@@ -126,7 +212,7 @@ static void bench_dcache_size(unsigned scale)
 	}
 	struct dentry *dir = sb->s_root;
 	uint64_t live0 = dcache_live(), free0 = page_free_count();
-	struct bench_stats st[3];
+	struct bench_stats st[3][NPROBES];
 	unsigned failed = 0;
 	uint64_t fill_ns = 0;
 	for (unsigned k = 0; k < 3; k++) {
@@ -134,17 +220,22 @@ static void bench_dcache_size(unsigned scale)
 		failed += fill(dir, 'n', k ? n[k - 1] : 0, n[k]);
 		if (k)
 			fill_ns += ktime_ns() - t0;
-		st[k] = hit_cycles(dir, n[k], reps, loops, k + 1);
+		probe_cycles(dir, n[k], reps, loops, k + 1, st[k]);
 	}
+	failed += rcu_missed;
+	rcu_missed = 0;
 	uint64_t grown = dcache_live() - live0;
 	uint64_t used = (free0 - page_free_count()) * PAGE_SIZE;
 
 	kprintf("  cached lookups of random names, %u per rep, %u reps; %lu hash buckets\n", loops, reps,
 		dcache_buckets());
-	kprintf("  %9s %24s %10s %10s\n", "dentries", "cycles per lookup", "avg chain", "vs small");
-	kprintf("  %9s %24s %10s %10s\n", "", "median [min..max]", "", "");
+	kprintf("  cycles per probe, medians; lookup: lookup_one_unlocked and dput; rcu: the\n"
+		"  RCU-walk's lookup (stat's); floor: the chain head and one dentry only; best:\n"
+		"  the lowest ratio a lookup making the floor's two loads could show here\n");
+	kprintf("  %9s %10s %6s %9s %11s %6s %9s %6s %9s %9s %9s\n", "dentries", "avg chain",
+		"lookup", "vs small", "", "rcu", "vs small", "floor", "vs small", "best", "rcu best");
 	for (unsigned k = 0; k < 3; k++)
-		size_row(n[k], st[k], st[0].median);
+		size_row(n[k], st[k], st[0]);
 	slowfs_unmount(sb);
 
 	/* Inodes: every "f<i>" exists, so each lookup adds a dentry and an inode. */

@@ -249,6 +249,16 @@ uint64_t dcache_buckets(void)
 	return dcache_mask + 1;
 }
 
+/* The first dentry on the chain of hash, or NULL: bench/dcache_size's
+ * floor, the two dependent loads (chain head, then a dentry) that any
+ * hashed lookup makes.  A peek: the caller holds an RCU read side and
+ * trusts nothing it reads. */
+const struct dentry *d_hash_chain_first(uint32_t hash)
+{
+	struct hlist_node *first = __atomic_load_n(&d_chain(hash)->first, __ATOMIC_ACQUIRE);
+	return first ? hlist_entry(first, struct dentry, d_hash) : NULL;
+}
+
 void d_hash_name(const struct dentry *parent, struct qstr *q)
 {
 	uint64_t h = 1469598103934665603ULL;	/* FNV-1a over the name */

@@ -194,6 +194,7 @@ _Static_assert(__builtin_offsetof(struct dentry, d_iname) == 128, "line 3 starts
 void dcache_init(void);
 uint64_t dcache_live(void);
 uint64_t dcache_buckets(void);
+const struct dentry *d_hash_chain_first(uint32_t hash);
 
 /* What the cache holds now (a scan: for the shell and tests). */
 struct dcache_stats {
