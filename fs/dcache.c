@@ -93,7 +93,7 @@ static struct kmem_cache *dentry_cache;
  * joining it goes into the CPU's batch first, and the batch joins the
  * list when it is full or the shrinker looks (Linux batches its page
  * LRU the same way, in pagevecs): joining the list writes the link of
- * the dentry at its tail, which sits in line 2 beside that dentry's
+ * the dentry at its tail, which sits in line 3 beside that dentry's
  * d_count, so two CPUs making files in two directories would share the
  * line of whichever dentry the last join left at the tail.  A batched
  * dentry's d_lru holds LRU_BATCHED in both links, so it reads as listed

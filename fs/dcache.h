@@ -106,27 +106,31 @@ struct qstr {
 /*
  * Three lines in release builds (192 bytes, as Linux's), each dentry on
  * lines of its own (the slab aligns them to 64), so two dentries never
- * share a line.  What goes where is decided by who writes it:
+ * share a line.  What goes where is decided by who reads and who writes:
  *   line 1: what a hash-chain walk reads: the chain link, the (parent,
- *           name) it compares, the flags, d_seq, the inode.  Written
- *           only when the dentry changes (hashed, renamed, instantiated).
- *   line 2: what taking and dropping references, changing children
+ *           name) it compares, the flags, d_seq, the inode, and the
+ *           first 8 bytes of the inline name, so that a hit on a name of
+ *           up to 8 bytes reads no other line (Linux's d_iname starts in
+ *           its first line too).  Written only when the dentry changes
+ *           (hashed, renamed, instantiated).
+ *   line 2: the rest of the inline name, which a hit on a longer name
+ *           reads; the super block; the prune's generation; the LRU's
+ *           CPU and stamp, written when the dentry itself joins the LRU
+ *           (once: see dput) or the shrinker moves it; after d_kill, the
+ *           RCU callback in their place; the CPUs that cache a file's
+ *           reference on it, written by a CPU's first open of it and by a
+ *           fold (fs/d_refcache.c).  No neighbour's change writes here,
+ *           so a walk that compares this name shares no line with
+ *           another CPU's LRU.
+ *   line 3: what taking and dropping references, changing children
  *           and the LRU write: d_count and the LRU's referenced mark
  *           beside it (one line for a last dput), d_lock (8 bytes in
  *           release builds: kernel/spinlock.h), the children list, the
  *           link on the parent's (which a sibling's create or unlink
  *           writes), and the LRU link, which a neighbour joining or
- *           leaving the LRU writes.
- *   line 3: the inline name, which only a walk's hit reads, the prune's
- *           generation, and the LRU's CPU and stamp, written when the
- *           dentry itself joins the LRU (once: see dput) or the shrinker
- *           moves it; after d_kill, the RCU callback in their place; the
- *           CPUs that cache a file's reference on it, written by a CPU's
- *           first open of it and by a fold (fs/d_refcache.c).  No
- *           neighbour's change writes here, so a walk that compares this
- *           name shares no line with another CPU's LRU.
+ *           leaving the LRU writes.  No walk in RCU mode reads it.
  * Debug builds' spinlocks carry the holder, a name and a lockdep_map, so
- * line 2 spills into a fourth there (256 bytes).
+ * line 3 spills into a fourth there (256 bytes).
  */
 struct dentry {
 	/* Line 1. */
@@ -145,25 +149,13 @@ struct dentry {
 	 * its writers. */
 	struct seqcount d_seq;
 	struct inode *d_inode;     /* bucket lock: set by d_add before HASHED; NULL: negative */
-	struct super_block *d_sb;  /* fixed at allocation */
+	/* Short names live here: 8 bytes in line 1, the rest in line 2. */
+	char d_iname[DNAME_INLINE_LEN];
 
-	/* Line 2. */
-	int d_count;               /* references (atomic) */
-	/* Bucket lock: used again since it joined the LRU (Linux's
-	 * DCACHE_REFERENCED, kept apart from d_flags, which walks read). */
-	uint32_t d_referenced;
-	/* d_lock. */
-	struct spinlock d_lock;
-	struct list_head d_subdirs;
-	/* The parent's d_lock. */
-	struct list_head d_child;  /* on the parent's d_subdirs */
-	/* Bucket lock and the LRU lock of list d_lru_cpu. */
-	struct list_head d_lru;
-
-	/* Line 3. */
-	char d_iname[DNAME_INLINE_LEN];   /* short names live here */
+	/* Line 2 (after the name). */
 	/* The last prune walk done below it (d_prune_unused; atomic). */
 	uint32_t d_prune_gen;
+	struct super_block *d_sb;  /* fixed at allocation */
 	union {
 		struct {
 			/* As d_lru. */
@@ -180,15 +172,29 @@ struct dentry {
 		 * be reading the dentry and its name.  Off the LRU by then. */
 		struct rcu_head d_rcu;
 	};
+
+	/* Line 3. */
+	int d_count;               /* references (atomic) */
+	/* Bucket lock: used again since it joined the LRU (Linux's
+	 * DCACHE_REFERENCED, kept apart from d_flags, which walks read). */
+	uint32_t d_referenced;
+	/* d_lock. */
+	struct spinlock d_lock;
+	struct list_head d_subdirs;
+	/* The parent's d_lock. */
+	struct list_head d_child;  /* on the parent's d_subdirs */
+	/* Bucket lock and the LRU lock of list d_lru_cpu. */
+	struct list_head d_lru;
 } __attribute__((aligned(64)));
 _Static_assert(sizeof(struct rcu_head) >= 16, "d_refcache_cpus shares d_rcu's place");
 
 #if !CONFIG_LOCKDEP
 _Static_assert(sizeof(struct dentry) == 192, "a dentry is three lines");
-_Static_assert(__builtin_offsetof(struct dentry, d_count) == 64, "the walk's fields fill line 1");
-_Static_assert(__builtin_offsetof(struct dentry, d_lru) + sizeof(struct list_head) <= 128,
-	       "the LRU link is in line 2, not in the name's line");
-_Static_assert(__builtin_offsetof(struct dentry, d_iname) == 128, "line 3 starts at the name");
+_Static_assert(__builtin_offsetof(struct dentry, d_iname) == 56,
+	       "a chain walk's fields and the name's first 8 bytes fill line 1");
+_Static_assert(__builtin_offsetof(struct dentry, d_count) == 128, "line 3 starts at d_count");
+_Static_assert(__builtin_offsetof(struct dentry, d_lru) + sizeof(struct list_head) <= 192,
+	       "the LRU link is in line 3, not in the name's lines");
 #endif
 
 void dcache_init(void);
