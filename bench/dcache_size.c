@@ -102,17 +102,16 @@ static uint32_t probe_floor(struct dentry *dir, const char *name)
 static volatile uint32_t probe_sink;
 static unsigned rcu_missed;	/* names present that probe_rcu did not find: must stay 0 */
 
-/*
- * Cycles per lookup and per floor probe of random names among the first
- * `present`, the two taking turns rep by rep (the host's state drifts
- * between reps), each rep with names of its own: a rep's names are warm
- * after it.
- */
 enum { PROBE_LOOKUP, PROBE_RCU, PROBE_FLOOR, NPROBES };
 static uint32_t (*const probes[NPROBES])(struct dentry *, const char *) = {
 	probe_lookup, probe_rcu, probe_floor,
 };
 
+/*
+ * Cycles per probe of random names among the first `present`, for each
+ * of the three, taking turns rep by rep (the host's state drifts between
+ * reps), each rep with names of its own: a rep's names are warm after it.
+ */
 static void probe_cycles(struct dentry *dir, uint64_t present, unsigned reps, unsigned loops,
 			 uint64_t seed, struct bench_stats out[NPROBES])
 {
