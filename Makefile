@@ -284,8 +284,9 @@ test: check-tools $(BUILD)/smpvfs.elf $(BUILD)/initrd.cpio
 
 # make soak DURATION=600: boot -smp 2, 4, 8 in turn (BIOS, then UEFI) with
 # fresh seeds and race windows on, running the concurrency suites, the
-# fuzzer and the torture, until DURATION seconds are up (tests/soak.py);
-# every third boot is the KCSAN=1 kernel (built in $(KCSAN_BUILD)).
+# fuzzer and the torture (three boots a pass, one for each group of
+# suites), until DURATION seconds are up (tests/soak.py); one pass in
+# three, at random, is of the KCSAN=1 kernel (built in $(KCSAN_BUILD)).
 # Not part of make test: it is as long as you let it be.
 DURATION ?= 600
 soak: check-tools $(BUILD)/smpvfs.elf $(BUILD)/initrd.cpio

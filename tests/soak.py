@@ -4,19 +4,24 @@
     tests/soak.py [--duration SECONDS] [--smp 2,4,8] [--firmware bios,uefi] [--kcsan-elf ELF]
                   [--suites S] [--until-failure]
 
-`make soak DURATION=600` runs this.  Each boot takes the next -smp count
-in turn (and, after a full turn, the next firmware), a fresh random seed,
-and a race-window setting in turn (ktest.jitter=1, 4, 16: every window,
-or a lighter load that lets more calls through per second), and runs the
-concurrency suites, the colliding fuzzer (whose colliding tuples fail
-allocations now and then, and pick racing pairs on purpose) and the
-torture.  Every second boot's fuzzer runs only its racing pairs
-(vfs_fuzz.pairs=1: one pair a round, in turn, each round's programs
-colliding eight times), so that each pair meets its race hundreds of
-times in a long soak.  With --kcsan-elf (make soak builds and passes the KCSAN=1
-kernel), every third boot is of the data-race detector's kernel, with a
-16-bucket dentry hash, so that the detector runs with race windows on
-and for as long as the soak lasts.  One line per boot; at the end
+`make soak DURATION=600` runs this.  The soak runs the concurrency
+suites, the colliding fuzzer (whose colliding tuples fail allocations now
+and then, and pick racing pairs on purpose) and the torture, in rounds.
+A pass is one boot for each group of those suites (GROUPS: three, of
+about 7 minutes each at -smp 2, rather than one boot of 21), all with
+the same settings, each with a fresh random seed.  A pass takes the next
+-smp count in turn (and, after a full turn, the next firmware).  Its
+other settings are drawn at random, each on its own, so that no two are
+tied together as taking them in turn with equal periods would tie them:
+the race windows (ktest.jitter=1, 4 or 16: every window, or a lighter
+load that lets more calls through per second), racing pairs only in the
+fuzzer (vfs_fuzz.pairs=1, one pass in two: one pair a round, in turn,
+each round's programs colliding eight times, so that each pair meets its
+race hundreds of times in a long soak), and with --kcsan-elf (make soak
+builds and passes the KCSAN=1 kernel), the data-race detector's kernel,
+one pass in three, with a 16-bucket dentry hash, so that the detector
+runs with race windows on and for as long as the soak lasts.  One line
+per boot; at the end
 
     soak: N boots, N rounds, N calls, 0 failures
 
@@ -48,17 +53,23 @@ from tests.lib.qemu import Config, interpret_status, make_iso, qemu_command, run
 from tests.lib.report import print_details
 from tests.lib.verdict import cpu_count_problems, verdict_problems
 
-# The suites whose point is concurrency, the fuzzer and the torture.
-SUITES = ("lookup,dcache_races,prune,rename,rename_races,refcache,refcache_races,mount_races,inode,file,readdir,dirops_kill,"
-          "outside,shrinker,waitqueue,rwsem,mutex,rcu,rcuwalk,rcuwalk_races,perm_races,read_races,"
-          "vfs_stress,vfs_fuzz,ext2_stress,ext2_fuzz")
-KCSAN_EVERY = 3         # with --kcsan-elf: every third boot is the detector's kernel
+# The suites whose point is concurrency, the fuzzer and the torture, in
+# three groups of about the same time at -smp 2 and ktest.stress=4 (a boot
+# of all of them took 21 minutes there).
+GROUPS = (
+    "dcache_races,shrinker,mount_races,inode,dirops_kill,waitqueue,rwsem,mutex,rcu,rcuwalk,"
+    "rename,refcache",
+    "ext2_fuzz,rcuwalk_races,prune,lookup,refcache_races,rename_races",
+    "vfs_fuzz,ext2_stress,vfs_stress,outside,file,perm_races,read_races,readdir",
+)
+SUITES = ",".join(GROUPS)
+KCSAN_EVERY = 3         # with --kcsan-elf: one pass in three (at random) is of the detector's kernel
 KCSAN_KARGS = "dcache.buckets=16"
 JITTER = (1, 4, 16)
 FUZZ_ROUNDS = 200       # vfs_fuzz.rounds for each boot (make test runs 4): about 3 min at -smp 8
 PAIR_ROUNDS = 60        # the same in the boots of racing pairs only (each round collides 8 times)
 STRESS = 4              # ktest.stress: the stress tests' counts, times make test's
-BOOT_TIMEOUT = 2400     # seconds: a boot that takes longer has hung (-smp 2, all suites: about 21 min)
+BOOT_TIMEOUT = 2400     # seconds: a boot that takes longer has hung (a group: about 7 min at -smp 2)
 
 FUZZ_LINE = re.compile(r"# vfs_fuzz: (\d+) rounds, (\d+) calls, (\d+) collisions, (\d+) failures")
 TORTURE_LINE = re.compile(r"# seed \d+ \(CPU c uses seed \+ c\), (\d+) calls a CPU")
@@ -137,7 +148,8 @@ def main():
                         help="CPU counts to take in turn (default 2,4,8)")
     parser.add_argument("--firmware", type=firmware_list, default=["bios", "uefi"],
                         help="firmwares to take in turn (default bios,uefi)")
-    parser.add_argument("--suites", default=SUITES, help=f"the suites each boot runs (default {SUITES})")
+    parser.add_argument("--suites", default=None,
+                        help="the suites each boot runs (default: the groups of GROUPS in turn)")
     parser.add_argument("--elf", type=Path, default=DEFAULT_ELF)
     parser.add_argument("--kcsan-elf", type=Path, default=None,
                         help=f"the KCSAN=1 kernel, booted every {KCSAN_EVERY}rd boot")
@@ -152,20 +164,25 @@ def main():
     kcsan_elf = check_elf(args.kcsan_elf) if args.kcsan_elf else None
     accel, why = resolve_accel(args.accel, elf)
     print_accel(accel, why)
-    suites = args.suites
-    print(f"soak: {args.duration:g} s of boots; suites {suites}", flush=True)
+    groups = (args.suites,) if args.suites else GROUPS
+    print(f"soak: {args.duration:g} s of boots; suites in {len(groups)} group(s): "
+          + "; ".join(groups), flush=True)
     rng = random.SystemRandom()
     start = time.monotonic()
-    boots = rounds = calls = 0
+    boots = passes = rounds = calls = 0
     failures = []
     while time.monotonic() - start < args.duration:
-        smp = args.smp[boots % len(args.smp)]
-        firmware = args.firmware[(boots // len(args.smp)) % len(args.firmware)]
-        jitter = JITTER[boots % len(JITTER)]
+        g = boots % len(groups)
+        if g == 0:  # a new pass, and its settings
+            smp = args.smp[passes % len(args.smp)]
+            firmware = args.firmware[(passes // len(args.smp)) % len(args.firmware)]
+            jitter = rng.choice(JITTER)
+            kcsan = kcsan_elf is not None and rng.randrange(KCSAN_EVERY) == 0
+            pairs = rng.randrange(2) == 0
+            passes += 1
+        suites = groups[g]
         seed = rng.getrandbits(63)
         boots += 1
-        kcsan = kcsan_elf is not None and boots % KCSAN_EVERY == 0
-        pairs = boots % 2 == 0
         boot_elf = kcsan_elf if kcsan else elf
         k, log_path, elapsed, r, c, problems = boot(boots, (firmware, smp, accel, args.mem), seed,
                                                     jitter, suites, boot_elf, initrd, kcsan, pairs)
@@ -173,7 +190,8 @@ def main():
         calls += c
         passed, failed, skipped = k.totals()
         verdict = "ok" if not problems else "FAIL: " + "; ".join(problems)
-        print(f"boot {boots}: {firmware} smp={smp}{' KCSAN' if kcsan else ''}"
+        print(f"boot {boots} (pass {passes}, group {g + 1} of {len(groups)}): "
+              f"{firmware} smp={smp}{' KCSAN' if kcsan else ''}"
               f"{' pairs' if pairs else ''} seed={seed} "
               f"jitter={jitter}: {format_counts(passed, failed, skipped)}, {r} rounds, {c} calls "
               f"({elapsed:.0f} s) {verdict}", flush=True)
