@@ -114,11 +114,11 @@ bool d_legitimize_file(struct dentry *d, unsigned seq, struct file_ref *ref, str
 	 * later.  (A look without the lock: a wrong "not here" only costs
 	 * the cache, and "here" is checked again under it.) */
 	if (READ_ONCE(s->d) != d)
-		return d_legitimize(d, seq);
+		return d_legitimize(d, seq, put);
 	spin_lock(&rc->lock);
 	if (s->d != d) {
 		spin_unlock(&rc->lock);
-		return d_legitimize(d, seq);
+		return d_legitimize(d, seq, put);
 	}
 	s->local++;	/* its spare keeps d alive */
 	ref->cpu = (uint16_t)(cpu + 1);

@@ -685,8 +685,11 @@ struct dentry *__d_lookup_rcu(const struct dentry *parent, const struct qstr *q,
 	return NULL;
 }
 
-bool d_legitimize(struct dentry *d, unsigned seq)
+void (*d_legitimize_hook)(struct dentry *d);
+
+bool d_legitimize(struct dentry *d, unsigned seq, struct dentry **put)
 {
+	*put = NULL;
 	/* A count above 0 cannot reach 0 and be freed between our load and
 	 * the compare-and-swap: one CAS, no lock, when someone holds d.  The
 	 * CAS is a full barrier (a locked instruction) before the d_seq check
@@ -710,8 +713,13 @@ bool d_legitimize(struct dentry *d, unsigned seq)
 	if (!got)
 		return false;
 	race_window_on(d);	/* held, not yet validated: a rename or unlink may run */
+	if (d_legitimize_hook)
+		d_legitimize_hook(d);
 	if (read_seqcount_retry(&d->d_seq, seq)) {
-		dput(d);
+		/* The others may all have let go meanwhile (an unlink and a
+		 * close): then ours is the last, and is not dropped here. */
+		if (!d_put_not_last(d))
+			*put = d;
 		return false;
 	}
 	return true;

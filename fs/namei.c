@@ -411,7 +411,7 @@ static bool legitimize_path(struct nameidata *nd, struct dentry *d, unsigned seq
 		return false;
 	race_window_on(d);	/* about to legitimize: an umount may decide, a rename move d */
 	unsigned before = raw_read_seqcount(&d->d_seq);
-	if (ref ? !d_legitimize_file(d, seq, ref, put) : !d_legitimize(d, seq))
+	if (ref ? !d_legitimize_file(d, seq, ref, put) : !d_legitimize(d, seq, put))
 		return false;
 	/* Test builds check the handover from outside d_legitimize: d_seq
 	 * only grows, so if it had moved before the call, what the walk
