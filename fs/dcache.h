@@ -207,7 +207,10 @@ struct dcache_stats {
 	uint64_t buckets, positive, negative, in_lookup, unused, lru;
 };
 void dcache_get_stats(struct dcache_stats *s);
-/* Free up to nr unused dentries, oldest first; returns how many. */
+/* Free up to nr unused dentries, oldest first; returns how many.  It
+ * folds every CPU's cache of file references first, so that closed
+ * files' dentries count as unused, and may sleep: the allocator's
+ * shrinker, which may not, frees without folding (dcache.c). */
 unsigned dcache_shrink(unsigned nr);
 /* Put this CPU's batch of dentries joining the LRU on its list (the
  * conflict tracer's sides start from an empty batch, as from settled

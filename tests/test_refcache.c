@@ -25,7 +25,9 @@
 #include "kernel/kprintf.h"
 #include "kernel/ktest.h"
 #include "kernel/race.h"
+#include "kernel/preempt.h"
 #include "kernel/random.h"
+#include "kernel/shrinker.h"
 #include "kernel/string.h"
 #include "tests/sandbox.h"
 #include "tests/vfs_check.h"
@@ -237,6 +239,34 @@ static void an_open_cached_while_its_unlink_decides_is_let_go(void)
 	EXPECT_EQ(icache_live(), inodes + 1);	/* removed, still open */
 	EXPECT_EQ(sys_close(fd), 0);
 	EXPECT_EQ(icache_live(), inodes);	/* gone at its last close */
+	sandbox_leave(&s);
+}
+
+/*
+ * Any allocation may run the shrinkers, under a spinlock too, so the
+ * dcache's must not fold the CPUs' caches: a spare it drops may by then
+ * be the last reference of a file unlinked in between, whose eviction
+ * sleeps.  Run as an allocation under a spinlock would run it (preemption
+ * off), the shrinkers leave every CPU's slot for the file; dcache_shrink,
+ * which may sleep, folds them.
+ */
+static void the_allocators_shrinker_folds_nothing(void)
+{
+	struct sandbox s;
+	sandbox_enter(&s, "refcache-shrink");
+	ASSERT_EQ(create_file("sh"), 0);
+	struct dentry *d = path_lookup("sh", 0);
+	ASSERT_FALSE(IS_ERR(d));
+	ktest_run_on_all_cpus(open_close_here, "sh");
+	unsigned cached = d_refcache_slots_used(NULL, d);
+	EXPECT_EQ(cached, ncpus);
+	preempt_disable();
+	shrink_caches(1u << 20);
+	preempt_enable();
+	EXPECT_EQ(d_refcache_slots_used(NULL, d), cached);
+	dcache_shrink(~0u);
+	EXPECT_EQ(d_refcache_slots_used(NULL, d), 0u);
+	dput(d);
 	sandbox_leave(&s);
 }
 
@@ -466,6 +496,7 @@ static const struct ktest_case refcache_cases[] = {
 	KTEST_CASE(a_close_after_a_fold_drops_an_ordinary_reference),
 	KTEST_CASE(umount_folds_what_every_cpu_cached),
 	KTEST_CASE(an_open_cached_while_its_unlink_decides_is_let_go),
+	KTEST_CASE(the_allocators_shrinker_folds_nothing),
 	KTEST_CASE(a_failed_handover_drops_the_last_reference_out_of_the_read_side),
 };
 KTEST_SUITE(refcache, refcache_cases);
