@@ -30,8 +30,9 @@
  * close, as without the cache), and before any exact question about a
  * count: d_delete (is the remover the only holder?) and d_move (the same
  * of its target) fold one dentry (d_fold_cached), the prune (umount's
- * busy test) and the shrinker (which dentries are unused?) every slot of
- * every CPU (d_fold_all_cached).  Only positive, hashed dentries are put
+ * busy test) and dcache_shrink (which dentries are unused?) every slot of
+ * every CPU (d_fold_all_cached); the allocator's shrinker, which may not
+ * sleep, folds nothing (dcache.c's shrink_dentries says why).  Only positive, hashed dentries are put
  * in slots.
  *
  * Locking: each CPU's table has a spinlock, taken by its CPU for every
@@ -114,11 +115,11 @@ bool d_legitimize_file(struct dentry *d, unsigned seq, struct file_ref *ref, str
 	 * later.  (A look without the lock: a wrong "not here" only costs
 	 * the cache, and "here" is checked again under it.) */
 	if (READ_ONCE(s->d) != d)
-		return d_legitimize(d, seq);
+		return d_legitimize(d, seq, put);
 	spin_lock(&rc->lock);
 	if (s->d != d) {
 		spin_unlock(&rc->lock);
-		return d_legitimize(d, seq);
+		return d_legitimize(d, seq, put);
 	}
 	s->local++;	/* its spare keeps d alive */
 	ref->cpu = (uint16_t)(cpu + 1);

@@ -46,6 +46,7 @@
 #include "kernel/panic.h"
 #include "kernel/race.h"
 #include "kernel/random.h"
+#include "kernel/sched.h"
 #include "kernel/slab.h"
 #include "kernel/string.h"
 #include "kernel/time.h"
@@ -118,9 +119,21 @@ static struct percpu_counter dentries_live;
  * gives up if a rename ran meanwhile (fs/namei.c). */
 struct seqlock rename_lock __cacheline_aligned = SEQLOCK_INIT("rename_lock");
 
+static unsigned __dcache_shrink(unsigned nr);
+
+/*
+ * The allocator's shrinker frees unused dentries but folds no CPU's cache
+ * of file references (fs/d_refcache.c), unlike dcache_shrink.  Any
+ * allocation runs the shrinkers, under a spinlock too, and a spare that a
+ * fold drops may by then be the last reference of a file unlinked in
+ * between (its unlink saw the spare, not the slot, and unhashed it), whose
+ * eviction may sleep.  So the closed files whose references a CPU caches
+ * stay cached, at most REFCACHE_SLOTS a CPU, until a fold that can sleep:
+ * an unlink or rename of one, an rmdir, umount, dcache_shrink.
+ */
 static unsigned long shrink_dentries(unsigned long nr)
 {
-	return dcache_shrink((unsigned)nr);
+	return __dcache_shrink((unsigned)nr);
 }
 static struct shrinker dcache_shrinker = { "dentries", shrink_dentries, NULL };
 
@@ -685,8 +698,11 @@ struct dentry *__d_lookup_rcu(const struct dentry *parent, const struct qstr *q,
 	return NULL;
 }
 
-bool d_legitimize(struct dentry *d, unsigned seq)
+void (*d_legitimize_hook)(struct dentry *d);
+
+bool d_legitimize(struct dentry *d, unsigned seq, struct dentry **put)
 {
+	*put = NULL;
 	/* A count above 0 cannot reach 0 and be freed between our load and
 	 * the compare-and-swap: one CAS, no lock, when someone holds d.  The
 	 * CAS is a full barrier (a locked instruction) before the d_seq check
@@ -710,8 +726,13 @@ bool d_legitimize(struct dentry *d, unsigned seq)
 	if (!got)
 		return false;
 	race_window_on(d);	/* held, not yet validated: a rename or unlink may run */
+	if (d_legitimize_hook)
+		d_legitimize_hook(d);
 	if (read_seqcount_retry(&d->d_seq, seq)) {
-		dput(d);
+		/* The others may all have let go meanwhile (an unlink and a
+		 * close): then ours is the last, and is not dropped here. */
+		if (!d_put_not_last(d))
+			*put = d;
 		return false;
 	}
 	return true;
@@ -1285,12 +1306,18 @@ void (*dcache_shrink_hook)(void);
 
 unsigned dcache_shrink(unsigned nr)
 {
+	might_sleep();	/* the fold's drops may evict (see shrink_dentries) */
+	d_fold_all_cached();	/* a closed file's dentry may be unused, then */
+	return __dcache_shrink(nr);
+}
+
+static unsigned __dcache_shrink(unsigned nr)
+{
 	/* Entries found in use are dropped from the LRU as they are met, so
 	 * a few times nr looks is enough; the budget bounds the work when
 	 * the LRU is long and mostly in use.  (Beware overflow: tests ask for
 	 * ~0u, everything.) */
 	unsigned freed = 0, budget = nr > (UINT32_MAX - 64) / 4 ? UINT32_MAX : 4 * nr + 64;
-	d_fold_all_cached();	/* a closed file's dentry may be unused, then */
 	while (freed < nr && budget) {
 		struct hlist_head victims = { NULL };
 		int n = lru_collect(nr - freed, &budget, &victims);

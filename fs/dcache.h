@@ -207,7 +207,10 @@ struct dcache_stats {
 	uint64_t buckets, positive, negative, in_lookup, unused, lru;
 };
 void dcache_get_stats(struct dcache_stats *s);
-/* Free up to nr unused dentries, oldest first; returns how many. */
+/* Free up to nr unused dentries, oldest first; returns how many.  It
+ * folds every CPU's cache of file references first, so that closed
+ * files' dentries count as unused, and may sleep: the allocator's
+ * shrinker, which may not, frees without folding (dcache.c). */
 unsigned dcache_shrink(unsigned nr);
 /* Put this CPU's batch of dentries joining the LRU on its list (the
  * conflict tracer's sides start from an empty batch, as from settled
@@ -265,9 +268,14 @@ static inline unsigned d_seq_begin(const struct dentry *d)
  * Leave RCU mode on d (Linux's legitimize): take a reference unless d is
  * being freed, and keep it only if d_seq is still seq, so that what the
  * walk read of d under seq is still true.  Caller is inside
- * rcu_read_lock.  false: no reference taken.
+ * rcu_read_lock.  false: no reference kept, except perhaps one left in
+ * *put, which may be d's last: the caller drops it out of the read side,
+ * since a last reference may free an unlinked inode, which may sleep.
  */
-bool d_legitimize(struct dentry *d, unsigned seq);
+bool d_legitimize(struct dentry *d, unsigned seq, struct dentry **put);
+/* Test hook: called in d_legitimize between taking the reference and the
+ * d_seq check that decides whether it is kept. */
+extern void (*d_legitimize_hook)(struct dentry *d);
 /* Drop a reference unless it is the last (Linux's lockref_put_not_zero on
  * the count): one compare-and-swap from a count above 1, so it never
  * frees and never locks, and may run inside an RCU read side.  false: the

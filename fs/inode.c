@@ -44,6 +44,7 @@
 #include "kernel/string.h"
 #include "kernel/time.h"
 #include "kernel/race.h"
+#include "kernel/sched.h"
 #include "kernel/waitqueue.h"
 #include "arch/x86_64/cpu.h"
 
@@ -235,6 +236,11 @@ static void free_inode_rcu(struct rcu_head *head)
  * was cleared may still check its mode and owner (fs/namei.c). */
 static void evict(struct inode *inode)
 {
+	/* An unlinked inode's last reference gives its storage back, which a
+	 * filesystem may do with the disk (ext2_evict): whoever drops it must
+	 * be able to sleep, on any filesystem (Linux's iput says so too). */
+	if (__atomic_load_n(&inode->i_nlink, __ATOMIC_ACQUIRE) == 0)
+		might_sleep();
 	if (inode->i_sb->s_op && inode->i_sb->s_op->evict)
 		inode->i_sb->s_op->evict(inode);
 	percpu_counter_add(&inodes_live, -1);

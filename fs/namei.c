@@ -11,8 +11,9 @@
  *      (try_to_unlazy, complete_walk);
  *   3. link_path_walk: every component but the last, each one through
  *      walk_component -> lookup_fast / lookup_slow -> step_into, which
- *      crosses mounts (traverse_mounts) and follows symlinks (pick_link,
- *      walk_link_body); 3a: the same steps in RCU mode;
+ *      crosses mounts (traverse_mounts) or pushes a symlink to follow
+ *      (pick_link), whose body the loop walks next: no recursion; 3a:
+ *      the same steps in RCU mode;
  *   4. the last component: lookup_last, and the walks built on it, each
  *      run by walk_path (RCU mode first, then with references):
  *      path_lookupat (stat, chdir, ...), path_parentat (callers that
@@ -216,6 +217,27 @@ struct dentry *lookup_one_unlocked(struct dentry *dir, const char *name, size_t 
 #define WALK_FOLLOW 0x10       /* step_into: follow a symlink found here */
 #define WALK_RCU    0x20       /* path_init: start in RCU mode */
 
+/*
+ * A symlink being followed whose body the walk is in: met before the end
+ * of the path or of another body (link_path_walk), or as the last
+ * component (lookup_last).  A frame holds what the walk needs to go on
+ * where the link was met once the body is walked, and keeps the body
+ * valid meanwhile: in reference mode by holding the link, in RCU mode by
+ * being a copy (pick_link_rcu), one of WALK_NEST_RCU.  Deeper nesting
+ * than that leaves RCU mode: each copy costs the walk RCU_LINK_MAX bytes
+ * of stack, whatever it follows, and few walks meet more than one link.
+ */
+#define RCU_LINK_MAX 64
+#define WALK_NEST_RCU 8
+struct walk_link {
+	const char *rest;          /* what follows the link where it was met */
+	/* Reference mode: the link, held while its body (the inode's) is
+	 * walked.  NULL: the frame was pushed in RCU mode, and the body is a
+	 * copy, which needs no reference if the walk leaves RCU mode before
+	 * it is done. */
+	struct dentry *link;
+};
+
 struct nameidata {
 	/* What the walk is asked (walk_path sets them; path_init reads them). */
 	const char *name;          /* the path */
@@ -234,6 +256,11 @@ struct nameidata {
 	bool last_slash;           /* a slash follows last ("dir/") */
 	unsigned flags;            /* WALK_NOFOLLOW: not the last component */
 	unsigned depth;            /* symlinks followed so far, nested or not */
+	/* The links whose bodies the walk is in, innermost last (section 3:
+	 * the stack that replaces recursion); walk_path's array. */
+	struct walk_link *stack;
+	unsigned nest;             /* how many */
+	char (*copies)[RCU_LINK_MAX];	/* RCU mode: frame i's body, for i < WALK_NEST_RCU */
 	/* Non-NULL: the reference the walk ends with goes to a file, and may
 	 * come from this CPU's cache (complete_walk); where it came from. */
 	struct file_ref *file_ref;
@@ -265,6 +292,7 @@ static int path_init(struct nameidata *nd, unsigned flags)
 	nd->flags = flags & WALK_NOFOLLOW;
 	nd->rcu = flags & WALK_RCU;
 	nd->depth = 0;
+	nd->nest = 0;
 	bool absolute = nd->name[0] == '/';
 	if (nd->rcu) {
 		rcu_read_lock();
@@ -299,8 +327,16 @@ static int path_init(struct nameidata *nd, unsigned flags)
 	return check_path(nd->name);
 }
 
+/* The top frame off the stack, its link let go: its body is walked. */
+static void pop_link(struct nameidata *nd)
+{
+	dput(nd->stack[--nd->nest].link);	/* NULL for a frame pushed in RCU mode */
+}
+
 static void terminate_walk(struct nameidata *nd)
 {
+	while (nd->nest)
+		pop_link(nd);
 	if (nd->rcu) {
 		nd->rcu = false;
 		rcu_read_unlock();
@@ -335,7 +371,7 @@ const char *const walk_stat_names[NR_WALK_STATS] = {
 	[WALK_RCU_DONE] = "ended in RCU mode, no reference taken",
 	[WALK_RCU_REF] = "ended in RCU mode, one reference taken",
 	[WALK_UNLAZY_MISS] = "left RCU mode: a name not in the dcache",
-	[WALK_UNLAZY_LINK] = "left RCU mode: a long symlink to follow",
+	[WALK_UNLAZY_LINK] = "left RCU mode: a symlink too long, or nested too deep, to copy",
 	[WALK_UNLAZY_MOUNT] = "left RCU mode: an umount deciding",
 	[WALK_UNLAZY_CHANGED] = "left RCU mode: a dentry changing",
 	[WALK_UNLAZY_CREATE] = "left RCU mode: open(O_CREAT)'s last step",
@@ -375,7 +411,7 @@ static bool legitimize_path(struct nameidata *nd, struct dentry *d, unsigned seq
 		return false;
 	race_window_on(d);	/* about to legitimize: an umount may decide, a rename move d */
 	unsigned before = raw_read_seqcount(&d->d_seq);
-	if (ref ? !d_legitimize_file(d, seq, ref, put) : !d_legitimize(d, seq))
+	if (ref ? !d_legitimize_file(d, seq, ref, put) : !d_legitimize(d, seq, put))
 		return false;
 	/* Test builds check the handover from outside d_legitimize: d_seq
 	 * only grows, so if it had moved before the call, what the walk
@@ -534,18 +570,15 @@ static struct dentry *traverse_mounts(struct dentry *d)
 }
 
 static int link_path_walk(struct nameidata *nd, const char *name);
-static int lookup_last(struct nameidata *nd, bool follow);
 
 /*
- * The step every symlink follower shares (pick_link, pick_link_rcu,
- * open_last_lookups): walk a link's body from the root if it is absolute,
- * else from nd->path (the directory the link is in), every component but
- * the last, which is left in nd->last.  MAXSYMLINKS per walk, nested or
- * one after another.  body (NULL: the filesystem cannot read the link)
- * must stay valid while it is walked: the caller holds the link, or body
- * is a copy.  In either mode.
+ * What every link body gets before it is walked, in either mode: the
+ * count (MAXSYMLINKS per walk, nested or one after another), the checks
+ * of a path (NULL: the filesystem cannot read the link), and the start:
+ * the root for an absolute body, else nd->path, the directory the link
+ * is in.
  */
-static int walk_link_body(struct nameidata *nd, const char *body)
+static int enter_link_body(struct nameidata *nd, const char *body)
 {
 	if (++nd->depth > MAXSYMLINKS)
 		return -ELOOP;
@@ -561,38 +594,49 @@ static int walk_link_body(struct nameidata *nd, const char *body)
 		dput(nd->path);
 		nd->path = dget(walk_root(nd));
 	}
-	return link_path_walk(nd, body);
+	return 0;
+}
+
+/* Walk a link's body, every component but the last, which is left in
+ * nd->last: for open_last_lookups, which holds the link meanwhile. */
+static int walk_link_body(struct nameidata *nd, const char *body)
+{
+	int err = enter_link_body(nd, body);
+	return err ? err : link_path_walk(nd, body);
 }
 
 /*
- * A symlink found in nd->path, to follow: walk what it names and leave
- * the walk where that ends (its last component followed too, as every
- * link body's is).  Consumes the reference on link.
+ * A symlink found in nd->path, to follow: push a frame that holds it (its
+ * reference consumed), and give its body to the caller to walk; the walk
+ * stays in the link's directory, where a relative body starts.  Where
+ * the link was met is the caller's to record (the frame's rest).
  */
-static int pick_link(struct nameidata *nd, struct dentry *link)
+static int pick_link(struct nameidata *nd, struct dentry *link, const char **body)
 {
-	int err = walk_link_body(nd, inode_get_link(link->d_inode));
-	if (!err)
-		err = lookup_last(nd, true);
-	dput(link);
-	return err;
+	const char *b = inode_get_link(link->d_inode);
+	int err = enter_link_body(nd, b);
+	if (err) {
+		dput(link);
+		return err;
+	}
+	nd->stack[nd->nest++] = (struct walk_link){ .rest = NULL, .link = link };
+	*body = b;
+	return 0;
 }
 
 /*
  * Move the walk to d, which was found in nd->path (reference consumed):
- * if it is a symlink to follow, to where the link leads; then across any
- * mount on it.  The one place the reference walk crosses mounts (the RCU
- * steps cross them with traverse_mounts_rcu, below).
+ * across any mount on it, or, if it is a symlink to follow (WALK_FOLLOW,
+ * then body is not NULL), nowhere yet: the link is pushed and its body
+ * left in *body for the caller's loop to walk.  The one place the
+ * reference walk crosses mounts (the RCU steps cross them with
+ * traverse_mounts_rcu, below).
  */
-static int step_into(struct nameidata *nd, unsigned flags, struct dentry *d)
+static int step_into(struct nameidata *nd, unsigned flags, struct dentry *d, const char **body)
 {
 	if (is_symlink(d) && (flags & WALK_FOLLOW)) {
 		race_window();	/* d found, not entered: it may be renamed or removed */
-		int err = pick_link(nd, d);
-		if (err)
-			return err;
-		d = nd->path;	/* where the link led */
-		nd->path = NULL;
+		return pick_link(nd, d, body);
 	}
 	d = traverse_mounts(d);
 	if (IS_ERR(d))
@@ -612,10 +656,10 @@ static int handle_dots(struct nameidata *nd)
 	while (d != root && d == d->d_sb->s_root) {
 		struct dentry *mp = mount_point_of(d->d_sb);
 		if (!mp)	/* the top of a tree that is not mounted */
-			return d == nd->path ? 0 : step_into(nd, 0, dget(d));
+			return d == nd->path ? 0 : step_into(nd, 0, dget(d), NULL);
 		d = mp;
 	}
-	return step_into(nd, 0, d == root ? dget(d) : dget_parent(d));
+	return step_into(nd, 0, d == root ? dget(d) : dget_parent(d), NULL);
 }
 
 /* ---- 3a. the same steps in RCU mode ----------------------------------------
@@ -632,31 +676,32 @@ static int handle_dots(struct nameidata *nd)
  * RCU mode).  inode is the link's, as the walk checked under the link's
  * d_seq; a body never changes and is freed only a grace period after its
  * inode (get_link's contract), so a copy made inside the read side is the
- * link's.  The copy is walked, not the inode's body: if the walk leaves
- * RCU mode on the way, no reference on the link is needed.  1: too long
- * to copy here; the reference walk follows it.
+ * link's.  The copy, kept for the frame pushed, is walked, not the
+ * inode's body: if the walk leaves RCU mode on the way, no reference on
+ * the link is needed.  1: too long to copy here, or nested deeper than
+ * the copies go; the reference walk follows it.
  */
-#define RCU_LINK_MAX 64
-
-static int pick_link_rcu(struct nameidata *nd, struct inode *inode, int *why)
+static int pick_link_rcu(struct nameidata *nd, struct inode *inode, int *why, const char **body)
 {
 	race_window_on(inode);	/* checked, body not read: an unlink may evict it now */
-	const char *body = inode_get_link(inode);
-	size_t n = body ? strnlen(body, RCU_LINK_MAX) : 0;
+	const char *b = inode_get_link(inode);
+	size_t n = b ? strnlen(b, RCU_LINK_MAX) : 0;
 	/* No body here may be an inode being evicted under us (its
 	 * filesystem let go of it): the reference walk, holding the link,
 	 * says whether the link really cannot be read (-EINVAL). */
-	if (!body || n == RCU_LINK_MAX) {
+	if (!b || n == RCU_LINK_MAX || nd->nest == WALK_NEST_RCU) {
 		*why = WALK_UNLAZY_LINK;
 		return 1;
 	}
-	char copy[RCU_LINK_MAX];
-	memcpy(copy, body, n);
+	char *copy = nd->copies[nd->nest];
+	memcpy(copy, b, n);
 	copy[n] = '\0';
-	int err = walk_link_body(nd, copy);
-	if (!err)
-		err = lookup_last(nd, true);
-	return err;
+	int err = enter_link_body(nd, copy);
+	if (err)
+		return err;
+	nd->stack[nd->nest++] = (struct walk_link){ .rest = NULL, .link = NULL };
+	*body = copy;
+	return 0;
 }
 
 /* Across any mounts on *dp, with no reference and no lock. */
@@ -717,7 +762,7 @@ static int handle_dots_rcu(struct nameidata *nd, int *why)
  * here (pick_link_rcu).  A miss, a longer symlink, a changing child: the
  * reference walk does this step.
  */
-static int walk_component_rcu(struct nameidata *nd, unsigned flags, int *why)
+static int walk_component_rcu(struct nameidata *nd, unsigned flags, int *why, const char **body)
 {
 	if (nd->last_type != LAST_NORM)
 		return handle_dots_rcu(nd, why);
@@ -743,7 +788,7 @@ static int walk_component_rcu(struct nameidata *nd, unsigned flags, int *why)
 	if (!inode)
 		return -ENOENT;
 	if (S_ISLNK(READ_ONCE(inode->i_mode)) && (flags & WALK_FOLLOW))
-		return pick_link_rcu(nd, (struct inode *)inode, why);
+		return pick_link_rcu(nd, (struct inode *)inode, why, body);
 	int r = traverse_mounts_rcu(&d, &seq, why);
 	if (r)
 		return r;
@@ -756,12 +801,14 @@ static int walk_component_rcu(struct nameidata *nd, unsigned flags, int *why)
 
 /* Step from nd->path to its child nd->last: ".", "..", or a name looked
  * up in the dcache, else in the filesystem; it must exist.  In RCU mode
- * the step is tried without references first. */
-static int walk_component(struct nameidata *nd, unsigned flags)
+ * the step is tried without references first.  A symlink to follow is
+ * pushed, and its body left in *body (else *body stays NULL). */
+static int walk_component(struct nameidata *nd, unsigned flags, const char **body)
 {
+	*body = NULL;
 	if (nd->rcu) {
 		int why;
-		int r = walk_component_rcu(nd, flags, &why);
+		int r = walk_component_rcu(nd, flags, &why, body);
 		if (r <= 0)
 			return r;
 		r = try_to_unlazy(nd, why);
@@ -784,7 +831,18 @@ static int walk_component(struct nameidata *nd, unsigned flags)
 		return -ENOENT;
 	}
 	race_window();	/* found: a mount on it may come or go now */
-	return step_into(nd, flags, d);
+	return step_into(nd, flags, d, body);
+}
+
+/* Whether only slashes are left of a path: a link met just before them
+ * must lead to a directory ("link/"). */
+static bool only_slashes(const char *p)
+{
+	if (*p != '/')
+		return false;
+	while (*p == '/')
+		p++;
+	return *p == '\0';
 }
 
 /*
@@ -792,56 +850,105 @@ static int walk_component(struct nameidata *nd, unsigned flags)
  * the last one in nd->last (LAST_ROOT if name is only slashes).  Every
  * component, the last too, must have a directory before it and be at
  * most NAME_MAX bytes.  Symlinks before the last are always followed.
+ *
+ * Without recursion, as Linux's: a link met on the way is pushed
+ * (walk_component, pick_link) with what follows it (rest), and the loop
+ * goes on in its body; at the end of a body, its last component is
+ * stepped onto and followed too, then the frame is popped and the loop
+ * goes on with its rest.  So the walk's stack does not grow with links
+ * inside links.  Frames below `base` are the caller's (lookup_last's).
  */
 static int link_path_walk(struct nameidata *nd, const char *name)
 {
+	unsigned base = nd->nest;
 	for (;;) {
 		bool last = next_component(&name, &nd->last);
 		nd->last_type = last_type_of(&nd->last);
 		nd->last_slash = *name == '/';
-		if (nd->last_type == LAST_ROOT)
-			return 0;	/* "/": the walk stays where it is */
-		/* Search permission on every directory the walk passes (the
-		 * last component's too), before its name is looked at, as
-		 * Linux's may_lookup: lockless, so the fast path stays free of
-		 * locks and shared writes (fs/permission.h).  One load of
-		 * d_inode for both tests: in RCU mode nothing keeps nd->path,
-		 * which the shrinker or an rmdir may free (clearing d_inode)
-		 * at any moment.  The inode itself outlives the read side, and
-		 * a freed dentry's d_seq has moved, so rcu_check_error does not
-		 * believe an error decided on a stale inode. */
-		struct inode *dir = READ_ONCE(nd->path->d_inode);
-		race_window_on(nd->path);	/* RCU mode: nd->path may be freed now */
-		bool isdir = inode_is_dir(dir);
-		if (isdir) {
-			int err = may_lookup(dir);
+		bool done = false;	/* the top link's body is walked */
+		if (nd->last_type == LAST_ROOT) {
+			if (nd->nest == base)
+				return 0;	/* "/": the walk stays where it is */
+			done = true;	/* what was left of a body: slashes, or nothing */
+		} else {
+			/* Search permission on every directory the walk passes
+			 * (the last component's too), before its name is looked
+			 * at, as Linux's may_lookup: lockless, so the fast path
+			 * stays free of locks and shared writes
+			 * (fs/permission.h).  One load of d_inode for both tests:
+			 * in RCU mode nothing keeps nd->path, which the shrinker
+			 * or an rmdir may free (clearing d_inode) at any moment.
+			 * The inode itself outlives the read side, and a freed
+			 * dentry's d_seq has moved, so rcu_check_error does not
+			 * believe an error decided on a stale inode. */
+			struct inode *dir = READ_ONCE(nd->path->d_inode);
+			race_window_on(nd->path);	/* RCU mode: nd->path may be freed now */
+			bool isdir = inode_is_dir(dir);
+			if (isdir) {
+				int err = may_lookup(dir);
+				if (err)
+					return err;
+			}
+			if (nd->last.len > NAME_MAX)
+				return -ENAMETOOLONG;
+			if (!isdir)
+				return -ENOTDIR;
+			if (last && nd->nest == base)
+				return 0;
+			/* Inside the path, or the last component of a body,
+			 * which is followed as well. */
+			bool slash = nd->last_slash;
+			const char *body;
+			int err = walk_component(nd, WALK_FOLLOW, &body);
 			if (err)
 				return err;
+			if (body) {
+				nd->stack[nd->nest - 1].rest = name;
+				name = body;
+				continue;
+			}
+			if (last && slash && !is_dir(nd->path))
+				return -ENOTDIR;	/* "file/" at the end of a body */
+			done = last;
 		}
-		if (nd->last.len > NAME_MAX)
-			return -ENAMETOOLONG;
-		if (!isdir)
-			return -ENOTDIR;
-		if (last)
-			return 0;
-		int err = walk_component(nd, WALK_FOLLOW);
-		if (err)
-			return err;
+		if (done) {
+			name = nd->stack[nd->nest - 1].rest;
+			pop_link(nd);
+			if (only_slashes(name) && !is_dir(nd->path))
+				return -ENOTDIR;	/* "link/", the link a body's last */
+		}
 	}
 }
 
 /* ---- 4. the last component ------------------------------------------------ */
 
-/* Step onto the last component (followed if a symlink and `follow`, or
- * if a slash follows it); "name/" must be a directory. */
+/*
+ * Step onto the last component (followed if a symlink and `follow`, or
+ * if a slash follows it); "name/" must be a directory.  A link followed
+ * here ends where its body's last component leads, that one followed
+ * too: the loop walks each body (link_path_walk) and steps onto its
+ * last component, holding every link whose body it is in until the end.
+ */
 static int lookup_last(struct nameidata *nd, bool follow)
 {
-	if (nd->last_type == LAST_ROOT)
-		return 0;
-	bool slash = nd->last_slash;	/* a link body walked next overwrites it */
-	int err = walk_component(nd, follow || slash ? WALK_FOLLOW : 0);
-	if (!err && slash && !is_dir(nd->path))
+	unsigned base = nd->nest;
+	bool want_dir = false;	/* some link on the way had a slash after it */
+	int err = 0;
+	while (nd->last_type != LAST_ROOT) {
+		want_dir |= nd->last_slash;
+		const char *body;
+		err = walk_component(nd, follow || nd->last_slash ? WALK_FOLLOW : 0, &body);
+		if (err || !body)
+			break;
+		err = link_path_walk(nd, body);	/* its last component is the next turn's */
+		if (err)
+			break;
+		follow = true;
+	}
+	if (!err && want_dir && !is_dir(nd->path))
 		err = -ENOTDIR;	/* "file/": a directory was demanded */
+	while (!err && nd->nest > base)
+		pop_link(nd);	/* on an error, terminate_walk lets them go */
 	return err;
 }
 
@@ -1003,8 +1110,12 @@ static int walk_path(struct dentry *root, struct dentry *start, const char *path
 		     int (*body)(struct nameidata *nd, void *arg), void *arg)
 {
 	int err = -ECHILD;
+	/* Not cleared: only frames pushed are read. */
+	struct walk_link links[MAXSYMLINKS];
+	char copies[WALK_NEST_RCU][RCU_LINK_MAX];
 	for (int rcu = first_try_rcu(); rcu >= 0 && err == -ECHILD; rcu--) {
-		struct nameidata nd = { .name = path, .given_root = root, .given_start = start };
+		struct nameidata nd = { .name = path, .given_root = root, .given_start = start,
+					.stack = links, .copies = copies };
 		err = path_init(&nd, flags | (rcu ? WALK_RCU : 0));
 		if (!err)
 			err = body(&nd, arg);

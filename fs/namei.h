@@ -73,7 +73,7 @@ enum walk_stat {
 	WALK_RCU_DONE,             /* ended in RCU mode, no reference taken (stat, -EEXIST) */
 	WALK_RCU_REF,              /* ended in RCU mode, one reference taken */
 	WALK_UNLAZY_MISS,          /* left RCU mode: a name not in the dcache */
-	WALK_UNLAZY_LINK,          /* a symlink to follow */
+	WALK_UNLAZY_LINK,          /* a symlink RCU mode cannot copy: long, or nested deep */
 	WALK_UNLAZY_MOUNT,         /* an umount deciding */
 	WALK_UNLAZY_CHANGED,       /* a dentry changing under it */
 	WALK_UNLAZY_CREATE,        /* open(O_CREAT)'s last step */

@@ -25,7 +25,9 @@
 #include "kernel/kprintf.h"
 #include "kernel/ktest.h"
 #include "kernel/race.h"
+#include "kernel/preempt.h"
 #include "kernel/random.h"
+#include "kernel/shrinker.h"
 #include "kernel/string.h"
 #include "tests/sandbox.h"
 #include "tests/vfs_check.h"
@@ -240,6 +242,109 @@ static void an_open_cached_while_its_unlink_decides_is_let_go(void)
 	sandbox_leave(&s);
 }
 
+/*
+ * Any allocation may run the shrinkers, under a spinlock too, so the
+ * dcache's must not fold the CPUs' caches: a spare it drops may by then
+ * be the last reference of a file unlinked in between, whose eviction
+ * sleeps.  Run as an allocation under a spinlock would run it (preemption
+ * off), the shrinkers leave every CPU's slot for the file; dcache_shrink,
+ * which may sleep, folds them.
+ */
+static void the_allocators_shrinker_folds_nothing(void)
+{
+	struct sandbox s;
+	sandbox_enter(&s, "refcache-shrink");
+	ASSERT_EQ(create_file("sh"), 0);
+	struct dentry *d = path_lookup("sh", 0);
+	ASSERT_FALSE(IS_ERR(d));
+	ktest_run_on_all_cpus(open_close_here, "sh");
+	unsigned cached = d_refcache_slots_used(NULL, d);
+	EXPECT_EQ(cached, ncpus);
+	preempt_disable();
+	shrink_caches(1u << 20);
+	preempt_enable();
+	EXPECT_EQ(d_refcache_slots_used(NULL, d), cached);
+	dcache_shrink(~0u);
+	EXPECT_EQ(d_refcache_slots_used(NULL, d), 0u);
+	dput(d);
+	sandbox_leave(&s);
+}
+
+/*
+ * Not the cache's own, but on the same handover: a walk leaving RCU mode
+ * takes a reference on its dentry (d_legitimize) and then finds that the
+ * dentry changed, so it lets the reference go.  If an unlink and the
+ * last other holder let go in between, that reference is the file's
+ * last, and dropping it evicts the unlinked inode, which may sleep: it
+ * must not happen inside the read side.  The hook holds the walk between
+ * its reference and its check while CPU 0 unlinks and lets go; evict()
+ * says might_sleep for an unlinked inode, so a drop inside the read side
+ * is a lock validator report, which fails the case.
+ */
+static unsigned lg_phase;	/* 1: the walk holds lg_d; 2: unlinked, let go */
+static struct dentry *lg_d;
+
+static void legitimize_waits(struct dentry *d)
+{
+	if (strcmp(d->d_name.name, "lg") != 0 || __atomic_load_n(&lg_phase, __ATOMIC_ACQUIRE) != 0)
+		return;
+	lg_d = d;
+	__atomic_store_n(&lg_phase, 1, __ATOMIC_RELEASE);
+	for (unsigned n = 0; n < SPIN_LIMIT && __atomic_load_n(&lg_phase, __ATOMIC_ACQUIRE) != 2; n++)
+		cpu_relax();
+}
+
+struct lg_race {
+	struct dentry *held;       /* CPU 0's reference, dropped after the unlink */
+	long walk;                 /* CPU 1's walk: its error, or 0 */
+	bool met;                  /* the steps came in the order wanted */
+};
+
+static void lg_race_cpu(unsigned cpu, void *arg)
+{
+	struct lg_race *r = arg;
+	if (cpu == 1) {
+		struct dentry *d = path_lookup("lg", 0);
+		r->walk = IS_ERR(d) ? PTR_ERR(d) : 0;
+		if (!IS_ERR(d))
+			dput(d);
+		return;
+	}
+	if (cpu != 0)
+		return;
+	unsigned n = 0;
+	while (n < SPIN_LIMIT && __atomic_load_n(&lg_phase, __ATOMIC_ACQUIRE) != 1) {
+		cpu_relax();
+		n++;
+	}
+	r->met = n < SPIN_LIMIT;
+	EXPECT_EQ(sys_unlink("lg"), 0);
+	dput(r->held);	/* now the walk's reference is the last */
+	__atomic_store_n(&lg_phase, 2, __ATOMIC_RELEASE);
+}
+
+static void a_failed_handover_drops_the_last_reference_out_of_the_read_side(void)
+{
+	if (ncpus < 2) {
+		ktest_skip("needs two CPUs");
+		return;
+	}
+	struct sandbox s;
+	sandbox_enter(&s, "refcache-lg");
+	uint64_t inodes = icache_live();
+	ASSERT_EQ(create_file("lg"), 0);
+	struct lg_race r = { path_lookup("lg", 0), 1, false };
+	ASSERT_FALSE(IS_ERR(r.held));
+	lg_phase = 0;
+	d_legitimize_hook = legitimize_waits;
+	ktest_run_on_all_cpus(lg_race_cpu, &r);
+	d_legitimize_hook = NULL;
+	EXPECT_TRUE(r.met);
+	EXPECT_EQ(r.walk, -ENOENT);	/* started again, with references: gone */
+	EXPECT_EQ(icache_live(), inodes);	/* evicted, once, by the walk */
+	sandbox_leave(&s);
+}
+
 /* ---- the race ------------------------------------------------------ */
 
 #define NAMES 80	/* more than a CPU's 64 slots: opens also evict */
@@ -391,6 +496,8 @@ static const struct ktest_case refcache_cases[] = {
 	KTEST_CASE(a_close_after_a_fold_drops_an_ordinary_reference),
 	KTEST_CASE(umount_folds_what_every_cpu_cached),
 	KTEST_CASE(an_open_cached_while_its_unlink_decides_is_let_go),
+	KTEST_CASE(the_allocators_shrinker_folds_nothing),
+	KTEST_CASE(a_failed_handover_drops_the_last_reference_out_of_the_read_side),
 };
 KTEST_SUITE(refcache, refcache_cases);
 
