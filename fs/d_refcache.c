@@ -49,6 +49,7 @@
 #include "fs/d_refcache.h"
 #include "kernel/kcsan.h"
 #include "kernel/race.h"
+#include "kernel/sched.h"
 #include "kernel/spinlock.h"
 #include "arch/x86_64/percpu.h"
 
@@ -66,6 +67,11 @@ struct refcache_slot {
 
 struct refcache {
 	struct spinlock lock __attribute__((aligned(64)));
+	/* Spares a fold took from this table and has not dropped yet
+	 * (raised under the lock, lowered after the dput): d_count still
+	 * holds them while no slot names their dentries, so umount waits
+	 * for them (d_refcache_wait_drops). */
+	unsigned dropping;
 	struct refcache_slot slot[REFCACHE_SLOTS];
 };
 
@@ -88,14 +94,29 @@ static uint64_t cpu_bit(const struct refcache *rc)
 	return 1ull << (rc - refcaches);
 }
 
+void (*d_refcache_drop_hook)(struct dentry *d);
+
+/* The spare fold_slot took from rc (NULL: none), dropped, then counted
+ * as gone: the order d_refcache_wait_drops relies on. */
+static void drop_spare(struct refcache *rc, struct dentry *spare)
+{
+	if (!spare)
+		return;
+	if (d_refcache_drop_hook)
+		d_refcache_drop_hook(spare);
+	dput(spare);
+	__atomic_fetch_sub(&rc->dropping, 1, __ATOMIC_RELEASE);
+}
+
 /*
  * Empty s (rc's lock held), moving what it holds into its dentry's count:
  * its file references become ordinary ones.  Returns the dentry whose
- * spare the caller must dput once the lock is dropped.
+ * spare the caller must drop (drop_spare) once the lock is dropped.
  */
 static struct dentry *fold_slot(struct refcache *rc, struct refcache_slot *s)
 {
 	struct dentry *d = s->d;
+	rc->dropping++;
 	__atomic_fetch_and(&d->d_refcache_cpus, ~cpu_bit(rc), __ATOMIC_RELAXED);
 	if (s->local)
 		__atomic_fetch_add(&d->d_count, s->local, __ATOMIC_RELAXED);	/* the spare keeps it above 0 */
@@ -164,14 +185,14 @@ void d_refcache_adopt(struct dentry *d, struct file_ref *ref)
 			__atomic_fetch_and(&d->d_refcache_cpus, ~cpu_bit(rc), __ATOMIC_RELAXED);
 			WRITE_ONCE(s->d, NULL);	/* the reference stays ours, ordinary */
 			spin_unlock(&rc->lock);
-			dput(victim);
+			drop_spare(rc, victim);
 			return;
 		}
 	}
 	s->local++;
 	ref->cpu = (uint16_t)(cpu + 1);
 	spin_unlock(&rc->lock);
-	dput(victim);
+	drop_spare(rc, victim);
 	dput(surplus);	/* the spare keeps d */
 }
 
@@ -217,7 +238,7 @@ void d_fold_cached(struct dentry *d)
 		if (s->d == d)
 			spare = fold_slot(rc, s);
 		spin_unlock(&rc->lock);
-		dput(spare);	/* the caller's reference keeps d */
+		drop_spare(rc, spare);	/* the caller's reference keeps d */
 	}
 }
 
@@ -241,7 +262,22 @@ void d_fold_all_cached(void)
 				spares[n++] = fold_slot(rc, &rc->slot[i]);
 		spin_unlock(&rc->lock);
 		for (unsigned i = 0; i < n; i++)
-			dput(spares[i]);
+			drop_spare(rc, spares[i]);
+	}
+}
+
+void (*d_refcache_wait_hook)(void);
+
+void d_refcache_wait_drops(void)
+{
+	might_sleep();
+	for (unsigned c = 0; c < ncpus; c++) {
+		struct refcache *rc = &refcaches[c];
+		while (__atomic_load_n(&rc->dropping, __ATOMIC_ACQUIRE)) {
+			if (d_refcache_wait_hook)
+				d_refcache_wait_hook();
+			yield();	/* the dropper may be evicting an inode, with the disk */
+		}
 	}
 }
 

@@ -36,6 +36,14 @@ void d_cached_unhashed(struct dentry *d);
 /* Every cached reference of every CPU goes into its d_count (the prune,
  * the shrinker). */
 void d_fold_all_cached(void);
+/* Wait until every spare some fold took has been dropped (umount, after
+ * its own fold: a spare between its fold and its drop is a reference no
+ * slot shows).  May sleep. */
+void d_refcache_wait_drops(void);
+/* Test hooks: before a fold's spare is dropped; while a wait for drops
+ * finds one pending. */
+extern void (*d_refcache_drop_hook)(struct dentry *d);
+extern void (*d_refcache_wait_hook)(void);
 /* d's references as its holders see them (d_count less the slots'
  * spares, plus their locals): a snapshot, for the shell.  The caller
  * keeps d from being freed (a reference, or its parent's d_lock). */

