@@ -801,22 +801,26 @@ static int walk_component_rcu(struct nameidata *nd, unsigned flags, int *why, co
 
 /* Step from nd->path to its child nd->last: ".", "..", or a name looked
  * up in the dcache, else in the filesystem; it must exist.  In RCU mode
- * the step is tried without references first.  A symlink to follow is
- * pushed, and its body left in *body (else *body stays NULL). */
-static int walk_component(struct nameidata *nd, unsigned flags, const char **body)
+ * the step is tried without references first.  Returns NULL (the walk
+ * moved), an error (ERR_PTR), or, for a symlink to follow, which is
+ * pushed, its body (as Linux's walk_component). */
+static const char *walk_component(struct nameidata *nd, unsigned flags)
 {
-	*body = NULL;
+	const char *body = NULL;
+	int err;
 	if (nd->rcu) {
-		int why;
-		int r = walk_component_rcu(nd, flags, &why, body);
-		if (r <= 0)
-			return r;
-		r = try_to_unlazy(nd, why);
-		if (r)
-			return r;
+		int why = 0;
+		err = walk_component_rcu(nd, flags, &why, &body);
+		if (err <= 0)
+			return err ? ERR_PTR(err) : body;
+		err = try_to_unlazy(nd, why);
+		if (err)
+			return ERR_PTR(err);
 	}
-	if (nd->last_type != LAST_NORM)
-		return handle_dots(nd);
+	if (nd->last_type != LAST_NORM) {
+		err = handle_dots(nd);
+		return err ? ERR_PTR(err) : NULL;
+	}
 	struct dentry *dir = nd->path;
 	d_hash_name(dir, &nd->last);
 	struct dentry *d = lookup_fast(dir, &nd->last);
@@ -825,13 +829,14 @@ static int walk_component(struct nameidata *nd, unsigned flags, const char **bod
 		d = lookup_slow(dir, &nd->last);
 	}
 	if (IS_ERR(d))
-		return (int)PTR_ERR(d);
+		return (const char *)d;
 	if (!d->d_inode) {
 		dput(d);
-		return -ENOENT;
+		return ERR_PTR(-ENOENT);
 	}
 	race_window();	/* found: a mount on it may come or go now */
-	return step_into(nd, flags, d, body);
+	err = step_into(nd, flags, d, &body);
+	return err ? ERR_PTR(err) : body;
 }
 
 /* Whether only slashes are left of a path: a link met just before them
@@ -897,19 +902,21 @@ static int link_path_walk(struct nameidata *nd, const char *name)
 				return 0;
 			/* Inside the path, or the last component of a body,
 			 * which is followed as well. */
-			bool slash = nd->last_slash;
-			const char *body;
-			int err = walk_component(nd, WALK_FOLLOW, &body);
-			if (err)
-				return err;
+			const char *body = walk_component(nd, WALK_FOLLOW);
 			if (body) {
+				if (IS_ERR(body))
+					return (int)PTR_ERR(body);
 				nd->stack[nd->nest - 1].rest = name;
 				name = body;
 				continue;
 			}
-			if (last && slash && !is_dir(nd->path))
-				return -ENOTDIR;	/* "file/" at the end of a body */
-			done = last;
+			if (!last)
+				continue;
+			/* The walk came to no link, so last_slash is still this
+			 * component's: "file/" at the end of a body. */
+			if (nd->last_slash && !is_dir(nd->path))
+				return -ENOTDIR;
+			done = true;
 		}
 		if (done) {
 			name = nd->stack[nd->nest - 1].rest;
@@ -923,33 +930,50 @@ static int link_path_walk(struct nameidata *nd, const char *name)
 /* ---- 4. the last component ------------------------------------------------ */
 
 /*
- * Step onto the last component (followed if a symlink and `follow`, or
- * if a slash follows it); "name/" must be a directory.  A link followed
- * here ends where its body's last component leads, that one followed
- * too: the loop walks each body (link_path_walk) and steps onto its
- * last component, holding every link whose body it is in until the end.
+ * The final links' loop of lookup_last, out of its common path: body is
+ * the first link's (pushed), want_dir whether a slash followed it.  Each
+ * body is walked (link_path_walk) and its last component stepped onto,
+ * itself followed; every link whose body the loop is in is held until
+ * the end.
  */
-static int lookup_last(struct nameidata *nd, bool follow)
+static int follow_final_links(struct nameidata *nd, const char *body, bool want_dir)
 {
-	unsigned base = nd->nest;
-	bool want_dir = false;	/* some link on the way had a slash after it */
-	int err = 0;
-	while (nd->last_type != LAST_ROOT) {
-		want_dir |= nd->last_slash;
-		const char *body;
-		err = walk_component(nd, follow || nd->last_slash ? WALK_FOLLOW : 0, &body);
-		if (err || !body)
-			break;
+	unsigned base = nd->nest - 1;
+	int err;
+	for (;;) {
 		err = link_path_walk(nd, body);	/* its last component is the next turn's */
-		if (err)
+		if (err || nd->last_type == LAST_ROOT)
 			break;
-		follow = true;
+		want_dir |= nd->last_slash;
+		body = walk_component(nd, WALK_FOLLOW);
+		if (!body)
+			break;
+		if (IS_ERR(body)) {
+			err = (int)PTR_ERR(body);
+			break;
+		}
 	}
 	if (!err && want_dir && !is_dir(nd->path))
-		err = -ENOTDIR;	/* "file/": a directory was demanded */
+		err = -ENOTDIR;	/* "link/": a directory was demanded */
 	while (!err && nd->nest > base)
 		pop_link(nd);	/* on an error, terminate_walk lets them go */
 	return err;
+}
+
+/* Step onto the last component (followed if a symlink and `follow`, or
+ * if a slash follows it); "name/" must be a directory.  A link followed
+ * here ends where its body's last component leads (follow_final_links). */
+static int lookup_last(struct nameidata *nd, bool follow)
+{
+	if (nd->last_type == LAST_ROOT)
+		return 0;
+	bool slash = nd->last_slash;
+	const char *body = walk_component(nd, follow || slash ? WALK_FOLLOW : 0);
+	if (!body)
+		return slash && !is_dir(nd->path) ? -ENOTDIR : 0;	/* "file/" */
+	if (IS_ERR(body))
+		return (int)PTR_ERR(body);
+	return follow_final_links(nd, body, slash);
 }
 
 /* The walk's reference on where it ended passes to the caller (no count
