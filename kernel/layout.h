@@ -23,7 +23,7 @@
  * bytes of a 16 KiB stack in a test build
  * (ext2_evict.nested_links_fit_the_stack).  The walk keeps such links on a
  * stack of its own now (fs/namei.c), as Linux does, and the same walk
- * takes 5,600 bytes; what else runs deepest is not measured yet.  The KCSAN
+ * takes about 3,500 bytes; what else runs deepest is not measured yet.  The KCSAN
  * build's frames are bigger still (every access calls the detector), so
  * it doubles that, as Linux does for KASAN.  Test builds catch a thread
  * that runs past the bottom (kernel/sched.c) and measure how deep one
