@@ -171,6 +171,17 @@ static void umount_folds_what_every_cpu_cached(void)
  */
 #define SPIN_LIMIT (1u << 26)	/* pauses: a bound for a CPU that never comes */
 
+/* Spin until *phase is want, or SPIN_LIMIT pauses; whether it came. */
+static bool wait_for_phase(const unsigned *phase, unsigned want)
+{
+	unsigned n = 0;
+	while (n < SPIN_LIMIT && __atomic_load_n(phase, __ATOMIC_ACQUIRE) != want) {
+		cpu_relax();
+		n++;
+	}
+	return n < SPIN_LIMIT;
+}
+
 static struct dentry *pin_d;
 static unsigned pin_phase;	/* 1: the open holds pin_d, uncached; 2: the unlink decides */
 static unsigned pin_met;
@@ -181,8 +192,7 @@ static void adopt_waits(struct dentry *d)
 		return;
 	pin_d = d;
 	__atomic_store_n(&pin_phase, 1, __ATOMIC_RELEASE);
-	for (unsigned n = 0; n < SPIN_LIMIT && __atomic_load_n(&pin_phase, __ATOMIC_ACQUIRE) != 2; n++)
-		cpu_relax();
+	wait_for_phase(&pin_phase, 2);
 }
 
 static void delete_waits_for_the_slot(struct dentry *d)
@@ -206,11 +216,7 @@ static void pin_race_cpu(unsigned cpu, void *arg)
 	}
 	if (cpu != 0)
 		return;
-	unsigned n = 0;
-	while (n < SPIN_LIMIT && __atomic_load_n(&pin_phase, __ATOMIC_ACQUIRE) != 1) {
-		cpu_relax();
-		n++;
-	}
+	wait_for_phase(&pin_phase, 1);
 	EXPECT_EQ(sys_unlink("pin"), 0);
 }
 
@@ -258,8 +264,7 @@ static void drop_waits(struct dentry *d)
 	if (strcmp(d->d_name.name, "u") != 0 || __atomic_load_n(&dr_phase, __ATOMIC_ACQUIRE) != 0)
 		return;
 	__atomic_store_n(&dr_phase, 1, __ATOMIC_RELEASE);
-	for (unsigned n = 0; n < SPIN_LIMIT && __atomic_load_n(&dr_phase, __ATOMIC_ACQUIRE) != 2; n++)
-		cpu_relax();
+	wait_for_phase(&dr_phase, 2);
 }
 
 static void umount_sees_a_drop(void)
@@ -282,12 +287,7 @@ static void dr_race_cpu(unsigned cpu, void *arg)
 	}
 	if (cpu != 0)
 		return;
-	unsigned n = 0;
-	while (n < SPIN_LIMIT && __atomic_load_n(&dr_phase, __ATOMIC_ACQUIRE) != 1) {
-		cpu_relax();
-		n++;
-	}
-	r->met = n < SPIN_LIMIT;
+	r->met = wait_for_phase(&dr_phase, 1);
 	r->umount = sys_umount("m");
 }
 
@@ -366,8 +366,7 @@ static void legitimize_waits(struct dentry *d)
 		return;
 	lg_d = d;
 	__atomic_store_n(&lg_phase, 1, __ATOMIC_RELEASE);
-	for (unsigned n = 0; n < SPIN_LIMIT && __atomic_load_n(&lg_phase, __ATOMIC_ACQUIRE) != 2; n++)
-		cpu_relax();
+	wait_for_phase(&lg_phase, 2);
 }
 
 struct lg_race {
@@ -388,12 +387,7 @@ static void lg_race_cpu(unsigned cpu, void *arg)
 	}
 	if (cpu != 0)
 		return;
-	unsigned n = 0;
-	while (n < SPIN_LIMIT && __atomic_load_n(&lg_phase, __ATOMIC_ACQUIRE) != 1) {
-		cpu_relax();
-		n++;
-	}
-	r->met = n < SPIN_LIMIT;
+	r->met = wait_for_phase(&lg_phase, 1);
 	EXPECT_EQ(sys_unlink("lg"), 0);
 	dput(r->held);	/* now the walk's reference is the last */
 	__atomic_store_n(&lg_phase, 2, __ATOMIC_RELEASE);
