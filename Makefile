@@ -46,6 +46,10 @@ BUILD   ?= build
 # run time; 0 compiles its hooks to nothing.  Changing it rebuilds
 # everything (see $(BUILD)/cflags below).
 LOCKDEP ?= 1
+# The tracer (kernel/trace.h): compiled in where the validator is (test
+# builds), off until trace= or the shell's `trace start`; TRACE=0 compiles
+# its hooks out, as the release build (LOCKDEP=0) does unless TRACE=1.
+TRACE ?= $(LOCKDEP)
 
 # OVMF's firmware files (UEFI boots): OVMF_CODE_4M.fd and OVMF_VARS_4M.fd.
 # Exported: tests/lib/qemu.py reads it too.
@@ -72,7 +76,8 @@ CFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror \
 	-fno-omit-frame-pointer -fno-optimize-sibling-calls -fno-strict-aliasing -fno-delete-null-pointer-checks \
 	-fno-asynchronous-unwind-tables -I. -MMD -MP \
 	-DCONFIG_LOCKDEP=$(if $(filter 1,$(LOCKDEP)),1,0) \
-	-DCONFIG_KCSAN=$(if $(filter 1,$(KCSAN)),1,0)
+	-DCONFIG_KCSAN=$(if $(filter 1,$(KCSAN)),1,0) \
+	-DCONFIG_TRACE=$(if $(filter 1,$(TRACE)),1,0)
 ASFLAGS := -I. -MMD -MP -D__ASSEMBLER__
 LDFLAGS := -nostdlib -static -z max-page-size=0x1000 -z noexecstack --no-warn-rwx-segments -T linker.ld
 

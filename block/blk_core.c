@@ -7,6 +7,7 @@
 #include "kernel/kmalloc.h"
 #include "kernel/kprintf.h"
 #include "kernel/string.h"
+#include "kernel/trace.h"
 
 /* Disks: appended at boot by drivers, before anything looks them up from
  * another CPU's thread (drivers probe from kmain), never removed. */
@@ -130,6 +131,7 @@ void blk_execute_rq_nowait(struct request *rq)
 	while (now > max && !__atomic_compare_exchange_n(&s->max_in_flight, &max, now, false,
 							 __ATOMIC_RELAXED, __ATOMIC_RELAXED))
 		;
+	trace_block_issue(rq);
 	rq->bdev->ops->queue_rq(rq->bdev, rq);
 }
 
@@ -146,6 +148,7 @@ void blk_complete_rq(struct request *rq, int status)
 	else if (rq->op == REQ_OP_WRITE)
 		__atomic_fetch_add(&s->sectors_written, rq->len >> SECTOR_SHIFT, __ATOMIC_RELAXED);
 	__atomic_fetch_sub(&s->in_flight, 1, __ATOMIC_RELAXED);
+	trace_block_complete(rq, status);
 	rq->status = status;
 	__atomic_store_n(&rq->done, true, __ATOMIC_RELEASE);
 	wake_up(&rq->wait);	/* perhaps a later owner's: see blkdev.h */

@@ -44,6 +44,7 @@
 #include "kernel/thread.h"
 #include "kernel/time.h"
 #include "arch/x86_64/cpu.h"
+#include "kernel/trace.h"
 
 #define BUCKETS 1024
 #define BATCH   32          /* writes one sync keeps in flight at most */
@@ -232,6 +233,7 @@ void lock_buffer(struct buffer_head *bh)
 void unlock_buffer(struct buffer_head *bh)
 {
 	__atomic_fetch_and(&bh->b_state, ~(1UL << BH_Lock), __ATOMIC_RELEASE);
+	trace_buffer_unlock(bh);
 	wake_up_all(&bh->b_wait);	/* we hold a reference: bh outlives the wake-up */
 }
 
@@ -248,16 +250,21 @@ static uint64_t first_sector(const struct buffer_head *bh)
 struct buffer_head *__bread(struct block_device *bdev, uint64_t block, unsigned size)
 {
 	struct buffer_head *bh = __getblk(bdev, block, size);
+	trace_bread(bh);
 	if (IS_ERR(bh) || buffer_uptodate(bh))
 		return bh;	/* the hot path: no sleeping lock */
+	trace_buffer_lock(bh);
 	lock_buffer(bh);
+	trace_buffer_locked(bh);
 	if (buffer_uptodate(bh)) {	/* another reader read it while we waited */
 		unlock_buffer(bh);
 		return bh;
 	}
 	race_window();	/* locked, not read: the other readers wait for us */
 	count(&stats.reads, 1);
+	trace_buffer_read(bh);
 	int err = blk_rw(bdev, REQ_OP_READ, first_sector(bh), bh->b_data, size);
+	trace_buffer_read_done(bh, err);
 	if (!err)
 		set_buffer_uptodate(bh);
 	else

@@ -54,6 +54,7 @@
 #include "kernel/shrinker.h"
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/percpu.h"
+#include "kernel/trace.h"
 
 /*
  * The dcache hash: chains in groups of DCACHE_GROUP, each group one line
@@ -794,6 +795,7 @@ struct dentry *d_alloc_parallel(struct dentry *parent, const struct qstr *q)
 		if (!other) {	/* ours to look up */
 			flag_set(fresh, DCACHE_IN_LOOKUP);
 			hlist_add_head_rcu(&fresh->d_hash, &ib->chain);
+			trace_inlookup_add(fresh);
 			spin_unlock(&ib->lock);
 			race_window();	/* ours now: lookups of the name wait from here */
 			return fresh;
@@ -801,7 +803,9 @@ struct dentry *d_alloc_parallel(struct dentry *parent, const struct qstr *q)
 		spin_unlock(&ib->lock);
 		/* Someone is looking this name up: wait, then look again.  If
 		 * its lookup succeeded, the d_lookup above finds the result. */
+		trace_inlookup_wait(other);
 		int err = d_wait_lookup(other);
+		trace_inlookup_woken(other, err);
 		race_window();	/* done: the name may be dropped or moved before we look */
 		dput(other);
 		if (err) {
@@ -818,6 +822,7 @@ static void __d_lookup_unhash(struct dentry *d)
 	spin_assert_held(&in_lookup_bucket(d->d_name.hash)->lock);
 	hlist_del_rcu(&d->d_hash);
 	flag_clear(d, DCACHE_IN_LOOKUP);
+	trace_inlookup_end(d);
 }
 
 /* Most lookups end with no one waiting for them: look before writing the

@@ -46,6 +46,7 @@
 #include "kernel/err.h"
 #include "kernel/errno.h"
 #include "kernel/race.h"
+#include "kernel/trace.h"
 #include "kernel/string.h"
 #include "fs/namei.h"
 #include "fs/permission.h"
@@ -123,7 +124,7 @@ int vfs_mkdir(struct dentry *dir, const char *name, size_t len, uint32_t mode)
 	struct inode *di = dir->d_inode;
 	int err = may_create(di);
 	if (!err)
-		err = di->i_op->mkdir ? di->i_op->mkdir(di, d, S_IFDIR | (mode & S_IALLUGO)) : -EPERM;
+		err = di->i_op->mkdir ? trace_fs_op("mkdir", di, d, di->i_op->mkdir(di, d, S_IFDIR | (mode & S_IALLUGO))) : -EPERM;
 	end_dirop(dir, d);
 	return err;
 }
@@ -141,7 +142,7 @@ int vfs_symlink(struct dentry *dir, const char *name, size_t len, const char *ta
 	struct inode *di = dir->d_inode;
 	int err = may_create(di);
 	if (!err)
-		err = di->i_op->symlink ? di->i_op->symlink(di, d, target) : -EPERM;
+		err = di->i_op->symlink ? trace_fs_op("symlink", di, d, di->i_op->symlink(di, d, target)) : -EPERM;
 	end_dirop(dir, d);
 	return err;
 }
@@ -161,7 +162,7 @@ int vfs_mknod(struct dentry *dir, const char *name, size_t len, uint32_t mode, u
 	if (!err && (S_ISCHR(mode) || S_ISBLK(mode)) && !cred_is_root(current_cred()))
 		err = -EPERM;
 	if (!err)
-		err = di->i_op->mknod ? di->i_op->mknod(di, d, mode, rdev) : -EPERM;
+		err = di->i_op->mknod ? trace_fs_op("mknod", di, d, di->i_op->mknod(di, d, mode, rdev)) : -EPERM;
 	end_dirop(dir, d);
 	return err;
 }
@@ -194,7 +195,7 @@ int vfs_link(struct dentry *old, struct dentry *dir, const char *name, size_t le
 		if (__atomic_load_n(&inode->i_nlink, __ATOMIC_ACQUIRE) == 0)
 			err = -ENOENT;	/* its last link went before we got here */
 		else
-			err = di->i_op->link(old, di, d);
+			err = trace_fs_op("link", di, d, di->i_op->link(old, di, d));
 		up_write(&inode->i_rwsem);
 	}
 	end_dirop(dir, d);
@@ -229,7 +230,7 @@ int vfs_unlink(struct dentry *dir, const char *name, size_t len)
 	if (!err && down_write_killable_nested(&victim->i_rwsem, I_RWSEM_VICTIM))
 		err = -EINTR;
 	else if (!err) {
-		err = di->i_op->unlink(di, d);
+		err = trace_fs_op("unlink", di, d, di->i_op->unlink(di, d));
 		up_write(&victim->i_rwsem);
 		if (!err)
 			d_delete(d);	/* negative in place, or unhashed if held */
@@ -253,7 +254,7 @@ int vfs_rmdir(struct dentry *dir, const char *name, size_t len)
 	if (!err && down_write_killable_nested(&victim->i_rwsem, I_RWSEM_PARENT2))
 		err = -EINTR;
 	else if (!err) {
-		err = d_mountpoint(d) ? -EBUSY : di->i_op->rmdir(di, d);
+		err = d_mountpoint(d) ? -EBUSY : trace_fs_op("rmdir", di, d, di->i_op->rmdir(di, d));
 		if (!err)
 			d_prune_unused(d);	/* its negative children: no use now, and they hold d */
 		up_write(&victim->i_rwsem);

@@ -65,6 +65,7 @@
 #include "kernel/slab.h"
 #include "arch/x86_64/percpu.h"
 #include "kernel/string.h"
+#include "kernel/trace.h"
 
 bool vfs_lookup_exclusive;
 
@@ -158,7 +159,9 @@ static struct dentry *__lookup_slow(struct dentry *dir, const struct qstr *q)
 	struct dentry *d = d_alloc_parallel(dir, q);
 	if (IS_ERR(d) || !d_in_lookup(d))
 		return d;
+	trace_fs_call("lookup", dir->d_inode, d);
 	int err = dir->d_inode->i_op->lookup(dir->d_inode, d);	/* we alone, for this name */
+	trace_fs_return("lookup", err);
 	race_window();	/* d_add'ed, perhaps, and not yet done */
 	d_lookup_done(d);
 	if (err) {
@@ -174,6 +177,7 @@ static struct dentry *lookup_slow(struct dentry *dir, const struct qstr *q)
 {
 	struct inode *inode = dir->d_inode;
 	bool excl = __atomic_load_n(&vfs_lookup_exclusive, __ATOMIC_RELAXED);
+	trace_lookup_slow_start(q, excl);
 
 	int err = excl ? down_write_killable(&inode->i_rwsem) : down_read_killable(&inode->i_rwsem);
 	if (err)
@@ -183,6 +187,7 @@ static struct dentry *lookup_slow(struct dentry *dir, const struct qstr *q)
 		up_write(&inode->i_rwsem);
 	else
 		up_read(&inode->i_rwsem);
+	trace_lookup_slow_end(q, d);
 	return d;
 }
 
@@ -438,6 +443,12 @@ static bool legitimize_path(struct nameidata *nd, struct dentry *d, unsigned seq
  * reference mode.  -ECHILD: it could not; it holds nothing, and must
  * start again in reference mode.
  */
+/* Why a walk left RCU mode, as the tracer prints it (one word each). */
+static const char *const unlazy_reasons[NR_WALK_STATS] = {
+	[WALK_UNLAZY_MISS] = "miss", [WALK_UNLAZY_LINK] = "link", [WALK_UNLAZY_MOUNT] = "mount",
+	[WALK_UNLAZY_CHANGED] = "changed", [WALK_UNLAZY_CREATE] = "create",
+};
+
 static int try_to_unlazy(struct nameidata *nd, int why)
 {
 	struct dentry *put;	/* to drop out of the read side */
@@ -447,6 +458,7 @@ static int try_to_unlazy(struct nameidata *nd, int why)
 	race_window_gp();	/* out of the read side, a failure's reference not yet dropped */
 	nd->rcu_root = nd->root;
 	nd->root = NULL;
+	trace_rcu_unlazy(nd, unlazy_reasons[why], ok);
 	if (!ok) {
 		dput(put);
 		nd->path = NULL;
@@ -824,6 +836,7 @@ static const char *walk_component(struct nameidata *nd, unsigned flags)
 	struct dentry *dir = nd->path;
 	d_hash_name(dir, &nd->last);
 	struct dentry *d = lookup_fast(dir, &nd->last);
+	trace_lookup_fast(&nd->last, d);
 	if (!d) {
 		race_window();	/* a miss: the name may be hashed before we look again */
 		d = lookup_slow(dir, &nd->last);
@@ -1140,10 +1153,12 @@ static int walk_path(struct dentry *root, struct dentry *start, const char *path
 	for (int rcu = first_try_rcu(); rcu >= 0 && err == -ECHILD; rcu--) {
 		struct nameidata nd = { .name = path, .given_root = root, .given_start = start,
 					.stack = links, .copies = copies };
+		trace_walk_start(path, rcu);
 		err = path_init(&nd, flags | (rcu ? WALK_RCU : 0));
 		if (!err)
 			err = body(&nd, arg);
 		terminate_walk(&nd);
+		trace_walk_end(path, rcu, err);
 	}
 	return err;
 }
@@ -1218,7 +1233,10 @@ int vfs_create(struct inode *dir, struct dentry *d, uint32_t mode)
 		return err;
 	if (!dir->i_op->create)
 		return -EPERM;	/* this filesystem cannot (slowfs) */
-	return dir->i_op->create(dir, d, S_IFREG | (mode & S_IALLUGO));
+	trace_fs_call("create", dir, d);
+	err = dir->i_op->create(dir, d, S_IFREG | (mode & S_IALLUGO));
+	trace_fs_return("create", err);
+	return err;
 }
 
 /*

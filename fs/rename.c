@@ -36,6 +36,7 @@
 #include "kernel/err.h"
 #include "kernel/errno.h"
 #include "kernel/race.h"
+#include "kernel/trace.h"
 
 /* Is a an ancestor of d, or d itself?  Caller holds s_rename_mutex, so
  * directories' parents do not change. */
@@ -193,7 +194,7 @@ static int do_rename(struct dentry *old_dir, struct dentry *old, struct dentry *
 		err = may_rename_now(old_dir, old, new_dir, new);
 		if (!err) {
 			struct inode *odi = old_dir->d_inode;
-			err = odi->i_op->rename(odi, old, new_dir->d_inode, new);
+			err = trace_fs_op("rename", odi, old, odi->i_op->rename(odi, old, new_dir->d_inode, new));
 			if (!err)
 				d_move(old, new);
 			if (!err && victim && S_ISDIR(victim->i_mode))

@@ -47,6 +47,7 @@
 #include "arch/x86_64/serial.h"
 #include "arch/x86_64/smp.h"
 #include "arch/x86_64/trap.h"
+#include "kernel/trace.h"
 
 #define SMPVFS_VERSION "0.1"
 
@@ -125,6 +126,7 @@ static void finish(unsigned failed)
 	int script_status = shell_boot_script();	/* 0 without script= */
 	if (init_path[0])
 		script_status = run_init();
+	trace_boot_dump();	/* trace=: the trace, for the host to cut out */
 	if (strcmp(after, "poweroff") == 0) {
 		kprintf("smpvfs: powering off (%s)\n", failed ? "tests failed" :
 			script_status ? "the script failed" : "all tests passed");
@@ -185,6 +187,7 @@ void kmain(uint32_t magic, uint32_t mbi)
 	smp_call_init();
 	smp_boot();
 	slab_cpus_init();	/* a magazine in every cache for every CPU */
+	trace_boot_start();	/* trace=: every CPU is up */
 	rcu_start_threads();	/* a callback thread on every CPU */
 	kcsan_start();		/* KCSAN=1: every CPU is up */
 	pci_init();

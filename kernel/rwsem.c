@@ -25,6 +25,9 @@
 #include "kernel/panic.h"
 #include "kernel/errno.h"
 #include "kernel/race.h"
+#include "kernel/string.h"
+#include "kernel/trace.h"
+#include "arch/x86_64/cpu.h"
 
 enum waiter_type { WAIT_READ, WAIT_WRITE };
 
@@ -36,6 +39,14 @@ struct rwsem_waiter {
 };
 
 #define CALLER_IP ((unsigned long)__builtin_return_address(0))
+
+/* The tracer records inodes' i_rwsem only: the others would drown them. */
+static bool is_i_rwsem(const struct rw_semaphore *s)
+{
+	return s->name && strcmp(s->name, "i_rwsem") == 0;
+}
+#define trace_i_rwsem(kind, s, ...) do { if (trace_on(TRC_RWSEM) && is_i_rwsem(s)) \
+	trace_rwsem_##kind((s), __VA_ARGS__); } while (0)
 
 void __init_rwsem(struct rw_semaphore *s, const char *name, struct lock_class_key *key)
 {
@@ -67,6 +78,7 @@ bool down_read_trylock(struct rw_semaphore *s)
 {
 	if (!__down_read_trylock(s))
 		return false;
+	trace_i_rwsem(acquire, s, false, 0);
 	lock_acquire(&s->dep_map, 0, 1, 1, CALLER_IP);
 	return true;
 }
@@ -75,13 +87,15 @@ bool down_write_trylock(struct rw_semaphore *s)
 {
 	if (!__down_write_trylock(s))
 		return false;
+	trace_i_rwsem(acquire, s, true, 0);
 	lock_acquire(&s->dep_map, 0, 0, 1, CALLER_IP);
 	return true;
 }
 
-static void hand_over(struct rwsem_waiter *w)
+static void hand_over(struct rw_semaphore *s, struct rwsem_waiter *w)
 {
 	struct thread *t = w->thread;
+	trace_i_rwsem(wake, s, t);
 	list_del(&w->node);
 	thread_get(t);	/* the waiter may run and exit once granted is set */
 	__atomic_store_n(&w->granted, true, __ATOMIC_RELEASE);
@@ -106,13 +120,13 @@ static void grant(struct rw_semaphore *s)
 			if (!__atomic_compare_exchange_n(&s->count, &c, c | RWSEM_WRITER, false,
 							 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
 				continue;	/* a reader left meanwhile: look again */
-			hand_over(w);
+			hand_over(s, w);
 			break;		/* one writer, and nobody else */
 		}
 		if (c & RWSEM_WRITER)
 			return;
 		__atomic_fetch_add(&s->count, RWSEM_READER, __ATOMIC_ACQUIRE);
-		hand_over(w);	/* and go on: the next may be a reader too */
+		hand_over(s, w);	/* and go on: the next may be a reader too */
 	}
 	if (list_empty(&s->waiters))
 		__atomic_fetch_and(&s->count, ~RWSEM_WAITERS, __ATOMIC_RELAXED);
@@ -169,11 +183,16 @@ static int down_common(struct rw_semaphore *s, enum waiter_type type, bool killa
 	might_sleep();
 	lock_acquire(&s->dep_map, subclass, type == WAIT_READ, 0, ip);
 	bool got = type == WAIT_READ ? __down_read_trylock(s) : __down_write_trylock(s);
-	if (got)
+	if (got) {
+		trace_i_rwsem(acquire, s, type == WAIT_WRITE, 0);
 		return 0;
+	}
+	uint64_t t0 = trace_on(TRC_RWSEM) ? rdtsc() : 0;
 	int ret = down_slow(s, type, killable);
 	if (ret)
 		lock_release(&s->dep_map, ip);
+	else
+		trace_i_rwsem(acquire, s, type == WAIT_WRITE, t0 ? rdtsc() - t0 : 0);
 	return ret;
 }
 
@@ -221,6 +240,7 @@ static void release_slow(struct rw_semaphore *s)
 
 void up_read(struct rw_semaphore *s)
 {
+	trace_i_rwsem(release, s, false);
 	lock_release(&s->dep_map, CALLER_IP);
 	uint64_t c = __atomic_sub_fetch(&s->count, RWSEM_READER, __ATOMIC_RELEASE);
 	if ((c & RWSEM_WRITER) || (int64_t)c < 0)
@@ -234,6 +254,7 @@ void up_write(struct rw_semaphore *s)
 	uint64_t c = __atomic_load_n(&s->count, __ATOMIC_RELAXED);
 	if (!(c & RWSEM_WRITER))
 		panic("rwsem %s: up_write while not write-locked (count 0x%lx)", s->name, c);
+	trace_i_rwsem(release, s, true);
 	lock_release(&s->dep_map, CALLER_IP);
 	uint64_t expect = RWSEM_WRITER;
 	if (__atomic_compare_exchange_n(&s->count, &expect, 0, false,

@@ -17,6 +17,10 @@ extern volatile uint64_t jiffies;
 extern uint64_t tsc_khz;
 
 uint64_t ktime_ns(void);
+/* A TSC count as nanoseconds, and a TSC reading as ktime_ns() would have
+ * given it then (the tracer records raw TSC readings and converts later). */
+uint64_t tsc_cycles_to_ns(uint64_t cycles);
+uint64_t tsc_to_ktime_ns(uint64_t tsc);
 /* Wall-clock time: nanoseconds since 1970-01-01 UTC (the RTC at boot,
  * then the TSC).  File timestamps use it. */
 int64_t ktime_real_ns(void);

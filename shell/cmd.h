@@ -69,6 +69,8 @@ SH_CMD(poweroff); SH_CMD(reboot); SH_CMD(cpus); SH_CMD(threads); SH_CMD(params);
 SH_CMD(locks); SH_CMD(ktest); SH_CMD(bench); SH_CMD(fstest);
 /* The conflict tracer's pairs (cmd_conflicts.c). */
 SH_CMD(conflicts);
+/* The tracer (cmd_trace.c). */
+SH_CMD(trace);
 /* The kernel's caches (cmd_caches.c). */
 SH_CMD(dcache); SH_CMD(icache); SH_CMD(slab); SH_CMD(lat);
 SH_CMD(id); SH_CMD(su); SH_CMD(umask); SH_CMD(chmod); SH_CMD(chown);

@@ -66,6 +66,7 @@ static const struct sh_command commands[] = {
 	{ "bench", cmd_bench, "[NAME...]", "run benchmarks (default: all)", SH_EXCLUSIVE },
 	{ "conflicts", cmd_conflicts, "[all]", "run the cache-line conflict tracer's pairs, `all`: the generated ones too (make conflicts traces them)", SH_EXCLUSIVE },
 	{ "lat", cmd_lat, "PATH [COUNT]", "a latency histogram of COUNT stat() calls of PATH", 0 },
+	{ "trace", cmd_trace, "[start [CLASS,...] | stop | clear | show | mark TEXT]", "the tracer: record events (default all), stop, forget, print them in ftrace's format", 0 },
 	{ "fstest", cmd_fstest, "[ARGS...]", "the filesystem test program", 0 },
 };
 

@@ -31,6 +31,7 @@
 #include "arch/x86_64/trap.h"
 #include "kernel/percpu_counter.h"
 #include "user/scratch.h"
+#include "kernel/trace.h"
 
 /* Every CPU counts its own calls (a shared counter would be a line every
  * system call writes); ENOSYS is rare and stays one atomic. */
@@ -83,6 +84,7 @@ int do_syscall_64(struct trap_frame *tf)
 	uint64_t nr = tf->rax;
 	irq_enable();
 	t->user_regs = tf;
+	trace_sys_enter(nr, tf);
 	percpu_counter_add(&calls, 1);
 	if (t->cred_gen != __atomic_load_n(&t->signal->cred_gen, __ATOMIC_ACQUIRE))
 		adopt_process_creds(t);	/* another thread changed the process's */
@@ -99,6 +101,7 @@ int do_syscall_64(struct trap_frame *tf)
 			ret = -ERESTARTSYS;
 		tf->rax = (uint64_t)ret;
 	}
+	trace_sys_exit(nr, ret);
 	irq_disable();
 	exit_to_user_mode(tf);
 	return can_sysret(tf);

@@ -74,8 +74,17 @@ void time_init(void)
 
 uint64_t ktime_ns(void)
 {
-	uint64_t cycles = rdtsc() - tsc_boot;
+	return tsc_cycles_to_ns(rdtsc() - tsc_boot);
+}
+
+uint64_t tsc_cycles_to_ns(uint64_t cycles)
+{
 	return (uint64_t)(((unsigned __int128)cycles * ns_mult) >> 32);
+}
+
+uint64_t tsc_to_ktime_ns(uint64_t tsc)
+{
+	return tsc_cycles_to_ns(tsc - tsc_boot);
 }
 
 void delay_us(uint64_t us)
