@@ -104,7 +104,7 @@ kcsan_flags = $(if $(filter 1,$(KCSAN)),$(if $(filter $(KCSAN_NOT),$<),,$(if \
 
 .PHONY: all iso run sh disk test soak test-busybox-host test-syscalls-doc test-matrix test-exclusive test-negative \
 	test-disk test-fstest-host test-shell test-kcsan \
-	test-nolockdep test-fresh bench bench-linux linux-kernel conflicts conflicts-shell test-conflicts debug gdb clean deps \
+	test-nolockdep test-fresh test-trace trace bench bench-linux linux-kernel conflicts conflicts-shell test-conflicts debug gdb clean deps \
 	deps-packages check-tools FORCE
 all: $(BUILD)/smpvfs.iso
 
@@ -279,7 +279,7 @@ gdb: $(BUILD)/smpvfs.elf
 # conflict tracer's controls.  SMP=n and/or FIRMWARE=x narrow the matrix.
 # Every part runs even if one before it failed; the last line says which.
 TEST_PARTS := test-fresh test-fstest-host test-busybox-host test-syscalls-doc test-negative test-matrix \
-	test-exclusive test-disk test-shell test-kcsan test-nolockdep test-conflicts
+	test-exclusive test-disk test-shell test-trace test-kcsan test-nolockdep test-conflicts
 test: check-tools $(BUILD)/smpvfs.elf $(BUILD)/initrd.cpio
 	$(Q)failed=; for part in $(TEST_PARTS); do t0=$$(date +%s); \
 		$(MAKE) --no-print-directory $$part || failed="$$failed $$part"; \
@@ -415,6 +415,25 @@ test-nolockdep:
 	$(Q)$(MAKE) --no-print-directory LOCKDEP=0 BUILD=$(BENCH_BUILD) $(BENCH_BUILD)/smpvfs.elf
 	@echo "test-nolockdep: LOCKDEP=0 builds ($(BENCH_BUILD)/smpvfs.elf)"
 
+# ---- tracing ------------------------------------------------------------
+
+# make trace SCENARIO=same-name[,NAME...]: boot each scenario of
+# tools/trace/scenarios/ (trace=all, its script, after=poweroff), cut its
+# trace (ftrace's text format) out of the serial log into
+# build/trace/NAME.txt, check the format and the story it must tell
+# (tools/trace/check.py), and draw build/trace/NAME.png and .svg.
+# test-trace (in make test, one boot, about 10 s) does the same for
+# same-name without the picture, after the checker's own controls
+# (tools/trace/selftest.py: broken traces it must reject).
+SCENARIO ?= same-name
+trace: check-tools $(BUILD)/smpvfs.elf
+	$(Q)$(PYTHON) -m tools.trace.run --elf $(BUILD)/smpvfs.elf --smp $(or $(SMP),4) --mem $(MEM) \
+		--accel $(ACCEL) $(subst $(comma), ,$(SCENARIO))
+test-trace: check-tools $(BUILD)/smpvfs.elf
+	$(Q)$(PYTHON) tools/trace/selftest.py
+	$(Q)$(PYTHON) -m tools.trace.run --elf $(BUILD)/smpvfs.elf --smp 4 --mem $(MEM) --accel $(ACCEL) \
+		--no-picture same-name
+
 # ---- disks --------------------------------------------------------------
 
 # make disk DISK_DIR=mytree: an ext2 image of mytree in build/disk.img
@@ -521,7 +540,8 @@ test-fresh:
 	$(Q)sh tests/fresh/check_order.sh
 
 DEB_PACKAGES := make gcc binutils gawk python3 qemu-system-x86 grub-pc-bin grub-efi-amd64-bin \
-	grub-common xorriso mtools ovmf cpio gnuplot-nox gdb busybox-static libc6-dev nbdkit e2fsprogs kmod
+	grub-common xorriso mtools ovmf cpio gnuplot-nox gdb busybox-static libc6-dev nbdkit e2fsprogs kmod \
+	python3-matplotlib
 # What running needs, as TOOL:PACKAGE (the Debian package that has it).
 TOOLS := $(CC):gcc $(LD):binutils $(NM):binutils awk:gawk $(PYTHON):python3 \
 	qemu-system-x86_64:qemu-system-x86 grub-mkrescue:grub-common xorriso:xorriso mformat:mtools \

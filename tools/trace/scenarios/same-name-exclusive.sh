@@ -1,0 +1,11 @@
+# same-name-exclusive: the same four stats with vfs.lookup=exclusive (the
+# old i_mutex way): the second, third and fourth wait for i_rwsem, not for
+# the in-lookup dentry, and find the name cached when they get it.
+# kargs: vfs.lookup=exclusive
+mkdir /tmp /slow
+mount -t slowfs latency=200,names=8 /slow
+trace clear
+stat /slow/f1 > /tmp/1 & stat /slow/f1 > /tmp/2 & stat /slow/f1 > /tmp/3 & stat /slow/f1 > /tmp/4 &
+wait
+trace stop
+slowfs /slow

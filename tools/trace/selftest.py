@@ -1,0 +1,100 @@
+#!/usr/bin/env python3
+"""The trace checker's controls: it must accept a real same-name trace and
+reject each broken copy of it, for the reason the break is about.
+
+tools/trace/testdata/same-name.txt is a trace `make trace` wrote (four
+stats of /slow/f1 at -smp 4).  Each case below breaks one rule of
+ftrace_text.py (F1..F8) or one step of check.py's story (S1..S4) in a
+copy, and the checker must name that rule.  So a checker that stopped
+looking would fail here, in make test-trace, before it waved through a
+wrong trace from the kernel.
+
+  python3 tools/trace/selftest.py      (exit 0: every control behaved)
+"""
+
+import re
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from tools.trace import check, ftrace_text
+
+GOOD = Path(__file__).resolve().parent / "testdata" / "same-name.txt"
+
+
+def problems_of(lines):
+    events, problems = ftrace_text.parse(lines)
+    return problems + check.story("same-name", events)
+
+
+def first(lines, pattern):
+    return next(i for i, l in enumerate(lines) if re.search(pattern, l))
+
+
+def dup_fs_lookup(lines):          # a second thread asks the filesystem too
+    i = first(lines, r"fs_call: op=lookup dir=\d+ name=f1")
+    other = re.sub(r"-\d+( +\[)", lambda m: "-99" + m[1][len("99") - 2:], lines[i], count=1)
+    return fix_count(lines[:i + 1] + [other] + lines[i + 1:], +1)
+
+
+def early_wake(lines):             # a waiter woken before the owner's d_add
+    end = first(lines, r"d_in_lookup_end: .* name=f1 positive=1")
+    woke = first(lines, r"d_in_lookup_woken: .* name=f1")
+    moved = lines[woke]
+    out = lines[:woke] + lines[woke + 1:]
+    stamp = re.search(r"(\d+\.\d{6}):", out[end - 1]).group(1)
+    moved = re.sub(r"\d+\.\d{6}:", stamp + ":", moved, count=1)
+    return out[:end] + [moved] + out[end:]
+
+
+def two_waits(lines):              # only two threads wait
+    i = first(lines, r"d_in_lookup_wait: .* name=f1")
+    return fix_count(lines[:i] + lines[i + 1:], -1)
+
+
+def not_shared(lines):             # one lookup never took i_rwsem shared with the others
+    i = first(lines, r"d_in_lookup_wait: .* name=f1") - 1
+    return [l.replace("mode=shared", "mode=exclusive") if n == i else l for n, l in enumerate(lines)]
+
+
+def fix_count(lines, by):
+    def fix(l):
+        m = re.match(r"(# entries-in-buffer/entries-written: )(\d+)/(\d+)(.*)", l)
+        return f"{m[1]}{int(m[2]) + by}/{int(m[3]) + by}{m[4]}" if m else l
+    return [fix(l) for l in lines]
+
+
+CASES = [
+    ("F1", lambda l: ["# tracer: function"] + l[1:]),
+    ("F2", lambda l: fix_count(l, +1)),
+    ("F3", lambda l: l[:20] + [l[20].replace("[00", "[0")] + l[21:]),
+    ("F5", lambda l: l[:20] + [l[21], l[20]] + l[22:]),
+    ("F6", lambda l: l[:20] + [re.sub(r"\[\d{3}\]", "[009]", l[20])] + l[21:]),
+    ("F7", lambda l: l[:20] + [l[20].replace(" sh:stat", "sh:st at", 1)] + l[21:]),
+    ("F8", lambda l: l[:20] + [l[20] + " a b"] + l[21:]),
+    ("S1", dup_fs_lookup),
+    ("S3", early_wake),
+    ("S3", two_waits),
+    ("S4", not_shared),
+]
+
+
+def main():
+    lines = GOOD.read_text().splitlines()
+    failed = 0
+    got = problems_of(lines)
+    if got:
+        print(f"selftest: the good trace was rejected: {got}")
+        failed += 1
+    for rule, breaker in CASES:
+        got = problems_of(breaker(list(lines)))
+        if not any(p.startswith(rule + ":") for p in got):
+            print(f"selftest: a trace broken for {rule} ({breaker.__name__}) was not rejected for it: {got}")
+            failed += 1
+    print(f"trace checker selftest: {len(CASES) + 1 - failed} of {len(CASES) + 1} controls behaved")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
