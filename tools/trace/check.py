@@ -112,7 +112,7 @@ def check_same_name(events):
     early = [e for e in woken if e.ts < end.ts]
     if early:
         problems.append(f"S3: {len(early)} waits ended before the in-lookup end (lines "
-                        f"{[e.lineno for e in early]})")
+                        f"{[e.lineno for e in early][:10]}{' ...' if len(early) > 10 else ''})")
     if sorted(e.pid for e in woken) != sorted(e.pid for e in waits) or \
             any(e.args.get("ret") != "0" for e in woken):
         problems.append("S3: the waits did not each end once, with ret=0, on their own thread")
