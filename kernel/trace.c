@@ -152,8 +152,8 @@ void trace_record(enum trace_event ev, const char *str, unsigned len, uint64_t a
 {
 	if ((unsigned)ev >= NR_TRACE_EVENTS)
 		return;
-	uint64_t tsc = rdtsc();
 	unsigned long was_on = irq_save();	/* this CPU's ring is ours until irq_restore */
+	uint64_t tsc = rdtsc();	/* inside: an interrupt's entry cannot come between, older */
 	struct cpu *c = this_cpu();
 	struct trace_ring *r = &rings[c->id];
 	__atomic_store_n(&r->busy, true, __ATOMIC_RELAXED);
@@ -370,11 +370,9 @@ static void format_line(const struct trace_entry *e, unsigned cpu, char *b, size
 	char comm[TRACE_COMM], fields[160];
 	strlcpy(comm, e->comm, sizeof(comm));
 	sanitize(comm);
-	char str_ok[TRACE_STR];
 	struct trace_entry copy = *e;
-	strlcpy(str_ok, e->str, sizeof(str_ok));
-	sanitize(str_ok);
-	strlcpy(copy.str, str_ok, sizeof(copy.str));
+	if (e->ev != TE_MARK)	/* a mark is free text, as Linux's */
+		sanitize(copy.str);
 	fields[0] = 0;
 	format_fields(&copy, fields, sizeof(fields));
 	char flags[6] = {
