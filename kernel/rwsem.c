@@ -40,13 +40,22 @@ struct rwsem_waiter {
 
 #define CALLER_IP ((unsigned long)__builtin_return_address(0))
 
-/* The tracer records inodes' i_rwsem only: the others would drown them. */
-static bool is_i_rwsem(const struct rw_semaphore *s)
+/*
+ * The tracer's events (kernel/trace.h), for inodes' i_rwsem only: the
+ * others would drown them.  Out of line and cold, so that with tracing
+ * off the fast paths stay as small as they were (one load, a test and a
+ * branch more; inline, the call's arguments made GCC stop inlining
+ * down_common).  a1: 1 for a writer (acquire, release), or the woken
+ * thread's ID (wake); a2: TSC cycles spent queued (acquire).
+ */
+static __attribute__((noinline, cold)) void rwsem_trace(enum trace_event ev, const struct rw_semaphore *s,
+							 uint64_t a1, uint64_t a2)
 {
-	return s->name && strcmp(s->name, "i_rwsem") == 0;
+	if (s->name && strcmp(s->name, "i_rwsem") == 0)
+		trace_record(ev, s->name, TRACE_NUL, TRP(s), a1, a2, 0);
 }
-#define trace_i_rwsem(kind, s, ...) do { if (trace_on(TRC_RWSEM) && is_i_rwsem(s)) \
-	trace_rwsem_##kind((s), __VA_ARGS__); } while (0)
+#define trace_i_rwsem(ev, s, a1, a2) do { if (trace_on(TRC_RWSEM)) rwsem_trace((ev), (s), (a1), (a2)); } \
+	while (0)
 
 void __init_rwsem(struct rw_semaphore *s, const char *name, struct lock_class_key *key)
 {
@@ -78,7 +87,7 @@ bool down_read_trylock(struct rw_semaphore *s)
 {
 	if (!__down_read_trylock(s))
 		return false;
-	trace_i_rwsem(acquire, s, false, 0);
+	trace_i_rwsem(TE_RWSEM_ACQUIRE, s, false, 0);
 	lock_acquire(&s->dep_map, 0, 1, 1, CALLER_IP);
 	return true;
 }
@@ -87,7 +96,7 @@ bool down_write_trylock(struct rw_semaphore *s)
 {
 	if (!__down_write_trylock(s))
 		return false;
-	trace_i_rwsem(acquire, s, true, 0);
+	trace_i_rwsem(TE_RWSEM_ACQUIRE, s, true, 0);
 	lock_acquire(&s->dep_map, 0, 0, 1, CALLER_IP);
 	return true;
 }
@@ -95,7 +104,7 @@ bool down_write_trylock(struct rw_semaphore *s)
 static void hand_over(struct rw_semaphore *s, struct rwsem_waiter *w)
 {
 	struct thread *t = w->thread;
-	trace_i_rwsem(wake, s, t);
+	trace_i_rwsem(TE_RWSEM_WAKE, s, t->tid, 0);
 	list_del(&w->node);
 	thread_get(t);	/* the waiter may run and exit once granted is set */
 	__atomic_store_n(&w->granted, true, __ATOMIC_RELEASE);
@@ -171,11 +180,25 @@ static int down_slow(struct rw_semaphore *s, enum waiter_type type, bool killabl
 	return ret;
 }
 
+/* The queue, timed for the tracer; a killed waiter did not get the rwsem:
+ * the validator is told so. */
+static __attribute__((noinline)) int down_queued(struct rw_semaphore *s, enum waiter_type type,
+						 bool killable, unsigned long ip)
+{
+	uint64_t t0 = trace_on(TRC_RWSEM) ? rdtsc() : 0;
+	int ret = down_slow(s, type, killable);
+	if (ret)
+		lock_release(&s->dep_map, ip);
+	else
+		trace_i_rwsem(TE_RWSEM_ACQUIRE, s, type == WAIT_WRITE, t0 ? rdtsc() - t0 : 0);
+	return ret;
+}
+
 /*
  * The acquire paths: tell the validator first (before any waiting, so an
  * inversion is reported before it can deadlock), then the fast path, then
- * the queue.  A killed waiter did not get the rwsem: the validator is told
- * so.  subclass 0 is the usual case; the _nested variants give another.
+ * the queue (down_queued).  subclass 0 is the usual case; the _nested
+ * variants give another.
  */
 static int down_common(struct rw_semaphore *s, enum waiter_type type, bool killable,
 		       unsigned subclass, unsigned long ip)
@@ -184,16 +207,10 @@ static int down_common(struct rw_semaphore *s, enum waiter_type type, bool killa
 	lock_acquire(&s->dep_map, subclass, type == WAIT_READ, 0, ip);
 	bool got = type == WAIT_READ ? __down_read_trylock(s) : __down_write_trylock(s);
 	if (got) {
-		trace_i_rwsem(acquire, s, type == WAIT_WRITE, 0);
+		trace_i_rwsem(TE_RWSEM_ACQUIRE, s, type == WAIT_WRITE, 0);
 		return 0;
 	}
-	uint64_t t0 = trace_on(TRC_RWSEM) ? rdtsc() : 0;
-	int ret = down_slow(s, type, killable);
-	if (ret)
-		lock_release(&s->dep_map, ip);
-	else
-		trace_i_rwsem(acquire, s, type == WAIT_WRITE, t0 ? rdtsc() - t0 : 0);
-	return ret;
+	return down_queued(s, type, killable, ip);
 }
 
 void down_read(struct rw_semaphore *s)
@@ -240,7 +257,7 @@ static void release_slow(struct rw_semaphore *s)
 
 void up_read(struct rw_semaphore *s)
 {
-	trace_i_rwsem(release, s, false);
+	trace_i_rwsem(TE_RWSEM_RELEASE, s, false, 0);
 	lock_release(&s->dep_map, CALLER_IP);
 	uint64_t c = __atomic_sub_fetch(&s->count, RWSEM_READER, __ATOMIC_RELEASE);
 	if ((c & RWSEM_WRITER) || (int64_t)c < 0)
@@ -254,7 +271,7 @@ void up_write(struct rw_semaphore *s)
 	uint64_t c = __atomic_load_n(&s->count, __ATOMIC_RELAXED);
 	if (!(c & RWSEM_WRITER))
 		panic("rwsem %s: up_write while not write-locked (count 0x%lx)", s->name, c);
-	trace_i_rwsem(release, s, true);
+	trace_i_rwsem(TE_RWSEM_RELEASE, s, true, 0);
 	lock_release(&s->dep_map, CALLER_IP);
 	uint64_t expect = RWSEM_WRITER;
 	if (__atomic_compare_exchange_n(&s->count, &expect, 0, false,

@@ -130,14 +130,7 @@ void trace_counts(uint64_t *held, uint64_t *written);
 #define trace_inlookup_wait(d) TRACE_(TRC_INLOOKUP, TE_INLOOKUP_WAIT, TRD(d), 0, 0, 0)
 #define trace_inlookup_woken(d, err) TRACE_(TRC_INLOOKUP, TE_INLOOKUP_WOKEN, TRD(d), (int64_t)(err), 0, 0)
 #define trace_inlookup_end(d) TRACE_(TRC_INLOOKUP, TE_INLOOKUP_END, TRD(d), (d)->d_inode != 0, 0, 0)
-/* kernel/rwsem.c, for semaphores named "i_rwsem" only (excl: 1 for a
- * writer; wait in TSC cycles, printed in microseconds; t: the thread a
- * release handed the semaphore to). */
-#define trace_rwsem_acquire(s, excl, wait) TRACE(TRC_RWSEM, TE_RWSEM_ACQUIRE, (s)->name, TRACE_NUL, TRP(s), \
-	(excl), (wait), 0)
-#define trace_rwsem_release(s, excl) TRACE(TRC_RWSEM, TE_RWSEM_RELEASE, (s)->name, TRACE_NUL, TRP(s), \
-	(excl), 0, 0)
-#define trace_rwsem_wake(s, t) TRACE(TRC_RWSEM, TE_RWSEM_WAKE, (s)->name, TRACE_NUL, TRP(s), (t)->tid, 0, 0)
+/* kernel/rwsem.c has its own hook, trace_i_rwsem (out of line there). */
 /* A filesystem's inode operation op (a string literal: "lookup") on
  * directory dir for dentry d, and its result. */
 #define trace_fs_call(op, dir, d) TRACE(TRC_FS, TE_FS_CALL, (d)->d_name.name, (d)->d_name.len, TRP(op), \
