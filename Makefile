@@ -419,20 +419,21 @@ test-nolockdep:
 # ---- tracing ------------------------------------------------------------
 
 # make trace SCENARIO=same-name[,NAME...]: boot each scenario of
-# tools/trace/scenarios/ (trace=all, its script, after=poweroff), cut its
-# trace (ftrace's text format) out of the serial log into
-# build/trace/NAME.txt, check the format and the story it must tell
-# (tools/trace/check.py), and draw build/trace/NAME.png and .svg.
+# tests/trace/scenarios/ (tests/trace/run.py: trace=all, its script,
+# after=poweroff), cut its trace (ftrace's text format) out of the serial
+# log into build/trace/NAME.txt, check the format and the story it must
+# tell (tools/trace/check.py), and draw build/trace/NAME.png and .svg
+# (tools/trace/timeline.py).
 # test-trace (in make test, one boot, about 10 s) does the same for
 # same-name without the picture, after the checker's own controls
 # (tools/trace/selftest.py: broken traces it must reject).
 SCENARIO ?= same-name
 trace: check-tools $(BUILD)/smpvfs.elf
-	$(Q)$(PYTHON) -m tools.trace.run --elf $(BUILD)/smpvfs.elf --smp $(or $(SMP),4) --mem $(MEM) \
+	$(Q)$(PYTHON) -m tests.trace.run --elf $(BUILD)/smpvfs.elf --smp $(or $(SMP),4) --mem $(MEM) \
 		--accel $(ACCEL) $(subst $(comma), ,$(SCENARIO))
 test-trace: check-tools $(BUILD)/smpvfs.elf
 	$(Q)$(PYTHON) tools/trace/selftest.py
-	$(Q)$(PYTHON) -m tools.trace.run --elf $(BUILD)/smpvfs.elf --smp 4 --mem $(MEM) --accel $(ACCEL) \
+	$(Q)$(PYTHON) -m tests.trace.run --elf $(BUILD)/smpvfs.elf --smp 4 --mem $(MEM) --accel $(ACCEL) \
 		--no-picture same-name
 
 # ---- disks --------------------------------------------------------------

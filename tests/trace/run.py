@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Boot a tracing scenario and write its trace and timeline (make trace).
 
-A scenario is a shell script tools/trace/scenarios/NAME.sh, run by the
+A scenario is a shell script tests/trace/scenarios/NAME.sh, run by the
 kernel at boot with
 
     after=poweroff ktest=none trace=all script=/trace/NAME.sh
@@ -15,8 +15,8 @@ for the scenarios that have one, the story it must tell
 (tools/trace/check.py), then draws build/trace/NAME.png and .svg
 (tools/trace/timeline.py) unless --no-picture.
 
-  python3 -m tools.trace.run [--smp 4] [--no-picture] NAME...
-  python3 -m tools.trace.run --list
+  python3 -m tests.trace.run [--smp 4] [--no-picture] NAME...
+  python3 -m tests.trace.run --list
 
 Exit status: 0 every scenario traced and checked, 1 one failed, 2 setup.
 """
@@ -37,6 +37,7 @@ from tests.lib.qemu import Config, interpret_status, make_iso, qemu_command, run
 from tools.trace import check, ftrace_text
 
 HERE = Path(__file__).resolve().parent
+TOOLS = HERE.parents[1] / "tools" / "trace"
 SCENARIOS = HERE / "scenarios"
 OUT = BUILD / "trace"
 STAGE = BUILD / "trace-initrd"
@@ -100,7 +101,7 @@ def draw(txt, out, title):
     python = plot_python()
     if python is None:
         return ["no Python with matplotlib to draw the timeline (Debian package python3-matplotlib)"]
-    r = subprocess.run([python, str(HERE / "timeline.py"), "--title", title, str(txt), str(out)],
+    r = subprocess.run([python, str(TOOLS / "timeline.py"), "--title", title, str(txt), str(out)],
                        capture_output=True, text=True)
     return [] if r.returncode == 0 else [f"timeline.py failed: {r.stdout}{r.stderr}"]
 
