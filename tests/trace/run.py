@@ -6,7 +6,9 @@ kernel at boot with
 
     after=poweroff ktest=none trace=all script=/trace/NAME.sh
 
-plus the words of its "# kargs: ..." line.  The script clears the trace
+plus the words of its "# kargs: ..." line.  A "# disk: RDELAY_MS FILE..."
+line gives the boot an ext2 disk (vda) holding those files (empty), made
+by mke2fs -d and served by nbdkit with RDELAY_MS of latency per read.  The script clears the trace
 just before the moment it shows and stops it after; the kernel prints the
 trace when the boot ends, between "trace: dump begin" and "trace: dump
 end", and this tool cuts it out of the serial log into
@@ -30,8 +32,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
+from tests.lib import ext2img
 from tests.lib.accel import print_accel, resolve_accel
 from tests.lib.common import BUILD, DEFAULT_ELF, check_elf, die, show
+from tests.lib.disks import Disk, DiskSet
 from tests.lib.ktap import clean_line
 from tests.lib.qemu import Config, interpret_status, make_iso, qemu_command, run_captured
 from tools.trace import check, ftrace_text
@@ -48,11 +52,27 @@ BEGIN = "trace: dump begin"
 END = re.compile(r"^trace: dump end \((\d+) events\)$")
 
 
-def scenario_kargs(path):
+def header(path, key):
     for line in path.read_text().splitlines():
-        if line.startswith("# kargs:"):
-            return line[len("# kargs:"):].strip()
+        if line.startswith(f"# {key}:"):
+            return line[len(f"# {key}:"):].strip()
     return ""
+
+
+def scenario_disks(name, spec):
+    """The DiskSet a "# disk:" line asks for (None without one)."""
+    if not spec:
+        return None
+    words = spec.split()
+    work = BUILD / "trace-disks" / name
+    tree = work / "tree"
+    shutil.rmtree(work, ignore_errors=True)
+    for f in words[1:]:
+        (tree / f).parent.mkdir(parents=True, exist_ok=True)
+        (tree / f).write_text(f"{f}\n")
+    image = work / "disk.img"
+    ext2img.make_image(image, 8, tree)
+    return DiskSet([Disk("trace", image, rdelay_ms=int(words[0]))], work)
 
 
 def pack_initrd():
@@ -109,10 +129,16 @@ def draw(txt, out, title):
 def trace_scenario(name, cfg, elf, initrd, picture):
     """Boot NAME, write its trace; a list of problems (empty: it passed)."""
     script = SCENARIOS / f"{name}.sh"
-    kargs = f"{BASE_KARGS} script=/trace/{name}.sh {scenario_kargs(script)}".strip()
+    kargs = f"{BASE_KARGS} script=/trace/{name}.sh {header(script, 'kargs')}".strip()
     iso = make_iso(elf, kargs, BUILD / "iso", initrd)
     log = BUILD / "test-logs" / "trace" / f"{name}.log"
-    status, stderr_lines, elapsed = run_captured(qemu_command(cfg, iso), log, TIMEOUT)
+    disks = scenario_disks(name, header(script, "disk"))
+    extra = disks.start() if disks else []
+    try:
+        status, stderr_lines, elapsed = run_captured(qemu_command(cfg, iso, extra=extra), log, TIMEOUT)
+    finally:
+        if disks:
+            disks.stop()
     lines = [clean_line(raw) for raw in log.read_bytes().decode(errors="replace").splitlines()]
     problems = []
     if status is None:

@@ -15,7 +15,8 @@ on; along each lane, spans coloured by what the thread was doing:
   reading from the disk     buffer_read .. buffer_read_done
   user mode                 sys_exit .. the thread's next sys_enter
 
-and arrows from a wake-up to the thread it woke: from the in-lookup end
+ticks where block requests were issued (|) and completed (x), and arrows
+from a wake-up to the thread it woke: from the in-lookup end
 (the owner's d_add) to each waiter's d_in_lookup_woken, from an i_rwsem
 hand-over (rwsem_wake) to the woken thread's rwsem_acquire, and from a
 buffer_unlock to the buffer_locked of a thread that was waiting for it.
@@ -153,8 +154,13 @@ def draw(events, out, title=""):
             ax.broken_barh([(ms(s), max(ms(e) - ms(s), 0.05))], (y - 0.34, 0.5), color=WALK, zorder=1)
         for mode, s, e in held.get(pid, []):
             ax.broken_barh([(ms(s), max(ms(e) - ms(s), 0.05))], (y + 0.2, 0.14), color=HELD[mode], zorder=1)
-        for state, s, e in lanes.get(pid, []):
-            ax.broken_barh([(ms(s), max(ms(e) - ms(s), 0.3))], (y - 0.3, 0.42), color=STATES[state][0], zorder=2)
+        for state, s, e in lanes.get(pid, []):	# the waits inside a call drawn over it
+            ax.broken_barh([(ms(s), max(ms(e) - ms(s), 0.3))], (y - 0.3, 0.42), color=STATES[state][0],
+                           zorder=2 if state == "fs" else 3)
+    for e in events:	# block requests: ticks where they were issued and completed
+        if e.name in ("block_rq_issue", "block_rq_complete") and e.pid in row:
+            ax.plot([ms(e.ts)], [row[e.pid] - 0.09], marker="|" if e.name == "block_rq_issue" else "x",
+                    color="black", ms=5, zorder=4)
     for wp, wt, p, t in arrows:
         if wp in row and p in row:
             ax.plot([ms(wt)], [row[wp] - 0.09], marker="o", color="black", ms=3, zorder=4)

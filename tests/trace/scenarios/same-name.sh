@@ -1,10 +1,10 @@
 # same-name: four stats of one name on a slowfs whose lookups sleep 200 ms
 # (README, "The shell"): one thread asks the filesystem, three wait on its
 # in-lookup dentry, all four hold the directory's i_rwsem shared.
-mkdir /tmp /slow
+mkdir /slow
 mount -t slowfs latency=200,names=8 /slow
 trace clear
-stat /slow/f1 > /tmp/1 & stat /slow/f1 > /tmp/2 & stat /slow/f1 > /tmp/3 & stat /slow/f1 > /tmp/4 &
+stat /slow/f1 > /dev/null & stat /slow/f1 > /dev/null & stat /slow/f1 > /dev/null & stat /slow/f1 > /dev/null &
 wait
 trace stop
 slowfs /slow
