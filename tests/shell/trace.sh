@@ -1,0 +1,18 @@
+# trace: the tracer's controls (docs/design/tracing.md).  A mark is the
+# only event of its class; `show` prints ftrace's header and the mark's
+# line; the script leaves the tracer off and empty.
+mkdir /trace-sh
+trace start nosuch
+echo bad class gives $?
+trace stop now
+echo extra word gives $?
+trace clear
+trace start lookup
+trace mark hello tracer
+trace stop
+trace show > /trace-sh/t
+cat /trace-sh/t
+trace clear
+trace
+rm /trace-sh/t
+rmdir /trace-sh
