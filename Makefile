@@ -428,9 +428,9 @@ test-nolockdep:
 # same-name without the picture, after the checker's own controls
 # (tools/trace/selftest.py: broken traces it must reject).
 SCENARIO ?= same-name
-trace: check-tools $(BUILD)/smpvfs.elf
+trace: check-tools $(BUILD)/smpvfs.elf $(BUILD)/initrd.cpio
 	$(Q)$(PYTHON) -m tests.trace.run --elf $(BUILD)/smpvfs.elf --smp $(or $(SMP),4) --mem $(MEM) \
-		--accel $(ACCEL) $(subst $(comma), ,$(SCENARIO))
+		--accel $(ACCEL) --base-initrd $(BUILD)/initrd.cpio $(subst $(comma), ,$(SCENARIO))
 test-trace: check-tools $(BUILD)/smpvfs.elf
 	$(Q)$(PYTHON) tools/trace/selftest.py
 	$(Q)$(PYTHON) -m tests.trace.run --elf $(BUILD)/smpvfs.elf --smp 4 --mem $(MEM) --accel $(ACCEL) \

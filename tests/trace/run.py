@@ -8,7 +8,8 @@ kernel at boot with
 
 plus the words of its "# kargs: ..." line.  A "# disk: RDELAY_MS FILE..."
 line gives the boot an ext2 disk (vda) holding those files (empty), made
-by mke2fs -d and served by nbdkit with RDELAY_MS of latency per read.  The script clears the trace
+by mke2fs -d and served by nbdkit with RDELAY_MS of latency per read; a
+"# timeline: OPTIONS" line passes options to tools/trace/timeline.py.  The script clears the trace
 just before the moment it shows and stops it after; the kernel prints the
 trace when the boot ends, between "trace: dump begin" and "trace: dump
 end", and this tool cuts it out of the serial log into
@@ -75,14 +76,18 @@ def scenario_disks(name, spec):
     return DiskSet([Disk("trace", image, rdelay_ms=int(words[0]))], work)
 
 
-def pack_initrd():
-    """The scenarios as /trace/*.sh in a newc cpio (rewritten only on change)."""
+def pack_initrd(base):
+    """The scenarios as /trace/*.sh in a newc cpio, after base's entries
+    (build/initrd.cpio: busybox, the test programs) if given; rewritten
+    only on change."""
     shutil.rmtree(STAGE, ignore_errors=True)
     shutil.copytree(SCENARIOS, STAGE / "trace")
     names = ["."] + sorted(str(p.relative_to(STAGE)) for p in STAGE.rglob("*"))
     data = subprocess.run(["cpio", "--quiet", "-o", "-H", "newc", "-R", "0:0"], cwd=STAGE,
                           input=("\n".join(names) + "\n").encode(), capture_output=True,
                           check=True).stdout
+    if base:
+        data = base.read_bytes() + data   # concatenated archives: the kernel reads both
     if not CPIO.exists() or CPIO.read_bytes() != data:
         CPIO.write_bytes(data)
     return CPIO
@@ -117,11 +122,11 @@ def plot_python():
     return None
 
 
-def draw(txt, out, title):
+def draw(txt, out, title, options=""):
     python = plot_python()
     if python is None:
         return ["no Python with matplotlib to draw the timeline (Debian package python3-matplotlib)"]
-    r = subprocess.run([python, str(TOOLS / "timeline.py"), "--title", title, str(txt), str(out)],
+    r = subprocess.run([python, str(TOOLS / "timeline.py"), "--title", title, *options.split(), str(txt), str(out)],
                        capture_output=True, text=True)
     return [] if r.returncode == 0 else [f"timeline.py failed: {r.stdout}{r.stderr}"]
 
@@ -159,7 +164,7 @@ def trace_scenario(name, cfg, elf, initrd, picture):
     problems += format_problems
     problems += check.story(name, events)
     if picture and not format_problems:
-        problems += draw(txt, OUT / name, f"{name} ({cfg.smp} CPUs)")
+        problems += draw(txt, OUT / name, f"{name} ({cfg.smp} CPUs)", header(script, "timeline"))
     print(f"trace {name}: {len(events)} events in {show(txt)}"
           + (f", {show(OUT / name)}.png and .svg" if picture and not format_problems else ""))
     return problems, elapsed
@@ -175,6 +180,8 @@ def main():
     parser.add_argument("--mem", default="512M")
     parser.add_argument("--accel", choices=("tcg", "kvm", "auto"))
     parser.add_argument("--no-picture", action="store_true", help="trace and check only")
+    parser.add_argument("--base-initrd", type=Path,
+                        help="an initramfs to put the scenarios after (build/initrd.cpio: busybox for `run`)")
     args = parser.parse_args()
     known = sorted(p.stem for p in SCENARIOS.glob("*.sh"))
     if args.list or not args.names:
@@ -186,7 +193,7 @@ def main():
     elf = check_elf(args.elf)
     accel, why = resolve_accel(args.accel, elf)
     print_accel(accel, why)
-    initrd = pack_initrd()
+    initrd = pack_initrd(args.base_initrd)
     failed = []
     for name in args.names:
         cfg = Config("bios", args.smp, "pc", accel, args.mem, f"trace-{name}")

@@ -21,9 +21,14 @@ from a wake-up to the thread it woke: from the in-lookup end
 hand-over (rwsem_wake) to the woken thread's rwsem_acquire, and from a
 buffer_unlock to the buffer_locked of a thread that was waiting for it.
 
-  python3 tools/trace/timeline.py [--title TEXT] TRACE.txt OUT   (writes OUT.png and OUT.svg)
+  python3 tools/trace/timeline.py [--title TEXT] [--by-task] TRACE.txt OUT   (writes OUT.png and OUT.svg)
+
+--by-task draws every thread of one name in one lane.  Walks leaving RCU
+mode (rcu_unlazy) are triangles: orange if the walk went on with
+references, red if it had to start again.
 """
 
+import dataclasses
 import sys
 from pathlib import Path
 
@@ -132,16 +137,28 @@ def spans_of(events):
 
 
 def lane_order(events):
-    """Threads grouped by the CPU of their first event, in order of appearance."""
-    first = {}
+    """Threads grouped by the CPU of their first event, in order of appearance,
+    each named by its last name (a thread that execs changes its name)."""
+    first, last = {}, {}
     for e in events:
-        first.setdefault(e.pid, (e.cpu, e.ts, e.task))
-    return sorted(first.items(), key=lambda kv: (kv[1][0], kv[1][1]))
+        first.setdefault(e.pid, (e.cpu, e.ts))
+        last[e.pid] = e.task
+    lanes = {pid: (cpu, ts, last[pid]) for pid, (cpu, ts) in first.items()}
+    return sorted(lanes.items(), key=lambda kv: (kv[1][0], kv[1][1]))
 
 
-def draw(events, out, title=""):
+def by_task(events):
+    """The events with every thread of one name in one lane (a storm of
+    short-lived threads: the shell's `mv`s)."""
+    ids = {}
+    return [dataclasses.replace(e, pid=ids.setdefault(e.task, len(ids) + 1)) for e in events]
+
+
+def draw(events, out, title="", merge_tasks=False):
     if not events:
         raise SystemExit("timeline: no events to draw")
+    if merge_tasks:
+        events = by_task(events)
     lanes, held, walks, arrows = spans_of(events)
     order = lane_order(events)
     t0 = min(e.ts for e in events)
@@ -157,6 +174,11 @@ def draw(events, out, title=""):
         for state, s, e in lanes.get(pid, []):	# the waits inside a call drawn over it
             ax.broken_barh([(ms(s), max(ms(e) - ms(s), 0.3))], (y - 0.3, 0.42), color=STATES[state][0],
                            zorder=2 if state == "fs" else 3)
+    unlazy = {"1": ("#ff7f0e", "left RCU mode (then references)"), "0": ("#d62728", "RCU walk restarted")}
+    for e in events:	# leaving RCU mode: triangles, coloured by whether the walk went on
+        if e.name == "rcu_unlazy" and e.pid in row:
+            ax.plot([ms(e.ts)], [row[e.pid] - 0.09], marker="v", ms=5, zorder=4,
+                    color=unlazy.get(e.args.get("ok"), unlazy["1"])[0])
     for e in events:	# block requests: ticks where they were issued and completed
         if e.name in ("block_rq_issue", "block_rq_complete") and e.pid in row:
             ax.plot([ms(e.ts)], [row[e.pid] - 0.09], marker="|" if e.name == "block_rq_issue" else "x",
@@ -181,6 +203,8 @@ def draw(events, out, title=""):
                Patch(color=HELD["exclusive"], label="holding i_rwsem exclusive")]
     used = {state for spans in lanes.values() for state, _, _ in spans}
     handles += [Patch(color=c, label=label) for state, (c, label) in STATES.items() if state in used]
+    oks = {e.args.get("ok") for e in events if e.name == "rcu_unlazy"}
+    handles += [Patch(color=c, label=label) for ok, (c, label) in unlazy.items() if ok in oks]
     fig.legend(handles=handles, fontsize=7, loc="lower center", ncol=4, frameon=False,
                bbox_to_anchor=(0.5, -0.01))
     if title:
@@ -195,15 +219,19 @@ def draw(events, out, title=""):
 def main():
     args = sys.argv[1:]
     title = None
-    if len(args) >= 2 and args[0] == "--title":
-        title, args = args[1], args[2:]
+    merge = False
+    while args and args[0] in ("--title", "--by-task"):
+        if args[0] == "--by-task":
+            merge, args = True, args[1:]
+        else:
+            title, args = args[1], args[2:]
     if len(args) != 2:
         print(__doc__)
         return 2
     events, problems = ftrace_text.read(args[0])
     for p in problems:
         print(f"{args[0]}: {p}")
-    draw(events, args[1], title=title or Path(args[0]).stem)
+    draw(events, args[1], title=title or Path(args[0]).stem, merge_tasks=merge)
     return 0
 
 
