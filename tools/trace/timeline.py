@@ -34,12 +34,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-import matplotlib
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-from matplotlib.patches import Patch  # noqa: E402
-
-from tools.trace import ftrace_text  # noqa: E402
+from tools.trace import ftrace_text
 
 STATES = {  # name: (colour, legend)
     "fs": ("#e6862e", "in the filesystem"),
@@ -155,6 +150,10 @@ def by_task(events):
 
 
 def draw(events, out, title="", merge_tasks=False):
+    import matplotlib  # here, so that spans_of serves tools that draw nothing (to_perfetto.py)
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.patches import Patch
     if not events:
         raise SystemExit("timeline: no events to draw")
     if merge_tasks:
