@@ -6,14 +6,15 @@
 #   make soak       boots with fresh seeds and race windows on, DURATION seconds
 #   make bench      the benchmarks (release build): tables, build/bench/results.json, plots
 #   make bench-linux  the same static workloads on smpvfs and on Debian's Linux, side by side
+#   make trace      boot a tracing scenario: build/trace/NAME.txt (ftrace's format), .png, .svg
 #   make deps       install the Debian packages everything needs
 #   make debug/gdb  QEMU paused with a gdb stub / gdb attached to it
 #   make clean
 #
 #   make KCSAN=1    the same with the data-race detector, in build/kcsan
 #
-# Variables: SMP MEM FIRMWARE MACHINE ACCEL KARGS INITRD SCRIPT LOCKDEP KCSAN BUILD V CROSS BENCH DURATION
-# OVMF_DIR NO_DEPS
+# Variables: SMP MEM FIRMWARE MACHINE ACCEL KARGS INITRD SCRIPT LOCKDEP KCSAN TRACE BUILD V CROSS BENCH
+# DURATION SCENARIO OVMF_DIR NO_DEPS
 # (README.md).
 
 # Compile on every core (CI runs a plain `make test`), unless told -jN.
