@@ -101,14 +101,15 @@ unsigned trace_parse_classes(const char *list, const char **bad, unsigned *badle
 	return mask;
 }
 
+/* The classes of mask as trace= names them, comma-separated ("" for none;
+ * cut short if buf is too small). */
 void trace_classes_string(unsigned mask, char *buf, unsigned n)
 {
-	buf[0] = 0;
 	size_t len = 0;
-	for (size_t i = 0; i + 1 < sizeof(classes) / sizeof(classes[0]); i++)
+	buf[0] = 0;
+	for (size_t i = 0; i + 1 < sizeof(classes) / sizeof(classes[0]) && len + 1 < n; i++)
 		if (mask & classes[i].bit)
-			len += (size_t)snprintf(buf + len, n - len < n ? n - len : 0, "%s%s",
-						len ? "," : "", classes[i].name);
+			len += (size_t)snprintf(buf + len, n - len, "%s%s", len ? "," : "", classes[i].name);
 }
 
 static int set_trace(const struct kparam *p, const char *val, size_t len, char *why, size_t n)
@@ -367,10 +368,9 @@ static void format_fields(const struct trace_entry *e, char *b, size_t n)
  * the event's name, its fields. */
 static void format_line(const struct trace_entry *e, unsigned cpu, char *b, size_t n)
 {
-	char comm[TRACE_COMM], fields[160];
-	strlcpy(comm, e->comm, sizeof(comm));
-	sanitize(comm);
+	char fields[160];
 	struct trace_entry copy = *e;
+	sanitize(copy.comm);
 	if (e->ev != TE_MARK)	/* a mark is free text, as Linux's */
 		sanitize(copy.str);
 	fields[0] = 0;
@@ -383,7 +383,7 @@ static void format_line(const struct trace_entry *e, unsigned cpu, char *b, size
 		'.',	/* migrate-disable: none here */
 		0 };
 	uint64_t ns = tsc_to_ktime_ns(e->tsc);
-	snprintf(b, n, "%16s-%-7u [%03u] %s %5lu.%06lu: %s: %s", comm, e->pid, cpu, flags,
+	snprintf(b, n, "%16s-%-7u [%03u] %s %5lu.%06lu: %s: %s", copy.comm, e->pid, cpu, flags,
 		 ns / 1000000000, ns / 1000 % 1000000, event_names[e->ev], fields);
 }
 

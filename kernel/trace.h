@@ -21,7 +21,7 @@
  * Turned on by `trace=CLASS[,CLASS...]` on the command line (from the
  * start of the boot; the trace is dumped on the serial line when the boot
  * ends, between the lines "trace: dump begin" and "trace: dump end"), or
- * by the shell's `trace start|stop|show|clear` (shell/cmd_system.c).
+ * by the shell's `trace start|stop|show|clear` (shell/cmd_trace.c).
  * Classes: lookup, inlookup, rwsem, fs, buffer, block, rcuwalk, syscall,
  * and all.  docs/design/tracing.md lists every event and its fields.
  */
