@@ -3,6 +3,7 @@
  * what replaces what, and every error rule, each as Linux gives it.
  */
 #include "fs/dcache.h"
+#include "fs/dirops.h"
 #include "fs/fs.h"
 #include "fs/namei.h"
 #include "fs/syscalls.h"
@@ -16,6 +17,7 @@
 #include "kernel/string.h"
 #include "kernel/thread.h"
 #include "tests/sandbox.h"
+#include "arch/x86_64/cpu.h"
 
 static uint32_t nlink_of(const char *path)
 {
@@ -382,6 +384,138 @@ static void d_path_races_renames_in_one_directory(void)
 	sandbox_leave(&s);
 }
 
+/*
+ * What issue 40's item 6 saw from outside, step by step.  busybox's
+ * `mv r p/q/` stats "p/q/" to decide whether it names a directory to move
+ * into; if the stat finds nothing (p was inside r/s at that moment) it
+ * renames r to "p/q/" itself.  If p is back by then, that rename is r
+ * replacing the empty directory q, which Linux does too: q is gone, r is
+ * now called p/q and s is in it.  No directory was lost by the kernel;
+ * the script's mv raced its own stat.
+ */
+static void rename_dir_over_empty_dir(void)
+{
+	struct sandbox s;
+	sandbox_enter(&s, "mvover");
+	ASSERT_EQ(sys_mkdir("p", 0755), 0);
+	ASSERT_EQ(sys_mkdir("p/q", 0755), 0);
+	ASSERT_EQ(sys_mkdir("r", 0755), 0);
+	ASSERT_EQ(sys_mkdir("r/s", 0755), 0);
+	uint64_t r_ino = ino_of("r");
+	EXPECT_EQ(sys_rename("r", "p/q/"), 0);
+	EXPECT_EQ(ino_of("p/q"), r_ino);
+	EXPECT_EQ(nlink_of("p/q/s"), 2u);
+	EXPECT_EQ(nlink_of("p/q"), 3u);
+	EXPECT_EQ(nlink_of("."), 3u);
+	EXPECT_EQ(sys_rmdir("p/q/s"), 0);
+	EXPECT_EQ(sys_rmdir("p/q"), 0);
+	EXPECT_EQ(sys_rmdir("p"), 0);
+	sandbox_leave(&s);
+}
+
+/* ---- two directories renamed into each other ---------------------------
+ *
+ * Issue 40, item 6: p/q and r/s, and two threads, one moving p into r/s
+ * while the other moves r into p/q.  Each rename alone is legal; after
+ * either one the other would put a directory inside itself.  Both paths
+ * are walked before either rename locks anything, so only a check made
+ * under s_rename_mutex can see the other move: the one that locks second
+ * must find its source above its target's directory (EINVAL), or must
+ * not find its path at all (ENOENT, if its walk came after the move).  If
+ * both succeeded, p/q/r/s/p would be a loop that no path reaches: two
+ * directories and their children lost.  Each round meets the two threads
+ * at a barrier, lets each rename, then puts back what moved.
+ */
+#define INTO_ROUNDS 30
+
+struct into_race {
+	unsigned rounds;
+	unsigned arrived;          /* atomic: the two threads' barrier */
+	int got[2];                /* this round's rename results */
+	bool lost;                 /* atomic: both moved; no way back */
+	unsigned einval, enoent;   /* refusals seen, summed over rounds */
+};
+
+static void into_meet(struct into_race *r, unsigned n)
+{
+	__atomic_add_fetch(&r->arrived, 1, __ATOMIC_ACQ_REL);
+	while (__atomic_load_n(&r->arrived, __ATOMIC_ACQUIRE) < n)
+		cpu_relax();
+}
+
+/* Thread 0 moves p into r/s and back; thread 1 r into p/q and back. */
+static void into_rounds(struct into_race *r, unsigned me)
+{
+	static const char *const into[2][2] = { { "p", "r/s/p" }, { "r", "p/q/r" } };
+	for (unsigned k = 0; k < r->rounds; k++) {
+		into_meet(r, 6 * k + 2);
+		r->got[me] = sys_rename(into[me][0], into[me][1]);
+		into_meet(r, 6 * k + 4);
+		if (me == 0 && r->got[0] == 0 && r->got[1] == 0)
+			__atomic_store_n(&r->lost, true, __ATOMIC_RELEASE);
+		if (r->got[me] == 0 && sys_rename(into[me][1], into[me][0]) != 0)
+			__atomic_store_n(&r->lost, true, __ATOMIC_RELEASE);
+		into_meet(r, 6 * k + 6);
+		if (__atomic_load_n(&r->lost, __ATOMIC_ACQUIRE))
+			return;
+		if (me == 0) {
+			for (unsigned i = 0; i < 2; i++) {
+				r->einval += r->got[i] == -EINVAL;
+				r->enoent += r->got[i] == -ENOENT;
+			}
+		}
+	}
+}
+
+static int into_thread(void *arg)
+{
+	into_rounds(arg, 1);
+	return 0;
+}
+
+static void dirs_renamed_into_each_other(void)
+{
+	struct sandbox s;
+	sandbox_enter(&s, "mvinto");
+	static struct into_race r;
+	r = (struct into_race){ .rounds = ktest_stress(INTO_ROUNDS) };
+	ASSERT_EQ(sys_mkdir("p", 0755), 0);
+	ASSERT_EQ(sys_mkdir("p/q", 0755), 0);
+	ASSERT_EQ(sys_mkdir("r", 0755), 0);
+	ASSERT_EQ(sys_mkdir("r/s", 0755), 0);
+	bool jitter = race_jitter_on(ktest_seed());
+	struct thread *t = thread_create("mv-into", into_thread, &r, THREAD_ANY_CPU);
+	ASSERT_NOT_NULL(t);
+	into_rounds(&r, 0);
+	thread_join(t);
+	if (jitter)
+		race_jitter_off();
+	kprintf("    # %u rounds: %u renames refused as into a subtree, %u found no path, %s\n",
+		r.rounds, r.einval, r.enoent, r.lost ? "both moved (a loop)" : "never both");
+	EXPECT_FALSE(r.lost);
+	/* Every round had one of the two refused (or not found), which is
+	 * what makes the case a race of the ancestry check at all. */
+	EXPECT_GT(r.einval + r.enoent, 0u);
+	/* The tree as it began, every directory reachable, counts whole. */
+	EXPECT_EQ(nlink_of("."), 4u);
+	EXPECT_EQ(nlink_of("p"), 3u);
+	EXPECT_EQ(nlink_of("p/q"), 2u);
+	EXPECT_EQ(nlink_of("r"), 3u);
+	EXPECT_EQ(nlink_of("r/s"), 2u);
+	if (r.lost) {
+		/* Nothing can mend a loop (every ancestry walk through it
+		 * would go round for ever) nor unmount it: leave it mounted. */
+		kprintf("    # %s stays mounted: it holds a loop no path reaches\n", s.path);
+		EXPECT_EQ(sys_chdir("/"), 0);
+		return;
+	}
+	EXPECT_EQ(sys_rmdir("p/q"), 0);
+	EXPECT_EQ(sys_rmdir("r/s"), 0);
+	EXPECT_EQ(sys_rmdir("p"), 0);
+	EXPECT_EQ(sys_rmdir("r"), 0);
+	sandbox_leave(&s);
+}
+
 static const struct ktest_case rename_cases[] = {
 	KTEST_CASE(rename_file),
 	KTEST_CASE(rename_dirs),
@@ -390,6 +524,7 @@ static const struct ktest_case rename_cases[] = {
 	KTEST_CASE(rename_over_dir_prunes_children),
 	KTEST_CASE(cached_names_need_no_memory),
 	KTEST_CASE(rename_leaves_the_old_name_negative),
+	KTEST_CASE(rename_dir_over_empty_dir),
 };
 KTEST_SUITE(rename, rename_cases);
 
@@ -397,5 +532,6 @@ KTEST_SUITE(rename, rename_cases);
  * in one boot, make test-kcsan and make soak in theirs). */
 static const struct ktest_case race_cases[] = {
 	KTEST_CASE_TIMEOUT(d_path_races_renames_in_one_directory, 300),
+	KTEST_CASE_TIMEOUT(dirs_renamed_into_each_other, 300),
 };
 KTEST_SUITE(rename_races, race_cases);

@@ -260,7 +260,7 @@ static void pair_call(struct fz_call *c, uint8_t op, const char *a, const char *
  * Fills the start of p with pair number which (NR_PAIRS: one at random);
  * returns how many calls it made.
  */
-#define NR_PAIRS 5
+#define NR_PAIRS 6
 
 static unsigned gen_pair(struct prng *r, struct prog *p, unsigned which)
 {
@@ -268,6 +268,7 @@ static unsigned gen_pair(struct prng *r, struct prog *p, unsigned which)
 	uint8_t tg = (uint8_t)prng_below(r, FM_TASKS), other = (uint8_t)prng_below(r, FM_TASKS);
 	static const char *const walks[] = { "b/x", "b/f0", "b/..", "b/a/..", "b" };
 	unsigned n, setup = 1;	/* calls alone first, then the race in one tuple */
+	unsigned undo = 0;	/* if not 0: a second tuple starts here */
 	switch (which < NR_PAIRS ? which : prng_below(r, NR_PAIRS)) {	/* else at random */
 	case 0:	/* an umount against walks into the mount and opens of its mount point */
 		pair_call(&c[0], FZ_MOUNT, "b", NULL, tg);
@@ -324,6 +325,31 @@ static unsigned gen_pair(struct prng *r, struct prog *p, unsigned which)
 		n = 5;
 		break;
 	}
+	case 4: {	/* two directories renamed into each other (issue 40, item 6) */
+		/* Each task stands in the other's subdirectory (a/a, b/b) and
+		 * moves the other top directory into its cwd: either move
+		 * alone is legal, and once one is done the other would put a
+		 * directory inside itself.  New names are relative to the cwd,
+		 * so neither rename walks through what the other moves: every
+		 * order gives one 0 and one EINVAL, and both succeeding (a
+		 * loop no path reaches, two directories and x lost) matches
+		 * none.  Then each moves back what it moved, in a second
+		 * tuple; the tree is rendered and compared after each. */
+		uint8_t t0 = (uint8_t)prng_below(r, FM_TASKS), t1 = (uint8_t)(FM_TASKS - 1 - t0);
+		pair_call(&c[0], FZ_MKDIR, "a/a", NULL, t0);
+		pair_call(&c[1], FZ_MKDIR, "b/b", NULL, t1);
+		pair_call(&c[2], FZ_CHDIR, "b/b", NULL, t0);
+		pair_call(&c[3], FZ_CHDIR, "a/a", NULL, t1);
+		bool swap = prng_below(r, 2);	/* which rename goes to the tuple's first CPU */
+		pair_call(&c[4 + swap], FZ_RENAME, "/a", "a", t0);
+		pair_call(&c[5 - swap], FZ_RENAME, "/b", "b", t1);
+		pair_call(&c[6], FZ_RENAME, "a", "/a", t0);
+		pair_call(&c[7], FZ_RENAME, "b", "/b", t1);
+		n = 8;
+		setup = 4;
+		undo = 6;
+		break;
+	}
 	default:	/* the shrinker against walks and removals */
 		pair_call(&c[0], FZ_SHRINK, "", NULL, tg);
 		pair_call(&c[1], FZ_STAT, PICK(r, walks), NULL, other);
@@ -335,7 +361,7 @@ static unsigned gen_pair(struct prng *r, struct prog *p, unsigned which)
 		break;
 	}
 	for (unsigned i = 0; i < n; i++)
-		p->start[i] = i <= setup;
+		p->start[i] = i <= setup || i == undo;
 	return n;
 }
 
