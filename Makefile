@@ -287,14 +287,21 @@ test: check-tools $(BUILD)/smpvfs.elf $(BUILD)/initrd.cpio
 # fuzzer and the torture (three boots a pass, one for each group of
 # suites), until DURATION seconds are up (tests/soak.py); one pass in
 # three, at random, is of the KCSAN=1 kernel (built in $(KCSAN_BUILD)).
-# Not part of make test: it is as long as you let it be.
+# Not part of make test: it is as long as you let it be.  Then the
+# hostile-image fuzzer (tests/ext2_image_fuzz.py): IMAGE_FUZZ_BOOTS boots
+# of 8 freshly corrupted ext2 images each (make test-disk's profile
+# ext2hostile is its short run: one boot, 4 images).
 DURATION ?= 600
+IMAGE_FUZZ_BOOTS ?= 10
 soak: check-tools $(BUILD)/smpvfs.elf $(BUILD)/initrd.cpio
 	$(Q)$(MAKE) --no-print-directory KCSAN=1 BUILD=$(KCSAN_BUILD) $(KCSAN_BUILD)/smpvfs.elf
 	$(Q)$(PYTHON) -m tests.soak --duration $(DURATION) --elf $(BUILD)/smpvfs.elf \
 		--kcsan-elf $(KCSAN_BUILD)/smpvfs.elf \
 		--initrd $(BUILD)/initrd.cpio --mem $(MEM) --accel $(ACCEL) \
 		$(if $(SMP),--smp $(SMP)) $(if $(FIRMWARE),--firmware $(FIRMWARE))
+	$(Q)$(PYTHON) -m tests.ext2_image_fuzz --boots $(IMAGE_FUZZ_BOOTS) --elf $(BUILD)/smpvfs.elf \
+		--initrd $(BUILD)/initrd.cpio --mem $(MEM) --accel $(ACCEL) \
+		$(if $(FIRMWARE),--firmware $(FIRMWARE))
 
 # The cases that must fail are the ones the suite declares
 # (KTEST_CASE_MUST_FAIL in tests/test_ktest.c prints `# must fail: NAME`).
