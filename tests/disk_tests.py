@@ -301,7 +301,7 @@ _hostile_disks, _hostile_lines, _hostile_check = ext2fuzz.hostile_profile_fields
 
 def hostile_disks(work):
     print(f"  hostile images: seed {HOSTILE_SEED} (replay: EXT2_FUZZ_SEED={HOSTILE_SEED})")
-    return _hostile_disks(work)
+    return _hostile_disks(work) + [ext2fuzz.xrename_disk(work)]
 
 
 PROFILES = {

@@ -243,7 +243,63 @@ static void hostile_images(void)
 		ktest_skip("no disk of role hostileN (tests/ext2_image_fuzz.py attaches them)");
 }
 
+/* Does directory `dir` list `name`?  1, 0, or -errno. */
+static long lists(const char *dir, const char *name)
+{
+	int fd = sys_open(dir, O_RDONLY | O_DIRECTORY, 0);
+	if (fd < 0)
+		return fd;
+	static char buf[2048];
+	long n, found = 0;
+	while (!found && (n = sys_getdents(fd, buf, sizeof(buf))) > 0)
+		for (long at = 0; at < n; ) {
+			struct linux_dirent64 *d = (void *)(buf + at);
+			at += d->d_reclen;
+			found |= strcmp(d->d_name, name) == 0;
+		}
+	sys_close(fd);
+	return n < 0 ? n : found;
+}
+
+/*
+ * A rename that fails changes nothing (role xrename, made by the host:
+ * /m's first block is also /x's).  m is looked up (its ".." cached), then
+ * x's write of zeros takes m's "." and ".." away, then m is renamed into
+ * /other: the rename must fail (-EIO, m's ".." cannot be found) before
+ * it adds other/m, so that after a remount (a cold dcache: the disk's
+ * truth) m is still in / and not in /other.  A rename that added the new
+ * entry first and failed on the ".." left both names, or the new one only,
+ * with the old link counts.
+ */
+static void failed_rename_changes_nothing(void)
+{
+	struct block_device *b = test_disk_or_skip("xrename");
+	char dev[24];
+	snprintf(dev, sizeof(dev), "/dev/%s", b->name);
+	int e = sys_mkdir("/xrename", 0755);
+	ASSERT_TRUE(e == 0 || e == -EEXIST);
+	ASSERT_EQ(sys_mount_from(dev, "/xrename", "ext2", 0, NULL), 0);
+	struct kstat st;
+	ASSERT_EQ(sys_stat("/xrename/m/inside", &st), 0);
+	int fd = sys_open("/xrename/x", O_WRONLY, 0);
+	ASSERT_GE(fd, 0);
+	static char zeros[1024];
+	EXPECT_EQ(sys_pwrite(fd, zeros, sizeof(zeros), 0), (long)sizeof(zeros));
+	sys_close(fd);
+	long r = sys_rename("/xrename/m", "/xrename/other/m");
+	kprintf("    # rename of a directory without \"..\": %ld\n", r);
+	EXPECT_EQ(r, (long)-EIO);
+	EXPECT_EQ(sys_umount("/xrename"), 0);
+	ASSERT_EQ(sys_mount_from(dev, "/xrename", "ext2", 0, NULL), 0);
+	long in_root = lists("/xrename", "m"), in_other = lists("/xrename/other", "m");
+	kprintf("    # after a remount: / lists m: %ld, /other lists m: %ld\n", in_root, in_other);
+	EXPECT_EQ(in_root, 1L);
+	EXPECT_EQ(in_other, 0L);
+	EXPECT_EQ(sys_umount("/xrename"), 0);
+}
+
 static const struct ktest_case ext2_hostile_cases[] = {
 	KTEST_CASE(hostile_images),
+	KTEST_CASE(failed_rename_changes_nothing),
 };
 KTEST_SUITE(ext2_hostile, ext2_hostile_cases);

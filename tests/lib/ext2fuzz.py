@@ -313,6 +313,28 @@ def requests_in_bounds(disks):
     return problems
 
 
+def xrename_disk(work):
+    """A hand-made case next to the generated ones (role xrename): /m, a
+    directory with a file, whose first block is also the first block of
+    the file /x; /other, an empty directory.  The kernel caches m, writes
+    zeros into x (m loses its "." and ".."), then renames m into other:
+    the rename must fail and change nothing (tests/test_ext2_hostile.c)."""
+    tree, image = work / "xrename", work / "xrename.img"
+    shutil.rmtree(tree, ignore_errors=True)
+    (tree / "m").mkdir(parents=True)
+    (tree / "m" / "inside").write_bytes(b"i\n")
+    (tree / "other").mkdir()
+    (tree / "x").write_bytes(b"x" * 1024)
+    ext2img.make_image(image, IMAGE_MB, tree)
+    out = ext2img.run(["debugfs", "-R", "bmap /m 0", str(image)]).stdout.split()
+    block = int(out[-1])
+    p = ext2img.run(["debugfs", "-w", "-R", f"sif /x block[0] {block}", str(image)])
+    if p.returncode:
+        raise RuntimeError(f"debugfs sif failed: {p.stderr}")
+    print(f"  xrename: /x's block 0 is /m's block {block}")
+    return Disk("xrename", image)
+
+
 def hostile_profile_fields(seed, count):
     """What a disk profile of count hostile images needs: its disks, the
     lines the kernel must print (one per image), its host check."""
