@@ -58,7 +58,7 @@ def main():
         make_disks, lines, check = ext2fuzz.hostile_profile_fields(seed, images)
         print(f"image fuzz boot {boots + 1}: seed {seed} "
               f"(replay: python3 -m tests.ext2_image_fuzz --seed {seed} --boots 1 --images {images})")
-        p = disk_tests.Profile("ext2hostile", "ext2_hostile", make_disks, after=check,
+        p = disk_tests.Profile("ext2imagefuzz", "ext2_hostile", make_disks, after=check,
                                smp=args.smp, firmware=args.firmware, log_has=lines)
         if not disk_tests.run_profile(p, args, accel):
             failed.append(seed)
