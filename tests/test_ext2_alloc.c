@@ -18,6 +18,11 @@
  *     clear bits of the bitmaps (a bit set twice is counted twice);
  *   - the host's e2fsck -fn after the boot (tests/run.py --scratch-disk,
  *     tests/disk_tests.py's profile ext2), which reads the whole image.
+ * With the group lock taken out of ext2_new_block, at -smp 4:
+ *     # race windows on; 38 failed calls, 35 files with others' bytes
+ *     # group 0: 7412 blocks free by its bitmap, 7373 by its count
+ * and out of ext2_new_ino: 284 failed calls, 89 files with others' bytes,
+ * inodes 8160 free by the bitmap and 8150 by the count.
  */
 #include "kernel/ktest.h"
 #include "fs/buffer.h"
