@@ -175,6 +175,7 @@ struct ext2_sb_info {
 	unsigned next_generation;          /* atomic */
 	uint64_t lookups;                  /* ->lookup calls (atomic, for tests) */
 	uint64_t io_errors;                /* I/O errors met (atomic) */
+	unsigned errors;                   /* ext2_error reports (atomic) */
 	struct ext2_dirhash_stats dirhash;
 };
 
