@@ -293,14 +293,21 @@ test: check-tools $(BUILD)/smpvfs.elf $(BUILD)/initrd.cpio
 # fuzzer and the torture (three boots a pass, one for each group of
 # suites), until DURATION seconds are up (tests/soak.py); one pass in
 # three, at random, is of the KCSAN=1 kernel (built in $(KCSAN_BUILD)).
-# Not part of make test: it is as long as you let it be.
+# Not part of make test: it is as long as you let it be.  Then the
+# hostile-image fuzzer (tests/ext2_image_fuzz.py): IMAGE_FUZZ_BOOTS boots
+# of 8 freshly corrupted ext2 images each (make test-disk's profile
+# ext2hostile is its short run: one boot, 4 images).
 DURATION ?= 600
+IMAGE_FUZZ_BOOTS ?= 10
 soak: check-tools $(BUILD)/smpvfs.elf $(BUILD)/initrd.cpio
 	$(Q)$(MAKE) --no-print-directory KCSAN=1 BUILD=$(KCSAN_BUILD) $(KCSAN_BUILD)/smpvfs.elf
 	$(Q)$(PYTHON) -m tests.soak --duration $(DURATION) --elf $(BUILD)/smpvfs.elf \
 		--kcsan-elf $(KCSAN_BUILD)/smpvfs.elf \
 		--initrd $(BUILD)/initrd.cpio --mem $(MEM) --accel $(ACCEL) \
 		$(if $(SMP),--smp $(SMP)) $(if $(FIRMWARE),--firmware $(FIRMWARE))
+	$(Q)$(PYTHON) -m tests.ext2_image_fuzz --boots $(IMAGE_FUZZ_BOOTS) --elf $(BUILD)/smpvfs.elf \
+		--initrd $(BUILD)/initrd.cpio --mem $(MEM) --accel $(ACCEL) \
+		$(if $(FIRMWARE),--firmware $(FIRMWARE))
 
 # The cases that must fail are the ones the suite declares
 # (KTEST_CASE_MUST_FAIL in tests/test_ktest.c prints `# must fail: NAME`).
@@ -331,7 +338,7 @@ MATRIX_FIRMWARE := bios,uefi
 # make test-kcsan, 8 in make test-disk, where it takes 20 s).
 FULL_SMP := 4
 LIGHT_SKIP_BIOS := dcache_races,mount_races,rcuwalk_races,rename_races,perm_races,read_races,vfs_fuzz,shrinker,lookup,outside,page_alloc,file,refcache_races
-LIGHT_SKIP_BIOS := $(LIGHT_SKIP_BIOS),trace
+LIGHT_SKIP_BIOS := $(LIGHT_SKIP_BIOS),trace,ext2_alloc_races
 LIGHT_SKIP := $(LIGHT_SKIP_BIOS),ext2_fuzz
 # The stress boot leaves out the race suites that make test-kcsan runs in
 # full at the same -smp under the race detector (with race windows on and
@@ -396,7 +403,7 @@ test-shell: $(BUILD)/smpvfs.elf
 # and the kernel would take the words after it as a separate, unknown key.)
 KCSAN_SUITES := kcsan,lookup,vfs_fuzz,dcache_races,perm_races,rcu,rcuwalk,rcuwalk_races,rename_races,fifo,read_races
 KCSAN_SUITES := $(KCSAN_SUITES),refcache,refcache_races
-KCSAN_SUITES := $(KCSAN_SUITES),ext2_stress,ext2_fuzz,ext2_dirhash_races
+KCSAN_SUITES := $(KCSAN_SUITES),ext2_stress,ext2_fuzz,ext2_dirhash_races,ext2_alloc_races
 # A 16-bucket dcache hash in that boot: every chain an RCU-walk follows
 # then holds dentries that renames move to other chains.  Race windows on
 # in every test (one window in four draws), so that writers land at other

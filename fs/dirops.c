@@ -29,7 +29,11 @@
  * holding the old dentry (an open file, say) keep a consistent, positive
  * view of it.  d_delete comes after the victim's i_rwsem is released (the
  * inode's last iput may evict it, which takes that lock) and before the
- * directory's.
+ * directory's.  The victim's last iput itself comes after the directory's
+ * i_rwsem is released, as Linux's do_unlinkat ("truncate the inode
+ * here"): unlink and rmdir hold an inode reference of their own across
+ * d_delete, so an unlinked file's eviction (ext2 frees every block of
+ * it, reading its indirect blocks) never runs with its directory locked.
  *
  * Locking: beyond the directory's, unlink and link also take the inode
  * they change (subclass I_RWSEM_VICTIM), so a link cannot bring back a
@@ -230,10 +234,14 @@ int vfs_unlink(struct dentry *dir, const char *name, size_t len)
 	if (!err && down_write_killable_nested(&victim->i_rwsem, I_RWSEM_VICTIM))
 		err = -EINTR;
 	else if (!err) {
+		ihold(victim);	/* its last iput (eviction) after the directory's unlock */
 		err = trace_fs_op("unlink", di, d, di->i_op->unlink(di, d));
 		up_write(&victim->i_rwsem);
 		if (!err)
 			d_delete(d);	/* negative in place, or unhashed if held */
+		end_dirop(dir, d);
+		iput(victim);
+		return err;
 	}
 	end_dirop(dir, d);
 	return err;
@@ -254,12 +262,16 @@ int vfs_rmdir(struct dentry *dir, const char *name, size_t len)
 	if (!err && down_write_killable_nested(&victim->i_rwsem, I_RWSEM_PARENT2))
 		err = -EINTR;
 	else if (!err) {
+		ihold(victim);	/* as unlink's: eviction after the directory's unlock */
 		err = d_mountpoint(d) ? -EBUSY : trace_fs_op("rmdir", di, d, di->i_op->rmdir(di, d));
 		if (!err)
 			d_prune_unused(d);	/* its negative children: no use now, and they hold d */
 		up_write(&victim->i_rwsem);
 		if (!err)
 			d_delete(d);
+		end_dirop(dir, d);
+		iput(victim);
+		return err;
 	}
 	end_dirop(dir, d);
 	return err;

@@ -36,7 +36,7 @@ import socket
 import tempfile
 import stat as st
 
-from tests.lib import ext2img
+from tests.lib import ext2fuzz, ext2img
 from tests.lib.disks import SECTOR, Disk, DiskSet
 from tests.lib.ktap import format_counts, parse_ktap
 from tests.lib.qemu import Config, interpret_status, make_iso, qemu_command, run_captured
@@ -289,14 +289,31 @@ def fsck_all(disks):
     return problems
 
 
+# Hostile images (tests/lib/ext2fuzz.py, tests/test_ext2_hostile.c): four
+# corrupted copies of one image a boot, from a seed printed first
+# (EXT2_FUZZ_SEED=N replays it); make soak runs many more
+# (tests/ext2_image_fuzz.py).
+HOSTILE_SEED = int(os.environ.get("EXT2_FUZZ_SEED") or random.SystemRandom().randrange(1 << 32))
+HOSTILE_IMAGES = 4
+_hostile_disks, _hostile_lines, _hostile_check = ext2fuzz.hostile_profile_fields(HOSTILE_SEED,
+                                                                                 HOSTILE_IMAGES)
+
+
+def hostile_disks(work):
+    print(f"  hostile images: seed {HOSTILE_SEED} (replay: EXT2_FUZZ_SEED={HOSTILE_SEED})")
+    return _hostile_disks(work) + [ext2fuzz.xrename_disk(work)]
+
+
 PROFILES = {
     "blk": Profile("blk", "blk", blk_disks, promised=("pattern", "overlap")),
     "refused": Profile("refused", "blk", refused_disks, promised=("pattern", "overlap"), smp=2,
                        log_has=(r"virtio-blk \S+: a modern-only device \(1af4:1042\).*refused",)),
     "bcache": Profile("bcache", "bcache", bcache_disks, promised=("pattern", "reads", "overlap")),
-    "ext2": Profile("ext2", "ext2,fstest_ext2,ext2_stress,ext2_fuzz", ext2_disks,
+    "ext2": Profile("ext2", "ext2,fstest_ext2,ext2_stress,ext2_fuzz,ext2_alloc_races", ext2_disks,
                     promised=("listing", "reads", "flagclear"), after=fsck_all, smp=8),
     "ext2eio": Profile("ext2eio", "ext2_eio", eio_disks, promised=("file",), after=fsck_all, smp=2),
+    "ext2hostile": Profile("ext2hostile", "ext2_hostile", hostile_disks, after=_hostile_check, smp=2,
+                           log_has=_hostile_lines),
 }
 
 

@@ -155,7 +155,46 @@ static void nested_links_fit_the_stack(void)
 	sandbox_leave(&s);
 }
 
+/* The last iput of an unlinked file or removed directory (its eviction:
+ * every block freed, indirect blocks read) runs after unlink and rmdir
+ * have let go of the parent's i_rwsem, as Linux's do_unlinkat: a big
+ * file's truncate must not hold up every lookup and create in its
+ * directory.  The hook sees whether the parent is locked at that moment. */
+static struct inode *evict_parent;
+static unsigned evictions, under_parent;
+
+static void note_eviction(struct inode *inode)
+{
+	(void)inode;
+	__atomic_fetch_add(&evictions, 1, __ATOMIC_RELAXED);
+	if (rwsem_is_write_locked(&evict_parent->i_rwsem))
+		__atomic_fetch_add(&under_parent, 1, __ATOMIC_RELAXED);
+}
+
+static void eviction_after_the_parent_unlock(void)
+{
+	struct sandbox s;
+	sandbox_enter_disk(&s, "evict2", test_disk_or_skip("scratch"));
+	struct dentry *here = path_lookup(".", 0);
+	ASSERT_FALSE(IS_ERR(here));
+	unsigned bs = EXT2_SB(here->d_sb)->block_size;
+	make_file("big", 20, bs);
+	ASSERT_EQ(sys_mkdir("sub", 0755), 0);
+	evict_parent = here->d_inode;
+	evictions = under_parent = 0;
+	ext2_evict_hook = note_eviction;
+	EXPECT_EQ(sys_unlink("big"), 0);
+	EXPECT_EQ(sys_rmdir("sub"), 0);
+	ext2_evict_hook = NULL;
+	kprintf("    # %u evictions, %u of them with the parent locked\n", evictions, under_parent);
+	EXPECT_EQ(evictions, 2u);
+	EXPECT_EQ(under_parent, 0u);
+	dput(here);
+	sandbox_leave(&s);
+}
+
 static const struct ktest_case ext2_evict_cases[] = {
+	KTEST_CASE(eviction_after_the_parent_unlock),
 	KTEST_CASE(last_close_frees_under_failing_allocations),
 	KTEST_CASE(nested_links_fit_the_stack),
 };

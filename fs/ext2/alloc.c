@@ -11,12 +11,17 @@
  * superblock's totals move by atomic adds (super.c).  A search starts at
  * a goal (the block after the inode's last one, or the group of the inode
  * or its parent) and goes on group by group, wrapping around.
+ *
+ * A race window sits between finding a bit and setting it, in both
+ * allocators (tests/test_ext2_alloc.c): under the lock it only spins;
+ * without the lock it is where two CPUs would take one block or inode.
  */
 #include "fs/ext2/ext2.h"
 #include "fs/buffer.h"
 #include "kernel/cred.h"
 #include "kernel/err.h"
 #include "kernel/errno.h"
+#include "kernel/race.h"
 
 /* The bitmap helpers work on a map alone; every caller holds the group's
  * lock around them and the count it changes with them (see the top). */
@@ -94,6 +99,7 @@ int ext2_new_block(struct ext2_sb_info *sbi, uint32_t goal, uint32_t *out)
 		spin_lock(&sbi->group[g].lock);
 		int bit = gd->bg_free_blocks_count ? find_clear((uint8_t *)bh->b_data, from,
 								 blocks_in_group(sbi, g)) : -1;
+		race_window();	/* found, not set: the group lock keeps other CPUs off it */
 		if (bit >= 0) {
 			set_bit((uint8_t *)bh->b_data, (unsigned)bit);
 			gd->bg_free_blocks_count--;
@@ -169,6 +175,7 @@ int ext2_new_ino(struct ext2_sb_info *sbi, unsigned start, bool dir, uint32_t *o
 			  find_clear((uint8_t *)bh->b_data, from, sbi->inodes_per_group) : -1;
 		if (bit >= 0 && (unsigned)bit < from)
 			bit = -1;	/* wrapped into the reserved ones */
+		race_window();	/* found, not set: as in ext2_new_block */
 		if (bit >= 0) {
 			set_bit((uint8_t *)bh->b_data, (unsigned)bit);
 			gd->bg_free_inodes_count--;

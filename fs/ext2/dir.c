@@ -18,8 +18,9 @@
  * clears the flag, as Linux's ext2 does, and the index blocks become
  * free space.
  *
- * Every block is checked when read (record lengths, name lengths,
- * bounds): a bad one is reported and -EUCLEAN returned, never followed.
+ * Every entry is checked at every step of every walk (dir_block.c's
+ * ext2_dirent_check): a bad one is reported and -EIO returned, never
+ * followed, and what is used of it is the copy the check read.
  * Locking: the directory's i_rwsem, held by the VFS (shared for lookup
  * and readdir, exclusive for every change).
  */
@@ -36,9 +37,11 @@ static struct ext2_dirent *at(struct buffer_head *bh, unsigned off)
 	return (struct ext2_dirent *)(bh->b_data + off);
 }
 
-static bool name_is(const struct ext2_dirent *de, const char *name, unsigned len)
+/* Is the checked entry at p name's?  (Its name's bytes are inside its
+ * record: the check saw name_len fit.) */
+static bool name_is(const struct ext2_dir_pos *p, const char *name, unsigned len)
 {
-	return de->inode && de->name_len == len && memcmp(de->name, name, len) == 0;
+	return p->ino && p->name_len == len && memcmp(at(p->bh, p->off)->name, name, len) == 0;
 }
 
 /* The linear scan: 0 and *f (its block held), -ENOENT, or an error. */
@@ -51,7 +54,7 @@ struct scan_for {
 static int match(void *arg, struct ext2_dir_pos *p)
 {
 	struct scan_for *s = arg;
-	if (!name_is(at(p->bh, p->off), s->name, s->len))
+	if (!name_is(p, s->name, s->len))
 		return EXT2_WALK_NEXT;
 	*s->found = *p;
 	return EXT2_WALK_KEEP;
@@ -78,20 +81,25 @@ static int entry_at(struct inode *dir, uint64_t pos, struct ext2_dirhash_probe *
 	struct buffer_head *bh = ext2_dir_bread(dir, pos / bs);
 	if (IS_ERR(bh))
 		return (int)PTR_ERR(bh);
-	unsigned o = 0, prev = 0;
-	while (o < want) {
-		prev = o;
-		o += at(bh, o)->rec_len;
+	struct ext2_dir_pos q = { .bh = bh, .block = pos / bs, .pos = pos };
+	int err = 0;
+	while (!err && q.off < want) {	/* to want, every entry on the way checked */
+		err = ext2_dirent_check(dir, &q);
+		if (!err) {
+			q.prev = q.off;
+			q.off += q.rec_len;
+		}
 	}
-	struct ext2_dirent *de = at(bh, o);
-	int err = o != want || !de->inode ? STALE :
-		  name_is(de, name, len) ? 0 :
-		  ext2_dirhash_agrees(p, de->name, de->name_len) ? -ENOENT : STALE;
+	if (!err)
+		err = q.off != want ? STALE : ext2_dirent_check(dir, &q);
+	if (!err)
+		err = !q.ino ? STALE : name_is(&q, name, len) ? 0 :
+		      ext2_dirhash_agrees(p, at(bh, q.off)->name, q.name_len) ? -ENOENT : STALE;
 	if (err) {
 		brelse(bh);
 		return err;
 	}
-	*f = (struct ext2_dir_pos){ bh, pos / bs, o, prev, pos };
+	*f = q;
 	return 0;
 }
 
@@ -121,7 +129,7 @@ static int find(struct inode *dir, const char *name, unsigned len, struct ext2_d
 static int ino_of(int err, struct ext2_dir_pos *f, uint32_t *ino)
 {
 	if (!err) {
-		*ino = at(f->bh, f->off)->inode;
+		*ino = f->ino;
 		brelse(f->bh);
 	}
 	return err;
@@ -131,6 +139,41 @@ int ext2_find_entry(struct inode *dir, const char *name, unsigned len, uint32_t 
 {
 	struct ext2_dir_pos f;
 	return ino_of(find(dir, name, len, &f), &f, ino);
+}
+
+int ext2_find_entry_pos(struct inode *dir, const char *name, unsigned len, uint32_t *ino,
+			uint64_t *pos)
+{
+	struct ext2_dir_pos f;
+	int err = find(dir, name, len, &f);
+	if (!err)
+		*pos = f.pos;
+	return ino_of(err, &f, ino);
+}
+
+static bool is_dots(const struct ext2_dir_pos *p)
+{
+	const char *n = ((struct ext2_dirent *)(p->bh->b_data + p->off))->name;
+	return (p->name_len == 1 && n[0] == '.') ||
+	       (p->name_len == 2 && n[0] == '.' && n[1] == '.');
+}
+
+struct other_name {
+	uint32_t ino;
+	uint64_t pos;
+};
+
+static int names_it_elsewhere(void *arg, struct ext2_dir_pos *p)
+{
+	struct other_name *o = arg;
+	return p->ino == o->ino && p->pos != o->pos && !is_dots(p) ? EXT2_WALK_STOP : EXT2_WALK_NEXT;
+}
+
+int ext2_other_name(struct inode *dir, uint32_t ino, uint64_t pos)
+{
+	struct other_name o = { ino, pos };
+	int r = ext2_dir_walk(dir, 0, names_it_elsewhere, &o);
+	return r < 0 ? r : r == EXT2_WALK_STOP;
 }
 
 int ext2_find_entry_linear(struct inode *dir, const char *name, unsigned len, uint32_t *ino)
@@ -194,18 +237,22 @@ int ext2_add_link(struct inode *dir, const char *name, unsigned len, struct inod
 		struct buffer_head *bh = b < n ? ext2_dir_bread(dir, b) : grow(dir);
 		if (IS_ERR(bh))
 			return (int)PTR_ERR(bh);
-		for (unsigned o = 0; o < sbi->block_size; o += at(bh, o)->rec_len) {
-			struct ext2_dirent *de = at(bh, o);
-			if (name_is(de, name, len)) {
+		struct ext2_dir_pos q = { .bh = bh, .block = b };
+		for (; q.off < sbi->block_size; q.off += q.rec_len) {
+			int err = ext2_dirent_check(dir, &q);
+			if (err || name_is(&q, name, len)) {
 				brelse(bh);
-				return -EEXIST;
+				return err ? err : -EEXIST;
 			}
-			unsigned used = de->inode ? EXT2_DIR_REC_LEN(de->name_len) : 0;
-			if (de->rec_len - used < need)
+			/* Sizes from the checked copy: every write below stays
+			 * inside this record, so inside the block. */
+			struct ext2_dirent *de = at(bh, q.off);
+			unsigned used = q.ino ? EXT2_DIR_REC_LEN(q.name_len) : 0;
+			if (q.rec_len - used < need)
 				continue;
 			if (used) {	/* split: the new entry takes the slack */
-				struct ext2_dirent *next = at(bh, o + used);
-				next->rec_len = (uint16_t)(de->rec_len - used);
+				struct ext2_dirent *next = at(bh, q.off + used);
+				next->rec_len = (uint16_t)(q.rec_len - used);
 				de->rec_len = (uint16_t)used;
 				de = next;
 			}
@@ -221,21 +268,49 @@ int ext2_add_link(struct inode *dir, const char *name, unsigned len, struct inod
 	return ext2_error(sbi, "a new directory block with no room", dir->i_ino, n);
 }
 
+int ext2_find_pos(struct inode *dir, const char *name, unsigned len, struct ext2_dir_pos *f)
+{
+	return find(dir, name, len, f);
+}
+
+int ext2_delete_at(struct inode *dir, struct ext2_dir_pos *f)
+{
+	/* The block walked again up to the entry: rename's add since the
+	 * find may have split the entry before it, or this one. */
+	struct ext2_dir_pos q = { .bh = f->bh, .block = f->block, .pos = f->pos };
+	int err = 0;
+	while (!err && q.off < f->off) {
+		err = ext2_dirent_check(dir, &q);
+		if (!err) {
+			q.prev = q.off;
+			q.off += q.rec_len;
+		}
+	}
+	if (!err)
+		err = q.off != f->off ? -EIO : ext2_dirent_check(dir, &q);
+	if (!err && q.ino != f->ino)
+		err = -EIO;
+	if (err) {
+		brelse(f->bh);
+		ext2_error(EXT2_SB(dir->i_sb), "an entry found is gone (dir, position)", dir->i_ino, f->pos);
+		return err;
+	}
+	ext2_dirhash_remove(dir, at(q.bh, q.off)->name, q.name_len, f->pos);
+	if (q.prev != q.off)	/* the one before reaches q.off: it now covers q's record too */
+		at(q.bh, q.prev)->rec_len = (uint16_t)(q.off - q.prev + q.rec_len);
+	else
+		at(q.bh, q.off)->inode = 0;
+	mark_buffer_dirty(q.bh);
+	brelse(q.bh);
+	dir_changed(dir);
+	return 0;
+}
+
 int ext2_delete_entry(struct inode *dir, const char *name, unsigned len)
 {
 	struct ext2_dir_pos f;
 	int err = find(dir, name, len, &f);
-	if (err)
-		return err;
-	ext2_dirhash_remove(dir, name, len, f.block * EXT2_SB(dir->i_sb)->block_size + f.off);
-	if (f.prev != f.off)
-		at(f.bh, f.prev)->rec_len = (uint16_t)(at(f.bh, f.prev)->rec_len + at(f.bh, f.off)->rec_len);
-	else
-		at(f.bh, f.off)->inode = 0;
-	mark_buffer_dirty(f.bh);
-	brelse(f.bh);
-	dir_changed(dir);
-	return 0;
+	return err ? err : ext2_delete_at(dir, &f);
 }
 
 int ext2_set_link(struct inode *dir, const char *name, unsigned len, struct inode *inode)
@@ -266,35 +341,56 @@ int ext2_make_empty(struct inode *inode, struct inode *parent)
 	dotdot->rec_len = (uint16_t)(sbi->block_size - dot->rec_len);
 	mark_buffer_dirty(bh);
 	brelse(bh);
+	EXT2_I(inode)->i_dotdot = (uint32_t)parent->i_ino;	/* I_NEW: nobody else sees it */
 	ext2_write_inode(inode);
 	return 0;
 }
 
-/* Moving a directory: its ".." names the new parent. */
-int ext2_set_dotdot(struct inode *dir, struct inode *parent)
+int ext2_find_dotdot(struct inode *dir, struct ext2_dir_pos *dd)
 {
+	if (ext2_dir_blocks(dir) == 0)
+		return ext2_error(EXT2_SB(dir->i_sb), "a directory without blocks", dir->i_ino, 0);
 	struct buffer_head *bh = ext2_dir_bread(dir, 0);
 	if (IS_ERR(bh))
 		return (int)PTR_ERR(bh);
-	struct ext2_dirent *dot = at(bh, 0), *dotdot = at(bh, dot->rec_len);
-	if (dot->rec_len >= EXT2_SB(dir->i_sb)->block_size || dotdot->name_len != 2 ||
-	    memcmp(dotdot->name, "..", 2) != 0) {
-		brelse(bh);
-		return ext2_error(EXT2_SB(dir->i_sb), "a directory without ..", dir->i_ino, 0);
+	struct ext2_dir_pos dot = { .bh = bh };
+	*dd = (struct ext2_dir_pos){ .bh = bh };
+	int err = ext2_dirent_check(dir, &dot);
+	if (!err) {
+		dd->off = dd->prev = dot.rec_len;
+		dd->pos = dot.rec_len;
+		err = ext2_dirent_check(dir, dd);
 	}
-	dotdot->inode = (uint32_t)parent->i_ino;
-	mark_buffer_dirty(bh);
-	brelse(bh);
-	return 0;
+	if (!err && (dd->name_len != 2 || memcmp(at(bh, dd->off)->name, "..", 2) != 0))
+		err = ext2_error(EXT2_SB(dir->i_sb), "a directory without ..", dir->i_ino, 0);
+	if (err)
+		brelse(bh);
+	return err;
+}
+
+int ext2_read_dotdot(struct inode *dir, uint32_t *ino)
+{
+	struct ext2_dir_pos dd;
+	int err = ext2_find_dotdot(dir, &dd);
+	if (!err) {
+		*ino = dd.ino;
+		brelse(dd.bh);
+	}
+	return err;
+}
+
+void ext2_set_dotdot_at(struct inode *dir, struct ext2_dir_pos *dd, struct inode *parent)
+{
+	at(dd->bh, dd->off)->inode = (uint32_t)parent->i_ino;
+	mark_buffer_dirty(dd->bh);
+	brelse(dd->bh);
+	__atomic_store_n(&EXT2_I(dir)->i_dotdot, (uint32_t)parent->i_ino, __ATOMIC_RELAXED);
 }
 
 static int not_a_dot(void *arg, struct ext2_dir_pos *p)
 {
 	(void)arg;
-	struct ext2_dirent *de = at(p->bh, p->off);
-	bool dots = (de->name_len == 1 && de->name[0] == '.') ||
-		    (de->name_len == 2 && de->name[0] == '.' && de->name[1] == '.');
-	return de->inode && !dots ? EXT2_WALK_STOP : EXT2_WALK_NEXT;
+	return p->ino && !is_dots(p) ? EXT2_WALK_STOP : EXT2_WALK_NEXT;
 }
 
 int ext2_empty_dir(struct inode *dir)
@@ -335,14 +431,14 @@ static int emit_one(void *arg, struct ext2_dir_pos *p)
 {
 	struct iterate_walk *w = arg;
 	struct ext2_dirent *de = at(p->bh, p->off);
-	if (p->pos >= w->ctx->pos && de->inode) {
-		unsigned dt = w->filetype && de->file_type < sizeof(dtype_of_ft) ?
-			      dtype_of_ft[de->file_type] : DT_UNKNOWN;
-		if (!w->ctx->emit(w->ctx, de->name, de->name_len, de->inode, dt))
+	if (p->pos >= w->ctx->pos && p->ino) {
+		uint8_t ft = __atomic_load_n(&de->file_type, __ATOMIC_RELAXED);
+		unsigned dt = w->filetype && ft < sizeof(dtype_of_ft) ? dtype_of_ft[ft] : DT_UNKNOWN;
+		if (!w->ctx->emit(w->ctx, de->name, p->name_len, p->ino, dt))
 			return EXT2_WALK_STOP;
 	}
-	if (p->pos + de->rec_len > w->ctx->pos)
-		w->ctx->pos = p->pos + de->rec_len;
+	if (p->pos + p->rec_len > w->ctx->pos)
+		w->ctx->pos = p->pos + p->rec_len;
 	return EXT2_WALK_NEXT;
 }
 

@@ -1,13 +1,25 @@
 /*
- * dir_block.c: a directory's blocks, read through the buffer cache and
- * checked, and the one walk of their entries, for the two files that
- * need them: dir.c (lookups, readdir, emptiness) and dirhash.c (building
- * an index).  Every entry of a block read from the
- * disk is checked once (record and name lengths, bounds, inode number):
- * a bad block is reported and -EUCLEAN returned, never followed.
+ * dir_block.c: a directory's blocks, read through the buffer cache, the
+ * one check of an entry, and the one walk of their entries, for the two
+ * files that need them: dir.c (lookups, readdir, changes) and dirhash.c
+ * (building an index).
+ *
+ * Every entry is checked each time a walk steps onto it (its record
+ * length at least 12 and a multiple of 4, its name inside the record,
+ * the record inside the block, its inode number possible), and the walk
+ * and the caller then use the copies the check read, never the block's
+ * bytes again: a bad entry is reported and -EIO returned (Linux's ext2:
+ * "bad entry in directory", -EIO), never followed.  Once per read from
+ * the disk is not enough: on a hostile image a directory block may also
+ * be a file's block (or an inode table's, a bitmap's), and that file's
+ * writes change it through the same buffer at any time, under another
+ * inode's lock.  A zeroed record length would then make a walk step on
+ * the spot for ever, and one past the block's end would make add_link
+ * write past the buffer.  The cost is a few compares an entry.
  *
  * Locking: the directory's i_rwsem, held by the caller (shared or
- * exclusive); the buffer's checked bit is set by whoever checks first.
+ * exclusive).  It does not keep a cross-linked file's writer out, hence
+ * the copies.
  */
 #include "fs/ext2/ext2.h"
 #include "fs/buffer.h"
@@ -37,20 +49,29 @@ struct buffer_head *ext2_dir_bread(struct inode *dir, uint64_t n)
 	struct buffer_head *bh = __bread(sbi->bdev, pblk, sbi->block_size);
 	if (IS_ERR(bh))
 		return ERR_PTR(ext2_io_error(sbi, (int)PTR_ERR(bh)));
-	/* Checked once per read from the disk: every change here keeps a
-	 * block well formed.  Racing checkers both check; that is all. */
-	for (unsigned off = 0; !buffer_checked(bh) && off < sbi->block_size;) {
-		struct ext2_dirent *de = at(bh, off);
-		if (de->rec_len < 8 || de->rec_len % 4 || off + de->rec_len > sbi->block_size ||
-		    8u + de->name_len > de->rec_len || de->inode > sbi->inodes_count) {
-			brelse(bh);
-			return ERR_PTR(ext2_error(sbi, "a bad directory entry (dir, block)", dir->i_ino, n));
-		}
-		off += de->rec_len;
-		if (off == sbi->block_size)
-			set_buffer_checked(bh);
-	}
 	return bh;
+}
+
+int ext2_dirent_check(struct inode *dir, struct ext2_dir_pos *p)
+{
+	struct ext2_sb_info *sbi = EXT2_SB(dir->i_sb);
+	unsigned bs = sbi->block_size, off = p->off;
+	/* The smallest record (12 bytes, a one-byte name) must fit before
+	 * its length is even read; off is a multiple of 4 (every record
+	 * length before it was). */
+	if (off % 4 || off + EXT2_DIR_REC_LEN(1) > bs)
+		goto bad;
+	struct ext2_dirent *de = at(p->bh, off);
+	p->ino = __atomic_load_n(&de->inode, __ATOMIC_RELAXED);
+	p->rec_len = __atomic_load_n(&de->rec_len, __ATOMIC_RELAXED);
+	p->name_len = __atomic_load_n(&de->name_len, __ATOMIC_RELAXED);
+	if (p->rec_len < EXT2_DIR_REC_LEN(1) || p->rec_len % 4 || p->rec_len > bs - off ||
+	    EXT2_DIR_REC_LEN(p->name_len) > p->rec_len || p->ino > sbi->inodes_count)
+		goto bad;
+	return 0;
+bad:
+	ext2_error(sbi, "bad entry in directory (dir, position)", dir->i_ino, p->block * bs + off);
+	return -EIO;
 }
 
 int ext2_dir_walk(struct inode *dir, uint64_t first, ext2_dir_visit_t visit, void *arg)
@@ -62,9 +83,14 @@ int ext2_dir_walk(struct inode *dir, uint64_t first, ext2_dir_visit_t visit, voi
 		if (IS_ERR(bh))
 			return (int)PTR_ERR(bh);
 		struct ext2_dir_pos p = { .bh = bh, .block = b };
-		for (; p.off < bs; p.prev = p.off, p.off += at(bh, p.off)->rec_len) {
+		for (; p.off < bs; p.prev = p.off, p.off += p.rec_len) {
 			p.pos = b * bs + p.off;
-			int r = visit(arg, &p);
+			int r = ext2_dirent_check(dir, &p);
+			if (r) {
+				brelse(bh);
+				return r;
+			}
+			r = visit(arg, &p);
 			if (r == EXT2_WALK_KEEP)
 				return r;
 			if (r == EXT2_WALK_STOP) {

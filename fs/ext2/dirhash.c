@@ -203,7 +203,7 @@ static struct ext2_dirhash *table_alloc(struct inode *dir, unsigned entries)
 /* Visits for ext2_dir_walk: count the live entries, then index them. */
 static int count_one(void *arg, struct ext2_dir_pos *p)
 {
-	if (((struct ext2_dirent *)(p->bh->b_data + p->off))->inode)
+	if (p->ino)
 		(*(unsigned *)arg)++;
 	return EXT2_WALK_NEXT;
 }
@@ -211,8 +211,8 @@ static int count_one(void *arg, struct ext2_dir_pos *p)
 static int insert_one(void *arg, struct ext2_dir_pos *p)
 {
 	struct ext2_dirent *de = (struct ext2_dirent *)(p->bh->b_data + p->off);
-	if (de->inode)
-		insert(arg, name_hash(de->name, de->name_len), (uint32_t)p->pos + POS_BIAS);
+	if (p->ino)
+		insert(arg, name_hash(de->name, p->name_len), (uint32_t)p->pos + POS_BIAS);
 	return EXT2_WALK_NEXT;
 }
 

@@ -175,6 +175,7 @@ struct ext2_sb_info {
 	unsigned next_generation;          /* atomic */
 	uint64_t lookups;                  /* ->lookup calls (atomic, for tests) */
 	uint64_t io_errors;                /* I/O errors met (atomic) */
+	unsigned errors;                   /* ext2_error reports (atomic) */
 	struct ext2_dirhash_stats dirhash;
 };
 
@@ -195,6 +196,10 @@ struct ext2_inode_info {
 	bool i_fresh;                      /* never written: clear the whole raw inode first */
 	struct ext2_link *i_link;          /* a symlink's target */
 	struct ext2_dirhash *i_dirhash;    /* a directory's index (dirhash.c says how it is locked) */
+	/* A directory: the inode its ".." names, read when the inode is read
+	 * (I_NEW), set by mkdir, changed by rename (both parents' i_rwsem
+	 * exclusive); read by lookups in its parent (shared).  Atomic. */
+	uint32_t i_dotdot;
 	/* Freed a grace period after evict: an RCU-walk that read i_private
 	 * just before may still read i_link (ext2_get_link). */
 	struct rcu_head i_rcu;
@@ -239,22 +244,35 @@ int ext2_truncate_blocks(struct inode *inode, uint64_t from);
 uint64_t ext2_max_size(struct ext2_sb_info *sbi);
 void ext2_set_link_target(struct inode *inode, struct ext2_link *link);
 void ext2_evict(struct inode *inode);
+/* Tests: called as an unlinked inode starts giving its blocks back. */
+extern void (*ext2_evict_hook)(struct inode *inode);
 void ext2_add_blocks(struct inode *inode, int n);   /* i_blocks += n fs blocks */
 
 /* dir_block.c */
 uint64_t ext2_dir_blocks(struct inode *dir);
-/* Block n of dir, every entry checked; ERR_PTR(-EIO, -EUCLEAN, ...). */
+/* Block n of dir (its entries unchecked: see ext2_dirent_check);
+ * ERR_PTR(-EIO, -EUCLEAN, ...). */
 struct buffer_head *ext2_dir_bread(struct inode *dir, uint64_t n);
 /* An entry, as the walk below visits it: its block (held), the block's
  * number in the directory, the entry's offset in it and the offset of the
- * entry before it (prev == off for the first), and its byte position in
- * the directory (a readdir position). */
+ * entry before it (prev == off for the first), its byte position in the
+ * directory (a readdir position), and its fields as ext2_dirent_check
+ * read and checked them: use these, never the block's bytes again (a
+ * hostile image's file may share the block and change it meanwhile). */
 struct ext2_dir_pos {
 	struct buffer_head *bh;
 	uint64_t block;
 	unsigned off, prev;
 	uint64_t pos;
+	uint32_t ino;
+	unsigned rec_len, name_len;
 };
+/* Read the entry at p->off of p->bh once into p->ino, rec_len, name_len
+ * and check it (record of 12 bytes or more, a multiple of 4, inside the
+ * block; the name inside the record; a possible inode number): 0, or
+ * -EIO with the entry reported.  Every walk of entries calls it at every
+ * step. */
+int ext2_dirent_check(struct inode *dir, struct ext2_dir_pos *p);
 /* What a visit answers: go on; end the walk; end it and keep the block
  * (the visit copied the position, and its caller now owns the buffer). */
 enum { EXT2_WALK_NEXT, EXT2_WALK_STOP, EXT2_WALK_KEEP };
@@ -275,7 +293,21 @@ int ext2_delete_entry(struct inode *dir, const char *name, unsigned len);
 int ext2_set_link(struct inode *dir, const char *name, unsigned len, struct inode *inode);
 int ext2_make_empty(struct inode *inode, struct inode *parent);
 int ext2_empty_dir(struct inode *dir);              /* 1 empty, 0 not, or -errno */
-int ext2_set_dotdot(struct inode *dir, struct inode *parent);
+/* Rename's steps, found first so that nothing after its first change
+ * can fail on a sound disk: name's entry (0 and *f, its block held), then
+ * removed at what was found (the block released); a directory's ".."
+ * found (block 0 held), then pointed at parent (released). */
+int ext2_find_pos(struct inode *dir, const char *name, unsigned len, struct ext2_dir_pos *f);
+int ext2_delete_at(struct inode *dir, struct ext2_dir_pos *f);
+int ext2_find_dotdot(struct inode *dir, struct ext2_dir_pos *dd);
+void ext2_set_dotdot_at(struct inode *dir, struct ext2_dir_pos *dd, struct inode *parent);
+int ext2_read_dotdot(struct inode *dir, uint32_t *ino);
+/* The same as ext2_find_entry, and the entry's byte position in dir. */
+int ext2_find_entry_pos(struct inode *dir, const char *name, unsigned len, uint32_t *ino,
+			uint64_t *pos);
+/* Does an entry of dir other than "." and ".." and the one at pos name
+ * ino?  1 yes, 0 no, or -errno.  Caller holds dir's i_rwsem. */
+int ext2_other_name(struct inode *dir, uint32_t ino, uint64_t pos);
 unsigned ext2_dtype(uint32_t mode);
 extern const struct file_operations ext2_dir_fops;
 

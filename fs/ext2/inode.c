@@ -573,6 +573,8 @@ static void drop_xattr_block(struct inode *inode)
  * its number back (this sleeps for the disk: iput's callers hold no
  * spinlock), stamped with its deletion time as e2fsck expects.
  */
+void (*ext2_evict_hook)(struct inode *inode);
+
 void ext2_evict(struct inode *inode)
 {
 	struct ext2_inode_info *ei = EXT2_I(inode);
@@ -581,6 +583,8 @@ void ext2_evict(struct inode *inode)
 	struct ext2_sb_info *sbi = EXT2_SB(inode->i_sb);
 	if (inode->i_nlink == 0 && !(inode->i_sb->s_flags & SB_RDONLY)) {
 		might_sleep();
+		if (ext2_evict_hook)
+			ext2_evict_hook(inode);
 		/* Only files, directories and slow symlinks have blocks; the
 		 * others' i_data holds a link's text or a device number. */
 		uint32_t mode = inode->i_mode;

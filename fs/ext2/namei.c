@@ -10,9 +10,12 @@
  * Order of a creation: allocate the inode (I_NEW: no one else can find
  * it), write it, then add the entry naming it; if the entry cannot be
  * added, the inode goes (nlink 0: its last iput frees it and its blocks).
- * Order of a rename: add or repoint the new entry, then remove the old
- * one, then fix the moved directory's "..", so a failure before the first
- * step changes nothing.
+ * Order of a rename: find the old entry and a moved directory's ".."
+ * (holding their blocks), add or repoint the new entry, then remove the
+ * old one and fix the "..": every step that can fail on a sound disk
+ * (reading, a full disk) comes before the first change, so a failed
+ * rename changes nothing, never leaving two names with the old link
+ * count (Linux's ext2_rename finds both first too).
  */
 #include "fs/ext2/ext2.h"
 #include "fs/buffer.h"
@@ -23,6 +26,48 @@
 #include "kernel/kmalloc.h"
 #include "kernel/string.h"
 
+/*
+ * One dentry per directory, as Linux's d_splice_alias insists: a hard
+ * link to a directory on a hostile image would give one inode two
+ * dentries, and the VFS, which locks directories by their dentries'
+ * inodes, would then take that inode's i_rwsem twice in one rename or
+ * rmdir and hang.  This VFS keeps no list of an inode's dentries, so the
+ * filesystem refuses the second name where it can see it: a directory is
+ * named only by the one entry of the directory its ".." names, and never
+ * by its own parent-to-be (itself).  A lookup that would find a
+ * directory anywhere else gets -EIO (Linux: "would have caused loop",
+ * -EIO or -ELOOP), with a report; the name stays unusable, as on Linux.
+ * By induction from the root (whose ".." is itself), every directory
+ * then has one (parent, entry) and so at most one dentry.
+ *
+ * i_dotdot is read here the first time (no dentry holds the inode yet,
+ * so no change of its entries runs), then kept by mkdir and rename.
+ */
+static int one_name_only(struct inode *dir, struct inode *inode, uint64_t pos)
+{
+	struct ext2_sb_info *sbi = EXT2_SB(dir->i_sb);
+	struct ext2_inode_info *ei = EXT2_I(inode);
+	if (inode == dir) {
+		ext2_error(sbi, "a directory names itself (dir, position)", dir->i_ino, pos);
+		return -ELOOP;
+	}
+	uint32_t dd = __atomic_load_n(&ei->i_dotdot, __ATOMIC_RELAXED);
+	if (!dd) {
+		int err = ext2_read_dotdot(inode, &dd);
+		if (err)
+			return err;
+		__atomic_store_n(&ei->i_dotdot, dd, __ATOMIC_RELAXED);
+	}
+	int other = dd == dir->i_ino ? ext2_other_name(dir, (uint32_t)inode->i_ino, pos) : 1;
+	if (other < 0)
+		return other;
+	if (other) {
+		ext2_error(sbi, "a second name for a directory (dir, ino)", dir->i_ino, inode->i_ino);
+		return -EIO;
+	}
+	return 0;
+}
+
 /* Called with dir's i_rwsem shared: reads (and sleeps for) directory
  * blocks; the VFS made d in-lookup, so this runs once per name at a time. */
 static int ext2_lookup(struct inode *dir, struct dentry *d)
@@ -32,7 +77,8 @@ static int ext2_lookup(struct inode *dir, struct dentry *d)
 	if (d->d_name.len > EXT2_NAME_LEN)
 		return -ENAMETOOLONG;
 	uint32_t ino;
-	int err = ext2_find_entry(dir, d->d_name.name, d->d_name.len, &ino);
+	uint64_t pos;
+	int err = ext2_find_entry_pos(dir, d->d_name.name, d->d_name.len, &ino, &pos);
 	if (err == -ENOENT) {
 		d_add(d, NULL);
 		return 0;
@@ -42,6 +88,10 @@ static int ext2_lookup(struct inode *dir, struct dentry *d)
 	struct inode *inode = ext2_iget(dir->i_sb, ino);
 	if (IS_ERR(inode))
 		return (int)PTR_ERR(inode);
+	if (S_ISDIR(inode->i_mode) && (err = one_name_only(dir, inode, pos))) {
+		iput(inode);
+		return err;
+	}
 	d_add(d, inode);
 	return 0;
 }
@@ -208,12 +258,23 @@ static int ext2_rename(struct inode *old_dir, struct dentry *old, struct inode *
 		return err < 0 ? err : -ENOTEMPTY;
 	if (is_dir && !target && old_dir != new_dir && new_dir->i_nlink >= EXT2_LINK_MAX)
 		return -EMLINK;
+	struct ext2_dir_pos old_de, dd = { .bh = NULL };
+	if ((err = ext2_find_pos(old_dir, old->d_name.name, old->d_name.len, &old_de)))
+		return err == -ENOENT ? ext2_error(EXT2_SB(old_dir->i_sb), "rename: no old entry",
+						   old_dir->i_ino, inode->i_ino) : err;
+	if (is_dir && old_dir != new_dir && (err = ext2_find_dotdot(inode, &dd))) {
+		brelse(old_de.bh);
+		return err;
+	}
 	if (target)
 		err = ext2_set_link(new_dir, new->d_name.name, new->d_name.len, inode);
 	else
 		err = ext2_add_link(new_dir, new->d_name.name, new->d_name.len, inode);
-	if (err)
+	if (err) {
+		brelse(old_de.bh);
+		brelse(dd.bh);
 		return err;
+	}
 	if (target && S_ISDIR(target->i_mode)) {
 		/* The victim's ".." link goes; the moved one's ".." comes: new_dir's
 		 * count is even (drop_dir takes one, the move below gives it back). */
@@ -225,16 +286,17 @@ static int ext2_rename(struct inode *old_dir, struct dentry *old, struct inode *
 		__atomic_fetch_add(&new_dir->i_nlink, 1, __ATOMIC_RELAXED);
 	}
 	ext2_write_inode(new_dir);
-	err = ext2_delete_entry(old_dir, old->d_name.name, old->d_name.len);
-	if (err)
-		return ext2_error(EXT2_SB(old_dir->i_sb), "rename: the old entry vanished",
-				  old_dir->i_ino, inode->i_ino);
+	/* Fails only if the block changed under us (a hostile image's file
+	 * sharing it): reported, and the link counts then are e2fsck's. */
+	int gone = ext2_delete_at(old_dir, &old_de);
+	if (dd.bh)
+		ext2_set_dotdot_at(inode, &dd, new_dir);
 	if (is_dir) {
-		if (old_dir != new_dir && (err = ext2_set_dotdot(inode, new_dir)))
-			return err;
 		__atomic_fetch_sub(&old_dir->i_nlink, 1, __ATOMIC_RELAXED);
 		ext2_write_inode(old_dir);
 	}
+	if (gone)
+		return gone;
 	inode_touch(inode, T_CTIME);
 	ext2_write_inode(inode);
 	return 0;

@@ -14,9 +14,18 @@
 #include "kernel/errno.h"
 #include "kernel/kprintf.h"
 
+/* A hostile image can make every walk of a directory report the same
+ * entry: the first EXT2_ERRORS_SHOWN reports of a mount are printed, then
+ * one line says the rest are not (Linux rate-limits the same way). */
+#define EXT2_ERRORS_SHOWN 32
+
 int ext2_error(struct ext2_sb_info *sbi, const char *what, uint64_t a, uint64_t b)
 {
-	kprintf("ext2: %s: %s (%lu, %lu)\n", sbi->bdev->name, what, a, b);
+	unsigned n = __atomic_add_fetch(&sbi->errors, 1, __ATOMIC_RELAXED);
+	if (n <= EXT2_ERRORS_SHOWN)
+		kprintf("ext2: %s: %s (%lu, %lu)\n", sbi->bdev->name, what, a, b);
+	else if (n == EXT2_ERRORS_SHOWN + 1)
+		kprintf("ext2: %s: more errors; not shown\n", sbi->bdev->name);
 	return -EUCLEAN;
 }
 
