@@ -40,6 +40,7 @@ logs and nbdkit logs in build/bench/linux/.
 import argparse
 import datetime
 import json
+import math
 import os
 import re
 import shutil
@@ -65,12 +66,13 @@ LINUX_KARGS = "console=ttyS0 quiet panic=-1 rdinit=/init"
 # A fair Linux: what Debian's kernel does by default that smpvfs does not
 # do at all and that no program here can observe, switched off (issue 41
 # item 2).  Each word, and why; --linux-stock boots without them.
-#  mitigations=off  the CPU side-channel defences (page-table isolation,
-#        whose CR3 switch flushes the TLB on every system call under TCG's
-#        qemu64 CPU, which has no PCID; retpolines and return thunks; the
-#        buffer clearing on the way out): getpid is 313 instructions with
-#        them, smpvfs's 154 has none of this.  No system call's result
-#        changes.
+#  mitigations=off  the CPU side-channel defences, which smpvfs has none
+#        of.  For QEMU's qemu64 CPU (AuthenticAMD, family 15) Linux finds
+#        itself "Not affected" by all but Spectre v1 and v2 (no page-table
+#        isolation either way); with this word the vulnerabilities files
+#        say both "Vulnerable" (seen in a boot, 2026-12-06): no swapgs
+#        barriers on kernel entry, no retpolines on indirect calls.  No
+#        system call's result changes.
 #  init_on_alloc=0  Debian's INIT_ON_ALLOC_DEFAULT_ON zeroes every slab
 #        object and kernel page it hands out, a guard against the
 #        kernel's own uninitialised-memory bugs; pages given to user
@@ -671,7 +673,7 @@ def plot_subtitle(result):
         if wrapped[-1] and len(wrapped[-1]) + len(w) > 80:
             wrapped.append("")
         wrapped[-1] += (" " if wrapped[-1] else "") + w
-    return (f"-smp {result['smp']} -m {result['mem']}, TCG, {reps} boots each, "
+    return (f"-smp {result['smp']} -m {result['mem']}, TCG, {reps} boot{'s' if reps != 1 else ''} each, "
             f"Linux {result['linux']}, {result['generated']}\\n" + "\\n".join(wrapped))
 
 
@@ -707,7 +709,13 @@ def plot(rows, out, subtitle, stem):
                      + " ".join(f"{v:.5f}" for v in spread) + f" \"{r['label']}\"\n")
         y -= 1.0
     xmin = min(0.5, min(values) / 1.3)
-    xmax = max(2.0, max(values) * 1.6)
+    xmax = max(2.0, max(values) * 3)    # room for the ratios' column at the right
+    # Powers of 2 (every other one on a wide axis), 0.75 and 1.5 when there
+    # is room, the small ones as fractions: labels that do not run together.
+    wide = math.log2(xmax / xmin) > 10
+    ticks = [2.0 ** e for e in range(-12, 13, 2 if wide else 1) if xmin <= 2.0 ** e <= xmax]
+    ticks += [] if wide else [0.75, 1.5]
+    xtics = ", ".join(f'"{t:g}" {t:g}' if t >= 0.25 else f'"1/{round(1 / t)}" {t:g}' for t in sorted(ticks))
     dat = out / f"{stem}.dat"
     dat.write_text("".join(lines))
     png = out / f"{stem}.png"
@@ -728,7 +736,7 @@ set title "smpvfs / Linux: rate ratio per workload, the same static programs in 
 set logscale x 2; set xrange [{xmin:.4f}:{xmax:.4f}]
 set yrange [{y + 0.4:.2f}:1.1]; set ytics scale 0 font ",9"; set grid xtics
 set xlabel "smpvfs / Linux (log scale; left of the 1.0 line: smpvfs behind)"
-set format x "%g"; set xtics (0.125, 0.25, 0.5, 0.75, 1, 1.5, 2, 4, 8, 16, 32, 64, 128)
+set format x "%g"; set xtics ({xtics})
 set arrow from 1, graph 0 to 1, graph 1 nohead lw 2 lc black front
 {chr(10).join(marks)}
 set style fill solid 0.6 noborder
@@ -830,6 +838,8 @@ def main():
     print(f"bench-linux: smpvfs {show(args.elf)} and Debian's Linux {facts['version']} "
           f"(modules: {', '.join(Path(m).stem for m in facts['modules'])}), -smp {args.smp} -m {args.mem}, "
           f"TCG, {args.reps} boots each, alternating, size {args.size}; initramfs {show(cpio)}", flush=True)
+    print(f"bench-linux: smpvfs's command line: {SMPVFS_KARGS}\n"
+          f"bench-linux: Linux's command line: {linux_cmdline(args)}", flush=True)
     boots = []
     for kernel, rep in order(args.reps):
         rec = boot(kernel, rep, args, params, cpio, facts, work)
