@@ -3,8 +3,9 @@
 
   bench/run_linux.py --elf build/release/smpvfs.elf --linux build/linux
                        --progs build/lb-progs --spawnbench build/user-progs/spawnbench
-                       [--smp 4] [--mem 2G] [--reps 3] [--linux-kargs WORDS] [--size full|short|quick]
-  bench/run_linux.py --parse DIR    the tables again from a run's logs
+                       [--smp 4] [--mem 2G] [--reps 3] [--linux-kargs WORDS] [--linux-stock]
+                       [--size full|short|quick]
+  bench/run_linux.py --parse JSON   the table and the plot again from a saved linux-smpN.json
 
 Boots smpvfs's release kernel and Debian's linux-image-amd64 (unpacked in
 build/linux by `make linux-kernel`, never installed) in turn, REPS times
@@ -23,6 +24,10 @@ the lookup image per T of workload 3 and of the walk image per N of
 workload 4 (read-only, rdelay=10ms), and an empty writable image for
 workload 5's cp -a and tar x, which e2fsck -fn checks after the boot and
 whose two copies must list exactly like the source tree.
+
+Linux boots with LINUX_FAIR_KARGS (mitigations=off and the rest below,
+each with its reason), and reports what it booted with; the table's
+header and the JSON's "kernels" give both kernels' configurations.
 
 No figure is printed unless both kernels passed every check: every
 workload's line present in every boot, bad=0 on each (the programs check
