@@ -173,6 +173,16 @@ def gnuplot_terminal():
     return None
 
 
+def spread(value, stats):
+    """(low, high): a ratio or efficiency whose numerator is the median of
+    stats, at the numerator's min and max instead (the same denominator):
+    the error bar of a plotted ratio, the [min..max] the tables print."""
+    med = stats["median"]
+    if not med:
+        return (value, value)
+    return (value * stats["min"] / med, value * stats["max"] / med)
+
+
 def plot_specs(grouped, subtitle):
     """(name, data rows, gnuplot commands) for each plot the results allow."""
     specs = []
@@ -181,7 +191,8 @@ def plot_specs(grouped, subtitle):
         data = [(r["threads"], median(r["shared_per_s"]), r["shared_per_s"]["min"],
                  r["shared_per_s"]["max"], median(r["exclusive_per_s"]),
                  r["exclusive_per_s"]["min"], r["exclusive_per_s"]["max"],
-                 r["ratio_milli"] / 1000, r["target_milli"] / 1000) for r in slow]
+                 r["ratio_milli"] / 1000, r["target_milli"] / 1000)
+                + spread(r["ratio_milli"] / 1000, r["shared_per_s"]) for r in slow]
         specs.append(("lookup_slow", data, f"""
 set title "Slow lookups in one directory: shared vs exclusive i_rwsem\\n{subtitle}"
 set xlabel "threads T"; set ylabel "lookups per second"; set logscale xy 2
@@ -191,9 +202,10 @@ plot DATA using 1:2:3:4 with yerrorlines title "shared (default)", \\
 """))
         specs.append(("lookup_slow_ratio", data, f"""
 set title "Slow lookups: shared/exclusive throughput ratio\\n{subtitle}"
-set xlabel "threads T"; set ylabel "ratio shared / exclusive"; set logscale xy 2
-set key top left
-plot DATA using 1:8 with linespoints title "measured", DATA using 1:9 with lines dt 2 title "target 0.9 T"
+set xlabel "threads T"; set ylabel "ratio shared / exclusive (log scale)"; set logscale xy 2
+set yrange [0.5<*:*]; set offsets graph 0.04, graph 0.04, 0, 0; set key top left
+plot DATA using 1:8:10:11 with yerrorlines title "measured (bars: shared [min..max] / exclusive median)", \\
+     DATA using 1:9 with lines dt 2 title "target 0.9 T", 1 with lines lc black lw 2 title "1.0"
 """))
     storm = grouped.get("lookup_storm", {}).get("tables", {}).get("storm")
     if storm:
@@ -215,24 +227,42 @@ plot DATA using 1:2 with linespoints title "in units of L (nominal)", \\
                 for r in walk[k + "-" + side]:
                     by_n.setdefault(r["threads"], {})[k + "-" + side] = r
         ns = sorted(n for n, m in by_n.items() if all(k + "-" + s in m for k in kinds for s in ("private", "shared")))
-        data = [tuple([n] + [by_n[n][k + "-" + s]["efficiency_milli"] / 1000 for k in kinds for s in ("private", "shared")]
-                      + [by_n[n][k + "-shared"]["shared_over_private_milli"] / 1000 for k in kinds]) for n in ns]
+        # Three columns per curve: the value of the medians, then the
+        # N-thread rate's [min..max] over the repetitions against the same
+        # denominator (the error bar).
+        data = []
+        for n in ns:
+            row = [n]
+            for k in kinds:
+                for s in ("private", "shared"):
+                    r = by_n[n][k + "-" + s]
+                    eff = r["efficiency_milli"] / 1000
+                    row += [eff, *spread(eff, r["walks_per_s"])]
+            for k in kinds:
+                r = by_n[n][k + "-shared"]
+                ratio = r["shared_over_private_milli"] / 1000
+                row += [ratio, *spread(ratio, r["walks_per_s"])]
+            data.append(tuple(row))
         eff_lines = ", \\\n     ".join(
-            f'DATA using 1:{2 + 2 * i + j} with linespoints title "{k}, {s} path{"s" if s == "private" else ""}"'
-            for i, k in enumerate(kinds) for j, s in enumerate(("private", "shared")))
+            f'DATA using 1:{c}:{c + 1}:{c + 2} with yerrorlines title "{k}, {s} path{"s" if s == "private" else ""}"'
+            for i, k in enumerate(kinds) for j, s in enumerate(("private", "shared"))
+            for c in [2 + 3 * (2 * i + j)])
         ratio_lines = ", \\\n     ".join(
-            f'DATA using 1:{2 + 2 * len(kinds) + i} with linespoints title "{k}"' for i, k in enumerate(kinds))
+            f'DATA using 1:{c}:{c + 1}:{c + 2} with yerrorlines title "{k}"'
+            for i, k in enumerate(kinds) for c in [2 + 3 * (2 * len(kinds) + i)])
         specs.append(("pathwalk", data, f"""
 set title "Cached 6-component path walk: scaling efficiency\\n{subtitle}"
 set xlabel "threads N (one per CPU)"; set ylabel "throughput(N) / (N throughput(1))"
-set yrange [0:1.2]; set xtics 1; set key bottom left
-plot {eff_lines}, 0.8 with lines dt 2 title "target 0.8 (private)"
+set yrange [0:1.2<*]; set xtics 1; set offsets graph 0.04, graph 0.04, 0, 0; set key bottom left
+plot {eff_lines}, \\
+     0.8 with lines dt 2 title "target 0.8 (private)", 1 with lines lc black lw 2 title "1.0 (linear)"
 """))
         specs.append(("pathwalk_ratio", data, f"""
 set title "Cached 6-component path walk: one shared path / private paths\\n{subtitle}"
 set xlabel "threads N (one per CPU)"; set ylabel "throughput shared / private"
-set yrange [0:1.2]; set xtics 1; set key bottom left
-plot {ratio_lines}, 0.9 with lines dt 2 title "target 0.9 (stat)"
+set yrange [0:1.2<*]; set xtics 1; set offsets graph 0.04, graph 0.04, 0, 0; set key bottom left
+plot {ratio_lines}, \\
+     0.9 with lines dt 2 title "target 0.9 (stat)", 1 with lines lc black lw 2 title "1.0"
 """))
     size = grouped.get("dcache_size", {}).get("tables", {}).get("lookup")
     if size:

@@ -3,8 +3,9 @@
 
   bench/run_linux.py --elf build/release/smpvfs.elf --linux build/linux
                        --progs build/lb-progs --spawnbench build/user-progs/spawnbench
-                       [--smp 4] [--mem 2G] [--reps 3] [--linux-kargs WORDS] [--size full|short|quick]
-  bench/run_linux.py --parse DIR    the tables again from a run's logs
+                       [--smp 4] [--mem 2G] [--reps 3] [--linux-kargs WORDS] [--linux-stock]
+                       [--size full|short|quick]
+  bench/run_linux.py --parse JSON   the table and the plot again from a saved linux-smpN.json
 
 Boots smpvfs's release kernel and Debian's linux-image-amd64 (unpacked in
 build/linux by `make linux-kernel`, never installed) in turn, REPS times
@@ -24,6 +25,10 @@ workload 4 (read-only, rdelay=10ms), and an empty writable image for
 workload 5's cp -a and tar x, which e2fsck -fn checks after the boot and
 whose two copies must list exactly like the source tree.
 
+Linux boots with LINUX_FAIR_KARGS (mitigations=off and the rest below,
+each with its reason), and reports what it booted with; the table's
+header and the JSON's "kernels" give both kernels' configurations.
+
 No figure is printed unless both kernels passed every check: every
 workload's line present in every boot, bad=0 on each (the programs check
 each call's result), the walk's and the directory's counts as the images
@@ -40,6 +45,7 @@ logs and nbdkit logs in build/bench/linux/.
 import argparse
 import datetime
 import json
+import math
 import os
 import re
 import shutil
@@ -62,6 +68,40 @@ KERNELS = ("smpvfs", "linux")
 LB_RE = re.compile(r"LB (w=\S+(?: \S+=\S*)*)\s*$")
 SMPVFS_KARGS = "ktest=none after=poweroff init=/bench/init-smpvfs"
 LINUX_KARGS = "console=ttyS0 quiet panic=-1 rdinit=/init"
+# A fair Linux: what Debian's kernel does by default that smpvfs does not
+# do at all and that no program here can observe, switched off (issue 41
+# item 2).  Each word, and why; --linux-stock boots without them.
+#  mitigations=off  the CPU side-channel defences, which smpvfs has none
+#        of.  For QEMU's qemu64 CPU (AuthenticAMD, family 15) Linux finds
+#        itself "Not affected" by all but Spectre v1 and v2 (no page-table
+#        isolation either way); with this word the vulnerabilities files
+#        say both "Vulnerable" (seen in a boot, 2026-12-06): no swapgs
+#        barriers on kernel entry, no retpolines on indirect calls.  No
+#        system call's result changes.
+#  init_on_alloc=0  Debian's INIT_ON_ALLOC_DEFAULT_ON zeroes every slab
+#        object and kernel page it hands out, a guard against the
+#        kernel's own uninitialised-memory bugs; pages given to user
+#        space are zeroed either way, so nothing a program sees changes.
+#  randomize_kstack_offset=off  a random kernel-stack offset on each
+#        system call (RANDOMIZE_KSTACK_OFFSET_DEFAULT), exploit hardening
+#        with no effect on any result.
+#  lsm=capability  only the POSIX capability checks, which smpvfs makes
+#        too: Debian's stack (landlock, yama, apparmor, bpf, ...) runs its
+#        hooks on every open and stat, but this initramfs loads no policy,
+#        so they permit everything and only cost time.
+#  audit=0  no audit records (Debian leaves audit off until auditd asks;
+#        this says so, and no process of ours could turn it on).
+#  nowatchdog  no soft/hard-lockup watchdog threads and timers waking
+#        every vCPU: smpvfs has none, and under TCG on a loaded host they
+#        are work that competes with the workloads.
+# Not chosen: nokaslr (costs nothing once booted), idle=poll (would burn
+# host cores the other vCPUs need), dhash_entries=/ihash_entries= (the
+# caches keep the sizes Linux picks for this memory: the same -m for
+# both), preempt= (a scheduling policy, not a cost).
+LINUX_FAIR_KARGS = ("mitigations=off init_on_alloc=0 randomize_kstack_offset=off "
+                    "lsm=capability audit=0 nowatchdog")
+# What init-linux reports of the booted Linux ("LBCFG key: value" lines).
+CFG_RE = re.compile(r"LBCFG (\S+): ?(.*)$")
 # The modules the disks need on Linux; modules.dep adds their dependencies.
 LINUX_MODULES = ("virtio_pci", "virtio_blk", "ext4")
 BOOT_TIMEOUT = 1200
@@ -292,8 +332,7 @@ def boot(kernel, rep, args, params, cpio, facts, work):
         cmd = qemu_command(cfg, iso, extra=extra)
     else:
         vmlinuz = args.linux / "root" / "boot" / f"vmlinuz-{facts['version']}"
-        append = LINUX_KARGS + (" " + args.linux_kargs if args.linux_kargs else "")
-        cmd = qemu_command(cfg, None, extra=extra, kernel=(vmlinuz, cpio, append))
+        cmd = qemu_command(cfg, None, extra=extra, kernel=(vmlinuz, cpio, linux_cmdline(args)))
     plugin_log = work / f"{name}.plugin.log"
     if args.count:
         # The plugin's output and QEMU's trace share -D: no slow-store count then.
@@ -308,7 +347,7 @@ def boot(kernel, rep, args, params, cpio, facts, work):
     finally:
         diskset.stop()
     rec = {"kernel": kernel, "rep": rep, "seconds": round(elapsed, 1), "log": show(log),
-           "problems": [], "results": [], "disks": {}}
+           "problems": [], "results": [], "disks": {}, "qemu": [str(c) for c in cmd]}
     if slow:
         rec["tcg_slow_stores"], _ = slow.finish()
     if args.count:
@@ -323,6 +362,14 @@ def boot(kernel, rep, args, params, cpio, facts, work):
         rec["problems"].append(f"QEMU exited with status {status}")
     lines = log.read_bytes().decode(errors="replace").splitlines() if log.exists() else []
     rec["results"] = parse_lines(lines)
+    rec["config"] = parse_config(lines)
+    if kernel == "linux" and not args.count:
+        # The command line must be the one asked for, as the guest read it.
+        got = rec["config"].get("cmdline")
+        if got is None:
+            rec["problems"].append("Linux did not report its /proc/cmdline (no LBCFG cmdline line)")
+        elif got.split() != linux_cmdline(args).split():
+            rec["problems"].append(f"Linux booted with {got!r}, not {linux_cmdline(args)!r}")
     for role, _ in params.disks():
         reqs = diskset.requests(role)
         reads = [r for r in reqs if r.op == "Read"]
@@ -362,6 +409,56 @@ def parse_lines(lines):
             rec[k] = int(v) if re.fullmatch(r"-?\d+", v) else v
         out.append(rec)
     return out
+
+
+def parse_config(lines):
+    """{key: value} of init-linux's LBCFG lines (repeated keys joined by "; ")."""
+    cfg = {}
+    for raw in lines:
+        m = CFG_RE.search(clean_line(raw))
+        if m:
+            k, v = m.group(1), m.group(2).strip()
+            cfg[k] = f"{cfg[k]}; {v}" if k in cfg else v
+    return cfg
+
+
+def linux_cmdline(args):
+    return " ".join(w for w in (LINUX_KARGS, "" if args.linux_stock else LINUX_FAIR_KARGS,
+                                args.linux_kargs) if w)
+
+
+def kernel_configs(args, facts, boots):
+    """Both kernels' configurations, as booted: the table's header and the JSON."""
+    first = {b["kernel"]: b for b in boots}
+    machine = {"smp": args.smp, "mem": args.mem, "accel": "tcg", "machine": "pc",
+               "cpu": "qemu64 (QEMU's default)", "firmware": "SeaBIOS"}
+    lcfg = first.get("linux", {}).get("config", {})
+    return {
+        "smpvfs": dict(machine, version=f"smpvfs release build (LOCKDEP=0), {show(args.elf)}",
+                       cmdline=SMPVFS_KARGS, boot="GRUB ISO, multiboot2, the initramfs as a module",
+                       qemu=first.get("smpvfs", {}).get("qemu")),
+        "linux": dict(machine, version=f"Debian linux-image-amd64 {facts['version']}",
+                      cmdline=linux_cmdline(args), stock=args.linux_stock,
+                      boot="QEMU -kernel/-initrd/-append",
+                      reported_cmdline=lcfg.get("cmdline"), reported_uname=lcfg.get("uname"),
+                      mem_total=lcfg.get("memtotal"), hash_tables=lcfg.get("hash"),
+                      vulnerabilities=lcfg.get("vuln"),
+                      qemu=first.get("linux", {}).get("qemu")),
+    }
+
+
+def print_configs(configs):
+    for kernel, c in configs.items():
+        print(f"   {kernel:7} {c['version']}; -smp {c['smp']} -m {c['mem']}, {c['accel']}, "
+              f"{c['machine']}, {c['cpu']}, {c['firmware']}")
+        print(f"   {'':7} command line: {c['cmdline']}")
+        if c.get("reported_cmdline") is not None:
+            print(f"   {'':7} as booted: /proc/cmdline {c['reported_cmdline']!r}; uname -r {c.get('reported_uname')}; "
+                  f"{c.get('mem_total')}")
+        if c.get("hash_tables"):
+            print(f"   {'':7} {c['hash_tables']}")
+        if c.get("vulnerabilities"):
+            print(f"   {'':7} vulnerabilities: {c['vulnerabilities']}")
 
 
 def check_target(image, facts):
@@ -504,19 +601,25 @@ def summarize(boots, params, facts):
         row = {"key": list(key), "label": row_label(key)}
         for kernel in KERNELS:
             rates, reads, writes, unit = [], [], [], ""
+            per_boot = []
             for b in boots:
                 if b["kernel"] != kernel:
                     continue
+                mine = []
                 for r in find_all(b["results"], match):
                     v, unit = rate(key, r, params, facts)
-                    rates.append(v)
+                    mine.append(v)
+                rates += mine
+                per_boot.append(mine)
                 disk = row_disk(key, params)
                 if disk:
                     reads.append(b["disks"][disk]["reads"])
                     writes.append(b["disks"][disk]["writes"])
             row["unit"] = unit
+            # per_boot: each boot's rates (one per round), in boot order: the
+            # spread the table's [min..max] and the plot's error bars show.
             row[kernel] = {"median": statistics.median(rates), "min": min(rates), "max": max(rates),
-                           "n": len(rates)}
+                           "n": len(rates), "per_boot": per_boot}
             if reads:
                 row[kernel + "_reads"] = statistics.median(reads)
                 row[kernel + "_writes"] = statistics.median(writes)
@@ -529,16 +632,18 @@ def fmt_rate(v):
     return f"{v:,.0f}" if v >= 100 else f"{v:.1f}"
 
 
-def print_table(rows, boots):
+def print_table(rows, boots, configs=None):
     print()
     print("== make bench-linux: smpvfs and Linux, the same programs, QEMU TCG; "
           "medians over the boots (and rounds) [min..max]")
+    if configs:
+        print_configs(configs)
     heads = ["workload", "unit", "smpvfs", "Linux", "smpvfs/Linux", "reads s/L", "writes s/L"]
     body = []
     for r in rows:
         s, l = r["smpvfs"], r["linux"]
         reads = (f"{r['smpvfs_reads']:g}/{r['linux_reads']:g}" if "smpvfs_reads" in r else "")
-        writes = (f"{r['smpvfs_writes']:g}/{r['linux_writes']:g}" if r["key"][0] == "time" else "")
+        writes = (f"{r['smpvfs_writes']:g}/{r['linux_writes']:g}" if "smpvfs_writes" in r and r["key"][0] == "time" else "")
         body.append([r["label"], r["unit"],
                      f"{fmt_rate(s['median'])} [{fmt_rate(s['min'])}..{fmt_rate(s['max'])}]",
                      f"{fmt_rate(l['median'])} [{fmt_rate(l['min'])}..{fmt_rate(l['max'])}]",
@@ -555,21 +660,100 @@ def print_table(rows, boots):
               f"{hot} hot pages (> 4096 stores) in all")
 
 
+FAMILIES = {"1": "cached stat", "2": "cached file", "3": "cold stats, 10 ms disk",
+            "4": "cold walk, 10 ms disk", "5": "processes, copies"}
+
+
+def plot_subtitle(result):
+    """The plot's second line: the machine, both kernels' settings, when."""
+    boots = result.get("boots", [])
+    reps = sum(1 for b in boots if b["kernel"] == "linux")
+    kernels = result.get("kernels", {})
+    linux = kernels.get("linux", {})
+    fair = ("stock Debian settings" if linux.get("stock")
+            else "Linux: " + (linux.get("cmdline", result.get("linux_kargs", ""))
+                              .replace(LINUX_KARGS, "").strip() or "stock"))
+    words, wrapped = fair.split(), [""]
+    for w in words:                  # lines of at most about 80 characters
+        if wrapped[-1] and len(wrapped[-1]) + len(w) > 80:
+            wrapped.append("")
+        wrapped[-1] += (" " if wrapped[-1] else "") + w
+    return (f"-smp {result['smp']} -m {result['mem']}, TCG, {reps} boot{'s' if reps != 1 else ''} each, "
+            f"Linux {result['linux']}, {result['generated']}\\n" + "\\n".join(wrapped))
+
+
 def plot(rows, out, subtitle, stem):
+    """A horizontal bar per row, from 1.0 to the ratio of the medians on a
+    log axis (right of the 1.0 line: smpvfs ahead; left: behind, drawn in
+    red), with two error bars: smpvfs's [min..max] over the boots against
+    Linux's median (black: the issue's bar is its left end >= 1) and
+    Linux's [min..max] against smpvfs's median (grey).  The workload
+    families are apart, each with its name at the right."""
     term = gnuplot_terminal() if shutil.which("gnuplot") else None
     if not term:
         print("bench-linux: gnuplot (with a png terminal) not found: no plot")
         return None
+    lines, fam_marks, values, y = [], [], [], 0.0
+    family = None
+    for r in rows:
+        fam = r["label"].split(".")[0]
+        if fam != family:
+            if family is not None:
+                y -= 0.8            # the gap between two families
+                fam_marks.append(y + 0.9)
+            family = fam
+            fam_top = y
+            fam_marks.append(("name", fam, fam_top))
+        s, l = r["smpvfs"], r["linux"]
+        ratio = s["median"] / l["median"]
+        lo, hi = min(1.0, ratio), max(1.0, ratio)
+        colour = 0x4a90d9 if ratio >= 1 else 0xd9534f
+        spread = (s["min"] / l["median"], s["max"] / l["median"], s["median"] / l["max"], s["median"] / l["min"])
+        values += [ratio, *spread]
+        lines.append(f"{y:.2f} {ratio:.5f} {lo:.5f} {hi:.5f} {colour} "
+                     + " ".join(f"{v:.5f}" for v in spread) + f" \"{r['label']}\"\n")
+        y -= 1.0
+    xmin = min(0.5, min(values) / 1.3)
+    xmax = max(2.0, max(values) * 3)    # room for the ratios' column at the right
+    # Powers of 2 (every other one on a wide axis), 0.75 and 1.5 when there
+    # is room, the small ones as fractions: labels that do not run together.
+    wide = math.log2(xmax / xmin) > 10
+    ticks = [2.0 ** e for e in range(-12, 13, 2 if wide else 1) if xmin <= 2.0 ** e <= xmax]
+    ticks += [] if wide else [0.75, 1.5]
+    xtics = ", ".join(f'"{t:g}" {t:g}' if t >= 0.25 else f'"1/{round(1 / t)}" {t:g}' for t in sorted(ticks))
     dat = out / f"{stem}.dat"
-    dat.write_text("".join(f"{i} {r['ratio']:.4f} \"{r['label']}\"\n" for i, r in enumerate(rows)))
+    dat.write_text("".join(lines))
     png = out / f"{stem}.png"
+    height = int(200 + 24 * len(rows) + 20 * len(FAMILIES))
+    term = re.sub(r"size \d+,\d+", f"size 1000,{height}", term)
+    marks = []
+    for m in fam_marks:
+        if isinstance(m, tuple):
+            _, fam, top = m
+            marks.append(f'set label "{fam}. {FAMILIES.get(fam, "")}" at graph 0.01, first {top + 0.45:.2f} '
+                         f'left font ",9" tc rgb "#555555"')
+        else:
+            marks.append(f"set arrow from graph 0, first {m:.2f} to graph 1, first {m:.2f} "
+                         f"nohead dt 3 lc rgb '#999999'")
     script = f"""set terminal {term} noenhanced
 set output '{png}'
-set title "smpvfs / Linux, the same static programs in the same QEMU (TCG)\\n{subtitle}"
-set style fill solid 0.5; set boxwidth 0.7; set grid ytics
-set ylabel "rate ratio smpvfs / Linux (log scale)"; set logscale y 2
-set xtics rotate by -40 font ",8"; set key off; set bmargin 12
-plot '{dat}' using 1:2:xtic(3) with boxes, 1 with lines dt 2 lc black
+set title "smpvfs / Linux: rate ratio per workload, the same static programs in the same QEMU\\n{subtitle}"
+set logscale x 2; set xrange [{xmin:.4f}:{xmax:.4f}]
+set yrange [{y + 0.4:.2f}:1.1]; set ytics scale 0 font ",9"; set grid xtics
+set xlabel "smpvfs / Linux (log scale; left of the 1.0 line: smpvfs behind)"
+set format x "%g"; set xtics ({xtics})
+set arrow from 1, graph 0 to 1, graph 1 nohead lw 2 lc black front
+{chr(10).join(marks)}
+set style fill solid 0.6 noborder
+set key at screen 0.62, screen 0.005 center bottom vertical font ",9" samplen 2; set bmargin 7
+set lmargin 38; set rmargin 4
+plot '{dat}' using 2:1:3:4:($1-0.3):($1+0.3):5:ytic(10) with boxxyerror lc rgb variable \\
+       title "median / median (red: below 1)", \\
+     '' using 2:($1+0.14):6:7 with xerrorbars pt 7 ps 0.4 lc black \\
+       title "smpvfs [min..max] / Linux median", \\
+     '' using 2:($1-0.14):8:9 with xerrorbars pt 7 ps 0.4 lc rgb '#999999' \\
+       title "smpvfs median / Linux [max..min]", \\
+     '' using ({xmax / 1.03:.4f}):1:(sprintf("%.2fx", $2)) with labels right font ",8" notitle
 """
     (out / f"{stem}.gp").write_text(script)
     proc = subprocess.run(["gnuplot", str(out / f"{stem}.gp")], capture_output=True, text=True)
@@ -618,6 +802,8 @@ def main():
     parser.add_argument("--mem", default="2G")
     parser.add_argument("--reps", type=int, default=3, help="boots of each kernel")
     parser.add_argument("--linux-kargs", default="", help="more words for Linux's command line")
+    parser.add_argument("--linux-stock", action="store_true",
+                        help="boot Linux without LINUX_FAIR_KARGS (Debian's defaults: mitigations on...)")
     parser.add_argument("--size", choices=("full", "short", "quick"), default="full",
                         help="short: workloads 1, 2 and 5 at a tenth of their iterations (for a loaded "
                              "host); quick: small sizes, a check that it all runs")
@@ -632,7 +818,12 @@ def main():
     out.mkdir(parents=True, exist_ok=True)
     if args.parse:
         saved = json.loads(args.parse.read_text())
-        print_table(saved["rows"], saved["boots"])
+        print_table(saved["rows"], saved["boots"], saved.get("kernels"))
+        if saved["rows"]:
+            stem = args.parse.name.removesuffix(".json")
+            png = plot(saved["rows"], out, plot_subtitle(saved), stem)
+            if png:
+                print(f"bench-linux: wrote {show(png)}")
         return 0
     check_elf(args.elf)
     if not (args.linux / "version").exists():
@@ -652,6 +843,8 @@ def main():
     print(f"bench-linux: smpvfs {show(args.elf)} and Debian's Linux {facts['version']} "
           f"(modules: {', '.join(Path(m).stem for m in facts['modules'])}), -smp {args.smp} -m {args.mem}, "
           f"TCG, {args.reps} boots each, alternating, size {args.size}; initramfs {show(cpio)}", flush=True)
+    print(f"bench-linux: smpvfs's command line: {SMPVFS_KARGS}\n"
+          f"bench-linux: Linux's command line: {linux_cmdline(args)}", flush=True)
     boots = []
     for kernel, rep in order(args.reps):
         rec = boot(kernel, rep, args, params, cpio, facts, work)
@@ -671,9 +864,9 @@ def main():
         print(f"bench-linux: wrote {show(out / 'linux-counts.json')}")
         return 0
     result = {"generated": started, "host": host, "smp": args.smp, "mem": args.mem, "accel": "tcg",
-              "linux": facts["version"], "linux_kargs": LINUX_KARGS + " " + args.linux_kargs,
+              "linux": facts["version"], "linux_kargs": linux_cmdline(args),
               "smpvfs_kargs": SMPVFS_KARGS, "elf": show(args.elf), "size": args.size,
-              "boots": boots}
+              "kernels": kernel_configs(args, facts, boots), "boots": boots}
     stem = f"linux-smp{args.smp}"
     failed = [b for b in boots if b["problems"]]
     if failed:
@@ -685,8 +878,8 @@ def main():
     rows = summarize(boots, params, facts)
     result["rows"] = rows
     (out / f"{stem}.json").write_text(json.dumps(result, indent=1) + "\n")
-    print_table(rows, boots)
-    png = plot(rows, out, f"{args.smp} vCPUs, {facts['version']}, {started}", stem)
+    print_table(rows, boots, result["kernels"])
+    png = plot(rows, out, plot_subtitle(result), stem)
     print(f"bench-linux: wrote {show(out / (stem + '.json'))}" + (f" and {show(png)}" if png else ""))
     print(f"bench-linux: host load average {host['load_before'][0]:.2f} before, "
           f"{host['load_after'][0]:.2f} after")
