@@ -346,16 +346,34 @@ long x64_time(struct trap_frame *r)
 	return t;
 }
 
-/* Sleep for ns, killably: 0, or -EINTR with what is left in *left. */
+/* Tests (LOCKDEP=1 builds): called with the end time after sleep_ns has
+ * read the clock and found the end still ahead, to hold that moment open
+ * (user_boundary.nanosleep_never_wraps spins in it past the end). */
+void (*sleep_ns_hook)(uint64_t end);
+
+/*
+ * Sleep for ns, killably: 0, or -EINTR with what is left in *left.
+ * The clock is read once a round and every decision is taken on that one
+ * reading: with two readings, the end could pass between "not yet" and
+ * "end minus now", and the unsigned difference wrapped to about 2^64 ns,
+ * a sleep of years (issue 37: a vCPU held up between the two reads).
+ */
 static long sleep_ns(int64_t ns, int64_t *left)
 {
 	uint64_t end = ktime_ns() + (uint64_t)ns;
-	while (ktime_ns() < end) {
+	for (;;) {
+		uint64_t now = ktime_ns();
+		if (now >= end)
+			break;
+		if (CONFIG_LOCKDEP && sleep_ns_hook)
+			sleep_ns_hook(end);
+		uint64_t rest = end - now;
 		if (fatal_signal_pending()) {
-			*left = (int64_t)(end - ktime_ns());
+			*left = (int64_t)rest;
 			return -EINTR;
 		}
-		long ticks = (long)((end - ktime_ns()) * HZ / 1000000000) + 1;
+		/* Whole ticks, rounded up, by division: rest * HZ could overflow. */
+		long ticks = (long)(rest / (1000000000 / HZ)) + 1;
 		set_current_state(THREAD_KILLABLE);
 		if (fatal_signal_pending()) {
 			set_current_state(THREAD_RUNNING);
@@ -375,7 +393,10 @@ static long nanosleep_common(uint64_t ureq, uint64_t urem)
 		return -EFAULT;
 	if (ts[0] < 0 || ts[1] < 0 || ts[1] >= 1000000000)
 		return -EINVAL;
-	long err = sleep_ns(ts[0] * 1000000000 + ts[1], &left);
+	/* A tv_sec too large for 64-bit nanoseconds sleeps as long as that
+	 * can say (Linux's KTIME_MAX), rather than overflowing. */
+	int64_t ns = ts[0] > (INT64_MAX - ts[1]) / 1000000000 ? INT64_MAX : ts[0] * 1000000000 + ts[1];
+	long err = sleep_ns(ns, &left);
 	if (err && urem && put_timespec(urem, left))
 		return -EFAULT;
 	return err;

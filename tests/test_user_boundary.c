@@ -1,0 +1,115 @@
+/*
+ * test_user_boundary.c: the user/kernel boundary against programs that
+ * are hostile or merely unlucky (issue 37; docs/DESIGN.md section 14).
+ * Each case runs tests/user/boundary.c with one argument and reads its
+ * "name value" lines.  A program that should take a fraction of a second
+ * is given a bounded number of polls (run_bounded) and then SIGKILL, so a
+ * hang shows as a failed case with the program's name, not as the whole
+ * suite timing out.
+ *
+ *  - nanosleep_never_wraps: sleep_ns_hook holds every sleep, after its
+ *    clock reading, until the end time has passed: a sleep that read the
+ *    clock twice computed "end - now" below zero, unsigned, and slept for
+ *    years (the user.signals hang of issue 37).
+ */
+#include "user/process.h"
+#include "user/sys.h"
+#include "fs/syscalls.h"
+#include "kernel/err.h"
+#include "kernel/errno.h"
+#include "kernel/kmalloc.h"
+#include "kernel/kprintf.h"
+#include "kernel/ktest.h"
+#include "kernel/sched.h"
+#include "kernel/string.h"
+#include "kernel/thread.h"
+#include "kernel/time.h"
+#include "arch/x86_64/cpu.h"
+#include "tests/sandbox.h"
+#include "tests/user_run.h"
+
+#define OUT_SIZE 4096
+#define POLLS 3000	/* of 10 ms: far beyond what any case needs */
+
+static char *const no_env[] = { NULL };
+
+/* Run /tests/user/boundary ARG; its wait status, or -ETIMEDOUT if it had
+ * not ended after POLLS polls (it is then killed and reaped). */
+static int run_bounded(const char *arg, char *out)
+{
+	int fd = sys_open("out", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0)
+		return fd;
+	char *const argv[] = { "boundary", (char *)arg, NULL };
+	struct signal_struct *p = process_spawn("/tests/user/boundary", argv, no_env, -1, fd, fd, 0);
+	sys_close(fd);
+	if (IS_ERR(p))
+		return (int)PTR_ERR(p);
+	unsigned polls = 0;
+	while (process_alive(p) && polls < POLLS) {
+		sleep_ms(10);
+		polls++;
+	}
+	bool hung = process_alive(p);
+	if (hung) {
+		kprintf("    # boundary %s: still running after %u polls; killing it\n", arg, polls);
+		send_signal_process(p, SIGKILL);
+	}
+	int status = process_wait(p);
+	process_put(p);
+	user_read_file("out", out, OUT_SIZE);
+	return hung ? -ETIMEDOUT : status;
+}
+
+static bool has_line(const char *out, const char *want)
+{
+	size_t n = strlen(want);
+	for (const char *p = out; *p;) {
+		if (strncmp(p, want, n) == 0 && (p[n] == '\n' || p[n] == '\0'))
+			return true;
+		const char *nl = strchr(p, '\n');
+		if (!nl)
+			break;
+		p = nl + 1;
+	}
+	return false;
+}
+
+#define EXPECT_LINE(out, want) ktest_check(has_line(out, want), __FILE__, __LINE__, \
+	"expected the line \"%s\" in the program's output:\n%s", want, out)
+
+/* ---- nanosleep ------------------------------------------------------------ */
+
+/* Spin until the sleep's end has passed (only for short sleeps: the huge
+ * one must stay a sleep for the signal to cut short). */
+static void sleep_past_end(uint64_t end)
+{
+	uint64_t now = ktime_ns();
+	if (end - now > 100000000)
+		return;
+	while (ktime_ns() <= end)
+		cpu_relax();
+}
+
+static void nanosleep_never_wraps(void)
+{
+	struct sandbox sb;
+	sandbox_enter(&sb, "boundary");
+	char *out = kmalloc(OUT_SIZE);
+	ASSERT_NOT_NULL(out);
+	sleep_ns_hook = sleep_past_end;
+	int status = run_bounded("sleep", out);
+	sleep_ns_hook = NULL;
+	EXPECT_EQ(status, W_EXITCODE(0, 0));
+	EXPECT_LINE(out, "sleeps 20");
+	EXPECT_LINE(out, "huge -4");
+	EXPECT_LINE(out, "rem_positive 1");
+	EXPECT_LINE(out, "einval -22");
+	kfree(out);
+	sandbox_leave(&sb);
+}
+
+static const struct ktest_case user_boundary_cases[] = {
+	KTEST_CASE(nanosleep_never_wraps),
+};
+KTEST_SUITE(user_boundary, user_boundary_cases);
