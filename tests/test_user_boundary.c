@@ -11,6 +11,11 @@
  *    clock reading, until the end time has passed: a sleep that read the
  *    clock twice computed "end - now" below zero, unsigned, and slept for
  *    years (the user.signals hang of issue 37).
+ *  - tkill_races_exit: tkill against threads that are exiting, race
+ *    windows on: tkill held a reference to the thread but not to its
+ *    process, and locked through the process pointer do_exit cleared.
+ *  - tkill_needs_permission: a uid-1000 process may not signal a root
+ *    one by kill, tkill or tgkill (EPERM each).
  */
 #include "user/process.h"
 #include "user/sys.h"
@@ -19,6 +24,7 @@
 #include "kernel/errno.h"
 #include "kernel/kmalloc.h"
 #include "kernel/kprintf.h"
+#include "kernel/race.h"
 #include "kernel/ktest.h"
 #include "kernel/sched.h"
 #include "kernel/string.h"
@@ -109,7 +115,39 @@ static void nanosleep_never_wraps(void)
 	sandbox_leave(&sb);
 }
 
+/* ---- tkill ------------------------------------------------------------------ */
+
+static void tkill_races_exit(void)
+{
+	struct sandbox sb;
+	sandbox_enter(&sb, "boundary");
+	char *out = kmalloc(OUT_SIZE);
+	ASSERT_NOT_NULL(out);
+	race_jitter_on(ktest_seed());
+	int status = run_bounded("tkill", out);
+	race_jitter_off();
+	EXPECT_EQ(status, W_EXITCODE(0, 0));
+	EXPECT_LINE(out, "tkill_bad 0");
+	kfree(out);
+	sandbox_leave(&sb);
+}
+
+static void tkill_needs_permission(void)
+{
+	struct sandbox sb;
+	sandbox_enter(&sb, "boundary");
+	char *out = kmalloc(OUT_SIZE);
+	ASSERT_NOT_NULL(out);
+	EXPECT_EQ(run_bounded("tkillperm", out), W_EXITCODE(0, 0));
+	EXPECT_LINE(out, "perm -1 -1 -1");
+	EXPECT_LINE(out, "child 5");
+	kfree(out);
+	sandbox_leave(&sb);
+}
+
 static const struct ktest_case user_boundary_cases[] = {
 	KTEST_CASE(nanosleep_never_wraps),
+	KTEST_CASE(tkill_needs_permission),
+	KTEST_CASE(tkill_races_exit),
 };
 KTEST_SUITE(user_boundary, user_boundary_cases);

@@ -110,16 +110,23 @@ int send_signal_process(struct signal_struct *p, int sig)
 	return 0;
 }
 
+/* Caller holds p->siglock, p being t->signal. */
+static void __send_thread(struct thread *t, int sig)
+{
+	if (!sig_ignored(t->signal, sig) || sig == SIGKILL) {
+		t->sig_pending |= sigmask(sig);
+		signal_wake(t);
+	}
+}
+
+/* t is the caller itself (SIGPIPE): its signal_struct cannot go. */
 int send_signal_thread(struct thread *t, int sig)
 {
 	if (sig < 1 || sig > NSIG)
 		return -EINVAL;
 	struct signal_struct *p = t->signal;
 	unsigned long flags = spin_lock_irqsave(&p->siglock);
-	if (!sig_ignored(p, sig) || sig == SIGKILL) {
-		t->sig_pending |= sigmask(sig);
-		signal_wake(t);
-	}
+	__send_thread(t, sig);
 	spin_unlock_irqrestore(&p->siglock, flags);
 	return 0;
 }
@@ -171,6 +178,33 @@ static int kill_matching(bool (*match)(struct signal_struct *, uint64_t), uint64
 	}
 	spin_unlock_irqrestore(&tasklist_lock, flags);
 	return !found ? -ESRCH : !allowed ? -EPERM : 0;
+}
+
+/*
+ * tkill and tgkill (tgid 0: any process): one thread.  Found, checked and
+ * signalled under tasklist_lock: a thread on its process's list has a
+ * process (do_exit takes it off the list before it lets go of
+ * t->signal), so nothing is looked at through a pointer a racing exit
+ * clears, and no reference is needed.  The same permission as kill().
+ */
+int kill_tid(int tgid, int tid, int sig)
+{
+	if (tid <= 0 || sig < 0 || sig > NSIG)
+		return -EINVAL;
+	int err = -ESRCH;
+	unsigned long flags = spin_lock_irqsave(&tasklist_lock);
+	struct thread *t = find_thread((unsigned)tid);
+	if (t && (tgid <= 0 || t->signal->pid == (unsigned)tgid)) {
+		struct signal_struct *p = t->signal;
+		err = p->state != PROC_LIVE ? -ESRCH : !may_signal(p) ? -EPERM : 0;
+		if (!err && sig) {
+			spin_lock(&p->siglock);
+			__send_thread(t, sig);
+			spin_unlock(&p->siglock);
+		}
+	}
+	spin_unlock_irqrestore(&tasklist_lock, flags);
+	return err;
 }
 
 static bool match_pid(struct signal_struct *p, uint64_t pid)

@@ -210,34 +210,16 @@ long x64_kill(struct trap_frame *r)
 	return kill_pid((int)ARG1(r), (int)ARG2(r));
 }
 
-static long signal_tid(int tgid, int tid, int sig)
-{
-	if (tid <= 0 || sig < 0 || sig > NSIG)
-		return -EINVAL;
-	unsigned long flags = spin_lock_irqsave(&tasklist_lock);
-	struct thread *t = find_thread((unsigned)tid);
-	if (t && tgid > 0 && t->signal->pid != (unsigned)tgid)
-		t = NULL;
-	if (t)
-		thread_get(t);
-	spin_unlock_irqrestore(&tasklist_lock, flags);
-	if (!t)
-		return -ESRCH;
-	long err = sig ? send_signal_thread(t, sig) : 0;
-	thread_put(t);
-	return err;
-}
-
 long x64_tkill(struct trap_frame *r)
 {
-	return signal_tid(0, (int)ARG1(r), (int)ARG2(r));
+	return kill_tid(0, (int)ARG1(r), (int)ARG2(r));
 }
 
 long x64_tgkill(struct trap_frame *r)
 {
 	if ((int)ARG1(r) <= 0)
 		return -EINVAL;
-	return signal_tid((int)ARG1(r), (int)ARG2(r), (int)ARG3(r));
+	return kill_tid((int)ARG1(r), (int)ARG2(r), (int)ARG3(r));
 }
 
 long x64_rt_sigaction(struct trap_frame *r)
