@@ -16,6 +16,13 @@
  *    process, and locked through the process pointer do_exit cleared.
  *  - tkill_needs_permission: a uid-1000 process may not signal a root
  *    one by kill, tkill or tgkill (EPERM each).
+ *  - unbuildable_sigsegv_frame_kills: a SIGSEGV handler with SA_NODEFER
+ *    and rsp 0: delivery failed, queued SIGSEGV again and looped in the
+ *    kernel for ever (not even SIGKILL ended it).
+ *  - no_return_to_noncanonical_rip: a handler, a sigreturn and an ELF
+ *    entry at 0x800000000000: each process dies of SIGSEGV, and
+ *    bad_user_returns (arch/x86_64/trap.h) says no frame went back to
+ *    user mode with that rip (TCG's iretq would not fault, real ones do).
  */
 #include "user/process.h"
 #include "user/sys.h"
@@ -31,6 +38,7 @@
 #include "kernel/thread.h"
 #include "kernel/time.h"
 #include "arch/x86_64/cpu.h"
+#include "arch/x86_64/trap.h"
 #include "tests/sandbox.h"
 #include "tests/user_run.h"
 
@@ -145,9 +153,40 @@ static void tkill_needs_permission(void)
 	sandbox_leave(&sb);
 }
 
+/* ---- signal frames and return addresses ------------------------------------ */
+
+static void unbuildable_sigsegv_frame_kills(void)
+{
+	struct sandbox sb;
+	sandbox_enter(&sb, "boundary");
+	char *out = kmalloc(OUT_SIZE);
+	ASSERT_NOT_NULL(out);
+	EXPECT_EQ(run_bounded("segv_nodefer", out), W_EXITCODE(0, SIGSEGV));
+	kfree(out);
+	sandbox_leave(&sb);
+}
+
+static void no_return_to_noncanonical_rip(void)
+{
+	struct sandbox sb;
+	sandbox_enter(&sb, "boundary");
+	char *out = kmalloc(OUT_SIZE);
+	ASSERT_NOT_NULL(out);
+	uint64_t bad = __atomic_load_n(&bad_user_returns, __ATOMIC_RELAXED);
+	EXPECT_EQ(run_bounded("badrip_handler", out), W_EXITCODE(0, SIGSEGV));
+	EXPECT_EQ(run_bounded("badrip_sigreturn", out), W_EXITCODE(0, SIGSEGV));
+	EXPECT_EQ(run_bounded("badrip_exec", out), W_EXITCODE(0, 0));
+	EXPECT_LINE(out, "badrip 11");
+	EXPECT_EQ(__atomic_load_n(&bad_user_returns, __ATOMIC_RELAXED) - bad, (uint64_t)0);
+	kfree(out);
+	sandbox_leave(&sb);
+}
+
 static const struct ktest_case user_boundary_cases[] = {
 	KTEST_CASE(nanosleep_never_wraps),
 	KTEST_CASE(tkill_needs_permission),
 	KTEST_CASE(tkill_races_exit),
+	KTEST_CASE(unbuildable_sigsegv_frame_kills),
+	KTEST_CASE(no_return_to_noncanonical_rip),
 };
 KTEST_SUITE(user_boundary, user_boundary_cases);

@@ -201,6 +201,9 @@ int kill_pgrp(unsigned pgid, int sig);
 int kill_tid(int tgid, int tid, int sig);
 /* Deliver what is pending before returning to user mode (interrupts on). */
 void do_signal(struct trap_frame *tf);
+/* Before a return to user mode: rip not a user address?  Then SIGSEGV is
+ * now pending (true). */
+bool bad_user_rip(struct trap_frame *tf);
 bool signal_pending_user(void);         /* an unblocked signal waits (interrupts off ok) */
 void recalc_sigpending(struct thread *t);   /* siglock held */
 /* execve: handled signals go back to their default. */

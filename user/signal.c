@@ -147,6 +147,36 @@ static void force_sig(struct thread *t, int sig)
 	spin_unlock_irqrestore(&p->siglock, flags);
 }
 
+/*
+ * Delivering sig failed (its frame could not be written): SIGSEGV, and
+ * if sig was SIGSEGV itself, with the default action, so that a handler
+ * that cannot be entered ends the process rather than being tried again
+ * for ever (Linux's force_sigsegv).
+ */
+static void force_sigsegv(struct thread *t, int sig)
+{
+	if (sig == SIGSEGV) {
+		struct signal_struct *p = t->signal;
+		unsigned long flags = spin_lock_irqsave(&p->siglock);
+		p->action[SIGSEGV - 1].handler = SIG_DFL;
+		spin_unlock_irqrestore(&p->siglock, flags);
+	}
+	force_sig(t, SIGSEGV);
+}
+
+/* A return to user mode at rip: not a user address (non-canonical, or
+ * above what user code can map) is, as on a CPU whose iretq would refuse
+ * it, a general-protection fault in user mode: SIGSEGV.  Checked before
+ * every return (exit_to_user_mode), so the kernel never executes an
+ * iretq that faults in ring 0 on the user's GS. */
+bool bad_user_rip(struct trap_frame *tf)
+{
+	if (tf->rip < USER_TOP)
+		return false;
+	force_sig(current_thread(), SIGSEGV);
+	return true;
+}
+
 /* May the caller signal p?  Root may signal anyone, others their own
  * (p->uid: the process's user ID, as the credential calls set it). */
 static bool may_signal(struct signal_struct *p)
@@ -402,7 +432,13 @@ static int dequeue_signal(struct thread *t, struct k_sigaction *ka, uint64_t *ol
 	int sig = 0;
 	uint64_t mine = t->sig_pending & ~t->sig_blocked;
 	uint64_t shared = p->shared_pending & ~t->sig_blocked;
-	if (mine | shared) {
+	if ((mine | shared) & sigmask(SIGKILL)) {
+		sig = SIGKILL;	/* before anything else: nothing may hold it off */
+		t->sig_pending &= ~sigmask(sig);
+		p->shared_pending &= ~sigmask(sig);
+		*ka = p->action[sig - 1];
+		*oldmask = t->sig_blocked;
+	} else if (mine | shared) {
 		sig = __builtin_ctzll(mine ? mine : shared) + 1;	/* its own first (faults) */
 		if (mine)
 			t->sig_pending &= ~sigmask(sig);
@@ -455,7 +491,7 @@ void do_signal(struct trap_frame *tf)
 		syscall_restart(tf, true, &ka);
 		t->restore_sigmask = false;	/* the frame holds the mask to go back to */
 		if (setup_rt_frame(sig, &ka, oldmask, tf)) {
-			force_sig(t, SIGSEGV);	/* no room for the frame: as Linux */
+			force_sigsegv(t, sig);	/* no room for the frame: as Linux */
 			set_blocked(t, oldmask);
 			continue;
 		}

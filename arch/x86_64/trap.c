@@ -27,6 +27,7 @@ irq_handler_t irq_handler(unsigned vector);
 void (*trap_nmi_hook)(struct trap_frame *tf);
 void (*trap_user_exception)(struct trap_frame *tf, unsigned vector, uint64_t addr);
 void (*trap_exit_to_user)(struct trap_frame *tf);
+uint64_t bad_user_returns;
 
 static const char *const exception_names[32] = {
 	"divide error", "debug", "NMI", "breakpoint", "overflow",
@@ -111,8 +112,10 @@ void trap_dispatch(struct trap_frame *tf)
 	}
 	if (v < 32) {
 		handle_exception(tf, v);
-		if (user_mode(tf))
+		if (user_mode(tf)) {
 			trap_exit_to_user(tf);
+			audit_user_return(tf);
+		}
 		return;
 	}
 
@@ -127,6 +130,8 @@ void trap_dispatch(struct trap_frame *tf)
 		lapic_eoi();
 	c->irq_depth--;
 	sched_irq_exit(tf);	/* a time slice ran out, or a thread was woken here */
-	if (user_mode(tf) && trap_exit_to_user)
+	if (user_mode(tf) && trap_exit_to_user) {
 		trap_exit_to_user(tf);
+		audit_user_return(tf);
+	}
 }

@@ -6,12 +6,20 @@
  *            too-long tv_sec is cut short by a signal, with a positive
  *            remainder ("huge -4", "rem_positive 1"); bad requests:
  *            "einval -22".
- *   tkill    50 threads that exit at once, each sent SIGUSR1 by tkill
+ *   tkill    30 threads that exit at once, each sent SIGUSR1 by tkill
  *            until it is gone: every call 0 or -ESRCH ("tkill_bad 0")
  *            and the kernel still standing.
  *   tkillperm  a child stays root; the parent becomes uid 1000 and may
  *            not signal it by kill, tkill or tgkill: "perm -1 -1 -1"
  *            (EPERM), and the child is still alive to end by itself.
+ *   segv_nodefer  a SIGSEGV handler with SA_NODEFER, and a fault with
+ *            rsp 0: no frame can be written; the process must die of
+ *            SIGSEGV (status 11), not loop in the kernel.
+ *   badrip_handler, badrip_sigreturn, badrip_exec  a SIGUSR1 handler at
+ *            the first non-canonical address; a handler that makes
+ *            sigreturn restore that rip; a child that execs an ELF whose
+ *            entry is there: each dies of SIGSEGV ("badrip 11" for the
+ *            child; the others die themselves).
  */
 #include "uthread.h"
 
@@ -72,7 +80,7 @@ static int tkill_case(void)
 {
 	set_handler(SIGUSR1, on_usr, 0);
 	long bad = 0;
-	for (int i = 0; i < 50; i++) {
+	for (int i = 0; i < 30; i++) {
 		static volatile int tid;
 		long t = thread_spawn(quit_at_once, 0, tstack + sizeof(tstack), &tid);
 		if (t < 0)
@@ -119,6 +127,90 @@ static int tkillperm_case(void)
 	return 0;
 }
 
+#define SIGSEGV 11
+#define SA_SIGINFO 4
+#define SA_NODEFER 0x40000000
+#define BAD_RIP 0x0000800000000000UL
+
+static void never(int sig)
+{
+	(void)sig;
+}
+
+static int segv_nodefer_case(void)
+{
+	set_handler(SIGSEGV, never, SA_NODEFER);
+	__asm__ volatile("xorl %%esp, %%esp\n\tmovq (%%rsp), %%rax" ::: "rax", "memory");
+	return 1;	/* not reached */
+}
+
+static int badrip_handler_case(void)
+{
+	set_handler(SIGUSR1, (void (*)(int))BAD_RIP, 0);
+	sys2(SYS_kill, sys0(SYS_getpid), SIGUSR1);
+	return 1;	/* not reached */
+}
+
+/* uc_mcontext.rip: ucontext's flags, link and stack_t (40 bytes), then
+ * r8..r15, rdi, rsi, rbp, rbx, rdx, rax, rcx, rsp (16 words). */
+static void set_bad_rip(int sig, void *info, void *uc)
+{
+	(void)sig, (void)info;
+	*(unsigned long *)((char *)uc + 40 + 16 * 8) = BAD_RIP;
+}
+
+static int badrip_sigreturn_case(void)
+{
+	set_handler(SIGUSR1, (void (*)(int))(void (*)(void))set_bad_rip, SA_SIGINFO);
+	sys2(SYS_kill, sys0(SYS_getpid), SIGUSR1);
+	return 1;	/* not reached */
+}
+
+#define SYS_fchmod 91
+
+/* A static ELF: one PT_LOAD page of code at 0x400000 (ud2), its entry
+ * point at BAD_RIP. */
+static int badrip_exec_case(void)
+{
+	static unsigned char elf[0x80 + 2];
+	umemset(elf, 0, sizeof(elf));
+	unsigned char *e = elf;
+	e[0] = 0x7f, e[1] = 'E', e[2] = 'L', e[3] = 'F', e[4] = 2, e[5] = 1, e[6] = 1;
+	*(unsigned short *)(e + 16) = 2;		/* ET_EXEC */
+	*(unsigned short *)(e + 18) = 62;		/* x86-64 */
+	*(unsigned *)(e + 20) = 1;
+	*(unsigned long *)(e + 24) = BAD_RIP;		/* e_entry */
+	*(unsigned long *)(e + 32) = 64;		/* e_phoff */
+	*(unsigned short *)(e + 52) = 64;		/* e_ehsize */
+	*(unsigned short *)(e + 54) = 56;		/* e_phentsize */
+	*(unsigned short *)(e + 56) = 1;		/* e_phnum */
+	unsigned char *ph = e + 64;
+	*(unsigned *)(ph + 0) = 1;			/* PT_LOAD */
+	*(unsigned *)(ph + 4) = 5;			/* R X */
+	*(unsigned long *)(ph + 8) = 0;			/* p_offset */
+	*(unsigned long *)(ph + 16) = 0x400000;		/* p_vaddr */
+	*(unsigned long *)(ph + 24) = 0x400000;
+	*(unsigned long *)(ph + 32) = sizeof(elf);	/* p_filesz */
+	*(unsigned long *)(ph + 40) = sizeof(elf);	/* p_memsz */
+	*(unsigned long *)(ph + 48) = 0x1000;
+	e[0x80] = 0x0f, e[0x81] = 0x0b;			/* ud2 */
+	long fd = sys3(SYS_open, "badentry", 0x41 | 0x200, 0755);	/* O_WRONLY|O_CREAT|O_TRUNC */
+	if (fd < 0)
+		return 5;
+	sys3(SYS_write, fd, elf, sizeof(elf));
+	sys1(SYS_close, fd);
+	long pid = sys0(SYS_fork);
+	if (pid == 0) {
+		char *argv[] = { "badentry", 0 }, *envp[] = { 0 };
+		long r = sys3(SYS_execve, "badentry", argv, envp);
+		exit_group(r == -22 ? 22 : 6);	/* refused outright: also fine */
+	}
+	int status = 0;
+	sys4(SYS_wait4, pid, &status, 0, 0);
+	report("badrip", WIFEXITED(status) ? 1000 + WEXITSTATUS(status) : WTERMSIG(status));
+	return 0;
+}
+
 int main(int argc, char **argv, char **envp)
 {
 	(void)envp;
@@ -130,5 +222,13 @@ int main(int argc, char **argv, char **envp)
 		return tkill_case();
 	if (!ustrcmp(argv[1], "tkillperm"))
 		return tkillperm_case();
+	if (!ustrcmp(argv[1], "segv_nodefer"))
+		return segv_nodefer_case();
+	if (!ustrcmp(argv[1], "badrip_handler"))
+		return badrip_handler_case();
+	if (!ustrcmp(argv[1], "badrip_sigreturn"))
+		return badrip_sigreturn_case();
+	if (!ustrcmp(argv[1], "badrip_exec"))
+		return badrip_exec_case();
 	return 2;
 }
