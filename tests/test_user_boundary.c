@@ -23,6 +23,9 @@
  *    entry at 0x800000000000: each process dies of SIGSEGV, and
  *    bad_user_returns (arch/x86_64/trap.h) says no frame went back to
  *    user mode with that rip (TCG's iretq would not fault, real ones do).
+ *  - execve_races_execve: two threads of a process call execve at once
+ *    (race windows on): each killed the other and waited, unkillably,
+ *    for the other to leave.  One must win.
  */
 #include "user/process.h"
 #include "user/sys.h"
@@ -182,11 +185,29 @@ static void no_return_to_noncanonical_rip(void)
 	sandbox_leave(&sb);
 }
 
+/* ---- execve ------------------------------------------------------------------ */
+
+static void execve_races_execve(void)
+{
+	struct sandbox sb;
+	sandbox_enter(&sb, "boundary");
+	char *out = kmalloc(OUT_SIZE);
+	ASSERT_NOT_NULL(out);
+	race_jitter_on(ktest_seed());
+	int status = run_bounded("exec2", out);
+	race_jitter_off();
+	EXPECT_EQ(status, W_EXITCODE(0, 0));
+	EXPECT_LINE(out, "exec2 4");
+	kfree(out);
+	sandbox_leave(&sb);
+}
+
 static const struct ktest_case user_boundary_cases[] = {
 	KTEST_CASE(nanosleep_never_wraps),
 	KTEST_CASE(tkill_needs_permission),
 	KTEST_CASE(tkill_races_exit),
 	KTEST_CASE(unbuildable_sigsegv_frame_kills),
 	KTEST_CASE(no_return_to_noncanonical_rip),
+	KTEST_CASE(execve_races_execve),
 };
 KTEST_SUITE(user_boundary, user_boundary_cases);

@@ -20,6 +20,8 @@
  *            sigreturn restore that rip; a child that execs an ELF whose
  *            entry is there: each dies of SIGSEGV ("badrip 11" for the
  *            child; the others die themselves).
+ *   exec2    four times: a child whose two threads call execve of hello
+ *            at once; one must win and the child exit 7 ("exec2 4").
  */
 #include "uthread.h"
 
@@ -211,6 +213,38 @@ static int badrip_exec_case(void)
 	return 0;
 }
 
+static volatile int go;
+
+static void exec_hello(long arg)
+{
+	(void)arg;
+	while (!go)
+		;
+	char *argv[] = { "hello", 0 }, *envp[] = { 0 };
+	sys3(SYS_execve, "/tests/user/hello", argv, envp);
+	/* Lost to the other thread's execve: that one kills this one. */
+}
+
+static int exec2_case(void)
+{
+	int won = 0;
+	for (int i = 0; i < 4; i++) {
+		long pid = sys0(SYS_fork);
+		if (pid == 0) {
+			static volatile int tid;
+			thread_spawn(exec_hello, 0, tstack + sizeof(tstack), &tid);
+			go = 1;
+			exec_hello(0);
+			exit_group(9);	/* lost, and not killed: wrong */
+		}
+		int status = 0;
+		sys4(SYS_wait4, pid, &status, 0, 0);
+		won += WIFEXITED(status) && WEXITSTATUS(status) == 7;
+	}
+	report("exec2", won);
+	return 0;
+}
+
 int main(int argc, char **argv, char **envp)
 {
 	(void)envp;
@@ -228,6 +262,8 @@ int main(int argc, char **argv, char **envp)
 		return badrip_handler_case();
 	if (!ustrcmp(argv[1], "badrip_sigreturn"))
 		return badrip_sigreturn_case();
+	if (!ustrcmp(argv[1], "exec2"))
+		return exec2_case();
 	if (!ustrcmp(argv[1], "badrip_exec"))
 		return badrip_exec_case();
 	return 2;
