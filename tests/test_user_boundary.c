@@ -26,6 +26,9 @@
  *  - execve_races_execve: two threads of a process call execve at once
  *    (race windows on): each killed the other and waited, unkillably,
  *    for the other to leave.  One must win.
+ *  - getcwd_errors: a cwd longer than PATH_MAX is ENAMETOOLONG, not
+ *    ERANGE (which glibc's getcwd(NULL, 0) takes for "grow the buffer",
+ *    and then asserts).
  */
 #include "user/process.h"
 #include "user/sys.h"
@@ -202,6 +205,21 @@ static void execve_races_execve(void)
 	sandbox_leave(&sb);
 }
 
+/* ---- getcwd ------------------------------------------------------------------ */
+
+static void getcwd_errors(void)
+{
+	struct sandbox sb;
+	sandbox_enter(&sb, "boundary");
+	char *out = kmalloc(OUT_SIZE);
+	ASSERT_NOT_NULL(out);
+	EXPECT_EQ(run_bounded("getcwd", out), W_EXITCODE(0, 0));
+	EXPECT_LINE(out, "getcwd_small -34");
+	EXPECT_LINE(out, "getcwd_long -36");
+	kfree(out);
+	sandbox_leave(&sb);
+}
+
 static const struct ktest_case user_boundary_cases[] = {
 	KTEST_CASE(nanosleep_never_wraps),
 	KTEST_CASE(tkill_needs_permission),
@@ -209,5 +227,6 @@ static const struct ktest_case user_boundary_cases[] = {
 	KTEST_CASE(unbuildable_sigsegv_frame_kills),
 	KTEST_CASE(no_return_to_noncanonical_rip),
 	KTEST_CASE(execve_races_execve),
+	KTEST_CASE(getcwd_errors),
 };
 KTEST_SUITE(user_boundary, user_boundary_cases);

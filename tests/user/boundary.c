@@ -22,6 +22,9 @@
  *            child; the others die themselves).
  *   exec2    four times: a child whose two threads call execve of hello
  *            at once; one must win and the child exit 7 ("exec2 4").
+ *   getcwd   in a directory whose path is longer than PATH_MAX:
+ *            ENAMETOOLONG ("getcwd_long -36"); a short path and a small
+ *            buffer: ERANGE ("getcwd_small -34").
  */
 #include "uthread.h"
 
@@ -245,6 +248,20 @@ static int exec2_case(void)
 	return 0;
 }
 
+static int getcwd_case(void)
+{
+	static char name[201], buf[8192];
+	for (int i = 0; i < 200; i++)
+		name[i] = 'a' + i % 26;
+	report("getcwd_small", sys2(SYS_getcwd, buf, 2));
+	for (int depth = 0; depth < 22; depth++) {	/* 22 * 201 > 4096 */
+		if (sys2(SYS_mkdir, name, 0755) != 0 || sys1(SYS_chdir, name) != 0)
+			return 7;
+	}
+	report("getcwd_long", sys2(SYS_getcwd, buf, sizeof(buf)));
+	return 0;
+}
+
 int main(int argc, char **argv, char **envp)
 {
 	(void)envp;
@@ -262,6 +279,8 @@ int main(int argc, char **argv, char **envp)
 		return badrip_handler_case();
 	if (!ustrcmp(argv[1], "badrip_sigreturn"))
 		return badrip_sigreturn_case();
+	if (!ustrcmp(argv[1], "getcwd"))
+		return getcwd_case();
 	if (!ustrcmp(argv[1], "exec2"))
 		return exec2_case();
 	if (!ustrcmp(argv[1], "badrip_exec"))
