@@ -29,9 +29,13 @@
  *  - getcwd_errors: a cwd longer than PATH_MAX is ENAMETOOLONG, not
  *    ERANGE (which glibc's getcwd(NULL, 0) takes for "grow the buffer",
  *    and then asserts).
+ *  - dev_tty_needs_a_controlling_terminal: /dev/tty after setsid is
+ *    ENXIO (it opened the console, whatever /dev/console's mode said),
+ *    and TIOCSPGRP there ENOTTY.
  */
 #include "user/process.h"
 #include "user/sys.h"
+#include "user/tty.h"
 #include "fs/syscalls.h"
 #include "kernel/err.h"
 #include "kernel/errno.h"
@@ -55,13 +59,13 @@ static char *const no_env[] = { NULL };
 
 /* Run /tests/user/boundary ARG; its wait status, or -ETIMEDOUT if it had
  * not ended after POLLS polls (it is then killed and reaped). */
-static int run_bounded(const char *arg, char *out)
+static int run_bounded_in(const char *arg, char *out, int fd0)
 {
 	int fd = sys_open("out", O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	if (fd < 0)
 		return fd;
 	char *const argv[] = { "boundary", (char *)arg, NULL };
-	struct signal_struct *p = process_spawn("/tests/user/boundary", argv, no_env, -1, fd, fd, 0);
+	struct signal_struct *p = process_spawn("/tests/user/boundary", argv, no_env, fd0, fd, fd, 0);
 	sys_close(fd);
 	if (IS_ERR(p))
 		return (int)PTR_ERR(p);
@@ -93,6 +97,11 @@ static bool has_line(const char *out, const char *want)
 		p = nl + 1;
 	}
 	return false;
+}
+
+static int run_bounded(const char *arg, char *out)
+{
+	return run_bounded_in(arg, out, -1);
 }
 
 #define EXPECT_LINE(out, want) ktest_check(has_line(out, want), __FILE__, __LINE__, \
@@ -220,6 +229,26 @@ static void getcwd_errors(void)
 	sandbox_leave(&sb);
 }
 
+/* ---- the controlling terminal ------------------------------------------------ */
+
+static void dev_tty_needs_a_controlling_terminal(void)
+{
+	struct sandbox sb;
+	sandbox_enter(&sb, "boundary");
+	char *out = kmalloc(OUT_SIZE);
+	ASSERT_NOT_NULL(out);
+	int tty = tty_open_console();
+	ASSERT_GE(tty, 0);
+	EXPECT_EQ(run_bounded_in("devtty", out, tty), W_EXITCODE(0, 0));
+	sys_close(tty);
+	tty_reset(0);
+	EXPECT_LINE(out, "tty_ctty 1");
+	EXPECT_LINE(out, "tty_setsid -6");
+	EXPECT_LINE(out, "tty_pgrp -25");
+	kfree(out);
+	sandbox_leave(&sb);
+}
+
 static const struct ktest_case user_boundary_cases[] = {
 	KTEST_CASE(nanosleep_never_wraps),
 	KTEST_CASE(tkill_needs_permission),
@@ -228,5 +257,6 @@ static const struct ktest_case user_boundary_cases[] = {
 	KTEST_CASE(no_return_to_noncanonical_rip),
 	KTEST_CASE(execve_races_execve),
 	KTEST_CASE(getcwd_errors),
+	KTEST_CASE(dev_tty_needs_a_controlling_terminal),
 };
 KTEST_SUITE(user_boundary, user_boundary_cases);

@@ -137,6 +137,7 @@ struct signal_struct *process_new(struct signal_struct *parent)
 	if (parent) {
 		sig->pgid = parent->pgid;
 		sig->sid = parent->sid;
+		sig->has_ctty = parent->has_ctty;
 		list_add_tail(&sig->sibling, &parent->children);
 		memcpy(sig->comm, parent->comm, sizeof(sig->comm));
 	} else {
@@ -504,11 +505,15 @@ struct signal_struct *process_spawn_in(const char *cwd, const char *path, char *
 		return ERR_PTR(-ENOMEM);
 	}
 	int fds[3] = { fd0, fd1, fd2 };
+	bool ctty = false;
 	for (int i = 0; i < 3; i++) {
 		struct file *f = fds[i] >= 0 ? fget(fds[i]) : NULL;
-		if (f)
+		if (f) {
+			ctty |= is_tty(f);	/* started on the console: its terminal */
 			task_fs_install(fs, i, f);
+		}
 	}
+	sig->has_ctty = ctty;	/* not yet visible to anyone else */
 	task_fs_put(t->fs);	/* thread_create shared ours: the child gets the copy */
 	t->fs = fs;
 	process_add_thread(sig, t, sig->pid);

@@ -79,6 +79,7 @@ struct signal_struct {
 	int exit_code;                  /* a wait status, once it is a zombie */
 	bool group_exit;                /* exit_group or a fatal signal: all threads go */
 	struct thread *exec_task;       /* an execve ending the other threads (Linux's group_exec_task) */
+	bool has_ctty;                  /* the console is its controlling terminal (Linux's signal->tty) */
 	bool kernel_waits;              /* process_spawn's caller will reap it */
 
 	struct wait_queue_head wait_chldexit;  /* wait4 callers, for its children */

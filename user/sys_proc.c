@@ -123,8 +123,10 @@ long x64_setsid(struct trap_frame *r)
 		leader |= q->pgid == me->pid && q->state != PROC_DEAD;
 	}
 	long ret = leader ? -EPERM : (long)me->pid;
-	if (!leader)
+	if (!leader) {
 		me->sid = me->pgid = me->pid;
+		__atomic_store_n(&me->has_ctty, false, __ATOMIC_RELAXED);	/* a new session: no terminal yet */
+	}
 	spin_unlock_irqrestore(&tasklist_lock, flags);
 	return ret;
 }

@@ -25,6 +25,10 @@
  *   getcwd   in a directory whose path is longer than PATH_MAX:
  *            ENAMETOOLONG ("getcwd_long -36"); a short path and a small
  *            buffer: ERANGE ("getcwd_small -34").
+ *   devtty   started with the console on fd 0 (its controlling
+ *            terminal): /dev/tty opens ("tty_ctty 1"); a child after
+ *            setsid has none: /dev/tty is ENXIO ("tty_setsid -6") and it
+ *            may not set the console's foreground group ("tty_pgrp -25").
  */
 #include "uthread.h"
 
@@ -262,6 +266,30 @@ static int getcwd_case(void)
 	return 0;
 }
 
+#define SYS_setsid 112
+#define SYS_ioctl 16
+#define TIOCSPGRP 0x5410
+
+static int devtty_case(void)
+{
+	long fd = sys3(SYS_open, "/dev/tty", 2, 0);
+	report("tty_ctty", fd >= 0);
+	if (fd >= 0)
+		sys1(SYS_close, fd);
+	long pid = sys0(SYS_fork);
+	if (pid == 0) {
+		if (sys0(SYS_setsid) < 0)
+			exit_group(8);
+		report("tty_setsid", sys3(SYS_open, "/dev/tty", 2, 0));
+		int pgrp = (int)sys0(SYS_getpid);
+		report("tty_pgrp", sys3(SYS_ioctl, 0, TIOCSPGRP, &pgrp));
+		exit_group(0);
+	}
+	int status = 0;
+	sys4(SYS_wait4, pid, &status, 0, 0);
+	return status;
+}
+
 int main(int argc, char **argv, char **envp)
 {
 	(void)envp;
@@ -279,6 +307,8 @@ int main(int argc, char **argv, char **envp)
 		return badrip_handler_case();
 	if (!ustrcmp(argv[1], "badrip_sigreturn"))
 		return badrip_sigreturn_case();
+	if (!ustrcmp(argv[1], "devtty"))
+		return devtty_case();
 	if (!ustrcmp(argv[1], "getcwd"))
 		return getcwd_case();
 	if (!ustrcmp(argv[1], "exec2"))
