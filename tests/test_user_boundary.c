@@ -32,6 +32,11 @@
  *  - dev_tty_needs_a_controlling_terminal: /dev/tty after setsid is
  *    ENXIO (it opened the console, whatever /dev/console's mode said),
  *    and TIOCSPGRP there ENOTTY.
+ *  - faulting_iret_signals: user_return_test_hook gives two of the
+ *    program's returns a null SS, which iretq refuses with #GP in ring 0
+ *    on the user's GS (what a non-canonical rip does on real CPUs): the
+ *    fault must come back as the program's SIGSEGV (Linux's bad_iret),
+ *    not a kernel panic.
  */
 #include "user/process.h"
 #include "user/sys.h"
@@ -249,6 +254,62 @@ static void dev_tty_needs_a_controlling_terminal(void)
 	sandbox_leave(&sb);
 }
 
+/* ---- a faulting iretq ------------------------------------------------------- */
+
+static int spoil_ss;	/* how many more returns of the program to spoil */
+
+static void null_ss(struct trap_frame *tf)
+{
+	struct signal_struct *p = current_thread()->signal;
+	if (!p || strcmp(p->comm, "boundary") != 0)
+		return;
+	int n = __atomic_load_n(&spoil_ss, __ATOMIC_RELAXED);
+	while (n > 0 && !__atomic_compare_exchange_n(&spoil_ss, &n, n - 1, false, __ATOMIC_RELAXED,
+						      __ATOMIC_RELAXED))
+		;
+	if (n > 0)
+		tf->ss = 0;
+}
+
+static void faulting_iret_signals(void)
+{
+	struct sandbox sb;
+	sandbox_enter(&sb, "boundary");
+	char *out = kmalloc(OUT_SIZE);
+	ASSERT_NOT_NULL(out);
+	int fd = sys_open("out", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	ASSERT_GE(fd, 0);
+	char *const argv[] = { "boundary", "badiret", NULL };
+	struct signal_struct *p = process_spawn("/tests/user/boundary", argv, no_env, -1, fd, fd, 0);
+	sys_close(fd);
+	ASSERT_FALSE(IS_ERR(p));
+	unsigned polls = 0;
+	while (process_alive(p) && polls < POLLS && user_read_file("out", out, OUT_SIZE) < 6) {
+		sleep_ms(10);
+		polls++;
+	}
+	uint64_t before = __atomic_load_n(&bad_irets, __ATOMIC_RELAXED);
+	user_return_test_hook = null_ss;
+	__atomic_store_n(&spoil_ss, 2, __ATOMIC_RELAXED);
+	while (process_alive(p) && polls < POLLS) {
+		sleep_ms(10);
+		polls++;
+	}
+	bool hung = process_alive(p);
+	if (hung)
+		send_signal_process(p, SIGKILL);
+	int status = process_wait(p);
+	process_put(p);
+	user_return_test_hook = NULL;
+	user_read_file("out", out, OUT_SIZE);
+	EXPECT_FALSE(hung);
+	EXPECT_EQ(status, W_EXITCODE(0, 0));
+	EXPECT_LINE(out, "segv 2");
+	EXPECT_EQ(__atomic_load_n(&bad_irets, __ATOMIC_RELAXED) - before, (uint64_t)2);
+	kfree(out);
+	sandbox_leave(&sb);
+}
+
 static const struct ktest_case user_boundary_cases[] = {
 	KTEST_CASE(nanosleep_never_wraps),
 	KTEST_CASE(tkill_needs_permission),
@@ -258,5 +319,6 @@ static const struct ktest_case user_boundary_cases[] = {
 	KTEST_CASE(execve_races_execve),
 	KTEST_CASE(getcwd_errors),
 	KTEST_CASE(dev_tty_needs_a_controlling_terminal),
+	KTEST_CASE(faulting_iret_signals),
 };
 KTEST_SUITE(user_boundary, user_boundary_cases);

@@ -396,6 +396,8 @@ static int setup_rt_frame(int sig, const struct k_sigaction *ka, uint64_t oldmas
 	tf->rax = 0;
 	tf->rsp = sp;
 	tf->rip = ka->handler;
+	tf->cs = USER_CS;	/* whatever the interrupted frame had (a bad iret's) */
+	tf->ss = USER_DS;
 	tf->rflags &= ~(0x100UL | 0x400UL);	/* TF and DF off in the handler */
 	return 0;
 }

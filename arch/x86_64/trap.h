@@ -80,11 +80,12 @@ extern void (*trap_exit_to_user)(struct trap_frame *tf);
  * got by, for tests (user_boundary) to see under TCG too.
  */
 extern uint64_t bad_user_returns;
-static inline void audit_user_return(const struct trap_frame *tf)
-{
-	if (tf->rip >= 0x0000800000000000ULL)
-		__atomic_fetch_add(&bad_user_returns, 1, __ATOMIC_RELAXED);
-}
+void audit_user_return(struct trap_frame *tf);
+/* Tests (LOCKDEP=1 builds): called first by audit_user_return, to spoil
+ * a frame on purpose (user_boundary.faulting_iret_signals). */
+extern void (*user_return_test_hook)(struct trap_frame *tf);
+/* Faulting iretqs to user mode that isr.S turned into user faults. */
+extern uint64_t bad_irets;
 
 /* Kernel code that may fault on purpose (user copies) lists its faulting
  * instructions in __ex_table with a place to continue (uaccess.S);

@@ -29,6 +29,9 @@
  *            terminal): /dev/tty opens ("tty_ctty 1"); a child after
  *            setsid has none: /dev/tty is ENXIO ("tty_setsid -6") and it
  *            may not set the console's foreground group ("tty_pgrp -25").
+ *   badiret  a SIGSEGV handler, "ready", then system calls and a spin
+ *            in user mode until two SIGSEGVs came (the test spoils two
+ *            of its returns' SS so that iretq faults): "segv 2".
  */
 #include "uthread.h"
 
@@ -290,6 +293,25 @@ static int devtty_case(void)
 	return status;
 }
 
+static volatile int segvs;
+static void count_segv(int sig)
+{
+	(void)sig;
+	segvs++;
+}
+
+static int badiret_case(void)
+{
+	set_handler(SIGSEGV, count_segv, SA_NODEFER);
+	puts_fd(1, "ready\n");
+	while (segvs < 1)
+		sys0(SYS_sched_yield);
+	while (segvs < 2)
+		;	/* returns from interrupts now */
+	report("segv", segvs);
+	return 0;
+}
+
 int main(int argc, char **argv, char **envp)
 {
 	(void)envp;
@@ -307,6 +329,8 @@ int main(int argc, char **argv, char **envp)
 		return badrip_handler_case();
 	if (!ustrcmp(argv[1], "badrip_sigreturn"))
 		return badrip_sigreturn_case();
+	if (!ustrcmp(argv[1], "badiret"))
+		return badiret_case();
 	if (!ustrcmp(argv[1], "devtty"))
 		return devtty_case();
 	if (!ustrcmp(argv[1], "getcwd"))
