@@ -6,7 +6,7 @@
  *            too-long tv_sec is cut short by a signal, with a positive
  *            remainder ("huge -4", "rem_positive 1"); bad requests:
  *            "einval -22".
- *   tkill    30 threads that exit at once, each sent SIGUSR1 by tkill
+ *   tkill    15 threads that exit at once, each sent SIGUSR1 by tkill
  *            until it is gone: every call 0 or -ESRCH ("tkill_bad 0")
  *            and the kernel still standing.
  *   tkillperm  a child stays root; the parent becomes uid 1000 and may
@@ -92,7 +92,7 @@ static int tkill_case(void)
 {
 	set_handler(SIGUSR1, on_usr, 0);
 	long bad = 0;
-	for (int i = 0; i < 30; i++) {
+	for (int i = 0; i < 15; i++) {
 		static volatile int tid;
 		long t = thread_spawn(quit_at_once, 0, tstack + sizeof(tstack), &tid);
 		if (t < 0)
