@@ -127,6 +127,8 @@ static void sleep_past_end(uint64_t end)
 
 static void nanosleep_never_wraps(void)
 {
+	if (!CONFIG_LOCKDEP)
+		ktest_skip("sleep_ns_hook is in LOCKDEP=1 builds only");
 	struct sandbox sb;
 	sandbox_enter(&sb, "boundary");
 	char *out = kmalloc(OUT_SIZE);
@@ -273,6 +275,8 @@ static void null_ss(struct trap_frame *tf)
 
 static void faulting_iret_signals(void)
 {
+	if (!CONFIG_LOCKDEP)
+		ktest_skip("user_return_test_hook is in LOCKDEP=1 builds only");
 	struct sandbox sb;
 	sandbox_enter(&sb, "boundary");
 	char *out = kmalloc(OUT_SIZE);
