@@ -113,6 +113,7 @@ int send_signal_process(struct signal_struct *p, int sig)
 /* Caller holds p->siglock, p being t->signal. */
 static void __send_thread(struct thread *t, int sig)
 {
+	spin_assert_held(&t->signal->siglock);
 	if (!sig_ignored(t->signal, sig) || sig == SIGKILL) {
 		t->sig_pending |= sigmask(sig);
 		signal_wake(t);

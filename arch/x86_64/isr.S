@@ -25,8 +25,9 @@
  * user's registers.  isr_common knows those two addresses: it swaps GS
  * back, and fixup_bad_iret (trap.c) makes the frame say what the CPU
  * would have said had the fault come from user mode at the frame's rip;
- * the fault then goes the user way (a signal), never to panic.  exit_to_user_mode
- * already refuses a non-user rip, so this is the second line.
+ * the fault then goes the user way (a signal), never to panic.
+ * exit_to_user_mode already refuses a non-user rip: this is the second
+ * line of defence.
  */
 #include "arch/x86_64/frame.h"
 
