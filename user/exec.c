@@ -523,10 +523,12 @@ static const char *basename_of(const char *path)
 	return b;
 }
 
-static void exec_commit(struct image *im, const char *path, struct trap_frame *tf)
+static int exec_commit(struct image *im, const char *path, struct trap_frame *tf)
 {
 	struct thread *self = current_thread();
-	exec_end_other_threads();
+	int err = exec_end_other_threads();
+	if (err)
+		return err;	/* another execve or an exit won: nothing changed */
 	mmput(mm_activate(im->mm));
 	im->mm = NULL;
 	fd_close_on_exec();
@@ -544,6 +546,7 @@ static void exec_commit(struct image *im, const char *path, struct trap_frame *t
 	tf->rflags = RFLAGS_IF | 0x2;	/* bit 1 is always set */
 	tf->vector = TRAP_SYSCALL;
 	tf->error = (uint64_t)-1;	/* not in a system call: nothing to restart */
+	return 0;
 }
 
 int do_execve(const char *path, struct exec_args *a, struct trap_frame *tf)
@@ -590,7 +593,7 @@ int do_execve(const char *path, struct exec_args *a, struct trap_frame *tf)
 		break;
 	}
 	if (!err)
-		exec_commit(&im, name, tf);
+		err = exec_commit(&im, name, tf);
 	if (im.mm)
 		mmput(im.mm);
 	kfree(buf);

@@ -39,7 +39,7 @@ uint64_t exec_cache_pages(void);        /* pages kept, for tests */
 void exec_cache_drop_all(void);         /* forget every file (tests) */
 
 /* Pieces of the point of no return that live elsewhere. */
-void exec_end_other_threads(void);              /* user/process.c */
+int exec_end_other_threads(void);               /* user/process.c: 0, or -EAGAIN */
 void exec_reset_cpu_state(struct thread *t);    /* user/thread_state.c */
 
 #endif

@@ -24,6 +24,7 @@
 #include "kernel/err.h"
 #include "kernel/kmalloc.h"
 #include "kernel/kprintf.h"
+#include "kernel/race.h"
 #include "kernel/mm.h"
 #include "kernel/sched.h"
 #include "kernel/string.h"
@@ -136,6 +137,7 @@ struct signal_struct *process_new(struct signal_struct *parent)
 	if (parent) {
 		sig->pgid = parent->pgid;
 		sig->sid = parent->sid;
+		sig->has_ctty = parent->has_ctty;
 		list_add_tail(&sig->sibling, &parent->children);
 		memcpy(sig->comm, parent->comm, sizeof(sig->comm));
 	} else {
@@ -288,25 +290,76 @@ static void zap_other_threads(struct signal_struct *sig, int status)
 
 void do_group_exit(int status)
 {
-	struct signal_struct *sig = current_thread()->signal;
+	struct thread *self = current_thread();
+	struct signal_struct *sig = self->signal;
 	unsigned long flags = spin_lock_irqsave(&tasklist_lock);
-	zap_other_threads(sig, status);
+	/* While an execve ends the other threads, they leave alone: the
+	 * execve goes on (Linux's do_group_exit and group_exec_task). */
+	if (!sig->exec_task || sig->exec_task == self)
+		zap_other_threads(sig, status);
 	spin_unlock_irqrestore(&tasklist_lock, flags);
 	do_exit(status);
 }
 
-void exec_end_other_threads(void)
+/* Is the execve's thread to give up: killed by another execve or an
+ * exit_group (thread_kill), or sent SIGKILL? */
+static bool exec_killed(struct thread *self)
 {
-	struct signal_struct *sig = current_thread()->signal;
+	struct signal_struct *sig = self->signal;
+	if (__atomic_load_n(&self->fatal_pending, __ATOMIC_ACQUIRE))
+		return true;
+	unsigned long flags = spin_lock_irqsave(&sig->siglock);
+	bool killed = (self->sig_pending | sig->shared_pending) & sigmask(SIGKILL);
+	spin_unlock_irqrestore(&sig->siglock, flags);
+	return killed;
+}
+
+/*
+ * execve's point of no return: the other threads must be gone before the
+ * address space is replaced.  Only one execve of a process may end the
+ * others: two threads that each killed the other and each waited for the
+ * other to leave hung for ever (issue 37 item 8).  So, under
+ * tasklist_lock, the first claims exec_task; one that finds an execve or
+ * a group exit under way, or itself killed, fails with -EAGAIN (it dies
+ * on its way out, as in Linux's de_thread).  The wait ends when the
+ * others are gone or this thread is killed (SIGKILL, an exit_group
+ * that came first): -EAGAIN, and the process goes on dying.
+ */
+int exec_end_other_threads(void)
+{
+	struct thread *self = current_thread();
+	struct signal_struct *sig = self->signal;
 	unsigned long flags = spin_lock_irqsave(&tasklist_lock);
-	if (sig->nr_threads > 1) {
+	if (sig->group_exit || sig->exec_task || __atomic_load_n(&self->fatal_pending, __ATOMIC_ACQUIRE)) {
+		spin_unlock_irqrestore(&tasklist_lock, flags);
+		return -EAGAIN;
+	}
+	bool others = sig->nr_threads > 1;
+	if (others) {
+		sig->exec_task = self;
 		zap_other_threads(sig, 0);
 		sig->group_exit = false;	/* only the others go: execve goes on */
 	}
 	spin_unlock_irqrestore(&tasklist_lock, flags);
-	/* Not killable: they are already killed, and must be gone before
-	 * the address space is replaced. */
-	wait_event(sig->exit_wq, __atomic_load_n(&sig->nr_threads, __ATOMIC_ACQUIRE) == 1);
+	if (!others)
+		return 0;
+	race_window();	/* tests: the others exit_group, or exec, meanwhile */
+	/* Killable only by what kills the process: an ordinary signal is
+	 * acted on once execve has finished. */
+	DEFINE_WAIT(w);
+	bool gone;
+	for (;;) {
+		prepare_to_wait(&sig->exit_wq, &w, THREAD_KILLABLE);
+		gone = __atomic_load_n(&sig->nr_threads, __ATOMIC_ACQUIRE) == 1;
+		if (gone || exec_killed(self))
+			break;
+		schedule();
+	}
+	finish_wait(&sig->exit_wq, &w);
+	flags = spin_lock_irqsave(&tasklist_lock);
+	sig->exec_task = NULL;
+	spin_unlock_irqrestore(&tasklist_lock, flags);
+	return gone ? 0 : -EAGAIN;
 }
 
 /* ---- wait4 ---------------------------------------------------------- */
@@ -452,11 +505,15 @@ struct signal_struct *process_spawn_in(const char *cwd, const char *path, char *
 		return ERR_PTR(-ENOMEM);
 	}
 	int fds[3] = { fd0, fd1, fd2 };
+	bool ctty = false;
 	for (int i = 0; i < 3; i++) {
 		struct file *f = fds[i] >= 0 ? fget(fds[i]) : NULL;
-		if (f)
+		if (f) {
+			ctty |= is_tty(f);	/* started on the console: its terminal */
 			task_fs_install(fs, i, f);
+		}
 	}
+	sig->has_ctty = ctty;	/* not yet visible to anyone else */
 	task_fs_put(t->fs);	/* thread_create shared ours: the child gets the copy */
 	t->fs = fs;
 	process_add_thread(sig, t, sig->pid);

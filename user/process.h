@@ -78,6 +78,8 @@ struct signal_struct {
 	enum proc_state state;
 	int exit_code;                  /* a wait status, once it is a zombie */
 	bool group_exit;                /* exit_group or a fatal signal: all threads go */
+	struct thread *exec_task;       /* an execve ending the other threads (Linux's group_exec_task) */
+	bool has_ctty;                  /* the console is its controlling terminal (Linux's signal->tty) */
 	bool kernel_waits;              /* process_spawn's caller will reap it */
 
 	struct wait_queue_head wait_chldexit;  /* wait4 callers, for its children */
@@ -190,14 +192,20 @@ static inline uint64_t sigmask(int sig)
 /* Send sig to a whole process (kill) or one thread (tgkill, faults).
  * Caller holds nothing.  0, or -EINVAL for a bad number. */
 int send_signal_process(struct signal_struct *p, int sig);
-int send_signal_thread(struct thread *t, int sig);
+int send_signal_thread(struct thread *t, int sig);	/* t: the caller */
 void __send_signal_process(struct signal_struct *p, int sig);	/* tasklist_lock held */
 /* kill(2)'s targets: pid > 0 one process, 0 the caller's group, -1
  * everyone it may signal, < -1 the group -pid.  -ESRCH if none. */
 int kill_pid(int pid, int sig);
 int kill_pgrp(unsigned pgid, int sig);
+/* tkill (tgid 0) and tgkill: thread tid (of process tgid); -ESRCH,
+ * -EPERM (kill's rule), -EINVAL. */
+int kill_tid(int tgid, int tid, int sig);
 /* Deliver what is pending before returning to user mode (interrupts on). */
 void do_signal(struct trap_frame *tf);
+/* Before a return to user mode: rip not a user address?  Then SIGSEGV is
+ * now pending (true). */
+bool bad_user_rip(struct trap_frame *tf);
 bool signal_pending_user(void);         /* an unblocked signal waits (interrupts off ok) */
 void recalc_sigpending(struct thread *t);   /* siglock held */
 /* execve: handled signals go back to their default. */

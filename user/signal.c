@@ -110,16 +110,24 @@ int send_signal_process(struct signal_struct *p, int sig)
 	return 0;
 }
 
+/* Caller holds p->siglock, p being t->signal. */
+static void __send_thread(struct thread *t, int sig)
+{
+	spin_assert_held(&t->signal->siglock);
+	if (!sig_ignored(t->signal, sig) || sig == SIGKILL) {
+		t->sig_pending |= sigmask(sig);
+		signal_wake(t);
+	}
+}
+
+/* t is the caller itself (SIGPIPE): its signal_struct cannot go. */
 int send_signal_thread(struct thread *t, int sig)
 {
 	if (sig < 1 || sig > NSIG)
 		return -EINVAL;
 	struct signal_struct *p = t->signal;
 	unsigned long flags = spin_lock_irqsave(&p->siglock);
-	if (!sig_ignored(p, sig) || sig == SIGKILL) {
-		t->sig_pending |= sigmask(sig);
-		signal_wake(t);
-	}
+	__send_thread(t, sig);
 	spin_unlock_irqrestore(&p->siglock, flags);
 	return 0;
 }
@@ -138,6 +146,36 @@ static void force_sig(struct thread *t, int sig)
 	t->sig_pending |= sigmask(sig);
 	recalc_sigpending(t);
 	spin_unlock_irqrestore(&p->siglock, flags);
+}
+
+/*
+ * Delivering sig failed (its frame could not be written): SIGSEGV, and
+ * if sig was SIGSEGV itself, with the default action, so that a handler
+ * that cannot be entered ends the process rather than being tried again
+ * for ever (Linux's force_sigsegv).
+ */
+static void force_sigsegv(struct thread *t, int sig)
+{
+	if (sig == SIGSEGV) {
+		struct signal_struct *p = t->signal;
+		unsigned long flags = spin_lock_irqsave(&p->siglock);
+		p->action[SIGSEGV - 1].handler = SIG_DFL;
+		spin_unlock_irqrestore(&p->siglock, flags);
+	}
+	force_sig(t, SIGSEGV);
+}
+
+/* A return to user mode at rip: not a user address (non-canonical, or
+ * above what user code can map) is, as on a CPU whose iretq would refuse
+ * it, a general-protection fault in user mode: SIGSEGV.  Checked before
+ * every return (exit_to_user_mode), so the kernel never executes an
+ * iretq that faults in ring 0 on the user's GS. */
+bool bad_user_rip(struct trap_frame *tf)
+{
+	if (tf->rip < USER_TOP)
+		return false;
+	force_sig(current_thread(), SIGSEGV);
+	return true;
 }
 
 /* May the caller signal p?  Root may signal anyone, others their own
@@ -171,6 +209,33 @@ static int kill_matching(bool (*match)(struct signal_struct *, uint64_t), uint64
 	}
 	spin_unlock_irqrestore(&tasklist_lock, flags);
 	return !found ? -ESRCH : !allowed ? -EPERM : 0;
+}
+
+/*
+ * tkill and tgkill (tgid 0: any process): one thread.  Found, checked and
+ * signalled under tasklist_lock: a thread on its process's list has a
+ * process (do_exit takes it off the list before it lets go of
+ * t->signal), so nothing is looked at through a pointer a racing exit
+ * clears, and no reference is needed.  The same permission as kill().
+ */
+int kill_tid(int tgid, int tid, int sig)
+{
+	if (tid <= 0 || sig < 0 || sig > NSIG)
+		return -EINVAL;
+	int err = -ESRCH;
+	unsigned long flags = spin_lock_irqsave(&tasklist_lock);
+	struct thread *t = find_thread((unsigned)tid);
+	if (t && (tgid <= 0 || t->signal->pid == (unsigned)tgid)) {
+		struct signal_struct *p = t->signal;
+		err = p->state != PROC_LIVE ? -ESRCH : !may_signal(p) ? -EPERM : 0;
+		if (!err && sig) {
+			spin_lock(&p->siglock);
+			__send_thread(t, sig);
+			spin_unlock(&p->siglock);
+		}
+	}
+	spin_unlock_irqrestore(&tasklist_lock, flags);
+	return err;
 }
 
 static bool match_pid(struct signal_struct *p, uint64_t pid)
@@ -332,6 +397,8 @@ static int setup_rt_frame(int sig, const struct k_sigaction *ka, uint64_t oldmas
 	tf->rax = 0;
 	tf->rsp = sp;
 	tf->rip = ka->handler;
+	tf->cs = USER_CS;	/* whatever the interrupted frame had (a bad iret's) */
+	tf->ss = USER_DS;
 	tf->rflags &= ~(0x100UL | 0x400UL);	/* TF and DF off in the handler */
 	return 0;
 }
@@ -368,7 +435,13 @@ static int dequeue_signal(struct thread *t, struct k_sigaction *ka, uint64_t *ol
 	int sig = 0;
 	uint64_t mine = t->sig_pending & ~t->sig_blocked;
 	uint64_t shared = p->shared_pending & ~t->sig_blocked;
-	if (mine | shared) {
+	if ((mine | shared) & sigmask(SIGKILL)) {
+		sig = SIGKILL;	/* before anything else: nothing may hold it off */
+		t->sig_pending &= ~sigmask(sig);
+		p->shared_pending &= ~sigmask(sig);
+		*ka = p->action[sig - 1];
+		*oldmask = t->sig_blocked;
+	} else if (mine | shared) {
 		sig = __builtin_ctzll(mine ? mine : shared) + 1;	/* its own first (faults) */
 		if (mine)
 			t->sig_pending &= ~sigmask(sig);
@@ -421,7 +494,7 @@ void do_signal(struct trap_frame *tf)
 		syscall_restart(tf, true, &ka);
 		t->restore_sigmask = false;	/* the frame holds the mask to go back to */
 		if (setup_rt_frame(sig, &ka, oldmask, tf)) {
-			force_sig(t, SIGSEGV);	/* no room for the frame: as Linux */
+			force_sigsegv(t, sig);	/* no room for the frame: as Linux */
 			set_blocked(t, oldmask);
 			continue;
 		}

@@ -38,6 +38,8 @@ long sys_wait4(int pid, uint64_t ustatus, int options, uint64_t rusage);
 long sys_rt_sigaction(int sig, uint64_t uact, uint64_t uoact, uint64_t sigsetsize);
 long sys_rt_sigprocmask(int how, uint64_t uset, uint64_t uoset, uint64_t sigsetsize);
 long sys_rt_sigpending(uint64_t uset, uint64_t sigsetsize);
+/* Tests: see sys_proc.c's sleep_ns. */
+extern void (*sleep_ns_hook)(uint64_t end);
 long sys_rt_sigsuspend(uint64_t umask, uint64_t sigsetsize);
 long sys_rt_sigreturn(struct trap_frame *tf);
 long sys_pause(void);

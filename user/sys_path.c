@@ -473,13 +473,19 @@ long x64_fchdir(struct trap_frame *r)
 	return sys_fchdir((int)ARG1(r));
 }
 
+/* As Linux: a path longer than PATH_MAX is -ENAMETOOLONG (glibc's
+ * getcwd(NULL, 0) counts on it); -ERANGE only when the path fits
+ * PATH_MAX but not the caller's buffer. */
 long x64_getcwd(struct trap_frame *r)
 {
-	size_t n = ARG2(r) < PATH_MAX ? ARG2(r) : PATH_MAX;
 	char *buf = kmalloc(PATH_MAX);
 	if (!buf)
 		return -ENOMEM;
-	long len = sys_getcwd(buf, n);
+	long len = sys_getcwd(buf, PATH_MAX);
+	if (len == -ERANGE)
+		len = -ENAMETOOLONG;
+	else if (len > 0 && (uint64_t)len > ARG2(r))
+		len = -ERANGE;
 	if (len > 0 && copy_to_user(ARG1(r), buf, (size_t)len))
 		len = -EFAULT;
 	kfree(buf);

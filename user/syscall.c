@@ -14,7 +14,9 @@
  * user mode (system calls, interrupts, exceptions, a new thread's first
  * entry), until none of its reasons holds: a reschedule is due, the
  * thread was killed (it leaves: do_group_exit, as for SIGKILL), or a
- * signal is pending (do_signal).
+ * signal is pending (do_signal).  Last, the rip it would return to must
+ * be a user address (a handler's, sigreturn's or execve's entry may not
+ * be): if not, SIGSEGV, as the CPU's fault on that iretq would be.
  */
 #include "user/syscall.h"
 #include "user/process.h"
@@ -62,6 +64,8 @@ static void exit_to_user_mode(struct trap_frame *tf)
 			   (tf->vector == TRAP_SYSCALL && (long)tf->rax == -ERESTARTSYS)) {
 			irq_enable();
 			do_signal(tf);	/* clears all three */
+		} else if (bad_user_rip(tf)) {
+			irq_enable();	/* a SIGSEGV is pending now: round again */
 		} else {
 			return;
 		}
@@ -104,6 +108,7 @@ int do_syscall_64(struct trap_frame *tf)
 	trace_sys_exit(nr, ret);
 	irq_disable();
 	exit_to_user_mode(tf);
+	audit_user_return(tf);
 	return can_sysret(tf);
 }
 

@@ -134,5 +134,6 @@ void return_to_user(struct trap_frame *frame)
 {
 	irq_disable();
 	trap_exit_to_user(frame);
+	audit_user_return(frame);
 	user_enter(frame);
 }

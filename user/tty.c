@@ -268,7 +268,31 @@ static long tty_write(struct file *f, const void *buf, size_t n)
 	return (long)n;
 }
 
+/*
+ * /dev/tty is the opener's controlling terminal: with none (a process
+ * started off the console, or after setsid), -ENXIO, as Linux, rather
+ * than the console under another name and mode.  The console itself
+ * (/dev/console) is one by inheritance (fork, or process_spawn with the
+ * console among its descriptors) or by TIOCSCTTY from a session leader;
+ * opening it does not make it one (as if every open said O_NOCTTY).
+ * Kernel threads (no process) open either.
+ */
+static int tty_open(struct inode *inode, struct file *f)
+{
+	struct signal_struct *me = current_thread()->signal;
+	if (!me)
+		return 0;
+	int err = 0;
+	unsigned long flags = spin_lock_irqsave(&tasklist_lock);
+	(void)f;
+	if (inode->i_rdev == makedev(5, 0) && !me->has_ctty)
+		err = -ENXIO;
+	spin_unlock_irqrestore(&tasklist_lock, flags);
+	return err;
+}
+
 static const struct file_operations tty_fops = {
+	.open = tty_open,
 	.stream_read = tty_read,
 	.stream_write = tty_write,
 };
@@ -290,6 +314,32 @@ bool is_tty(struct file *f)
 #define TIOCSWINSZ 0x5414
 #define FIONREAD   0x541B
 #define TIOCNOTTY  0x5422
+
+/* Has the calling process the console as its controlling terminal?
+ * (Kernel threads: yes.) */
+static bool has_ctty(void)
+{
+	struct signal_struct *me = current_thread()->signal;
+	return !me || __atomic_load_n(&me->has_ctty, __ATOMIC_RELAXED);
+}
+
+/* TIOCSCTTY (a session leader takes the console) and TIOCNOTTY (give it up). */
+static long set_ctty(bool take)
+{
+	struct signal_struct *me = current_thread()->signal;
+	if (!me)
+		return 0;
+	long err = 0;
+	unsigned long flags = spin_lock_irqsave(&tasklist_lock);
+	if (take && me->sid != me->pid && !me->has_ctty)
+		err = -EPERM;
+	else if (!take && !me->has_ctty)
+		err = -ENOTTY;
+	else
+		__atomic_store_n(&me->has_ctty, take, __ATOMIC_RELAXED);
+	spin_unlock_irqrestore(&tasklist_lock, flags);
+	return err;
+}
 
 long tty_ioctl(struct file *f, unsigned cmd, uint64_t arg)
 {
@@ -332,6 +382,8 @@ long tty_ioctl(struct file *f, unsigned cmd, uint64_t arg)
 	case TIOCGPGRP:
 		return put_user((int32_t)tty_get_pgrp(), (int32_t *)arg);
 	case TIOCSPGRP: {
+		if (!has_ctty())
+			return -ENOTTY;	/* Linux: only the caller's own terminal */
 		int32_t pgrp;
 		if (get_user(pgrp, arg))
 			return -EFAULT;
@@ -346,7 +398,7 @@ long tty_ioctl(struct file *f, unsigned cmd, uint64_t arg)
 		return put_user(n, (int32_t *)arg);
 	}
 	case TIOCSCTTY: case TIOCNOTTY:
-		return 0;	/* the console is everyone's controlling terminal */
+		return set_ctty(cmd == TIOCSCTTY);
 	default:
 		return -ENOTTY;
 	}
@@ -415,6 +467,6 @@ void tty_init(void)
 	tty.file = file_alloc(d, O_RDWR);
 	if (!tty.file)
 		panic("tty: no memory for the console");
-	register_chrdev(5, 0, &tty_fops);	/* /dev/tty: the controlling terminal, always this one */
+	register_chrdev(5, 0, &tty_fops);	/* /dev/tty: the controlling terminal (tty_open) */
 	register_chrdev(5, 1, &tty_fops);	/* /dev/console */
 }

@@ -63,4 +63,6 @@ return_iret:
 	pop_regs
 	addq $16, %rsp
 	swapgs
+	.global sysret_iret_to_user
+sysret_iret_to_user:		/* isr.S: a fault here is a bad iret */
 	iretq

@@ -16,6 +16,18 @@
  * path ("paranoid", as Linux calls it) asks the GS base MSR instead.  A
  * user GS base is always a user address (below 2^47), the kernel's a
  * negative one, so the sign bit tells them apart.
+ *
+ * A faulting iretq (Linux's bad_iret): the iretq instructions that return
+ * to user mode (iret_to_user here, sysret_iret_to_user in entry_64.S) run
+ * after swapgs, with the user's GS.  If one faults (a frame the CPU
+ * refuses: on real CPUs a non-canonical rip, or a bad SS), the fault is
+ * taken in ring 0, its saved CS the kernel's, with the user's GS and the
+ * user's registers.  isr_common knows those two addresses: it swaps GS
+ * back, and fixup_bad_iret (trap.c) makes the frame say what the CPU
+ * would have said had the fault come from user mode at the frame's rip;
+ * the fault then goes the user way (a signal), never to panic.
+ * exit_to_user_mode already refuses a non-user rip: this is the second
+ * line of defence.
  */
 #include "arch/x86_64/frame.h"
 
@@ -26,7 +38,8 @@
 /* Vectors on IST stacks, which may interrupt the kernel with the user's GS. */
 #define PARANOID(v) ((v) == 2 || (v) == 8 || (v) == 18)
 
-#define FRAME_CS 24		/* the saved CS, above the vector and error code */
+#define FRAME_RIP 16		/* the saved rip, above the vector and error code */
+#define FRAME_CS 24		/* the saved CS */
 #define MSR_GS_BASE 0xC0000101
 
 	.macro isr_stub v
@@ -52,7 +65,7 @@ isr_stub_\v:
 
 isr_common:
 	testb $3, FRAME_CS(%rsp)
-	jz 1f
+	jz 3f
 	swapgs			/* from user mode: the kernel's GS */
 1:	push_regs
 	movq %rsp, %rdi
@@ -62,7 +75,26 @@ isr_common:
 	testb $3, 8(%rsp)	/* the saved CS, above rip */
 	jz 2f
 	swapgs			/* back to user mode: the user's GS */
+	.global iret_to_user
+iret_to_user:
+	iretq
 2:	iretq
+
+	/* From the kernel: an iretq to user mode that faulted? */
+3:	cmpq $iret_to_user, FRAME_RIP(%rsp)
+	je 4f
+	cmpq $sysret_iret_to_user, FRAME_RIP(%rsp)
+	jne 1b
+4:	swapgs			/* it ran with the user's GS */
+	push_regs
+	movq %rsp, %rdi
+	call fixup_bad_iret	/* now a fault from user mode */
+	movq %rsp, %rdi
+	call trap_dispatch
+	pop_regs
+	addq $16, %rsp
+	swapgs			/* the frame is a user one now */
+	jmp iret_to_user
 
 isr_paranoid:
 	push_regs

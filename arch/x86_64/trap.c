@@ -27,6 +27,16 @@ irq_handler_t irq_handler(unsigned vector);
 void (*trap_nmi_hook)(struct trap_frame *tf);
 void (*trap_user_exception)(struct trap_frame *tf, unsigned vector, uint64_t addr);
 void (*trap_exit_to_user)(struct trap_frame *tf);
+uint64_t bad_user_returns;
+void (*user_return_test_hook)(struct trap_frame *tf);
+
+void audit_user_return(struct trap_frame *tf)
+{
+	if (CONFIG_LOCKDEP && user_return_test_hook)
+		user_return_test_hook(tf);
+	if (tf->rip >= 0x0000800000000000ULL)
+		__atomic_fetch_add(&bad_user_returns, 1, __ATOMIC_RELAXED);
+}
 
 static const char *const exception_names[32] = {
 	"divide error", "debug", "NMI", "breakpoint", "overflow",
@@ -86,6 +96,27 @@ bool fixup_exception(struct trap_frame *tf)
 	return true;
 }
 
+/*
+ * isr.S: an iretq to user mode faulted in ring 0.  tf is that fault's
+ * frame: the registers are the user's (restored just before the iretq),
+ * and tf->rsp points at the five words the iretq was loading.  Make it
+ * the frame of the same fault taken in user mode at that rip, as Linux's
+ * fixup_bad_iret, so that trap_dispatch sends the process a signal.
+ */
+uint64_t bad_irets;
+void fixup_bad_iret(struct trap_frame *tf);
+void fixup_bad_iret(struct trap_frame *tf)
+{
+	const uint64_t *iret = (const uint64_t *)tf->rsp;	/* rip cs rflags rsp ss, above tf */
+	uint64_t rip = iret[0], cs = iret[1], rflags = iret[2], rsp = iret[3], ss = iret[4];
+	tf->rip = rip;
+	tf->cs = cs;
+	tf->rflags = rflags;
+	tf->rsp = rsp;
+	tf->ss = ss;
+	__atomic_fetch_add(&bad_irets, 1, __ATOMIC_RELAXED);
+}
+
 static void handle_exception(struct trap_frame *tf, unsigned v)
 {
 	uint64_t addr = v == VEC_PAGE_FAULT ? read_cr2() : 0;
@@ -111,8 +142,10 @@ void trap_dispatch(struct trap_frame *tf)
 	}
 	if (v < 32) {
 		handle_exception(tf, v);
-		if (user_mode(tf))
+		if (user_mode(tf)) {
 			trap_exit_to_user(tf);
+			audit_user_return(tf);
+		}
 		return;
 	}
 
@@ -127,6 +160,8 @@ void trap_dispatch(struct trap_frame *tf)
 		lapic_eoi();
 	c->irq_depth--;
 	sched_irq_exit(tf);	/* a time slice ran out, or a thread was woken here */
-	if (user_mode(tf) && trap_exit_to_user)
+	if (user_mode(tf) && trap_exit_to_user) {
 		trap_exit_to_user(tf);
+		audit_user_return(tf);
+	}
 }

@@ -71,6 +71,22 @@ extern void (*trap_nmi_hook)(struct trap_frame *tf);
 extern void (*trap_user_exception)(struct trap_frame *tf, unsigned vector, uint64_t addr);
 extern void (*trap_exit_to_user)(struct trap_frame *tf);
 
+/*
+ * The last look at a frame about to go back to user mode (after
+ * trap_exit_to_user, at every call site): a rip outside the lower
+ * canonical half would make iretq fault in ring 0 on real CPUs (QEMU's
+ * TCG lets it through and faults in user mode instead, hiding the bug).
+ * exit_to_user_mode must never let one through; this counts any that
+ * got by, for tests (user_boundary) to see under TCG too.
+ */
+extern uint64_t bad_user_returns;
+void audit_user_return(struct trap_frame *tf);
+/* Tests (LOCKDEP=1 builds): called first by audit_user_return, to spoil
+ * a frame on purpose (user_boundary.faulting_iret_signals). */
+extern void (*user_return_test_hook)(struct trap_frame *tf);
+/* Faulting iretqs to user mode that isr.S turned into user faults. */
+extern uint64_t bad_irets;
+
 /* Kernel code that may fault on purpose (user copies) lists its faulting
  * instructions in __ex_table with a place to continue (uaccess.S);
  * fixup_exception moves tf there and says whether it did. */
