@@ -42,6 +42,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "kernel/list.h"
+#include "kernel/errseq.h"
 #include "kernel/waitqueue.h"
 
 #define SECTOR_SIZE   512
@@ -111,6 +112,9 @@ struct block_device {
 	unsigned bd_block_size;    /* the buffers' size on this disk (set_blocksize) */
 	int bd_openers;            /* open files of its device nodes (atomic) */
 	int bd_claimed;            /* 1 while a filesystem is mounted on it (atomic) */
+	/* Write-back errors (failed writes of its buffers, failed flushes),
+	 * for sync_blockdev and each open file's fsync to hear once each. */
+	errseq_t bd_wb_err;
 };
 
 /* Register a disk named prefix + a letter ("vd" -> vda, vdb, ...): the
