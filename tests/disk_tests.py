@@ -136,6 +136,32 @@ def check_flag_clear(disks, role, path, mask):
     return None
 
 
+def check_written_before(disks, role, wsector, msector):
+    """fsync returned, then the kernel read sector msector: every write of
+    wsector that reached the device before that read had ended before it,
+    and a flush ran between the last of them and the read."""
+    reqs = disks.requests(role)
+    def touches(r, s):
+        return r.offset <= s * SECTOR < r.offset + r.count
+    marks = [r for r in reqs if r.op == "Read" and touches(r, msector)]
+    if not marks:
+        return f"nbdkit saw no read of sector {msector} (the kernel's mark of fsync's return)"
+    t = marks[0].start
+    writes = [r for r in reqs if r.op == "Write" and touches(r, wsector) and r.start < t]
+    if not writes:
+        return f"nbdkit saw no write of sector {wsector} before the mark"
+    late = [w for w in writes if w.end is None or w.end > t]
+    if late:
+        ended = "never ended" if late[0].end is None else f"ended {late[0].end - t:.3f} s after"
+        return (f"a write of sector {wsector} was still at the device when fsync returned "
+                f"(it {ended} the read the kernel submitted once fsync returned)")
+    last = max(w.end for w in writes)
+    if not any(r.op == "Flush" and r.start >= last and r.end is not None and r.end <= t
+               for r in reqs):
+        return f"no flush ran between the write of sector {wsector} and fsync's return"
+    return None
+
+
 HOSTCHECKS = {
     "flagclear": (check_flag_clear, (str, str, str)),
     "listing": (check_listing, (str, str)),
@@ -143,6 +169,7 @@ HOSTCHECKS = {
     "pattern": (check_pattern, (str, int, int)),
     "reads": (check_reads, (str, int, int, int)),
     "overlap": (check_overlap, (str, int)),
+    "writtenbefore": (check_written_before, (str, int, int)),
 }
 
 
@@ -281,6 +308,17 @@ def eio_disks(work):
     return [Disk("faulty", image, write_error_rate="10%")]
 
 
+def wb_disks(work):
+    """Raw disks with slow writes (tests/test_wb.c): one for the ordering
+    cases, one whose every write fails, one for the torture."""
+    images = [work / f"{role}.img" for role in ("slow", "wfail", "race")]
+    for image in images:
+        image.write_bytes(bytes(4 << 20))
+    return [Disk("slow", images[0], wdelay_ms=200),
+            Disk("wfail", images[1], wdelay_ms=200, write_error_rate="100%"),
+            Disk("race", images[2], wdelay_ms=20)]
+
+
 def fsck_all(disks):
     problems = []
     for d in disks.disks:
@@ -296,6 +334,7 @@ PROFILES = {
     "bcache": Profile("bcache", "bcache", bcache_disks, promised=("pattern", "reads", "overlap")),
     "ext2": Profile("ext2", "ext2,fstest_ext2,ext2_stress,ext2_fuzz", ext2_disks,
                     promised=("listing", "reads", "flagclear"), after=fsck_all, smp=8),
+    "wb": Profile("wb", "wb", wb_disks, promised=("writtenbefore",)),
     "ext2eio": Profile("ext2eio", "ext2_eio", eio_disks, promised=("file",), after=fsck_all, smp=2),
 }
 
