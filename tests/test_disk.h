@@ -18,6 +18,11 @@
  *                                             had ended before that read began, and a
  *                                             flush ran in between (M: read once fsync
  *                                             returned, so fsync waited for W)
+ *   # HOSTCHECK sborder ROLE M                an ext2 disk mounted after each read of
+ *                                             sector M: each mount's first write is the
+ *                                             superblock, alone; the last write of all
+ *                                             is the superblock, after all others, then
+ *                                             a flush
  *   # HOSTCHECK listing ROLE DIR              the tree under DIR in the image (read by
  *                                             debugfs after the boot) is the one the
  *                                             # LIST lines that follow describe

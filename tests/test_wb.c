@@ -294,6 +294,9 @@ static void fsync_hears_a_failed_write(void)
 #define T_BLOCKS 48u
 #define T_WRITERS 2u
 #define T_SYNCERS 3u
+#define T_THREADS (T_WRITERS + T_SYNCERS + 2)   /* and the flusher's kicker, the umounter */
+#define U_MAX_FILES 64u
+#define U_DIR "/wb-mnt"
 
 struct torture {
 	struct block_device *bdev;
@@ -305,6 +308,10 @@ struct torture {
 	unsigned stale, sync_errors, syncs, flushes;   /* atomic */
 	char first_stale[96];
 	bool stale_reported;            /* atomic */
+	/* The umounter: an ext2 disk mounted, written, unmounted, checked. */
+	struct block_device *ext2;
+	unsigned umount_rounds, files, umount_failures;
+	char umount_failure[96];
 };
 
 struct t_arg {
@@ -320,7 +327,7 @@ static int t_writer(void *p)
 	struct torture *t = a->t;
 	struct prng rng;
 	prng_seed(&rng, t->seed + a->i);
-	barrier_wait(&t->arrived, T_WRITERS + T_SYNCERS + 1);
+	barrier_wait(&t->arrived, T_THREADS);
 	for (unsigned n = 0; n < t->writes_each; n++) {
 		uint64_t block = a->i + T_WRITERS * prng_below(&rng, T_BLOCKS / T_WRITERS);
 		uint32_t v = __atomic_load_n(&t->committed[block], __ATOMIC_RELAXED) + 1;
@@ -352,7 +359,7 @@ static int t_syncer(void *p)
 	struct torture *t = a->t;
 	uint32_t *before = kmalloc(sizeof(t->committed));
 	uint64_t *sector = kmalloc(SECTOR_SIZE);
-	barrier_wait(&t->arrived, T_WRITERS + T_SYNCERS + 1);
+	barrier_wait(&t->arrived, T_THREADS);
 	struct prng rng;
 	prng_seed(&rng, t->seed + 100 + a->i);
 	for (unsigned n = 0; before && sector && n < t->syncs_each; n++) {
@@ -385,12 +392,104 @@ static int t_syncer(void *p)
 static int t_flusher(void *p)
 {
 	struct torture *t = p;
-	barrier_wait(&t->arrived, T_WRITERS + T_SYNCERS + 1);
+	barrier_wait(&t->arrived, T_THREADS);
 	while (__atomic_load_n(&t->writers_left, __ATOMIC_ACQUIRE)) {
 		bdflush_kick_and_wait();
 		__atomic_fetch_add(&t->flushes, 1, __ATOMIC_RELAXED);
 		sleep_ms(5);
 	}
+	return 0;
+}
+
+/* File k of the umounter: its size and its bytes, from the seed. */
+static unsigned u_size(struct torture *t, unsigned k)
+{
+	struct prng rng;
+	prng_seed(&rng, t->seed + 1000 + k);
+	return 1000 + (unsigned)prng_below(&rng, 9000);
+}
+
+static void u_fill(struct torture *t, unsigned k, char *buf, unsigned size)
+{
+	struct prng rng;
+	prng_seed(&rng, t->seed + 1000 + k);
+	prng_below(&rng, 9000);
+	for (unsigned i = 0; i < size; i++)
+		buf[i] = (char)prng_next(&rng);
+}
+
+static void u_fail(struct torture *t, const char *what, unsigned k, long got)
+{
+	if (!t->umount_failures++)
+		snprintf(t->umount_failure, sizeof(t->umount_failure), "round %u, file %u: %s (%ld)",
+			 t->umount_rounds, k, what, got);
+}
+
+/* Before each mount a read of the disk's last sector: nbdkit's log then
+ * shows where each mount begins (HOSTCHECK sborder). */
+static void u_mark(struct torture *t, char *sector)
+{
+	if (blk_rw(t->ext2, REQ_OP_READ, t->ext2->nr_sectors - 1, sector, SECTOR_SIZE))
+		u_fail(t, "the mark's read failed", 0, 0);
+}
+
+/* Mount, add a file (fsynced or not, at random), unmount, mount again
+ * and read back every file so far, unmount: while the others write,
+ * sync and flush the other disks (and the flusher this one). */
+static int t_umounter(void *p)
+{
+	struct torture *t = p;
+	char dev[24], path[48];
+	snprintf(dev, sizeof(dev), "/dev/%s", t->ext2->name);
+	char *buf = kmalloc(10000), *back = kmalloc(10000), *sector = kmalloc(SECTOR_SIZE);
+	int e = sys_mkdir(U_DIR, 0755);
+	if (!buf || !back || !sector || (e && e != -EEXIST))
+		u_fail(t, "setup", 0, e);
+	barrier_wait(&t->arrived, T_THREADS);
+	unsigned rounds = ktest_stress(3);
+	while (!t->umount_failures && t->umount_rounds < rounds && t->files < U_MAX_FILES) {
+		u_mark(t, sector);
+		if ((e = sys_mount_from(dev, U_DIR, "ext2", 0, NULL))) {
+			u_fail(t, "mount", 0, e);
+			break;
+		}
+		unsigned k = t->files++, size = u_size(t, k);
+		snprintf(path, sizeof(path), U_DIR "/f%u", k);
+		u_fill(t, k, buf, size);
+		int fd = sys_open(path, O_RDWR | O_CREAT, 0644);
+		if (fd < 0)
+			u_fail(t, "open", k, fd);
+		long w = fd < 0 ? 0 : sys_pwrite(fd, buf, size, 0);
+		if (fd >= 0 && w != (long)size)
+			u_fail(t, "write", k, w);
+		if (fd >= 0 && k % 2 && (e = sys_fsync(fd)))
+			u_fail(t, "fsync", k, e);
+		if (fd >= 0)
+			sys_close(fd);
+		if ((e = sys_umount(U_DIR)))
+			u_fail(t, "umount", k, e);
+		/* Everything must have reached the disk: read it all back. */
+		u_mark(t, sector);
+		if (!t->umount_failures && (e = sys_mount_from(dev, U_DIR, "ext2", 0, NULL)))
+			u_fail(t, "mount again", k, e);
+		for (unsigned f = 0; !e && f < t->files && !t->umount_failures; f++) {
+			snprintf(path, sizeof(path), U_DIR "/f%u", f);
+			unsigned want = u_size(t, f);
+			u_fill(t, f, buf, want);
+			fd = sys_open(path, O_RDONLY, 0);
+			long r = fd < 0 ? fd : sys_pread(fd, back, 10000, 0);
+			if (fd >= 0)
+				sys_close(fd);
+			if (r != (long)want || memcmp(buf, back, want))
+				u_fail(t, "read back after umount and mount", f, r);
+		}
+		if (!e && (e = sys_umount(U_DIR)))
+			u_fail(t, "umount again", k, e);
+		t->umount_rounds++;
+	}
+	kfree(buf);
+	kfree(back);
+	kfree(sector);
 	return 0;
 }
 
@@ -408,9 +507,10 @@ static void wb_torture(void)
 	char path[32];
 	t.fd = open_node(b, path, sizeof(path));
 	ASSERT_GE(t.fd, 0);
+	t.ext2 = test_disk("wbext2");
 	bool jitter = race_jitter_on(t.seed);
 	struct t_arg args[T_WRITERS + T_SYNCERS];
-	struct thread *th[T_WRITERS + T_SYNCERS + 1];
+	struct thread *th[T_THREADS];
 	unsigned n = 0;
 	for (unsigned i = 0; i < T_WRITERS; i++, n++) {
 		args[n] = (struct t_arg){ &t, i };
@@ -421,6 +521,10 @@ static void wb_torture(void)
 		th[n] = thread_create("wb-syncer", t_syncer, &args[n], THREAD_ANY_CPU);
 	}
 	th[n++] = thread_create("wb-flusher", t_flusher, &t, THREAD_ANY_CPU);
+	if (t.ext2)
+		th[n++] = thread_create("wb-umounter", t_umounter, &t, THREAD_ANY_CPU);
+	else	/* no ext2 disk: the others do not wait for it */
+		__atomic_fetch_add(&t.arrived, 1, __ATOMIC_RELEASE);
 	for (unsigned i = 0; i < n; i++) {
 		ASSERT_NOT_NULL(th[i]);
 	}
@@ -441,8 +545,14 @@ static void wb_torture(void)
 			t_stale(&t, k, sector[0], v, true);
 	}
 	kfree(sector);
-	kprintf("    # wb_torture: %u syncs, %u flusher runs, %u stale blocks, %u errors\n", t.syncs,
-		t.flushes, t.stale, t.sync_errors);
+	kprintf("    # wb_torture: %u syncs, %u flusher runs, %u stale blocks, %u errors; "
+		"%u umount rounds\n", t.syncs, t.flushes, t.stale, t.sync_errors, t.umount_rounds);
+	if (t.umount_failures)
+		FAIL("the umounter: %u failures; first: %s", t.umount_failures, t.umount_failure);
+	if (t.ext2) {
+		EXPECT_GT(t.umount_rounds, 0u);
+		kprintf("    # HOSTCHECK sborder wbext2 %lu\n", t.ext2->nr_sectors - 1);
+	}
 	EXPECT_EQ(t.sync_errors, 0u);
 	if (t.stale)
 		FAIL("%u blocks older on the disk than a sync promised; first: %s", t.stale,
