@@ -289,6 +289,39 @@ static void fsync_hears_a_failed_write(void)
 	EXPECT_EQ(sys_unlink(path), 0);
 }
 
+/* A write the flusher did failed (injected: blk_fail_next_writes) and the
+ * buffer was written fine later: each file open before the failure hears
+ * of it once, from its next fsync; a file opened after someone heard of
+ * it does not (Linux's errseq_t semantics for fsync). */
+static void fsync_errors_once_per_file(void)
+{
+	struct block_device *b = test_disk_or_skip("race");
+	char path[32];
+	int fd1 = open_node(b, path, sizeof(path));
+	ASSERT_GE(fd1, 0);
+	int fd2 = sys_open(path, O_RDWR, 0);
+	ASSERT_GE(fd2, 0);
+	struct buffer_head *bh = dirty_block(b, 100, 1);
+	blk_fail_next_writes(b, 1);
+	bdflush_kick_and_wait();	/* its write of block 100 fails; dirty again */
+	EXPECT_TRUE(buffer_dirty(bh));
+	if (sys_fsync(fd1) != -EIO)	/* writes it fine: the flusher's failure is news */
+		FAIL("fsync did not report the flusher's failed write of block 100");
+	EXPECT_EQ(sys_fsync(fd1), 0);	/* once */
+	int fd3 = sys_open(path, O_RDWR, 0);
+	ASSERT_GE(fd3, 0);
+	EXPECT_EQ(sys_fsync(fd3), 0);	/* opened after fd1 heard of it */
+	EXPECT_EQ(sys_fsync(fd2), -EIO);	/* but fd2 had not */
+	EXPECT_EQ(sys_fsync(fd2), 0);
+	EXPECT_FALSE(buffer_dirty(bh));
+	blk_fail_next_writes(b, 0);
+	brelse(bh);
+	EXPECT_EQ(sys_close(fd3), 0);
+	EXPECT_EQ(sys_close(fd2), 0);
+	EXPECT_EQ(sys_close(fd1), 0);
+	EXPECT_EQ(sys_unlink(path), 0);
+}
+
 /* ---- the torture ----------------------------------------------------------- */
 
 #define T_BLOCKS 48u
@@ -563,6 +596,7 @@ static void wb_torture(void)
 
 static const struct ktest_case wb_cases[] = {
 	KTEST_CASE(fsync_waits_for_writes_in_flight),
+	KTEST_CASE(fsync_errors_once_per_file),
 	KTEST_CASE(wb_torture),
 	KTEST_CASE(fsync_hears_a_failed_write),	/* leaves a block that cannot be written */
 	KTEST_CASE(syncs_in_opposite_orders),	/* last: a deadlock leaves its threads asleep */
