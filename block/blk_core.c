@@ -135,8 +135,25 @@ void blk_execute_rq_nowait(struct request *rq)
 	rq->bdev->ops->queue_rq(rq->bdev, rq);
 }
 
+/* Take one of the writes a test asked to fail, if any are left. */
+static bool take_injected_write_error(struct block_device *bdev)
+{
+	unsigned left = __atomic_load_n(&bdev->fail_writes, __ATOMIC_RELAXED);
+	while (left && !__atomic_compare_exchange_n(&bdev->fail_writes, &left, left - 1, false,
+						    __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+	return left != 0;
+}
+
+void blk_fail_next_writes(struct block_device *bdev, unsigned n)
+{
+	__atomic_store_n(&bdev->fail_writes, n, __ATOMIC_RELAXED);
+}
+
 void blk_complete_rq(struct request *rq, int status)
 {
+	if (rq->op == REQ_OP_WRITE && !status && take_injected_write_error(rq->bdev))
+		status = -EIO;
 	struct blk_stats *s = &rq->bdev->stats;
 	uint64_t *count = rq->op == REQ_OP_READ ? &s->reads : rq->op == REQ_OP_WRITE ? &s->writes :
 			  &s->flushes;

@@ -42,6 +42,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "kernel/list.h"
+#include "kernel/errseq.h"
 #include "kernel/waitqueue.h"
 
 #define SECTOR_SIZE   512
@@ -106,11 +107,15 @@ struct block_device {
 	uint64_t free_tags;        /* atomic bitmap of free tags */
 	struct wait_queue_head tag_wait;
 	struct blk_stats stats;
+	unsigned fail_writes;      /* tests: the next this many writes complete with -EIO (atomic) */
 
 	/* The buffer cache's and the VFS's (fs/buffer.c, fs/block_dev.c). */
 	unsigned bd_block_size;    /* the buffers' size on this disk (set_blocksize) */
 	int bd_openers;            /* open files of its device nodes (atomic) */
 	int bd_claimed;            /* 1 while a filesystem is mounted on it (atomic) */
+	/* Write-back errors (failed writes of its buffers, failed flushes),
+	 * for sync_blockdev and each open file's fsync to hear once each. */
+	errseq_t bd_wb_err;
 };
 
 /* Register a disk named prefix + a letter ("vd" -> vda, vdb, ...): the
@@ -145,6 +150,10 @@ void blk_complete_rq(struct request *rq, int status);
 int blk_check_range(struct block_device *bdev, enum req_op op, uint64_t sector, uint32_t len);
 /* One request, start to end: 0 or a negative errno. */
 int blk_rw(struct block_device *bdev, enum req_op op, uint64_t sector, void *buf, uint32_t len);
+
+/* Tests: the next n writes to complete on bdev report -EIO (what the
+ * device did with them aside: an error as a lost answer would give). */
+void blk_fail_next_writes(struct block_device *bdev, unsigned n);
 
 /* Tests: forget the high-water mark of requests in flight. */
 void blk_reset_max_in_flight(struct block_device *bdev);

@@ -30,6 +30,11 @@ struct block_device *bdev_of_inode(const struct inode *inode)
 	return blkdev_get_by_num(major(inode->i_rdev), minor(inode->i_rdev));
 }
 
+struct block_device *inode_wb_bdev(const struct inode *inode)
+{
+	return S_ISBLK(inode->i_mode) ? bdev_of_inode(inode) : inode->i_sb->s_bdev;
+}
+
 static int blkdev_open(struct inode *inode, struct file *f)
 {
 	struct block_device *bdev = bdev_of_inode(inode);
@@ -104,7 +109,11 @@ static long blkdev_write(struct inode *inode, const void *buf, size_t n, uint64_
 		if (IS_ERR(bh))
 			return done ? (long)done : PTR_ERR(bh);
 		if (chunk == bs) {
-			lock_buffer(bh);	/* a reader filling it from the disk finishes first */
+			/* A reader filling it from the disk finishes first. */
+			if (lock_buffer_killable(bh)) {
+				brelse(bh);
+				return done ? (long)done : -EINTR;
+			}
 			memcpy(bh->b_data, (const char *)buf + done, chunk);
 			set_buffer_uptodate(bh);
 			unlock_buffer(bh);

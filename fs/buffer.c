@@ -18,19 +18,26 @@
  * Had the read failed, A would unlock without BH_Uptodate and return
  * -EIO; B would find the buffer still not up to date and read it itself.
  *
- * Writing back (sync_blockdev): gather references to the disk's dirty
- * buffers, a batch at a time; for each, take BH_Lock (so no read or other
- * write of it runs), clear BH_Dirty, and submit the write of b_data
- * without waiting; then wait for the batch.  A writer that changes b_data
- * meanwhile calls mark_buffer_dirty after its change, so the change is
- * either in the write or dirties the buffer again.  A failed write dirties
- * the buffer again.  Each sync visits a buffer at most once (b_sync_gen),
- * so a buffer that keeps failing, or keeps being dirtied, cannot keep a
- * sync going.
+ * Writing back (sync_blockdev; docs/design/writeback.md has the whole
+ * argument): note `upto`, the number of the last buffer made dirty so far
+ * (b_dirtied), then gather references to the disk's dirty buffers dirtied
+ * at or before it, a batch at a time; lock each whose lock is free
+ * (trylock), clear BH_Dirty and put it on the in-flight list in one step
+ * under dirty_lock, and submit its write without waiting; wait for the
+ * batch and unlock it; then, holding no buffer's lock, wait for each
+ * buffer whose lock was taken and write it if still dirty.  Then wait for
+ * every write in flight (another sync's, the flusher's) that carries a
+ * change made at or before `upto`, flush the disk, and report the errors
+ * recorded in the disk's bd_wb_err since we began.  A writer that changes
+ * b_data meanwhile calls mark_buffer_dirty after its change, so the change
+ * is either in the write or dirties the buffer again (with a newer
+ * b_dirtied, which this sync does not chase: it ends).  A failed write
+ * dirties the buffer again and records -EIO in bd_wb_err.
  */
 #include "fs/buffer.h"
 #include "block/blkdev.h"
 #include "kernel/err.h"
+#include "kernel/errseq.h"
 #include "kernel/errno.h"
 #include "kernel/fault_inject.h"
 #include "kernel/kmalloc.h"
@@ -61,8 +68,10 @@ static struct spinlock lru_lock = SPINLOCK_INIT("buffer_lru");
 static struct list_head lru = LIST_HEAD_INIT(lru);
 static struct spinlock dirty_lock = SPINLOCK_INIT("buffer_dirty");
 static struct list_head dirty_list = LIST_HEAD_INIT(dirty_list);
+static uint64_t dirty_seq;                  /* dirty_lock: buffers made dirty, ever (b_dirtied) */
+static struct list_head wb_list = LIST_HEAD_INIT(wb_list);   /* dirty_lock: writes in flight */
+static uint64_t wb_ids;                     /* dirty_lock: writes submitted, ever (b_wb_id) */
 static struct bcache_stats stats;           /* atomics */
-static unsigned sync_gen;                   /* atomic: each sync's number */
 
 /* The flusher: woken by the shrinker (and tests), writes every disk back. */
 static struct wait_queue_head flush_wq = WAIT_QUEUE_HEAD_INIT(flush_wq);
@@ -160,6 +169,7 @@ static struct buffer_head *bh_alloc(struct block_device *bdev, uint64_t block, u
 	bh->b_count = 1;
 	list_init(&bh->b_lru);
 	list_init(&bh->b_dirty);
+	list_init(&bh->b_wb);
 	wait_queue_init(&bh->b_wait);
 	return bh;
 }
@@ -224,10 +234,20 @@ struct buffer_head *__getblk(struct block_device *bdev, uint64_t block, unsigned
 	}
 }
 
+/* Take bh's lock only if nobody holds it: true if taken. */
+static bool trylock_buffer(struct buffer_head *bh)
+{
+	return !(__atomic_fetch_or(&bh->b_state, 1UL << BH_Lock, __ATOMIC_ACQUIRE) & (1UL << BH_Lock));
+}
+
 void lock_buffer(struct buffer_head *bh)
 {
-	wait_event(bh->b_wait, !(__atomic_fetch_or(&bh->b_state, 1UL << BH_Lock, __ATOMIC_ACQUIRE) &
-				 (1UL << BH_Lock)));
+	wait_event(bh->b_wait, trylock_buffer(bh));
+}
+
+int lock_buffer_killable(struct buffer_head *bh)
+{
+	return wait_event_killable(bh->b_wait, trylock_buffer(bh));
 }
 
 void unlock_buffer(struct buffer_head *bh)
@@ -275,12 +295,6 @@ struct buffer_head *__bread(struct block_device *bdev, uint64_t block, unsigned 
 		return ERR_PTR(err == -EINVAL ? -EIO : err);
 	}
 	return bh;
-}
-
-/* Take bh's lock only if nobody holds it: true if taken. */
-static bool trylock_buffer(struct buffer_head *bh)
-{
-	return !(__atomic_fetch_or(&bh->b_state, 1UL << BH_Lock, __ATOMIC_ACQUIRE) & (1UL << BH_Lock));
 }
 
 /*
@@ -345,10 +359,18 @@ unsigned breadahead(struct block_device *bdev, uint64_t first, unsigned n, unsig
 
 void mark_buffer_dirty(struct buffer_head *bh)
 {
+	/* Our change to b_data is stored; a sync clears BH_Dirty (a full
+	 * barrier) before its device reads b_data.  Without this fence our
+	 * load of BH_Dirty could be answered before our stores are visible
+	 * (store buffering: x86 does it too), both sides miss the other, and
+	 * the change is neither written nor dirty.  With it, either we see the
+	 * clearing (and dirty it again) or the write carries the change. */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	if (buffer_dirty(bh))
 		return;	/* on the list already: the next write-back takes our change */
 	spin_lock(&dirty_lock);
-	if (!(__atomic_fetch_or(&bh->b_state, 1UL << BH_Dirty, __ATOMIC_RELEASE) & (1UL << BH_Dirty))) {
+	if (!(__atomic_fetch_or(&bh->b_state, 1UL << BH_Dirty, __ATOMIC_SEQ_CST) & (1UL << BH_Dirty))) {
+		bh->b_dirtied = ++dirty_seq;	/* the newest: the list stays in this order */
 		list_add_tail(&bh->b_dirty, &dirty_list);
 		count(&stats.dirty, 1);
 	}
@@ -359,7 +381,7 @@ void mark_buffer_dirty(struct buffer_head *bh)
 static bool __test_clear_dirty(struct buffer_head *bh)
 {
 	spin_assert_held(&dirty_lock);
-	if (!(__atomic_fetch_and(&bh->b_state, ~(1UL << BH_Dirty), __ATOMIC_ACQUIRE) & (1UL << BH_Dirty)))
+	if (!(__atomic_fetch_and(&bh->b_state, ~(1UL << BH_Dirty), __ATOMIC_SEQ_CST) & (1UL << BH_Dirty)))
 		return false;
 	list_del(&bh->b_dirty);
 	count(&stats.dirty, -1);
@@ -373,34 +395,52 @@ struct wb_slot {
 	struct request *rq;       /* NULL: nothing was submitted */
 };
 
-/* Wait for slot's write, unlock and release its buffer: 0 or -EIO (then
- * the buffer is dirty again). */
+/* Wait for slot's write, record a failure (bd_wb_err, and the buffer is
+ * dirty again), take the buffer off the in-flight list, unlock and
+ * release it: 0 or -EIO.  The failure is recorded before the buffer
+ * leaves the list, so a sync that waited for this write sees it. */
 static int wb_finish(struct wb_slot *s)
 {
+	struct buffer_head *bh = s->bh;
 	int err = 0;
 	if (s->rq) {
 		err = blk_wait_rq(s->rq);
 		blk_put_request(s->rq);
 		if (err) {
 			count(&stats.write_errors, 1);
-			mark_buffer_dirty(s->bh);
+			errseq_set(&bh->b_bdev->bd_wb_err, -EIO);
+			mark_buffer_dirty(bh);	/* to be tried again; dirtied now */
 		}
+		race_window();	/* written, still in flight for its waiters */
+		spin_lock(&dirty_lock);
+		list_del(&bh->b_wb);
+		__atomic_fetch_and(&bh->b_state, ~(1UL << BH_Async_Write), __ATOMIC_SEQ_CST);
+		spin_unlock(&dirty_lock);
 	}
-	unlock_buffer(s->bh);
-	brelse(s->bh);
+	unlock_buffer(bh);	/* wakes both lock waiters and in-flight waiters (b_wait) */
+	brelse(bh);
 	return err ? -EIO : 0;
 }
 
-/* Lock bh, and if it is still dirty submit its write.  We may hold tags
- * of earlier writes (slots[0..n)) that only we will give back: when none
- * is free, wait for our oldest write first instead of sleeping for a tag
- * (two syncs sleeping for tags the other holds would never wake). */
+/* Caller holds bh's lock (and a reference, which the slot takes over): if
+ * bh is still dirty, clean it, put it on the in-flight list and submit its
+ * write.  Cleaning and listing are one step under dirty_lock, so a sync
+ * always finds a buffer dirtied before it began on one list or the
+ * other.  We may hold tags of earlier writes (slots[0..n)) that only we
+ * will give back: when none is free, wait for our oldest write first
+ * instead of sleeping for a tag (two syncs sleeping for tags the other
+ * holds would never wake). */
 static int wb_start(struct buffer_head *bh, struct wb_slot *slots, unsigned *n, unsigned *done)
 {
 	int err = 0;
-	lock_buffer(bh);
 	spin_lock(&dirty_lock);
 	bool write = __test_clear_dirty(bh);
+	if (write) {
+		bh->b_wb_dirtied = bh->b_dirtied;
+		__atomic_store_n(&bh->b_wb_id, ++wb_ids, __ATOMIC_RELAXED);
+		__atomic_fetch_or(&bh->b_state, 1UL << BH_Async_Write, __ATOMIC_SEQ_CST);
+		list_add_tail(&bh->b_wb, &wb_list);
+	}
 	spin_unlock(&dirty_lock);
 	struct request *rq = NULL;
 	if (write) {
@@ -409,7 +449,7 @@ static int wb_start(struct buffer_head *bh, struct wb_slot *slots, unsigned *n, 
 		while (!(rq = blk_try_get_request(bdev, REQ_OP_WRITE, sector, bh->b_data, bh->b_size)) &&
 		       *done < *n)
 			err |= wb_finish(&slots[(*done)++]);
-		if (!rq)
+		if (!rq)	/* we hold no tag, and only this buffer's lock */
 			rq = blk_get_request(bdev, REQ_OP_WRITE, sector, bh->b_data, bh->b_size);
 		count(&stats.writes, 1);
 		blk_execute_rq_nowait(rq);
@@ -418,9 +458,9 @@ static int wb_start(struct buffer_head *bh, struct wb_slot *slots, unsigned *n, 
 	return err;
 }
 
-/* References to up to max dirty buffers of bdev (all disks: NULL) that
- * this sync (gen) has not visited yet. */
-static unsigned gather_dirty(struct block_device *bdev, unsigned gen, struct buffer_head **out,
+/* References to up to max dirty buffers of bdev dirtied at or before
+ * `upto` (b_dirtied), oldest first. */
+static unsigned gather_dirty(struct block_device *bdev, uint64_t upto, struct buffer_head **out,
 			     unsigned max)
 {
 	unsigned n = 0;
@@ -430,9 +470,10 @@ static unsigned gather_dirty(struct block_device *bdev, unsigned gen, struct buf
 		if (n == max)
 			break;
 		struct buffer_head *bh = list_entry(pos, struct buffer_head, b_dirty);
-		if ((bdev && bh->b_bdev != bdev) || bh->b_sync_gen == gen)
+		if (bh->b_dirtied > upto)
+			break;	/* the list is in b_dirtied order: the rest are newer */
+		if (bh->b_bdev != bdev)
 			continue;
-		bh->b_sync_gen = gen;
 		struct bucket *b = bucket_of(bh->b_bdev, bh->b_blocknr);
 		spin_lock(&b->lock);	/* a dirty buffer is never freed: safe to take */
 		__get_bh(bh);
@@ -443,21 +484,105 @@ static unsigned gather_dirty(struct block_device *bdev, unsigned gen, struct buf
 	return n;
 }
 
-static int write_back(struct block_device *bdev)
+static int lock_buffer_mode(struct buffer_head *bh, bool killable)
 {
-	unsigned gen = __atomic_add_fetch(&sync_gen, 1, __ATOMIC_RELAXED);
-	struct buffer_head *batch[BATCH];
+	if (killable)
+		return lock_buffer_killable(bh);
+	lock_buffer(bh);
+	return 0;
+}
+
+/*
+ * Write every buffer of bdev dirtied at or before `upto`.  A batch at a
+ * time: the buffers whose lock is free are locked (trylock) and their
+ * writes submitted together; the others (a reader, a writer changing
+ * them, another sync's write in flight) are left for later.  Once our
+ * writes are done and their locks dropped, holding no buffer's lock, we
+ * wait for each left one in turn, and write it if still dirty.  So we
+ * never sleep for a lock while holding one: two syncs cannot wait for
+ * each other, whatever order their batches are in.  Each gathered buffer
+ * ends clean, or dirtied again after `upto`, so the loop ends, however
+ * fast others dirty buffers.  0, or -EINTR (killed while waiting).
+ */
+static int write_back(struct block_device *bdev, uint64_t upto, bool killable)
+{
+	struct buffer_head *batch[BATCH], *later[BATCH];
 	struct wb_slot slots[BATCH];
-	int err = 0;
 	unsigned got;
-	while ((got = gather_dirty(bdev, gen, batch, BATCH))) {
-		unsigned n = 0, done = 0;
-		for (unsigned i = 0; i < got; i++)
-			err |= wb_start(batch[i], slots, &n, &done);
+	while ((got = gather_dirty(bdev, upto, batch, BATCH))) {
+		unsigned n = 0, done = 0, deferred = 0;
+		for (unsigned i = 0; i < got; i++) {
+			race_window();	/* gathered, not locked: another sync may lock it first */
+			if (trylock_buffer(batch[i]))
+				wb_start(batch[i], slots, &n, &done);
+			else
+				later[deferred++] = batch[i];
+		}
 		while (done < n)
-			err |= wb_finish(&slots[done++]);
+			wb_finish(&slots[done++]);
+		int stop = 0;
+		for (unsigned i = 0; i < deferred; i++) {
+			if (!stop)
+				stop = lock_buffer_mode(later[i], killable);
+			if (stop) {
+				brelse(later[i]);
+				continue;
+			}
+			n = done = 0;
+			wb_start(later[i], slots, &n, &done);
+			wb_finish(&slots[0]);
+		}
+		if (stop)
+			return stop;
 	}
-	return err ? -EIO : 0;
+	return 0;
+}
+
+/* Is the write numbered id of bh still in flight? */
+static bool write_in_flight(struct buffer_head *bh, uint64_t id)
+{
+	return (__atomic_load_n(&bh->b_state, __ATOMIC_SEQ_CST) & (1UL << BH_Async_Write)) &&
+	       __atomic_load_n(&bh->b_wb_id, __ATOMIC_RELAXED) == id;
+}
+
+/*
+ * Wait for every write in flight of bdev that carries a change made at or
+ * before `upto`: another sync's or the flusher's, which cleaned the buffer
+ * before our write_back could see it dirty.  Holding no buffer's lock.
+ * Once write_back(upto) is over no new such write can start (every such
+ * buffer was written or dirtied again later), so this ends.  0 or -EINTR.
+ */
+static int wait_in_flight(struct block_device *bdev, uint64_t upto, bool killable)
+{
+	for (;;) {
+		struct buffer_head *bh = NULL;
+		uint64_t id = 0;
+		spin_lock(&dirty_lock);
+		struct list_head *pos;
+		list_for_each(pos, &wb_list) {
+			struct buffer_head *w = list_entry(pos, struct buffer_head, b_wb);
+			if (w->b_bdev != bdev || w->b_wb_dirtied > upto)
+				continue;
+			struct bucket *b = bucket_of(w->b_bdev, w->b_blocknr);
+			spin_lock(&b->lock);	/* locked for its write: never freed meanwhile */
+			__get_bh(w);
+			spin_unlock(&b->lock);
+			bh = w;
+			id = w->b_wb_id;
+			break;
+		}
+		spin_unlock(&dirty_lock);
+		if (!bh)
+			return 0;
+		int err = 0;
+		if (killable)
+			err = wait_event_killable(bh->b_wait, !write_in_flight(bh, id));
+		else
+			wait_event(bh->b_wait, !write_in_flight(bh, id));
+		brelse(bh);
+		if (err)
+			return err;
+	}
 }
 
 int sync_dirty_buffer(struct buffer_head *bh)
@@ -465,15 +590,46 @@ int sync_dirty_buffer(struct buffer_head *bh)
 	struct wb_slot slot;
 	unsigned n = 0, done = 0;
 	get_bh(bh);
-	int err = wb_start(bh, &slot, &n, &done);
-	return err | wb_finish(&slot);
+	lock_buffer(bh);	/* also waits for a write of it in flight */
+	wb_start(bh, &slot, &n, &done);
+	return wb_finish(&slot);
+}
+
+int blkdev_issue_flush(struct block_device *bdev)
+{
+	if (blk_rw(bdev, REQ_OP_FLUSH, 0, NULL, 0)) {
+		errseq_set(&bdev->bd_wb_err, -EIO);
+		return -EIO;
+	}
+	return 0;
+}
+
+static int __sync_blockdev(struct block_device *bdev, bool killable)
+{
+	/* Errors from here on are ours to report (and one nobody has heard
+	 * of yet: errseq_sample gives 0 then). */
+	errseq_t since = errseq_sample(&bdev->bd_wb_err);
+	spin_lock(&dirty_lock);
+	uint64_t upto = dirty_seq;	/* what was dirtied before we began */
+	spin_unlock(&dirty_lock);
+	int err = write_back(bdev, upto, killable);
+	race_window();	/* ours written: others' writes may still be in flight */
+	if (!err)
+		err = wait_in_flight(bdev, upto, killable);
+	if (err)
+		return err;	/* killed: not everything is written */
+	blkdev_issue_flush(bdev);	/* every write above is complete: now durable */
+	return errseq_check_and_advance(&bdev->bd_wb_err, &since) ? -EIO : 0;
 }
 
 int sync_blockdev(struct block_device *bdev)
 {
-	int err = write_back(bdev);
-	int ferr = blk_rw(bdev, REQ_OP_FLUSH, 0, NULL, 0);
-	return err ? err : ferr ? -EIO : 0;
+	return __sync_blockdev(bdev, true);
+}
+
+int sync_blockdev_unkillable(struct block_device *bdev)
+{
+	return __sync_blockdev(bdev, false);
 }
 
 /* ---- dropping buffers ----------------------------------------------- */
@@ -587,7 +743,7 @@ unsigned bcache_shrink(unsigned nr)
 static void flush_disk(struct block_device *bdev, void *arg)
 {
 	(void)arg;
-	if (sync_blockdev(bdev))
+	if (sync_blockdev_unkillable(bdev))
 		kprintf("bdflush: %s: some buffers could not be written (EIO); they stay dirty\n",
 			bdev->name);
 }

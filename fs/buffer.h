@@ -46,10 +46,14 @@
  *                 referenced ones a second chance); taken under a bucket
  *                 lock (the shrinker, which starts from it, only trylocks
  *                 buckets)
- *   dirty_lock    the dirty list and BH_Dirty; taken before a bucket lock
- *                 (sync gathers references under it)
+ *   dirty_lock    the dirty list, BH_Dirty and b_dirtied; the list of
+ *                 writes in flight, BH_Async_Write and b_wb_*; taken before
+ *                 a bucket lock (sync gathers references under it)
  *   BH_Lock       (sleeping) I/O on the buffer: a read or a write in flight;
- *                 taken with no spinlock held
+ *                 taken with no spinlock held.  Whoever sleeps for a
+ *                 buffer's lock holds no other buffer's lock (write-back
+ *                 takes a second one only by trylock): see
+ *                 docs/design/writeback.md for why nothing can deadlock.
  */
 #ifndef FS_BUFFER_H
 #define FS_BUFFER_H
@@ -67,6 +71,7 @@ struct block_device;
 #define BH_Lock     2       /* I/O in progress: the sleeping lock */
 #define BH_Checked  3       /* the filesystem checked what it read here (Linux's PageChecked) */
 #define BH_Referenced 4     /* found in the cache since the shrinker last passed it */
+#define BH_Async_Write 5    /* a write of it is in flight (dirty_lock; BH_Lock held too) */
 
 struct buffer_head {
 	/* Fixed while hashed. */
@@ -80,7 +85,13 @@ struct buffer_head {
 	struct list_head b_lru;     /* lru_lock: on the LRU while hashed */
 	struct list_head b_dirty;   /* dirty_lock: on the dirty list while BH_Dirty */
 	struct wait_queue_head b_wait;   /* waiters for BH_Lock */
-	unsigned b_sync_gen;        /* dirty_lock: the last sync that gathered it */
+	/* dirty_lock: when it was last made dirty (a number from a counter
+	 * that goes up with each buffer made dirty, so the dirty list is in
+	 * this order); a sync writes the buffers dirtied before it began. */
+	uint64_t b_dirtied;
+	struct list_head b_wb;      /* dirty_lock: on the in-flight list while BH_Async_Write */
+	uint64_t b_wb_dirtied;      /* dirty_lock: b_dirtied of what the write in flight carries */
+	uint64_t b_wb_id;           /* dirty_lock: that write's number (waiters tell writes apart) */
 };
 
 void buffer_init(void);
@@ -124,16 +135,36 @@ static inline void set_buffer_checked(struct buffer_head *bh)
 	__atomic_fetch_or(&bh->b_state, 1UL << BH_Checked, __ATOMIC_RELEASE);
 }
 
+/* Not killable: for kernel work that must finish (reads, umount).  A
+ * caller holds no other buffer's lock, so the wait ends when the holder's
+ * I/O or change does. */
 void lock_buffer(struct buffer_head *bh);
+/* The same for a wait a user is in (a write through a device node, sync,
+ * fsync): 0, or -EINTR if the thread was killed first (not locked). */
+int lock_buffer_killable(struct buffer_head *bh);
 void unlock_buffer(struct buffer_head *bh);
 
 /* Caller holds a reference and has changed b_data. */
 void mark_buffer_dirty(struct buffer_head *bh);
-/* Write bh now if it is dirty, and wait: 0 or -EIO (then still dirty). */
+/* Write bh now if it is dirty, and wait (not killable); caller holds no
+ * buffer's lock: 0 or -EIO (then still dirty). */
 int sync_dirty_buffer(struct buffer_head *bh);
-/* Write every dirty buffer of bdev, wait, and flush the disk's cache:
- * 0, or -EIO if any write failed (those buffers stay dirty). */
+/*
+ * Write back bdev (docs/design/writeback.md says what it promises):
+ * every buffer of bdev dirtied before the call began is written, every
+ * write of such a buffer that was already in flight (another sync's, the
+ * flusher's) has completed, and the disk's cache is flushed, before it
+ * returns.  Returns 0, or -EIO if any write of bdev or the flush failed
+ * while it ran (or failed earlier and nobody has heard yet: bd_wb_err),
+ * or -EINTR if the caller was killed while waiting for another's buffer
+ * (then not everything is written).  Failed writes leave their buffers
+ * dirty.  The caller holds no buffer's lock.
+ */
 int sync_blockdev(struct block_device *bdev);
+/* The same, not killable: umount's last sync, which must not stop half way. */
+int sync_blockdev_unkillable(struct block_device *bdev);
+/* Flush bdev's volatile cache: 0, or -EIO (recorded in bd_wb_err too). */
+int blkdev_issue_flush(struct block_device *bdev);
 /* Free every unused clean buffer of bdev; returns how many are left
  * (in use or dirty).  Umount calls it after sync_blockdev. */
 unsigned invalidate_bdev(struct block_device *bdev);

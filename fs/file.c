@@ -2,6 +2,8 @@
  * file.c: allocating and freeing open files (see file.h).
  */
 #include "fs/file.h"
+#include "fs/block_dev.h"
+#include "block/blkdev.h"
 #include "fs/dcache.h"
 #include "fs/fs.h"
 #include "kernel/panic.h"
@@ -57,6 +59,8 @@ void file_init_ref(struct file *f, struct dentry *d, const struct file_ref *ref,
 	f->f_flags = flags;
 	f->f_count = 1;
 	mutex_init(&f->f_pos_lock, "f_pos_lock");
+	struct block_device *bdev = f->f_inode ? inode_wb_bdev(f->f_inode) : NULL;
+	f->f_wb_err = bdev ? errseq_sample(&bdev->bd_wb_err) : 0;	/* older errors: not ours */
 }
 
 void file_init(struct file *f, struct dentry *d, unsigned flags)

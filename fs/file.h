@@ -20,6 +20,7 @@
 #include <stdint.h>
 #include "fs/d_refcache.h"
 #include "fs/syscalls.h"
+#include "kernel/errseq.h"
 #include "kernel/mutex.h"
 #include "kernel/rcu.h"
 
@@ -35,6 +36,10 @@ struct file {
 	int f_count;
 	struct mutex f_pos_lock;
 	uint64_t f_pos;
+	/* The write-back errors of the file's disk this open file has
+	 * reported (errseq cursor into bd_wb_err; fsync advances it), so
+	 * each open file hears of each error once. */
+	errseq_t f_wb_err;
 	struct rcu_head f_rcu;           /* the last fput frees it after a grace period */
 };
 

@@ -252,6 +252,9 @@ struct super_block {
 	 * evicting (atomic): icache_evict_sb waits for 0, so the sb outlives
 	 * every evict of its inodes (fs/inode.c). */
 	int s_evicting;
+	/* The disk of a filesystem that has one (set by do_mount; fixed),
+	 * else NULL: its write-back errors are what fsync reports. */
+	struct block_device *s_bdev;
 };
 
 #define SB_RDONLY 1                     /* nothing on it may change: -EROFS */

@@ -116,6 +116,8 @@ int do_mount(const char *type, struct block_device *bdev, unsigned flags, struct
 		sb = t->mount(bdev, flags, options ? options : "");
 		if (IS_ERR(sb))
 			err = (int)PTR_ERR(sb);
+		else
+			sb->s_bdev = bdev;	/* before any file of it is opened */
 	}
 	struct mount *m = NULL;
 	if (!err && !(m = mount_alloc(sb, mp)))

@@ -6,8 +6,10 @@
  * buffers back writes everything: sync writes back every disk, fsync asks
  * the file's own fsync (a block device node, or a disk filesystem's file:
  * both write back their disk).  Files of in-memory filesystems have
- * nothing to write: 0.
+ * nothing to write: 0.  What each promises (which writes are on the disk
+ * when it returns, which errors it reports): docs/design/writeback.md.
  */
+#include "fs/block_dev.h"
 #include "fs/buffer.h"
 #include "fs/file.h"
 #include "fs/fs.h"
@@ -30,6 +32,14 @@ int sys_sync(void)
 	return err;	/* Linux's sync(2) says nothing; ours tells the tests */
 }
 
+/*
+ * The filesystem's fsync puts the file on its disk (for every one here:
+ * sync_blockdev of that disk), reporting the errors of the writes it did
+ * or waited for.  Then, as Linux's file_check_and_advance_wb_err, the
+ * errors of the disk's write-back since this open file last looked
+ * (f_wb_err): a write the flusher or another sync did and that failed
+ * before this fsync began is reported here too, once per open file.
+ */
 int sys_fsync(int fd)
 {
 	struct file *f = fget(fd);
@@ -37,6 +47,8 @@ int sys_fsync(int fd)
 		return -EBADF;
 	const struct file_operations *fop = f->f_inode->i_fop;
 	int err = fop && fop->fsync ? fop->fsync(f) : 0;
+	struct block_device *bdev = inode_wb_bdev(f->f_inode);
+	int wb_err = bdev ? errseq_check_and_advance(&bdev->bd_wb_err, &f->f_wb_err) : 0;
 	fput(f);
-	return err;
+	return err ? err : wb_err;
 }

@@ -136,6 +136,67 @@ def check_flag_clear(disks, role, path, mask):
     return None
 
 
+def check_written_before(disks, role, wsector, msector):
+    """fsync returned, then the kernel read sector msector: every write of
+    wsector that reached the device before that read had ended before it,
+    and a flush ran between the last of them and the read."""
+    reqs = disks.requests(role)
+    def touches(r, s):
+        return r.offset <= s * SECTOR < r.offset + r.count
+    marks = [r for r in reqs if r.op == "Read" and touches(r, msector)]
+    if not marks:
+        return f"nbdkit saw no read of sector {msector} (the kernel's mark of fsync's return)"
+    t = marks[0].start
+    writes = [r for r in reqs if r.op == "Write" and touches(r, wsector) and r.start < t]
+    if not writes:
+        return f"nbdkit saw no write of sector {wsector} before the mark"
+    late = [w for w in writes if w.end is None or w.end > t]
+    if late:
+        ended = "never ended" if late[0].end is None else f"ended {late[0].end - t:.3f} s after"
+        return (f"a write of sector {wsector} was still at the device when fsync returned "
+                f"(it {ended} the read the kernel submitted once fsync returned)")
+    last = max(w.end for w in writes)
+    if not any(r.op == "Flush" and r.start >= last and r.end is not None and r.end <= t
+               for r in reqs):
+        return f"no flush ran between the write of sector {wsector} and fsync's return"
+    return None
+
+
+def check_sb_order(disks, role, mark):
+    """An ext2 disk mounted after each read of sector `mark` and unmounted
+    before the next: in each mount's writes, the first is the superblock
+    (the not-clean state), ended before any other began; the last is the
+    superblock (the clean state), begun after every other had ended, and
+    a flush follows it."""
+    reqs = disks.requests(role)
+    sb = 1024 // SECTOR
+    def is_sb(r):
+        return r.offset <= sb * SECTOR < r.offset + r.count
+    marks = [r.start for r in reqs if r.op == "Read" and r.offset <= mark * SECTOR < r.offset + r.count]
+    if not marks:
+        return "nbdkit saw no mark: nothing to judge"
+    judged = 0
+    for n, t in enumerate(marks):
+        until = marks[n + 1] if n + 1 < len(marks) else float("inf")
+        writes = [r for r in reqs if r.op == "Write" and t <= r.start < until]
+        if not writes:
+            continue
+        judged += 1
+        first, last = writes[0], writes[-1]
+        if not is_sb(first):
+            return f"mount {n + 1}: the first write is of sector {first.offset // SECTOR}, not the superblock"
+        if first.end is None or any(w.start < first.end for w in writes[1:]):
+            return f"mount {n + 1}: another write began before the superblock's (not clean) ended"
+        if not is_sb(last):
+            return f"mount {n + 1}: the last write is of sector {last.offset // SECTOR}, not the superblock"
+        if any(w.end is None or w.end > last.start for w in writes[:-1]):
+            return (f"mount {n + 1}: the superblock's last write (clean) began before "
+                    f"every other write had ended")
+        if last.end is None or not any(r.op == "Flush" and last.end <= r.start < until for r in reqs):
+            return f"mount {n + 1}: no flush after the superblock's last write"
+    return None if judged else "no mount wrote anything: nothing to judge"
+
+
 HOSTCHECKS = {
     "flagclear": (check_flag_clear, (str, str, str)),
     "listing": (check_listing, (str, str)),
@@ -143,6 +204,8 @@ HOSTCHECKS = {
     "pattern": (check_pattern, (str, int, int)),
     "reads": (check_reads, (str, int, int, int)),
     "overlap": (check_overlap, (str, int)),
+    "writtenbefore": (check_written_before, (str, int, int)),
+    "sborder": (check_sb_order, (str, int)),
 }
 
 
@@ -281,6 +344,26 @@ def eio_disks(work):
     return [Disk("faulty", image, write_error_rate="10%")]
 
 
+def wb_disks(work):
+    """Raw disks with slow writes (tests/test_wb.c): one for the ordering
+    cases, one whose every write fails, one for the torture."""
+    images = [work / f"{role}.img" for role in ("slow", "wfail", "race")]
+    for image in images:
+        image.write_bytes(bytes(4 << 20))
+    ext2 = work / "wbext2.img"
+    ext2img.make_image(ext2, 8, block_size=1024)
+    return [Disk("slow", images[0], wdelay_ms=200),
+            Disk("wfail", images[1], wdelay_ms=200, write_error_rate="100%"),
+            Disk("race", images[2], wdelay_ms=20),
+            Disk("wbext2", ext2, wdelay_ms=20)]
+
+
+def fsck_wbext2(disks):
+    problems = ext2img.fsck_problems(disks.disk("wbext2").image)
+    print(f"  host check e2fsck -fn wbext2.img: {'ok' if not problems else 'FAILED'}")
+    return problems
+
+
 def fsck_all(disks):
     problems = []
     for d in disks.disks:
@@ -311,6 +394,7 @@ PROFILES = {
     "bcache": Profile("bcache", "bcache", bcache_disks, promised=("pattern", "reads", "overlap")),
     "ext2": Profile("ext2", "ext2,fstest_ext2,ext2_stress,ext2_fuzz,ext2_alloc_races", ext2_disks,
                     promised=("listing", "reads", "flagclear"), after=fsck_all, smp=8),
+    "wb": Profile("wb", "wb", wb_disks, promised=("writtenbefore", "sborder"), after=fsck_wbext2),
     "ext2eio": Profile("ext2eio", "ext2_eio", eio_disks, promised=("file",), after=fsck_all, smp=2),
     "ext2hostile": Profile("ext2hostile", "ext2_hostile", hostile_disks, after=_hostile_check, smp=2,
                            log_has=_hostile_lines),

@@ -140,6 +140,24 @@ def what_failed(k):
     return ", ".join(failed) or f"hang or early end {where}"
 
 
+WB_STRESS = 12          # the write-back profile's ktest.stress in make soak (make test-disk runs 1)
+
+
+def wb_boot(seed, smp, firmware, jitter, elf, initrd, accel, mem):
+    """Once a pass: the write-back races (disk profile wb: syncs, fsyncs,
+    the flusher and umount against writers on nbdkit disks with slow
+    writes), longer than in make test-disk, with the pass's settings."""
+    from tests import disk_tests
+    kargs = f"ktest.seed={seed} ktest.jitter={jitter} ktest.stress={WB_STRESS}"
+    ns = argparse.Namespace(elf=elf, initrd=initrd, kargs=kargs, mem=mem, machine="pc", smp=smp,
+                            firmware=firmware, timeout=BOOT_TIMEOUT)
+    ok = disk_tests.run_profile(disk_tests.PROFILES["wb"], ns, accel)
+    replay = (f"python3 -m tests.disk_tests --profile wb --smp {smp} --firmware {firmware} "
+              f"--elf {show(elf)} " + (f"--initrd {show(initrd)} " if initrd else "")
+              + f"--kargs \"{kargs}\"")
+    return ok, replay
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--duration", type=positive_seconds, default=600.0,
@@ -180,6 +198,16 @@ def main():
             kcsan = kcsan_elf is not None and rng.randrange(KCSAN_EVERY) == 0
             pairs = rng.randrange(2) == 0
             passes += 1
+            if not args.suites:
+                seed = rng.getrandbits(63)
+                ok, replay = wb_boot(seed, smp, firmware, jitter, elf, initrd, accel, args.mem)
+                print(f"pass {passes}: write-back profile wb {firmware} smp={smp} seed={seed} "
+                      f"jitter={jitter}: {'ok' if ok else 'FAIL'}", flush=True)
+                if not ok:
+                    failures.append((f"wb of pass {passes}", "wb", replay,
+                                     BUILD / "test-logs" / f"disk-wb-{firmware}-smp{smp}.log"))
+                    if args.until_failure:
+                        break
         suites = groups[g]
         seed = rng.getrandbits(63)
         boots += 1

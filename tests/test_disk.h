@@ -13,6 +13,16 @@
  *   # HOSTCHECK pattern ROLE FIRST COUNT      sectors hold test_pattern_word(tag 0x5a)
  *   # HOSTCHECK reads ROLE SECTOR COUNT N     exactly N reads touched [SECTOR, SECTOR+COUNT)
  *   # HOSTCHECK overlap ROLE N                at least N reads were at the device at once
+ *   # HOSTCHECK writtenbefore ROLE W M        every write of sector W that reached the
+ *                                             device before the first read of sector M
+ *                                             had ended before that read began, and a
+ *                                             flush ran in between (M: read once fsync
+ *                                             returned, so fsync waited for W)
+ *   # HOSTCHECK sborder ROLE M                an ext2 disk mounted after each read of
+ *                                             sector M: each mount's first write is the
+ *                                             superblock, alone; the last write of all
+ *                                             is the superblock, after all others, then
+ *                                             a flush
  *   # HOSTCHECK listing ROLE DIR              the tree under DIR in the image (read by
  *                                             debugfs after the boot) is the one the
  *                                             # LIST lines that follow describe

@@ -297,6 +297,10 @@ static struct super_block *ext2_mount(struct block_device *bdev, unsigned flags,
 		es->s_mnt_count++;
 		es->s_mtime = now_seconds();
 		mark_buffer_dirty(sbi->sbh);
+		/* On the disk before anything this mount changes (Linux's
+		 * ext2_setup_super writes it synchronously). */
+		if (sync_dirty_buffer(sbi->sbh) == 0)
+			blkdev_issue_flush(bdev);
 	}
 	kprintf("ext2: %s: %u blocks of %u bytes, %u inodes, %u groups%s\n", bdev->name,
 		sbi->blocks_count, sbi->block_size, sbi->inodes_count, sbi->groups,
@@ -308,7 +312,7 @@ static struct super_block *ext2_mount(struct block_device *bdev, unsigned flags,
 static void final_sync(struct ext2_sb_info *sbi)
 {
 	for (int tries = 0; tries < 16; tries++)
-		if (sync_blockdev(sbi->bdev) == 0)
+		if (sync_blockdev_unkillable(sbi->bdev) == 0)
 			return;
 	kprintf("ext2: %s: some blocks could not be written at umount (EIO): run e2fsck\n",
 		sbi->bdev->name);
@@ -321,6 +325,10 @@ static void ext2_kill_sb(struct super_block *sb)
 	dput(sb->s_root);
 	icache_evict_sb(sb);	/* every inode lets go of its table block */
 	if (!(sb->s_flags & SB_RDONLY)) {
+		/* Everything first, the state still "not clean"; then the clean
+		 * state alone, and a flush (Linux: sync_filesystem, then
+		 * ext2_put_super's superblock write). */
+		final_sync(sbi);
 		sbi->es->s_state = sbi->mount_state;
 		sbi->es->s_wtime = now_seconds();
 		mark_buffer_dirty(sbi->sbh);

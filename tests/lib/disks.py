@@ -8,8 +8,9 @@ goes through nbdkit's filters, outermost first:
   log    every request the device received, with its offset, length and
          start and end times (logfile=), read back after the boot;
   stats  the totals (statsfile=), written when nbdkit exits;
-  error  EIO on reads or writes at a chosen rate (error-pread-rate=...);
-  delay  a real latency per request (rdelay=, wdelay=), requests overlapping.
+  delay  a real latency per request (rdelay=, wdelay=), requests overlapping;
+  error  EIO on reads or writes at a chosen rate (error-pread-rate=...),
+         after the delay: a failed write takes as long as a good one.
 
 So what the kernel did to a disk is counted outside the kernel.  nbdkit
 listens on a Unix socket in build/ and QEMU connects to it with
@@ -122,10 +123,10 @@ class DiskSet:
         f = self.files(disk)
         cmd = [NBDKIT, "-f", "--exit-with-parent", "-U", str(f["sock"]),
                "--filter=log", "--filter=stats"]
-        if disk.read_error_rate or disk.write_error_rate:
-            cmd.append("--filter=error")
         if disk.rdelay_ms or disk.wdelay_ms:
             cmd.append("--filter=delay")
+        if disk.read_error_rate or disk.write_error_rate:
+            cmd.append("--filter=error")
         if disk.read_only:
             cmd.append("-r")
         cmd += ["file", str(disk.image), f"logfile={f['log']}", f"statsfile={f['stats']}"]
