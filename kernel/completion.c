@@ -3,8 +3,17 @@
  *
  * Waiters queue exclusively, so complete() wakes one; complete_all() sets
  * the count to COMPLETION_ALL, which is never consumed, and wakes all.
- * Locking: `done` is an atomic; the wait queue has its own lock.  A waiter
- * is on the queue, state set, before it tries to consume: no lost wake-up.
+ * Locking: `done` changes only under the wait queue's lock (it is read
+ * without it, to see quickly that there is nothing to take).  A waiter is
+ * on the queue, state set, before it tries to consume: no lost wake-up.
+ *
+ * Why under the lock: a waiter may free the completion the moment its wait
+ * returns (a request on the waiter's stack).  complete() raises `done` and
+ * wakes in one hold of the lock, and a waiter takes its count under that
+ * lock too, so no waiter can see the count, return and free the completion
+ * while complete() is still to touch it: complete()'s unlock is its last
+ * access, and the waiter's own lock (to take the count, and finish_wait)
+ * comes after it.
  *
  * A waiter that leaves without consuming (killed, or out of time) may have
  * been the one complete() woke: wake_up took its entry off the queue, so
@@ -26,32 +35,33 @@ void init_completion(struct completion *c)
 
 bool try_wait_for_completion(struct completion *c)
 {
-	unsigned d = __atomic_load_n(&c->done, __ATOMIC_ACQUIRE);
-	for (;;) {
-		if (d == 0)
-			return false;
-		if (d == COMPLETION_ALL)
-			return true;
-		if (__atomic_compare_exchange_n(&c->done, &d, d - 1, false,
-						__ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE))
-			return true;
-	}
+	if (__atomic_load_n(&c->done, __ATOMIC_ACQUIRE) == 0)
+		return false;	/* nothing to take, and nothing of ours to wait out */
+	unsigned long flags = spin_lock_irqsave(&c->wq.lock);
+	unsigned d = __atomic_load_n(&c->done, __ATOMIC_RELAXED);
+	bool got = d != 0;
+	if (got && d != COMPLETION_ALL)
+		__atomic_store_n(&c->done, d - 1, __ATOMIC_RELAXED);
+	spin_unlock_irqrestore(&c->wq.lock, flags);
+	return got;
 }
 
 void complete(struct completion *c)
 {
+	unsigned long flags = spin_lock_irqsave(&c->wq.lock);
 	unsigned d = __atomic_load_n(&c->done, __ATOMIC_RELAXED);
-	while (d != COMPLETION_ALL && d != COMPLETION_ALL - 1 &&
-	       !__atomic_compare_exchange_n(&c->done, &d, d + 1, false,
-					    __ATOMIC_RELEASE, __ATOMIC_RELAXED))
-		;
-	wake_up(&c->wq);
+	if (d != COMPLETION_ALL && d != COMPLETION_ALL - 1)
+		__atomic_store_n(&c->done, d + 1, __ATOMIC_RELEASE);
+	__wake_up_locked_nr(&c->wq, 1);
+	spin_unlock_irqrestore(&c->wq.lock, flags);	/* the last touch of c */
 }
 
 void complete_all(struct completion *c)
 {
+	unsigned long flags = spin_lock_irqsave(&c->wq.lock);
 	__atomic_store_n(&c->done, COMPLETION_ALL, __ATOMIC_RELEASE);
-	wake_up_all(&c->wq);
+	__wake_up_locked_nr(&c->wq, ~0u);
+	spin_unlock_irqrestore(&c->wq.lock, flags);
 }
 
 /* state: THREAD_SLEEPING or THREAD_KILLABLE; ticks < 0: no time limit. */

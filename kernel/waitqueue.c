@@ -57,11 +57,12 @@ void finish_wait(struct wait_queue_head *wq, struct wait_queue_entry *w)
 /* Wake every non-exclusive waiter and up to nr exclusive ones.  A woken
  * entry leaves the queue, so a second wake_up picks the next exclusive
  * waiter even if the first has not run yet. */
-unsigned wake_up_nr(struct wait_queue_head *wq, unsigned nr)
+unsigned __wake_up_locked_nr(struct wait_queue_head *wq, unsigned nr)
 {
 	unsigned woken = 0;
-	unsigned long flags = spin_lock_irqsave(&wq->lock);
 	struct list_head *pos, *tmp;
+
+	spin_assert_held(&wq->lock);
 
 	list_for_each_safe(pos, tmp, &wq->list) {
 		struct wait_queue_entry *w = list_entry(pos, struct wait_queue_entry, node);
@@ -75,6 +76,13 @@ unsigned wake_up_nr(struct wait_queue_head *wq, unsigned nr)
 		if (excl)
 			nr--;
 	}
+	return woken;
+}
+
+unsigned wake_up_nr(struct wait_queue_head *wq, unsigned nr)
+{
+	unsigned long flags = spin_lock_irqsave(&wq->lock);
+	unsigned woken = __wake_up_locked_nr(wq, nr);
 	spin_unlock_irqrestore(&wq->lock, flags);
 	return woken;
 }

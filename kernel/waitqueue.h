@@ -55,6 +55,8 @@ void finish_wait(struct wait_queue_head *wq, struct wait_queue_entry *w);
 unsigned wake_up(struct wait_queue_head *wq);      /* returns the number woken */
 unsigned wake_up_all(struct wait_queue_head *wq);
 unsigned wake_up_nr(struct wait_queue_head *wq, unsigned nr_exclusive);
+/* The same, with wq->lock already held by the caller (complete()). */
+unsigned __wake_up_locked_nr(struct wait_queue_head *wq, unsigned nr_exclusive);
 unsigned waitqueue_length(struct wait_queue_head *wq);   /* entries queued now */
 
 /*

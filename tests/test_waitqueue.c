@@ -9,6 +9,7 @@
 #include "kernel/kprintf.h"
 #include "kernel/race.h"
 #include "kernel/random.h"
+#include "kernel/kmalloc.h"
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/percpu.h"
 
@@ -345,6 +346,64 @@ static void leaving_waiter_passes_wakeup_on(void)
 	EXPECT_EQ(lost, 0u);
 }
 
+/*
+ * A waiter may free the completion as soon as its wait returns (a spawn
+ * request on the waiter's stack, an object it owns): from the moment a
+ * waiter can see the count, complete() must touch the completion no more.
+ * Here the waiter frees it at once; the slab fills a freed object with
+ * poison and checks it, so a complete() that still locks its wait queue
+ * after the waiter left spins on poison or writes into a freed object.
+ * Half the rounds complete a waiter already asleep, half one still on its
+ * way in; race windows on, from the seed.
+ */
+struct freeing_waiter {
+	struct completion *c;
+	bool done;
+};
+
+static int free_after_wait(void *p)
+{
+	struct freeing_waiter *f = p;
+	wait_for_completion(f->c);
+	kfree(f->c);	/* as a stack frame's request goes when its function returns */
+	__atomic_store_n(&f->done, true, __ATOMIC_RELEASE);
+	return 0;
+}
+
+static void waiter_frees_on_return(void)
+{
+	if (ncpus < 2)
+		ktest_skip("needs 2 CPUs");
+	struct prng rng;
+	prng_seed(&rng, ktest_seed());
+	bool jitter = race_jitter_on(ktest_seed());
+	unsigned rounds = ktest_stress(300), asleep_first = 0;
+
+	for (unsigned r = 0; r < rounds; r++) {
+		static struct freeing_waiter f;
+		struct completion *c = kmalloc(sizeof(*c));
+		ASSERT_NOT_NULL(c);
+		init_completion(c);
+		f = (struct freeing_waiter){ .c = c };
+		int cpu = (int)((cpu_id() + 1 + r % (ncpus - 1)) % ncpus);
+		struct thread *t = thread_create("freer", free_after_wait, &f, cpu);
+		ASSERT_NOT_NULL(t);
+		if (prng_below(&rng, 2)) {
+			while (waitqueue_length(&c->wq) < 1)
+				yield();
+			asleep_first++;
+		}
+		for (unsigned i = prng_below(&rng, 2000); i; i--)
+			cpu_relax();
+		complete(c);	/* c may be freed by now: only complete() may still look */
+		thread_join(t);
+		EXPECT_TRUE(__atomic_load_n(&f.done, __ATOMIC_ACQUIRE));
+	}
+	if (jitter)
+		race_jitter_off();
+	kprintf("    # %u rounds, %u with the waiter asleep before complete()\n", rounds, asleep_first);
+}
+
 static const struct ktest_case waitqueue_cases[] = {
 	KTEST_CASE(no_lost_wakeups),
 	KTEST_CASE(exclusive_wakes_exactly_one),
@@ -352,5 +411,6 @@ static const struct ktest_case waitqueue_cases[] = {
 	KTEST_CASE(complete_one_then_all),
 	KTEST_CASE(completion_timeout_and_kill),
 	KTEST_CASE(leaving_waiter_passes_wakeup_on),
+	KTEST_CASE(waiter_frees_on_return),
 };
 KTEST_SUITE(waitqueue, waitqueue_cases);
