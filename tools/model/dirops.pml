@@ -51,6 +51,9 @@
  *                       order, not by address                -> deadlock
  *   MUT_LATE_ANCESTOR   rename checks ancestry after taking the
  *                       name locks, not before               -> deadlock
+ *   MUT_BOTH_DIRS_FIRST a cross-directory rename takes both
+ *                       directories before its names, as
+ *                       lock_rename does today      -> deadlock
  * The mutants are of the parallel protocol (the exclusive one has
  * neither name locks nor their rules).
  */
@@ -330,33 +333,45 @@ inline op_remove(d, n, isrmdir)
 inline rename_ancestry(odir, ndir)
 {
 	v1 = dobj[s1]; v2 = dobj[s2];
-	if
-	:: odir != ndir && ISDIR(v1) ->
 #ifndef MUT_NO_ANCESTOR
-		is_ancestor(v1, ndir, anc);
-		if :: anc -> err = 22 :: else -> skip fi;	/* EINVAL */
-#endif
-		if
-		:: err == 0 && ISDIR(v2) -> is_ancestor(v2, odir, anc);
-			if :: anc -> err = 39 :: else -> skip fi	/* ENOTEMPTY */
-		:: else -> skip
-		fi
+	if
+	:: odir != ndir && ISDIR(v1) -> is_ancestor(v1, ndir, anc);
+		if :: anc -> err = 22 :: else -> skip fi	/* EINVAL */
 	:: else -> skip
-	fi
+	fi;
+#endif
+	if	/* whatever the source's type, as may_rename */
+	:: odir != ndir && err == 0 && ISDIR(v2) -> is_ancestor(v2, odir, anc);
+		if :: anc -> err = 39 :: else -> skip fi	/* ENOTEMPTY */
+	:: else -> skip
+	fi;
+	anc = false
 }
 
-/* rename (vfs_rename, do_rename, d_move) of (odir, on) to (ndir, nn). */
+/* rename (vfs_rename, do_rename, d_move) of (od, on) to (nd, nn).
+ *
+ * Today's (-DEXCLUSIVE): the mutex, both directories (the ancestor
+ * first), both names looked up, the ancestry checks.  The parallel one, in
+ * one directory: it shared, both names looked up, then locked by address.
+ * Between two: the mutex; the old directory shared; the source looked up,
+ * "into its own subtree" checked, its name locked; only then the new
+ * directory shared, the target looked up, "over an ancestor" checked, its
+ * name locked.  So no thread waits for a name while it holds shared a
+ * directory other than that name's own (or the one of a name it holds):
+ * taking both directories first deadlocks against a rename in the old
+ * directory that replaces the new one (MUT_BOTH_DIRS_FIRST). */
 inline op_rename(odir, on, ndir, nn)
 {
 	s1 = SLOT(odir, on); s2 = SLOT(ndir, nn);
-	/* lock_rename: one directory; or the mutex, then the ancestor first,
-	 * unrelated ones by address */
+	g2 = 8;		/* no dentry yet (gens are 0..7): dput skips it */
 	if
 	:: odir == ndir -> dir_lock(odir)
 	:: else ->
 #ifndef MUT_NO_RENAME_MUTEX
 		atomic { rmx == 0 -> rmx = _pid };
 #endif
+#if defined(EXCLUSIVE) || defined(MUT_BOTH_DIRS_FIRST)
+		/* lock_rename: the ancestor first, unrelated ones by address */
 		is_ancestor(ndir, odir, anc);
 		if
 		:: anc -> v1 = ndir
@@ -365,42 +380,98 @@ inline op_rename(odir, on, ndir, nn)
 		fi;
 		dir_lock(v1);
 		if :: v1 == odir -> dir_lock(ndir) :: else -> dir_lock(odir) fi;
-		v1 = 0; anc = false
+		ndl = true; v1 = 0; anc = false
+#else
+		dir_lock(odir)	/* the new directory after the source's name */
+#endif
 	fi;
 	do
+#ifdef EXCLUSIVE
 	:: lookup_locked(s1, g1);
 		lookup_locked(s2, g2);
-#ifdef EXCLUSIVE
 		rename_ancestry(odir, ndir);
 		break
 #else
-		/* Ancestry before the name locks: only cross-directory renames
-		 * change it, and we hold their mutex.  See MUT_LATE_ANCESTOR. */
+	:: odir != ndir && !ndl ->
+		/* between two directories: the source first */
+		lookup_locked(s1, g1);
+#if !defined(MUT_LATE_ANCESTOR) && !defined(MUT_NO_ANCESTOR)
+		atomic {
+			w1 = dobj[s1];
+			if
+			:: ISDIR(w1) -> is_ancestor(w1, ndir, anc);
+				if :: anc -> err = 22 :: else -> skip fi; anc = false	/* EINVAL */
+			:: else -> skip
+			fi
+		};
+#else
+		w1 = dobj[s1];
+#endif
+		if :: err != 0 -> break :: else -> skip fi;
+		lock_name_checked(0, s1, g1);
+		atomic { if :: !stale && dobj[s1] != w1 -> stale = true :: else -> skip fi };
+		if
+		:: stale -> name_unlock(0); dput(s1, g1); stale = false; w1 = 0
+		:: else ->
+			dir_lock(ndir); ndl = true;
+			lookup_locked(s2, g2);
 #ifndef MUT_LATE_ANCESTOR
+			atomic {
+				w2 = dobj[s2];
+				if
+				:: ISDIR(w2) -> is_ancestor(w2, odir, anc);
+					if :: anc -> err = 39 :: else -> skip fi; anc = false	/* ENOTEMPTY */
+				:: else -> skip
+				fi
+			};
+#else
+			w2 = dobj[s2];
+#endif
+			if :: err != 0 -> break :: else -> skip fi;
+			lock_name_checked(1, s2, g2);
+#ifdef MUT_LATE_ANCESTOR
+			atomic { rename_ancestry(odir, ndir) };
+#endif
+			atomic { if :: !stale && (dobj[s2] != w2 || !CURRENT(s1, g1)) -> stale = true :: else -> skip fi };
+			if
+			:: stale -> name_unlock(0); name_unlock(1); dput(s1, g1); dput(s2, g2);
+				dir_unlock(ndir); ndl = false; stale = false; err = 0; w1 = 0; w2 = 0
+			:: else -> break
+			fi
+		fi
+	:: odir != ndir && ndl ->	/* both directories taken first (a mutant) */
+		lookup_locked(s1, g1);
+		lookup_locked(s2, g2);
 		atomic { rename_ancestry(odir, ndir); w1 = v1; w2 = v2 };
 		if :: err != 0 -> break :: else -> skip fi;
-#endif
-		/* both names: by address (slot) in one directory, the source
-		 * first between two (serialized by the mutex) */
+		lock_name_checked(0, s1, g1);
+		if :: !stale -> lock_name_checked(1, s2, g2) :: else -> skip fi;
+		atomic { if :: !stale && (dobj[s1] != w1 || dobj[s2] != w2) -> stale = true :: else -> skip fi };
+		if
+		:: stale -> name_unlock(0); name_unlock(1); dput(s1, g1); dput(s2, g2);
+			stale = false; err = 0; w1 = 0; w2 = 0
+		:: else -> break
+		fi
+	:: odir == ndir ->
+		/* in one directory: both names, by address (slot) */
+		lookup_locked(s1, g1);
+		lookup_locked(s2, g2);
+		atomic { w1 = dobj[s1]; w2 = dobj[s2] };
 #ifdef MUT_NAME_ORDER
 		lock_name_checked(0, s1, g1);
 		if :: !stale -> lock_name_checked(1, s2, g2) :: else -> skip fi;
 #else
 		if
-		:: odir != ndir || s1 < s2 -> lock_name_checked(0, s1, g1);
+		:: s1 < s2 -> lock_name_checked(0, s1, g1);
 			if :: !stale -> lock_name_checked(1, s2, g2) :: else -> skip fi
 		:: else -> lock_name_checked(1, s2, g2);
 			if :: !stale -> lock_name_checked(0, s1, g1) :: else -> skip fi
 		fi;
 #endif
-#ifdef MUT_LATE_ANCESTOR
-		atomic { rename_ancestry(odir, ndir); w1 = v1; w2 = v2 };
-#endif
-		/* the inodes checked before the locks must still be there */
 		atomic { if :: !stale && (dobj[s1] != w1 || dobj[s2] != w2) -> stale = true :: else -> skip fi };
 		if
 		:: stale -> name_unlock(0); name_unlock(1); dput(s1, g1); dput(s2, g2);
-			stale = false; err = 0; w1 = 0; w2 = 0
+			stale = false; w1 = 0; w2 = 0
 		:: else -> break
 		fi
 #endif
@@ -473,15 +544,10 @@ inline op_rename(odir, on, ndir, nn)
 #endif
 	dput(s1, g1); dput(s2, g2);
 	dir_unlock(odir);
-	if
-	:: odir != ndir -> dir_unlock(ndir);
+	if :: ndl -> dir_unlock(ndir); ndl = false :: else -> skip fi;
 #ifndef MUT_NO_RENAME_MUTEX
-		rmx = 0
-#else
-		skip
+	if :: odir != ndir -> rmx = 0 :: else -> skip fi
 #endif
-	:: else -> skip
-	fi
 }
 
 /* ---- the threads ------------------------------------------------------ */
@@ -519,6 +585,7 @@ inline choose(m)
 		:: PICK(RENAME, A, 1, A, 0)	/* G over F */
 		:: PICK(LOOKUP, A, 0, 0, 0)
 		:: PICK(RENAME, A, 1, B, 0)	/* G into B: over T1's file, if made */
+		:: PICK(RENAME, A, 0, ROOT, 0)	/* F over A, its own directory: ENOTEMPTY */
 #ifdef LARGE
 		:: PICK(CREATE, B, 1, 0, 0)
 		:: PICK(UNLINK, A, 0, 0, 0)
@@ -531,8 +598,8 @@ inline choose(m)
 		:: PICK(RENAME, A, 0, A, 2)	/* F to a new name */
 		:: PICK(RMDIR, ROOT, 0, 0, 0)	/* A: not empty */
 		:: PICK(RENAME, A, 1, ROOT, 2)	/* G up, to a new name */
-#ifdef LARGE
 		:: PICK(RENAME, ROOT, 0, ROOT, 1)	/* A over B: B must be empty */
+#ifdef LARGE
 		:: PICK(LOOKUP, B, 0, 0, 0)
 		:: PICK(RENAME, A, 1, A, 0)	/* G over F */
 #endif
@@ -545,7 +612,7 @@ proctype worker(byte m)
 	byte op, d1, n1, d2, n2, count;
 	byte s1, s2, g1, g2, v1, v2, w1, w2, err, _v, _x, _k;
 	byte _ci, _cx, _ck, _cn, _cp;	/* check_inv's */
-	bool stale, anc;
+	bool stale, anc, ndl;	/* ndl: a rename holds its new directory */
 	do
 	:: count < OPS ->
 		atomic { choose(m) };
