@@ -105,7 +105,7 @@ kcsan_flags = $(if $(filter 1,$(KCSAN)),$(if $(filter $(KCSAN_NOT),$<),,$(if \
 
 .PHONY: all iso run sh disk test soak test-busybox-host test-syscalls-doc test-matrix test-exclusive test-negative \
 	test-disk test-fstest-host test-shell test-kcsan \
-	test-nolockdep test-fresh test-trace trace bench bench-linux linux-kernel conflicts conflicts-shell test-conflicts debug gdb clean deps \
+	test-nolockdep test-fresh test-trace trace test-model bench bench-linux linux-kernel conflicts conflicts-shell test-conflicts debug gdb clean deps \
 	deps-packages check-tools FORCE
 all: $(BUILD)/smpvfs.iso
 
@@ -280,7 +280,7 @@ gdb: $(BUILD)/smpvfs.elf
 # conflict tracer's controls.  SMP=n and/or FIRMWARE=x narrow the matrix.
 # Every part runs even if one before it failed; the last line says which.
 TEST_PARTS := test-fresh test-fstest-host test-busybox-host test-syscalls-doc test-negative test-matrix \
-	test-exclusive test-disk test-shell test-trace test-kcsan test-nolockdep test-conflicts
+	test-exclusive test-disk test-shell test-trace test-kcsan test-nolockdep test-conflicts test-model
 test: check-tools $(BUILD)/smpvfs.elf $(BUILD)/initrd.cpio
 	$(Q)failed=; for part in $(TEST_PARTS); do t0=$$(date +%s); \
 		$(MAKE) --no-print-directory $$part || failed="$$failed $$part"; \
@@ -293,6 +293,7 @@ test: check-tools $(BUILD)/smpvfs.elf $(BUILD)/initrd.cpio
 # fuzzer and the torture (three boots a pass, one for each group of
 # suites), until DURATION seconds are up (tests/soak.py); one pass in
 # three, at random, is of the KCSAN=1 kernel (built in $(KCSAN_BUILD)).
+# First, Spin checks the models' large configuration (make test-model).
 # Not part of make test: it is as long as you let it be.  Then the
 # hostile-image fuzzer (tests/ext2_image_fuzz.py): IMAGE_FUZZ_BOOTS boots
 # of 8 freshly corrupted ext2 images each (make test-disk's profile
@@ -300,6 +301,7 @@ test: check-tools $(BUILD)/smpvfs.elf $(BUILD)/initrd.cpio
 DURATION ?= 600
 IMAGE_FUZZ_BOOTS ?= 10
 soak: check-tools $(BUILD)/smpvfs.elf $(BUILD)/initrd.cpio
+	$(Q)$(MAKE) --no-print-directory test-model MODEL_SIZE=large
 	$(Q)$(MAKE) --no-print-directory KCSAN=1 BUILD=$(KCSAN_BUILD) $(KCSAN_BUILD)/smpvfs.elf
 	$(Q)$(PYTHON) -m tests.soak --duration $(DURATION) --elf $(BUILD)/smpvfs.elf \
 		--kcsan-elf $(KCSAN_BUILD)/smpvfs.elf \
@@ -308,6 +310,14 @@ soak: check-tools $(BUILD)/smpvfs.elf $(BUILD)/initrd.cpio
 	$(Q)$(PYTHON) -m tests.ext2_image_fuzz --boots $(IMAGE_FUZZ_BOOTS) --elf $(BUILD)/smpvfs.elf \
 		--initrd $(BUILD)/initrd.cpio --mem $(MEM) --accel $(ACCEL) \
 		$(if $(FIRMWARE),--firmware $(FIRMWARE))
+
+# make test-model: Spin checks the models of directory operations (today's
+# protocol and the parallel one) exhaustively, and each mutant must fail
+# (tools/model/run.sh, docs/design/dirops-model.md).  MODEL_SIZE=large
+# (make soak's) gives the threads longer menus.
+MODEL_SIZE ?= small
+test-model: check-tools
+	$(Q)sh tools/model/run.sh $(BUILD)/model $(MODEL_SIZE)
 
 # The cases that must fail are the ones the suite declares
 # (KTEST_CASE_MUST_FAIL in tests/test_ktest.c prints `# must fail: NAME`).
@@ -553,11 +563,11 @@ test-fresh:
 
 DEB_PACKAGES := make gcc binutils gawk python3 qemu-system-x86 grub-pc-bin grub-efi-amd64-bin \
 	grub-common xorriso mtools ovmf cpio gnuplot-nox gdb busybox-static libc6-dev nbdkit e2fsprogs kmod \
-	python3-matplotlib
+	python3-matplotlib spin
 # What running needs, as TOOL:PACKAGE (the Debian package that has it).
 TOOLS := $(CC):gcc $(LD):binutils $(NM):binutils awk:gawk $(PYTHON):python3 \
 	qemu-system-x86_64:qemu-system-x86 grub-mkrescue:grub-common xorriso:xorriso mformat:mtools \
-	cpio:cpio busybox:busybox-static nbdkit:nbdkit mke2fs:e2fsprogs
+	cpio:cpio busybox:busybox-static nbdkit:nbdkit mke2fs:e2fsprogs spin:spin
 
 # Install whatever is missing (apt-get as root, else through sudo), then
 # fetch and unpack Debian's Linux kernel for make bench-linux (linux-kernel
