@@ -75,6 +75,7 @@ struct mm_struct {
 	int mm_count;              /* references to struct and page tables (atomic) */
 	uint64_t *pgd;             /* the PML4, a direct-map address */
 	uint64_t tlb_gen;          /* moves when a mapping is removed or narrowed (atomic) */
+	uint64_t cpumask;          /* CPUs that may cache its translations (atomic; mm.c) */
 
 	struct rw_semaphore mmap_lock;
 	/* mmap_lock: */

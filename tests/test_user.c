@@ -24,6 +24,9 @@
  *    terminal, Ctrl-C stopping a foreground program.
  *  - tlb_shootdown: one thread remaps a page another keeps reading on
  *    another CPU; the reader must never see the old page.
+ *  - tlb_free: one thread remaps a page another keeps writing on another
+ *    CPU; no write may land in the old page once it is freed (the page
+ *    poison of debug builds counts such writes).
  */
 #include "user/process.h"
 #include "user/exec.h"
@@ -35,6 +38,7 @@
 #include "kernel/kprintf.h"
 #include "kernel/ktest.h"
 #include "kernel/mm.h"
+#include "kernel/page_alloc.h"
 #include "kernel/race.h"
 #include "kernel/sched.h"
 #include "kernel/string.h"
@@ -329,6 +333,25 @@ static void tlb_shootdown(void)
 	sandbox_leave(&sb);
 }
 
+/* Two threads: one keeps writing into a page the other unmaps; the
+ * page, freed, must not be written (tlbfree.c: the page poison of debug
+ * builds catches a write through a TLB entry the unmap left). */
+static void tlb_free(void)
+{
+	struct sandbox sb;
+	sandbox_enter(&sb, "user");
+	char out[128];
+	char *const argv[] = { "tlbfree", "300", NULL };
+	uint64_t errors = page_poison_errors();
+	bool jitter = race_jitter_on(ktest_seed());
+	EXPECT_EQ(run_capture("/tests/user/tlbfree", argv, out, sizeof(out)), W_EXITCODE(0, 0));
+	if (jitter)
+		race_jitter_off();
+	EXPECT_LINE(out, "rounds 300");
+	EXPECT_EQ(page_poison_errors() - errors, 0u);
+	sandbox_leave(&sb);
+}
+
 /* Copy the file src to dst (made or truncated). */
 static int copy_file(const char *src, const char *dst)
 {
@@ -431,6 +454,7 @@ static const struct ktest_case user_cases[] = {
 	KTEST_CASE(ctrl_c),
 	KTEST_CASE(busybox_interactive),
 	KTEST_CASE(tlb_shootdown),
+	KTEST_CASE(tlb_free),
 	KTEST_CASE(exec_cache),
 	KTEST_CASE(bench_linux_programs),
 };
