@@ -448,6 +448,14 @@ struct vm_area *mm_find_vma(struct mm_struct *mm, uint64_t addr)
 	return NULL;
 }
 
+struct vm_area *mm_find_vma_intersection(struct mm_struct *mm, uint64_t start, uint64_t end)
+{
+	for (struct vm_area *v = mm->vmas; v && v->start < end; v = v->next)
+		if (v->end > start)
+			return v;
+	return NULL;
+}
+
 /* Make addr a VMA boundary (split the VMA it falls inside). */
 static int split_at(struct mm_struct *mm, uint64_t addr)
 {
@@ -628,6 +636,16 @@ int mm_fault_page(struct mm_struct *mm, struct vm_area *v, uint64_t addr)
 		free_unmapped(page);
 	page_free(spare, 0);
 	return 0;
+}
+
+bool mm_pte_allows(struct mm_struct *mm, uint64_t addr, bool write, bool exec)
+{
+	spin_lock(&mm->page_table_lock);
+	uint64_t *pte = walk(mm, addr, NULL);
+	bool ok = pte && (*pte & PTE_P) && (*pte & PTE_U) && (!write || (*pte & PTE_W)) &&
+		  (!exec || pte_exec(*pte));
+	spin_unlock(&mm->page_table_lock);
+	return ok;
 }
 
 void *mm_page_at(struct mm_struct *mm, uint64_t addr)

@@ -9,7 +9,8 @@
  *    non-canonical one: -EFAULT each time (the program counts misses).
  *  - fault_kills_only_it: programs that dereference NULL, execute ud2,
  *    divide by zero, write to their read-only text: each ends with its
- *    signal (SIGSEGV, SIGILL, SIGFPE, SIGSEGV) and the kernel goes on;
+ *    signal (SIGSEGV, SIGILL, SIGFPE, SIGSEGV) and the kernel goes on
+ *    (also: reading a page made PROT_NONE);
  *    a program run after them still works.
  *  - fork_exec_wait: a program forks children that exec hello, waits for
  *    them all, and counts what wait4 says (exact counts).
@@ -24,6 +25,9 @@
  *    terminal, Ctrl-C stopping a foreground program.
  *  - tlb_shootdown: one thread remaps a page another keeps reading on
  *    another CPU; the reader must never see the old page.
+ *  - hostile_sizes: mprotect, brk, mmap MAP_FIXED_NOREPLACE and execve
+ *    of ranges of 64 to 127 TiB, sendfile of SIZE_MAX: they finish at
+ *    once (or die of SIGKILL), their work following what is mapped.
  *  - tlb_free: one thread remaps a page another keeps writing on another
  *    CPU; no write may land in the old page once it is freed (the page
  *    poison of debug builds counts such writes).
@@ -149,6 +153,7 @@ static void fault_kills_only_it(void)
 	static const struct { const char *how; int sig; } cases[] = {
 		{ "null", SIGSEGV }, { "ud2", SIGILL }, { "div0", SIGFPE }, { "wtext", SIGSEGV },
 		{ "jump0", SIGSEGV }, { "kaddr", SIGSEGV }, { "wild", SIGSEGV },
+		{ "protnone", SIGSEGV },
 	};
 	struct sandbox sb;
 	sandbox_enter(&sb, "user");
@@ -341,14 +346,37 @@ static void tlb_free(void)
 	struct sandbox sb;
 	sandbox_enter(&sb, "user");
 	char out[128];
-	char *const argv[] = { "tlbfree", "300", NULL };
+	char *const argv[] = { "tlbfree", "100", NULL };
 	uint64_t errors = page_poison_errors();
 	bool jitter = race_jitter_on(ktest_seed());
 	EXPECT_EQ(run_capture("/tests/user/tlbfree", argv, out, sizeof(out)), W_EXITCODE(0, 0));
 	if (jitter)
 		race_jitter_off();
-	EXPECT_LINE(out, "rounds 300");
+	EXPECT_LINE(out, "rounds 100");
 	EXPECT_EQ(page_poison_errors() - errors, 0u);
+	sandbox_leave(&sb);
+}
+
+/* System calls sized far beyond what is mapped (hugemm.c): each must
+ * finish (or, sendfile, die of SIGKILL) at once, not walk terabytes. */
+static void hostile_sizes(void)
+{
+	static const struct { const char *mode; int status; } cases[] = {
+		{ "mprotect", W_EXITCODE(0, 0) }, { "brk", W_EXITCODE(0, 0) },
+		{ "noreplace", W_EXITCODE(0, 0) }, { "bigelf", W_EXITCODE(42, 0) },
+		{ "overlap", W_EXITCODE(42, 0) }, { "sendfile", W_EXITCODE(0, 0) },
+	};
+	struct sandbox sb;
+	sandbox_enter(&sb, "user");
+	char out[64];
+	uint64_t pages = mm_user_pages();
+	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *const argv[] = { "hugemm", (char *)cases[i].mode, NULL };
+		int status = run_capture("/tests/user/hugemm", argv, out, sizeof(out));
+		if (!EXPECT_EQ(status, cases[i].status))
+			kprintf("# hugemm %s: wait status 0x%x\n", cases[i].mode, status);
+	}
+	EXPECT_EQ(mm_user_pages(), pages);
 	sandbox_leave(&sb);
 }
 
@@ -455,6 +483,7 @@ static const struct ktest_case user_cases[] = {
 	KTEST_CASE(busybox_interactive),
 	KTEST_CASE(tlb_shootdown),
 	KTEST_CASE(tlb_free),
+	KTEST_CASE(hostile_sizes),
 	KTEST_CASE(exec_cache),
 	KTEST_CASE(bench_linux_programs),
 };
