@@ -68,6 +68,8 @@ bool do_page_fault(struct trap_frame *tf, uint64_t addr)
 		return false;
 	if (!user_mode(tf) && !search_exception_table(tf->rip))
 		return false;	/* the kernel touched user memory outside a copy: a bug */
+	if (!user_mode(tf) && smap_enabled && !(tf->rflags & RFLAGS_AC))
+		return false;	/* a copy without stac: SMAP faults whatever the page (a bug) */
 	if (!(tf->rflags & RFLAGS_IF) || c->preempt_count || c->irq_depth)
 		return false;	/* cannot sleep here: the copy fails */
 	irq_enable();

@@ -49,6 +49,7 @@
 #include "kernel/thread.h"
 #include "tests/sandbox.h"
 #include "tests/user_run.h"
+#include "arch/x86_64/trap.h"
 
 static char *const no_env[] = { NULL };
 
@@ -165,6 +166,13 @@ static void fault_kills_only_it(void)
 		if (!EXPECT_EQ(status, W_EXITCODE(0, cases[i].sig)))
 			kprintf("# faults %s: wait status 0x%x\n", cases[i].how, status);
 	}
+	/* SMEP, SMAP and UMIP are on where the CPU has them (make run's TCG
+	 * CPU does); with UMIP, sidt in user mode faults. */
+	uint64_t offered = cpu_protection_offered();
+	EXPECT_EQ(cpu_protection_bits(), offered);
+	char *const sidt[] = { "faults", "sidt", NULL };
+	EXPECT_EQ(run_capture("/tests/user/faults", sidt, out, sizeof(out)),
+		  (offered & CR4_UMIP_BIT) ? W_EXITCODE(0, SIGSEGV) : W_EXITCODE(0, 0));
 	char *const ok[] = { "faults", "ok", NULL };
 	EXPECT_EQ(run_capture("/tests/user/faults", ok, out, sizeof(out)), W_EXITCODE(0, 0));
 	EXPECT_EQ(mm_user_pages(), pages);	/* every dead process's pages came back */

@@ -55,6 +55,7 @@ isr_common:
 	jz 1f
 	swapgs			/* from user mode: the kernel's GS */
 1:	push_regs
+	call clear_ac
 	movq %rsp, %rdi
 	call trap_dispatch	/* returns with interrupts off */
 	pop_regs
@@ -66,6 +67,7 @@ isr_common:
 
 isr_paranoid:
 	push_regs
+	call clear_ac
 	xorl %ebx, %ebx		/* rbx (kept across the call): 1 if we swapped */
 	movl $MSR_GS_BASE, %ecx
 	rdmsr
@@ -81,6 +83,14 @@ isr_paranoid:
 2:	pop_regs
 	addq $16, %rsp
 	iretq
+
+/* RFLAGS.AC off for the handler (SMAP: a user copy it interrupted had
+ * it on; the iretq puts it back).  Flags clobbered, nothing else. */
+clear_ac:
+	testb $1, smap_enabled(%rip)
+	jz 1f
+	clac
+1:	ret
 
 	.macro stub_addr v
 	.quad isr_stub_\v

@@ -2,7 +2,8 @@
  * faults: make one fault, chosen by argv[1]: null (read address 0), ud2,
  * div0, wtext (write to its own read-only code), jump0 (call address 0),
  * kaddr (read a kernel address), wild (read 0x1234567000), protnone (read
- * a page it wrote, after mprotect PROT_NONE: Linux faults).  The caller
+ * a page it wrote, after mprotect PROT_NONE: Linux faults), sidt (read
+ * the IDT's address: UMIP makes it fault).  The caller
  * checks that it died of the right signal; "ok" means it must not die.
  * "patch" and "callpatched": see patched().
  */
@@ -47,6 +48,11 @@ int main(int argc, char **argv, char **envp)
 		if (sys3(SYS_mprotect, (long)p, 4096, 0) != 0)
 			return 5;
 		return (int)*p;	/* must fault */
+	}
+	if (!ustrcmp(w, "sidt")) {
+		unsigned char idtr[10];
+		__asm__ volatile("sidt %0" : "=m"(idtr));
+		return 0;
 	}
 	if (!ustrcmp(w, "ok"))
 		return 0;
