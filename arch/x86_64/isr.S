@@ -85,12 +85,12 @@ isr_paranoid:
 	iretq
 
 /* RFLAGS.AC off for the handler (SMAP: a user copy it interrupted had
- * it on; the iretq puts it back).  Flags clobbered, nothing else. */
+ * it on; the iretq puts it back).  pushf/popf, not clac: see uaccess.S. */
 clear_ac:
-	testb $1, smap_enabled(%rip)
-	jz 1f
-	clac
-1:	ret
+	pushfq
+	andq $~0x40000, (%rsp)
+	popfq
+	ret
 
 	.macro stub_addr v
 	.quad isr_stub_\v

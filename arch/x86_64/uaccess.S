@@ -11,11 +11,15 @@
  *
  * SMAP (usermode.c): where the CPU has it, a supervisor access to a user
  * page faults unless RFLAGS.AC is set, so these are the only places the
- * kernel can touch user memory: each sets AC (stac) before its access
- * and clears it (clac) on every way out, its fixups included.  stac and
- * clac are invalid without SMAP, hence the test of smap_enabled (Linux
- * patches them in instead).  Interrupt and exception entry clear AC
- * (isr.S), the iretq back restores it; syscall clears it (FMASK).
+ * kernel can touch user memory: each sets AC before its access and
+ * clears it on every way out, its fixups included.  Through pushf/popf
+ * rather than stac/clac: those are invalid without SMAP (Linux patches
+ * them in), and the nested KVM of our build machines, which emulates
+ * the guest's kernel, offers SMAP but cannot emulate clac (an "emulation
+ * failure" that stops the guest).  AC in ring 0 does nothing else, so
+ * it is set whether or not SMAP is on.  Interrupt and exception entry
+ * clear AC (isr.S), the iretq back restores it; syscall clears it
+ * (FMASK).
  */
 	.section .text, "ax"
 	.global __copy_user, __clear_user, __probe_user_write, __strncpy_from_user
@@ -27,18 +31,16 @@
 	.popsection
 	.endm
 
-	.macro user_access_begin	/* flags clobbered */
-	testb $1, smap_enabled(%rip)
-	jz .Lnostac\@
-	stac
-.Lnostac\@:
+	.macro user_access_begin	/* RFLAGS.AC on (stac) */
+	pushfq
+	orq $0x40000, (%rsp)
+	popfq
 	.endm
 
-	.macro user_access_end		/* flags clobbered */
-	testb $1, smap_enabled(%rip)
-	jz .Lnoclac\@
-	clac
-.Lnoclac\@:
+	.macro user_access_end		/* RFLAGS.AC off (clac) */
+	pushfq
+	andq $~0x40000, (%rsp)
+	popfq
 	.endm
 
 /* __copy_user(dst, src, n): bytes not copied (0: all).  Eight bytes a

@@ -37,7 +37,8 @@
 
 void syscall_entry(void);
 
-/* Read by uaccess.S and isr.S: stac/clac are valid (every CPU the same). */
+/* SMAP is on (kernel/fault.c: a kernel fault without RFLAGS.AC is never
+ * resolved); every CPU is alike. */
 uint8_t smap_enabled;
 
 /* The CR4 protection bits this CPU offers (CPUID leaf 7). */
