@@ -590,22 +590,21 @@ int mm_protect(struct mm_struct *mm, uint64_t start, uint64_t len, unsigned prot
 	return 0;
 }
 
+/* One pass up the sorted VMAs: the last gap below mmap_base that fits
+ * is the highest (the old top-down search asked every VMA for every gap:
+ * quadratic in a count of VMAs the caller chooses). */
 uint64_t mm_find_free(struct mm_struct *mm, uint64_t len)
 {
 	len = ALIGN_UP(len, PAGE_SIZE);
-	uint64_t top = mm->mmap_base;
-	/* The gaps from the top down: below each VMA that starts under top. */
-	for (;;) {
-		if (len > top || top - len < USER_MIN_ADDR)
-			return 0;
-		uint64_t cand = top - len;
-		struct vm_area *clash = NULL;
-		for (struct vm_area *v = mm->vmas; v; v = v->next)
-			if (v->start < top && v->end > cand)
-				clash = v;	/* the highest one in [cand, top) */
-		if (!clash)
-			return cand;
-		top = clash->start;
+	uint64_t base = mm->mmap_base, prev_end = USER_MIN_ADDR, best = 0;
+	for (struct vm_area *v = mm->vmas;; v = v->next) {
+		uint64_t gap_end = v && v->start < base ? v->start : base;
+		if (gap_end > prev_end && gap_end - prev_end >= len)
+			best = gap_end - len;
+		if (!v || v->start >= base)
+			return best;
+		if (v->end > prev_end)
+			prev_end = v->end;
 	}
 }
 
