@@ -1,4 +1,4 @@
-/* smp_call.h: run one function on every CPU at once, from an IPI. */
+/* smp_call.h: run one function on a set of CPUs at once, from an IPI. */
 #ifndef KERNEL_SMP_CALL_H
 #define KERNEL_SMP_CALL_H
 

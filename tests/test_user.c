@@ -373,6 +373,7 @@ static void hostile_sizes(void)
 		{ "mprotect", W_EXITCODE(0, 0) }, { "brk", W_EXITCODE(0, 0) },
 		{ "noreplace", W_EXITCODE(0, 0) }, { "bigelf", W_EXITCODE(42, 0) },
 		{ "overlap", W_EXITCODE(42, 0) }, { "sendfile", W_EXITCODE(0, 0) },
+		{ "manyvmas", W_EXITCODE(0, 0) },
 	};
 	struct sandbox sb;
 	sandbox_enter(&sb, "user");

@@ -13,6 +13,9 @@
  *              (execve changes the page's protection): it exits 42
  *   sendfile   a child copies /dev/zero to /dev/null with a count of
  *              SIZE_MAX; SIGKILL must end it: exit 0 if it died of it
+ *   manyvmas   4096 VMAs (every other page of a mapping read-only), then
+ *              200 mmaps with no address, each below all of them: exit 0
+ *              (the free-range search was quadratic in the VMAs)
  */
 #include "ulib.h"
 
@@ -101,6 +104,20 @@ static int run_elf(const char *path, int nph, const unsigned *flags, const unsig
 	return 3;	/* execve failed */
 }
 
+static int many_vmas(void)
+{
+	long n = 8192, p = sys6_mmap(0, n * 4096, 3, MAP_PRIVATE | MAP_ANONYMOUS);
+	if (p < 0)
+		return 2;
+	for (long i = 0; i < n; i += 2)
+		if (sys3(SYS_mprotect, p + i * 4096, 4096, 1) != 0)
+			return 3;
+	for (int i = 0; i < 200; i++)
+		if (sys6_mmap(0, 4096, 3, MAP_PRIVATE | MAP_ANONYMOUS) < 0)
+			return 4;
+	return 0;
+}
+
 static int huge_sendfile(void)
 {
 	int fds[2];
@@ -149,5 +166,7 @@ int main(int argc, char **argv, char **envp)
 	}
 	if (!ustrcmp(m, "sendfile"))
 		return huge_sendfile();
+	if (!ustrcmp(m, "manyvmas"))
+		return many_vmas();
 	return 101;
 }
