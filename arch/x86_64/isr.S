@@ -27,6 +27,8 @@
 #define PARANOID(v) ((v) == 2 || (v) == 8 || (v) == 18)
 
 #define FRAME_CS 24		/* the saved CS, above the vector and error code */
+#define FRAME_RFLAGS_REGS 152	/* the saved RFLAGS, once push_regs has run */
+#define RFLAGS_AC_BIT 0x40000
 #define MSR_GS_BASE 0xC0000101
 
 	.macro isr_stub v
@@ -55,7 +57,10 @@ isr_common:
 	jz 1f
 	swapgs			/* from user mode: the kernel's GS */
 1:	push_regs
+	testl $RFLAGS_AC_BIT, FRAME_RFLAGS_REGS(%rsp)	/* a user copy was interrupted */
+	jz .Lac_off_common
 	call clear_ac
+.Lac_off_common:
 	movq %rsp, %rdi
 	call trap_dispatch	/* returns with interrupts off */
 	pop_regs
@@ -67,7 +72,10 @@ isr_common:
 
 isr_paranoid:
 	push_regs
+	testl $RFLAGS_AC_BIT, FRAME_RFLAGS_REGS(%rsp)
+	jz .Lac_off_paranoid
 	call clear_ac
+.Lac_off_paranoid:
 	xorl %ebx, %ebx		/* rbx (kept across the call): 1 if we swapped */
 	movl $MSR_GS_BASE, %ecx
 	rdmsr
@@ -85,7 +93,9 @@ isr_paranoid:
 	iretq
 
 /* RFLAGS.AC off for the handler (SMAP: a user copy it interrupted had
- * it on; the iretq puts it back).  pushf/popf, not clac: see uaccess.S. */
+ * it on; the iretq puts it back).  pushf/popf, not clac: see uaccess.S.
+ * Called only when the saved RFLAGS has AC, so the common interrupt
+ * pays a test, not a popf. */
 clear_ac:
 	pushfq
 	andq $~0x40000, (%rsp)
