@@ -103,7 +103,7 @@ KCSAN_NOT := kernel/kcsan.c init/main.c kernel/multiboot2.c kernel/bootmem.c \
 kcsan_flags = $(if $(filter 1,$(KCSAN)),$(if $(filter $(KCSAN_NOT),$<),,$(if \
 	$(filter kernel/% block/% drivers/% fs/% user/% init/% shell/% bench/% tests/%,$<),$(KCSAN_CFLAGS))))
 
-.PHONY: all iso run sh disk test soak test-busybox-host test-syscalls-doc test-matrix test-exclusive test-negative \
+.PHONY: all iso run sh disk test soak test-busybox-host test-syscalls-doc test-matrix test-exclusive test-kvm test-negative \
 	test-disk test-fstest-host test-shell test-kcsan \
 	test-nolockdep test-fresh test-trace trace test-model bench bench-linux linux-kernel conflicts conflicts-shell test-conflicts debug gdb clean deps \
 	deps-packages check-tools FORCE
@@ -280,7 +280,7 @@ gdb: $(BUILD)/smpvfs.elf
 # conflict tracer's controls.  SMP=n and/or FIRMWARE=x narrow the matrix.
 # Every part runs even if one before it failed; the last line says which.
 TEST_PARTS := test-fresh test-fstest-host test-busybox-host test-syscalls-doc test-negative test-matrix \
-	test-exclusive test-disk test-shell test-trace test-kcsan test-nolockdep test-conflicts test-model
+	test-exclusive test-disk test-shell test-trace test-kcsan test-nolockdep test-conflicts test-model test-kvm
 test: check-tools $(BUILD)/smpvfs.elf $(BUILD)/initrd.cpio
 	$(Q)failed=; for part in $(TEST_PARTS); do t0=$$(date +%s); \
 		$(MAKE) --no-print-directory $$part || failed="$$failed $$part"; \
@@ -378,6 +378,21 @@ test-disk: $(BUILD)/smpvfs.elf $(BUILD)/initrd.cpio
 # that lock (the mode changes nothing else).  Every suite passes in it; a
 # case that means something in one mode only says so and skips that part.
 EXCLUSIVE_SUITES := lookup,outside,namei,rename,dirops_kill,vfs_stress,vfs_fuzz
+# One boot of the user-mode suites and busybox under KVM (a CPU's own
+# rules: iretq's checks, the real TLB), where ACCEL=auto's probe finds KVM
+# usable and fast (tests/lib/accel.py; its verdict is cached for a day);
+# elsewhere it says why it is skipped and passes.
+KVM_SUITES := user,fstest_user,busybox
+test-kvm: $(BUILD)/smpvfs.elf $(BUILD)/initrd.cpio
+	$(Q)verdict=$$($(PYTHON) -c 'import sys; from pathlib import Path; from tests.lib.accel import resolve_accel; \
+		print(*resolve_accel("auto", Path(sys.argv[1])))' $(BUILD)/smpvfs.elf) || exit 1; \
+	case "$$verdict" in \
+	kvm*) $(PYTHON) -m tests.run test --smp 2 --firmware bios --elf $(BUILD)/smpvfs.elf --mem $(MEM) \
+		--machine $(MACHINE) --accel kvm --initrd $(BUILD)/initrd.cpio --log-suffix=-kvm \
+		--kargs "ktest=$(KVM_SUITES) $(KARGS)" ;; \
+	*) echo "test-kvm: skipped, KVM is not usable here or too slow: $${verdict#tcg }" ;; \
+	esac
+
 test-exclusive: $(BUILD)/smpvfs.elf $(BUILD)/initrd.cpio
 	$(Q)$(PYTHON) -m tests.run test --smp 2 --firmware bios $(RUN_ARGS) --log-suffix=-exclusive \
 		--kargs "vfs.lookup=exclusive ktest=$(EXCLUSIVE_SUITES) $(KARGS)"

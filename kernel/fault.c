@@ -4,8 +4,11 @@
  * A user page is made on its first touch: a zeroed page for any address
  * inside a VMA whose protection allows the access.  A fault on a page
  * that is present is a protection violation (the page-table entries
- * always say what the VMA says), and a fault outside every VMA is a bad
- * address: both are left to the caller, which sends SIGSEGV (user mode)
+ * always say what the VMA says), unless the entry allows the access by
+ * now (a TLB entry from before an mprotect that widened it: the CPU
+ * drops it on the fault, and the access is retried).  A PROT_NONE page's
+ * entry is not present (kernel/mm.c), and its VMA forbids every access.
+ * A fault outside every VMA is a bad address: both are left to the caller, which sends SIGSEGV (user mode)
  * or continues at a user copy's fixup with -EFAULT (kernel mode).
  *
  * The kernel takes faults on user addresses only inside user copies
@@ -28,6 +31,7 @@
 
 #define PF_PRESENT 0x1
 #define PF_WRITE   0x2
+#define PF_RSVD    0x8
 #define PF_INSTR   0x10
 
 static bool access_allowed(const struct vm_area *v, uint64_t error)
@@ -41,12 +45,15 @@ static bool access_allowed(const struct vm_area *v, uint64_t error)
 
 bool handle_mm_fault(struct mm_struct *mm, uint64_t addr, uint64_t error)
 {
-	if (error & PF_PRESENT)
+	if (error & PF_RSVD)
 		return false;
 	down_read(&mm->mmap_lock);
 	struct vm_area *v = mm_find_vma(mm, addr);
-	bool ok = v && access_allowed(v, error) &&
-		  mm_fault_page(mm, v, addr & ~(uint64_t)(PAGE_SIZE - 1)) == 0;
+	bool ok = v && access_allowed(v, error);
+	if (ok && (error & PF_PRESENT))	/* spurious: an entry mprotect has widened since */
+		ok = mm_pte_allows(mm, addr, error & PF_WRITE, error & PF_INSTR);
+	else if (ok)
+		ok = mm_fault_page(mm, v, addr & ~(uint64_t)(PAGE_SIZE - 1)) == 0;
 	up_read(&mm->mmap_lock);
 	return ok;
 }
@@ -61,6 +68,8 @@ bool do_page_fault(struct trap_frame *tf, uint64_t addr)
 		return false;
 	if (!user_mode(tf) && !search_exception_table(tf->rip))
 		return false;	/* the kernel touched user memory outside a copy: a bug */
+	if (!user_mode(tf) && smap_enabled && !(tf->rflags & RFLAGS_AC))
+		return false;	/* a copy without stac: SMAP faults whatever the page (a bug) */
 	if (!(tf->rflags & RFLAGS_IF) || c->preempt_count || c->irq_depth)
 		return false;	/* cannot sleep here: the copy fails */
 	irq_enable();

@@ -9,12 +9,35 @@
  * boot, so the copy stays true.  The lower half is the process's: tables
  * are made on demand and freed with the address space.
  *
- * TLBs.  Removing or narrowing a mapping moves mm->tlb_gen.  The CPU that
- * does it flushes its own TLB; CPUs running another thread of the same
- * address space are sent an IPI that reloads their page table; a CPU that
- * holds the address space lazily (a kernel thread runs on it) or will run
- * it again later sees the generation moved when it switches to it, and
- * reloads then (mm_switch).
+ * TLBs (Linux's mmu_gather and flush_tlb_mm_range).  munmap, mprotect
+ * and exit change entries under page_table_lock, but a page whose entry
+ * they cleared, or a shared page an entry stopped naming, is not freed
+ * there: it goes into an mmu_gather, and only after every CPU that may
+ * still hold a translation of it has dropped it (tlb_flush_mmu) is it
+ * freed.  Otherwise another thread of the process, on another CPU, could
+ * go on writing through its TLB entry into a page the kernel had already
+ * given to a file or a slab.  Which CPUs: mm->cpumask, a bit for each CPU
+ * that has loaded the page table since it last loaded another (a CPU
+ * holding it lazily, for a kernel thread, included).  A flush moves
+ * mm->tlb_gen, flushes this CPU, and IPIs the others in the mask; each
+ * reloads its page table if the mm is still its active_mm.  The order
+ * that makes the mask enough: the flusher clears entries, then moves
+ * tlb_gen (a full barrier), then reads the mask; mm_switch sets its bit
+ * (a full barrier), then loads the table.  Either the flusher sees the
+ * bit, or the CPU's table load comes after the cleared entries.  Page
+ * tables themselves are freed only by the last mmdrop, when no CPU has
+ * the mm loaded.  The flush happens with no spinlock held (IPIs need the
+ * other CPUs' interrupts), a batch at a time (TLB_BATCH pages), so a
+ * large unmap also lets others run between batches.
+ *
+ * PROT_NONE.  A page of a PROT_NONE mapping keeps its page, under an
+ * entry the CPU sees as not present (PTE_PROTNONE, as Linux's
+ * _PAGE_PROTNONE): every user access faults, and the fault handler finds
+ * the VMA forbids it (SIGSEGV, or -EFAULT in a user copy).
+ *
+ * Walking.  Ranges are walked through the page tables, skipping a
+ * missing table at any level whole (next_pte): a 127 TiB munmap or
+ * mprotect costs what is mapped in it, not its length.
  *
  * Shared pages.  Most user pages belong to one address space.  The pages
  * of an executable's read-only segments are shared instead (user/
@@ -38,6 +61,7 @@
 #include "kernel/kmalloc.h"
 #include "kernel/page_alloc.h"
 #include "kernel/panic.h"
+#include "kernel/race.h"
 #include "kernel/sched.h"
 #include "kernel/smp_call.h"
 #include "kernel/string.h"
@@ -49,6 +73,7 @@
 #define PTE_W   0x2ULL
 #define PTE_U   0x4ULL
 #define PTE_SHARED 0x200ULL     /* software bit: a shared page, not this mm's own */
+#define PTE_PROTNONE 0x400ULL   /* software bit: a PROT_NONE page (P clear: the CPU faults) */
 #define PTE_NX  (1ULL << 63)
 #define PTE_ADDR 0x000FFFFFFFFFF000ULL
 #define MSR_EFER 0xC0000080
@@ -71,8 +96,16 @@ uint64_t mm_user_pages(void)
 
 /* ---- pages and page tables -------------------------------------- */
 
+/* The entry holds a page of this mm's (accessible or not). */
+static bool pte_present(uint64_t pte)
+{
+	return pte & (PTE_P | PTE_PROTNONE);
+}
+
 static uint64_t pte_flags(unsigned prot)
 {
+	if (prot == PROT_NONE)
+		return PTE_PROTNONE;	/* not present to the CPU: every access faults */
 	uint64_t f = PTE_P | PTE_U;
 	if (prot & PROT_WRITE)
 		f |= PTE_W;
@@ -83,7 +116,7 @@ static uint64_t pte_flags(unsigned prot)
 
 static bool pte_exec(uint64_t pte)
 {
-	return !have_nx || !(pte & PTE_NX);
+	return (pte & PTE_P) && (!have_nx || !(pte & PTE_NX));
 }
 
 static void *user_page_alloc(void)
@@ -103,6 +136,7 @@ static void release_page(struct page *pg)
 		clear_page(page_to_virt(pg));	/* the TCG layout effect: see the top */
 		pg->flags &= ~PG_USER_EXEC;
 	}
+	page_poison(pg);	/* debug builds: a write through a stale TLB entry shows */
 	free_pages(pg, 0);
 }
 
@@ -210,58 +244,40 @@ static void free_table(uint64_t e, int level)
 	page_free(t, 0);
 }
 
-/* Unmap and free the pages in [start, end).  Caller holds page_table_lock. */
-static void zap_range(struct mm_struct *mm, uint64_t start, uint64_t end)
+static uint64_t level_span(int level)	/* what one entry of a level maps */
 {
-	spin_assert_held(&mm->page_table_lock);
-	for (uint64_t va = start; va < end; va += PAGE_SIZE) {
-		uint64_t *pte = walk(mm, va, NULL);
-		if (!pte || !(*pte & PTE_P)) {
-			if (!pte)	/* no page table here: skip to the next one */
-				va = (va | ((512ULL << 12) - 1)) + 1 - PAGE_SIZE;
-			continue;
+	return 1ULL << (12 + 9 * (level - 1));
+}
+
+/*
+ * The first address in [va, end) that has a page-table entry (present
+ * or not), that entry in *ptep; end if none.  A missing table at any
+ * level skips the whole span it would map, so walking a range costs the
+ * tables in it, not its length.  Caller holds page_table_lock or
+ * mmap_lock for writing (no table appears or goes meanwhile), or the mm
+ * is not in use.
+ */
+static uint64_t next_pte(struct mm_struct *mm, uint64_t va, uint64_t end, uint64_t **ptep)
+{
+	while (va < end) {
+		uint64_t *table = mm->pgd;
+		int level = 4;
+		for (; level > 1; level--) {
+			uint64_t e = table[(va >> (12 + 9 * (level - 1))) & 511];
+			if (!(e & PTE_P))
+				break;
+			table = phys_to_virt(e & PTE_ADDR);
 		}
-		user_page_free(*pte);
-		*pte = 0;
-		mm->rss--;
-	}
-}
-
-/* Change the protection of the present pages in [start, end).  A shared
- * page about to become writable is replaced by a private copy made
- * before the lock (copies[]: one per shared page, in order). */
-static void protect_range(struct mm_struct *mm, uint64_t start, uint64_t end, unsigned prot,
-			  void ***copies)
-{
-	for (uint64_t va = start; va < end; va += PAGE_SIZE) {
-		uint64_t *pte = walk(mm, va, NULL);
-		if (!pte || !(*pte & PTE_P))
-			continue;
-		void *page = phys_to_virt(*pte & PTE_ADDR);
-		if ((*pte & PTE_SHARED) && (prot & PROT_WRITE)) {
-			void *copy = *(*copies)++;
-			copy_page(copy, page);
-			shared_page_put(virt_to_page(page));
-			page = copy;
+		if (level == 1) {
+			*ptep = &table[(va >> 12) & 511];
+			return va;
 		}
-		uint64_t keep = (*pte & PTE_SHARED) && !(prot & PROT_WRITE) ? PTE_SHARED : 0;
-		*pte = make_pte(page, prot) | keep;
+		va = ALIGN_DOWN(va, level_span(level)) + level_span(level);	/* < 2^48: no wrap */
 	}
+	return end;
 }
 
-/* How many shared pages [start, end) maps (caller holds mmap_lock). */
-static unsigned count_shared(struct mm_struct *mm, uint64_t start, uint64_t end)
-{
-	rwsem_assert_held(&mm->mmap_lock);
-	unsigned n = 0;
-	for (uint64_t va = start; va < end; va += PAGE_SIZE) {
-		uint64_t *pte = walk(mm, va, NULL);
-		n += pte && (*pte & PTE_P) && (*pte & PTE_SHARED);
-	}
-	return n;
-}
-
-/* ---- TLB flushes -------------------------------------------------- */
+/* ---- TLB shootdown (see the top) ---------------------------------- */
 
 static void reload_if_active(void *arg)
 {
@@ -273,16 +289,20 @@ static void reload_if_active(void *arg)
 	}
 }
 
-/* After PTEs in [start, end) were cleared or narrowed (see the top). */
-static void flush_tlb_range(struct mm_struct *mm, uint64_t start, uint64_t end)
+/*
+ * After entries in [start, end) were cleared or changed: no CPU keeps a
+ * translation of them when this returns.  Caller holds no spinlock and
+ * has interrupts on (the IPIs), and holds mmap_lock for writing or is
+ * the mm's last user (no entry comes back meanwhile).
+ */
+static void flush_tlb_mm_range(struct mm_struct *mm, uint64_t start, uint64_t end)
 {
-	__atomic_fetch_add(&mm->tlb_gen, 1, __ATOMIC_ACQ_REL);
-	if (__atomic_load_n(&mm->mm_users, __ATOMIC_ACQUIRE) > 1) {
-		smp_call_all(reload_if_active, mm);
-		return;
-	}
+	/* A full barrier between the cleared entries and the mask's load:
+	 * mm_switch's half is its fetch_or before the table load. */
+	__atomic_fetch_add(&mm->tlb_gen, 1, __ATOMIC_SEQ_CST);
 	unsigned long flags = irq_save();
 	struct cpu *c = this_cpu();
+	uint64_t others = __atomic_load_n(&mm->cpumask, __ATOMIC_SEQ_CST) & ~(1ULL << c->id);
 	if (c->active_mm == mm) {
 		if (end - start <= 32 * PAGE_SIZE)
 			for (uint64_t va = start; va < end; va += PAGE_SIZE)
@@ -292,6 +312,130 @@ static void flush_tlb_range(struct mm_struct *mm, uint64_t start, uint64_t end)
 		c->active_tlb_gen = __atomic_load_n(&mm->tlb_gen, __ATOMIC_ACQUIRE);
 	}
 	irq_restore(flags);
+	/* Should this thread move to one of them now, smp_call_mask runs
+	 * the reload on the caller too. */
+	if (others)
+		smp_call_mask(others, reload_if_active, mm);
+}
+
+/*
+ * An mmu_gather: the entries a munmap, mprotect or exit changed, and the
+ * pages they stopped naming, freed only after the shootdown.  Typical
+ * sequence: tlb_gather_init; under page_table_lock clear entries and
+ * tlb_remove_pte each (when it says the batch is full: unlock,
+ * tlb_flush_mmu, lock again); unlock; tlb_flush_mmu.
+ */
+#define TLB_BATCH 64
+
+struct mmu_gather {
+	struct mm_struct *mm;
+	uint64_t start, end;          /* entries changed since the last flush */
+	unsigned nr;
+	uint64_t freed[TLB_BATCH];    /* entries whose pages go after it */
+};
+
+static void tlb_gather_init(struct mmu_gather *tlb, struct mm_struct *mm)
+{
+	tlb->mm = mm;
+	tlb->start = UINT64_MAX;
+	tlb->end = 0;
+	tlb->nr = 0;
+}
+
+/* The entry for va changed (protection): flush it. */
+static void tlb_changed(struct mmu_gather *tlb, uint64_t va)
+{
+	if (va < tlb->start)
+		tlb->start = va;
+	if (va + PAGE_SIZE > tlb->end)
+		tlb->end = va + PAGE_SIZE;
+}
+
+/* The entry for va, whose old value was pte, no longer names its page:
+ * flush it, then free the page.  True when the batch is full. */
+static bool tlb_remove_pte(struct mmu_gather *tlb, uint64_t va, uint64_t pte)
+{
+	tlb_changed(tlb, va);
+	tlb->freed[tlb->nr++] = pte;
+	return tlb->nr == TLB_BATCH;
+}
+
+/* Shoot down, then free.  Caller holds no spinlock. */
+static void tlb_flush_mmu(struct mmu_gather *tlb)
+{
+	if (tlb->start < tlb->end)
+		flush_tlb_mm_range(tlb->mm, tlb->start, tlb->end);
+	for (unsigned i = 0; i < tlb->nr; i++)
+		user_page_free(tlb->freed[i]);
+	tlb_gather_init(tlb, tlb->mm);
+}
+
+/* Unmap the pages in [start, end); they are freed by tlb_flush_mmu, some
+ * of them already on the way (a full batch).  Takes page_table_lock. */
+static void zap_range(struct mmu_gather *tlb, uint64_t start, uint64_t end)
+{
+	struct mm_struct *mm = tlb->mm;
+	uint64_t *pte;
+	spin_lock(&mm->page_table_lock);
+	for (uint64_t va = start; (va = next_pte(mm, va, end, &pte)) < end; va += PAGE_SIZE) {
+		if (!pte_present(*pte))
+			continue;
+		bool full = tlb_remove_pte(tlb, va, *pte);
+		*pte = 0;
+		mm->rss--;
+		if (full) {
+			spin_unlock(&mm->page_table_lock);
+			tlb_flush_mmu(tlb);
+			spin_lock(&mm->page_table_lock);
+		}
+	}
+	spin_unlock(&mm->page_table_lock);
+}
+
+/* Change the protection of the pages in [start, end).  A shared page
+ * about to become writable is replaced by a private copy made before the
+ * lock (copies[]: one per shared page, in order), and its reference
+ * dropped after the flush.  Takes page_table_lock. */
+static void protect_range(struct mmu_gather *tlb, uint64_t start, uint64_t end, unsigned prot,
+			  void ***copies)
+{
+	struct mm_struct *mm = tlb->mm;
+	uint64_t *pte;
+	spin_lock(&mm->page_table_lock);
+	for (uint64_t va = start; (va = next_pte(mm, va, end, &pte)) < end; va += PAGE_SIZE) {
+		uint64_t old = *pte;
+		if (!pte_present(old))
+			continue;
+		void *page = phys_to_virt(old & PTE_ADDR);
+		uint64_t keep = (old & PTE_SHARED) && !(prot & PROT_WRITE) ? PTE_SHARED : 0;
+		bool full = false;
+		if ((old & PTE_SHARED) && (prot & PROT_WRITE)) {
+			void *copy = *(*copies)++;
+			copy_page(copy, page);
+			page = copy;
+			full = tlb_remove_pte(tlb, va, old);
+		} else {
+			tlb_changed(tlb, va);
+		}
+		*pte = make_pte(page, prot) | keep;
+		if (full) {
+			spin_unlock(&mm->page_table_lock);
+			tlb_flush_mmu(tlb);
+			spin_lock(&mm->page_table_lock);
+		}
+	}
+	spin_unlock(&mm->page_table_lock);
+}
+
+/* How many shared pages [start, end) maps (caller holds mmap_lock). */
+static unsigned count_shared(struct mm_struct *mm, uint64_t start, uint64_t end)
+{
+	rwsem_assert_held(&mm->mmap_lock);
+	unsigned n = 0;
+	uint64_t *pte;
+	for (uint64_t va = start; (va = next_pte(mm, va, end, &pte)) < end; va += PAGE_SIZE)
+		n += pte_present(*pte) && (*pte & PTE_SHARED);
+	return n;
 }
 
 /* ---- VMAs --------------------------------------------------------- */
@@ -301,6 +445,14 @@ struct vm_area *mm_find_vma(struct mm_struct *mm, uint64_t addr)
 	for (struct vm_area *v = mm->vmas; v; v = v->next)
 		if (addr < v->end)
 			return addr >= v->start ? v : NULL;
+	return NULL;
+}
+
+struct vm_area *mm_find_vma_intersection(struct mm_struct *mm, uint64_t start, uint64_t end)
+{
+	for (struct vm_area *v = mm->vmas; v && v->start < end; v = v->next)
+		if (v->end > start)
+			return v;
 	return NULL;
 }
 
@@ -355,22 +507,20 @@ int mm_unmap(struct mm_struct *mm, uint64_t start, uint64_t len)
 	if ((err = split_at(mm, start)) || (err = split_at(mm, end)))
 		return err;
 	struct vm_area **link = &mm->vmas;
-	bool any = false;
+	struct mmu_gather tlb;
+	tlb_gather_init(&tlb, mm);
 	while (*link) {
 		struct vm_area *v = *link;
 		if (v->start >= start && v->end <= end) {
-			spin_lock(&mm->page_table_lock);
-			zap_range(mm, v->start, v->end);
-			spin_unlock(&mm->page_table_lock);
+			zap_range(&tlb, v->start, v->end);
 			*link = v->next;
 			kfree(v);
-			any = true;
 		} else {
 			link = &v->next;
 		}
 	}
-	if (any)
-		flush_tlb_range(mm, start, end);
+	race_window();	/* entries cleared, pages kept: other CPUs may still use them */
+	tlb_flush_mmu(&tlb);
 	return 0;
 }
 
@@ -426,35 +576,35 @@ int mm_protect(struct mm_struct *mm, uint64_t start, uint64_t len, unsigned prot
 			return -ENOMEM;
 		}
 	void **next = copies;
+	struct mmu_gather tlb;
+	tlb_gather_init(&tlb, mm);
 	for (struct vm_area *v = mm->vmas; v; v = v->next)
 		if (v->start >= start && v->end <= end) {
 			v->prot = prot;
-			spin_lock(&mm->page_table_lock);
-			protect_range(mm, v->start, v->end, prot, &next);
-			spin_unlock(&mm->page_table_lock);
+			protect_range(&tlb, v->start, v->end, prot, &next);
 		}
 	kfree(copies);
 	merge_vmas(mm);
-	flush_tlb_range(mm, start, end);
+	race_window();	/* entries changed, old shared pages kept: other CPUs may still use them */
+	tlb_flush_mmu(&tlb);
 	return 0;
 }
 
+/* One pass up the sorted VMAs: the last gap below mmap_base that fits
+ * is the highest (the old top-down search asked every VMA for every gap:
+ * quadratic in a count of VMAs the caller chooses). */
 uint64_t mm_find_free(struct mm_struct *mm, uint64_t len)
 {
 	len = ALIGN_UP(len, PAGE_SIZE);
-	uint64_t top = mm->mmap_base;
-	/* The gaps from the top down: below each VMA that starts under top. */
-	for (;;) {
-		if (len > top || top - len < USER_MIN_ADDR)
-			return 0;
-		uint64_t cand = top - len;
-		struct vm_area *clash = NULL;
-		for (struct vm_area *v = mm->vmas; v; v = v->next)
-			if (v->start < top && v->end > cand)
-				clash = v;	/* the highest one in [cand, top) */
-		if (!clash)
-			return cand;
-		top = clash->start;
+	uint64_t base = mm->mmap_base, prev_end = USER_MIN_ADDR, best = 0;
+	for (struct vm_area *v = mm->vmas;; v = v->next) {
+		uint64_t gap_end = v && v->start < base ? v->start : base;
+		if (gap_end > prev_end && gap_end - prev_end >= len)
+			best = gap_end - len;
+		if (!v || v->start >= base)
+			return best;
+		if (v->end > prev_end)
+			prev_end = v->end;
 	}
 }
 
@@ -475,7 +625,7 @@ int mm_fault_page(struct mm_struct *mm, struct vm_area *v, uint64_t addr)
 			return -ENOMEM;
 		}
 	}
-	if (!(*pte & PTE_P)) {	/* else another thread's fault was first */
+	if (!pte_present(*pte)) {	/* else another thread's fault was first */
 		*pte = make_pte(page, v->prot);
 		mm->rss++;
 		page = NULL;
@@ -487,6 +637,16 @@ int mm_fault_page(struct mm_struct *mm, struct vm_area *v, uint64_t addr)
 	return 0;
 }
 
+bool mm_pte_allows(struct mm_struct *mm, uint64_t addr, bool write, bool exec)
+{
+	spin_lock(&mm->page_table_lock);
+	uint64_t *pte = walk(mm, addr, NULL);
+	bool ok = pte && (*pte & PTE_P) && (*pte & PTE_U) && (!write || (*pte & PTE_W)) &&
+		  (!exec || pte_exec(*pte));
+	spin_unlock(&mm->page_table_lock);
+	return ok;
+}
+
 void *mm_page_at(struct mm_struct *mm, uint64_t addr)
 {
 	struct vm_area *v = mm_find_vma(mm, addr);
@@ -495,7 +655,7 @@ void *mm_page_at(struct mm_struct *mm, uint64_t addr)
 	uint64_t *pte = walk_alloc(mm, addr);
 	if (!pte)
 		return NULL;
-	if (!(*pte & PTE_P)) {
+	if (!pte_present(*pte)) {
 		void *page = user_page_alloc();
 		if (!page)
 			return NULL;
@@ -508,7 +668,7 @@ void *mm_page_at(struct mm_struct *mm, uint64_t addr)
 bool mm_page_is_shared(struct mm_struct *mm, uint64_t addr)
 {
 	uint64_t *pte = walk(mm, addr, NULL);
-	return pte && (*pte & PTE_P) && (*pte & PTE_SHARED);
+	return pte && pte_present(*pte) && (*pte & PTE_SHARED);
 }
 
 int mm_map_shared_page(struct mm_struct *mm, uint64_t addr, struct page *pg)
@@ -519,7 +679,7 @@ int mm_map_shared_page(struct mm_struct *mm, uint64_t addr, struct page *pg)
 	uint64_t *pte = walk_alloc(mm, addr);
 	if (!pte)
 		return -ENOMEM;
-	if (*pte & PTE_P)
+	if (pte_present(*pte))
 		return -EEXIST;
 	shared_page_get(pg);
 	*pte = make_pte(page_to_virt(pg), v->prot) | PTE_SHARED;
@@ -576,10 +736,13 @@ void mmdrop(struct mm_struct *mm)
  * until the last mmdrop (a CPU may still have them loaded). */
 static void exit_mmap(struct mm_struct *mm)
 {
-	spin_lock(&mm->page_table_lock);
+	struct mmu_gather tlb;
+	tlb_gather_init(&tlb, mm);
+	/* CPUs may hold it lazily: they drop its translations before the
+	 * pages go (tlb_flush_mmu), as for munmap. */
 	for (struct vm_area *v = mm->vmas; v; v = v->next)
-		zap_range(mm, v->start, v->end);
-	spin_unlock(&mm->page_table_lock);
+		zap_range(&tlb, v->start, v->end);
+	tlb_flush_mmu(&tlb);
 	while (mm->vmas) {
 		struct vm_area *v = mm->vmas;
 		mm->vmas = v->next;
@@ -598,14 +761,11 @@ void mmput(struct mm_struct *mm)
 /* Copy every present page of [v->start, v->end) from mm into new. */
 static int copy_pages(struct mm_struct *new, struct mm_struct *mm, struct vm_area *v)
 {
-	for (uint64_t va = v->start; va < v->end; va += PAGE_SIZE) {
-		uint64_t *src = walk(mm, va, NULL);
-		if (!src || !(*src & PTE_P)) {
-			if (!src)
-				va = (va | ((512ULL << 12) - 1)) + 1 - PAGE_SIZE;
-			continue;
-		}
+	uint64_t *src;
+	for (uint64_t va = v->start; (va = next_pte(mm, va, v->end, &src)) < v->end; va += PAGE_SIZE) {
 		uint64_t pte = *src;	/* one load: a fault may be filling it in */
+		if (!pte_present(pte))
+			continue;
 		if (pte & PTE_SHARED) {	/* the same page, one more reference */
 			uint64_t *dst = walk_alloc(new, va);
 			if (!dst)
@@ -680,10 +840,16 @@ void mm_switch(struct thread *next)
 		return;
 	}
 	mmgrab(mm);
+	/* In the mask before the table is loaded (a full barrier): see
+	 * flush_tlb_mm_range.  gen is read after it. */
+	__atomic_fetch_or(&mm->cpumask, 1ULL << c->id, __ATOMIC_SEQ_CST);
+	gen = __atomic_load_n(&mm->tlb_gen, __ATOMIC_ACQUIRE);
 	c->drop_mm = c->active_mm;
 	c->active_mm = mm;
 	c->active_tlb_gen = gen;
 	write_cr3(virt_to_phys(mm->pgd));
+	if (c->drop_mm)		/* its translations went with the load */
+		__atomic_fetch_and(&c->drop_mm->cpumask, ~(1ULL << c->id), __ATOMIC_RELEASE);
 }
 
 void mm_switch_finish(void)

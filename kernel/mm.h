@@ -75,6 +75,7 @@ struct mm_struct {
 	int mm_count;              /* references to struct and page tables (atomic) */
 	uint64_t *pgd;             /* the PML4, a direct-map address */
 	uint64_t tlb_gen;          /* moves when a mapping is removed or narrowed (atomic) */
+	uint64_t cpumask;          /* CPUs that may cache its translations (atomic; mm.c) */
 
 	struct rw_semaphore mmap_lock;
 	/* mmap_lock: */
@@ -107,6 +108,9 @@ int mm_protect(struct mm_struct *mm, uint64_t start, uint64_t len, unsigned prot
 /* A free range of len bytes below mmap_base (highest first); 0 if none. */
 uint64_t mm_find_free(struct mm_struct *mm, uint64_t len);
 struct vm_area *mm_find_vma(struct mm_struct *mm, uint64_t addr);
+/* The first VMA that overlaps [start, end), or NULL: one pass over the
+ * VMAs, whatever the range's size (Linux's find_vma_intersection). */
+struct vm_area *mm_find_vma_intersection(struct mm_struct *mm, uint64_t start, uint64_t end);
 /* The page at addr, made present if its VMA allows: its kernel address
  * (direct map), or NULL (no VMA, no memory).  For execve, which fills an
  * address space before any thread uses it. */
@@ -116,6 +120,10 @@ void *mm_page_at(struct mm_struct *mm, uint64_t addr);
  * the access (error is the CPU's page-fault error code).  Caller holds
  * no lock; it may sleep. */
 bool handle_mm_fault(struct mm_struct *mm, uint64_t addr, uint64_t error);
+/* A fault on a present page: does its entry now allow the access (a
+ * stale TLB entry from before mprotect widened it)?  Then the access is
+ * just retried.  Caller holds mmap_lock shared. */
+bool mm_pte_allows(struct mm_struct *mm, uint64_t addr, bool write, bool exec);
 /* Give the page at addr (inside v) a zeroed page if it has none.  Caller
  * holds mmap_lock shared.  0 or -ENOMEM. */
 int mm_fault_page(struct mm_struct *mm, struct vm_area *v, uint64_t addr);

@@ -247,6 +247,43 @@ static bool wait_rcu_frees(void)
 	return true;
 }
 
+/* ---- poisoning (page_alloc.h) ---------------------------------------- */
+
+static uint64_t poison_errors;	/* atomic */
+
+void page_poison(struct page *p)
+{
+	if (!CONFIG_LOCKDEP)
+		return;
+	memset(page_to_virt(p), PAGE_POISON, PAGE_SIZE);
+	__atomic_fetch_or(&p->flags, PG_POISONED, __ATOMIC_RELEASE);
+}
+
+uint64_t page_poison_errors(void)
+{
+	return __atomic_load_n(&poison_errors, __ATOMIC_RELAXED);
+}
+
+/* Pages of a block being handed out that were freed poisoned: still? */
+static void check_poison(struct page *head, unsigned order)
+{
+	for (uint64_t i = 0; CONFIG_LOCKDEP && i < (1ULL << order); i++) {
+		struct page *p = head + i;
+		if (!(__atomic_fetch_and(&p->flags, ~PG_POISONED, __ATOMIC_ACQUIRE) & PG_POISONED))
+			continue;
+		const uint8_t *b = page_to_virt(p);
+		unsigned bad = 0;
+		while (bad < PAGE_SIZE && b[bad] == PAGE_POISON)
+			bad++;
+		if (bad == PAGE_SIZE)
+			continue;
+		__atomic_fetch_add(&poison_errors, 1, __ATOMIC_RELAXED);
+		kprintf("page_alloc: pfn 0x%lx was written after it was freed: byte %u is 0x%02x, "
+			"not the poison 0x%02x (a stale TLB entry? a use after free?)\n",
+			page_to_pfn(p), bad, b[bad], PAGE_POISON);
+	}
+}
+
 /*
  * When no block is free, the shrinkers free unused cached objects (their
  * slabs' pages come back here) and we try again, a few times, before
@@ -267,6 +304,8 @@ struct page *alloc_pages(unsigned order)
 		pcp_drain_all();	/* the shrinkers' frees went to the lists */
 		p = take_pages(order);
 	}
+	if (p)
+		check_poison(p, order);
 	return p;
 }
 
@@ -284,7 +323,7 @@ void free_pages(struct page *p, unsigned order)
 		panic("free_pages: pfn 0x%lx order %u is not an allocated block (%s)", pfn, order,
 		      (was & PG_RESERVED) ? "reserved" :
 		      (was & PG_HEAD) ? "allocated with another order" : "double free?");
-	__atomic_store_n(&p->flags, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&p->flags, was & PG_POISONED, __ATOMIC_RELAXED);
 	if (order == 0) {
 		pcp_free(p);
 		return;

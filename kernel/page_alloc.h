@@ -29,6 +29,7 @@
 #define PG_HEAD     0x10           /* first page of an allocated block of `order` */
 #define PG_USER_EXEC 0x20          /* was mapped executable in user space (kernel/mm.c) */
 #define PG_SHARED   0x40           /* a user page several address spaces map (kernel/mm.c) */
+#define PG_POISONED 0x80           /* freed full of PAGE_POISON: checked when handed out (page_poison) */
 
 struct kmem_cache;
 
@@ -85,6 +86,20 @@ uint64_t page_free_blocks(unsigned order);
  * kmem_cache_settle_cpu; the caller is pinned to its CPU.
  */
 void page_settle_cpu(void);
+
+/*
+ * Page poisoning (debug builds, as Linux's CONFIG_PAGE_POISONING, for the
+ * pages user space could reach): page_poison(p) fills the page with
+ * PAGE_POISON and marks it, just before the caller frees it; whoever is
+ * handed the page next gets it checked first, and a byte that changed
+ * while it was free is reported (a write after free: through a TLB entry
+ * a shootdown missed, say) and counted in page_poison_errors.  kernel/mm.c
+ * poisons every user page it frees.  Without the lock validator
+ * (LOCKDEP=0) it does nothing.
+ */
+#define PAGE_POISON 0xaa
+void page_poison(struct page *p);
+uint64_t page_poison_errors(void);
 
 static inline uint64_t page_to_pfn(const struct page *p)
 {

@@ -1,16 +1,21 @@
 /*
- * smp_call.c: running a function on all CPUs from an IPI.
+ * smp_call.c: running a function on a set of CPUs from an IPI.
  *
- * The caller publishes (fn, arg) under a new generation number and sends
- * every other CPU a VEC_IPI_CALL.  Each CPU's handler runs the call once
- * per generation: it checks in at the start barrier (`arrived`), runs fn
- * once all have arrived, and checks out (`done`).  The caller takes part
- * and returns when `done` reaches the number of CPUs.
+ * The caller publishes (fn, arg, participants), marks each other CPU of
+ * the mask pending and sends it a VEC_IPI_CALL.  A CPU's handler takes
+ * its pending mark (exchanging it for 0) and, if it had one, checks in at
+ * the start barrier (`arrived`), runs fn once all have arrived, and
+ * checks out (`done`).  The caller takes part if the mask names it, and
+ * returns when `done` reaches the number of CPUs in the mask.  A CPU is
+ * marked only for the call under way, and that call cannot end before
+ * the CPU has taken part, so a handler that runs late (its IPI's call was
+ * answered by an earlier handler run) finds no mark and does nothing.
  *
  * Locking: `busy` (taken by compare-and-swap, spinning with interrupts on
  * so that the current call's IPI still gets through) admits one call at a
  * time.  The other fields are written by the holder of `busy` before the
- * release-store of `gen`, and read after an acquire-load of it.
+ * release-store of a CPU's pending mark, and read after its acquire
+ * exchange.
  */
 #include "kernel/barrier.h"
 #include "kernel/smp_call.h"
@@ -26,10 +31,9 @@ static struct {
 	void *arg;
 	unsigned participants;
 	unsigned arrived, done;
-	unsigned gen;
 } call;
 
-static unsigned seen_gen[MAX_CPUS];
+static int pending[MAX_CPUS];	/* this CPU is to take part in the call */
 
 static void run_call(void)
 {
@@ -41,11 +45,8 @@ static void run_call(void)
 static void ipi_call_handler(struct trap_frame *tf)
 {
 	(void)tf;
-	unsigned gen = __atomic_load_n(&call.gen, __ATOMIC_ACQUIRE);
-	if (gen != seen_gen[cpu_id()]) {
-		seen_gen[cpu_id()] = gen;
+	if (__atomic_exchange_n(&pending[cpu_id()], 0, __ATOMIC_ACQUIRE))
 		run_call();
-	}
 }
 
 void smp_call_init(void)
@@ -55,10 +56,18 @@ void smp_call_init(void)
 
 void smp_call_all(void (*fn)(void *arg), void *arg)
 {
+	smp_call_mask(ncpus >= 64 ? ~0ULL : (1ULL << ncpus) - 1, fn, arg);
+}
+
+void smp_call_mask(uint64_t mask, void (*fn)(void *arg), void *arg)
+{
 	int expect = 0;
 
 	if (!irqs_enabled())
-		panic("smp_call_all: called with interrupts off (would deadlock)");
+		panic("smp_call_mask: called with interrupts off (would deadlock)");
+	mask &= ncpus >= 64 ? ~0ULL : (1ULL << ncpus) - 1;
+	if (!mask)
+		return;
 	while (!__atomic_compare_exchange_n(&call.busy, &expect, 1, false,
 					    __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
 		expect = 0;
@@ -67,16 +76,19 @@ void smp_call_all(void (*fn)(void *arg), void *arg)
 	unsigned long flags = irq_save();	/* stay on this CPU until done */
 	call.fn = fn;
 	call.arg = arg;
-	call.participants = ncpus;
+	unsigned participants = 0;
+	for (uint64_t m = mask; m; m &= m - 1)
+		participants++;
+	call.participants = participants;
 	call.arrived = 0;
 	call.done = 0;
-	unsigned gen = call.gen + 1;
-	seen_gen[cpu_id()] = gen;
-	__atomic_store_n(&call.gen, gen, __ATOMIC_RELEASE);
 	for (unsigned i = 0; i < ncpus; i++)
-		if (i != cpu_id())
+		if (i != cpu_id() && (mask & (1ULL << i))) {
+			__atomic_store_n(&pending[i], 1, __ATOMIC_RELEASE);
 			lapic_send_ipi(cpus[i].apic_id, VEC_IPI_CALL);
-	run_call();
+		}
+	if (mask & (1ULL << cpu_id()))
+		run_call();
 	while (__atomic_load_n(&call.done, __ATOMIC_ACQUIRE) < call.participants)
 		cpu_relax();
 	irq_restore(flags);

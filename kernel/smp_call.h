@@ -1,6 +1,8 @@
-/* smp_call.h: run one function on every CPU at once, from an IPI. */
+/* smp_call.h: run one function on a set of CPUs at once, from an IPI. */
 #ifndef KERNEL_SMP_CALL_H
 #define KERNEL_SMP_CALL_H
+
+#include <stdint.h>
 
 /*
  * smp_call_all(fn, arg) runs fn(arg) on every online CPU, the caller's
@@ -12,6 +14,10 @@
  * flushes and the like; tests use ktest_run_on_all_cpus (threads).
  */
 void smp_call_all(void (*fn)(void *arg), void *arg);
+/* The same on the CPUs in mask (bit n: cpus[n]), the caller's only if
+ * its bit is set; an empty mask returns at once.  For TLB shootdowns
+ * (kernel/mm.c: an address space's CPUs, Linux's on_each_cpu_mask). */
+void smp_call_mask(uint64_t mask, void (*fn)(void *arg), void *arg);
 void smp_call_init(void);          /* boot CPU, before the others start */
 
 #endif

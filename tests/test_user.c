@@ -9,7 +9,8 @@
  *    non-canonical one: -EFAULT each time (the program counts misses).
  *  - fault_kills_only_it: programs that dereference NULL, execute ud2,
  *    divide by zero, write to their read-only text: each ends with its
- *    signal (SIGSEGV, SIGILL, SIGFPE, SIGSEGV) and the kernel goes on;
+ *    signal (SIGSEGV, SIGILL, SIGFPE, SIGSEGV) and the kernel goes on
+ *    (also: reading a page made PROT_NONE);
  *    a program run after them still works.
  *  - fork_exec_wait: a program forks children that exec hello, waits for
  *    them all, and counts what wait4 says (exact counts).
@@ -24,6 +25,12 @@
  *    terminal, Ctrl-C stopping a foreground program.
  *  - tlb_shootdown: one thread remaps a page another keeps reading on
  *    another CPU; the reader must never see the old page.
+ *  - hostile_sizes: mprotect, brk, mmap MAP_FIXED_NOREPLACE and execve
+ *    of ranges of 64 to 127 TiB, sendfile of SIZE_MAX: they finish at
+ *    once (or die of SIGKILL), their work following what is mapped.
+ *  - tlb_free: one thread remaps a page another keeps writing on another
+ *    CPU; no write may land in the old page once it is freed (the page
+ *    poison of debug builds counts such writes).
  */
 #include "user/process.h"
 #include "user/exec.h"
@@ -35,12 +42,14 @@
 #include "kernel/kprintf.h"
 #include "kernel/ktest.h"
 #include "kernel/mm.h"
+#include "kernel/page_alloc.h"
 #include "kernel/race.h"
 #include "kernel/sched.h"
 #include "kernel/string.h"
 #include "kernel/thread.h"
 #include "tests/sandbox.h"
 #include "tests/user_run.h"
+#include "arch/x86_64/trap.h"
 
 static char *const no_env[] = { NULL };
 
@@ -145,6 +154,7 @@ static void fault_kills_only_it(void)
 	static const struct { const char *how; int sig; } cases[] = {
 		{ "null", SIGSEGV }, { "ud2", SIGILL }, { "div0", SIGFPE }, { "wtext", SIGSEGV },
 		{ "jump0", SIGSEGV }, { "kaddr", SIGSEGV }, { "wild", SIGSEGV },
+		{ "protnone", SIGSEGV },
 	};
 	struct sandbox sb;
 	sandbox_enter(&sb, "user");
@@ -156,6 +166,13 @@ static void fault_kills_only_it(void)
 		if (!EXPECT_EQ(status, W_EXITCODE(0, cases[i].sig)))
 			kprintf("# faults %s: wait status 0x%x\n", cases[i].how, status);
 	}
+	/* SMEP, SMAP and UMIP are on where the CPU has them (make run's TCG
+	 * CPU does); with UMIP, sidt in user mode faults. */
+	uint64_t offered = cpu_protection_offered();
+	EXPECT_EQ(cpu_protection_bits(), offered);
+	char *const sidt[] = { "faults", "sidt", NULL };
+	EXPECT_EQ(run_capture("/tests/user/faults", sidt, out, sizeof(out)),
+		  (offered & CR4_UMIP_BIT) ? W_EXITCODE(0, SIGSEGV) : W_EXITCODE(0, 0));
 	char *const ok[] = { "faults", "ok", NULL };
 	EXPECT_EQ(run_capture("/tests/user/faults", ok, out, sizeof(out)), W_EXITCODE(0, 0));
 	EXPECT_EQ(mm_user_pages(), pages);	/* every dead process's pages came back */
@@ -329,6 +346,49 @@ static void tlb_shootdown(void)
 	sandbox_leave(&sb);
 }
 
+/* Two threads: one keeps writing into a page the other unmaps; the
+ * page, freed, must not be written (tlbfree.c: the page poison of debug
+ * builds catches a write through a TLB entry the unmap left). */
+static void tlb_free(void)
+{
+	struct sandbox sb;
+	sandbox_enter(&sb, "user");
+	char out[128];
+	char *const argv[] = { "tlbfree", "100", NULL };
+	uint64_t errors = page_poison_errors();
+	bool jitter = race_jitter_on(ktest_seed());
+	EXPECT_EQ(run_capture("/tests/user/tlbfree", argv, out, sizeof(out)), W_EXITCODE(0, 0));
+	if (jitter)
+		race_jitter_off();
+	EXPECT_LINE(out, "rounds 100");
+	EXPECT_EQ(page_poison_errors() - errors, 0u);
+	sandbox_leave(&sb);
+}
+
+/* System calls sized far beyond what is mapped (hugemm.c): each must
+ * finish (or, sendfile, die of SIGKILL) at once, not walk terabytes. */
+static void hostile_sizes(void)
+{
+	static const struct { const char *mode; int status; } cases[] = {
+		{ "mprotect", W_EXITCODE(0, 0) }, { "brk", W_EXITCODE(0, 0) },
+		{ "noreplace", W_EXITCODE(0, 0) }, { "bigelf", W_EXITCODE(42, 0) },
+		{ "overlap", W_EXITCODE(42, 0) }, { "sendfile", W_EXITCODE(0, 0) },
+		{ "manyvmas", W_EXITCODE(0, 0) },
+	};
+	struct sandbox sb;
+	sandbox_enter(&sb, "user");
+	char out[64];
+	uint64_t pages = mm_user_pages();
+	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *const argv[] = { "hugemm", (char *)cases[i].mode, NULL };
+		int status = run_capture("/tests/user/hugemm", argv, out, sizeof(out));
+		if (!EXPECT_EQ(status, cases[i].status))
+			kprintf("# hugemm %s: wait status 0x%x\n", cases[i].mode, status);
+	}
+	EXPECT_EQ(mm_user_pages(), pages);
+	sandbox_leave(&sb);
+}
+
 /* Copy the file src to dst (made or truncated). */
 static int copy_file(const char *src, const char *dst)
 {
@@ -431,6 +491,8 @@ static const struct ktest_case user_cases[] = {
 	KTEST_CASE(ctrl_c),
 	KTEST_CASE(busybox_interactive),
 	KTEST_CASE(tlb_shootdown),
+	KTEST_CASE(tlb_free),
+	KTEST_CASE(hostile_sizes),
 	KTEST_CASE(exec_cache),
 	KTEST_CASE(bench_linux_programs),
 };

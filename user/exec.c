@@ -355,6 +355,8 @@ static int share_pages(struct image *im, struct file *f, const struct elf64_phdr
 {
 	uint64_t start = ph->p_vaddr + im->bias, file_end = start + ph->p_filesz;
 	uint64_t off0 = ALIGN_DOWN(ph->p_offset, PAGE_SIZE);
+	if (pend > file_end)
+		pend = file_end;	/* a page past the file's bytes is never shared: not a huge bss's loop */
 	for (uint64_t va = pstart; va < pend; va += PAGE_SIZE) {
 		bool whole = va + PAGE_SIZE <= file_end || (ph->p_memsz == ph->p_filesz && va < file_end);
 		if (!whole || va + PAGE_SIZE > next_start)
@@ -377,13 +379,21 @@ static int load_segment(struct image *im, struct file *f, const struct elf64_phd
 	if (ph->p_filesz > ph->p_memsz || end < start || end > USER_TOP ||
 	    (ph->p_vaddr & (PAGE_SIZE - 1)) != (ph->p_offset & (PAGE_SIZE - 1)))
 		return -ENOEXEC;
+	/* Bytes past the file's end would fail to read anyway; refusing them
+	 * here keeps the page loops below proportional to the file. */
+	int64_t size = f->f_inode->i_size;
+	if (ph->p_offset > (uint64_t)size || ph->p_filesz > (uint64_t)size - ph->p_offset)
+		return -ENOEXEC;
 	uint64_t pstart = ALIGN_DOWN(start, PAGE_SIZE), pend = ALIGN_UP(end, PAGE_SIZE);
 	unsigned prot = elf_prot(ph->p_flags);
 	int err = 0;
 	if (pstart < *mapped_end) {	/* shares its first page with the last segment */
 		struct vm_area *v = mm_find_vma(im->mm, pstart);
-		if (v)
+		if (v) {	/* mm_protect's rule, though no thread has this mm yet */
+			down_write(&im->mm->mmap_lock);
 			err = mm_protect(im->mm, pstart, PAGE_SIZE, v->prot | prot);
+			up_write(&im->mm->mmap_lock);
+		}
 		pstart += PAGE_SIZE;
 	}
 	if (!err && pend > pstart)

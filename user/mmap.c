@@ -33,8 +33,7 @@ long x64_brk(struct trap_frame *r)
 	uint64_t old_end = ALIGN_UP(mm->brk, PAGE_SIZE), new_end = ALIGN_UP(want, PAGE_SIZE);
 	bool ok = want >= mm->start_brk && want < USER_MMAP_BASE;
 	if (ok && new_end > old_end) {	/* grow, unless it would cover another mapping */
-		for (uint64_t a = old_end; a < new_end && ok; a += PAGE_SIZE)
-			ok = !mm_find_vma(mm, a);
+		ok = !mm_find_vma_intersection(mm, old_end, new_end);
 		ok = ok && mm_map(mm, old_end, new_end - old_end, PROT_READ | PROT_WRITE, VMA_HEAP) == 0;
 	} else if (ok && new_end < old_end) {
 		ok = mm_unmap(mm, new_end, old_end - new_end) == 0;
@@ -93,9 +92,9 @@ long x64_mmap(struct trap_frame *r)
 	long ret;
 	if (flags & (MAP_FIXED | MAP_FIXED_NOREPLACE)) {
 		ret = (addr & (PAGE_SIZE - 1)) ? -EINVAL : 0;
-		for (uint64_t a = addr; !ret && (flags & MAP_FIXED_NOREPLACE) && a < addr + len; a += PAGE_SIZE)
-			if (mm_find_vma(mm, a))
-				ret = -EEXIST;
+		if (!ret && (flags & MAP_FIXED_NOREPLACE) && addr + len > addr &&
+		    mm_find_vma_intersection(mm, addr, addr + len))
+			ret = -EEXIST;
 	} else {
 		addr = mm_find_free(mm, len);
 		ret = addr ? 0 : -ENOMEM;

@@ -187,6 +187,8 @@ long x64_writev(struct trap_frame *r)
 	return do_rw_vec((int)ARG1(r), ARG2(r), ARG3(r), true);
 }
 
+#define MAX_RW_COUNT 0x7ffff000UL	/* Linux's: INT_MAX rounded down to a page */
+
 long x64_sendfile(struct trap_frame *r)
 {
 	int out = (int)ARG1(r), in = (int)ARG2(r);
@@ -197,11 +199,17 @@ long x64_sendfile(struct trap_frame *r)
 		return -EFAULT;
 	if (uoff && off < 0)
 		return -EINVAL;
+	if (count > MAX_RW_COUNT)
+		count = MAX_RW_COUNT;	/* Linux's cap on one transfer */
 	char *buf = kmalloc(BOUNCE);
 	if (!buf)
 		return -ENOMEM;
 	long done = 0, err = 0;
 	while ((size_t)done < count) {
+		if (fatal_signal_pending()) {	/* a caller-sized loop: killable */
+			err = -EINTR;
+			break;
+		}
 		size_t n = count - (size_t)done < BOUNCE ? count - (size_t)done : BOUNCE;
 		long got = off < 0 ? sys_read(in, buf, n) : sys_pread(in, buf, n, off + done);
 		if (got <= 0) {

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 
 #define RFLAGS_IF (1UL << 9)
+#define RFLAGS_AC (1UL << 18)     /* SMAP: supervisor access to user pages allowed */
 
 #define MSR_EFER           0xC0000080
 #define MSR_STAR           0xC0000081

@@ -40,6 +40,8 @@
 
 #define FRAME_RIP 16		/* the saved rip, above the vector and error code */
 #define FRAME_CS 24		/* the saved CS */
+#define FRAME_RFLAGS_REGS 152	/* the saved RFLAGS, once push_regs has run */
+#define RFLAGS_AC_BIT 0x40000
 #define MSR_GS_BASE 0xC0000101
 
 	.macro isr_stub v
@@ -68,6 +70,10 @@ isr_common:
 	jz 3f
 	swapgs			/* from user mode: the kernel's GS */
 1:	push_regs
+	testl $RFLAGS_AC_BIT, FRAME_RFLAGS_REGS(%rsp)	/* a user copy was interrupted */
+	jz .Lac_off_common
+	call clear_ac
+.Lac_off_common:
 	movq %rsp, %rdi
 	call trap_dispatch	/* returns with interrupts off */
 	pop_regs
@@ -98,6 +104,10 @@ iret_to_user:
 
 isr_paranoid:
 	push_regs
+	testl $RFLAGS_AC_BIT, FRAME_RFLAGS_REGS(%rsp)
+	jz .Lac_off_paranoid
+	call clear_ac
+.Lac_off_paranoid:
 	xorl %ebx, %ebx		/* rbx (kept across the call): 1 if we swapped */
 	movl $MSR_GS_BASE, %ecx
 	rdmsr
@@ -113,6 +123,16 @@ isr_paranoid:
 2:	pop_regs
 	addq $16, %rsp
 	iretq
+
+/* RFLAGS.AC off for the handler (SMAP: a user copy it interrupted had
+ * it on; the iretq puts it back).  pushf/popf, not clac: see uaccess.S.
+ * Called only when the saved RFLAGS has AC, so the common interrupt
+ * pays a test, not a popf. */
+clear_ac:
+	pushfq
+	andq $~0x40000, (%rsp)
+	popfq
+	ret
 
 	.macro stub_addr v
 	.quad isr_stub_\v

@@ -117,12 +117,45 @@ void fixup_bad_iret(struct trap_frame *tf)
 	__atomic_fetch_add(&bad_irets, 1, __ATOMIC_RELAXED);
 }
 
+/*
+ * A syscall instruction the hypervisor delivered half-way.  Under the
+ * nested KVM of our build machines (kvm_pvm, a paravirtual KVM that runs
+ * guests at hardware CPL 3), a syscall from user mode jumps to LSTAR with
+ * FMASK applied but without the switch to the kernel's CS: the first
+ * instruction fetch of syscall_entry faults, in user mode, and every
+ * program died of SIGSEGV at its first system call.  Such a fault is
+ * recognised by its RIP (LSTAR's, the fetch's own address) and by IF
+ * being clear, which user code cannot do (a jump to syscall_entry from
+ * user mode keeps IF set and stays a SIGSEGV).  The frame then holds the
+ * user's registers as the syscall instruction left them (rip in rcx,
+ * rflags in r11), so it is made into a system call's frame and run, and
+ * the return is by iretq.
+ */
+#define USER_RFLAGS 0x2c0dd5	/* CF PF AF ZF SF TF DF OF AC ID: what user code may set */
+
+void syscall_entry(void);
+int do_syscall_64(struct trap_frame *tf);
+
+static bool syscall_misdelivered(const struct trap_frame *tf, unsigned v, uint64_t addr)
+{
+	return v == VEC_PAGE_FAULT && user_mode(tf) && tf->rip == (uint64_t)syscall_entry &&
+	       addr == tf->rip && !(tf->rflags & RFLAGS_IF);
+}
+
 static void handle_exception(struct trap_frame *tf, unsigned v)
 {
 	uint64_t addr = v == VEC_PAGE_FAULT ? read_cr2() : 0;
 
 	if (v == VEC_PAGE_FAULT && do_page_fault(tf, addr))
 		return;
+	if (syscall_misdelivered(tf, v, addr)) {
+		tf->rip = tf->rcx;
+		tf->rflags = (tf->r11 & USER_RFLAGS) | RFLAGS_IF | 0x2;
+		tf->vector = TRAP_SYSCALL;
+		tf->error = tf->rax;
+		do_syscall_64(tf);	/* back by iretq, whatever it says of sysret */
+		return;
+	}
 	if (user_mode(tf) && trap_user_exception) {
 		trap_user_exception(tf, v, addr);
 		return;

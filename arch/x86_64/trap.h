@@ -95,6 +95,13 @@ bool search_exception_table(uint64_t rip);
 
 /* Each CPU, at bring-up: SSE on, the syscall MSRs (usermode.c). */
 void cpu_user_init(void);
+extern uint8_t smap_enabled;
+/* The CR4 protection bits this CPU offers (CPUID), and those on. */
+uint64_t cpu_protection_offered(void);
+uint64_t cpu_protection_bits(void);
+#define CR4_UMIP_BIT (1ULL << 11)
+#define CR4_SMEP_BIT (1ULL << 20)
+#define CR4_SMAP_BIT (1ULL << 21)       /* SMAP is on: user copies set RFLAGS.AC (uaccess.S) */
 
 /* Enter user mode with the registers in tf (on this thread's kernel
  * stack; everything below it is abandoned). */

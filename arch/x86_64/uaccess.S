@@ -8,6 +8,18 @@
  * the caller (kernel/uaccess.h) turns that into -EFAULT.  The callers
  * check that the range is user memory first, so these never touch the
  * kernel's half.
+ *
+ * SMAP (usermode.c): where the CPU has it, a supervisor access to a user
+ * page faults unless RFLAGS.AC is set, so these are the only places the
+ * kernel can touch user memory: each sets AC before its access and
+ * clears it on every way out, its fixups included.  Through pushf/popf
+ * rather than stac/clac: those are invalid without SMAP (Linux patches
+ * them in), and the nested KVM of our build machines, which emulates
+ * the guest's kernel, offers SMAP but cannot emulate clac (an "emulation
+ * failure" that stops the guest).  AC in ring 0 does nothing else, so
+ * it is set whether or not SMAP is on.  Interrupt and exception entry
+ * clear AC (isr.S), the iretq back restores it; syscall clears it
+ * (FMASK).
  */
 	.section .text, "ax"
 	.global __copy_user, __clear_user, __probe_user_write, __strncpy_from_user
@@ -19,9 +31,22 @@
 	.popsection
 	.endm
 
+	.macro user_access_begin	/* RFLAGS.AC on (stac) */
+	pushfq
+	orq $0x40000, (%rsp)
+	popfq
+	.endm
+
+	.macro user_access_end		/* RFLAGS.AC off (clac) */
+	pushfq
+	andq $~0x40000, (%rsp)
+	popfq
+	.endm
+
 /* __copy_user(dst, src, n): bytes not copied (0: all).  Eight bytes a
  * move, then the tail (see memcpy in kernel/string.c for why). */
 __copy_user:
+	user_access_begin
 	movq %rdx, %rcx
 	shrq $3, %rcx
 	andl $7, %edx
@@ -29,23 +54,29 @@ __copy_user:
 	movq %rdx, %rcx
 2:	rep movsb
 	movq %rcx, %rax
+	user_access_end
 	ret
 	extable 1b, 3f
 	extable 2b, 4f
 3:	leaq (%rdx, %rcx, 8), %rax	/* the words left, and the tail */
+	user_access_end
 	ret
 4:	movq %rcx, %rax		/* rep movsb leaves the count still to do in rcx */
+	user_access_end
 	ret
 
 /* __clear_user(dst, n): bytes not cleared. */
 __clear_user:
+	user_access_begin
 	movq %rsi, %rcx
 	xorl %eax, %eax
 1:	rep stosb
 	movq %rcx, %rax
+	user_access_end
 	ret
 	extable 1b, 2f
 2:	movq %rcx, %rax
+	user_access_end
 	ret
 
 /* __probe_user_write(p): 0 if the byte at p may be written, else 1.  An
@@ -53,16 +84,20 @@ __clear_user:
  * present and writable, breaking a copy-on-write share) that leaves the
  * byte as it was, even if another thread writes it at the same moment. */
 __probe_user_write:
+	user_access_begin
 1:	lock orb $0, (%rdi)
 	xorl %eax, %eax
+	user_access_end
 	ret
 	extable 1b, 2f
 2:	movl $1, %eax
+	user_access_end
 	ret
 
 /* __strncpy_from_user(dst, src, n): the string's length if a NUL came
  * within n bytes (the NUL copied too), n if none did, -1 on a fault. */
 __strncpy_from_user:
+	user_access_begin
 	xorl %eax, %eax
 1:	cmpq %rdx, %rax
 	je 3f
@@ -72,7 +107,9 @@ __strncpy_from_user:
 	jz 3f
 	incq %rax
 	jmp 1b
-3:	ret
+3:	user_access_end
+	ret
 	extable 2b, 4f
 4:	movq $-1, %rax
+	user_access_end
 	ret

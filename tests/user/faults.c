@@ -1,7 +1,9 @@
 /*
  * faults: make one fault, chosen by argv[1]: null (read address 0), ud2,
  * div0, wtext (write to its own read-only code), jump0 (call address 0),
- * kaddr (read a kernel address), wild (read 0x1234567000).  The caller
+ * kaddr (read a kernel address), wild (read 0x1234567000), protnone (read
+ * a page it wrote, after mprotect PROT_NONE: Linux faults), sidt (read
+ * the IDT's address: UMIP makes it fault).  The caller
  * checks that it died of the right signal; "ok" means it must not die.
  * "patch" and "callpatched": see patched().
  */
@@ -38,6 +40,20 @@ int main(int argc, char **argv, char **envp)
 		return *(volatile int *)0xffffffff80100000UL;
 	if (!ustrcmp(w, "wild"))
 		return *(volatile int *)0x1234567000UL;
+	if (!ustrcmp(w, "protnone")) {
+		volatile long *p = (volatile long *)sys6_mmap(0, 4096, 3, 0x22);	/* RW, private anon */
+		if ((long)p < 0)
+			return 4;
+		*p = 42;	/* the page is there */
+		if (sys3(SYS_mprotect, (long)p, 4096, 0) != 0)
+			return 5;
+		return (int)*p;	/* must fault */
+	}
+	if (!ustrcmp(w, "sidt")) {
+		unsigned char idtr[10];
+		__asm__ volatile("sidt %0" : "=m"(idtr));
+		return 0;
+	}
 	if (!ustrcmp(w, "ok"))
 		return 0;
 	if (!ustrcmp(w, "patch")) {
