@@ -256,6 +256,15 @@ static void hold_until_dead(struct thread *t)
 
 static int killable_spinner(void *arg)
 {
+	/* No time slice (sched_tick counts down only a non-zero one): a
+	 * preemption here would need this CPU's run-queue lock, which the
+	 * waker holds inside the hook, so it would stall the spinner until the
+	 * hook gave up.  On a slow or loaded host that turned every round
+	 * into the hook's whole bound, held with interrupts off, and the
+	 * spinlock watchdog reported the run-queue lock (issue 37's boots). */
+	unsigned long flags = irq_save();
+	current_thread()->slice = 0;
+	irq_restore(flags);
 	__atomic_store_n((int *)arg, 1, __ATOMIC_RELEASE);	/* in its loop */
 	for (;;) {
 		set_current_state(THREAD_KILLABLE);
