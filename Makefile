@@ -474,7 +474,7 @@ test-trace: check-tools $(BUILD)/smpvfs.elf
 # make disk DISK_DIR=mytree: an ext2 image of mytree in build/disk.img
 # (DISK_SIZE, default 64M; 1 KiB blocks below 512M, as mke2fs chooses),
 # made by e2fsprogs' mke2fs -d.  Boot with it: make run DISK=build/disk.img,
-# then in the shell: mount -t ext2 /dev/vda /mnt.  README "Disks" says how
+# then in the shell: mount -t ext2 /dev/vda /mnt.  docs/reference/disks.md says how
 # to get the changes back out (debugfs, e2fsck).
 DISK_DIR ?=
 DISK_SIZE ?= 64M

@@ -1,5 +1,5 @@
 # same-name: four stats of one name on a slowfs whose lookups sleep 200 ms
-# (README, "The shell"): one thread asks the filesystem, three wait on its
+# (README, "See parallel lookup"): one thread asks the filesystem, three wait on its
 # in-lookup dentry, all four hold the directory's i_rwsem shared.
 mkdir /slow
 mount -t slowfs latency=200,names=8 /slow
