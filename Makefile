@@ -15,7 +15,7 @@
 #
 # Variables: SMP MEM FIRMWARE MACHINE ACCEL KARGS INITRD SCRIPT LOCKDEP KCSAN TRACE BUILD V CROSS BENCH
 # DURATION SCENARIO OVMF_DIR NO_DEPS
-# (README.md).
+# (docs/reference/make.md).
 
 # Compile on every core (CI runs a plain `make test`), unless told -jN.
 # Only the top make asks: sub-makes share its job server.
@@ -313,7 +313,7 @@ soak: check-tools $(BUILD)/smpvfs.elf $(BUILD)/initrd.cpio
 
 # make test-model: Spin checks the models of directory operations (today's
 # protocol and the parallel one) exhaustively, and each mutant must fail
-# (tools/model/run.sh, docs/design/dirops-model.md).  MODEL_SIZE=large
+# (tools/model/run.sh, docs/design/09-dirops-model.md).  MODEL_SIZE=large
 # (make soak's) gives the threads longer menus.
 MODEL_SIZE ?= small
 test-model: check-tools

@@ -353,8 +353,8 @@ def follow_progress(log_path, stop):
 # free page at boot, two benchmark threads' stacks sat on pages where GRUB had
 # run code and took 21.6 million such stores in one run, which made every
 # figure depend on where the allocator happened to put a stack
-# (docs/BENCHMARKS.md, "The TCG layout effect").  A benchmark boot counts
-# them per page of the kernel's address space: one clear_page of a page that
+# (docs/benchmarks-history.md, "The TCG layout effect").  A benchmark boot
+# counts them per page of the kernel's address space: one clear_page of a page that
 # held code costs at most 512 (one per 8-byte store), so a page with more
 # than SLOW_STORE_LIMIT is data that is being written while code is attached
 # to it, and the run fails.

@@ -1,6 +1,6 @@
 /*
- * rwsem_choice.c: the numbers behind i_rwsem's design (docs/DESIGN.md,
- * section 10, "Shared holders of one i_rwsem").
+ * rwsem_choice.c: the numbers behind i_rwsem's design
+ * (docs/design/14-vfs-mounts-caches.md, "Shared holders of one i_rwsem").
  *
  * Two lookups of uncached names in one directory, two getdents of one
  * directory, two reads of one file all take one i_rwsem shared, and so

@@ -34,7 +34,7 @@
  * Tags are a bitmap changed by compare-and-swap.  The counters are
  * atomics.  The driver's own lock (virtqueue.lock) is taken with
  * interrupts off; blk_complete_rq takes only the request's wait queue
- * lock (docs/DESIGN.md section 8).
+ * lock (docs/design/08-lock-order.md).
  */
 #ifndef BLOCK_BLKDEV_H
 #define BLOCK_BLKDEV_H

@@ -16,7 +16,7 @@
  * to one CPU's local APIC, so no IOAPIC driver is needed.
  *
  * Locking: pci_conf_lock makes the two-port address/data access one step
- * (interrupts off: it is a leaf, docs/DESIGN.md section 8).
+ * (interrupts off: it is a leaf, docs/design/08-lock-order.md).
  */
 #ifndef DRIVERS_PCI_H
 #define DRIVERS_PCI_H

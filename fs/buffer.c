@@ -18,7 +18,7 @@
  * Had the read failed, A would unlock without BH_Uptodate and return
  * -EIO; B would find the buffer still not up to date and read it itself.
  *
- * Writing back (sync_blockdev; docs/design/writeback.md has the whole
+ * Writing back (sync_blockdev; docs/design/20-writeback.md has the whole
  * argument): note `upto`, the number of the last buffer made dirty so far
  * (b_dirtied), then gather references to the disk's dirty buffers dirtied
  * at or before it, a batch at a time; lock each whose lock is free

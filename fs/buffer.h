@@ -34,8 +34,8 @@
  *     ... read bh->b_data, or change it and mark_buffer_dirty(bh) ...
  *     brelse(bh);
  *
- * What each lock protects (their place in the order: docs/DESIGN.md
- * section 8):
+ * What each lock protects (their place in the order:
+ * docs/design/08-lock-order.md):
  *   bucket lock   a hash chain, and b_count going from zero to one (so the
  *                 shrinker, which frees under it, never frees a buffer
  *                 someone is taking); brelse drops a reference with no lock
@@ -53,7 +53,7 @@
  *                 taken with no spinlock held.  Whoever sleeps for a
  *                 buffer's lock holds no other buffer's lock (write-back
  *                 takes a second one only by trylock): see
- *                 docs/design/writeback.md for why nothing can deadlock.
+ *                 docs/design/20-writeback.md for why nothing can deadlock.
  */
 #ifndef FS_BUFFER_H
 #define FS_BUFFER_H
@@ -150,7 +150,7 @@ void mark_buffer_dirty(struct buffer_head *bh);
  * buffer's lock: 0 or -EIO (then still dirty). */
 int sync_dirty_buffer(struct buffer_head *bh);
 /*
- * Write back bdev (docs/design/writeback.md says what it promises):
+ * Write back bdev (docs/design/20-writeback.md says what it promises):
  * every buffer of bdev dirtied before the call began is written, every
  * write of such a buffer that was already in flight (another sync's, the
  * flusher's) has completed, and the disk's cache is flushed, before it

@@ -59,7 +59,8 @@
 /*
  * The dcache hash: chains in groups of DCACHE_GROUP, each group one line
  * of chain heads and, on the next line, the one lock of its chains (the
- * "bucket lock" of dcache.h and DESIGN.md section 8 is a group's).  An
+ * "bucket lock" of dcache.h and docs/design/08-lock-order.md is a
+ * group's).  An
  * RCU lookup reads only a head; a dentry's last dput takes the lock.
  * With a lock beside each head (as before), a stat on one CPU and the
  * close of the same file on another shared that line; now the head's

@@ -19,7 +19,7 @@
  * instead of asking the filesystem again.  Invariant: never two HASHED
  * dentries with the same parent and name.
  *
- * What each lock protects (the same rows as docs/DESIGN.md section 8's
+ * What each lock protects (the same rows as docs/design/08-lock-order.md's
  * table, which also gives their order among all locks):
  *   rename_lock            every dentry's d_parent: d_move writes them
  *                          under it (and the locks below), and the names

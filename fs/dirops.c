@@ -42,7 +42,7 @@
  * emptiness check, and no mount lands on it: a mount point cannot be
  * removed (-EBUSY), and that is tested under the victim's i_rwsem, which
  * mount holds while it checks that its mount point is still hashed.  The
- * order of these locks among all others: docs/DESIGN.md section 8.
+ * order of these locks among all others: docs/design/08-lock-order.md.
  */
 #include "fs/dirops.h"
 #include "fs/dcache.h"

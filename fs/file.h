@@ -9,7 +9,7 @@
  * the file is shared; we always take it: uncontended, it is one atomic.)
  *
  * Locking: f_pos is protected by f_pos_lock; f_count is atomic; the rest
- * is fixed at open.  The lock order: docs/DESIGN.md section 8.  A file's
+ * is fixed at open.  The lock order: docs/design/08-lock-order.md.  A file's
  * memory outlives its last fput by an RCU grace period, so that fget can
  * read a descriptor table with no lock (fs/task_fs.c): a reader inside
  * rcu_read_lock may take a reference with get_file_not_zero.

@@ -50,7 +50,8 @@
 #define S_IALLUGO 07777          /* the permission bits (and suid, sgid, sticky) */
 
 /* i_rwsem subclasses for the validator: when one thread holds several
- * inodes' i_rwsem, it takes them in this order (docs/DESIGN.md section 8). */
+ * inodes' i_rwsem, it takes them in this order
+ * (docs/design/08-lock-order.md). */
 enum {
 	I_RWSEM_PARENT = 0,      /* a directory being changed (or rename's first) */
 	I_RWSEM_PARENT2 = 1,     /* rename's second directory; rmdir's victim */

@@ -20,8 +20,8 @@
  * i_count of its inodes going to or from zero, so iget_locked() never
  * returns an inode that is being freed.  lru_lock protects the LRU list; it nests
  * inside a bucket lock, so the shrinker, which starts from the LRU, only
- * trylocks buckets.  Their place in the lock order: docs/DESIGN.md
- * section 8.  i_state's I_NEW is set before the inode is
+ * trylocks buckets.  Their place in the lock order:
+ * docs/design/08-lock-order.md.  i_state's I_NEW is set before the inode is
  * hashed and cleared (atomically, then a wake-up on i_new_wq if anyone
  * waits: wq_has_sleeper) only by its creator; an I_NEW inode always has its creator's reference, so it
  * is never on the LRU.

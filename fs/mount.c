@@ -15,7 +15,7 @@
  *                    umount waits a grace period before it frees a mount
  *                    or a super block such a walk may still be reading.
  *   mount_wq         walks waiting for an umount to decide.
- * Their order among all locks: docs/DESIGN.md section 8.  mount and
+ * Their order among all locks: docs/design/08-lock-order.md.  mount and
  * umount wait for namespace_mutex and i_rwsem killably (-EINTR, nothing
  * changed).
  *

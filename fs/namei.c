@@ -43,7 +43,7 @@
  * with vfs.lookup=exclusive), lookup_open exclusive; a mount crossing
  * takes mount_lock briefly (fs/mount.c); path_init in reference mode
  * takes task_fs.lock once, for root and cwd together.
- * The global order is in docs/DESIGN.md section 8.  Every reference the
+ * The global order is in docs/design/08-lock-order.md.  Every reference the
  * walk holds is in its nameidata, and terminate_walk drops them.
  */
 #include "fs/namei.h"

@@ -5,7 +5,7 @@
  *
  * Locking: attribute changes take the inode's i_rwsem exclusive, killably
  * (-EINTR, nothing changed); the descriptor table has its own lock
- * (fs/task_fs.c).  The lock order: docs/DESIGN.md section 8.
+ * (fs/task_fs.c).  The lock order: docs/design/08-lock-order.md.
  */
 #include "fs/dcache.h"
 #include "fs/file.h"

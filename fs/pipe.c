@@ -28,7 +28,7 @@
  * is taken with no other VFS lock held (open calls us after the walk,
  * read and write skip f_pos_lock and i_rwsem for streams), and it is
  * dropped for every wait; under it only wake-ups and the allocators lock
- * anything.  Its place in the order: docs/DESIGN.md section 8.  The waits'
+ * anything.  Its place in the order: docs/design/08-lock-order.md.  The waits'
  * conditions read the fields with atomic loads; each change is made under
  * the mutex and followed by a wake-up, so no wake-up is lost
  * (kernel/waitqueue.h).

@@ -9,7 +9,7 @@
  * truncates.  A read takes no inode lock here: as in Linux, the
  * filesystem's read decides (fs.h).  ext2 and block devices take i_rwsem
  * shared themselves; ramfs reads under RCU with none, so two reads of one
- * file write no shared line.  The lock order: docs/DESIGN.md section 8.
+ * file write no shared line.  The lock order: docs/design/08-lock-order.md.
  *
  * Streams (FIFOs: their fops have stream_read and stream_write) have no
  * position and lock themselves (fs/pipe.c): read and write call them with

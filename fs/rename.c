@@ -1,7 +1,7 @@
 /*
  * rename.c: moving a name, within a directory or between two.
  *
- * Locking, in the order rename takes them (docs/DESIGN.md section 8 has
+ * Locking, in the order rename takes them (docs/design/08-lock-order.md has
  * the order among all locks):
  *   1. Between two directories, the super block's s_rename_mutex: one
  *      cross-directory rename at a time per filesystem, so no other rename

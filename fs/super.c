@@ -4,7 +4,7 @@
  * A filesystem registers its type once at boot; mount finds it by name.
  * Locking: types_lock protects the registry list.  Registered types are
  * never removed, so a type found stays valid.  types_lock is a leaf
- * (docs/DESIGN.md section 8).
+ * (docs/design/08-lock-order.md).
  */
 #include "fs/fs.h"
 #include "kernel/errno.h"

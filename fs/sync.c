@@ -7,7 +7,7 @@
  * the file's own fsync (a block device node, or a disk filesystem's file:
  * both write back their disk).  Files of in-memory filesystems have
  * nothing to write: 0.  What each promises (which writes are on the disk
- * when it returns, which errors it reports): docs/design/writeback.md.
+ * when it returns, which errors it reports): docs/design/20-writeback.md.
  */
 #include "fs/block_dev.h"
 #include "fs/buffer.h"

@@ -13,7 +13,7 @@
  * under the lock; a file is freed a grace period after its last fput).
  * seq moves whenever root or cwd changes (under the lock), so an RCU-walk
  * reads the two with no lock and no reference (task_root_and_cwd_rcu).
- * The count is atomic.  task_fs.lock is a leaf (docs/DESIGN.md section 8).
+ * The count is atomic.  task_fs.lock is a leaf (docs/design/08-lock-order.md).
  */
 #ifndef FS_TASK_FS_H
 #define FS_TASK_FS_H

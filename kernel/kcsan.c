@@ -64,7 +64,7 @@
  * Locking: watchpoints[] by the state protocol above (atomics only);
  * the dedupe table and the report buffers under report_lock, a plain
  * test-and-set lock taken with interrupts off; under it only kprintf's
- * console lock is taken (docs/DESIGN.md section 8).
+ * console lock is taken (docs/design/08-lock-order.md).
  *
  * What it cannot see: races whose two accesses do not overlap a sampled
  * access's delay; accesses in code that is not instrumented (arch/, the

@@ -48,7 +48,7 @@
  * private copy first.  Keeping them also keeps QEMU's translations of
  * their code, which is what makes a second execve of busybox cheap.
  *
- * The TCG layout effect (docs/DESIGN.md): QEMU keeps the blocks it
+ * The TCG layout effect (docs/design/22-user.md): QEMU keeps the blocks it
  * translated from a page attached to the physical page, and every later
  * store to it takes a slow path, until the page is overwritten.  A page
  * that held user code and went back to the allocator could become a

@@ -24,7 +24,7 @@
  * user page table it found, as in Linux, so switching to it costs no TLB
  * flush).  The page tables go with the last mm_count reference (mmdrop).
  *
- * Locking (docs/DESIGN.md section 8):
+ * Locking (docs/design/08-lock-order.md):
  *   mm.mmap_lock (rw_semaphore)  the VMA list, brk; shared by page faults,
  *                                exclusive for mmap, munmap, mprotect, brk
  *   mm.page_table_lock (spin)    the page-table entries and rss; under

@@ -378,7 +378,7 @@ uint64_t page_free_blocks(unsigned order)
  * stays, every store to the page takes QEMU's slow path for
  * self-modifying code: a thread stack or a slab of dentries that landed
  * there ran 20 to 50 times slower, which made benchmark figures depend on
- * the allocation order (docs/BENCHMARKS.md, "The TCG layout effect").
+ * the allocation order (docs/benchmarks-history.md, "The TCG layout effect").
  * Overwriting the page drops them all.  On real hardware it costs one
  * pass over memory at boot (the boot line below says how long).
  */

@@ -11,7 +11,7 @@
  * (wake-ups) and is taken before the slab and page allocator locks (a
  * dead thread is freed in finish_switch).  Two run queue locks are held
  * together only to move a thread (steal_work), with trylocks.  The whole
- * order: docs/DESIGN.md section 8.
+ * order: docs/design/08-lock-order.md.
  *
  * RCU (kernel/rcu.c): a context switch and the idle loop are quiescent
  * states; __schedule reports one before it takes the run queue lock,

@@ -40,7 +40,7 @@
  * Order: cache_list_lock -> kmem_cache_cpu.lock -> kmem_cache.lock ->
  * zone_lock (page allocator; in practice never: new slabs are made and
  * empty ones given back with no cache lock held); the whole order:
- * docs/DESIGN.md section 8.  All are taken with interrupts off; a CPU
+ * docs/design/08-lock-order.md.  All are taken with interrupts off; a CPU
  * finds its own magazine with interrupts off, so it stays on that CPU.
  */
 #include "kernel/slab.h"

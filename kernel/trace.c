@@ -135,7 +135,7 @@ static int set_trace(const struct kparam *p, const char *val, size_t len, char *
 }
 KPARAM("trace", set_trace, boot_mask, 0, 0,
        "trace events from the boot on, CLASS[,CLASS...] of lookup, inlookup, rwsem, fs, buffer, block, "
-       "rcuwalk, syscall, all; dumped in ftrace's format when the boot ends (docs/design/tracing.md)");
+       "rcuwalk, syscall, all; dumped in ftrace's format when the boot ends (docs/design/17-tracing.md)");
 
 /* ---- recording ------------------------------------------------------------ */
 

@@ -23,7 +23,7 @@
  * ends, between the lines "trace: dump begin" and "trace: dump end"), or
  * by the shell's `trace start|stop|show|clear` (shell/cmd_trace.c).
  * Classes: lookup, inlookup, rwsem, fs, buffer, block, rcuwalk, syscall,
- * and all.  docs/design/tracing.md lists every event and its fields.
+ * and all.  docs/design/17-tracing.md lists every event and its fields.
  */
 #ifndef KERNEL_TRACE_H
 #define KERNEL_TRACE_H

@@ -1,6 +1,6 @@
 /*
  * test_user_boundary.c: the user/kernel boundary against programs that
- * are hostile or merely unlucky (issue 37; docs/DESIGN.md section 14).
+ * are hostile or merely unlucky (issue 37; docs/design/22-user.md).
  * Each case runs tests/user/boundary.c with one argument and reads its
  * "name value" lines.  A program that should take a fraction of a second
  * is given a bounded number of polls (run_bounded) and then SIGKILL, so a

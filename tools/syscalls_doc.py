@@ -45,7 +45,7 @@ def render(linux, impl):
            "checks it is current.  **supported**: Linux's contract (numbers,",
            "argument order, errno values); **partial**: what differs is said;",
            "**ENOSYS**: the call returns -ENOSYS (38), as Linux does for a number",
-           "it lacks.  The design is in docs/DESIGN.md, \"The user/kernel boundary\".",
+           "it lacks.  The design is in docs/design/22-user.md.",
            "", f"{full} supported, {partial} partial, {len(linux) - len(impl)} ENOSYS, "
            f"of {len(linux)} numbers.", "",
            "| number | name | status | notes |", "|---:|---|---|---|"]

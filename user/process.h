@@ -29,7 +29,7 @@
  * waits for it (process_spawn / process_wait).  References (count) keep
  * the struct: one per live thread, one for the zombie, one per waiter.
  *
- * Locking (docs/DESIGN.md section 8):
+ * Locking (docs/design/08-lock-order.md):
  *   tasklist_lock (spinlock)  every process's family links, state, exit
  *                             code, PGID and SID, thread list, and the
  *                             list of all processes; interrupts off

@@ -2,7 +2,8 @@
  * scratch.h: page-sized kernel buffers for the length of one system call
  * (a path copied in by getname, a bounce buffer of up to a page of data),
  * from a small stock on each CPU, so that the common calls take no lock
- * another CPU takes (docs/DESIGN.md section 14, "Scratch buffers").
+ * another CPU takes (docs/design/22-user.md,
+ * "User copies and their fixups").
  *
  *     char *buf = scratch_get();        // PAGE_SIZE bytes, or NULL
  *     ... copy in, call the VFS, copy out ...

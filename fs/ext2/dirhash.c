@@ -14,7 +14,7 @@
  * name there.  But it is complete, so a name it does not hold is not in
  * the directory: -ENOENT without reading a block.  Readdir never uses it.
  *
- * Locking (the order among all locks: docs/DESIGN.md section 8):
+ * Locking (the order among all locks: docs/design/08-lock-order.md):
  *   ext2_inode_info.i_dirhash  the directory's table, NULL, or
  *              DIRHASH_BUILDING.  Lookups hold the directory's i_rwsem
  *              shared and read it with acquire.  A lookup that finds NULL

@@ -19,8 +19,8 @@
  * Everything on the disk is reached through the buffer cache
  * (fs/buffer.h); there is no page cache, so file data is in buffers too.
  *
- * What each lock protects (the order among all locks: docs/DESIGN.md
- * section 8):
+ * What each lock protects (the order among all locks:
+ * docs/design/08-lock-order.md):
  *   inode.i_rwsem (VFS)   the inode's in-memory fields and its raw inode
  *                         (written through ext2_write_inode), its block
  *                         map (i_data and its indirect blocks), and for a

@@ -1,4 +1,4 @@
-# trace: the tracer's controls (docs/design/tracing.md).  A mark is the
+# trace: the tracer's controls (docs/design/17-tracing.md).  A mark is the
 # only event of its class; `show` prints ftrace's header and the mark's
 # line; the script leaves the tracer off and empty.
 mkdir /trace-sh

@@ -9,7 +9,7 @@
  *   (default)     the parallel protocol of issue 42: a change takes its
  *                 directory's i_rwsem SHARED and locks the names it changes
  *                 (a per-dentry exclusive lock; waiters sleep).
- * docs/design/dirops-model.md gives the rules, the lock order, which C
+ * docs/design/09-dirops-model.md gives the rules, the lock order, which C
  * function each step stands for, and what each mutant below proves.
  *
  * The world: three directories (ROOT, A = ROOT/n0, B = ROOT/n1), three

@@ -24,7 +24,7 @@
  * -DMV_EXPLICIT gives each mv its full destination (mv p r/s/p): no stat
  * first.  Then Spin finds no lost directory and no loop: the kernel's
  * protocol keeps the tree.  Without it (busybox as it is) Spin finds the
- * loss the outside check saw: see docs/design/dirops-model.md.
+ * loss the outside check saw: see docs/design/09-dirops-model.md.
  * -DROUNDS=2 runs each job's pair of commands twice.
  */
 #ifndef ROUNDS
