@@ -103,7 +103,7 @@ KCSAN_NOT := kernel/kcsan.c init/main.c kernel/multiboot2.c kernel/bootmem.c \
 kcsan_flags = $(if $(filter 1,$(KCSAN)),$(if $(filter $(KCSAN_NOT),$<),,$(if \
 	$(filter kernel/% block/% drivers/% fs/% user/% init/% shell/% bench/% tests/%,$<),$(KCSAN_CFLAGS))))
 
-.PHONY: all iso run sh disk test soak test-busybox-host test-syscalls-doc test-matrix test-exclusive test-kvm test-negative \
+.PHONY: all iso run sh disk test soak test-busybox-host test-syscalls-doc test-docs test-matrix test-exclusive test-kvm test-negative \
 	test-disk test-fstest-host test-shell test-kcsan \
 	test-nolockdep test-fresh test-trace trace test-model bench bench-linux linux-kernel conflicts conflicts-shell test-conflicts debug gdb clean deps \
 	deps-packages check-tools FORCE
@@ -247,6 +247,11 @@ test-busybox-host: | check-tools
 test-syscalls-doc:
 	$(Q)$(PYTHON) tools/syscalls_doc.py --check
 
+# The docs' links and anchors resolve, README.md is at most 200 lines, each
+# docs/design chapter at most 500 and listed in docs/DESIGN.md (tools/docs_check.py).
+test-docs:
+	$(Q)$(PYTHON) tools/docs_check.py
+
 # ---- running ------------------------------------------------------------
 
 RUN_ARGS = --elf $(BUILD)/smpvfs.elf --mem $(MEM) --machine $(MACHINE) --accel $(ACCEL) \
@@ -279,7 +284,7 @@ gdb: $(BUILD)/smpvfs.elf
 # shell scripts and the KCSAN boot, build LOCKDEP=0, and check the
 # conflict tracer's controls.  SMP=n and/or FIRMWARE=x narrow the matrix.
 # Every part runs even if one before it failed; the last line says which.
-TEST_PARTS := test-fresh test-fstest-host test-busybox-host test-syscalls-doc test-negative test-matrix \
+TEST_PARTS := test-fresh test-fstest-host test-busybox-host test-syscalls-doc test-docs test-negative test-matrix \
 	test-exclusive test-disk test-shell test-trace test-kcsan test-nolockdep test-conflicts test-model test-kvm
 test: check-tools $(BUILD)/smpvfs.elf $(BUILD)/initrd.cpio
 	$(Q)failed=; for part in $(TEST_PARTS); do t0=$$(date +%s); \
