@@ -107,8 +107,7 @@ static void ring3_write_exit(void)
 	sandbox_leave(&sb);
 }
 
-/* The output contains the line `want` (a whole line). */
-static bool has_line(const char *out, const char *want)
+bool user_out_has_line(const char *out, const char *want)
 {
 	size_t n = strlen(want);
 	for (const char *p = out; *p;) {
@@ -122,8 +121,6 @@ static bool has_line(const char *out, const char *want)
 	return false;
 }
 
-#define EXPECT_LINE(out, want) ktest_check(has_line(out, want), __FILE__, __LINE__, \
-	"expected the line \"%s\" in the program's output:\n%s", want, out)
 
 /* Run a program in the sandbox's cwd; its output in buf. */
 static int run_capture(const char *path, char *const argv[], char *buf, size_t n)

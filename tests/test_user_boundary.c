@@ -90,27 +90,11 @@ static int run_bounded_in(const char *arg, char *out, int fd0)
 	return hung ? -ETIMEDOUT : status;
 }
 
-static bool has_line(const char *out, const char *want)
-{
-	size_t n = strlen(want);
-	for (const char *p = out; *p;) {
-		if (strncmp(p, want, n) == 0 && (p[n] == '\n' || p[n] == '\0'))
-			return true;
-		const char *nl = strchr(p, '\n');
-		if (!nl)
-			break;
-		p = nl + 1;
-	}
-	return false;
-}
-
 static int run_bounded(const char *arg, char *out)
 {
 	return run_bounded_in(arg, out, -1);
 }
 
-#define EXPECT_LINE(out, want) ktest_check(has_line(out, want), __FILE__, __LINE__, \
-	"expected the line \"%s\" in the program's output:\n%s", want, out)
 
 /* ---- nanosleep ------------------------------------------------------------ */
 

@@ -4,6 +4,7 @@
 #ifndef TESTS_USER_RUN_H
 #define TESTS_USER_RUN_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "user/syscall.h"
@@ -17,6 +18,11 @@ int user_run_in(const char *dir, const char *path, char *const argv[], char *con
 		const char *out_path, int *wstatus);
 /* A file's first n - 1 bytes, NUL-terminated: the count, or an errno. */
 long user_read_file(const char *path, char *buf, size_t n);
+
+/* A program's output contains the line `want` (a whole line). */
+bool user_out_has_line(const char *out, const char *want);
+#define EXPECT_LINE(out, want) ktest_check(user_out_has_line(out, want), __FILE__, __LINE__, \
+	"expected the line \"%s\" in the program's output:\n%s", want, out)
 
 static inline uint64_t syscall_count_for_tests(void)
 {
