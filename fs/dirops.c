@@ -56,6 +56,25 @@
 #include "fs/permission.h"
 #include "fs/syscalls.h"
 #include "kernel/cred.h"
+#include "kernel/cmdline.h"
+#include "kernel/kprintf.h"
+
+/* Only the exclusive way exists until the per-name lock lands; the
+ * switch is here first so that benchmarks can name it. */
+bool vfs_dirops_exclusive = true;
+
+static int set_dirops_mode(const struct kparam *p, const char *val, size_t len, char *why, size_t n)
+{
+	(void)p;
+	if (len == 9 && !strncmp(val, "exclusive", 9)) {
+		vfs_dirops_exclusive = true;
+		return 0;
+	}
+	snprintf(why, n, "expected exclusive (shared is not built yet)");
+	return -EINVAL;
+}
+KPARAM("vfs.dirops", set_dirops_mode, vfs_dirops_exclusive, 0, 0,
+       "directory changes take i_rwsem exclusive (the only mode so far)");
 
 /* The one name check of the calls here, before any lock: a name of its
  * own (dot names are the path walk's, never a directory entry) in a

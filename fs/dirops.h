@@ -9,6 +9,13 @@
 
 struct dentry;
 
+/* vfs.dirops: a directory change in a filesystem that opts in
+ * (FS_PAR_DIROPS) takes the directory's i_rwsem shared and locks only the
+ * name it changes (false), or takes i_rwsem exclusive, the old way
+ * (true).  One binary compares both; the benchmarks flip it only between
+ * runs, with no change in flight. */
+extern bool vfs_dirops_exclusive;
+
 /* vfs_create, the create family's step under the lock, is the walk's:
  * fs/namei.h. */
 

@@ -223,11 +223,12 @@ _Static_assert(__builtin_offsetof(struct inode, i_rdev) + sizeof(uint64_t) <= 64
 
 /* A filesystem type, found by name at mount time (fs/super.c). */
 #define FS_REQUIRES_DEV 1        /* it lives on a disk: mount needs a block device node */
+#define FS_PAR_DIROPS   2        /* its directory changes may run in parallel (fs/dirops.c) */
 #define MS_RDONLY       1        /* mount flags (Linux's): read-only */
 struct block_device;
 struct file_system_type {
 	const char *name;
-	unsigned fs_flags;              /* FS_REQUIRES_DEV */
+	unsigned fs_flags;              /* FS_REQUIRES_DEV, FS_PAR_DIROPS */
 	/* A new instance on bdev (NULL unless FS_REQUIRES_DEV); flags
 	 * MS_RDONLY or 0; options is the filesystem's comma list ("" for
 	 * none).  Returns the super block or an ERR_PTR. */
