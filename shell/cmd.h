@@ -66,7 +66,7 @@ SH_CMD(ls); SH_CMD(tree); SH_CMD(cat); SH_CMD(stat); SH_CMD(readlink);
 SH_CMD(mount); SH_CMD(umount); SH_CMD(sync); SH_CMD(mounts); SH_CMD(slowfs);
 /* The machine and its self-checks (cmd_system.c). */
 SH_CMD(poweroff); SH_CMD(reboot); SH_CMD(cpus); SH_CMD(threads); SH_CMD(params);
-SH_CMD(locks); SH_CMD(ktest); SH_CMD(bench); SH_CMD(fstest);
+SH_CMD(locks); SH_CMD(ktest); SH_CMD(race); SH_CMD(bench); SH_CMD(fstest);
 /* The conflict tracer's pairs (cmd_conflicts.c). */
 SH_CMD(conflicts);
 /* The tracer (cmd_trace.c). */

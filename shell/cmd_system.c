@@ -1,6 +1,6 @@
 /*
  * cmd_system.c: the machine and its self-checks: poweroff, reboot, cpus,
- * threads, params; locks, ktest, bench; fstest.
+ * threads, params; locks, ktest, race, bench; fstest.
  *
  * One group of the table's commands (commands.c); each part below starts
  * with what its commands do.
@@ -15,6 +15,7 @@
 #include "kernel/thread.h"
 #include "kernel/ktest.h"
 #include "kernel/lockdep.h"
+#include "kernel/race.h"
 #include "arch/x86_64/percpu.h"
 #include "arch/x86_64/poweroff.h"
 #include "bench/bench.h"
@@ -202,6 +203,30 @@ int cmd_ktest(struct sh_ctx *c, int argc, char **argv)
 	unsigned failed = ktest_run_names(names);
 	kfree(names);
 	return failed ? 1 : 0;
+}
+
+/*
+ * race on [SEED] | off: the race windows (kernel/race.h) drawing in every
+ * window from now on, as ktest.jitter=1 makes them draw in every test, so
+ * that a race can be watched by hand or in a trace scenario (the rename
+ * storm's walks meet its renames).  ktest.jitter=0 and the release build
+ * (no windows) refuse it; a ktest run turns them back to its own setting.
+ */
+int cmd_race(struct sh_ctx *c, int argc, char **argv)
+{
+	uint64_t seed = 1;
+	if (argc == 2 && strcmp(argv[1], "off") == 0) {
+		race_jitter_off();
+		sh_printf(c, "race windows: off\n");
+		return 0;
+	}
+	if (argc < 2 || argc > 3 || strcmp(argv[1], "on") != 0 ||
+	    (argc == 3 && parse_u64(argv[2], strlen(argv[2]), &seed)))
+		return sh_usage(c, "expected on [SEED] or off");
+	if (!race_jitter_on(seed))
+		return sh_error(c, "race windows are off in this kernel (ktest.jitter=0, or built without them)");
+	sh_printf(c, "race windows: on in every window, seed %lu\n", seed);
+	return 0;
 }
 
 int cmd_bench(struct sh_ctx *c, int argc, char **argv)

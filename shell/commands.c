@@ -65,6 +65,7 @@ static const struct sh_command commands[] = {
 	{ "ktest", cmd_ktest, "[-l] [SUITE...]", "run self-test suites again (default: all; -l lists them)", SH_EXCLUSIVE },
 	{ "bench", cmd_bench, "[NAME...]", "run benchmarks (default: all)", SH_EXCLUSIVE },
 	{ "conflicts", cmd_conflicts, "[all]", "run the cache-line conflict tracer's pairs, `all`: the generated ones too (make conflicts traces them)", SH_EXCLUSIVE },
+	{ "race", cmd_race, "on [SEED] | off", "race windows draw in every window (as ktest.jitter=1 in tests), or stop", 0 },
 	{ "lat", cmd_lat, "PATH [COUNT]", "a latency histogram of COUNT stat() calls of PATH", 0 },
 	{ "trace", cmd_trace, "[start [CLASS,...] | stop | clear | show | mark TEXT]", "the tracer: record events (default all), stop, forget, print them in ftrace's format", 0 },
 	{ "fstest", cmd_fstest, "[ARGS...]", "the filesystem test program", 0 },

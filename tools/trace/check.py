@@ -20,6 +20,19 @@ same-name-exclusive (the same with vfs.lookup=exclusive):
   X3  the four slow lookups took i_rwsem exclusive, never two at once, and
       three of them waited for it (rwsem_acquire wait_us > 0).
 
+rename-storm (busybox moves /t/a/d to /t/b and back while another
+process stats /t/a/d/x/f, every race window drawing):
+  R1  the renames reached the filesystem (fs_call op=rename, at least 20);
+  R2  some walks of /t/a/d/x/f stayed in RCU mode from start to end
+      (lookup_end mode=rcu ret=0): a storm elsewhere in the tree does not
+      stop RCU-walk;
+  R3  some walk fell back because of the storm: an rcu_unlazy with
+      reason changed, or an RCU walk ended -ECHILD and started again
+      with references;
+  R4  every walk of /t/a/d/x/f that ended for good (any lookup_end but an RCU
+      one with ret=-10, -ECHILD) found the file or answered -ENOENT (d was in
+      /t/b then): never another error.
+
 different-names: four fs lookups, of four names, under i_rwsem shared,
 in the filesystem together at some moment; different-names-exclusive:
 four fs lookups, never two in the filesystem at once.
@@ -157,7 +170,34 @@ def check_different_names(events, exclusive):
     return problems
 
 
+STORM_PATH = "/t/a/d/x/f"
+ECHILD = -10
+ENOENT = -2
+
+
+def check_rename_storm(events):
+    problems = []
+    renames = of(events, "fs_call", op="rename")
+    if len(renames) < 20:
+        problems.append(f"R1: {len(renames)} renames reached the filesystem, expected at least 20")
+    ends = of(events, "lookup_end", path=STORM_PATH)
+    if not of(ends, "lookup_end", mode="rcu", ret="0"):
+        problems.append("R2: no walk of the path stayed in RCU mode from start to end")
+    changed = of(events, "rcu_unlazy", reason="changed")
+    restarted = of(ends, "lookup_end", mode="rcu", ret=str(ECHILD))
+    if not changed and not restarted:
+        problems.append("R3: no walk left RCU mode because of the storm (no rcu_unlazy reason=changed, "
+                        "no -ECHILD restart)")
+    final = [e for e in ends if e not in restarted]
+    if not final:
+        problems.append("R4: no walk of the path ended")
+    for e in [e for e in final if e.args["ret"] not in ("0", str(ENOENT))][:5]:
+        problems.append(f"R4: a walk of {STORM_PATH} ended {e.args['ret']} at {e.ts}")
+    return problems
+
+
 STORIES = {
+    "rename-storm": check_rename_storm,
     "same-name": check_same_name,
     "same-name-exclusive": check_same_name_exclusive,
     "different-names": lambda ev: check_different_names(ev, False),

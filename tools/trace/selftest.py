@@ -3,9 +3,10 @@
 reject each broken copy of it, for the reason the break is about.
 
 tools/trace/testdata/same-name.txt is a trace `make trace` wrote (four
-stats of /slow/f1 at -smp 4).  Each case below breaks one rule of
-ftrace_text.py (F1..F8) or one step of check.py's story (S1..S4) in a
-copy, and the checker must name that rule.  So a checker that stopped
+stats of /slow/f1 at -smp 4), rename-storm.txt the first 800 events of
+one rename-storm trace.  Each case below breaks one rule of
+ftrace_text.py (F1..F8) or one step of check.py's stories (S1..S4,
+R1..R4) in a copy, and the checker must name that rule.  So a checker that stopped
 looking would fail here, in make test-trace, before it waved through a
 wrong trace from the kernel.
 
@@ -20,12 +21,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from tools.trace import check, ftrace_text
 
-GOOD = Path(__file__).resolve().parent / "testdata" / "same-name.txt"
+DATA = Path(__file__).resolve().parent / "testdata"
 
 
-def problems_of(lines):
+def problems_of(lines, scenario="same-name"):
     events, problems = ftrace_text.parse(lines)
-    return problems + check.story("same-name", events)
+    return problems + check.story(scenario, events)
 
 
 def first(lines, pattern):
@@ -65,6 +66,26 @@ def fix_count(lines, by):
     return [fix(l) for l in lines]
 
 
+def drop(pattern):                # every event matching pattern left out
+    def breaker(lines):
+        kept = [l for l in lines if not re.search(pattern, l)]
+        return fix_count(kept, len(kept) - len(lines))
+    breaker.__name__ = f"drop({pattern})"
+    return breaker
+
+
+def odd_answer(lines):             # one stat of the storm's path answered -EIO
+    i = first(lines, r"lookup_end: path=/t/a/d/x/f mode=rcu ret=0")
+    return lines[:i] + [lines[i].replace("ret=0", "ret=-5")] + lines[i + 1:]
+
+
+STORM_CASES = [
+    ("R1", drop(r"op=rename")),
+    ("R2", drop(r"lookup_end: path=/t/a/d/x/f mode=rcu ret=0")),
+    ("R3", lambda l: drop(r"reason=changed")(drop(r"mode=rcu ret=-10")(l))),
+    ("R4", odd_answer),
+]
+
 CASES = [
     ("F1", lambda l: ["# tracer: function"] + l[1:]),
     ("F2", lambda l: fix_count(l, +1)),
@@ -81,18 +102,21 @@ CASES = [
 
 
 def main():
-    lines = GOOD.read_text().splitlines()
-    failed = 0
-    got = problems_of(lines)
-    if got:
-        print(f"selftest: the good trace was rejected: {got}")
-        failed += 1
-    for rule, breaker in CASES:
-        got = problems_of(breaker(list(lines)))
-        if not any(p.startswith(rule + ":") for p in got):
-            print(f"selftest: a trace broken for {rule} ({breaker.__name__}) was not rejected for it: {got}")
+    failed = total = 0
+    for scenario, cases in (("same-name", CASES), ("rename-storm", STORM_CASES)):
+        lines = (DATA / f"{scenario}.txt").read_text().splitlines()
+        total += len(cases) + 1
+        got = problems_of(lines, scenario)
+        if got:
+            print(f"selftest: the good {scenario} trace was rejected: {got}")
             failed += 1
-    print(f"trace checker selftest: {len(CASES) + 1 - failed} of {len(CASES) + 1} controls behaved")
+        for rule, breaker in cases:
+            got = problems_of(breaker(list(lines)), scenario)
+            if not any(p.startswith(rule + ":") for p in got):
+                print(f"selftest: a {scenario} trace broken for {rule} ({breaker.__name__}) "
+                      f"was not rejected for it: {got}")
+                failed += 1
+    print(f"trace checker selftest: {total - failed} of {total} controls behaved")
     return 1 if failed else 0
 
 
