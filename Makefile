@@ -248,9 +248,13 @@ test-syscalls-doc:
 	$(Q)$(PYTHON) tools/syscalls_doc.py --check
 
 # The docs' links and anchors resolve, README.md is at most 200 lines, each
-# docs/design chapter at most 500 and listed in docs/DESIGN.md (tools/docs_check.py).
-test-docs:
+# docs/design chapter at most 500 and listed in docs/DESIGN.md (tools/docs_check.py);
+# and every command they show is checked or run (tools/docs_commands.py: the
+# make commands' targets and variables, host tools, the fstest lines, and
+# the shell sessions booted through make run, the disk recipe end to end).
+test-docs: check-tools $(BUILD)/smpvfs.elf $(BUILD)/host/fstest-static
 	$(Q)$(PYTHON) tools/docs_check.py
+	$(Q)$(PYTHON) tools/docs_commands.py --boot
 
 # ---- running ------------------------------------------------------------
 
