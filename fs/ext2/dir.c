@@ -497,8 +497,10 @@ int ext2_find_dotdot(struct inode *dir, struct ext2_dir_pos *dd)
 	if (!err && (dd->name_len != 2 || memcmp(at(bh, dd->off)->name, "..", 2) != 0))
 		err = ext2_error(EXT2_SB(dir->i_sb), "a directory without ..", dir->i_ino, 0);
 	up_read(&EXT2_I(dir)->i_dir_lock);
-	if (err)
+	if (err) {
 		brelse(bh);
+		dd->bh = NULL;	/* nothing held: rename's error path releases dd.bh */
+	}
 	return err;
 }
 

@@ -303,9 +303,13 @@ void ext2_write_inode(struct inode *inode)
 	raw->i_size = (uint32_t)size;
 	raw->i_size_high = S_ISREG(mode) ? (uint32_t)(size >> 32) : 0;
 	raw->i_blocks = (uint32_t)__atomic_load_n(&inode->i_blocks, __ATOMIC_RELAXED);
-	raw->i_atime = time_to_disk(inode->i_atime, extra ? &raw->i_atime_extra : NULL);
-	raw->i_mtime = time_to_disk(inode->i_mtime, extra ? &raw->i_mtime_extra : NULL);
-	raw->i_ctime = time_to_disk(inode->i_ctime, extra ? &raw->i_ctime_extra : NULL);
+	/* Times are stored by inode_touch with no lock of ours (atomics). */
+	raw->i_atime = time_to_disk(__atomic_load_n(&inode->i_atime, __ATOMIC_RELAXED),
+				    extra ? &raw->i_atime_extra : NULL);
+	raw->i_mtime = time_to_disk(__atomic_load_n(&inode->i_mtime, __ATOMIC_RELAXED),
+				    extra ? &raw->i_mtime_extra : NULL);
+	raw->i_ctime = time_to_disk(__atomic_load_n(&inode->i_ctime, __ATOMIC_RELAXED),
+				    extra ? &raw->i_ctime_extra : NULL);
 	if (extra && raw->i_extra_isize >= 24)
 		raw->i_crtime = ei->i_crtime;
 	raw->i_dtime = ei->i_dtime;
