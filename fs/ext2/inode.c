@@ -318,7 +318,8 @@ void ext2_write_inode(struct inode *inode)
 	raw->i_generation = ei->i_generation;
 	for (unsigned i = 0; i < EXT2_N_BLOCKS; i++)	/* an append may store a pointer meanwhile */
 		raw->i_block[i] = __atomic_load_n(&ei->i_data[i], __ATOMIC_RELAXED);
-	race_window();	/* copied, not yet stored: another copy of the same inode waits */
+	if (S_ISDIR(mode))	/* only a directory's are written at once: its changes share i_rwsem */
+		race_window();	/* copied, not yet stored: another copy waits for the lock */
 	spin_unlock(&ei->i_raw_lock);
 	mark_buffer_dirty(ei->i_bh);
 }
