@@ -148,11 +148,30 @@ static int pick(struct changer *c, struct prng *r, bool present, unsigned type, 
 	return -1;
 }
 
+/* Thread c's names k (its inode) and j (ino_j's, or negative) as two
+ * private dentries: 0, or an error with neither made. */
+static int two_shells(struct changer *c, unsigned k, unsigned j, uint32_t ino_j,
+		      struct dentry **d, struct dentry **e)
+{
+	char a[64], b[64];
+	name_of(a, sizeof(a), c->id, k);
+	name_of(b, sizeof(b), c->id, j);
+	*d = shell(c->run->parent, a, c->names[k].ino);
+	if (IS_ERR(*d))
+		return (int)PTR_ERR(*d);
+	*e = shell(c->run->parent, b, ino_j);
+	if (IS_ERR(*e)) {
+		dput(*d);
+		return (int)PTR_ERR(*e);
+	}
+	return 0;
+}
+
 /* One random change; 0, or the errno the filesystem gave. */
 static int one_change(struct changer *c, struct prng *r, struct inode *dir)
 {
 	struct dentry *parent = c->run->parent;
-	char a[64], b[64];
+	char a[64];
 	unsigned op = (unsigned)prng_below(r, 7);
 	int k = -1, j = -1, err = 0;
 	struct dentry *d = NULL, *e = NULL;
@@ -188,16 +207,8 @@ static int one_change(struct changer *c, struct prng *r, struct inode *dir)
 	case 4: {	/* link */
 		if ((k = pick(c, r, true, FILE, -1)) < 0 || (j = pick(c, r, false, NONE, k)) < 0)
 			return 0;
-		name_of(a, sizeof(a), c->id, (unsigned)k);
-		name_of(b, sizeof(b), c->id, (unsigned)j);
-		d = shell(parent, a, c->names[k].ino);
-		if (IS_ERR(d))
-			return (int)PTR_ERR(d);
-		e = shell(parent, b, 0);
-		if (IS_ERR(e)) {
-			dput(d);
-			return (int)PTR_ERR(e);
-		}
+		if ((err = two_shells(c, (unsigned)k, (unsigned)j, 0, &d, &e)))
+			return err;
 		down_write_nested(&d->d_inode->i_rwsem, I_RWSEM_VICTIM);
 		err = dir->i_op->link(d, dir, e);
 		up_write(&d->d_inode->i_rwsem);
@@ -216,16 +227,8 @@ static int one_change(struct changer *c, struct prng *r, struct inode *dir)
 		 * which the VFS answers itself: not the filesystem's. */
 		if (over && c->names[j].ino == c->names[k].ino)
 			return 0;
-		name_of(a, sizeof(a), c->id, (unsigned)k);
-		name_of(b, sizeof(b), c->id, (unsigned)j);
-		d = shell(parent, a, c->names[k].ino);
-		if (IS_ERR(d))
-			return (int)PTR_ERR(d);
-		e = shell(parent, b, over ? c->names[j].ino : 0);
-		if (IS_ERR(e)) {
-			dput(d);
-			return (int)PTR_ERR(e);
-		}
+		if ((err = two_shells(c, (unsigned)k, (unsigned)j, over ? c->names[j].ino : 0, &d, &e)))
+			return err;
 		lock_two(d->d_inode, e->d_inode);
 		err = dir->i_op->rename(dir, d, dir, e);
 		unlock_two(d->d_inode, e->d_inode);
