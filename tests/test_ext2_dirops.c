@@ -23,7 +23,8 @@
  * found (by a linear scan and through the index) naming its inode, and
  * every removed one is not; the directory's live entries are exactly the
  * models' plus the pre-made ones (a walk checks every record's length);
- * the directory's link count is 2 plus its subdirectories; each inode's
+ * the directory's link count (in memory, and in the raw inode its last
+ * write left) is 2 plus its subdirectories; each inode's
  * link count is the number of its names; no ext2 error, no stale index.
  * From outside: e2fsck -fn of the image after the boot (the ext2 disk
  * profile and every matrix boot's scratch disk).
@@ -367,18 +368,21 @@ static void changes_of_different_names_in_one_directory(void)
 		}
 	unsigned wrong = names_wrong(&run, dir);
 	unsigned nlink = __atomic_load_n(&dir->i_nlink, __ATOMIC_RELAXED);
+	struct ext2_inode_info *ei = EXT2_I(dir);	/* what ext2_write_inode stored last */
+	unsigned raw_nlink = ((struct ext2_inode *)(ei->i_bh->b_data + ei->i_off))->i_links_count;
 	up_read(&dir->i_rwsem);
 	unsigned links = nlinks_wrong(&run, parent->d_sb);
 	ext2_dirhash_min_blocks = min_blocks;
 	kprintf("    # race windows %s; %u failed calls; %u live entries (want %u), %lu blocks; "
-		"%u names wrong; directory links %u (want %u); %u inodes' links wrong\n",
+		"%u names wrong; directory links %u, on disk %u (want %u); %u inodes' links wrong\n",
 		windows ? "on" : "off", run.bad_calls, live, 2 + PREMADE + names,
-		ext2_dir_blocks(dir), wrong, nlink, 2 + subdirs, links);
+		ext2_dir_blocks(dir), wrong, nlink, raw_nlink, 2 + subdirs, links);
 	EXPECT_EQ(run.bad_calls, 0u);
 	EXPECT_EQ(walked, EXT2_WALK_NEXT);
 	EXPECT_EQ(live, 2 + PREMADE + names);
 	EXPECT_EQ(wrong, 0u);
 	EXPECT_EQ(nlink, 2 + subdirs);
+	EXPECT_EQ(raw_nlink, 2 + subdirs);
 	EXPECT_EQ(links, 0u);
 	EXPECT_EQ(__atomic_load_n(&sbi->errors, __ATOMIC_RELAXED), errors);
 	EXPECT_EQ(__atomic_load_n(&sbi->dirhash.stale, __ATOMIC_RELAXED), stale);

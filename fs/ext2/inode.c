@@ -294,12 +294,15 @@ void ext2_write_inode(struct inode *inode)
 	bool extra = has_extra_times(sbi, raw);
 	uint32_t mode = __atomic_load_n(&inode->i_mode, __ATOMIC_ACQUIRE);
 	uint64_t size = __atomic_load_n(&inode->i_size, __ATOMIC_ACQUIRE);
+	uint32_t nlink = __atomic_load_n(&inode->i_nlink, __ATOMIC_ACQUIRE);
+	if (S_ISDIR(mode))	/* only a directory's are written at once: its changes share i_rwsem */
+		race_window();	/* read, not yet stored: a newer copy must not be overwritten */
 	raw->i_mode = (uint16_t)mode;
 	raw->i_uid = (uint16_t)inode->i_uid;
 	raw->l_i_uid_high = (uint16_t)(inode->i_uid >> 16);
 	raw->i_gid = (uint16_t)inode->i_gid;
 	raw->l_i_gid_high = (uint16_t)(inode->i_gid >> 16);
-	raw->i_links_count = (uint16_t)__atomic_load_n(&inode->i_nlink, __ATOMIC_ACQUIRE);
+	raw->i_links_count = (uint16_t)nlink;
 	raw->i_size = (uint32_t)size;
 	raw->i_size_high = S_ISREG(mode) ? (uint32_t)(size >> 32) : 0;
 	raw->i_blocks = (uint32_t)__atomic_load_n(&inode->i_blocks, __ATOMIC_RELAXED);
@@ -318,8 +321,6 @@ void ext2_write_inode(struct inode *inode)
 	raw->i_generation = ei->i_generation;
 	for (unsigned i = 0; i < EXT2_N_BLOCKS; i++)	/* an append may store a pointer meanwhile */
 		raw->i_block[i] = __atomic_load_n(&ei->i_data[i], __ATOMIC_RELAXED);
-	if (S_ISDIR(mode))	/* only a directory's are written at once: its changes share i_rwsem */
-		race_window();	/* copied, not yet stored: another copy waits for the lock */
 	spin_unlock(&ei->i_raw_lock);
 	mark_buffer_dirty(ei->i_bh);
 }
