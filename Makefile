@@ -357,7 +357,7 @@ MATRIX_FIRMWARE := bios,uefi
 # make test-kcsan, 8 in make test-disk, where it takes 20 s).
 FULL_SMP := 4
 LIGHT_SKIP_BIOS := dcache_races,mount_races,rcuwalk_races,rename_races,perm_races,read_races,vfs_fuzz,shrinker,lookup,outside,page_alloc,file,refcache_races
-LIGHT_SKIP_BIOS := $(LIGHT_SKIP_BIOS),trace,ext2_alloc_races
+LIGHT_SKIP_BIOS := $(LIGHT_SKIP_BIOS),trace,ext2_alloc_races,ext2_dirops
 LIGHT_SKIP := $(LIGHT_SKIP_BIOS),ext2_fuzz
 # The stress boot leaves out the race suites that make test-kcsan runs in
 # full at the same -smp under the race detector (with race windows on and
@@ -437,7 +437,7 @@ test-shell: $(BUILD)/smpvfs.elf
 # and the kernel would take the words after it as a separate, unknown key.)
 KCSAN_SUITES := kcsan,lookup,vfs_fuzz,dcache_races,perm_races,rcu,rcuwalk,rcuwalk_races,rename_races,fifo,read_races
 KCSAN_SUITES := $(KCSAN_SUITES),refcache,refcache_races
-KCSAN_SUITES := $(KCSAN_SUITES),ext2_stress,ext2_fuzz,ext2_dirhash_races,ext2_alloc_races
+KCSAN_SUITES := $(KCSAN_SUITES),ext2_stress,ext2_fuzz,ext2_dirhash_races,ext2_alloc_races,ext2_dirops
 # A 16-bucket dcache hash in that boot: every chain an RCU-walk follows
 # then holds dentries that renames move to other chains.  Race windows on
 # in every test (one window in four draws), so that writers land at other

@@ -392,7 +392,7 @@ PROFILES = {
     "refused": Profile("refused", "blk", refused_disks, promised=("pattern", "overlap"), smp=2,
                        log_has=(r"virtio-blk \S+: a modern-only device \(1af4:1042\).*refused",)),
     "bcache": Profile("bcache", "bcache", bcache_disks, promised=("pattern", "reads", "overlap")),
-    "ext2": Profile("ext2", "ext2,fstest_ext2,ext2_stress,ext2_fuzz,ext2_alloc_races", ext2_disks,
+    "ext2": Profile("ext2", "ext2,fstest_ext2,ext2_stress,ext2_fuzz,ext2_alloc_races,ext2_dirops", ext2_disks,
                     promised=("listing", "reads", "flagclear"), after=fsck_all, smp=8),
     "wb": Profile("wb", "wb", wb_disks, promised=("writtenbefore", "sborder"), after=fsck_wbext2),
     "ext2eio": Profile("ext2eio", "ext2_eio", eio_disks, promised=("file",), after=fsck_all, smp=2),

@@ -59,7 +59,7 @@ from tests.lib.verdict import cpu_count_problems, verdict_problems
 GROUPS = (
     "dcache_races,shrinker,mount_races,inode,dirops_kill,waitqueue,rwsem,mutex,rcu,rcuwalk,"
     "rename,refcache",
-    "ext2_fuzz,rcuwalk_races,prune,lookup,refcache_races,rename_races,ext2_alloc_races",
+    "ext2_fuzz,rcuwalk_races,prune,lookup,refcache_races,rename_races,ext2_alloc_races,ext2_dirops",
     "vfs_fuzz,ext2_stress,vfs_stress,outside,file,perm_races,read_races,readdir",
 )
 SUITES = ",".join(GROUPS)

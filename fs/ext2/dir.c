@@ -21,8 +21,24 @@
  * Every entry is checked at every step of every walk (dir_block.c's
  * ext2_dirent_check): a bad one is reported and -EIO returned, never
  * followed, and what is used of it is the copy the check read.
- * Locking: the directory's i_rwsem, held by the VFS (shared for lookup
- * and readdir, exclusive for every change).
+ * Locking (ext2 sets FS_PAR_DIROPS: the VFS may call every change with
+ * the directory's i_rwsem shared, each name locked by the VFS, so
+ * changes of different names run side by side, and beside lookups and
+ * readdir):
+ *   i_dir_lock (ext2.h)  every read of entries is under it shared, every
+ *       write under it exclusive, each over one block read before it was
+ *       taken: a walk, a lookup, add_link's search for room read blocks
+ *       (and sleep for the disk) with no ext2 lock, then lock; a change
+ *       then finds its place again under the lock (add_link searches the
+ *       block again, delete_at and set_link walk to the entry again:
+ *       refind), since others changed the block meanwhile.  Entries
+ *       never move, and a name is changed by one caller at a time (the
+ *       VFS's lock), so a change's own entry is where it found it.
+ *   i_grow_mutex  the append of a block when none had room: it may read
+ *       a bitmap or pointer block, so it is not i_dir_lock; it orders
+ *       only appenders, and i_dir_lock is taken inside it to publish.
+ * With the VFS's exclusive i_rwsem (vfs.dirops=exclusive, or a caller
+ * that takes it so) these locks are only uncontended extras.
  */
 #include "fs/ext2/ext2.h"
 #include "fs/buffer.h"
@@ -30,6 +46,9 @@
 #include "fs/syscalls.h"
 #include "kernel/err.h"
 #include "kernel/errno.h"
+#include "kernel/mutex.h"
+#include "kernel/race.h"
+#include "kernel/rwsem.h"
 #include "kernel/string.h"
 
 static struct ext2_dirent *at(struct buffer_head *bh, unsigned off)
@@ -71,7 +90,9 @@ static int scan(struct inode *dir, const char *name, unsigned len, struct ext2_d
 
 /* The entry at byte pos of dir, if it is name's: 0 and *f, -ENOENT
  * (another name whose hash is the same), STALE (the index is wrong
- * about pos), or an error. */
+ * about pos, or the directory changed since the probe: find() tells
+ * which), or an error.  The block is read first, then looked at under
+ * i_dir_lock shared. */
 static int entry_at(struct inode *dir, uint64_t pos, struct ext2_dirhash_probe *p,
 		    const char *name, unsigned len, struct ext2_dir_pos *f)
 {
@@ -83,6 +104,7 @@ static int entry_at(struct inode *dir, uint64_t pos, struct ext2_dirhash_probe *
 		return (int)PTR_ERR(bh);
 	struct ext2_dir_pos q = { .bh = bh, .block = pos / bs, .pos = pos };
 	int err = 0;
+	down_read(&EXT2_I(dir)->i_dir_lock);
 	while (!err && q.off < want) {	/* to want, every entry on the way checked */
 		err = ext2_dirent_check(dir, &q);
 		if (!err) {
@@ -95,6 +117,7 @@ static int entry_at(struct inode *dir, uint64_t pos, struct ext2_dirhash_probe *
 	if (!err)
 		err = !q.ino ? STALE : name_is(&q, name, len) ? 0 :
 		      ext2_dirhash_agrees(p, at(bh, q.off)->name, q.name_len) ? -ENOENT : STALE;
+	up_read(&EXT2_I(dir)->i_dir_lock);
 	if (err) {
 		brelse(bh);
 		return err;
@@ -104,25 +127,29 @@ static int entry_at(struct inode *dir, uint64_t pos, struct ext2_dirhash_probe *
 }
 
 /* scan()'s answer, through the directory's index when it has one
- * (dirhash.c): a position the index gives is checked against the block,
- * and a name the index lacks is not in the directory.  An index found
- * wrong is dropped and the directory scanned. */
+ * (dirhash.c): the positions the index gives for name's hash are checked
+ * against the blocks, and a name the index lacks is not in the
+ * directory.  The name itself cannot change meanwhile (the VFS locks it:
+ * a lookup's is in-lookup, a change's its own), but other names can: a
+ * position found wrong is believed wrong only if nothing changed since
+ * the probe (i_dir_version); else the probe is made again.  An index
+ * found wrong is dropped and the directory scanned. */
 static int find(struct inode *dir, const char *name, unsigned len, struct ext2_dir_pos *f)
 {
-	struct ext2_dirhash_probe p;
-	if (!ext2_dirhash_probe(dir, name, len, &p))
-		return scan(dir, name, len, f);
-	uint64_t pos;
-	while (ext2_dirhash_next(&p, &pos)) {
-		int err = entry_at(dir, pos, &p, name, len, f);
-		if (err == STALE) {
-			ext2_dirhash_stale(dir, &p, pos);
-			return scan(dir, name, len, f);
-		}
-		if (err != -ENOENT)
+	for (unsigned tries = 0; tries < 8; tries++) {
+		struct ext2_dirhash_probe p;
+		if (!ext2_dirhash_probe(dir, name, len, &p))
+			break;
+		int err = -ENOENT;
+		unsigned i;
+		for (i = 0; i < p.n && err == -ENOENT; i++)
+			err = entry_at(dir, p.pos[i], &p, name, len, f);
+		if (err != STALE)
 			return err;
+		if (ext2_dirhash_stale(dir, &p, p.pos[i - 1]))
+			break;
 	}
-	return -ENOENT;
+	return scan(dir, name, len, f);
 }
 
 /* The inode number in what find() or scan() answered. */
@@ -198,19 +225,28 @@ static void set_entry(struct ext2_sb_info *sbi, struct ext2_dirent *de, const ch
 	memcpy(de->name, name, len);
 }
 
-/* dir's entries changed: its times, and an htree index is no more. */
+/*
+ * Every change of a directory's entries ends here, under its i_dir_lock
+ * exclusive: the version that tells find() a position may have moved,
+ * the times, and an htree index is no more.  The raw inode is written
+ * under the same lock, after every field it copies was changed.
+ */
 static void dir_changed(struct inode *dir)
 {
-	EXT2_I(dir)->i_flags &= ~EXT2_INDEX_FL;
+	struct ext2_inode_info *ei = EXT2_I(dir);
+	rwsem_assert_held_write(&ei->i_dir_lock);
+	__atomic_store_n(&ei->i_dir_version, ei->i_dir_version + 1, __ATOMIC_RELAXED);
+	__atomic_fetch_and(&ei->i_flags, ~(uint32_t)EXT2_INDEX_FL, __ATOMIC_RELAXED);
 	inode_touch(dir, T_MTIME | T_CTIME);
 	ext2_write_inode(dir);
 }
 
-/* A fresh block for dir at its end, holding one unused entry. */
-static struct buffer_head *grow(struct inode *dir)
+/* Block n of dir, allocated (it may read a bitmap or a pointer block),
+ * holding one unused entry; not yet part of the directory: the caller
+ * publishes i_size.  Caller holds i_grow_mutex, or dir is new. */
+static struct buffer_head *new_block(struct inode *dir, uint64_t n)
 {
 	struct ext2_sb_info *sbi = EXT2_SB(dir->i_sb);
-	uint64_t n = ext2_dir_blocks(dir);
 	uint32_t pblk;
 	int err = ext2_get_block(dir, n, true, &pblk, NULL);
 	if (err)
@@ -224,48 +260,121 @@ static struct buffer_head *grow(struct inode *dir)
 	set_buffer_uptodate(bh);
 	unlock_buffer(bh);
 	mark_buffer_dirty(bh);
-	__atomic_store_n(&dir->i_size, (n + 1) * sbi->block_size, __ATOMIC_RELEASE);
 	return bh;
 }
 
-int ext2_add_link(struct inode *dir, const char *name, unsigned len, struct inode *inode)
+/* Where add_link may put an entry of `need` bytes in one block: the first
+ * record with that much room (to take, if unused, or to split). */
+struct room {
+	const char *name;
+	unsigned len, need;
+	bool found;
+	unsigned off, used, rec_len;
+};
+
+static int room_visit(void *arg, struct ext2_dir_pos *p)
+{
+	struct room *r = arg;
+	if (name_is(p, r->name, r->len))
+		return -EEXIST;
+	unsigned used = p->ino ? EXT2_DIR_REC_LEN(p->name_len) : 0;
+	if (p->rec_len - used < r->need)
+		return EXT2_WALK_NEXT;
+	r->found = true;
+	r->off = p->off;
+	r->used = used;
+	r->rec_len = p->rec_len;
+	return EXT2_WALK_STOP;
+}
+
+/* The entry written into the room found (i_dir_lock exclusive).  Sizes
+ * from the checked copy: every write stays inside the record, so inside
+ * the block. */
+static void place(struct inode *dir, struct buffer_head *bh, uint64_t block, const struct room *r,
+		  struct inode *inode)
 {
 	struct ext2_sb_info *sbi = EXT2_SB(dir->i_sb);
-	unsigned need = EXT2_DIR_REC_LEN(len);
-	uint64_t n = ext2_dir_blocks(dir);
-	for (uint64_t b = 0; b <= n; b++) {
-		struct buffer_head *bh = b < n ? ext2_dir_bread(dir, b) : grow(dir);
+	struct ext2_dirent *de = at(bh, r->off);
+	race_window();	/* room found, not taken: another add would take it too */
+	if (r->used) {	/* split: the new entry takes the slack */
+		struct ext2_dirent *next = at(bh, r->off + r->used);
+		next->rec_len = (uint16_t)(r->rec_len - r->used);
+		de->rec_len = (uint16_t)r->used;
+		de = next;
+	}
+	set_entry(sbi, de, r->name, r->len, inode);
+	mark_buffer_dirty(bh);
+	ext2_dirhash_add(dir, r->name, r->len, block * sbi->block_size + ((char *)de - bh->b_data));
+	dir_changed(dir);
+}
+
+/* No block had room: a new one at the end.  Only one add appends at a
+ * time (i_grow_mutex); one that finds the directory grown since it
+ * looked goes back to look at the new blocks (-EAGAIN). */
+static int append(struct inode *dir, uint64_t n, struct room *r, struct inode *inode)
+{
+	struct ext2_inode_info *ei = EXT2_I(dir);
+	mutex_lock(&ei->i_grow_mutex);
+	race_window();	/* the size looked at, not yet grown: another add may grow it */
+	if (ext2_dir_blocks(dir) != n) {
+		mutex_unlock(&ei->i_grow_mutex);
+		return -EAGAIN;
+	}
+	struct buffer_head *bh = new_block(dir, n);
+	if (IS_ERR(bh)) {
+		mutex_unlock(&ei->i_grow_mutex);
+		return (int)PTR_ERR(bh);
+	}
+	r->off = r->used = 0;
+	r->rec_len = EXT2_SB(dir->i_sb)->block_size;
+	down_write(&ei->i_dir_lock);
+	/* The size (which dir_changed writes to the raw inode) and the entry
+	 * in one hold: walks look at a block's entries only under the lock. */
+	__atomic_store_n(&dir->i_size, (n + 1) * r->rec_len, __ATOMIC_RELEASE);
+	place(dir, bh, n, r, inode);
+	up_write(&ei->i_dir_lock);
+	mutex_unlock(&ei->i_grow_mutex);
+	brelse(bh);
+	return 0;
+}
+
+/*
+ * Each block is read with no ext2 lock, searched for room under
+ * i_dir_lock shared (adds of different names search side by side), and
+ * searched again under it exclusive before the entry is written there
+ * (another add may have taken the room meanwhile).
+ */
+int ext2_add_link(struct inode *dir, const char *name, unsigned len, struct inode *inode)
+{
+	struct ext2_inode_info *ei = EXT2_I(dir);
+	struct room r = { name, len, EXT2_DIR_REC_LEN(len), false, 0, 0, 0 };
+	for (uint64_t b = 0;; b++) {
+		if (b == ext2_dir_blocks(dir)) {
+			int err = append(dir, b, &r, inode);
+			if (err != -EAGAIN)
+				return err;
+		}
+		struct buffer_head *bh = ext2_dir_bread(dir, b);
 		if (IS_ERR(bh))
 			return (int)PTR_ERR(bh);
-		struct ext2_dir_pos q = { .bh = bh, .block = b };
-		for (; q.off < sbi->block_size; q.off += q.rec_len) {
-			int err = ext2_dirent_check(dir, &q);
-			if (err || name_is(&q, name, len)) {
-				brelse(bh);
-				return err ? err : -EEXIST;
-			}
-			/* Sizes from the checked copy: every write below stays
-			 * inside this record, so inside the block. */
-			struct ext2_dirent *de = at(bh, q.off);
-			unsigned used = q.ino ? EXT2_DIR_REC_LEN(q.name_len) : 0;
-			if (q.rec_len - used < need)
-				continue;
-			if (used) {	/* split: the new entry takes the slack */
-				struct ext2_dirent *next = at(bh, q.off + used);
-				next->rec_len = (uint16_t)(q.rec_len - used);
-				de->rec_len = (uint16_t)used;
-				de = next;
-			}
-			set_entry(sbi, de, name, len, inode);
-			mark_buffer_dirty(bh);
-			ext2_dirhash_add(dir, name, len, b * sbi->block_size + ((char *)de - bh->b_data));
-			brelse(bh);
-			dir_changed(dir);
-			return 0;
+		r.found = false;
+		down_read(&ei->i_dir_lock);
+		int err = ext2_dir_walk_block(dir, bh, b, room_visit, &r);
+		up_read(&ei->i_dir_lock);
+		if (err >= 0 && r.found) {
+			r.found = false;
+			down_write(&ei->i_dir_lock);
+			err = ext2_dir_walk_block(dir, bh, b, room_visit, &r);
+			if (err >= 0 && r.found)
+				place(dir, bh, b, &r, inode);
+			up_write(&ei->i_dir_lock);
 		}
 		brelse(bh);
+		if (err < 0)
+			return err;
+		if (r.found)
+			return 0;
 	}
-	return ext2_error(sbi, "a new directory block with no room", dir->i_ino, n);
 }
 
 int ext2_find_pos(struct inode *dir, const char *name, unsigned len, struct ext2_dir_pos *f)
@@ -273,37 +382,51 @@ int ext2_find_pos(struct inode *dir, const char *name, unsigned len, struct ext2
 	return find(dir, name, len, f);
 }
 
-int ext2_delete_at(struct inode *dir, struct ext2_dir_pos *f)
+/* The entry find() answered, found again in its block (i_dir_lock
+ * exclusive): the block is walked up to it, for other changes since the
+ * find may have split the entry before it, merged another into it, or
+ * this one (it cannot be gone: its name is locked).  0 and q (with the
+ * entry before it), or -EIO reported. */
+static int refind(struct inode *dir, const struct ext2_dir_pos *f, struct ext2_dir_pos *q)
 {
-	/* The block walked again up to the entry: rename's add since the
-	 * find may have split the entry before it, or this one. */
-	struct ext2_dir_pos q = { .bh = f->bh, .block = f->block, .pos = f->pos };
+	rwsem_assert_held_write(&EXT2_I(dir)->i_dir_lock);
+	*q = (struct ext2_dir_pos){ .bh = f->bh, .block = f->block, .pos = f->pos };
 	int err = 0;
-	while (!err && q.off < f->off) {
-		err = ext2_dirent_check(dir, &q);
+	while (!err && q->off < f->off) {
+		err = ext2_dirent_check(dir, q);
 		if (!err) {
-			q.prev = q.off;
-			q.off += q.rec_len;
+			q->prev = q->off;
+			q->off += q->rec_len;
 		}
 	}
 	if (!err)
-		err = q.off != f->off ? -EIO : ext2_dirent_check(dir, &q);
-	if (!err && q.ino != f->ino)
+		err = q->off != f->off ? -EIO : ext2_dirent_check(dir, q);
+	if (!err && q->ino != f->ino)
 		err = -EIO;
-	if (err) {
-		brelse(f->bh);
+	if (err)
 		ext2_error(EXT2_SB(dir->i_sb), "an entry found is gone (dir, position)", dir->i_ino, f->pos);
-		return err;
+	return err;
+}
+
+int ext2_delete_at(struct inode *dir, struct ext2_dir_pos *f)
+{
+	struct ext2_inode_info *ei = EXT2_I(dir);
+	struct ext2_dir_pos q;
+	down_write(&ei->i_dir_lock);
+	int err = refind(dir, f, &q);
+	if (!err) {
+		race_window();	/* found, not removed: an add may split the one before */
+		ext2_dirhash_remove(dir, at(q.bh, q.off)->name, q.name_len, f->pos);
+		if (q.prev != q.off)	/* the one before reaches q.off: it now covers q's record too */
+			at(q.bh, q.prev)->rec_len = (uint16_t)(q.off - q.prev + q.rec_len);
+		else
+			at(q.bh, q.off)->inode = 0;
+		mark_buffer_dirty(q.bh);
+		dir_changed(dir);
 	}
-	ext2_dirhash_remove(dir, at(q.bh, q.off)->name, q.name_len, f->pos);
-	if (q.prev != q.off)	/* the one before reaches q.off: it now covers q's record too */
-		at(q.bh, q.prev)->rec_len = (uint16_t)(q.off - q.prev + q.rec_len);
-	else
-		at(q.bh, q.off)->inode = 0;
-	mark_buffer_dirty(q.bh);
-	brelse(q.bh);
-	dir_changed(dir);
-	return 0;
+	up_write(&ei->i_dir_lock);
+	brelse(f->bh);
+	return err;
 }
 
 int ext2_delete_entry(struct inode *dir, const char *name, unsigned len)
@@ -315,22 +438,30 @@ int ext2_delete_entry(struct inode *dir, const char *name, unsigned len)
 
 int ext2_set_link(struct inode *dir, const char *name, unsigned len, struct inode *inode)
 {
-	struct ext2_dir_pos f;
+	struct ext2_inode_info *ei = EXT2_I(dir);
+	struct ext2_dir_pos f, q;
 	int err = find(dir, name, len, &f);
 	if (err)
 		return err;
-	set_entry(EXT2_SB(dir->i_sb), at(f.bh, f.off), name, len, inode);
-	mark_buffer_dirty(f.bh);
+	down_write(&ei->i_dir_lock);
+	err = refind(dir, &f, &q);
+	if (!err) {
+		race_window();	/* found, not yet repointed */
+		set_entry(EXT2_SB(dir->i_sb), at(q.bh, q.off), name, len, inode);
+		mark_buffer_dirty(q.bh);
+		dir_changed(dir);
+	}
+	up_write(&ei->i_dir_lock);
 	brelse(f.bh);
-	dir_changed(dir);
-	return 0;
+	return err;
 }
 
-/* A new directory's first block: "." and "..". */
+/* A new directory's first block: "." and "..".  inode is new (I_NEW):
+ * nobody else can reach it, so no lock. */
 int ext2_make_empty(struct inode *inode, struct inode *parent)
 {
 	struct ext2_sb_info *sbi = EXT2_SB(inode->i_sb);
-	struct buffer_head *bh = grow(inode);
+	struct buffer_head *bh = new_block(inode, 0);
 	if (IS_ERR(bh))
 		return (int)PTR_ERR(bh);
 	struct ext2_dirent *dot = at(bh, 0);
@@ -341,7 +472,8 @@ int ext2_make_empty(struct inode *inode, struct inode *parent)
 	dotdot->rec_len = (uint16_t)(sbi->block_size - dot->rec_len);
 	mark_buffer_dirty(bh);
 	brelse(bh);
-	EXT2_I(inode)->i_dotdot = (uint32_t)parent->i_ino;	/* I_NEW: nobody else sees it */
+	__atomic_store_n(&inode->i_size, sbi->block_size, __ATOMIC_RELEASE);
+	EXT2_I(inode)->i_dotdot = (uint32_t)parent->i_ino;
 	ext2_write_inode(inode);
 	return 0;
 }
@@ -355,6 +487,7 @@ int ext2_find_dotdot(struct inode *dir, struct ext2_dir_pos *dd)
 		return (int)PTR_ERR(bh);
 	struct ext2_dir_pos dot = { .bh = bh };
 	*dd = (struct ext2_dir_pos){ .bh = bh };
+	down_read(&EXT2_I(dir)->i_dir_lock);
 	int err = ext2_dirent_check(dir, &dot);
 	if (!err) {
 		dd->off = dd->prev = dot.rec_len;
@@ -363,8 +496,11 @@ int ext2_find_dotdot(struct inode *dir, struct ext2_dir_pos *dd)
 	}
 	if (!err && (dd->name_len != 2 || memcmp(at(bh, dd->off)->name, "..", 2) != 0))
 		err = ext2_error(EXT2_SB(dir->i_sb), "a directory without ..", dir->i_ino, 0);
-	if (err)
+	up_read(&EXT2_I(dir)->i_dir_lock);
+	if (err) {
 		brelse(bh);
+		dd->bh = NULL;	/* nothing held: rename's error path releases dd.bh */
+	}
 	return err;
 }
 
@@ -379,12 +515,18 @@ int ext2_read_dotdot(struct inode *dir, uint32_t *ino)
 	return err;
 }
 
+/* ".." never moves ("." before it is 12 bytes for ever), so the place
+ * found stays its place; the write is under i_dir_lock, for the walks
+ * of other names in dir's first block. */
 void ext2_set_dotdot_at(struct inode *dir, struct ext2_dir_pos *dd, struct inode *parent)
 {
+	struct ext2_inode_info *ei = EXT2_I(dir);
+	down_write(&ei->i_dir_lock);
 	at(dd->bh, dd->off)->inode = (uint32_t)parent->i_ino;
 	mark_buffer_dirty(dd->bh);
+	up_write(&ei->i_dir_lock);
 	brelse(dd->bh);
-	__atomic_store_n(&EXT2_I(dir)->i_dotdot, (uint32_t)parent->i_ino, __ATOMIC_RELAXED);
+	__atomic_store_n(&ei->i_dotdot, (uint32_t)parent->i_ino, __ATOMIC_RELAXED);
 }
 
 static int not_a_dot(void *arg, struct ext2_dir_pos *p)

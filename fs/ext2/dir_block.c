@@ -18,14 +18,18 @@
  * write past the buffer.  The cost is a few compares an entry.
  *
  * Locking: the directory's i_rwsem, held by the caller (shared or
- * exclusive).  It does not keep a cross-linked file's writer out, hence
- * the copies.
+ * exclusive), keeps the directory alive; its entries are its i_dir_lock's
+ * (ext2.h): changes of different names run beside a walk, so a walk reads
+ * a block first (perhaps sleeping for the disk, no ext2 lock held) and
+ * then visits its entries under i_dir_lock shared, never across blocks.
+ * Neither lock keeps a cross-linked file's writer out, hence the copies.
  */
 #include "fs/ext2/ext2.h"
 #include "fs/buffer.h"
 #include "kernel/err.h"
 #include "kernel/errno.h"
 #include "kernel/race.h"
+#include "kernel/rwsem.h"
 
 static struct ext2_dirent *at(struct buffer_head *bh, unsigned off)
 {
@@ -74,31 +78,38 @@ bad:
 	return -EIO;
 }
 
-int ext2_dir_walk(struct inode *dir, uint64_t first, ext2_dir_visit_t visit, void *arg)
+int ext2_dir_walk_block(struct inode *dir, struct buffer_head *bh, uint64_t block,
+			ext2_dir_visit_t visit, void *arg)
 {
 	unsigned bs = EXT2_SB(dir->i_sb)->block_size;
-	uint64_t n = ext2_dir_blocks(dir);
-	for (uint64_t b = first; b < n; b++) {
-		struct buffer_head *bh = ext2_dir_bread(dir, b);
+	rwsem_assert_held(&EXT2_I(dir)->i_dir_lock);
+	struct ext2_dir_pos p = { .bh = bh, .block = block };
+	for (; p.off < bs; p.prev = p.off, p.off += p.rec_len) {
+		p.pos = block * bs + p.off;
+		int r = ext2_dirent_check(dir, &p);
+		if (r)
+			return r;
+		r = visit(arg, &p);
+		if (r != EXT2_WALK_NEXT)
+			return r;
+	}
+	return EXT2_WALK_NEXT;
+}
+
+int ext2_dir_walk(struct inode *dir, uint64_t first, ext2_dir_visit_t visit, void *arg)
+{
+	struct ext2_inode_info *ei = EXT2_I(dir);
+	for (uint64_t b = first; b < ext2_dir_blocks(dir); b++) {
+		struct buffer_head *bh = ext2_dir_bread(dir, b);	/* no ext2 lock: may sleep */
 		if (IS_ERR(bh))
 			return (int)PTR_ERR(bh);
-		struct ext2_dir_pos p = { .bh = bh, .block = b };
-		for (; p.off < bs; p.prev = p.off, p.off += p.rec_len) {
-			p.pos = b * bs + p.off;
-			int r = ext2_dirent_check(dir, &p);
-			if (r) {
-				brelse(bh);
-				return r;
-			}
-			r = visit(arg, &p);
-			if (r == EXT2_WALK_KEEP)
-				return r;
-			if (r == EXT2_WALK_STOP) {
-				brelse(bh);
-				return r;
-			}
-		}
-		brelse(bh);
+		down_read(&ei->i_dir_lock);
+		int r = ext2_dir_walk_block(dir, bh, b, visit, arg);
+		up_read(&ei->i_dir_lock);
+		if (r != EXT2_WALK_KEEP)
+			brelse(bh);
+		if (r != EXT2_WALK_NEXT)
+			return r;
 		race_window();	/* a big directory's walk is long: others run meanwhile */
 	}
 	return EXT2_WALK_NEXT;

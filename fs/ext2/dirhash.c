@@ -16,23 +16,29 @@
  *
  * Locking (the order among all locks: docs/design/08-lock-order.md):
  *   ext2_inode_info.i_dirhash  the directory's table, NULL, or
- *              DIRHASH_BUILDING.  Lookups hold the directory's i_rwsem
- *              shared and read it with acquire.  A lookup that finds NULL
- *              claims the right to build by compare-and-swap (NULL ->
- *              BUILDING), builds a private table (reading blocks, perhaps
- *              sleeping for the disk) and publishes it with a release
- *              store.  So one lookup builds while the others scan as
- *              before, and none sees a table half built.  Nothing else
- *              changes the directory meanwhile: every change holds
- *              i_rwsem exclusive.
- *   a table's slots and counts  changed under i_rwsem exclusive only
- *              (adding, removing, and rename's halves), when no lookup
- *              and no build can run; read by lookups under it shared.
+ *              DIRHASH_BUILDING.  A lookup that finds NULL claims the
+ *              right to build by compare-and-swap (NULL -> BUILDING), so
+ *              one lookup builds while the others scan as before.  The
+ *              builder reads every block first (holding them, no ext2
+ *              lock), then indexes them and publishes the table under the
+ *              directory's i_dir_lock shared: no change runs between the
+ *              last entry indexed and the publication, and none during
+ *              the build changes a table (it sees BUILDING: none).
+ *   a table's slots and counts, and a table's replacement (grown,
+ *              dropped)  the directory's i_dir_lock: exclusive to change
+ *              (every change of entries holds it: dir.c), shared to read.
+ *              A probe copies the positions under name's hash out under
+ *              it shared, with i_dir_version, and the lookup then reads
+ *              their blocks unlocked: a position found wrong is the
+ *              table's fault only if the version did not move meanwhile
+ *              (ext2_dirhash_stale).  So a table is never read after it
+ *              was freed, and a lookup never reads a block under it.
  *   dirhash_lock (spinlock)  the list of every table (the shrinker's,
  *              oldest first) and the memory they hold.  A table leaves its
  *              directory only under it: the shrinker frees one only if
  *              down_write_trylock of its directory's i_rwsem succeeds (no
- *              lookup is using the table) and drops that i_rwsem before
+ *              lookup and no change is in the directory: they all hold
+ *              it, shared at least) and drops that i_rwsem before
  *              dirhash_lock; eviction takes the table under it, so the
  *              shrinker never touches an inode already freed.
  *
@@ -75,7 +81,7 @@ struct ext2_dirhash {
 	size_t bytes;
 	bool referenced;            /* atomic: a lookup used it since the shrinker passed */
 	bool stale;                 /* atomic: found wrong; not believed, dropped by the next change */
-	/* i_rwsem exclusive to change, shared to read: */
+	/* i_dir_lock exclusive to change, shared to read: */
 	unsigned nslots;            /* a power of two */
 	unsigned live, deleted;
 	struct dh_slot slot[];
@@ -200,7 +206,7 @@ static struct ext2_dirhash *table_alloc(struct inode *dir, unsigned entries)
 
 /* ---- building ------------------------------------------------------------- */
 
-/* Visits for ext2_dir_walk: count the live entries, then index them. */
+/* Visits for ext2_dir_walk_block: count the live entries, then index them. */
 static int count_one(void *arg, struct ext2_dir_pos *p)
 {
 	if (p->ino)
@@ -216,49 +222,81 @@ static int insert_one(void *arg, struct ext2_dir_pos *p)
 	return EXT2_WALK_NEXT;
 }
 
-/* dir's table, built from its blocks: NULL if it cannot be.  Caller
- * holds i_rwsem (shared is enough) and has claimed i_dirhash. */
-static struct ext2_dirhash *build(struct inode *dir)
+/* The most blocks a build holds at once (their pointers: 64 KiB); a
+ * bigger directory is scanned. */
+#define BUILD_MAX_BLOCKS 8192
+
+/* Index the n blocks held, and publish the table: true if it was made.
+ * Caller holds i_dir_lock shared (no change runs) and has checked that
+ * the directory still has n blocks. */
+static bool index_held(struct inode *dir, struct buffer_head **bhs, uint64_t n)
 {
 	unsigned entries = 0;
-	if (ext2_dir_walk(dir, 0, count_one, &entries) < 0)
-		return NULL;
+	for (uint64_t b = 0; b < n; b++)
+		if (ext2_dir_walk_block(dir, bhs[b], b, count_one, &entries) < 0)
+			return false;
 	struct ext2_dirhash *dh = table_alloc(dir, entries);
 	if (!dh)
-		return NULL;
-	/* The blocks are in the buffer cache now, unless memory is short. */
-	if (ext2_dir_walk(dir, 0, insert_one, dh) < 0 || dh->live != entries) {
-		release(dh);
-		return NULL;
-	}
-	return dh;
+		return false;
+	for (uint64_t b = 0; b < n; b++)
+		ext2_dir_walk_block(dir, bhs[b], b, insert_one, dh);	/* checked just above */
+	spin_lock(&dirhash_lock);
+	list_add_tail(&dh->lru, &dirhash_list);
+	spin_unlock(&dirhash_lock);
+	race_window();	/* built, not yet published: others still scan, no change can run */
+	__atomic_store_n(&EXT2_I(dir)->i_dirhash, dh, __ATOMIC_RELEASE);
+	return true;
 }
 
-/* Build dir's table if no one has; the table, or NULL (the caller scans).
- * Caller holds i_rwsem, shared or exclusive. */
-static struct ext2_dirhash *get_or_build(struct inode *dir)
+/* dir's table, built from its blocks and published: false if it cannot
+ * be (memory, an I/O error, a block appended meanwhile: the next lookup
+ * tries again).  The blocks are read first, with no ext2 lock, and held,
+ * then indexed under i_dir_lock shared.  Caller holds i_rwsem (shared is
+ * enough) and has claimed i_dirhash. */
+static bool build(struct inode *dir)
 {
 	struct ext2_inode_info *ei = EXT2_I(dir);
-	struct ext2_dirhash *dh = __atomic_load_n(&ei->i_dirhash, __ATOMIC_ACQUIRE);
-	if (dh || ext2_dir_blocks(dir) < ext2_dirhash_min_blocks)
-		return dh == DIRHASH_BUILDING ? NULL : dh;
+	uint64_t n = ext2_dir_blocks(dir), got = 0;
+	if (n > BUILD_MAX_BLOCKS)
+		return false;
+	struct buffer_head **bhs = kmalloc(n * sizeof(*bhs));
+	if (!bhs)
+		return false;
+	for (; got < n; got++) {
+		bhs[got] = ext2_dir_bread(dir, got);
+		if (IS_ERR(bhs[got]))
+			break;
+	}
+	bool made = false;
+	if (got == n) {
+		down_read(&ei->i_dir_lock);
+		made = ext2_dir_blocks(dir) == n && index_held(dir, bhs, n);
+		up_read(&ei->i_dir_lock);
+	}
+	for (uint64_t b = 0; b < got; b++)
+		brelse(bhs[b]);
+	kfree(bhs);
+	return made;
+}
+
+/* Build dir's table if it is big and no one has. */
+static void maybe_build(struct inode *dir)
+{
+	struct ext2_inode_info *ei = EXT2_I(dir);
+	if (__atomic_load_n(&ei->i_dirhash, __ATOMIC_ACQUIRE) ||
+	    ext2_dir_blocks(dir) < ext2_dirhash_min_blocks)
+		return;
 	race_window();	/* saw none: another lookup may claim it first */
 	struct ext2_dirhash *none = NULL;
 	if (!__atomic_compare_exchange_n(&ei->i_dirhash, &none, DIRHASH_BUILDING, false,
 					 __ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE))
-		return none == DIRHASH_BUILDING ? NULL : none;
-	dh = build(dir);
-	if (dh) {
-		spin_lock(&dirhash_lock);
-		list_add_tail(&dh->lru, &dirhash_list);
-		spin_unlock(&dirhash_lock);
+		return;
+	if (build(dir)) {
 		COUNT(dir, builds);
 	} else {
 		COUNT(dir, failed);
+		__atomic_store_n(&ei->i_dirhash, NULL, __ATOMIC_RELEASE);
 	}
-	race_window();	/* built, not yet published: others still scan */
-	__atomic_store_n(&ei->i_dirhash, dh, __ATOMIC_RELEASE);
-	return dh;
 }
 
 /* ---- lookups ---------------------------------------------------------------- */
@@ -266,41 +304,46 @@ static struct ext2_dirhash *get_or_build(struct inode *dir)
 bool ext2_dirhash_probe(struct inode *dir, const char *name, unsigned len,
 			struct ext2_dirhash_probe *p)
 {
+	struct ext2_inode_info *ei = EXT2_I(dir);
 	rwsem_assert_held(&dir->i_rwsem);
-	struct ext2_dirhash *dh = get_or_build(dir);
-	if (!dh || __atomic_load_n(&dh->stale, __ATOMIC_RELAXED)) {
-		if (ext2_dir_blocks(dir) >= ext2_dirhash_min_blocks)
-			COUNT(dir, scans);
-		return false;
-	}
-	if (!__atomic_load_n(&dh->referenced, __ATOMIC_RELAXED))
-		__atomic_store_n(&dh->referenced, true, __ATOMIC_RELAXED);
-	uint32_t hash = name_hash(name, len);
-	*p = (struct ext2_dirhash_probe){ dh, hash, hash };
-	return true;
-}
-
-bool ext2_dirhash_next(struct ext2_dirhash_probe *p, uint64_t *pos)
-{
-	struct ext2_dirhash *dh = p->dh;
-	unsigned mask = dh->nslots - 1;
-	for (;; p->next = (p->next + 1) & mask) {
-		struct dh_slot *s = &dh->slot[p->next & mask];
-		if (s->pos == POS_EMPTY)
-			return false;
-		if (s->pos != POS_DELETED && s->hash == p->hash) {
-			*pos = s->pos - POS_BIAS;
-			p->next = (p->next + 1) & mask;
-			return true;
+	maybe_build(dir);
+	down_read(&ei->i_dir_lock);
+	struct ext2_dirhash *dh = __atomic_load_n(&ei->i_dirhash, __ATOMIC_ACQUIRE);
+	bool use = dh && dh != DIRHASH_BUILDING && !__atomic_load_n(&dh->stale, __ATOMIC_RELAXED);
+	if (use) {
+		if (!__atomic_load_n(&dh->referenced, __ATOMIC_RELAXED))
+			__atomic_store_n(&dh->referenced, true, __ATOMIC_RELAXED);
+		uint32_t hash = name_hash(name, len);
+		unsigned mask = dh->nslots - 1;
+		*p = (struct ext2_dirhash_probe){ .hash = hash, .version = ei->i_dir_version };
+		for (unsigned i = hash & mask; use && dh->slot[i].pos != POS_EMPTY; i = (i + 1) & mask) {
+			if (dh->slot[i].pos == POS_DELETED || dh->slot[i].hash != hash)
+				continue;
+			if (p->n == EXT2_DIRHASH_PROBE_MAX)
+				use = false;	/* that many names of one hash: scan */
+			else
+				p->pos[p->n++] = dh->slot[i].pos - POS_BIAS;
 		}
 	}
+	up_read(&ei->i_dir_lock);
+	if (!use && ext2_dir_blocks(dir) >= ext2_dirhash_min_blocks)
+		COUNT(dir, scans);
+	return use;
 }
 
-void ext2_dirhash_stale(struct inode *dir, struct ext2_dirhash_probe *p, uint64_t pos)
+bool ext2_dirhash_stale(struct inode *dir, struct ext2_dirhash_probe *p, uint64_t pos)
 {
-	kprintf("ext2: dirhash of directory %lu is wrong at %lu: not believed\n", dir->i_ino, pos);
-	COUNT(dir, stale);
-	__atomic_store_n(&p->dh->stale, true, __ATOMIC_RELAXED);
+	struct ext2_inode_info *ei = EXT2_I(dir);
+	down_read(&ei->i_dir_lock);
+	bool wrong = ei->i_dir_version == p->version;
+	struct ext2_dirhash *dh = __atomic_load_n(&ei->i_dirhash, __ATOMIC_RELAXED);
+	if (wrong && dh && dh != DIRHASH_BUILDING) {
+		kprintf("ext2: dirhash of directory %lu is wrong at %lu: not believed\n", dir->i_ino, pos);
+		COUNT(dir, stale);
+		__atomic_store_n(&dh->stale, true, __ATOMIC_RELAXED);
+	}
+	up_read(&ei->i_dir_lock);
+	return wrong;
 }
 
 bool ext2_dirhash_agrees(struct ext2_dirhash_probe *p, const char *name, unsigned len)
@@ -308,14 +351,14 @@ bool ext2_dirhash_agrees(struct ext2_dirhash_probe *p, const char *name, unsigne
 	return name_hash(name, len) == p->hash;
 }
 
-/* ---- changes (caller holds dir's i_rwsem exclusive) ----------------------- */
+/* ---- changes (caller holds dir's i_dir_lock exclusive) -------------------- */
 
 /* dir's table, if it has one. */
 static struct ext2_dirhash *table_of(struct inode *dir)
 {
-	rwsem_assert_held_write(&dir->i_rwsem);
+	rwsem_assert_held_write(&EXT2_I(dir)->i_dir_lock);
 	struct ext2_dirhash *dh = __atomic_load_n(&EXT2_I(dir)->i_dirhash, __ATOMIC_RELAXED);
-	if (dh == DIRHASH_BUILDING)	/* never: builders hold i_rwsem */
+	if (dh == DIRHASH_BUILDING)	/* being built: the build will see this change in the block */
 		return NULL;
 	if (dh && __atomic_load_n(&dh->stale, __ATOMIC_RELAXED)) {
 		ext2_dirhash_drop(dir);

@@ -20,14 +20,31 @@
  * (fs/buffer.h); there is no page cache, so file data is in buffers too.
  *
  * What each lock protects (the order among all locks:
- * docs/design/08-lock-order.md):
- *   inode.i_rwsem (VFS)   the inode's in-memory fields and its raw inode
- *                         (written through ext2_write_inode), its block
- *                         map (i_data and its indirect blocks), and for a
- *                         directory its blocks' entries.  Lookups and
- *                         readdir hold it shared (and read directory
- *                         blocks, sleeping for the disk, under it);
- *                         every change holds it exclusive.
+ * docs/design/08-lock-order.md; the directory's own locks:
+ * docs/design/24-ext2-dirops.md):
+ *   inode.i_rwsem (VFS)   a file's data, size and block map (exclusive to
+ *                         change).  A directory's is held shared by
+ *                         lookups and readdir, and, since ext2 sets
+ *                         FS_PAR_DIROPS, by changes of different names
+ *                         too (each name locked by the VFS), so it no
+ *                         longer keeps a directory's entries still:
+ *   ext2_inode_info.i_dir_lock (rw_semaphore, "ext2_dir")  a directory's
+ *                         entries (every byte of its blocks), its index
+ *                         (dirhash.c), i_dir_version, the publication of
+ *                         a new block (i_size) and INDEX_FL.  Readers
+ *                         take it shared around one block already read,
+ *                         writers exclusive around the change of one
+ *                         block already read: no disk read under it.
+ *   ext2_inode_info.i_grow_mutex ("ext2_dir_grow")  the append of a new
+ *                         block to a directory (its block map, i_last_alloc);
+ *                         it may read a bitmap or pointer block, and
+ *                         serializes only the adds that found no room.
+ *   ext2_inode_info.i_raw_lock (spinlock, leaf)  the copy of an inode's
+ *                         fields into its raw inode (ext2_write_inode):
+ *                         two writers of one inode (a directory's changes
+ *                         now run side by side) copy one after the other,
+ *                         and each reads the fields inside it, so the last
+ *                         copy holds every update made before it began.
  *   ext2_group.lock       (spinlock) one block group's two bitmaps and
  *                         its counts in the group descriptor.  Bits are
  *                         found and set, or cleared, under it, so two CPUs
@@ -49,7 +66,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "fs/fs.h"
+#include "kernel/mutex.h"
 #include "kernel/rcu.h"
+#include "kernel/rwsem.h"
 #include "kernel/spinlock.h"
 
 struct buffer_head;
@@ -196,6 +215,11 @@ struct ext2_inode_info {
 	bool i_fresh;                      /* never written: clear the whole raw inode first */
 	struct ext2_link *i_link;          /* a symlink's target */
 	struct ext2_dirhash *i_dirhash;    /* a directory's index (dirhash.c says how it is locked) */
+	/* A directory's locks (the top of this file; dir.c's head): */
+	struct rw_semaphore i_dir_lock;
+	struct mutex i_grow_mutex;
+	uint64_t i_dir_version;            /* changes of its entries (i_dir_lock) */
+	struct spinlock i_raw_lock;        /* ext2_write_inode's copy */
 	/* A directory: the inode its ".." names, read when the inode is read
 	 * (I_NEW), set by mkdir, changed by rename (both parents' i_rwsem
 	 * exclusive); read by lookups in its parent (shared).  Atomic. */
@@ -232,6 +256,7 @@ unsigned ext2_group_of_ino(struct ext2_sb_info *sbi, uint32_t ino);
 /* inode.c */
 struct inode *ext2_iget(struct super_block *sb, uint32_t ino);
 /* A new inode for dir, in state I_NEW (unlock_new_inode when done). */
+void ext2_init_info(struct ext2_inode_info *ei);       /* a zeroed one's locks */
 struct inode *ext2_new_inode(struct inode *dir, uint32_t mode);
 void ext2_write_inode(struct inode *inode);
 void ext2_set_ops(struct inode *inode);
@@ -280,8 +305,15 @@ typedef int (*ext2_dir_visit_t)(void *arg, struct ext2_dir_pos *p);
 /* Visit every entry, used or not, from block `first` to the end, in
  * order.  Returns the visit's last answer (EXT2_WALK_NEXT if it never
  * stopped), or the error of a block that could not be read.  Caller holds
- * the directory's i_rwsem, shared or exclusive. */
+ * the directory's i_rwsem, shared or exclusive, and not its i_dir_lock:
+ * each block is read first, then visited under i_dir_lock shared (the
+ * visit must not sleep for long; a kept block is the caller's, unlocked). */
 int ext2_dir_walk(struct inode *dir, uint64_t first, ext2_dir_visit_t visit, void *arg);
+/* The same over one block already read (bh, the directory's block `block`),
+ * the caller holding i_dir_lock (shared or exclusive); the block is never
+ * released here, even when the visit answers EXT2_WALK_STOP. */
+int ext2_dir_walk_block(struct inode *dir, struct buffer_head *bh, uint64_t block,
+			ext2_dir_visit_t visit, void *arg);
 
 /* dir.c */
 /* The entry's inode: 0, -ENOENT, or an error (through the index if any). */
@@ -312,31 +344,37 @@ unsigned ext2_dtype(uint32_t mode);
 extern const struct file_operations ext2_dir_fops;
 
 /* dirhash.c: the index of a directory of ext2_dirhash_min_blocks or
- * more.  Callers hold the directory's i_rwsem: shared for the probe,
- * exclusive for add and remove. */
+ * more.  Callers hold the directory's i_rwsem (shared is enough); the
+ * index is the directory's i_dir_lock's (dirhash.c's head). */
 extern unsigned ext2_dirhash_min_blocks;
 extern size_t ext2_dirhash_maxmem;
 struct ext2_dirhash;
+#define EXT2_DIRHASH_PROBE_MAX 8
 struct ext2_dirhash_probe {
-	struct ext2_dirhash *dh;
 	uint32_t hash;
-	unsigned next;
+	unsigned n;                              /* positions under hash, */
+	uint64_t pos[EXT2_DIRHASH_PROBE_MAX];    /* copied out of the table */
+	uint64_t version;                        /* i_dir_version when copied */
 };
 void ext2_dirhash_init(void);
 /* Start looking for name in dir's index, building the index if the
- * directory is big and has none: false if there is none to use (scan). */
+ * directory is big and has none: false if there is none to use (scan),
+ * else the positions (byte offsets in dir) the index holds under name's
+ * hash (none: name is not in the directory).  Takes i_dir_lock shared;
+ * caller holds i_rwsem. */
 bool ext2_dirhash_probe(struct inode *dir, const char *name, unsigned len,
 			struct ext2_dirhash_probe *p);
-/* The next position (byte offset in dir) the index holds under name's
- * hash; false when there is none left: name is not in the directory. */
-bool ext2_dirhash_next(struct ext2_dirhash_probe *p, uint64_t *pos);
 /* Would the index have filed this name under the probe's hash? */
 bool ext2_dirhash_agrees(struct ext2_dirhash_probe *p, const char *name, unsigned len);
-/* The index pointed at pos wrongly: no lookup believes it again. */
-void ext2_dirhash_stale(struct inode *dir, struct ext2_dirhash_probe *p, uint64_t pos);
+/* The index's position pos was wrong: if nothing changed in dir since
+ * the probe, no lookup believes the index again (true); else the caller
+ * probes again (false). */
+bool ext2_dirhash_stale(struct inode *dir, struct ext2_dirhash_probe *p, uint64_t pos);
+/* Caller holds i_dir_lock exclusive: */
 void ext2_dirhash_add(struct inode *dir, const char *name, unsigned len, uint64_t pos);
 void ext2_dirhash_remove(struct inode *dir, const char *name, unsigned len, uint64_t pos);
-/* Free dir's index: at eviction, or (tests) with i_rwsem exclusive. */
+/* Free dir's index: at eviction, under i_dir_lock exclusive, or (tests)
+ * with i_rwsem exclusive. */
 void ext2_dirhash_drop(struct inode *dir);
 size_t ext2_dirhash_bytes(void);                        /* all indexes' memory */
 unsigned long ext2_dirhash_reclaim(unsigned long nr);   /* what the shrinker does */

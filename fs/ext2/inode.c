@@ -26,6 +26,8 @@
 #include "kernel/err.h"
 #include "kernel/errno.h"
 #include "kernel/kmalloc.h"
+#include "kernel/mutex.h"
+#include "kernel/rwsem.h"
 #include "kernel/string.h"
 #include "kernel/thread.h"
 #include "kernel/time.h"
@@ -200,6 +202,7 @@ static int read_inode(struct inode *inode)
 	struct ext2_inode_info *ei = kzalloc(sizeof(*ei));
 	if (!ei)
 		return -ENOMEM;
+	ext2_init_info(ei);
 	uint32_t block = raw_location(sbi, (uint32_t)inode->i_ino, &ei->i_off);
 	ei->i_bh = bread_itable(sbi, (uint32_t)inode->i_ino, block);
 	if (IS_ERR(ei->i_bh)) {
@@ -246,21 +249,31 @@ struct inode *ext2_iget(struct super_block *sb, uint32_t ino)
 	return inode;
 }
 
-/* Copy the in-memory inode into its raw inode and mark the block dirty.
- * Caller holds i_rwsem exclusive (or the inode is its own: new, or being
- * evicted). */
+void ext2_init_info(struct ext2_inode_info *ei)
+{
+	init_rwsem(&ei->i_dir_lock, "ext2_dir");
+	mutex_init(&ei->i_grow_mutex, "ext2_dir_grow");
+	spin_init(&ei->i_raw_lock, "ext2_raw_inode");
+}
+
 /*
- * Caller holds the inode's i_rwsem exclusive, or the inode is its alone:
- * new (I_NEW: nobody else can find it) or in its last iput (evict: no
- * reference left).  Each write copies every field into the raw inode;
- * two at once could store the older link count after the newer one, and
- * the disk would keep it (e2fsck: "ref count is 5, should be 4").
+ * Copy the in-memory inode into its raw inode and mark the block dirty.
+ * Caller holds the inode's i_rwsem (a directory's changes hold it shared
+ * since FS_PAR_DIROPS, so several may write one directory's inode at
+ * once), or the inode is its alone: new (I_NEW: nobody else can find it)
+ * or in its last iput (evict: no reference left).  Each write copies
+ * every field; two copies interleaved could store the older link count
+ * after the newer one, and the disk would keep it (e2fsck: "ref count is
+ * 5, should be 4").  So the copy is made under i_raw_lock and reads each
+ * field inside it: every change of a field is followed by its own write,
+ * and the last copy to take the lock began after every change whose
+ * write is still to come, so it stores them all.
  */
 static void assert_owner(struct inode *inode)
 {
 	if (CONFIG_LOCKDEP && !(__atomic_load_n(&inode->i_state, __ATOMIC_ACQUIRE) & I_NEW) &&
 	    __atomic_load_n(&inode->i_count, __ATOMIC_ACQUIRE) > 0)
-		rwsem_assert_held_write(&inode->i_rwsem);
+		rwsem_assert_held(&inode->i_rwsem);
 }
 
 void ext2_write_inode(struct inode *inode)
@@ -271,6 +284,7 @@ void ext2_write_inode(struct inode *inode)
 		return;
 	assert_owner(inode);
 	struct ext2_inode *raw = raw_of(ei);
+	spin_lock(&ei->i_raw_lock);
 	if (ei->i_fresh) {	/* a new inode: nothing of its last owner stays */
 		memset(raw, 0, sbi->inode_size);
 		if (sbi->inode_size > EXT2_GOOD_OLD_INODE_SIZE)
@@ -280,25 +294,34 @@ void ext2_write_inode(struct inode *inode)
 	bool extra = has_extra_times(sbi, raw);
 	uint32_t mode = __atomic_load_n(&inode->i_mode, __ATOMIC_ACQUIRE);
 	uint64_t size = __atomic_load_n(&inode->i_size, __ATOMIC_ACQUIRE);
+	uint32_t nlink = __atomic_load_n(&inode->i_nlink, __ATOMIC_ACQUIRE);
+	if (S_ISDIR(mode))	/* only a directory's are written at once: its changes share i_rwsem */
+		race_window();	/* read, not yet stored: a newer copy must not be overwritten */
 	raw->i_mode = (uint16_t)mode;
 	raw->i_uid = (uint16_t)inode->i_uid;
 	raw->l_i_uid_high = (uint16_t)(inode->i_uid >> 16);
 	raw->i_gid = (uint16_t)inode->i_gid;
 	raw->l_i_gid_high = (uint16_t)(inode->i_gid >> 16);
-	raw->i_links_count = (uint16_t)__atomic_load_n(&inode->i_nlink, __ATOMIC_ACQUIRE);
+	raw->i_links_count = (uint16_t)nlink;
 	raw->i_size = (uint32_t)size;
 	raw->i_size_high = S_ISREG(mode) ? (uint32_t)(size >> 32) : 0;
 	raw->i_blocks = (uint32_t)__atomic_load_n(&inode->i_blocks, __ATOMIC_RELAXED);
-	raw->i_atime = time_to_disk(inode->i_atime, extra ? &raw->i_atime_extra : NULL);
-	raw->i_mtime = time_to_disk(inode->i_mtime, extra ? &raw->i_mtime_extra : NULL);
-	raw->i_ctime = time_to_disk(inode->i_ctime, extra ? &raw->i_ctime_extra : NULL);
+	/* Times are stored by inode_touch with no lock of ours (atomics). */
+	raw->i_atime = time_to_disk(__atomic_load_n(&inode->i_atime, __ATOMIC_RELAXED),
+				    extra ? &raw->i_atime_extra : NULL);
+	raw->i_mtime = time_to_disk(__atomic_load_n(&inode->i_mtime, __ATOMIC_RELAXED),
+				    extra ? &raw->i_mtime_extra : NULL);
+	raw->i_ctime = time_to_disk(__atomic_load_n(&inode->i_ctime, __ATOMIC_RELAXED),
+				    extra ? &raw->i_ctime_extra : NULL);
 	if (extra && raw->i_extra_isize >= 24)
 		raw->i_crtime = ei->i_crtime;
 	raw->i_dtime = ei->i_dtime;
-	raw->i_flags = ei->i_flags;
+	raw->i_flags = __atomic_load_n(&ei->i_flags, __ATOMIC_RELAXED);
 	raw->i_file_acl = ei->i_file_acl;
 	raw->i_generation = ei->i_generation;
-	memcpy(raw->i_block, ei->i_data, sizeof(raw->i_block));
+	for (unsigned i = 0; i < EXT2_N_BLOCKS; i++)	/* an append may store a pointer meanwhile */
+		raw->i_block[i] = __atomic_load_n(&ei->i_data[i], __ATOMIC_RELAXED);
+	spin_unlock(&ei->i_raw_lock);
 	mark_buffer_dirty(ei->i_bh);
 }
 
@@ -317,6 +340,8 @@ struct inode *ext2_new_inode(struct inode *dir, uint32_t mode)
 	if (err)
 		return ERR_PTR(err);
 	struct ext2_inode_info *ei = kzalloc(sizeof(*ei));
+	if (ei)
+		ext2_init_info(ei);
 	struct inode *inode = ei ? iget_locked(sb, ino) : NULL;
 	if (inode && !(__atomic_load_n(&inode->i_state, __ATOMIC_ACQUIRE) & I_NEW)) {
 		iput(inode);	/* a cached inode with a free number: a broken bitmap */
@@ -442,7 +467,7 @@ int ext2_get_block(struct inode *inode, uint64_t lblk, bool create, uint32_t *pb
 			uint32_t b;
 			if ((err = alloc_for(inode, !last, &b)))
 				break;
-			*slot = b;
+			__atomic_store_n(slot, b, __ATOMIC_RELAXED);	/* ext2_write_inode may copy i_data */
 			if (holder)
 				mark_buffer_dirty(holder);
 			else

@@ -1,11 +1,20 @@
 /*
  * namei.c: ext2's directory operations (fs/fs.h's inode_operations).
  *
- * The VFS calls each with the directory's i_rwsem held (shared for
- * lookup; exclusive for the rest, with the victims' too: fs/dirops.c,
- * fs/rename.c), so each change here runs alone in its directories.  Link
- * counts follow Linux's ext2: a directory has 2 plus one per
- * subdirectory; EXT2_LINK_MAX (32000) is the most an inode may have.
+ * The VFS calls each with the directory's i_rwsem held: shared for
+ * lookup; for a change, exclusive (vfs.dirops=exclusive) or, since ext2
+ * sets FS_PAR_DIROPS, shared, with the name (both, for rename) locked by
+ * the VFS, so that changes of different names in one directory run here
+ * at once.  The victims' i_rwsem is exclusive either way (unlink, rmdir,
+ * link, rename's source and target: fs/dirops.c, fs/rename.c), so an
+ * inode's own link count has one changer at a time; a directory's count
+ * (2, plus one per subdirectory) is changed by every mkdir, rmdir and
+ * rename of a subdirectory in it, by atomic adds, and EXT2_LINK_MAX
+ * (32000), the most an inode may have, is kept by reserving the link
+ * with a compare-and-swap before the change (link_below_max).  What must
+ * stay serial inside one directory, its entries and index, is dir.c's
+ * (i_dir_lock); the allocators are safe on every CPU at once (alloc.c);
+ * a raw inode is copied under its i_raw_lock (inode.c).
  *
  * Order of a creation: allocate the inode (I_NEW: no one else can find
  * it), write it, then add the entry naming it; if the entry cannot be
@@ -24,6 +33,7 @@
 #include "kernel/err.h"
 #include "kernel/errno.h"
 #include "kernel/kmalloc.h"
+#include "kernel/race.h"
 #include "kernel/string.h"
 
 /*
@@ -177,32 +187,46 @@ static int ext2_symlink(struct inode *dir, struct dentry *d, const char *target)
 	return finish_new(dir, d, inode, err);
 }
 
+/* One more link for inode, unless it has EXT2_LINK_MAX: two mkdirs in one
+ * directory at once must not both pass a check of the old count. */
+static bool link_below_max(struct inode *inode)
+{
+	unsigned n = __atomic_load_n(&inode->i_nlink, __ATOMIC_RELAXED);
+	do {
+		if (n >= EXT2_LINK_MAX)
+			return false;
+		race_window();	/* checked, not yet counted: another mkdir may count first */
+	} while (!__atomic_compare_exchange_n(&inode->i_nlink, &n, n + 1, false, __ATOMIC_RELAXED,
+					      __ATOMIC_RELAXED));
+	return true;
+}
+
 static int ext2_mkdir(struct inode *dir, struct dentry *d, uint32_t mode)
 {
-	if (dir->i_nlink >= EXT2_LINK_MAX)
+	if (!link_below_max(dir))	/* the new one's ".." */
 		return -EMLINK;
 	struct inode *inode = ext2_new_inode(dir, mode);
-	if (IS_ERR(inode))
-		return (int)PTR_ERR(inode);
-	ext2_set_ops(inode);
-	int err = ext2_make_empty(inode, dir);
-	err = finish_new(dir, d, inode, err);
+	int err = IS_ERR(inode) ? (int)PTR_ERR(inode) : 0;
 	if (!err) {
-		__atomic_fetch_add(&dir->i_nlink, 1, __ATOMIC_RELAXED);	/* its ".." */
-		ext2_write_inode(dir);
+		ext2_set_ops(inode);
+		err = finish_new(dir, d, inode, ext2_make_empty(inode, dir));
 	}
+	if (err)
+		__atomic_fetch_sub(&dir->i_nlink, 1, __ATOMIC_RELAXED);
+	ext2_write_inode(dir);	/* another change may have written the reserved count */
 	return err;
 }
 
 static int ext2_link(struct dentry *old, struct inode *dir, struct dentry *d)
 {
 	struct inode *inode = old->d_inode;
-	if (inode->i_nlink >= EXT2_LINK_MAX)
+	if (!link_below_max(inode))
 		return -EMLINK;
 	int err = ext2_add_link(dir, d->d_name.name, d->d_name.len, inode);
-	if (err)
+	if (err) {
+		__atomic_fetch_sub(&inode->i_nlink, 1, __ATOMIC_RELAXED);
 		return err;
-	__atomic_fetch_add(&inode->i_nlink, 1, __ATOMIC_RELAXED);
+	}
 	inode_touch(inode, T_CTIME);
 	ext2_write_inode(inode);
 	ihold(inode);
@@ -256,23 +280,29 @@ static int ext2_rename(struct inode *old_dir, struct dentry *old, struct inode *
 	int err;
 	if (target && S_ISDIR(target->i_mode) && (err = ext2_empty_dir(target)) <= 0)
 		return err < 0 ? err : -ENOTEMPTY;
-	if (is_dir && !target && old_dir != new_dir && new_dir->i_nlink >= EXT2_LINK_MAX)
+	/* A directory moving in without replacing one brings new_dir a link
+	 * (its ".."): reserved first, given back if the rename fails. */
+	bool reserved = is_dir && !target && old_dir != new_dir;
+	if (reserved && !link_below_max(new_dir))
 		return -EMLINK;
-	struct ext2_dir_pos old_de, dd = { .bh = NULL };
-	if ((err = ext2_find_pos(old_dir, old->d_name.name, old->d_name.len, &old_de)))
-		return err == -ENOENT ? ext2_error(EXT2_SB(old_dir->i_sb), "rename: no old entry",
-						   old_dir->i_ino, inode->i_ino) : err;
-	if (is_dir && old_dir != new_dir && (err = ext2_find_dotdot(inode, &dd))) {
-		brelse(old_de.bh);
-		return err;
-	}
-	if (target)
+	struct ext2_dir_pos old_de = { .bh = NULL }, dd = { .bh = NULL };
+	err = ext2_find_pos(old_dir, old->d_name.name, old->d_name.len, &old_de);
+	if (err == -ENOENT)
+		err = ext2_error(EXT2_SB(old_dir->i_sb), "rename: no old entry", old_dir->i_ino,
+				 inode->i_ino);
+	if (!err && is_dir && old_dir != new_dir)
+		err = ext2_find_dotdot(inode, &dd);
+	if (!err && target)
 		err = ext2_set_link(new_dir, new->d_name.name, new->d_name.len, inode);
-	else
+	else if (!err)
 		err = ext2_add_link(new_dir, new->d_name.name, new->d_name.len, inode);
 	if (err) {
 		brelse(old_de.bh);
 		brelse(dd.bh);
+		if (reserved) {
+			__atomic_fetch_sub(&new_dir->i_nlink, 1, __ATOMIC_RELAXED);
+			ext2_write_inode(new_dir);
+		}
 		return err;
 	}
 	if (target && S_ISDIR(target->i_mode)) {
@@ -282,8 +312,8 @@ static int ext2_rename(struct inode *old_dir, struct dentry *old, struct inode *
 		__atomic_fetch_add(&new_dir->i_nlink, 1, __ATOMIC_RELAXED);
 	} else if (target) {
 		drop_link(target);
-	} else if (is_dir) {
-		__atomic_fetch_add(&new_dir->i_nlink, 1, __ATOMIC_RELAXED);
+	} else if (is_dir && !reserved) {
+		__atomic_fetch_add(&new_dir->i_nlink, 1, __ATOMIC_RELAXED);	/* given back below */
 	}
 	ext2_write_inode(new_dir);
 	/* Fails only if the block changed under us (a hostile image's file

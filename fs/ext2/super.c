@@ -340,7 +340,7 @@ static void ext2_kill_sb(struct super_block *sb)
 
 static struct file_system_type ext2_type = {
 	.name = "ext2",
-	.fs_flags = FS_REQUIRES_DEV,
+	.fs_flags = FS_REQUIRES_DEV | FS_PAR_DIROPS,	/* dir.c's head: its own i_dir_lock */
 	.mount = ext2_mount,
 	.kill_sb = ext2_kill_sb,
 };

@@ -1,0 +1,145 @@
+/*
+ * ext2_dirops.c: changes of different names in one cached ext2 directory
+ * of 10,000 entries, vfs.dirops shared vs exclusive (issue 42's ext2
+ * target).
+ *
+ * make bench attaches a disk whose /dirops holds 10,000 files
+ * (bench/run.py, image "dirops"); it is mounted read-write here (the run
+ * has its own copy).  Its blocks are read and its index built once, so
+ * the directory is cached: what a change waits for is CPU and locks, not
+ * the disk.  At T threads, each thread creates K names of its own, then
+ * renames each to another name of its own, then unlinks them, so that the
+ * directory is as it was after every run.  The rate (changes a second)
+ * is measured with vfs_dirops_exclusive flipped between repetitions
+ * (bench_modes_row alternates which mode goes first).  Until the VFS's
+ * per-name lock lands, both modes take the directory's i_rwsem exclusive
+ * and the ratio is about 1.  Target after it: shared no slower than
+ * exclusive at T = 1, faster at T >= 2 (ext2's own i_dir_lock then
+ * serializes only the writing of an entry into its block: dir.c).
+ */
+#include "bench/bench.h"
+#include "bench/team.h"
+#include "block/blkdev.h"
+#include "fs/dirops.h"
+#include "fs/fs.h"
+#include "fs/syscalls.h"
+#include "kernel/errno.h"
+#include "kernel/kmalloc.h"
+#include "kernel/kprintf.h"
+#include "kernel/string.h"
+
+#define MNT "/bench-ext2-dirops"
+#define DIR MNT "/dirops"
+#define K 12            /* names per thread and run */
+#define REPS 3
+
+/* Mount each disk read-write at MNT in turn until one has /dirops. */
+static bool mount_dirops_disk(void)
+{
+	struct kstat st;
+	char dev[24];
+	int e = sys_mkdir(MNT, 0755);
+	if (e && e != -EEXIST)
+		return false;
+	for (unsigned i = 0; i < BLK_MAX_DISKS; i++) {
+		snprintf(dev, sizeof(dev), "/dev/vd%c", 'a' + i);
+		if (sys_mount_from(dev, MNT, "ext2", 0, ""))
+			continue;
+		if (sys_stat(DIR, &st) == 0 && S_ISDIR(st.mode))
+			return true;
+		sys_umount(MNT);
+	}
+	return false;
+}
+
+/* Read every block of the directory (getdents) and look one name up
+ * (which builds its index): the runs then find it all in memory. */
+static long warm(void)
+{
+	int fd = sys_open(DIR, O_RDONLY | O_DIRECTORY, 0);
+	if (fd < 0)
+		return fd;
+	char *buf = kmalloc(4096);
+	long n = 0, total = 0;
+	while (buf && (n = sys_getdents(fd, buf, 4096)) > 0)
+		total += n;
+	kfree(buf);
+	sys_close(fd);
+	struct kstat st;
+	sys_stat(DIR "/f0000", &st);
+	return n < 0 ? n : total;
+}
+
+struct dirops_run {
+	unsigned rep;
+	bool excl;
+	unsigned errors;        /* atomic */
+};
+
+static void path_of(char *buf, size_t n, const struct dirops_run *r, unsigned i, unsigned j, char kind)
+{
+	snprintf(buf, n, DIR "/%c%u%c-%u-%u", kind, r->rep, r->excl ? 'x' : 's', i, j);
+}
+
+static void member(void *arg, unsigned i)
+{
+	struct dirops_run *r = arg;
+	char a[64], b[64];
+	unsigned bad = 0;
+	for (unsigned j = 0; j < K; j++) {
+		path_of(a, sizeof(a), r, i, j, 'c');
+		int fd = sys_open(a, O_CREAT | O_EXCL | O_WRONLY, 0644);
+		bad += fd < 0;
+		if (fd >= 0)
+			sys_close(fd);
+	}
+	for (unsigned j = 0; j < K; j++) {
+		path_of(a, sizeof(a), r, i, j, 'c');
+		path_of(b, sizeof(b), r, i, j, 'r');
+		bad += sys_rename(a, b) != 0;
+	}
+	for (unsigned j = 0; j < K; j++) {
+		path_of(b, sizeof(b), r, i, j, 'r');
+		bad += sys_unlink(b) != 0;
+	}
+	if (bad)
+		__atomic_fetch_add(&r->errors, bad, __ATOMIC_RELAXED);
+}
+
+static uint64_t dirops_once(void *arg, unsigned t, unsigned rep, bool excl, unsigned *in_flight)
+{
+	(void)arg;
+	static struct bench_team team;
+	static struct dirops_run r;
+	r = (struct dirops_run){ rep, excl, 0 };
+	bool was = __atomic_load_n(&vfs_dirops_exclusive, __ATOMIC_ACQUIRE);
+	__atomic_store_n(&vfs_dirops_exclusive, excl, __ATOMIC_RELEASE);
+	team = (struct bench_team){ .n = t, .fn = member, .arg = &r };
+	int err = bench_team_run(&team);
+	__atomic_store_n(&vfs_dirops_exclusive, was, __ATOMIC_RELEASE);
+	*in_flight = 0;
+	if (r.errors)
+		kprintf("  %u changes failed (T = %u, %s)\n", r.errors, t, excl ? "exclusive" : "shared");
+	return err || r.errors ? 0 : bench_rate(3ull * K * t, team.wall_ns);
+}
+
+static void bench_ext2_dirops(unsigned scale)
+{
+	static const unsigned threads[] = { 1, 2, 4, 8 };
+	if (!scale || !mount_dirops_disk()) {
+		kprintf("  no disk with /dirops (make bench attaches one): skipped\n");
+		return;
+	}
+	long bytes = warm();
+	kprintf("  a cached directory (%ld bytes of getdents); K = %u creates, renames and unlinks "
+		"per thread; %u reps per mode\n", bytes, K, REPS);
+	bench_modes_header("changes");
+	struct bench_modes m = { "ext2_dirops", "changes_per_thread", 3 * K, 0, REPS, dirops_once,
+				 NULL, "rate" };
+	for (unsigned ti = 0; ti < sizeof(threads) / sizeof(threads[0]); ti++)
+		bench_modes_row(&m, threads[ti]);
+	sys_umount(MNT);
+}
+KBENCH("ext2_dirops", bench_ext2_dirops,
+       "creates, renames, unlinks of different names in a cached 10,000-entry ext2 directory, "
+       "vfs.dirops shared vs exclusive");
