@@ -353,7 +353,7 @@ MATRIX_FIRMWARE := bios,uefi
 # make test-kcsan, 8 in make test-disk, where it takes 20 s).
 FULL_SMP := 4
 LIGHT_SKIP_BIOS := dcache_races,mount_races,rcuwalk_races,rename_races,perm_races,read_races,vfs_fuzz,shrinker,lookup,outside,page_alloc,file,refcache_races
-LIGHT_SKIP_BIOS := $(LIGHT_SKIP_BIOS),trace,ext2_alloc_races
+LIGHT_SKIP_BIOS := $(LIGHT_SKIP_BIOS),trace,ext2_alloc_races,outside_dirops
 LIGHT_SKIP := $(LIGHT_SKIP_BIOS),ext2_fuzz
 # The stress boot leaves out the race suites that make test-kcsan runs in
 # full at the same -smp under the race detector (with race windows on and
@@ -382,7 +382,7 @@ test-disk: $(BUILD)/smpvfs.elf $(BUILD)/initrd.cpio
 # way), in one configuration: -smp 2, BIOS, the suites whose lookups take
 # that lock (the mode changes nothing else).  Every suite passes in it; a
 # case that means something in one mode only says so and skips that part.
-EXCLUSIVE_SUITES := lookup,outside,namei,rename,dirops_kill,vfs_stress,vfs_fuzz
+EXCLUSIVE_SUITES := lookup,outside,namei,rename,dirops_kill,vfs_stress,vfs_fuzz,outside_dirops
 # One boot of the user-mode suites and busybox under KVM (a CPU's own
 # rules: iretq's checks, the real TLB), where ACCEL=auto's probe finds KVM
 # usable and fast (tests/lib/accel.py; its verdict is cached for a day);
