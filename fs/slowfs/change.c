@@ -70,6 +70,12 @@ uint64_t __slowfs_name_get(struct slowfs *fs, uint64_t dir, const char *name, ui
 	return r ? r->ino : 0;
 }
 
+/* What d's name in dir names now (0: nothing). */
+static uint64_t __name_of(struct slowfs *fs, struct inode *dir, struct dentry *d)
+{
+	return __slowfs_name_get(fs, dir->i_ino, d->d_name.name, d->d_name.len);
+}
+
 /* Make r's name name v (0: nothing).  r is the name's record, which the
  * change entered. */
 static void __name_set(struct slowfs *fs, struct slowfs_name *r, uint64_t v)
@@ -268,7 +274,7 @@ static int make(struct inode *dir, struct dentry *d, uint32_t mode)
 		return err;
 	struct slowfs *fs = c.fs;
 	spin_lock(&fs->lock);
-	uint64_t ino = __slowfs_name_get(fs, dir->i_ino, d->d_name.name, d->d_name.len) ? 0 : fs->next_ino++;
+	uint64_t ino = __name_of(fs, dir, d) ? 0 : fs->next_ino++;
 	spin_unlock(&fs->lock);
 	bool is_dir = S_ISDIR(mode);
 	struct inode *inode = ino ? slowfs_iget(dir->i_sb, ino | (is_dir ? SLOWFS_DIR : 0), mode, dir) : NULL;
@@ -305,7 +311,7 @@ static int remove(struct inode *dir, struct dentry *d, bool want_dir)
 		return err;
 	struct slowfs *fs = c.fs;
 	spin_lock(&fs->lock);
-	uint64_t v = __slowfs_name_get(fs, dir->i_ino, d->d_name.name, d->d_name.len);
+	uint64_t v = __name_of(fs, dir, d);
 	if (!v)
 		err = -ENOENT;
 	else if (!(v & SLOWFS_DIR) != !want_dir)
@@ -350,8 +356,7 @@ int slowfs_rename(struct inode *old_dir, struct dentry *old, struct inode *new_d
 	}
 	struct slowfs *fs = c.fs;
 	spin_lock(&fs->lock);
-	uint64_t src = __slowfs_name_get(fs, old_dir->i_ino, old->d_name.name, old->d_name.len);
-	uint64_t dst = __slowfs_name_get(fs, new_dir->i_ino, new->d_name.name, new->d_name.len);
+	uint64_t src = __name_of(fs, old_dir, old), dst = __name_of(fs, new_dir, new);
 	if (!src)
 		err = -ENOENT;
 	else if ((dst & SLOWFS_DIR) && !__dir_empty(fs, SLOWFS_INO(dst)))
