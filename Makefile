@@ -514,7 +514,8 @@ bench: check-tools $(BUILD)/initrd.cpio
 # ratio and the disks' read counts (build/bench/linux-smpN.json and .png;
 # docs/BENCHMARKS.md section 10).  Not part of make test (about 10
 # minutes at the default 3 repetitions on a quiet host); BENCH_SIZE=short
-# runs workloads 1, 2 and 5 at a tenth of their iterations.  Linux boots
+# runs workloads 1, 2, 5 and 6 at a tenth of their iterations;
+# BENCH_ONLY=6 (a comma list) runs only those workloads.  Linux boots
 # with bench/run_linux.py's LINUX_FAIR_KARGS (mitigations=off...);
 # LINUX_STOCK=1 boots it with Debian's defaults instead.
 BENCH_REPS ?= 3
@@ -527,7 +528,8 @@ bench-linux: check-tools $(LINUX_STAMP) $(LB_PROGS) $(BUILD)/user-progs/spawnben
 	$(Q)$(PYTHON) -m bench.run_linux --elf $(BENCH_BUILD)/smpvfs.elf --linux $(LINUX_DIR) \
 		--progs $(BUILD)/lb-progs --spawnbench $(BUILD)/user-progs/spawnbench \
 		--smp $(or $(SMP),4) --mem $(BENCH_MEM) --reps $(BENCH_REPS) --size $(BENCH_SIZE) \
-		$(if $(LINUX_KARGS),--linux-kargs "$(LINUX_KARGS)") $(if $(LINUX_STOCK),--linux-stock)
+		$(if $(LINUX_KARGS),--linux-kargs "$(LINUX_KARGS)") $(if $(LINUX_STOCK),--linux-stock) \
+		$(if $(BENCH_ONLY),--only $(BENCH_ONLY))
 
 # The reference kernel: Debian's linux-image-amd64 (bookworm, 6.1) and the
 # image package it depends on, fetched by apt-get download (no root
