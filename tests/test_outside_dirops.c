@@ -9,15 +9,19 @@
  *    (the files are there, then gone), exactly 5 T changes reached slowfs,
  *    no two of one name at once (change_overlaps 0), and the changes of
  *    different names overlapped: T in the directory at once where the
- *    per-name lock is in force (FS_PAR_DIROPS and vfs.dirops=shared; the
- *    mount's dirgate makes each wait for the others, so the count proves
- *    it, no clock does), 1 where i_rwsem is taken exclusive.
+ *    per-name lock is in force (FS_PAR_DIROPS and vfs.dirops=shared, with
+ *    vfs.lookup shared; the mount's dirgate makes each wait for the
+ *    others, so the count proves it, no clock does; a gate that cannot
+ *    fill gives up after 10 s and the count fails), 1 where i_rwsem is
+ *    taken exclusive.
  *  - T jobs hammering one name (create, unlink, rename to and from it,
  *    mkdir, rmdir), race windows widened: most fail, as they should, and
  *    never are two changes of the name inside slowfs together.
  *  - The judge can convict: two unlinks of one name called straight into
  *    slowfs, with no VFS lock, are counted as an overlap, and two of
- *    different names as two in the directory at once.
+ *    different names as two in the directory at once; and a gate that
+ *    cannot fill gives up (after 10 s), so a failure is a count, not a
+ *    hang.
  */
 #include "fs/dcache.h"
 #include "fs/dirops.h"
@@ -133,11 +137,14 @@ static void shell_off(struct shell *sh)
 
 static void different_names_in_one_dir(void)
 {
-	/* slowfs opts in (FS_PAR_DIROPS): the switch alone says the mode.  A
-	 * gate of T only where T can meet, or the jobs would wait forever. */
+	/* slowfs opts in (FS_PAR_DIROPS): the switch says the mode.  A gate
+	 * of T only where T can meet: with the per-name lock and shared
+	 * lookups (a create's lookup of its name waits for an exclusive
+	 * lookup lock otherwise, and the changes at the gate hold i_rwsem). */
 	bool shared = !__atomic_load_n(&vfs_dirops_exclusive, __ATOMIC_ACQUIRE);
+	bool gated = shared && !__atomic_load_n(&vfs_lookup_exclusive, __ATOMIC_ACQUIRE);
 	char options[64];
-	snprintf(options, sizeof(options), "latency=10,names=0,rw=1,dirgate=%u", shared ? T : 0);
+	snprintf(options, sizeof(options), "latency=10,names=0,rw=1,dirgate=%u", gated ? T : 0);
 	struct shell *sh = shell_on(options);
 	ASSERT_NOT_NULL(sh);
 	EXPECT_EQ(per_name_lock_at(MNT), shared);
@@ -164,7 +171,10 @@ static void different_names_in_one_dir(void)
 		s.max_in_dir, s.change_overlaps);
 	EXPECT_EQ(s.changes, 5u * T);
 	EXPECT_EQ(s.change_overlaps, 0u);
-	EXPECT_EQ(s.max_in_dir, shared ? T : 1u);
+	if (gated)
+		EXPECT_EQ(s.max_in_dir, T);	/* all T in slowfs at once */
+	else if (!shared)
+		EXPECT_EQ(s.max_in_dir, 1u);	/* one at a time */
 	shell_off(sh);
 }
 
@@ -266,8 +276,32 @@ static void the_judge_can_convict(void)
 	EXPECT_EQ(rb, 0);
 }
 
+/* A gate that cannot fill (one change at a time) gives up and stays
+ * open: a VFS that serializes changes fails outside_dirops' count, it
+ * does not hang it. */
+static void a_gate_that_cannot_fill_gives_up(void)
+{
+	struct super_block *sb = slowfs_mount_rw(0, 2, 2);
+	ASSERT_NOT_NULL(sb);
+	struct inode *root = sb->s_root->d_inode;
+	for (unsigned i = 0; i < 2; i++) {	/* the second passes the open gate */
+		char name[4];
+		snprintf(name, sizeof(name), "f%u", i);
+		struct dentry *d = lookup_one_unlocked(sb->s_root, name, 2);
+		if (EXPECT_FALSE(IS_ERR(d)) && EXPECT_NOT_NULL(d->d_inode))
+			EXPECT_EQ(root->i_op->unlink(root, d), 0);
+		if (!IS_ERR(d))
+			dput(d);
+	}
+	struct slowfs_stats s = slowfs_stats(sb);
+	EXPECT_EQ(s.changes, 2u);
+	EXPECT_EQ(s.max_in_dir, 1u);
+	slowfs_unmount(sb);
+}
+
 static const struct ktest_case outside_dirops_cases[] = {
 	KTEST_CASE(the_judge_can_convict),
+	KTEST_CASE_TIMEOUT(a_gate_that_cannot_fill_gives_up, 60),
 	KTEST_CASE_TIMEOUT(different_names_in_one_dir, 120),
 	KTEST_CASE_TIMEOUT(hammer_one_name, 300),
 };

@@ -15,7 +15,8 @@
  * with the exclusive i_rwsem they stay at 1.  Then, with no lock held, it
  * waits at the changes' gate (if the mount has one, dirgate=G: until G
  * changes were in one directory at once, so a test proves the overlap by
- * a count, not a clock) and sleeps the latency.  Only then does it read and write the
+ * a count, not a clock; for 10 s at most, so that a VFS that serializes
+ * them fails the count rather than hangs) and sleeps the latency.  Only then does it read and write the
  * table of names, under fs->lock again, and leave its names.
  *
  * A story: threads A and B create "a" and "b" in one directory, C
@@ -37,8 +38,11 @@
 #include "fs/syscalls.h"
 #include "kernel/errno.h"
 #include "kernel/kmalloc.h"
+#include "kernel/kprintf.h"
 #include "kernel/sched.h"
 #include "kernel/string.h"
+#include "kernel/thread.h"
+#include "kernel/time.h"
 
 static unsigned bucket_of(uint64_t dir, const char *name, uint32_t len)
 {
@@ -220,12 +224,41 @@ static bool gate_open(struct slowfs *fs)
 	       __atomic_load_n(&fs->dirgate, __ATOMIC_ACQUIRE);
 }
 
+#define DIRGATE_GIVE_UP_S 10
+
+/*
+ * Wait at the changes' gate, killably, for at most DIRGATE_GIVE_UP_S,
+ * then open it for every change after: a VFS that cannot let the gate's
+ * count of changes in (the exclusive i_rwsem, or a lock held around a
+ * lookup the gate's changes wait for) then shows as a max_in_dir too
+ * low, which the test reports, rather than as a hang.  0, or -EINTR if
+ * killed.
+ */
+static int dirgate_wait(struct slowfs *fs)
+{
+	uint64_t give_up = jiffies + DIRGATE_GIVE_UP_S * HZ;
+	while (!gate_open(fs)) {
+		if (fatal_signal_pending())
+			return -EINTR;	/* killed at the gate: nothing changed */
+		if (jiffies >= give_up) {	/* open it for good: no one waits again */
+			unsigned g = __atomic_exchange_n(&fs->dirgate, 0, __ATOMIC_ACQ_REL);
+			if (g)
+				kprintf("slowfs: no %u changes of one directory at once in %u s: "
+					"the changes' gate gives up\n", g, DIRGATE_GIVE_UP_S);
+			wake_up_all(&fs->gate_wq);
+			return 0;
+		}
+		wait_event_timeout(fs->gate_wq, gate_open(fs), 1);	/* a tick, then the checks again */
+	}
+	return 0;
+}
+
 /* The slow part, with no lock of slowfs's held: the gate and the latency. */
 static int change_wait(struct change *c)
 {
 	struct slowfs *fs = c->fs;
-	if (__atomic_load_n(&fs->dirgate, __ATOMIC_ACQUIRE) && wait_event_killable(fs->gate_wq, gate_open(fs)))
-		return -EINTR;	/* killed at the gate: nothing changed */
+	if (__atomic_load_n(&fs->dirgate, __ATOMIC_ACQUIRE) && dirgate_wait(fs))
+		return -EINTR;
 	if (fs->latency_ms)
 		sleep_ms(fs->latency_ms);
 	return 0;

@@ -33,7 +33,7 @@
 
 struct slowfs {
 	unsigned latency_ms, nnames, gate;
-	unsigned dirgate;               /* the changes' gate (change.c) */
+	unsigned dirgate;               /* the changes' gate (change.c; atomic) */
 	bool hold;                      /* stop lookups after d_add (slowfs_hold) */
 	struct slowfs_stats stats;
 	unsigned *calls_per_name;

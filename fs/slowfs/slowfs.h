@@ -11,8 +11,9 @@
  * the most of one directory in flight at once.  With `gate` set, a lookup
  * also waits (sleeping, killably: a killed lookup fails with -EINTR) until
  * `gate` lookups are in flight together, and with `dirgate` (rw mounts) a
- * change until `dirgate` changes were in one directory together, so a
- * test can prove they overlap without timing anything.  slowfs sets FS_PAR_DIROPS: its own
+ * change until `dirgate` changes were in one directory together (for
+ * 10 s at most: then the gate opens for good), so a test can prove they
+ * overlap without timing anything.  slowfs sets FS_PAR_DIROPS: its own
  * state takes changes of different names in one directory at once
  * (fs/slowfs/internal.h, change.c).
  *
