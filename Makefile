@@ -357,7 +357,7 @@ MATRIX_FIRMWARE := bios,uefi
 # make test-kcsan, 8 in make test-disk, where it takes 20 s).
 FULL_SMP := 4
 LIGHT_SKIP_BIOS := dcache_races,mount_races,rcuwalk_races,rename_races,perm_races,read_races,vfs_fuzz,shrinker,lookup,outside,page_alloc,file,refcache_races
-LIGHT_SKIP_BIOS := $(LIGHT_SKIP_BIOS),trace,ext2_alloc_races,ext2_dirops
+LIGHT_SKIP_BIOS := $(LIGHT_SKIP_BIOS),trace,ext2_alloc_races,ext2_dirops,outside_dirops
 LIGHT_SKIP := $(LIGHT_SKIP_BIOS),ext2_fuzz
 # The stress boot leaves out the race suites that make test-kcsan runs in
 # full at the same -smp under the race detector (with race windows on and
@@ -386,7 +386,7 @@ test-disk: $(BUILD)/smpvfs.elf $(BUILD)/initrd.cpio
 # way), in one configuration: -smp 2, BIOS, the suites whose lookups take
 # that lock (the mode changes nothing else).  Every suite passes in it; a
 # case that means something in one mode only says so and skips that part.
-EXCLUSIVE_SUITES := lookup,outside,namei,rename,dirops_kill,vfs_stress,vfs_fuzz
+EXCLUSIVE_SUITES := lookup,outside,namei,rename,dirops_kill,vfs_stress,vfs_fuzz,outside_dirops
 # One boot of the user-mode suites and busybox under KVM (a CPU's own
 # rules: iretq's checks, the real TLB), where ACCEL=auto's probe finds KVM
 # usable and fast (tests/lib/accel.py; its verdict is cached for a day);
@@ -518,7 +518,8 @@ bench: check-tools $(BUILD)/initrd.cpio
 # ratio and the disks' read counts (build/bench/linux-smpN.json and .png;
 # docs/BENCHMARKS.md section 10).  Not part of make test (about 10
 # minutes at the default 3 repetitions on a quiet host); BENCH_SIZE=short
-# runs workloads 1, 2 and 5 at a tenth of their iterations.  Linux boots
+# runs workloads 1, 2, 5 and 6 at a tenth of their iterations;
+# BENCH_ONLY=6 (a comma list) runs only those workloads.  Linux boots
 # with bench/run_linux.py's LINUX_FAIR_KARGS (mitigations=off...);
 # LINUX_STOCK=1 boots it with Debian's defaults instead.
 BENCH_REPS ?= 3
@@ -531,7 +532,8 @@ bench-linux: check-tools $(LINUX_STAMP) $(LB_PROGS) $(BUILD)/user-progs/spawnben
 	$(Q)$(PYTHON) -m bench.run_linux --elf $(BENCH_BUILD)/smpvfs.elf --linux $(LINUX_DIR) \
 		--progs $(BUILD)/lb-progs --spawnbench $(BUILD)/user-progs/spawnbench \
 		--smp $(or $(SMP),4) --mem $(BENCH_MEM) --reps $(BENCH_REPS) --size $(BENCH_SIZE) \
-		$(if $(LINUX_KARGS),--linux-kargs "$(LINUX_KARGS)") $(if $(LINUX_STOCK),--linux-stock)
+		$(if $(LINUX_KARGS),--linux-kargs "$(LINUX_KARGS)") $(if $(LINUX_STOCK),--linux-stock) \
+		$(if $(BENCH_ONLY),--only $(BENCH_ONLY))
 
 # The reference kernel: Debian's linux-image-amd64 (bookworm, 6.1) and the
 # image package it depends on, fetched by apt-get download (no root

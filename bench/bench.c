@@ -240,7 +240,7 @@ void bench_modes_header(const char *noun)
 		"sh/ex");
 }
 
-void bench_modes_row(const struct bench_modes *m, unsigned t)
+struct bench_modes_result bench_modes_measure(const struct bench_modes *m, unsigned t)
 {
 	uint64_t sh[BENCH_MODES_REPS], ex[BENCH_MODES_REPS];
 	unsigned fl_sh = 0, fl_ex = 0, reps = m->reps < BENCH_MODES_REPS ? m->reps : BENCH_MODES_REPS;
@@ -255,8 +255,17 @@ void bench_modes_row(const struct bench_modes *m, unsigned t)
 			*most = fl > *most ? fl : *most;
 		}
 	}
-	struct bench_stats s = bench_stats(sh, reps), x = bench_stats(ex, reps);
-	uint64_t ratio = bench_ratio_milli(s.median, x.median), target = 900 * (uint64_t)t;
+	struct bench_modes_result res = { bench_stats(sh, reps), bench_stats(ex, reps), fl_sh, fl_ex, 0 };
+	res.ratio_milli = bench_ratio_milli(res.shared.median, res.exclusive.median);
+	return res;
+}
+
+struct bench_modes_result bench_modes_row(const struct bench_modes *m, unsigned t)
+{
+	struct bench_modes_result res = bench_modes_measure(m, t);
+	struct bench_stats s = res.shared, x = res.exclusive;
+	unsigned fl_sh = res.in_flight_shared, fl_ex = res.in_flight_exclusive;
+	uint64_t ratio = res.ratio_milli, target = 900 * (uint64_t)t;
 	kprintf("  %7u %8lu [%5lu..%5lu] %8lu [%5lu..%5lu] %4lu.%02lu %7s %4u/%-4u\n", t, s.median, s.min,
 		s.max, x.median, x.min, x.max, ratio / 1000, ratio % 1000 / 10,
 		ratio >= target ? "met" : "MISSED", fl_sh, fl_ex);
@@ -273,4 +282,5 @@ void bench_modes_row(const struct bench_modes *m, unsigned t)
 	bench_rec_u64(&rec, "in_flight_shared", fl_sh);
 	bench_rec_u64(&rec, "in_flight_exclusive", fl_ex);
 	bench_rec_emit(&rec);
+	return res;
 }

@@ -88,8 +88,15 @@ struct bench_modes {
 	void *arg;
 	const char *table;          /* the records' table: "rate" */
 };
+struct bench_modes_result {
+	struct bench_stats shared, exclusive;
+	unsigned in_flight_shared, in_flight_exclusive;
+	uint64_t ratio_milli;       /* shared median / exclusive median */
+};
 void bench_modes_header(const char *noun);   /* "lookups", "stats" */
-void bench_modes_row(const struct bench_modes *m, unsigned t);
+struct bench_modes_result bench_modes_row(const struct bench_modes *m, unsigned t);
+/* The same runs, neither printed nor recorded (a comparison's baseline). */
+struct bench_modes_result bench_modes_measure(const struct bench_modes *m, unsigned t);
 
 /* "TCG" or "KVM" (from CPUID's hypervisor leaf), for the table headers. */
 const char *bench_accelerator(void);

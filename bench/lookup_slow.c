@@ -17,6 +17,7 @@
  * flight, and restored at the end.
  */
 #include "bench/bench.h"
+#include "bench/lookup_slow.h"
 #include "bench/team.h"
 #include "fs/dcache.h"
 #include "fs/fs.h"
@@ -48,15 +49,9 @@ static void slow_member(void *arg, unsigned i)
 	}
 }
 
-/* One run (bench_mode_once_fn): lookups per second, or 0 if it could
- * not run.  arg: the sleep per lookup and K. */
-struct slow_params {
-	unsigned latency_ms, k;
-};
-
-static uint64_t slow_once(void *arg, unsigned t, unsigned rep, bool excl, unsigned *in_flight)
+uint64_t lookup_slow_once(void *arg, unsigned t, unsigned rep, bool excl, unsigned *in_flight)
 {
-	const struct slow_params *p = arg;
+	const struct lookup_slow_params *p = arg;
 	struct slow_run s = { slowfs_mount(p->latency_ms, 0, 0), p->k, rep, excl, 0 };
 	if (!s.sb)
 		return 0;
@@ -79,10 +74,10 @@ static void bench_lookup_slow(unsigned scale)
 {
 	static const unsigned threads[] = { 1, 2, 4, 8, 16, 32 };
 	unsigned nt = scale ? 6 : 1;
-	static struct slow_params p;
-	p = (struct slow_params){ scale ? 50 : 10, scale ? 4 : 1 };
+	static struct lookup_slow_params p;
+	p = (struct lookup_slow_params){ scale ? 50 : 10, scale ? 4 : 1 };
 	struct bench_modes m = { "lookup_slow", "lookups_per_thread", p.k, p.latency_ms,
-				 scale ? SLOW_REPS : 1, slow_once, &p, "rate" };
+				 scale ? SLOW_REPS : 1, lookup_slow_once, &p, "rate" };
 
 	kprintf("  L = %u ms sleep per lookup, K = %u lookups per thread, %u reps per mode\n",
 		p.latency_ms, p.k, m.reps);

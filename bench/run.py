@@ -186,22 +186,30 @@ def spread(value, stats):
 def plot_specs(grouped, subtitle):
     """(name, data rows, gnuplot commands) for each plot the results allow."""
     specs = []
-    slow = grouped.get("lookup_slow", {}).get("tables", {}).get("rate")
-    if slow:
+    # The shared-vs-exclusive tables (bench_modes_row): slow lookups, and
+    # slow directory changes beside them.
+    for name, what, noun, shared, excl in (
+            ("lookup_slow", "Slow lookups", "lookups", "shared (default)",
+             "exclusive (vfs.lookup=exclusive)"),
+            ("dirops_slow", "Slow creates, renames, unlinks", "changes", "per-name lock (vfs.dirops=shared)",
+             "exclusive (vfs.dirops=exclusive)")):
+        slow = grouped.get(name, {}).get("tables", {}).get("rate")
+        if not slow:
+            continue
         data = [(r["threads"], median(r["shared_per_s"]), r["shared_per_s"]["min"],
                  r["shared_per_s"]["max"], median(r["exclusive_per_s"]),
                  r["exclusive_per_s"]["min"], r["exclusive_per_s"]["max"],
                  r["ratio_milli"] / 1000, r["target_milli"] / 1000)
                 + spread(r["ratio_milli"] / 1000, r["shared_per_s"]) for r in slow]
-        specs.append(("lookup_slow", data, f"""
-set title "Slow lookups in one directory: shared vs exclusive i_rwsem\\n{subtitle}"
-set xlabel "threads T"; set ylabel "lookups per second"; set logscale xy 2
+        specs.append((name, data, f"""
+set title "{what} in one directory: shared vs exclusive i_rwsem\\n{subtitle}"
+set xlabel "threads T"; set ylabel "{noun} per second"; set logscale xy 2
 set key top left
-plot DATA using 1:2:3:4 with yerrorlines title "shared (default)", \\
-     DATA using 1:5:6:7 with yerrorlines title "exclusive (vfs.lookup=exclusive)"
+plot DATA using 1:2:3:4 with yerrorlines title "{shared}", \\
+     DATA using 1:5:6:7 with yerrorlines title "{excl}"
 """))
-        specs.append(("lookup_slow_ratio", data, f"""
-set title "Slow lookups: shared/exclusive throughput ratio\\n{subtitle}"
+        specs.append((name + "_ratio", data, f"""
+set title "{what}: shared/exclusive throughput ratio\\n{subtitle}"
 set xlabel "threads T"; set ylabel "ratio shared / exclusive (log scale)"; set logscale xy 2
 set yrange [0.5<*:*]; set offsets graph 0.04, graph 0.04, 0, 0; set key top left
 plot DATA using 1:8:10:11 with yerrorlines title "measured (bars: shared [min..max] / exclusive median)", \\

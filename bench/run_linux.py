@@ -4,7 +4,7 @@
   bench/run_linux.py --elf build/release/smpvfs.elf --linux build/linux
                        --progs build/lb-progs --spawnbench build/user-progs/spawnbench
                        [--smp 4] [--mem 2G] [--reps 3] [--linux-kargs WORDS] [--linux-stock]
-                       [--size full|short|quick]
+                       [--size full|short|quick] [--only N[,N]]
   bench/run_linux.py --parse JSON   the table and the plot again from a saved linux-smpN.json
 
 Boots smpvfs's release kernel and Debian's linux-image-amd64 (unpacked in
@@ -23,7 +23,10 @@ so that the reads each kernel made are counted outside it: one copy of
 the lookup image per T of workload 3 and of the walk image per N of
 workload 4 (read-only, rdelay=10ms), and an empty writable image for
 workload 5's cp -a and tar x, which e2fsck -fn checks after the boot and
-whose two copies must list exactly like the source tree.
+whose two copies must list exactly like the source tree.  Workload 6,
+creates and unlinks of different names in one directory by T threads,
+runs in memory (each kernel's root filesystem) and needs no disk.
+--only 6 runs one workload (and attaches only the disks it needs).
 
 Linux boots with LINUX_FAIR_KARGS (mitigations=off and the rest below,
 each with its reason), and reports what it booted with; the table's
@@ -110,11 +113,13 @@ BOOT_TIMEOUT = 1200
 class Params:
     """The workloads' sizes (bench/linux/run.sh reads them from params.sh)."""
 
-    def __init__(self, size, count=False):
-        """size: "full"; "short", workloads 1, 2 and 5 at a tenth of their
+    def __init__(self, size, count=False, only=None):
+        """size: "full"; "short", workloads 1, 2, 5 and 6 at a tenth of their
         iterations (a loaded host), 3 and 4 at every T and N; "quick", a
-        check that it all runs."""
+        check that it all runs.  only: the workloads to run ("1".."6"),
+        None for all."""
         self.mode = "count" if count else "rates"
+        self.only = only
         self.count_reps = 20
         self.stat_threads = [1, 2, 3, 4]
         self.cpu_runs = {"quick": 1, "short": 2}.get(size, 3)   # rounds of workloads 1 and 2 per boot
@@ -124,14 +129,21 @@ class Params:
         self.cold_k = 4
         self.walk_threads = [4] if size == "quick" else [1, 4, 16]
         self.spawn_n = {"quick": 10, "short": 30}.get(size, 100)
+        self.dirops_threads = [1, 2, 4] if size == "quick" else [1, 2, 3, 4, 8]
+        self.dirops_iters = 2000 if size == "full" else 200
+
+    def wants(self, workload):
+        """Whether workload ("1".."6") runs."""
+        return self.only is None or workload in self.only
 
     def disks(self):
         """(role, image name or None for the empty target) in the order they
         are attached: vda, vdb...  None in --count mode, which needs no disk."""
         if self.mode == "count":
             return []
-        return ([(f"cold{t}", "lookup") for t in self.cold_threads] +
-                [(f"walk{n}", "walk") for n in self.walk_threads] + [("target", None)])
+        return ([(f"cold{t}", "lookup") for t in self.cold_threads if self.wants("3")] +
+                [(f"walk{n}", "walk") for n in self.walk_threads if self.wants("4")] +
+                ([("target", None)] if self.wants("5") else []))
 
     def device(self, role):
         roles = [r for r, _ in self.disks()]
@@ -146,10 +158,12 @@ class Params:
             ("CPU_RUNS", self.cpu_runs), ("STAT_ITERS", self.stat_iters),
             ("FILE_ITERS", self.file_iters),
             ("COLD_THREADS", " ".join(map(str, self.cold_threads))), ("COLD_K", self.cold_k),
-            ("COLD_DISKS", " ".join(self.device(f"cold{t}") for t in self.cold_threads)),
+            ("COLD_DISKS", " ".join(self.device(f"cold{t}") for t in self.cold_threads if self.wants("3"))),
             ("WALK_THREADS", " ".join(map(str, self.walk_threads))),
-            ("WALK_DISKS", " ".join(self.device(f"walk{n}") for n in self.walk_threads)),
-            ("SPAWN_N", self.spawn_n), ("TARGET_DISK", self.device("target"))))
+            ("WALK_DISKS", " ".join(self.device(f"walk{n}") for n in self.walk_threads if self.wants("4"))),
+            ("SPAWN_N", self.spawn_n), ("TARGET_DISK", self.device("target") if self.wants("5") else ""),
+            ("DIROPS_THREADS", " ".join(map(str, self.dirops_threads))), ("DIROPS_ITERS", self.dirops_iters),
+            ("ONLY", " ".join(sorted(self.only)) if self.only else "")))
 
 
 # ------------------------------------------------------------------ the initramfs
@@ -284,9 +298,11 @@ def build_initramfs(args, params, work):
     shutil.copy2(here / "init-smpvfs", bench / "init-smpvfs")
     shutil.copy2(here / "init-linux", root / "init")
     (bench / "params.sh").write_text(params.script())
-    images = {name: bench_image(OUT / "disks", name) for name in ("lookup", "walk")}
-    for t, text in cold_names(images["lookup"], params).items():
-        (bench / "cold" / f"{t}.names").write_text(text)
+    images = {name: bench_image(OUT / "disks", name)
+              for name, w in (("lookup", "3"), ("walk", "4")) if params.wants(w)}
+    if params.wants("3"):
+        for t, text in cold_names(images["lookup"], params).items():
+            (bench / "cold" / f"{t}.names").write_text(text)
     tree = make_tree(bench)
     subprocess.run(["tar", "--format=ustar", "--owner=0", "--group=0", "--numeric-owner",
                     "-C", str(bench), "-cf", str(bench / "tree.tar"), "tree"], check=True)
@@ -375,7 +391,7 @@ def boot(kernel, rep, args, params, cpio, facts, work):
         reads = [r for r in reqs if r.op == "Read"]
         rec["disks"][role] = {"reads": len(reads), "read_bytes": sum(r.count for r in reads),
                               "writes": sum(1 for r in reqs if r.op == "Write")}
-    if params.disks():
+    if params.disks() and params.wants("5"):
         rec["problems"] += check_target(diskdir / "target.img", facts)
     return rec
 
@@ -493,7 +509,10 @@ def expected_rows(params):
     rows.append((("spawn",), {"w": "spawn"}))
     for label in ("cp", "tar", "sync"):
         rows.append((("time", label), {"w": "time", "label": label}))
-    return rows
+    for t in params.dirops_threads:
+        rows.append((("dirops", t), {"w": "dirops", "threads": t}))
+    family = {"stat": "1", "file": "2", "cold": "3", "walk": "4", "spawn": "5", "time": "5", "dirops": "6"}
+    return [(key, match) for key, match in rows if params.wants(family[key[0]])]
 
 
 def find_all(results, match):
@@ -506,8 +525,8 @@ def find(results, match):
 
 
 def runs_of(key, params):
-    """How many lines a boot prints for key: workloads 1 and 2 run CPU_RUNS rounds."""
-    return params.cpu_runs if key[0] in ("stat", "file") else 1
+    """How many lines a boot prints for key: workloads 1, 2 and 6 run CPU_RUNS rounds."""
+    return params.cpu_runs if key[0] in ("stat", "file", "dirops") else 1
 
 
 def check_boot(rec, params, facts):
@@ -565,6 +584,8 @@ def rate(key, r, params, facts):
         return r["entries"] / s, "entries/s"
     if kind == "spawn":
         return r["n"] / s, "processes/s"
+    if kind == "dirops":
+        return 2 * r["threads"] * r["iters"] / s, "changes/s"
     if key[1] == "sync":
         return 1 / s, "syncs/s"
     return len(facts["tree"]) / s, "entries/s"
@@ -582,6 +603,8 @@ def row_label(key):
         return f"4. cold walk of 10,100 entries, N={key[1]}"
     if kind == "spawn":
         return "5. fork+exec+wait of busybox true"
+    if kind == "dirops":
+        return f"6. create+unlink of different names in one directory, T={key[1]}"
     return f"5. {'cp -a' if key[1] == 'cp' else 'tar x' if key[1] == 'tar' else 'sync after them'}"
 
 
@@ -661,7 +684,7 @@ def print_table(rows, boots, configs=None):
 
 
 FAMILIES = {"1": "cached stat", "2": "cached file", "3": "cold stats, 10 ms disk",
-            "4": "cold walk, 10 ms disk", "5": "processes, copies"}
+            "4": "cold walk, 10 ms disk", "5": "processes, copies", "6": "changes in one directory"}
 
 
 def plot_subtitle(result):
@@ -811,6 +834,8 @@ def main():
                         help="instruction counts per call instead: one boot of each at -smp 1 "
                              "under the QEMU plugin tools/conflicts/conflicts.so")
     parser.add_argument("--plugin", type=Path, default=REPO / "build" / "conflicts" / "conflicts.so")
+    parser.add_argument("--only", metavar="N[,N]",
+                        help="run only these workloads (1 to 6), e.g. --only 6: a quick look at one")
     parser.add_argument("--out", type=Path, default=OUT)
     parser.add_argument("--parse", type=Path, metavar="JSON", help="print the tables of a saved linux-smpN.json")
     args = parser.parse_args()
@@ -830,7 +855,10 @@ def main():
         die(f"{show(args.linux)}/version missing: run make linux-kernel (or make deps) first")
     if not 1 <= args.reps <= 50:
         die("--reps must be between 1 and 50")
-    params = Params(args.size, args.count)
+    only = set(args.only.split(",")) if args.only else None
+    if only and not only <= set(FAMILIES):
+        die(f"--only: workloads are {', '.join(FAMILIES)}")
+    params = Params(args.size, args.count, only)
     if args.count:
         if not args.plugin.exists():
             die(f"{show(args.plugin)} missing: make {show(args.plugin)}")

@@ -132,11 +132,13 @@ int cmd_umount(struct sh_ctx *c, int argc, char **argv)
  * at once -- how a user sees parallel lookup happen -- and the breaches
  * of the VFS's promise slowfs counts (overlaps: one name asked twice at
  * once; rehashed: a name asked again after its answer was hashed), which
- * must stay 0.  Mount one with
+ * must stay 0.  A second line, once anything changed the mount (rw=1:
+ * create, mkdir, unlink, rmdir and rename of any name), counts the
+ * changes, the most of one directory in slowfs at once, and the breach of
+ * the per-name promise (change overlaps: one name changed twice at once),
+ * which must stay 0 too.  Mount one with
  *
- *     mount -t slowfs latency=MS,names=N DIR
- *
- * (rw=1 lets unlink remove its names and create make them again.)
+ *     mount -t slowfs latency=MS,names=N[,rw=1] DIR
  */
 
 int cmd_slowfs(struct sh_ctx *c, int argc, char **argv)
@@ -156,6 +158,13 @@ int cmd_slowfs(struct sh_ctx *c, int argc, char **argv)
 	/* The VFS's promise, checked by slowfs on every call: both must be 0. */
 	if (s.overlaps || s.rehashed)
 		sh_printf(c, "slowfs %s: the VFS asked for one name more than once (in-lookup promise broken)\n",
+			  argv[1]);
+	if (s.changes)
+		sh_printf(c, "slowfs %s: %u change%s, at most %u in one directory at once; %u change overlap%s\n",
+			  argv[1], s.changes, s.changes == 1 ? "" : "s", s.max_in_dir, s.change_overlaps,
+			  s.change_overlaps == 1 ? "" : "s");
+	if (s.change_overlaps)
+		sh_printf(c, "slowfs %s: the VFS let two changes of one name in at once (per-name promise broken)\n",
 			  argv[1]);
 	return 0;
 }

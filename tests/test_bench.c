@@ -119,8 +119,8 @@ static void teams_run_every_member_once(void)
 
 static void every_benchmark_runs(void)
 {
-	static const char *const names[] = { "locks", "lookup_slow", "lookup_storm", "pathwalk",
-					     "lookup_cost", "dcache_size", "mixed", "conflicts",
+	static const char *const names[] = { "locks", "lookup_slow", "dirops_slow", "lookup_storm",
+					     "pathwalk", "lookup_cost", "dcache_size", "mixed", "conflicts",
 					     "user_spawn", "user_stat", "disk_lookup", "disk_walk",
 					     "ext2_dirops" };
 	unsigned n = sizeof(names) / sizeof(names[0]);

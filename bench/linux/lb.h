@@ -21,6 +21,7 @@
 #define O_RDONLY 0
 #define O_WRONLY 1
 #define O_CREAT 0100
+#define O_EXCL 0200
 #define O_TRUNC 01000
 #define O_DIRECTORY 0200000
 #define S_IFMT 0170000
@@ -125,6 +126,21 @@ static inline void lb_join_path(char *dst, long n, const char *a, const char *b)
 	while (*b && i < n - 1)
 		dst[i++] = *b++;
 	dst[i] = 0;
+}
+
+/* getdents64 over the whole directory: how many entries ("." and ".."
+ * included), or -errno. */
+static inline long lb_count_entries(const char *dir)
+{
+	static char buf[32768];
+	long fd = sys3(SYS_open, dir, O_RDONLY | O_DIRECTORY, 0), entries = 0, got;
+	if (fd < 0)
+		return fd;
+	while ((got = sys3(SYS_getdents64, fd, buf, sizeof(buf))) > 0)
+		for (long off = 0; off < got; off += ((struct linux_dirent64 *)(buf + off))->d_reclen)
+			entries++;
+	sys1(SYS_close, fd);
+	return got < 0 ? got : entries;
 }
 
 /* A file of size bytes at path, its bytes pattern(offset); 0 or -errno. */

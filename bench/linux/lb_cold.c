@@ -54,20 +54,6 @@ static long read_names(const char *dir, const char *file)
 	return n;
 }
 
-/* getdents64 over the whole directory: how many entries, or -errno. */
-static long count_entries(const char *dir)
-{
-	static char buf[32768];
-	long fd = sys3(SYS_open, dir, O_RDONLY | O_DIRECTORY, 0), entries = 0, got;
-	if (fd < 0)
-		return fd;
-	while ((got = sys3(SYS_getdents64, fd, buf, sizeof(buf))) > 0)
-		for (long off = 0; off < got; off += ((struct linux_dirent64 *)(buf + off))->d_reclen)
-			entries++;
-	sys1(SYS_close, fd);
-	return got < 0 ? got : entries;
-}
-
 int main(int argc, char **argv, char **envp)
 {
 	(void)envp;
@@ -78,7 +64,7 @@ int main(int argc, char **argv, char **envp)
 	long have = read_names(argv[1], argv[2]);
 	if (t < 1 || t > MAXT || k_per_thread < 1 || have < t * k_per_thread)
 		return 2;
-	long entries = count_entries(argv[1]);
+	long entries = lb_count_entries(argv[1]);
 	long t0 = lb_start(t, worker);
 	if (t0 < 0)
 		return 4;

@@ -10,6 +10,8 @@ B=/bench/bin
 KERNEL=$1
 echo "LB w=begin kernel=$KERNEL"
 fail() { echo "LB w=error what=$1 bad=1"; }
+# want N: workload N is to run (ONLY empty: all; else a list of numbers).
+want() { [ -z "$ONLY" ] || case " $ONLY " in *" $1 "*) true ;; *) false ;; esac; }
 mkdir -p /lbw /mnt
 
 # --count: only the instruction counts, under the QEMU plugin.
@@ -24,22 +26,30 @@ fi
 # rounds of both, interleaved, so that a burst of load on the host falls
 # on every point alike.
 for r in $(seq $CPU_RUNS); do
-	for n in $STAT_THREADS; do
+	want 1 && for n in $STAT_THREADS; do
 		for m in private shared; do
 			$B/lb_stat /lbw $n $STAT_ITERS $m || fail "lb_stat-$n-$m"
 		done
 	done
-	for n in $STAT_THREADS; do
+	want 2 && for n in $STAT_THREADS; do
 		for m in open read; do
 			$B/lb_file /lbw/file $n $FILE_ITERS $m || fail "lb_file-$n-$m"
 		done
 	done
 done
 
+# 6. creates and unlinks of different names in one directory, in memory
+# (the root filesystem), by T threads; also CPU_RUNS rounds.
+want 6 && for r in $(seq $CPU_RUNS); do
+	for t in $DIROPS_THREADS; do
+		$B/lb_dirops /lbw/d $t $DIROPS_ITERS || fail "lb_dirops-$t"
+	done
+done
+
 # 3. cold lookups in one directory: each T on a disk of its own, mounted
 # just before, so nothing of it is cached.
 set -- $COLD_DISKS
-for t in $COLD_THREADS; do
+want 3 && for t in $COLD_THREADS; do
 	d=$1
 	shift
 	mkdir -p /mnt/$d
@@ -53,7 +63,7 @@ done
 
 # 4. a cold walk of 10,000 files, each N on a disk of its own.
 set -- $WALK_DISKS
-for n in $WALK_THREADS; do
+want 4 && for n in $WALK_THREADS; do
 	d=$1
 	shift
 	mkdir -p /mnt/$d
@@ -68,14 +78,18 @@ done
 # 5. fork+exec+wait of busybox true; cp -a and tar x of a tree onto an
 # empty ext2 disk (the driver runs e2fsck -fn on it and compares both
 # copies with the tree).
-if r=$($B/spawnbench $SPAWN_N /bin/true); then
+if ! want 5; then
+	:
+elif r=$($B/spawnbench $SPAWN_N /bin/true); then
 	set -- $r
 	echo "LB w=spawn n=$2 ns=$3 bad=0"
 else
 	fail spawnbench
 fi
 mkdir -p /mnt/t
-if mount -t ext2 /dev/$TARGET_DISK /mnt/t; then
+if ! want 5; then
+	:
+elif mount -t ext2 /dev/$TARGET_DISK /mnt/t; then
 	mkdir /mnt/t/tarx
 	$B/lb_time cp /bin/cp -a /bench/tree /mnt/t/cp
 	$B/lb_time tar /bin/tar -x -f /bench/tree.tar -C /mnt/t/tarx

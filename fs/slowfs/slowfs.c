@@ -1,14 +1,10 @@
 /*
  * slowfs.c: see slowfs.h.  Inode numbers: 1 the root, 2 + i for "f<i>" as
- * mounted, then 2 + nnames and up for the files create makes.
- * Locking: the counters are atomics; the gate and the hold are wait
- * queues; ino_of_name and next_ino change under the root's i_rwsem held
- * exclusive (unlink, create) and are read under it shared (lookup,
- * readdir).
+ * mounted, then 2 + nnames and up for the files and directories create
+ * and mkdir make (change.c).  Locking: internal.h.
  */
-#include "fs/slowfs/slowfs.h"
+#include "fs/slowfs/internal.h"
 #include "fs/dcache.h"
-#include "fs/fs.h"
 #include "kernel/err.h"
 #include "kernel/errno.h"
 #include "fs/file.h"
@@ -19,34 +15,28 @@
 #include "kernel/kmalloc.h"
 #include "kernel/sched.h"
 #include "kernel/string.h"
-#include "kernel/waitqueue.h"
-
-struct slowfs {
-	unsigned latency_ms, nnames, gate;
-	bool hold;                      /* stop lookups after d_add (slowfs_hold) */
-	struct slowfs_stats stats;
-	unsigned *calls_per_name;
-	unsigned *busy_per_name;        /* lookups of the name in slowfs now */
-	uint64_t *ino_of_name;          /* "f<i>"'s inode number; 0: removed */
-	uint64_t next_ino;              /* for the next create */
-	struct wait_queue_head gate_wq, hold_wq;
-};
 
 static struct file_system_type slowfs_type;
 static const struct inode_operations slowfs_file_ops = { 0 };
 
-/* "f<decimal>" below nnames, as an index; -1 for any other name. */
-static long name_index(const struct slowfs *fs, const struct qstr *q)
+/* "f<decimal>" below nnames in the root, as an index; -1 for any other
+ * name, and for every name in another directory. */
+long slowfs_name_index(const struct slowfs *fs, uint64_t dir, const char *name, uint32_t len)
 {
-	if (q->len < 2 || q->len > 10 || q->name[0] != 'f' || (q->name[1] == '0' && q->len > 2))
+	if (dir != SLOWFS_ROOT_INO || len < 2 || len > 10 || name[0] != 'f' || (name[1] == '0' && len > 2))
 		return -1;
 	uint64_t v = 0;
-	for (uint32_t i = 1; i < q->len; i++) {
-		if (q->name[i] < '0' || q->name[i] > '9')
+	for (uint32_t i = 1; i < len; i++) {
+		if (name[i] < '0' || name[i] > '9')
 			return -1;
-		v = v * 10 + (uint64_t)(q->name[i] - '0');
+		v = v * 10 + (uint64_t)(name[i] - '0');
 	}
 	return v < fs->nnames ? (long)v : -1;
+}
+
+static long name_index(const struct slowfs *fs, const struct inode *dir, const struct qstr *q)
+{
+	return slowfs_name_index(fs, dir->i_ino, q->name, q->len);
 }
 
 static void note_in_flight(struct slowfs *fs)
@@ -59,9 +49,50 @@ static void note_in_flight(struct slowfs *fs)
 	wake_up_all(&fs->gate_wq);
 }
 
-static void count(unsigned *counter)
+void slowfs_count(unsigned *counter)
 {
 	__atomic_fetch_add(counter, 1, __ATOMIC_RELAXED);
+}
+
+#define count slowfs_count
+
+/* A directory's part of slowfs (its changes in flight), freed with it. */
+static void slowfs_evict(struct inode *inode)
+{
+	kfree(inode->i_private);
+}
+
+static const struct super_operations slowfs_super_ops = { .evict = slowfs_evict };
+
+struct inode *slowfs_iget(struct super_block *sb, uint64_t v, uint32_t mode, struct inode *creator)
+{
+	struct slowfs *fs = sb->s_fs_info;
+	bool is_dir = v & SLOWFS_DIR;
+	struct inode *inode = iget_locked(sb, SLOWFS_INO(v));
+	if (!inode || !(inode->i_state & I_NEW))
+		return inode;
+	if (!creator)
+		mode = is_dir ? S_IFDIR | 0755 : S_IFREG | 0644;
+	inode_init_new(inode, mode);
+	if (creator)
+		inode_init_owner(inode, creator);
+	else
+		inode->i_uid = inode->i_gid = 0;	/* "on disk": root's, not the looker's */
+	inode->i_op = &slowfs_file_ops;
+	if (is_dir) {
+		inode->i_private = kzalloc(sizeof(struct slowfs_dir));
+		if (!inode->i_private) {
+			iget_failed(inode);
+			return NULL;
+		}
+		inode->i_op = &slowfs_rw_dir_ops;	/* only rw mounts have directories */
+		inode->i_fop = &slowfs_dir_fops;
+		spin_lock(&fs->lock);
+		inode->i_nlink = 2 + __slowfs_subdirs(fs, SLOWFS_INO(v));
+		spin_unlock(&fs->lock);
+	}
+	unlock_new_inode(inode);
+	return inode;
 }
 
 /*
@@ -100,7 +131,7 @@ static void maybe_hold(struct slowfs *fs)
 static int slowfs_lookup(struct inode *dir, struct dentry *d)
 {
 	struct slowfs *fs = dir->i_sb->s_fs_info;
-	long idx = name_index(fs, &d->d_name);
+	long idx = name_index(fs, dir, &d->d_name);
 
 	if (idx >= 0 && __atomic_add_fetch(&fs->busy_per_name[idx], 1, __ATOMIC_ACQ_REL) > 1)
 		count(&fs->stats.overlaps);
@@ -112,21 +143,17 @@ static int slowfs_lookup(struct inode *dir, struct dentry *d)
 	if (fs->latency_ms)
 		sleep_ms(fs->latency_ms);
 	struct inode *inode = NULL;
-	uint64_t ino = idx >= 0 ? fs->ino_of_name[idx] : 0;
+	spin_lock(&fs->lock);
+	uint64_t ino = __slowfs_name_get(fs, dir->i_ino, d->d_name.name, d->d_name.len);
+	spin_unlock(&fs->lock);
 	if (!err && ino) {
-		inode = iget_locked(dir->i_sb, ino);
+		inode = slowfs_iget(dir->i_sb, ino, 0, NULL);
 		if (!inode)
 			err = -ENOMEM;
-		else if (inode->i_state & I_NEW) {
-			inode_init_new(inode, S_IFREG | 0644);
-			inode->i_uid = inode->i_gid = 0;	/* "on disk": root's, not the looker's */
-			inode->i_op = &slowfs_file_ops;
-			unlock_new_inode(inode);
-		}
 	}
 	if (idx >= 0)
 		count(&fs->calls_per_name[idx]);
-	else
+	else if (!ino)
 		count(&fs->stats.misses);
 	if (!err)
 		d_add(d, inode);	/* inode NULL: a negative dentry */
@@ -139,8 +166,9 @@ static int slowfs_lookup(struct inode *dir, struct dentry *d)
 	return err;
 }
 
-/* readdir: positions 0 and 1 are "." and "..", then 2 + i is "f<i>".
- * One sleeping latency per call, as a slow disk would give. */
+/* readdir: positions 0 and 1 are "." and "..", then 2 + i is the root's
+ * "f<i>", then 2 + nnames + ino each other name (change.c).  One sleeping
+ * latency per call, as a slow disk would give. */
 static int slowfs_iterate(struct file *f, struct dir_context *ctx)
 {
 	struct slowfs *fs = f->f_inode->i_sb->s_fs_info;
@@ -157,82 +185,62 @@ static int slowfs_iterate(struct file *f, struct dir_context *ctx)
 		ctx->pos = 2;
 	}
 	char name[16];
-	while (ctx->pos - 2 < fs->nnames) {
+	uint64_t dir = f->f_inode->i_ino;
+	while (dir == SLOWFS_ROOT_INO && ctx->pos - 2 < fs->nnames) {
 		uint64_t i = ctx->pos - 2;
 		int len = snprintf(name, sizeof(name), "f%lu", i);
-		if (fs->ino_of_name[i] && !ctx->emit(ctx, name, (unsigned)len, fs->ino_of_name[i], DT_REG))
+		uint64_t v = __atomic_load_n(&fs->ino_of_name[i], __ATOMIC_ACQUIRE);
+		if (v && !ctx->emit(ctx, name, (unsigned)len, SLOWFS_INO(v), (v & SLOWFS_DIR) ? DT_DIR : DT_REG))
 			return 0;
 		ctx->pos++;
 	}
-	return 0;
-}
-
-/* The VFS holds dir's and the victim's i_rwsem exclusive. */
-static int slowfs_unlink(struct inode *dir, struct dentry *d)
-{
-	struct slowfs *fs = dir->i_sb->s_fs_info;
-	long idx = name_index(fs, &d->d_name);
-	if (idx < 0 || !fs->ino_of_name[idx])
-		return -ENOENT;
-	fs->ino_of_name[idx] = 0;
-	__atomic_store_n(&d->d_inode->i_nlink, 0, __ATOMIC_RELEASE);	/* evicted at its last iput */
-	inode_touch(d->d_inode, T_CTIME);
-	return 0;
-}
-
-/* A new file under a removed name "f<i>" (no other name can be made):
- * a new inode, as a disk filesystem would give.  dir is locked exclusive. */
-static int slowfs_create(struct inode *dir, struct dentry *d, uint32_t mode)
-{
-	struct slowfs *fs = dir->i_sb->s_fs_info;
-	long idx = name_index(fs, &d->d_name);
-	if (idx < 0)
-		return -EPERM;
-	if (fs->ino_of_name[idx])
-		return -EEXIST;
-	struct inode *inode = iget_locked(dir->i_sb, fs->next_ino);
-	if (!inode)
-		return -ENOMEM;
-	inode_init_new(inode, S_IFREG | (mode & S_IALLUGO));
-	inode_init_owner(inode, dir);
-	inode->i_op = &slowfs_file_ops;
-	unlock_new_inode(inode);
-	fs->ino_of_name[idx] = fs->next_ino++;
-	d_instantiate(d, inode);	/* the dentry takes our reference */
+	if (ctx->pos < 2 + (uint64_t)fs->nnames)
+		ctx->pos = 2 + (uint64_t)fs->nnames;
+	slowfs_emit_names(fs, dir, 2 + (uint64_t)fs->nnames, ctx);
 	return 0;
 }
 
 static const struct inode_operations slowfs_dir_ops = { .lookup = slowfs_lookup };
-/* Mounted with rw=1: names can also be removed and made again. */
-static const struct inode_operations slowfs_rw_dir_ops = {
+/* Mounted with rw=1: any name can be made, removed and renamed (change.c). */
+const struct inode_operations slowfs_rw_dir_ops = {
 	.lookup = slowfs_lookup,
 	.create = slowfs_create,
+	.mkdir = slowfs_mkdir,
 	.unlink = slowfs_unlink,
+	.rmdir = slowfs_rmdir,
+	.rename = slowfs_rename,
 };
-static const struct file_operations slowfs_dir_fops = { .iterate = slowfs_iterate };
+const struct file_operations slowfs_dir_fops = { .iterate = slowfs_iterate };
 
-struct super_block *slowfs_mount(unsigned latency_ms, unsigned nnames, unsigned gate)
+/* rw: the changes' operations, and dirgate their gate (change.c). */
+static struct super_block *mount(unsigned latency_ms, unsigned nnames, unsigned gate, bool rw,
+				 unsigned dirgate)
 {
 	struct super_block *sb = kzalloc(sizeof(*sb));
 	struct slowfs *fs = kzalloc(sizeof(*fs));
 	unsigned *calls = kcalloc(nnames ? nnames : 1, sizeof(unsigned));
 	unsigned *busy = kcalloc(nnames ? nnames : 1, sizeof(unsigned));
 	uint64_t *inos = kcalloc(nnames ? nnames : 1, sizeof(uint64_t));
-	struct inode *root = sb ? iget_locked(sb, 1) : NULL;
-	if (!sb || !fs || !calls || !busy || !inos || !root)
+	struct slowfs_dir *rootdir = kzalloc(sizeof(*rootdir));
+	struct inode *root = sb ? iget_locked(sb, SLOWFS_ROOT_INO) : NULL;
+	if (!sb || !fs || !calls || !busy || !inos || !rootdir || !root)
 		goto fail;
 	*fs = (struct slowfs){ .latency_ms = latency_ms, .nnames = nnames, .gate = gate,
-			       .calls_per_name = calls, .busy_per_name = busy, .ino_of_name = inos,
+			       .dirgate = dirgate, .calls_per_name = calls, .busy_per_name = busy, .ino_of_name = inos,
 			       .next_ino = 2 + (uint64_t)nnames };
 	for (unsigned i = 0; i < nnames; i++)
 		inos[i] = 2 + i;
+	spin_init(&fs->lock, "slowfs");
+	for (unsigned b = 0; b < SLOWFS_BUCKETS; b++)
+		list_init(&fs->names[b]);
 	wait_queue_init(&fs->gate_wq);
 	wait_queue_init(&fs->hold_wq);
 	inode_init_new(root, S_IFDIR | 0755);
 	root->i_nlink = 2;
-	root->i_op = &slowfs_dir_ops;
+	root->i_op = rw ? &slowfs_rw_dir_ops : &slowfs_dir_ops;
 	root->i_fop = &slowfs_dir_fops;
-	sb_init(sb, &slowfs_type, NULL);
+	root->i_private = rootdir;
+	sb_init(sb, &slowfs_type, &slowfs_super_ops);
 	sb->s_fs_info = fs;
 	sb->s_root = d_make_root(sb, root);
 	if (sb->s_root) {
@@ -240,6 +248,8 @@ struct super_block *slowfs_mount(unsigned latency_ms, unsigned nnames, unsigned 
 		return sb;
 	}
 fail:
+	if (!root || !root->i_private)
+		kfree(rootdir);	/* else evict frees it */
 	if (root)
 		iget_failed(root);	/* freed now: the sb goes too */
 	kfree(inos);
@@ -250,12 +260,23 @@ fail:
 	return NULL;
 }
 
+struct super_block *slowfs_mount(unsigned latency_ms, unsigned nnames, unsigned gate)
+{
+	return mount(latency_ms, nnames, gate, false, 0);
+}
+
+struct super_block *slowfs_mount_rw(unsigned latency_ms, unsigned nnames, unsigned dirgate)
+{
+	return mount(latency_ms, nnames, 0, true, dirgate);
+}
+
 void slowfs_unmount(struct super_block *sb)
 {
 	struct slowfs *fs = sb->s_fs_info;
 	d_prune_sb(sb);
 	dput(sb->s_root);
 	icache_evict_sb(sb);	/* the root and files' inodes, unused now */
+	slowfs_free_names(fs);
 	kfree(fs->calls_per_name);
 	kfree(fs->busy_per_name);
 	kfree(fs->ino_of_name);
@@ -274,6 +295,9 @@ struct slowfs_stats slowfs_stats(struct super_block *sb)
 	s.overlaps = __atomic_load_n(&fs->stats.overlaps, __ATOMIC_ACQUIRE);
 	s.rehashed = __atomic_load_n(&fs->stats.rehashed, __ATOMIC_ACQUIRE);
 	s.held = __atomic_load_n(&fs->stats.held, __ATOMIC_ACQUIRE);
+	s.changes = __atomic_load_n(&fs->stats.changes, __ATOMIC_ACQUIRE);
+	s.max_in_dir = __atomic_load_n(&fs->stats.max_in_dir, __ATOMIC_ACQUIRE);
+	s.change_overlaps = __atomic_load_n(&fs->stats.change_overlaps, __ATOMIC_ACQUIRE);
 	return s;
 }
 
@@ -281,6 +305,7 @@ void slowfs_open_gate(struct super_block *sb)
 {
 	struct slowfs *fs = sb->s_fs_info;
 	__atomic_store_n(&fs->gate, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&fs->dirgate, 0, __ATOMIC_RELEASE);
 	wake_up_all(&fs->gate_wq);
 }
 
@@ -298,13 +323,12 @@ unsigned slowfs_calls_for(struct super_block *sb, unsigned index)
 	return index < fs->nnames ? __atomic_load_n(&fs->calls_per_name[index], __ATOMIC_ACQUIRE) : 0;
 }
 
-/* Mount options: latency=MS, names=N, gate=G, rw=0|1 (comma separated). */
-static int parse_option(const char *opt, size_t len, unsigned *latency, unsigned *names, unsigned *gate,
-			unsigned *rw)
+/* Mount options: latency=MS, names=N, gate=G, rw=0|1, dirgate=G (comma
+ * separated); vals in that order. */
+static int parse_option(const char *opt, size_t len, unsigned *vals[5])
 {
-	static const char *const keys[] = { "latency=", "names=", "gate=", "rw=" };
-	unsigned *vals[] = { latency, names, gate, rw };
-	for (unsigned k = 0; k < 4; k++) {
+	static const char *const keys[] = { "latency=", "names=", "gate=", "rw=", "dirgate=" };
+	for (unsigned k = 0; k < 5; k++) {
 		size_t kl = strlen(keys[k]);
 		if (len <= kl || strncmp(opt, keys[k], kl) != 0)
 			continue;
@@ -325,27 +349,28 @@ static struct super_block *slowfs_type_mount(struct block_device *bdev, unsigned
 {
 	(void)bdev;
 	(void)flags;
-	unsigned latency = 0, names = 16, gate = 0, rw = 0;
+	unsigned latency = 0, names = 16, gate = 0, rw = 0, dirgate = 0;
+	unsigned *vals[5] = { &latency, &names, &gate, &rw, &dirgate };
 	const char *p = options;
 	while (p && *p) {
 		const char *end = strchr(p, ',');
 		size_t len = end ? (size_t)(end - p) : strlen(p);
-		if (parse_option(p, len, &latency, &names, &gate, &rw)) {
-			kprintf("slowfs: bad option '%.*s' (latency=MS, names=N, gate=G, rw=0|1)\n", (int)len, p);
+		if (parse_option(p, len, vals)) {
+			kprintf("slowfs: bad option '%.*s' (latency=MS, names=N, gate=G, rw=0|1, dirgate=G)\n",
+				(int)len, p);
 			return ERR_PTR(-EINVAL);
 		}
 		p = end ? end + 1 : NULL;
 	}
-	if (names > 10000000 || rw > 1)
+	if (names > 10000000 || rw > 1 || (dirgate && !rw))
 		return ERR_PTR(-EINVAL);
-	struct super_block *sb = slowfs_mount(latency, names, gate);
-	if (sb && rw)
-		sb->s_root->d_inode->i_op = &slowfs_rw_dir_ops;	/* not yet mounted: no one else sees it */
+	struct super_block *sb = mount(latency, names, gate, rw, dirgate);
 	return sb ? sb : ERR_PTR(-ENOMEM);
 }
 
 static struct file_system_type slowfs_type = {
 	.name = "slowfs",
+	.fs_flags = FS_PAR_DIROPS,	/* change.c keeps different names apart itself */
 	.mount = slowfs_type_mount,
 	.kill_sb = slowfs_unmount,
 };

@@ -1,14 +1,21 @@
 /*
- * slowfs.h: a filesystem for watching parallel lookups.
+ * slowfs.h: a filesystem for watching parallel lookups and directory changes.
  *
  * Its root directory holds `nnames` synthetic files "f0".."f<n-1>"; every
- * other name does not exist.  Mounted with rw=1, unlink removes a name
- * and create makes it again (a new inode); no other name can be created
- * (-EPERM).  Otherwise its names cannot change (-EPERM).  Each lookup sleeps `latency_ms`, and slowfs
- * counts lookups per name and the most in flight at once.  With `gate`
- * set, a lookup also waits (sleeping, killably: a killed lookup fails with
- * -EINTR) until `gate` lookups are in flight together, so a test can prove
- * they overlap without timing anything.
+ * other name does not exist.  Mounted with rw=1 (slowfs_mount_rw), any
+ * name in any directory can be created, made a directory (mkdir),
+ * unlinked, removed (rmdir) and renamed: a new file gets a new inode, as
+ * a disk filesystem would give.  Otherwise its names cannot change
+ * (-EPERM).  Each lookup and each change sleeps `latency_ms`; slowfs
+ * counts lookups per name and the most in flight at once, and changes and
+ * the most of one directory in flight at once.  With `gate` set, a lookup
+ * also waits (sleeping, killably: a killed lookup fails with -EINTR) until
+ * `gate` lookups are in flight together, and with `dirgate` (rw mounts) a
+ * change until `dirgate` changes were in one directory together (for
+ * 10 s at most: then the gate opens for good), so a test can prove they
+ * overlap without timing anything.  slowfs sets FS_PAR_DIROPS: its own
+ * state takes changes of different names in one directory at once
+ * (fs/slowfs/internal.h, change.c).
  *
  * slowfs also checks the VFS's promise to it, on every call, and counts
  * each breach (they must stay 0; the tests and the shell's `slowfs`
@@ -19,7 +26,14 @@
  *   rehashed   a lookup of a name whose dentry is already hashed, or of a
  *              dentry that is not in-lookup (the answer was already given).
  *              slowfs refuses such a call with -EIO rather than d_add a
- *              second time, so the breach is counted, not made worse.
+ *              second time, so the breach is counted, not made worse;
+ *   change_overlaps  a change (create, mkdir, unlink, rmdir, rename) of a
+ *              name while another change of the same name is still in
+ *              slowfs (the directory's i_rwsem, or the per-name lock,
+ *              should have made the second one wait).
+ * And, not a breach: max_in_dir, the most changes of one directory inside
+ * slowfs at once (1 while changes take i_rwsem exclusive; T for T changes
+ * of different names under the per-name lock).
  *
  * slowfs_hold(sb, true) makes every lookup stop after its d_add (before it
  * returns to the VFS) until slowfs_hold(sb, false): a test can hold a
@@ -41,16 +55,20 @@ struct slowfs_stats {
 	unsigned overlaps;          /* breaches (see above): must be 0 */
 	unsigned rehashed;
 	unsigned held;              /* lookups stopped after d_add by slowfs_hold */
+	unsigned changes;           /* creates, mkdirs, unlinks, rmdirs, renames answered */
+	unsigned max_in_dir;        /* the most changes of one directory in slowfs at once */
+	unsigned change_overlaps;   /* breaches (see above): must be 0 */
 };
 
-int slowfs_register(void);         /* boot: mountable as "slowfs" with latency=,names=,gate=,rw= */
+int slowfs_register(void);   /* boot: mountable as "slowfs" with latency=,names=,gate=,rw=,dirgate= */
 /* The counters of the slowfs mounted at (or containing) path dir. */
 int slowfs_stats_at(const char *dir, struct slowfs_stats *out);
 struct super_block *slowfs_mount(unsigned latency_ms, unsigned nnames, unsigned gate);
+struct super_block *slowfs_mount_rw(unsigned latency_ms, unsigned nnames, unsigned dirgate);
 void slowfs_unmount(struct super_block *sb);   /* frees every dentry and inode */
 struct slowfs_stats slowfs_stats(struct super_block *sb);
 unsigned slowfs_calls_for(struct super_block *sb, unsigned index);   /* lookups of "f<index>" */
 void slowfs_hold(struct super_block *sb, bool hold);
-void slowfs_open_gate(struct super_block *sb);   /* let every lookup through the gate */
+void slowfs_open_gate(struct super_block *sb);   /* let every lookup and change through the gates */
 
 #endif
