@@ -14,7 +14,7 @@
  * a hit checks it is still what the descriptor names (proc_revalidate):
  * a descriptor closed, or reused for another file, is looked up anew.
  *
- * Locking: the task_fs's lock, to take a reference on a slot's file.
+ * Locking: the task_fs's lock, to take a reference on a slot's dentry.
  */
 #include "fs/proc/internal.h"
 #include "fs/dcache.h"
@@ -26,8 +26,11 @@
 #include "kernel/string.h"
 #include "user/process.h"
 
-/* Descriptor fd of (pid, serial)'s table, with a reference, or NULL. */
-static struct file *task_fget(unsigned pid, uint64_t serial, int fd)
+/* The dentry of descriptor fd of (pid, serial)'s table, with a
+ * reference, or NULL.  The slot's file holds its dentry while the table's
+ * lock is held; a dentry, not the file, is taken, so that no file's last
+ * close (its release) runs inside a lookup. */
+static struct dentry *task_fd_dentry(unsigned pid, uint64_t serial, int fd)
 {
 	struct signal_struct *p = proc_get_task(pid, serial);
 	struct task_fs *fs = p ? proc_task_fs(p) : NULL;
@@ -36,22 +39,21 @@ static struct file *task_fget(unsigned pid, uint64_t serial, int fd)
 		return NULL;
 	spin_lock(&fs->lock);
 	struct file *f = fs->fd[fd];
-	if (f)
-		get_file(f);
+	struct dentry *d = f ? dget(f->f_dentry) : NULL;
 	spin_unlock(&fs->lock);
 	task_fs_put(fs);
-	return f;
+	return d;
 }
 
 static long fd_link(const struct proc_entry *e, unsigned pid, uint64_t serial, int fd, char *buf,
 		    size_t n)
 {
 	(void)e;
-	struct file *f = task_fget(pid, serial, fd);
-	if (!f)
+	struct dentry *d = task_fd_dentry(pid, serial, fd);
+	if (!d)
 		return -ENOENT;
-	long len = proc_path_of(f->f_dentry, buf, n);
-	fput(f);
+	long len = proc_path_of(d, buf, n);
+	dput(d);
 	return len;
 }
 

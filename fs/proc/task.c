@@ -85,7 +85,7 @@ long proc_path_of(struct dentry *d, char *buf, size_t n)
 		len = snprintf(buf, n, "%s (deleted)", d->d_name.name) + 1;
 		spin_unlock(&d->d_lock);
 	}
-	if (len > (long)n)
-		return -ENAMETOOLONG;
+	if (len > (long)n || len == -ERANGE)
+		return -ENAMETOOLONG;	/* longer than a link may be */
 	return len < 0 ? len : len - 1;	/* d_path counts the NUL */
 }
