@@ -20,7 +20,8 @@
  *  - access: another user's process's fd/ and exe are EACCES; writes,
  *    creates and removals in /proc fail as on Linux.
  *  - mount_again: `mount -t proc proc DIR` gives a second instance,
- *    listed in /proc/mounts in Linux's format, and it unmounts.
+ *    listed in /proc/mounts in Linux's format, and it unmounts; nothing
+ *    mounts on a name procfs may drop (EPERM).
  */
 #include "fs/proc/proc.h"
 #include "fs/dcache.h"
@@ -297,6 +298,11 @@ static void mount_again(void)
 	struct kstat st;
 	EXPECT_EQ(sys_stat("p/meminfo", &st), 0);
 	EXPECT_EQ(sys_stat("p/self", &st), -ENOENT);	/* a kernel thread has no process */
+	struct signal_struct *sl = spawn_sleeper();
+	char fd[48];
+	snprintf(fd, sizeof(fd), "p/%u/fd", sl->pid);
+	EXPECT_EQ(sys_mount("ramfs", fd, ""), -EPERM);	/* it would be stranded by the reap */
+	kill_and_reap(sl);
 	char *buf = kmalloc(8192), line[128];
 	ASSERT_NOT_NULL(buf);
 	long n = user_read_file("p/mounts", buf, 8192);
