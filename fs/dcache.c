@@ -376,6 +376,14 @@ struct dentry *dget_parent(struct dentry *d)
 	return parent;
 }
 
+/* The flags that make the dcache ask the filesystem (s_d_op). */
+static unsigned d_op_flags(const struct super_block *sb)
+{
+	const struct dentry_operations *op = sb->s_d_op;
+	return !op ? 0 : (op->d_revalidate ? DCACHE_OP_REVALIDATE : 0) |
+	       (op->d_delete ? DCACHE_OP_DELETE : 0);
+}
+
 static struct dentry *d_alloc(struct dentry *parent, const struct qstr *q)
 {
 	struct dentry *d = kmem_cache_alloc(dentry_cache);
@@ -402,6 +410,7 @@ static struct dentry *d_alloc(struct dentry *parent, const struct qstr *q)
 	if (parent) {
 		d->d_parent = dget(parent);
 		d->d_sb = parent->d_sb;
+		d->d_flags = d_op_flags(d->d_sb);
 		spin_lock(&parent->d_lock);
 		list_add(&d->d_child, &parent->d_subdirs);
 		spin_unlock(&parent->d_lock);
@@ -514,6 +523,10 @@ static bool __dput(struct dentry *d)
 	race_window();	/* unused now: d_lookup and the shrinker may come */
 	if (!(d->d_flags & DCACHE_HASHED))
 		return !(d->d_flags & DCACHE_IN_LOOKUP);
+	if ((d->d_flags & DCACHE_OP_DELETE) && d->d_sb->s_d_op->d_delete(d)) {
+		__d_unhash(d);	/* not kept (procfs): nothing can find it now */
+		return true;
+	}
 	if (!on_lru(d))
 		d_lru_add(d);	/* unused now: the shrinker may have it */
 	else if (!d->d_referenced)
@@ -616,13 +629,41 @@ static struct dentry *__d_lookup(struct dentry *parent, const struct qstr *q)
 	return NULL;
 }
 
-struct dentry *d_lookup(struct dentry *parent, const struct qstr *q)
+static struct dentry *d_lookup_raw(struct dentry *parent, const struct qstr *q)
 {
 	struct spinlock *b = d_bucket(q->hash);
 	spin_lock(b);
 	struct dentry *d = __d_lookup(parent, q);
 	spin_unlock(b);
 	return d;
+}
+
+void d_invalidate(struct dentry *d)
+{
+	struct spinlock *b = d_lock_bucket(d);
+	bool drop = (d->d_flags & DCACHE_HASHED) && !d_mountpoint(d);
+	if (drop)
+		__d_unhash(d);
+	spin_unlock(b);
+	if (drop)
+		d_cached_unhashed(d);	/* others hold it: their cached references go */
+}
+
+/* A hit (held, no lock) its filesystem must confirm: false if it said
+ * no, and then d is unhashed and our reference dropped. */
+static bool d_hit_valid(struct dentry *d)
+{
+	if (!(d->d_flags & DCACHE_OP_REVALIDATE) || d->d_sb->s_d_op->d_revalidate(d))
+		return true;
+	d_invalidate(d);
+	dput(d);
+	return false;
+}
+
+struct dentry *d_lookup(struct dentry *parent, const struct qstr *q)
+{
+	struct dentry *d = d_lookup_raw(parent, q);
+	return d && d_hit_valid(d) ? d : NULL;
 }
 
 /*
@@ -694,6 +735,8 @@ struct dentry *__d_lookup_rcu(const struct dentry *parent, const struct qstr *q,
 			continue;
 		if (!d_name_is_rcu(d, q))
 			continue;
+		if (READ_ONCE(d->d_flags) & DCACHE_OP_REVALIDATE)
+			return NULL;	/* its filesystem must confirm it: the reference walk asks */
 		*seqp = seq;
 		return d;
 	}
@@ -770,9 +813,11 @@ struct dentry *d_alloc_parallel(struct dentry *parent, const struct qstr *q)
 		spin_lock(&ib->lock);
 		/* Hashed meanwhile?  Looked at under the in-lookup bucket lock,
 		 * which every move from in-lookup to hashed takes. */
-		struct dentry *d = d_lookup(parent, q);
+		struct dentry *d = d_lookup_raw(parent, q);
 		if (d) {
 			spin_unlock(&ib->lock);
+			if (!d_hit_valid(d))
+				continue;	/* stale (procfs): dropped, look again */
 			dput(fresh);
 			return d;
 		}

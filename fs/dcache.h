@@ -102,6 +102,26 @@ struct qstr {
 #define DCACHE_HASHED    0x1
 #define DCACHE_IN_LOOKUP 0x2
 #define DCACHE_MOUNTED   0x4       /* a filesystem is mounted here (fs/mount.c) */
+/* Set at allocation from the super block's s_d_op (never changed): */
+#define DCACHE_OP_REVALIDATE 0x8   /* every hit asks s_d_op->d_revalidate */
+#define DCACHE_OP_DELETE 0x10      /* the last dput asks s_d_op->d_delete */
+
+/*
+ * What a filesystem whose names are not its own to keep (procfs: a pid
+ * directory lasts as long as its process) tells the dcache, Linux's
+ * names and contract.  docs/design/26-procfs.md has the rules.
+ */
+struct dentry_operations {
+	/* A hit: is d, found hashed, still the name?  Called with a
+	 * reference and no lock; must not sleep.  false: the dcache unhashes
+	 * d (d_invalidate) and the lookup goes to the filesystem again.  A
+	 * lockless RCU-walk never answers from such a dentry: it leaves the
+	 * name to the reference walk, which asks. */
+	bool (*d_revalidate)(struct dentry *d);
+	/* The last reference is going (under d's bucket lock): true frees d
+	 * at once instead of keeping it unused on the LRU. */
+	bool (*d_delete)(const struct dentry *d);
+};
 
 /*
  * Three lines in release builds (192 bytes, as Linux's), each dentry on
@@ -316,6 +336,11 @@ void d_add(struct dentry *d, struct inode *inode);
  * off the in-lookup hash and wake the waiters; after d_add, nothing is
  * left to do.  The lookup's owner calls it either way. */
 void d_lookup_done(struct dentry *d);
+
+/* Unhash d (held by the caller), which its filesystem says is no longer
+ * the name (d_revalidate): its holders keep it, nothing finds it.  A
+ * mount point is left alone (it would strand the mount). */
+void d_invalidate(struct dentry *d);
 
 /* Give a hashed negative dentry its new inode (create, mkdir). */
 void d_instantiate(struct dentry *d, struct inode *inode);

@@ -62,6 +62,7 @@ enum {
 };
 
 struct dentry;
+struct dentry_operations;
 struct dir_context;
 struct file;
 struct inode;
@@ -168,6 +169,9 @@ struct super_operations {
 	 * (and, for an unlinked inode of a disk filesystem, its blocks: may
 	 * sleep for I/O). */
 	void (*evict)(struct inode *inode);
+	/* The last iput of an inode still linked: true frees it at once
+	 * instead of keeping it on the LRU (procfs: never looked up again). */
+	bool (*drop_inode)(struct inode *inode);
 	/* The VFS changed inode's attributes (mode, owner, times): a disk
 	 * filesystem copies them into its on-disk inode (mark_inode_dirty).
 	 * Called with i_rwsem held exclusive; must not fail. */
@@ -241,6 +245,9 @@ struct file_system_type {
 struct super_block {
 	const struct file_system_type *s_type;
 	const struct super_operations *s_op;
+	/* NULL, or what the dcache asks about its dentries (fs/dcache.h);
+	 * fixed before the root is made. */
+	const struct dentry_operations *s_d_op;
 	struct dentry *s_root;
 	void *s_fs_info;                /* the filesystem's */
 	uint64_t s_dev;                 /* a number per instance, for stat */
@@ -271,6 +278,8 @@ void sb_init(struct super_block *sb, const struct file_system_type *type,
 
 int register_filesystem(struct file_system_type *type);
 struct file_system_type *get_fs_type(const char *name);
+/* Every registered type, newest first (fn may sleep; /proc/filesystems). */
+void for_each_filesystem(void (*fn)(const struct file_system_type *type, void *arg), void *arg);
 
 /*
  * The inode cache: one inode per (super block, inode number).

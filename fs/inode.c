@@ -257,7 +257,9 @@ void iput(struct inode *inode)
 	int left = __atomic_sub_fetch(&inode->i_count, 1, __ATOMIC_ACQ_REL);
 	BUG_ON(left < 0);
 	bool free = false;
-	if (left == 0 && __atomic_load_n(&inode->i_nlink, __ATOMIC_ACQUIRE) > 0) {
+	const struct super_operations *op = inode->i_sb->s_op;
+	if (left == 0 && __atomic_load_n(&inode->i_nlink, __ATOMIC_ACQUIRE) > 0 &&
+	    !(op && op->drop_inode && op->drop_inode(inode))) {
 		spin_lock(&lru_lock);	/* unused but still a file: keep it cached */
 		list_add_tail(&inode->i_lru, &lru);
 		lru_len++;

@@ -107,6 +107,8 @@ int do_mount(const char *type, struct block_device *bdev, unsigned flags, struct
 		return -ENOTDIR;
 	if (!mp->d_sb->s_mount || mp == mp->d_sb->s_root)
 		return -EBUSY;	/* not in the tree, or a mounted root: no stacking here */
+	if (mp->d_flags & DCACHE_OP_REVALIDATE)
+		return -EPERM;	/* its filesystem may drop the name (procfs): the mount would be stranded */
 
 	if (mutex_lock_killable(&namespace_mutex))
 		return -EINTR;

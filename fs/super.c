@@ -38,6 +38,18 @@ struct file_system_type *get_fs_type(const char *name)
 	return t;
 }
 
+void for_each_filesystem(void (*fn)(const struct file_system_type *type, void *arg), void *arg)
+{
+	spin_lock(&types_lock);
+	const struct file_system_type *t = types;
+	spin_unlock(&types_lock);
+	/* Types are never unregistered, and one joins the head with its next
+	 * already set (under the lock): the chain from a head read under it
+	 * never changes. */
+	for (; t; t = t->next)
+		fn(t, arg);
+}
+
 void sb_init(struct super_block *sb, const struct file_system_type *type,
 	     const struct super_operations *ops)
 {

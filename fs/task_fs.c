@@ -59,11 +59,36 @@ void task_fs_fork(struct thread *child)
 	child->fs = fs;
 }
 
+/*
+ * thread.fs of a listed thread changes (its exit, an unshare) under
+ * fs_ptr_lock, a leaf, so that another process's reader (procfs) can
+ * take a reference on it: while the pointer reads non-NULL under the
+ * lock, the thread's own reference has not been dropped.
+ */
+static struct spinlock fs_ptr_lock = SPINLOCK_INIT("task_fs_ptr");
+
+static void set_thread_fs(struct thread *t, struct task_fs *fs)
+{
+	spin_lock(&fs_ptr_lock);
+	t->fs = fs;
+	spin_unlock(&fs_ptr_lock);
+}
+
+struct task_fs *task_fs_get_of(struct thread *t)
+{
+	spin_lock(&fs_ptr_lock);
+	struct task_fs *fs = t->fs;
+	if (fs)
+		__atomic_fetch_add(&fs->count, 1, __ATOMIC_RELAXED);
+	spin_unlock(&fs_ptr_lock);
+	return fs;
+}
+
 void task_fs_exit(void)
 {
 	struct thread *t = current_thread();
 	struct task_fs *fs = t->fs;
-	t->fs = NULL;
+	set_thread_fs(t, NULL);
 	task_fs_put(fs);
 }
 
@@ -110,7 +135,7 @@ int task_fs_unshare(void)
 		return -ENOMEM;
 	struct thread *t = current_thread();
 	struct task_fs *prev = t->fs;
-	t->fs = fs;
+	set_thread_fs(t, fs);
 	task_fs_put(prev);
 	return 0;
 }

@@ -42,6 +42,9 @@ void task_fs_put(struct task_fs *fs);
 /* Thread hooks: a new thread shares the creator's; an exiting one drops it. */
 void task_fs_fork(struct thread *child);
 void task_fs_exit(void);
+/* Another thread's task_fs, with a reference (NULL: it has left it):
+ * for procfs.  Caller keeps t from being freed (tasklist_lock). */
+struct task_fs *task_fs_get_of(struct thread *t);
 /* Give the calling thread its own copy (same cwd and root, the same open
  * files in the same slots).  0 or -ENOMEM. */
 int task_fs_unshare(void);

@@ -10,6 +10,7 @@
 #include "fs/fs.h"
 #include "fs/mount.h"
 #include "fs/ext2/ext2.h"
+#include "fs/proc/proc.h"
 #include "fs/ramfs/ramfs.h"
 #include "fs/slowfs/slowfs.h"
 #include "fs/task_fs.h"
@@ -21,7 +22,7 @@ void vfs_init(void)
 	dcache_init();
 	file_cache_init();
 	buffer_init();
-	if (ramfs_register() || slowfs_register() || ext2_register())
+	if (ramfs_register() || slowfs_register() || ext2_register() || proc_register())
 		panic("vfs: cannot register the filesystem types");
 	vfs_mount_root();
 	task_fs_init();

@@ -8,6 +8,7 @@
  */
 #include "init/devices.h"
 #include "init/initramfs.h"
+#include "fs/proc/proc.h"
 #include "user/process.h"
 #include "user/tty.h"
 #include "fs/vfs.h"
@@ -195,6 +196,7 @@ void kmain(uint32_t magic, uint32_t mbi)
 	bdflush_start();
 	initramfs_unpack_modules();	/* into the root, before the tests read it */
 	devices_populate();
+	proc_mount_boot();	/* /proc, as a distribution's init mounts it */
 	unsigned failed = ktest_run_selected();
 	bench_run_selected();
 	finish(failed);

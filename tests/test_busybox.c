@@ -31,7 +31,7 @@
 #define TDIR "/tests/busybox"
 #define OUT_MAX (16 * 1024)
 
-static const char *const scripts[] = { "tree", "copy", "tar", "shell", "mkdir", "mvinto" };
+static const char *const scripts[] = { "tree", "copy", "tar", "shell", "mkdir", "mvinto", "proc" };
 #define NSCRIPTS (sizeof(scripts) / sizeof(scripts[0]))
 
 /* Run NAME.sh with cwd `dir` (which must be empty), output to out_path;
@@ -90,6 +90,7 @@ SCRIPT_CASE(tar)
 SCRIPT_CASE(shell)
 SCRIPT_CASE(mkdir)
 SCRIPT_CASE(mvinto)
+SCRIPT_CASE(proc)
 
 struct conc {
 	unsigned failures;         /* atomic */
@@ -146,6 +147,7 @@ static const struct ktest_case busybox_cases[] = {
 	KTEST_CASE(shell_sh),
 	KTEST_CASE(mkdir_sh),
 	KTEST_CASE(mvinto_sh),
+	KTEST_CASE(proc_sh),
 	KTEST_CASE_TIMEOUT(concurrent, 600),
 };
 KTEST_SUITE(busybox, busybox_cases);

@@ -28,6 +28,7 @@
  */
 #include "user/exec.h"
 #include "user/process.h"
+#include "user/exec_info.h"
 #include "fs/dcache.h"
 #include "fs/file.h"
 #include "fs/fs.h"
@@ -288,6 +289,7 @@ static int parse_shebang(char *buf, char **interp, char **arg)
 
 struct image {
 	struct mm_struct *mm;
+	struct exec_info *info;    /* what procfs will show: swapped in at the commit */
 	uint64_t entry, phdr, phnum, bias;
 	uint64_t sp;
 };
@@ -539,6 +541,8 @@ static int exec_commit(struct image *im, const char *path, struct trap_frame *tf
 	int err = exec_end_other_threads();
 	if (err)
 		return err;	/* another execve or an exit won: nothing changed */
+	process_set_exec_info(self->signal, im->info);
+	im->info = NULL;
 	mmput(mm_activate(im->mm));
 	im->mm = NULL;
 	fd_close_on_exec();
@@ -596,7 +600,8 @@ int do_execve(const char *path, struct exec_args *a, struct trap_frame *tf)
 			break;
 		}
 		im.mm = mm_alloc();
-		err = im.mm ? load_elf(&im, f, (struct elf64_ehdr *)buf, name) : -ENOMEM;
+		im.info = exec_info_new(dget(f->f_dentry), a);
+		err = im.mm && im.info ? load_elf(&im, f, (struct elf64_ehdr *)buf, name) : -ENOMEM;
 		fput(f);
 		if (!err)
 			err = build_stack(&im, a, name);
@@ -606,6 +611,7 @@ int do_execve(const char *path, struct exec_args *a, struct trap_frame *tf)
 		err = exec_commit(&im, name, tf);
 	if (im.mm)
 		mmput(im.mm);
+	exec_info_put(im.info);
 	kfree(buf);
 	kfree(name);
 	return err;

@@ -13,6 +13,7 @@
  * return to user mode or killable wait.
  */
 #include "user/process.h"
+#include "user/exec_info.h"
 #include "user/exec.h"
 #include "user/thread_state.h"
 #include "user/tty.h"
@@ -38,6 +39,7 @@
 struct spinlock tasklist_lock = SPINLOCK_INIT("tasklist");
 static struct list_head all_procs = LIST_HEAD_INIT(all_procs);
 static unsigned next_pid = 1;
+static uint64_t next_serial;          /* tasklist_lock */
 
 #define PID_MAX (1u << 22)
 
@@ -132,6 +134,7 @@ struct signal_struct *process_new(struct signal_struct *parent)
 		return NULL;
 	unsigned long flags = spin_lock_irqsave(&tasklist_lock);
 	sig->pid = alloc_pid();
+	sig->serial = ++next_serial;
 	sig->parent = parent;
 	sig->uid = current_cred()->uid;
 	if (parent) {
@@ -140,6 +143,9 @@ struct signal_struct *process_new(struct signal_struct *parent)
 		sig->has_ctty = parent->has_ctty;
 		list_add_tail(&sig->sibling, &parent->children);
 		memcpy(sig->comm, parent->comm, sizeof(sig->comm));
+		sig->exec_info = parent->exec_info;	/* fork runs the same program */
+		if (sig->exec_info)
+			__atomic_fetch_add(&sig->exec_info->refs, 1, __ATOMIC_RELAXED);
 	} else {
 		sig->pgid = sig->sid = sig->pid;	/* its own session and group */
 	}
@@ -171,7 +177,10 @@ void process_abort_new(struct signal_struct *sig)
 	list_del(&sig->sibling);
 	list_del(&sig->all_node);
 	sig->state = PROC_DEAD;
+	struct exec_info *ei = sig->exec_info;
+	sig->exec_info = NULL;
 	spin_unlock_irqrestore(&tasklist_lock, flags);
+	exec_info_put(ei);
 	put_signal_struct(sig);
 }
 
@@ -259,13 +268,17 @@ void do_exit(int status)
 	list_del(&t->thread_node);
 	if (!sig->group_exit)
 		sig->exit_code = status;
+	struct exec_info *ei = NULL;
 	if (--sig->nr_threads == 0) {
 		get_signal_struct(sig);		/* the zombie's reference */
+		ei = sig->exec_info;	/* a zombie runs nothing: dropped below, unlocked */
+		sig->exec_info = NULL;
 		exit_notify(sig);
 	} else {
 		wake_up_all(&sig->exit_wq);	/* exec_end_other_threads counts us out */
 	}
 	spin_unlock_irqrestore(&tasklist_lock, flags);
+	exec_info_put(ei);
 	t->signal = NULL;
 	put_signal_struct(sig);
 	thread_exit(status);

@@ -48,6 +48,8 @@
 #include "kernel/spinlock.h"
 #include "kernel/waitqueue.h"
 
+struct exec_info;
+
 #define NSIG 64
 #define TASK_COMM_LEN 16
 
@@ -81,6 +83,9 @@ struct signal_struct {
 	struct thread *exec_task;       /* an execve ending the other threads (Linux's group_exec_task) */
 	bool has_ctty;                  /* the console is its controlling terminal (Linux's signal->tty) */
 	bool kernel_waits;              /* process_spawn's caller will reap it */
+	/* Its program and argv (user/exec_info.h); NULL once it exited. */
+	struct exec_info *exec_info;
+	uint64_t serial;                /* fixed: never two processes with one (procfs tells reuse of a pid) */
 
 	struct wait_queue_head wait_chldexit;  /* wait4 callers, for its children */
 	struct wait_queue_head exit_wq;        /* the kernel waiting for it (process_wait) */

@@ -21,7 +21,7 @@
  *
  * What each lock protects (the order among all locks:
  * docs/design/08-lock-order.md; the directory's own locks:
- * docs/design/24-ext2-dirops.md):
+ * docs/design/25-ext2-dirops.md):
  *   inode.i_rwsem (VFS)   a file's data, size and block map (exclusive to
  *                         change).  A directory's is held shared by
  *                         lookups and readdir, and, since ext2 sets
