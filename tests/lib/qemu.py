@@ -187,6 +187,11 @@ def qemu_command(cfg, iso, gdb=False, extra=(), kernel=None):
            "-smp", str(cfg.smp),
            "-m", cfg.mem,
            "-display", "none", "-no-reboot",
+           # No network card: nothing here uses one, and QEMU's default
+           # e1000 makes the firmware load its option ROM (and OVMF try a
+           # network boot): 1.0 s of CPU a BIOS boot, 1.5 s and 8 s of
+           # waiting a UEFI boot, measured under TCG.
+           "-nic", "none",
            "-serial", "stdio", "-monitor", "none",
            "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04"]
     if kernel:
