@@ -101,7 +101,7 @@ def build_iso(iso, elf, initrd, cfg):
     partial = iso.with_name(f"{iso.name}.tmp{os.getpid()}")
     try:
         (tree / "boot" / "grub").mkdir(parents=True)
-        shutil.copyfile(elf, tree / "boot" / "smpvfs.elf")
+        copy_kernel(elf, tree / "boot" / "smpvfs.elf")
         if initrd:
             shutil.copyfile(initrd, tree / "boot" / "initrd.cpio")
         (tree / "boot" / "grub" / "grub.cfg").write_text(cfg)
@@ -121,6 +121,23 @@ def build_iso(iso, elf, initrd, cfg):
     finally:
         partial.unlink(missing_ok=True)
         shutil.rmtree(tree, ignore_errors=True)
+
+
+def copy_kernel(elf, dest):
+    """The ELF without its debug sections: GRUB's multiboot2 loader reads
+    every section into memory for the ELF-sections tag (which the kernel
+    does not use; it symbolizes from its own table), and under BIOS the
+    3.8 MB of DWARF cost 1.2 s of CPU a boot, measured under TCG (2.7 s
+    against 3.6 s to power off with ktest=none).  gdb and the host's
+    tools read the full ELF in build/.  Without objcopy, the full copy."""
+    try:
+        proc = subprocess.run(["objcopy", "--strip-debug", str(elf), str(dest)],
+                              stdin=subprocess.DEVNULL, capture_output=True)
+        if proc.returncode == 0:
+            return
+    except FileNotFoundError:
+        pass
+    shutil.copyfile(elf, dest)
 
 
 def prune_stale_isos(outdir, keep, stamp):
@@ -187,6 +204,11 @@ def qemu_command(cfg, iso, gdb=False, extra=(), kernel=None):
            "-smp", str(cfg.smp),
            "-m", cfg.mem,
            "-display", "none", "-no-reboot",
+           # No network card: nothing here uses one, and QEMU's default
+           # e1000 makes the firmware load its option ROM (and OVMF try a
+           # network boot): 1.0 s of CPU a BIOS boot, 1.5 s and 8 s of
+           # waiting a UEFI boot, measured under TCG.
+           "-nic", "none",
            "-serial", "stdio", "-monitor", "none",
            "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04"]
     if kernel:
