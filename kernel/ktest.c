@@ -69,8 +69,8 @@ enum { RUN_OK = 0, ABORT_ASSERT = 1, ABORT_SKIP = 2, ABORT_TIMEOUT = 3 };
 extern const struct ktest_suite __ktest_suites_start[], __ktest_suites_end[];
 
 /* Parameters. */
-static char selection[256] = "all";
-static char skipped_suites[256];      /* ktest.skip: left out of the selection */
+static char selection[512] = "all";
+static char skipped_suites[768];      /* ktest.skip: left out of the selection (the matrix's UEFI boots name 25 suites) */
 static uint64_t seed;
 static bool seed_given;
 static uint64_t repeat = 1;
