@@ -53,11 +53,10 @@
 #define NAME_WQS 64
 
 static struct wait_queue_head name_wqs[NAME_WQS];
-#if CONFIG_LOCKDEP
 /* One class for every dentry's name lock (as i_rwsem is one class for
- * every inode): the order is between kinds of locks, not instances. */
+ * every inode): the order is between kinds of locks, not instances.
+ * Empty in release builds. */
 static struct lockdep_map name_lock_map = LOCKDEP_MAP_INIT("d_name_lock");
-#endif
 
 /* Waits for the name lock of a dentry, for tests (a name lock taken
  * after a sleep). */
@@ -146,11 +145,7 @@ bool d_name_locked(const struct dentry *d)
 
 const void *d_name_lock_key(void)
 {
-#if CONFIG_LOCKDEP
 	return &name_lock_map;	/* a static map is its own class key */
-#else
-	return NULL;
-#endif
 }
 
 uint64_t d_name_lock_waits(void)
