@@ -7,12 +7,20 @@
  * (unlink, rmdir) with start_removing, and both end with end_dirop.  The
  * directory is a dentry the caller found (path_parent), not a path, as
  * in Linux's start_creating (its filename_create walks to it too).  Each
- * start takes the directory's i_rwsem exclusive, so no lookup of that
- * directory is in progress (lookups hold it shared) and none can start
- * its slow path until the change is done, and looks the name up under
- * the lock (lookup_one: a hashed dentry, positive or negative, results; a
- * cached name needs no memory, as d_alloc_parallel looks first); the call
- * between checks and asks the filesystem.  A fast-path lookup (no
+ * start takes the directory's i_rwsem, and looks the name up under it
+ * (lookup_one: a hashed dentry, positive or negative, results; a cached
+ * name needs no memory, as d_alloc_parallel looks first); the call
+ * between checks and asks the filesystem.  Two modes (namei.c's
+ * dirop_shared, once per call):
+ *   exclusive  (vfs.dirops=exclusive, or a filesystem that does not opt
+ *              in): no lookup of the directory is in progress (lookups
+ *              hold it shared) and none can start its slow path until
+ *              the change is done;
+ *   shared     (FS_PAR_DIROPS): i_rwsem shared, and the name's dentry
+ *              locked (fs/d_name_lock.c), so changes of other names and
+ *              lookups run beside ours; no lookup asks the filesystem
+ *              about our name, which stays hashed throughout
+ *              (docs/design/24-dirops.md, rules R1-R8).  A fast-path lookup (no
  * i_rwsem) needs no retry because of us: each change we make to the
  * dcache (d_instantiate, d_delete) is one step under the bucket lock its
  * d_lookup takes, so it sees the name before or after, never
@@ -35,7 +43,7 @@
  * d_delete, so an unlinked file's eviction (ext2 frees every block of
  * it, reading its indirect blocks) never runs with its directory locked.
  *
- * Locking: beyond the directory's, unlink and link also take the inode
+ * Locking: beyond the directory's (and the name's), unlink and link also take the inode
  * they change (subclass I_RWSEM_VICTIM), so a link cannot bring back a
  * file whose last link an unlink is removing; rmdir takes the victim
  * directory (I_RWSEM_PARENT2) so no create inside it slips past the

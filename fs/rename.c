@@ -21,6 +21,14 @@
  *      a same-directory rename of a sibling pair takes them in the same
  *      order as a cross-directory rename between the two: by address.
  * Every wait is killable: -EINTR with nothing held.
+ * That is the exclusive mode (rename_exclusive).  In the shared mode
+ * (FS_PAR_DIROPS, vfs.dirops=shared: rename_shared) the directories are
+ * taken shared and the two names locked instead (fs/d_name_lock.c): in
+ * one directory both names by address; between two, the mutex, the old
+ * directory, the source's name, and only then the new directory and the
+ * target's name, each ancestry check before the name it guards is locked
+ * (docs/design/24-dirops.md, R5); then step 3, except that a directory
+ * renamed within its directory is not locked (R7).
  * Then the filesystem renames, and d_move moves the dentry in one step for
  * lookups: it holds both hash buckets' locks (and d_lookup holds its
  * bucket's), so a concurrent lookup sees the old name or the new one,
