@@ -351,7 +351,9 @@ static int lock_names_two_dirs(struct rename_name *o, struct rename_name *n, boo
 		err = find_name(o);
 		if (err)
 			return err;
-		if (o->seen && S_ISDIR(o->seen->i_mode) && is_ancestor(o->d, n->dir))
+		if (!o->seen)
+			err = -ENOENT;	/* first, as Linux: before either ancestry check */
+		else if (S_ISDIR(o->seen->i_mode) && is_ancestor(o->d, n->dir))
 			err = -EINVAL;	/* into its own subtree */
 		if (!err)
 			err = lock_found(o, D_NAME_LOCK_FIRST);
