@@ -361,13 +361,13 @@ MATRIX_FIRMWARE := bios,uefi
 # make test-kcsan, 8 in make test-disk, where it takes 20 s).
 FULL_SMP := 4
 LIGHT_SKIP_BIOS := dcache_races,mount_races,rcuwalk_races,rename_races,perm_races,read_races,vfs_fuzz,shrinker,lookup,outside,page_alloc,file,refcache_races
-LIGHT_SKIP_BIOS := $(LIGHT_SKIP_BIOS),trace,ext2_alloc_races,ext2_dirops,outside_dirops
+LIGHT_SKIP_BIOS := $(LIGHT_SKIP_BIOS),trace,ext2_alloc_races,ext2_dirops,outside_dirops,dirops_races
 LIGHT_SKIP := $(LIGHT_SKIP_BIOS),ext2_fuzz
 # The stress boot leaves out the race suites that make test-kcsan runs in
 # full at the same -smp under the race detector (with race windows on and
 # a 16-bucket dcache hash): each race case runs once in make test, in the
 # stricter kernel, which saves about 90 s.  make soak runs them in both.
-FULL_SKIP := dcache_races,rcuwalk_races,rename_races,perm_races,read_races,vfs_fuzz,lookup,ext2_fuzz,refcache_races
+FULL_SKIP := dcache_races,rcuwalk_races,rename_races,perm_races,read_races,vfs_fuzz,lookup,ext2_fuzz,refcache_races,dirops_races
 # The UEFI boots leave out, besides, the suites whose subject sits above
 # the firmware and whose cost is their own work (user space and busybox,
 # the archive unpacker and its fuzzer, the fstest files in user mode, the
@@ -397,10 +397,11 @@ test-disk: $(BUILD)/smpvfs.elf $(BUILD)/initrd.cpio
 
 # The A/B mode that makes the shared-lookup claim measurable,
 # vfs.lookup=exclusive (lookups take i_rwsem exclusive, the old i_mutex
-# way), in one configuration: -smp 2, BIOS, the suites whose lookups take
-# that lock (the mode changes nothing else).  Every suite passes in it; a
+# way) and vfs.dirops=exclusive (directory changes too, with no name
+# locks), in one configuration: -smp 2, BIOS, the suites whose lookups take
+# those locks (the modes change nothing else).  Every suite passes in it; a
 # case that means something in one mode only says so and skips that part.
-EXCLUSIVE_SUITES := lookup,outside,namei,rename,dirops_kill,vfs_stress,vfs_fuzz,outside_dirops
+EXCLUSIVE_SUITES := lookup,outside,namei,rename,dirops_kill,vfs_stress,vfs_fuzz,outside_dirops,dirops_races
 # One boot of the user-mode suites and busybox under KVM (a CPU's own
 # rules: iretq's checks, the real TLB), where ACCEL=auto's probe finds KVM
 # usable and fast (tests/lib/accel.py; its verdict is cached for a day);
@@ -418,7 +419,7 @@ test-kvm: $(BUILD)/smpvfs.elf $(BUILD)/initrd.cpio
 
 test-exclusive: $(BUILD)/smpvfs.elf $(BUILD)/initrd.cpio
 	$(Q)$(PYTHON) -m tests.run test --smp 2 --firmware bios $(RUN_ARGS) --log-suffix=-exclusive \
-		--kargs "vfs.lookup=exclusive ktest=$(EXCLUSIVE_SUITES) $(KARGS)"
+		--kargs "vfs.lookup=exclusive vfs.dirops=exclusive ktest=$(EXCLUSIVE_SUITES) $(KARGS)"
 
 # The shell scripts tests/shell/*.sh, their output compared with their
 # .out files (tests/shell/run.py): under BIOS a fresh boot per script at
@@ -457,7 +458,7 @@ test-shell: $(BUILD)/smpvfs.elf
 # (Two lines joined by hand: make turns a backslash-newline into a space,
 # and the kernel would take the words after it as a separate, unknown key.)
 KCSAN_SUITES := kcsan,lookup,vfs_fuzz,dcache_races,perm_races,rcu,rcuwalk,rcuwalk_races,rename_races,fifo,read_races
-KCSAN_SUITES := $(KCSAN_SUITES),refcache,refcache_races
+KCSAN_SUITES := $(KCSAN_SUITES),refcache,refcache_races,dirops_races
 KCSAN_SUITES := $(KCSAN_SUITES),ext2_stress,ext2_fuzz,ext2_dirhash_races,ext2_alloc_races,ext2_dirops
 # A 16-bucket dcache hash in that boot: every chain an RCU-walk follows
 # then holds dentries that renames move to other chains.  Race windows on

@@ -242,6 +242,7 @@ void dcache_init(void)
 	}
 	for (unsigned i = 0; i < LOOKUP_WQS; i++)
 		wait_queue_init(&lookup_wqs[i]);
+	d_name_lock_init();
 	for (unsigned i = 0; i < MAX_CPUS; i++) {
 		spin_init(&lrus[i].lock, "dentry_lru");
 		list_init(&lrus[i].list);
@@ -975,8 +976,19 @@ void d_instantiate(struct dentry *d, struct inode *inode)
  */
 void (*d_delete_hook)(struct dentry *d);
 
+/* A change of d, a child of parent: parent's i_rwsem held exclusive, or
+ * shared with d's name lock (the parallel protocol, fs/d_name_lock.c). */
+static void d_assert_may_change(struct dentry *parent, struct dentry *d)
+{
+	rwsem_assert_held(&parent->d_inode->i_rwsem);
+	if (CONFIG_LOCKDEP && !rwsem_is_write_locked(&parent->d_inode->i_rwsem) && !d_name_locked(d))
+		panic("d_move/d_delete: %.*s changed with neither its directory's i_rwsem "
+		      "exclusive nor its name lock", (int)d->d_name.len, d->d_name.name);
+}
+
 void d_delete(struct dentry *d)
 {
+	d_assert_may_change(d->d_parent, d);
 	struct inode *inode = NULL;
 	d_fold_cached(d);	/* "only the remover" is asked of the count below */
 	race_window();	/* still positive and hashed: walks and lookups may take d */
@@ -1540,8 +1552,8 @@ void d_move(struct dentry *d, struct dentry *target)
 	struct spinlock *b1 = d_bucket(d->d_name.hash), *b2 = d_bucket(target->d_name.hash);
 	bool reparents = old_parent != new_parent;
 
-	rwsem_assert_held_write(&old_parent->d_inode->i_rwsem);
-	rwsem_assert_held_write(&new_parent->d_inode->i_rwsem);
+	d_assert_may_change(old_parent, d);
+	d_assert_may_change(new_parent, target);
 	d_fold_cached(target);	/* its count is asked below ("only the caller") */
 	race_write_begin(d);	/* walks that read d or target wait for the move */
 	race_write_begin(target);

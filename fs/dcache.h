@@ -42,6 +42,7 @@
  *                          dget_parent and d_name for d_path (d_move holds
  *                          the moved dentries' d_locks too)
  *   mount_lock             DCACHE_MOUNTED (fs/mount.c)
+ *   dentry.d_lock, too     DCACHE_PAR_UPDATE, the name lock (fs/d_name_lock.c)
  *   dentry LRU lock        one CPU's LRU list of unused dentries and its
  *                          batch of dentries joining it; d_lru changes
  *                          only under both it and the dentry's bucket
@@ -122,6 +123,7 @@ struct dentry_operations {
 	 * at once instead of keeping it unused on the LRU. */
 	bool (*d_delete)(const struct dentry *d);
 };
+#define DCACHE_PAR_UPDATE 0x20     /* its name lock is held: a change of the name is under way (fs/d_name_lock.c) */
 
 /*
  * Three lines in release builds (192 bytes, as Linux's), each dentry on
@@ -161,7 +163,7 @@ struct dentry {
 	struct qstr d_name;        /* d_lock and the bucket lock (+ rename_lock between directories); d_iname or the heap */
 	/* DCACHE_*, changed with atomic or/and: HASHED under the dcache
 	 * bucket lock, IN_LOOKUP under the in-lookup bucket lock, MOUNTED
-	 * under mount_lock.  Read with no lock (acquire). */
+	 * under mount_lock, PAR_UPDATE under d_lock.  Read with no lock (acquire). */
 	unsigned d_flags;
 	/* Moves on every change a lockless reader must notice: d_inode set or
 	 * cleared, unhashing, a rename of d_parent/d_name.  Written under the
@@ -346,8 +348,8 @@ void d_invalidate(struct dentry *d);
 void d_instantiate(struct dentry *d, struct inode *inode);
 /* After a name's removal (unlink, rmdir): d goes negative in place if the
  * caller holds its only reference, else is unhashed (its holders keep it
- * positive).  Caller holds d and its parent's i_rwsem exclusive, not its
- * inode's (whose last iput may follow). */
+ * positive).  Caller holds d and its parent's i_rwsem exclusive, or
+ * shared and d's name lock; not its inode's (whose last iput may follow). */
 void d_delete(struct dentry *d);
 /* Tests only: called by d_delete between the two steps of its decision
  * (d_seq moved, the count not yet read), under d's bucket lock, so that
@@ -356,10 +358,32 @@ void d_delete(struct dentry *d);
 extern void (*d_delete_hook)(struct dentry *d);
 
 /*
+ * The per-name lock of parallel directory changes (fs/d_name_lock.c).
+ * d_name_lock: caller holds a reference on d, found as (parent, q) with
+ * parent's i_rwsem held shared.  Sleeps (killable) while another change
+ * holds d's name, then checks that d is still the hashed dentry of
+ * (parent, q).  0: locked; -EAGAIN: d was renamed or unhashed meanwhile,
+ * nothing held (look the name up again); -EINTR: killed, nothing held.
+ * subclass: D_NAME_LOCK_FIRST, or D_NAME_LOCK_SECOND for a rename's
+ * second name (the validator's subclasses).
+ */
+enum { D_NAME_LOCK_FIRST = 0, D_NAME_LOCK_SECOND = 1 };
+int d_name_lock(struct dentry *d, struct dentry *parent, const struct qstr *q, unsigned subclass);
+void d_name_unlock(struct dentry *d);
+/* Whether someone holds d's name lock (for assertions). */
+bool d_name_locked(const struct dentry *d);
+/* Sleeps taken waiting for a name lock since boot (for tests). */
+uint64_t d_name_lock_waits(void);
+void d_name_lock_init(void);
+/* The validator's key of the name lock's class (tests forget it). */
+const void *d_name_lock_key(void);
+
+/*
  * Rename: d takes target's parent and name, and target (the dentry the
  * new name had, negative or about to lose its inode) takes d's, unhashed.
  * One step for lookups: d_lookup sees the old state or the new one.
- * Caller holds both parents' i_rwsem exclusive (checked).
+ * Caller holds both parents' i_rwsem, exclusive or (a parallel change)
+ * shared with both d's and target's name locks (checked).
  */
 void d_move(struct dentry *d, struct dentry *target);
 

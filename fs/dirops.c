@@ -7,12 +7,20 @@
  * (unlink, rmdir) with start_removing, and both end with end_dirop.  The
  * directory is a dentry the caller found (path_parent), not a path, as
  * in Linux's start_creating (its filename_create walks to it too).  Each
- * start takes the directory's i_rwsem exclusive, so no lookup of that
- * directory is in progress (lookups hold it shared) and none can start
- * its slow path until the change is done, and looks the name up under
- * the lock (lookup_one: a hashed dentry, positive or negative, results; a
- * cached name needs no memory, as d_alloc_parallel looks first); the call
- * between checks and asks the filesystem.  A fast-path lookup (no
+ * start takes the directory's i_rwsem, and looks the name up under it
+ * (lookup_one: a hashed dentry, positive or negative, results; a cached
+ * name needs no memory, as d_alloc_parallel looks first); the call
+ * between checks and asks the filesystem.  Two modes (namei.c's
+ * dirop_shared, once per call):
+ *   exclusive  (vfs.dirops=exclusive, or a filesystem that does not opt
+ *              in): no lookup of the directory is in progress (lookups
+ *              hold it shared) and none can start its slow path until
+ *              the change is done;
+ *   shared     (FS_PAR_DIROPS): i_rwsem shared, and the name's dentry
+ *              locked (fs/d_name_lock.c), so changes of other names and
+ *              lookups run beside ours; no lookup asks the filesystem
+ *              about our name, which stays hashed throughout
+ *              (docs/design/24-dirops.md, rules R1-R8).  A fast-path lookup (no
  * i_rwsem) needs no retry because of us: each change we make to the
  * dcache (d_instantiate, d_delete) is one step under the bucket lock its
  * d_lookup takes, so it sees the name before or after, never
@@ -35,7 +43,7 @@
  * d_delete, so an unlinked file's eviction (ext2 frees every block of
  * it, reading its indirect blocks) never runs with its directory locked.
  *
- * Locking: beyond the directory's, unlink and link also take the inode
+ * Locking: beyond the directory's (and the name's), unlink and link also take the inode
  * they change (subclass I_RWSEM_VICTIM), so a link cannot bring back a
  * file whose last link an unlink is removing; rmdir takes the victim
  * directory (I_RWSEM_PARENT2) so no create inside it slips past the
@@ -59,22 +67,26 @@
 #include "kernel/cmdline.h"
 #include "kernel/kprintf.h"
 
-/* Only the exclusive way exists until the per-name lock lands; the
- * switch is here first so that benchmarks can name it. */
-bool vfs_dirops_exclusive = true;
+/* Shared by default: a filesystem that opts in (FS_PAR_DIROPS) changes
+ * different names of one directory in parallel. */
+bool vfs_dirops_exclusive;
 
 static int set_dirops_mode(const struct kparam *p, const char *val, size_t len, char *why, size_t n)
 {
 	(void)p;
+	if (len == 6 && !strncmp(val, "shared", 6)) {
+		vfs_dirops_exclusive = false;
+		return 0;
+	}
 	if (len == 9 && !strncmp(val, "exclusive", 9)) {
 		vfs_dirops_exclusive = true;
 		return 0;
 	}
-	snprintf(why, n, "expected exclusive (shared is not built yet)");
+	snprintf(why, n, "expected shared or exclusive");
 	return -EINVAL;
 }
 KPARAM("vfs.dirops", set_dirops_mode, vfs_dirops_exclusive, 0, 0,
-       "directory changes take i_rwsem exclusive (the only mode so far)");
+       "directory changes take i_rwsem shared and lock the name (shared, default) or exclusive");
 
 /* The one name check of the calls here, before any lock: a name of its
  * own (dot names are the path walk's, never a directory entry) in a
@@ -87,68 +99,93 @@ static int check_name(struct dentry *dir, const char *name, size_t len)
 }
 
 /*
- * Both families start the same way: lock dir's i_rwsem exclusive and look
- * name up under it.  The dentry comes back hashed, with the lock held, if
- * it is what the caller needs: negative to create (else -EEXIST), positive
- * to remove (else -ENOENT).  On any error nothing is held; -EINTR if the
- * thread was killed while waiting for the lock.
+ * One change's hold on its directory and name: the mode it took
+ * (dirop_shared, decided once per call) and the dentry of the name, with
+ * a reference, its name locked in shared mode.
  */
-static struct dentry *start_dirop(struct dentry *dir, const char *name, size_t len,
-				  bool positive)
+struct dirop {
+	struct dentry *dir;
+	struct dentry *d;
+	bool shared;
+};
+
+/* The end of both families: unlock the name and dir, drop the dentry. */
+static void end_dirop(struct dirop *op)
+{
+	if (op->shared)
+		d_name_unlock(op->d);
+	dirop_unlock_dir(op->dir, op->shared);
+	dput(op->d);
+}
+
+/*
+ * Both families start the same way: lock dir's i_rwsem (exclusive, or
+ * shared and then the name: namei.c's dirop_shared) and look name up
+ * under it.  The dentry comes back hashed in op->d, with the locks held,
+ * if it is what the caller needs: negative to create (else -EEXIST),
+ * positive to remove (else -ENOENT); the test comes after the name lock,
+ * since the change that held it may have just made or removed the name.
+ * On any error nothing is held; -EINTR if the thread was killed while
+ * waiting for a lock.
+ */
+static int start_dirop(struct dirop *op, struct dentry *dir, const char *name, size_t len,
+		       bool positive)
 {
 	int err = check_name(dir, name, len);
 	if (err)
-		return ERR_PTR(err);
-	struct inode *di = dir->d_inode;
+		return err;
+	op->dir = dir;
+	op->shared = dirop_shared(dir);
 	race_window();	/* dir found, not locked: it may be removed or moved now */
-	if (down_write_killable(&di->i_rwsem))
-		return ERR_PTR(-EINTR);
-	struct dentry *d = lookup_one(dir, name, len);
-	if (!IS_ERR(d) && !d->d_inode == positive) {
-		dput(d);
-		d = ERR_PTR(positive ? -ENOENT : -EEXIST);
+	if (dirop_lock_dir(dir, op->shared, I_RWSEM_PARENT))
+		return -EINTR;
+	struct dentry *d = op->shared ? lookup_one_name_locked(dir, name, len, D_NAME_LOCK_FIRST) :
+					lookup_one(dir, name, len);
+	if (IS_ERR(d)) {
+		dirop_unlock_dir(dir, op->shared);
+		return (int)PTR_ERR(d);
 	}
-	if (IS_ERR(d))
-		up_write(&di->i_rwsem);
-	return d;
-}
-
-/* The end of both families: unlock dir and drop d. */
-static void end_dirop(struct dentry *dir, struct dentry *d)
-{
-	up_write(&dir->d_inode->i_rwsem);
-	dput(d);
+	op->d = d;
+	if (!d->d_inode == positive) {
+		end_dirop(op);
+		return positive ? -ENOENT : -EEXIST;
+	}
+	return 0;
 }
 
 /* ---- the create family: a new name in a locked directory ---------------- */
 
-/* The negative dentry for a new name, dir locked (end_dirop gives both
- * back). */
-static struct dentry *start_creating(struct dentry *dir, const char *name, size_t len)
+/* The negative dentry for a new name in op->d, dir and name locked
+ * (end_dirop gives them back). */
+static int start_creating(struct dirop *op, struct dentry *dir, const char *name, size_t len)
 {
-	return start_dirop(dir, name, len, false);
+	return start_dirop(op, dir, name, len, false);
 }
 
 int vfs_create_name(struct dentry *dir, const char *name, size_t len, uint32_t mode)
 {
-	struct dentry *d = start_creating(dir, name, len);
-	if (IS_ERR(d))
-		return (int)PTR_ERR(d);
-	int err = vfs_create(dir->d_inode, d, mode);
-	end_dirop(dir, d);
+	struct dirop op;
+	int err = start_creating(&op, dir, name, len);
+	if (err)
+		return err;
+	struct dentry *d = op.d;
+	err = vfs_create(dir->d_inode, d, mode);
+	end_dirop(&op);
 	return err;
 }
 
 int vfs_mkdir(struct dentry *dir, const char *name, size_t len, uint32_t mode)
 {
-	struct dentry *d = start_creating(dir, name, len);
-	if (IS_ERR(d))
-		return (int)PTR_ERR(d);
+	struct dirop op;
+	int err = start_creating(&op, dir, name, len);
+	if (err)
+		return err;
+	struct dentry *d = op.d;
 	struct inode *di = dir->d_inode;
-	int err = may_create(di);
+	err = may_create(di);
 	if (!err)
-		err = di->i_op->mkdir ? trace_fs_op("mkdir", di, d, di->i_op->mkdir(di, d, S_IFDIR | (mode & S_IALLUGO))) : -EPERM;
-	end_dirop(dir, d);
+		err = di->i_op->mkdir ? dirop_fs_op("mkdir", di, d, NULL, di->i_op->mkdir(di, d, S_IFDIR | (mode & S_IALLUGO))) : -EPERM;
+	end_dirop(&op);
 	return err;
 }
 
@@ -159,14 +196,16 @@ int vfs_symlink(struct dentry *dir, const char *name, size_t len, const char *ta
 		return -ENOENT;
 	if (n == PATH_MAX)
 		return -ENAMETOOLONG;
-	struct dentry *d = start_creating(dir, name, len);
-	if (IS_ERR(d))
-		return (int)PTR_ERR(d);
+	struct dirop op;
+	int err = start_creating(&op, dir, name, len);
+	if (err)
+		return err;
+	struct dentry *d = op.d;
 	struct inode *di = dir->d_inode;
-	int err = may_create(di);
+	err = may_create(di);
 	if (!err)
-		err = di->i_op->symlink ? trace_fs_op("symlink", di, d, di->i_op->symlink(di, d, target)) : -EPERM;
-	end_dirop(dir, d);
+		err = di->i_op->symlink ? dirop_fs_op("symlink", di, d, NULL, di->i_op->symlink(di, d, target)) : -EPERM;
+	end_dirop(&op);
 	return err;
 }
 
@@ -177,16 +216,18 @@ int vfs_symlink(struct dentry *dir, const char *name, size_t len, const char *ta
  */
 int vfs_mknod(struct dentry *dir, const char *name, size_t len, uint32_t mode, uint64_t rdev)
 {
-	struct dentry *d = start_creating(dir, name, len);
-	if (IS_ERR(d))
-		return (int)PTR_ERR(d);
+	struct dirop op;
+	int err = start_creating(&op, dir, name, len);
+	if (err)
+		return err;
+	struct dentry *d = op.d;
 	struct inode *di = dir->d_inode;
-	int err = may_create(di);
+	err = may_create(di);
 	if (!err && (S_ISCHR(mode) || S_ISBLK(mode)) && !cred_is_root(current_cred()))
 		err = -EPERM;
 	if (!err)
-		err = di->i_op->mknod ? trace_fs_op("mknod", di, d, di->i_op->mknod(di, d, mode, rdev)) : -EPERM;
-	end_dirop(dir, d);
+		err = di->i_op->mknod ? dirop_fs_op("mknod", di, d, NULL, di->i_op->mknod(di, d, mode, rdev)) : -EPERM;
+	end_dirop(&op);
 	return err;
 }
 
@@ -199,14 +240,16 @@ int vfs_link(struct dentry *old, struct dentry *dir, const char *name, size_t le
 {
 	if (!old->d_inode)
 		return -ENOENT;
-	struct dentry *d = start_creating(dir, name, len);
-	if (IS_ERR(d))
-		return (int)PTR_ERR(d);
+	struct dirop op;
+	int err = start_creating(&op, dir, name, len);
+	if (err)
+		return err;
+	struct dentry *d = op.d;
 	struct inode *di = dir->d_inode, *inode = old->d_inode;
 	/* After EEXIST, in Linux's order: EXDEV, the hard-link protection
 	 * (EPERM), the directory's permission (ENOENT, EACCES), then EPERM
 	 * for a directory or a filesystem that cannot link. */
-	int err = old->d_sb != dir->d_sb ? -EXDEV : may_linkat(inode);
+	err = old->d_sb != dir->d_sb ? -EXDEV : may_linkat(inode);
 	if (!err)
 		err = may_create(di);
 	if (!err)
@@ -218,10 +261,10 @@ int vfs_link(struct dentry *old, struct dentry *dir, const char *name, size_t le
 		if (__atomic_load_n(&inode->i_nlink, __ATOMIC_ACQUIRE) == 0)
 			err = -ENOENT;	/* its last link went before we got here */
 		else
-			err = trace_fs_op("link", di, d, di->i_op->link(old, di, d));
+			err = dirop_fs_op("link", di, d, NULL, di->i_op->link(old, di, d));
 		up_write(&inode->i_rwsem);
 	}
-	end_dirop(dir, d);
+	end_dirop(&op);
 	return err;
 }
 
@@ -234,19 +277,21 @@ int vfs_link(struct dentry *old, struct dentry *dir, const char *name, size_t le
  * and refuses an unhashed one or a removed directory (IS_DEADDIR), so no
  * mount lands after that test, even before d_delete.
  */
-static struct dentry *start_removing(struct dentry *dir, const char *name, size_t len)
+static int start_removing(struct dirop *op, struct dentry *dir, const char *name, size_t len)
 {
-	return start_dirop(dir, name, len, true);
+	return start_dirop(op, dir, name, len, true);
 }
 
 /* Unlink a file: its inode is locked (I_RWSEM_VICTIM) against vfs_link. */
 int vfs_unlink(struct dentry *dir, const char *name, size_t len)
 {
-	struct dentry *d = start_removing(dir, name, len);
-	if (IS_ERR(d))
-		return (int)PTR_ERR(d);
+	struct dirop op;
+	int err = start_removing(&op, dir, name, len);
+	if (err)
+		return err;
+	struct dentry *d = op.d;
 	struct inode *di = dir->d_inode, *victim = d->d_inode;
-	int err = may_delete(di, d, false);
+	err = may_delete(di, d, false);
 	if (!err && !di->i_op->unlink)
 		err = -EPERM;
 	race_window();	/* a link of the victim may come here */
@@ -254,15 +299,15 @@ int vfs_unlink(struct dentry *dir, const char *name, size_t len)
 		err = -EINTR;
 	else if (!err) {
 		ihold(victim);	/* its last iput (eviction) after the directory's unlock */
-		err = trace_fs_op("unlink", di, d, di->i_op->unlink(di, d));
+		err = dirop_fs_op("unlink", di, d, NULL, di->i_op->unlink(di, d));
 		up_write(&victim->i_rwsem);
 		if (!err)
 			d_delete(d);	/* negative in place, or unhashed if held */
-		end_dirop(dir, d);
+		end_dirop(&op);
 		iput(victim);
 		return err;
 	}
-	end_dirop(dir, d);
+	end_dirop(&op);
 	return err;
 }
 
@@ -270,11 +315,13 @@ int vfs_unlink(struct dentry *dir, const char *name, size_t len)
  * it slips past the emptiness check, and no mount lands on it. */
 int vfs_rmdir(struct dentry *dir, const char *name, size_t len)
 {
-	struct dentry *d = start_removing(dir, name, len);
-	if (IS_ERR(d))
-		return (int)PTR_ERR(d);
+	struct dirop op;
+	int err = start_removing(&op, dir, name, len);
+	if (err)
+		return err;
+	struct dentry *d = op.d;
 	struct inode *di = dir->d_inode, *victim = d->d_inode;
-	int err = may_delete(di, d, true);
+	err = may_delete(di, d, true);
 	if (!err && !di->i_op->rmdir)
 		err = -EPERM;
 	race_window();	/* a mount of the victim may come here */
@@ -282,17 +329,17 @@ int vfs_rmdir(struct dentry *dir, const char *name, size_t len)
 		err = -EINTR;
 	else if (!err) {
 		ihold(victim);	/* as unlink's: eviction after the directory's unlock */
-		err = d_mountpoint(d) ? -EBUSY : trace_fs_op("rmdir", di, d, di->i_op->rmdir(di, d));
+		err = d_mountpoint(d) ? -EBUSY : dirop_fs_op("rmdir", di, d, NULL, di->i_op->rmdir(di, d));
 		if (!err)
 			d_prune_unused(d);	/* its negative children: no use now, and they hold d */
 		up_write(&victim->i_rwsem);
 		if (!err)
 			d_delete(d);
-		end_dirop(dir, d);
+		end_dirop(&op);
 		iput(victim);
 		return err;
 	}
-	end_dirop(dir, d);
+	end_dirop(&op);
 	return err;
 }
 

@@ -48,6 +48,7 @@
  */
 #include "fs/namei.h"
 #include "fs/dcache.h"
+#include "fs/dirops.h"
 #include "fs/fs.h"
 #include "fs/mount.h"
 #include "fs/permission.h"
@@ -159,9 +160,8 @@ static struct dentry *__lookup_slow(struct dentry *dir, const struct qstr *q)
 	struct dentry *d = d_alloc_parallel(dir, q);
 	if (IS_ERR(d) || !d_in_lookup(d))
 		return d;
-	trace_fs_call("lookup", dir->d_inode, d);
-	int err = dir->d_inode->i_op->lookup(dir->d_inode, d);	/* we alone, for this name */
-	trace_fs_return("lookup", err);
+	int err = dirop_fs_op("lookup", dir->d_inode, d, NULL,
+			      dir->d_inode->i_op->lookup(dir->d_inode, d));	/* we alone, for this name */
 	race_window();	/* d_add'ed, perhaps, and not yet done */
 	d_lookup_done(d);
 	if (err) {
@@ -214,6 +214,59 @@ struct dentry *lookup_one_unlocked(struct dentry *dir, const char *name, size_t 
 		return d;
 	race_window();	/* a miss: the name may be hashed before we look again */
 	return lookup_slow(dir, &q);
+}
+
+/*
+ * The locks of a directory change (fs/dirops.c, fs/rename.c and
+ * open(O_CREAT)'s lookup_open below).  In a filesystem that opts in
+ * (FS_PAR_DIROPS), unless vfs.dirops=exclusive, a change takes the
+ * directory's i_rwsem shared and locks the name it changes
+ * (fs/d_name_lock.c); otherwise i_rwsem exclusive, which excludes every
+ * other change and slow lookup in the directory.  The choice is made once
+ * per call (dirop_shared) and the call keeps it to the end: vfs.dirops
+ * changes only with no change in flight (fs/dirops.h).
+ */
+void (*dirop_fs_hook)(const char *op, struct dentry *d, struct dentry *d2, bool enter);
+
+bool dirop_shared(const struct dentry *dir)
+{
+	return !__atomic_load_n(&vfs_dirops_exclusive, __ATOMIC_RELAXED) &&
+	       (dir->d_sb->s_type->fs_flags & FS_PAR_DIROPS);
+}
+
+int dirop_lock_dir(struct dentry *dir, bool shared, unsigned subclass)
+{
+	struct rw_semaphore *sem = &dir->d_inode->i_rwsem;
+	int err = shared ? down_read_killable_nested(sem, subclass) :
+			   down_write_killable_nested(sem, subclass);
+	return err ? -EINTR : 0;
+}
+
+void dirop_unlock_dir(struct dentry *dir, bool shared)
+{
+	if (shared)
+		up_read(&dir->d_inode->i_rwsem);
+	else
+		up_write(&dir->d_inode->i_rwsem);
+}
+
+struct dentry *lookup_one_name_locked(struct dentry *dir, const char *name, size_t len,
+				      unsigned subclass)
+{
+	rwsem_assert_held_read(&dir->d_inode->i_rwsem);
+	struct qstr q = { name, (uint32_t)len, 0 };
+	for (;;) {
+		struct dentry *d = lookup_one(dir, name, len);
+		if (IS_ERR(d))
+			return d;
+		int err = d_name_lock(d, dir, &q, subclass);
+		if (!err)
+			return d;
+		dput(d);
+		if (err != -EAGAIN)
+			return ERR_PTR(err);
+		/* renamed or unhashed while we waited: the name has another dentry now */
+	}
 }
 
 /* ---- 2. the walk's state ------------------------------------------------- */
@@ -1225,7 +1278,9 @@ int path_lookup_inode(const char *path, unsigned flags, void (*fn)(const struct 
  * dirops -> namei, never back. */
 int vfs_create(struct inode *dir, struct dentry *d, uint32_t mode)
 {
-	rwsem_assert_held_write(&dir->i_rwsem);
+	rwsem_assert_held(&dir->i_rwsem);
+	if (!rwsem_is_write_locked(&dir->i_rwsem))
+		BUG_ON(!d_name_locked(d));	/* a parallel change holds the name */
 	if (IS_DEADDIR(dir))
 		return -ENOENT;
 	int err = inode_permission(dir, MAY_WRITE | MAY_EXEC);
@@ -1233,15 +1288,12 @@ int vfs_create(struct inode *dir, struct dentry *d, uint32_t mode)
 		return err;
 	if (!dir->i_op->create)
 		return -EPERM;	/* this filesystem cannot (slowfs) */
-	trace_fs_call("create", dir, d);
-	err = dir->i_op->create(dir, d, S_IFREG | (mode & S_IALLUGO));
-	trace_fs_return("create", err);
-	return err;
+	return dirop_fs_op("create", dir, d, NULL, dir->i_op->create(dir, d, S_IFREG | (mode & S_IALLUGO)));
 }
 
 /*
  * open(O_CREAT)'s last component, in one step under the directory's
- * i_rwsem (exclusive): look it up, and create a regular file if it is
+ * i_rwsem (exclusive, or shared with the name locked): look it up, and create a regular file if it is
  * not there.  So a racing unlink cannot make open fail with -ENOENT, and
  * with O_EXCL exactly one of several racing opens creates the file (the
  * others see it: -EEXIST).  Returns the dentry, positive, with a
@@ -1252,23 +1304,30 @@ static struct dentry *lookup_open(struct dentry *dir, const struct qstr *last, i
 				  uint32_t mode, bool *created)
 {
 	struct inode *di = dir->d_inode;
+	bool shared = dirop_shared(dir);
 	race_window();	/* dir found, not locked: it may be removed or moved now */
-	if (down_write_killable(&di->i_rwsem))
+	if (dirop_lock_dir(dir, shared, I_RWSEM_PARENT))
 		return ERR_PTR(-EINTR);
-	struct dentry *d = lookup_one(dir, last->name, last->len);
-	if (!IS_ERR(d) && d->d_inode && (flags & O_EXCL)) {
-		dput(d);	/* it was there before us (even a symlink) */
-		d = ERR_PTR(-EEXIST);
+	struct dentry *d = shared ? lookup_one_name_locked(dir, last->name, last->len, D_NAME_LOCK_FIRST) :
+				    lookup_one(dir, last->name, last->len);
+	if (IS_ERR(d))
+		goto out;
+	int err = 0;
+	bool make = !d->d_inode;
+	if (!make && (flags & O_EXCL))
+		err = -EEXIST;	/* it was there before us (even a symlink) */
+	else if (make)
+		err = vfs_create(di, d, mode_strip_umask(mode));
+	if (shared)
+		d_name_unlock(d);
+	if (err) {
+		dput(d);
+		d = ERR_PTR(err);
+	} else if (make) {
+		*created = true;
 	}
-	if (!IS_ERR(d) && !d->d_inode) {
-		int err = vfs_create(di, d, mode_strip_umask(mode));
-		if (err) {
-			dput(d);
-			d = ERR_PTR(err);
-		} else
-			*created = true;
-	}
-	up_write(&di->i_rwsem);
+out:
+	dirop_unlock_dir(dir, shared);
 	return d;
 }
 

@@ -41,10 +41,46 @@ int lookup_one_common(struct dentry *dir, size_t len);
 struct dentry *lookup_one_unlocked(struct dentry *dir, const char *name, size_t len);
 struct dentry *lookup_one(struct dentry *dir, const char *name, size_t len);
 
+/*
+ * The locks of a directory change (namei.c says which mode when).
+ * dirop_shared: whether a change of dir takes its i_rwsem shared and
+ * locks names (the filesystem opts in, vfs.dirops=shared), decided once
+ * per call.  dirop_lock_dir: dir's i_rwsem, shared or exclusive, with the
+ * validator's subclass (I_RWSEM_*), killable: 0 or -EINTR.
+ * lookup_one_name_locked: with dir held shared, look name up and lock
+ * its dentry's name (d_name_lock), looking again if the dentry was
+ * renamed or unhashed while we waited: the dentry with a reference and
+ * its name locked, or ERR_PTR (-EINTR if killed; nothing held).
+ */
+bool dirop_shared(const struct dentry *dir);
+int dirop_lock_dir(struct dentry *dir, bool shared, unsigned subclass);
+void dirop_unlock_dir(struct dentry *dir, bool shared);
+struct dentry *lookup_one_name_locked(struct dentry *dir, const char *name, size_t len,
+				      unsigned subclass);
+
+/*
+ * Tests only: called as a directory change or a slow lookup enters its
+ * filesystem (enter true) and as it comes back, with its operation's name
+ * ("create", "lookup") and the dentries of the names it changes or looks
+ * up (d2: a rename's target, else NULL), so that a test can count the
+ * calls about one name inside the filesystem at once.  NULL but in tests.
+ * dirop_fs_op wraps trace_fs_op's call with it.
+ */
+extern void (*dirop_fs_hook)(const char *op, struct dentry *d, struct dentry *d2, bool enter);
+static inline void dirop_fs(const char *op, struct dentry *d, struct dentry *d2, bool enter)
+{
+	void (*hook)(const char *, struct dentry *, struct dentry *, bool) =
+		__atomic_load_n(&dirop_fs_hook, __ATOMIC_ACQUIRE);
+	if (hook)
+		hook(op, d, d2, enter);
+}
+#define dirop_fs_op(op, dir, d, d2, call) ({ dirop_fs((op), (d), (d2), true); \
+	int dirop_ret_ = trace_fs_op(op, dir, d, call); dirop_fs((op), (d), (d2), false); dirop_ret_; })
+
 struct inode;
 
 /* Create a regular file at d, a negative dentry in dir, whose i_rwsem
- * the caller holds exclusive (Linux's vfs_create; open(O_CREAT)'s last step and dirops.c's
+ * the caller holds exclusive, or shared with d's name locked (Linux's vfs_create; open(O_CREAT)'s last step and dirops.c's
  * create family call it): -ENOENT if dir was
  * removed, -EACCES without write and search permission on dir, -EPERM if
  * its filesystem cannot create. */

@@ -21,6 +21,14 @@
  *      a same-directory rename of a sibling pair takes them in the same
  *      order as a cross-directory rename between the two: by address.
  * Every wait is killable: -EINTR with nothing held.
+ * That is the exclusive mode (rename_exclusive).  In the shared mode
+ * (FS_PAR_DIROPS, vfs.dirops=shared: rename_shared) the directories are
+ * taken shared and the two names locked instead (fs/d_name_lock.c): in
+ * one directory both names by address; between two, the mutex, the old
+ * directory, the source's name, and only then the new directory and the
+ * target's name, each ancestry check before the name it guards is locked
+ * (docs/design/24-dirops.md, R5); then step 3, except that a directory
+ * renamed within its directory is not locked (R7).
  * Then the filesystem renames, and d_move moves the dentry in one step for
  * lookups: it holds both hash buckets' locks (and d_lookup holds its
  * bucket's), so a concurrent lookup sees the old name or the new one,
@@ -87,7 +95,7 @@ static int may_rename(struct dentry *old_dir, struct dentry *old, struct dentry 
 static int may_rename_now(struct dentry *old_dir, struct dentry *old, struct dentry *new_dir,
 			  struct dentry *new)
 {
-	if (S_ISDIR(old->d_inode->i_mode))
+	if (S_ISDIR(old->d_inode->i_mode) && (old_dir != new_dir || !d_name_locked(old)))
 		rwsem_assert_held_write(&old->d_inode->i_rwsem);
 	if (new->d_inode)
 		rwsem_assert_held_write(&new->d_inode->i_rwsem);
@@ -176,7 +184,7 @@ static void unlock_rename(struct dentry *old_dir, struct dentry *new_dir)
  * rename and d_move.
  */
 static int do_rename(struct dentry *old_dir, struct dentry *old, struct dentry *new_dir,
-		     struct dentry *new)
+		     struct dentry *new, bool shared)
 {
 	if (old->d_inode && old->d_inode == new->d_inode)
 		return 0;	/* two names of one file: nothing to do (POSIX) */
@@ -188,13 +196,21 @@ static int do_rename(struct dentry *old_dir, struct dentry *old, struct dentry *
 	race_write_begin(old);	/* lockless walks on either may wait for the move (race.h) */
 	race_write_begin(new);
 	race_window();	/* a mount of the source or victim may come here */
-	if (lock_two(src, victim, I_RWSEM_VICTIM)) {
+	/* In the parallel protocol a directory renamed within its directory
+	 * is not locked (its ".." stays): changes inside it hold it shared
+	 * and may wait for a cross-directory rename out of it, which may wait
+	 * for the victim we lock (docs/design/24-dirops.md, "rename").  Linux
+	 * does the same. */
+	bool lock_src = !(shared && old_dir == new_dir && S_ISDIR(src->i_mode));
+	if (!lock_src && victim && down_write_killable_nested(&victim->i_rwsem, I_RWSEM_VICTIM)) {
+		err = -EINTR;
+	} else if (lock_src && lock_two(src, victim, I_RWSEM_VICTIM)) {
 		err = -EINTR;
 	} else {
 		err = may_rename_now(old_dir, old, new_dir, new);
 		if (!err) {
 			struct inode *odi = old_dir->d_inode;
-			err = trace_fs_op("rename", odi, old, odi->i_op->rename(odi, old, new_dir->d_inode, new));
+			err = dirop_fs_op("rename", odi, old, new, odi->i_op->rename(odi, old, new_dir->d_inode, new));
 			if (!err)
 				d_move(old, new);
 			if (!err && victim && S_ISDIR(victim->i_mode))
@@ -202,10 +218,201 @@ static int do_rename(struct dentry *old_dir, struct dentry *old, struct dentry *
 		}
 		if (victim)
 			up_write(&victim->i_rwsem);
-		up_write(&src->i_rwsem);
+		if (lock_src)
+			up_write(&src->i_rwsem);
 	}
 	race_write_done(new);
 	race_write_done(old);
+	return err;
+}
+
+/* Today's rename (vfs.dirops=exclusive, or a filesystem that does not
+ * opt in): both directories exclusive, then both names looked up. */
+static int rename_exclusive(struct dentry *old_dir, const char *old_name, size_t old_len,
+			    struct dentry *new_dir, const char *new_name, size_t new_len)
+{
+	if (lock_rename(old_dir, new_dir))
+		return -EINTR;	/* every wait is killable: nothing taken */
+	int err;
+	struct dentry *old = lookup_one(old_dir, old_name, old_len);
+	struct dentry *new = IS_ERR(old) ? old : lookup_one(new_dir, new_name, new_len);
+	if (IS_ERR(new))
+		err = (int)PTR_ERR(new);
+	else
+		err = do_rename(old_dir, old, new_dir, new, false);
+	unlock_rename(old_dir, new_dir);
+	if (!IS_ERR(new))
+		dput(new);
+	if (!IS_ERR(old))
+		dput(old);
+	return err;
+}
+
+/* One name of a parallel rename: its dentry, name locked, and the inode
+ * it had when the rename checked it (a change between the check and the
+ * lock sends the rename back to look again). */
+struct rename_name {
+	struct dentry *dir, *d;
+	const char *name;
+	size_t len;
+	struct inode *seen;
+	bool locked;
+};
+
+static void put_name(struct rename_name *n)
+{
+	if (n->locked)
+		d_name_unlock(n->d);
+	if (n->d && !IS_ERR(n->d))
+		dput(n->d);
+	n->d = NULL;
+	n->locked = false;
+}
+
+/* Look n up with its directory held shared; 0 or the lookup's error. */
+static int find_name(struct rename_name *n)
+{
+	n->d = lookup_one(n->dir, n->name, n->len);
+	if (IS_ERR(n->d)) {
+		int err = (int)PTR_ERR(n->d);
+		n->d = NULL;
+		return err;
+	}
+	n->seen = n->d->d_inode;
+	return 0;
+}
+
+/* Lock n's name and check it still names what we saw: 0, -EAGAIN (look
+ * again: nothing of n held but its reference, dropped too), -EINTR. */
+static int lock_found(struct rename_name *n, unsigned subclass)
+{
+	struct qstr q = { n->name, (uint32_t)n->len, 0 };
+	int err = d_name_lock(n->d, n->dir, &q, subclass);
+	if (!err) {
+		n->locked = true;
+		if (n->d->d_inode != n->seen)
+			err = -EAGAIN;	/* changed since we checked it */
+	}
+	if (err)
+		put_name(n);
+	return err;
+}
+
+/* Within one directory, held shared: both names, locked by address (a
+ * rename the other way takes them in the same order). */
+static int lock_names_one_dir(struct rename_name *o, struct rename_name *n)
+{
+	for (;;) {
+		int err = find_name(o);
+		if (!err)
+			err = find_name(n);
+		if (err)
+			return err;
+		if (o->d == n->d) {	/* one name: rename(a, a) */
+			err = lock_found(o, D_NAME_LOCK_FIRST);
+			if (!err) {
+				dput(n->d);
+				n->d = o->d;	/* shares o's reference and lock */
+				return 0;
+			}
+		} else {
+			struct rename_name *first = o->d < n->d ? o : n, *second = first == o ? n : o;
+			err = lock_found(first, D_NAME_LOCK_FIRST);
+			if (!err) {
+				err = lock_found(second, D_NAME_LOCK_SECOND);
+				if (!err)
+					return 0;
+			}
+		}
+		put_name(o);
+		put_name(n);
+		if (err != -EAGAIN)
+			return err;
+	}
+}
+
+/*
+ * Between two directories (P5 of the model): the caller holds
+ * s_rename_mutex and the old directory shared.  The source is looked up,
+ * "into its own subtree" checked, its name locked; only then the new
+ * directory is taken shared, the target looked up, "over an ancestor of
+ * the source's directory" checked, its name locked.  Each check comes
+ * before the lock of the name it guards, so no rename waits for the name
+ * of a directory it holds (a deadlock: MUT_LATE_ANCESTOR), and the new
+ * directory comes after the source's name, so a rename in the old
+ * directory that replaces the new one cannot hold that name while it
+ * waits for us (MUT_BOTH_DIRS_FIRST).  Returns 0 with both names locked
+ * and *new_held set, or an error with only the old directory held.
+ */
+static int lock_names_two_dirs(struct rename_name *o, struct rename_name *n, bool *new_held)
+{
+	int err;
+	for (;;) {
+		err = find_name(o);
+		if (err)
+			return err;
+		if (!o->seen)
+			err = -ENOENT;	/* first, as Linux: before either ancestry check */
+		else if (S_ISDIR(o->seen->i_mode) && is_ancestor(o->d, n->dir))
+			err = -EINVAL;	/* into its own subtree */
+		if (!err)
+			err = lock_found(o, D_NAME_LOCK_FIRST);
+		if (err == -EAGAIN)
+			continue;
+		if (err)
+			break;
+		race_window();	/* the source's name held, the new directory not yet */
+		if (dirop_lock_dir(n->dir, true, I_RWSEM_PARENT2)) {
+			err = -EINTR;
+			break;
+		}
+		*new_held = true;
+		err = find_name(n);
+		if (!err && n->seen && S_ISDIR(n->seen->i_mode) && is_ancestor(n->d, o->dir))
+			err = -ENOTEMPTY;	/* over an ancestor of the source's directory */
+		if (!err)
+			err = lock_found(n, D_NAME_LOCK_SECOND);
+		if (!err && d_unhashed(o->d))
+			err = -EAGAIN;
+		if (!err)
+			return 0;
+		put_name(n);
+		put_name(o);
+		dirop_unlock_dir(n->dir, true);
+		*new_held = false;
+		if (err != -EAGAIN)
+			return err;
+	}
+	put_name(o);
+	return err;
+}
+
+/* The parallel protocol's rename: both directories shared, both names
+ * locked (docs/design/24-dirops.md), then do_rename as today's. */
+static int rename_shared(struct dentry *old_dir, const char *old_name, size_t old_len,
+			 struct dentry *new_dir, const char *new_name, size_t new_len)
+{
+	struct rename_name o = { old_dir, NULL, old_name, old_len, NULL, false };
+	struct rename_name n = { new_dir, NULL, new_name, new_len, NULL, false };
+	bool cross = old_dir != new_dir, new_held = false;
+	struct mutex *rm = &old_dir->d_sb->s_rename_mutex;
+	if (cross && mutex_lock_killable(rm))
+		return -EINTR;
+	int err = dirop_lock_dir(old_dir, true, I_RWSEM_PARENT);
+	if (!err) {
+		err = cross ? lock_names_two_dirs(&o, &n, &new_held) : lock_names_one_dir(&o, &n);
+		if (!err)
+			err = do_rename(old_dir, o.d, new_dir, n.d, true);
+		if (n.d == o.d)
+			n.d = NULL;	/* rename(a, a): one reference, one lock */
+		put_name(&n);
+		put_name(&o);
+		if (new_held)
+			dirop_unlock_dir(new_dir, true);
+		dirop_unlock_dir(old_dir, true);
+	}
+	if (cross)
+		mutex_unlock(rm);
 	return err;
 }
 
@@ -220,20 +427,9 @@ int vfs_rename(struct dentry *old_dir, const char *old_name, size_t old_len,
 	if (old_dir->d_sb != new_dir->d_sb)
 		return -EXDEV;
 	race_window();	/* found, not locked: either directory may move now */
-	if (lock_rename(old_dir, new_dir))
-		return -EINTR;	/* every wait is killable: nothing taken */
-	struct dentry *old = lookup_one(old_dir, old_name, old_len);
-	struct dentry *new = IS_ERR(old) ? old : lookup_one(new_dir, new_name, new_len);
-	if (IS_ERR(new))
-		err = (int)PTR_ERR(new);
-	else
-		err = do_rename(old_dir, old, new_dir, new);
-	unlock_rename(old_dir, new_dir);
-	if (!IS_ERR(new))
-		dput(new);
-	if (!IS_ERR(old))
-		dput(old);
-	return err;
+	if (dirop_shared(old_dir))
+		return rename_shared(old_dir, old_name, old_len, new_dir, new_name, new_len);
+	return rename_exclusive(old_dir, old_name, old_len, new_dir, new_name, new_len);
 }
 
 int sys_rename(const char *oldpath, const char *newpath)

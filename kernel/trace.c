@@ -253,6 +253,7 @@ static const char *const event_names[NR_TRACE_EVENTS] = {
 	[TE_LOOKUP_SLOW_START] = "lookup_slow_start", [TE_LOOKUP_SLOW_END] = "lookup_slow_end",
 	[TE_INLOOKUP_ADD] = "d_in_lookup_add", [TE_INLOOKUP_WAIT] = "d_in_lookup_wait",
 	[TE_INLOOKUP_WOKEN] = "d_in_lookup_woken", [TE_INLOOKUP_END] = "d_in_lookup_end",
+	[TE_NAMELOCK_WAIT] = "d_name_lock_wait", [TE_NAMELOCK_WOKEN] = "d_name_lock_woken",
 	[TE_RWSEM_ACQUIRE] = "rwsem_acquire", [TE_RWSEM_RELEASE] = "rwsem_release",
 	[TE_RWSEM_WAKE] = "rwsem_wake",
 	[TE_FS_CALL] = "fs_call", [TE_FS_RETURN] = "fs_return",
@@ -302,9 +303,11 @@ static void format_fields(const struct trace_entry *e, char *b, size_t n)
 		break;
 	case TE_INLOOKUP_ADD:
 	case TE_INLOOKUP_WAIT:
+	case TE_NAMELOCK_WAIT:
 		snprintf(b, n, "dentry=%p name=%s", (void *)a[0], s);
 		break;
 	case TE_INLOOKUP_WOKEN:
+	case TE_NAMELOCK_WOKEN:
 		snprintf(b, n, "dentry=%p name=%s ret=%ld", (void *)a[0], s, (long)a[1]);
 		break;
 	case TE_INLOOKUP_END:

@@ -50,6 +50,7 @@
 enum trace_event {
 	TE_WALK_START, TE_WALK_END, TE_LOOKUP_FAST, TE_LOOKUP_SLOW_START, TE_LOOKUP_SLOW_END,
 	TE_INLOOKUP_ADD, TE_INLOOKUP_WAIT, TE_INLOOKUP_WOKEN, TE_INLOOKUP_END,
+	TE_NAMELOCK_WAIT, TE_NAMELOCK_WOKEN,
 	TE_RWSEM_ACQUIRE, TE_RWSEM_RELEASE, TE_RWSEM_WAKE,
 	TE_FS_CALL, TE_FS_RETURN,
 	TE_BUFFER_HIT, TE_BUFFER_MISS, TE_BUFFER_LOCK, TE_BUFFER_LOCKED, TE_BUFFER_READ,
@@ -130,6 +131,10 @@ void trace_counts(uint64_t *held, uint64_t *written);
 #define trace_inlookup_wait(d) TRACE_(TRC_INLOOKUP, TE_INLOOKUP_WAIT, TRD(d), 0, 0, 0)
 #define trace_inlookup_woken(d, err) TRACE_(TRC_INLOOKUP, TE_INLOOKUP_WOKEN, TRD(d), (int64_t)(err), 0, 0)
 #define trace_inlookup_end(d) TRACE_(TRC_INLOOKUP, TE_INLOOKUP_END, TRD(d), (d)->d_inode != 0, 0, 0)
+/* fs/d_name_lock.c: a directory change sleeps for another's name lock
+ * (class inlookup: the same kind of wait, for a change not a lookup). */
+#define trace_namelock_wait(d) TRACE_(TRC_INLOOKUP, TE_NAMELOCK_WAIT, TRD(d), 0, 0, 0)
+#define trace_namelock_woken(d, err) TRACE_(TRC_INLOOKUP, TE_NAMELOCK_WOKEN, TRD(d), (int64_t)(err), 0, 0)
 /* kernel/rwsem.c has its own hook, trace_i_rwsem (out of line there). */
 /* A filesystem's inode operation op (a string literal: "lookup") on
  * directory dir for dentry d, and its result. */

@@ -19,6 +19,8 @@
 #include "kernel/rwsem.h"
 #include "fs/dcache.h"
 #include "fs/fs.h"
+#include "fs/namei.h"
+#include "kernel/err.h"
 #include "fs/permission.h"
 #include "fs/ramfs/ramfs.h"
 #include "arch/x86_64/cpu.h"
@@ -285,6 +287,72 @@ static void assert_held_wrong_caller_reported(void)
 	ramfs_unmount(sb);
 }
 
+/*
+ * The name lock of parallel directory changes (fs/d_name_lock.c) is a
+ * class the validator knows, between a directory's i_rwsem (shared) and
+ * the exclusive victim subclasses, with a second subclass for a rename's
+ * second name (docs/design/08-lock-order.md).  Each order the protocol
+ * takes is quiet; each one it forbids is one report: a directory taken
+ * under a name of it, the second name before the first, a name taken
+ * under a victim inode.  The name lock's classes are forgotten first and
+ * last, so earlier suites' reports about them do not hide these.
+ */
+static void name_lock_forbidden_orders_reported(void)
+{
+	need_lockdep();
+	struct super_block *sb = ramfs_mount();
+	ASSERT_NOT_NULL(sb);
+	struct dentry *root = sb->s_root;
+	struct rw_semaphore *dir = &root->d_inode->i_rwsem;
+	struct super_block *sb2 = ramfs_mount();	/* its root: an inode to lock as a victim */
+	ASSERT_NOT_NULL(sb2);
+	struct rw_semaphore *victim = &sb2->s_root->d_inode->i_rwsem;
+	struct qstr qx = { "x", 1, 0 }, qy = { "y", 1, 0 };
+	down_read(dir);
+	struct dentry *x = lookup_one(root, "x", 1), *y = lookup_one(root, "y", 1);
+	up_read(dir);
+	ASSERT_FALSE(IS_ERR(x));
+	ASSERT_FALSE(IS_ERR(y));
+	lockdep_free_key(d_name_lock_key());
+	/* The protocol's orders. */
+	EXPECT_REPORTS(0, {
+		down_read(dir);
+		EXPECT_EQ(d_name_lock(x, root, &qx, D_NAME_LOCK_FIRST), 0);
+		EXPECT_EQ(d_name_lock(y, root, &qy, D_NAME_LOCK_SECOND), 0);
+		down_write_nested(victim, I_RWSEM_VICTIM);
+		up_write(victim);
+		d_name_unlock(y);
+		d_name_unlock(x);
+		up_read(dir);
+	});
+	/* The directory under a name of it. */
+	EXPECT_REPORTS(1, {
+		EXPECT_EQ(d_name_lock(x, root, &qx, D_NAME_LOCK_FIRST), 0);
+		down_read(dir);
+		up_read(dir);
+		d_name_unlock(x);
+	});
+	/* A rename's second name before its first. */
+	EXPECT_REPORTS(1, {
+		EXPECT_EQ(d_name_lock(y, root, &qy, D_NAME_LOCK_SECOND), 0);
+		EXPECT_EQ(d_name_lock(x, root, &qx, D_NAME_LOCK_FIRST), 0);
+		d_name_unlock(x);
+		d_name_unlock(y);
+	});
+	/* A name under a victim inode. */
+	EXPECT_REPORTS(1, {
+		down_write_nested(victim, I_RWSEM_VICTIM);
+		EXPECT_EQ(d_name_lock(x, root, &qx, D_NAME_LOCK_FIRST), 0);
+		d_name_unlock(x);
+		up_write(victim);
+	});
+	lockdep_free_key(d_name_lock_key());
+	dput(x);
+	dput(y);
+	ramfs_unmount(sb2);
+	ramfs_unmount(sb);
+}
+
 /* Every CPU takes the same two locks in the same order: nothing to report. */
 static struct lock_class_key all_ka, all_kb;
 static struct spinlock all_a, all_b;
@@ -345,6 +413,7 @@ static const struct ktest_case lockdep_cases[] = {
 	KTEST_CASE(assert_held_checks),
 	KTEST_CASE(assert_held_sleeping_locks),
 	KTEST_CASE(assert_held_wrong_caller_reported),
+	KTEST_CASE(name_lock_forbidden_orders_reported),
 	KTEST_CASE(all_cpus_same_order_not_reported),
 	KTEST_CASE(classes_listed),
 };

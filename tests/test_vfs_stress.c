@@ -77,12 +77,13 @@ static void race_rename(unsigned cpu, void *arg)
 		if (ea == 0 && st.ino != r->moving_ino)
 			__atomic_fetch_add(&r->wrong_inode, 1, __ATOMIC_RELAXED);
 		if (i % 8 == 0) {
-			/* The snapshot: with the directory's lock held no rename is
-			 * in progress; the file has exactly one of its names. */
+			/* The snapshot: with the directory's lock held exclusive
+			 * no rename is in progress (a parallel one holds it
+			 * shared); the file has exactly one of its names. */
 			struct inode *di = r->dir->d_inode;
-			down_read(&di->i_rwsem);
+			down_write(&di->i_rwsem);
 			bool a = positive(r->dir, "a"), b = positive(r->dir, "b");
-			up_read(&di->i_rwsem);
+			up_write(&di->i_rwsem);
 			if (a == b)
 				__atomic_fetch_add(&r->both_or_neither, 1, __ATOMIC_RELAXED);
 		}

@@ -9,8 +9,19 @@
  * others, so every entry present throughout is returned exactly once
  * (a renamed entry is re-added with a new cookie).
  *
- * Locking: the directory's i_rwsem (taken by the VFS) protects its list:
- * exclusive for changes, shared for lookup.  readdir takes no lock
+ * Locking: ramfs opts in to parallel directory changes (FS_PAR_DIROPS):
+ * the VFS holds the directory's i_rwsem shared for lookups and for
+ * changes, and exclusive only where a change of the directory itself
+ * needs it (rmdir or a rename over it, with the emptiness check).  The VFS
+ * keeps two changes of one name apart (its name lock,
+ * fs/d_name_lock.c); the list, its count and its cookies are the
+ * directory's own spinlock's (ramfs_dir.lock), held for one list step:
+ * a lookup's search, an entry's join or removal.  A rename between two
+ * directories takes them one at a time (leave the old list, join the
+ * new): between the two the entry is in neither, which only a readdir
+ * could see, and a readdir may miss a renamed entry anyway.  Lookups
+ * never see it: the VFS hashes and locks both names throughout, so no
+ * lookup asks us about either.  readdir takes no lock
  * (FOP_ITERATE_UNLOCKED: two listings of one directory then write no
  * shared line) and walks the list under rcu_read_lock: entries join with
  * list_add_tail_rcu once filled in, leave with list_del_rcu (a reader on
@@ -36,9 +47,11 @@
 #include "kernel/race.h"
 #include "kernel/string.h"
 
+/* Caller holds the directory's list lock. */
 static struct ramfs_entry *find(struct inode *dir, const char *name, uint32_t len)
 {
 	struct ramfs_dir *rd = dir->i_private;
+	spin_assert_held(&rd->lock);
 	struct list_head *pos;
 	list_for_each(pos, &rd->entries) {
 		struct ramfs_entry *e = list_entry(pos, struct ramfs_entry, node);
@@ -48,20 +61,34 @@ static struct ramfs_entry *find(struct inode *dir, const char *name, uint32_t le
 	return NULL;
 }
 
+static struct spinlock *list_lock(struct inode *dir)
+{
+	return &((struct ramfs_dir *)dir->i_private)->lock;
+}
+
+/* The inode an entry names, with a reference of its own, or NULL. */
+static struct inode *find_inode(struct inode *dir, const char *name, uint32_t len)
+{
+	spin_lock(list_lock(dir));
+	struct ramfs_entry *e = find(dir, name, len);
+	struct inode *inode = e ? e->inode : NULL;
+	if (inode)
+		ihold(inode);	/* the entry holds one: the caller gets its own */
+	spin_unlock(list_lock(dir));
+	return inode;
+}
+
 struct inode *ramfs_entry(struct inode *dir, const char *name, unsigned len)
 {
 	rwsem_assert_held(&dir->i_rwsem);
-	struct ramfs_entry *e = find(dir, name, len);
-	return e ? e->inode : NULL;
+	struct inode *inode = find_inode(dir, name, len);
+	iput(inode);	/* the entry's keeps it while the caller holds i_rwsem and the name */
+	return inode;
 }
 
 static int ramfs_lookup(struct inode *dir, struct dentry *d)
 {
-	struct ramfs_entry *e = find(dir, d->d_name.name, d->d_name.len);
-	struct inode *inode = e ? e->inode : NULL;
-	if (inode)
-		ihold(inode);	/* the entry holds one: the dentry gets its own */
-	d_add(d, inode);
+	d_add(d, find_inode(dir, d->d_name.name, d->d_name.len));
 	return 0;
 }
 
@@ -101,24 +128,50 @@ static void entry_add(struct inode *dir, struct ramfs_entry *e, struct inode *in
 	e->inode = inode;
 	e->ino = inode->i_ino;
 	e->dtype = (uint8_t)dtype_of(inode);
+	spin_lock(&rd->lock);
 	e->cookie = rd->next_cookie++;
 	list_add_tail_rcu(&e->node, &rd->entries);	/* published whole */
 	rd->nentries++;
+	spin_unlock(&rd->lock);
 	inode_touch(dir, T_MTIME | T_CTIME);
 }
 
-/* Take e out of dir; the caller gets e's inode reference. */
-static struct inode *entry_remove(struct inode *dir, struct ramfs_entry *e)
+/* Take e out of dir; the caller gets e's inode reference.  Caller holds
+ * dir's list lock (found e under it: __entry_remove) or none
+ * (entry_remove takes it). */
+static struct inode *__entry_remove(struct inode *dir, struct ramfs_entry *e)
 {
 	struct ramfs_dir *rd = dir->i_private;
+	spin_assert_held(&rd->lock);
 	struct inode *inode = e->inode;
 	race_write_begin(e);
-	race_window();	/* a readdir may reach e here, and use it after the removal */
+	race_window();	/* a readdir may reach e here, and use it after the removal (a spin) */
 	list_del_rcu(&e->node);
 	rd->nentries--;
 	kfree_rcu(e, rcu);	/* a readdir may be on it */
 	race_write_done(e);
+	return inode;
+}
+
+static struct inode *entry_remove(struct inode *dir, struct ramfs_entry *e)
+{
+	spin_lock(list_lock(dir));
+	struct inode *inode = __entry_remove(dir, e);
+	spin_unlock(list_lock(dir));
 	inode_touch(dir, T_MTIME | T_CTIME);
+	return inode;
+}
+
+/* Find name in dir and take its entry out, in one step of the list
+ * lock: its inode, with the entry's reference, or NULL. */
+static struct inode *entry_take(struct inode *dir, const char *name, uint32_t len)
+{
+	spin_lock(list_lock(dir));
+	struct ramfs_entry *e = find(dir, name, len);
+	struct inode *inode = e ? __entry_remove(dir, e) : NULL;
+	spin_unlock(list_lock(dir));
+	if (inode)
+		inode_touch(dir, T_MTIME | T_CTIME);
 	return inode;
 }
 
@@ -136,11 +189,12 @@ struct inode *ramfs_new_inode(struct super_block *sb, uint32_t mode, char *link,
 		return NULL;
 	inode_init_new(inode, mode);
 	if (S_ISDIR(mode)) {
-		struct ramfs_dir *rd = kzalloc(RAMFS_PRIVATE_SIZE);
+		struct ramfs_dir *rd = kzalloc(RAMFS_DIR_SIZE);
 		if (!rd) {
 			iget_failed(inode);
 			return NULL;
 		}
+		spin_init(&rd->lock, "ramfs_dir.lock");
 		list_init(&rd->entries);
 		rd->next_cookie = 2;
 		inode->i_private = rd;
@@ -231,19 +285,18 @@ static const char *ramfs_get_link(struct inode *inode)
 	return inode->i_private;
 }
 
-/* Drop one link of a non-directory and the entry's reference. */
-static void drop_link(struct inode *dir, struct ramfs_entry *e)
+/* Drop one link of a non-directory and the reference of the entry
+ * entry_take took out. */
+static void drop_link(struct inode *inode)
 {
-	struct inode *inode = entry_remove(dir, e);
 	__atomic_fetch_sub(&inode->i_nlink, 1, __ATOMIC_RELEASE);
 	inode_touch(inode, T_CTIME);
 	iput(inode);
 }
 
-/* A directory's entry goes: it and its ".." link. */
-static void drop_dir(struct inode *dir, struct ramfs_entry *e)
+/* A directory's entry, taken out of dir, goes: it and its ".." link. */
+static void drop_dir(struct inode *dir, struct inode *inode)
 {
-	struct inode *inode = entry_remove(dir, e);
 	__atomic_store_n(&inode->i_nlink, 0, __ATOMIC_RELEASE);
 	__atomic_fetch_sub(&dir->i_nlink, 1, __ATOMIC_RELAXED);
 	inode_touch(inode, T_CTIME);
@@ -252,48 +305,56 @@ static void drop_dir(struct inode *dir, struct ramfs_entry *e)
 
 static int ramfs_unlink(struct inode *dir, struct dentry *d)
 {
-	struct ramfs_entry *e = find(dir, d->d_name.name, d->d_name.len);
-	if (!e)
+	struct inode *inode = entry_take(dir, d->d_name.name, d->d_name.len);
+	if (!inode)
 		return -ENOENT;
-	drop_link(dir, e);
+	drop_link(inode);
 	return 0;
 }
 
 static bool dir_empty(struct inode *dir)
 {
-	return ((struct ramfs_dir *)dir->i_private)->nentries == 0;
+	spin_lock(list_lock(dir));
+	bool empty = ((struct ramfs_dir *)dir->i_private)->nentries == 0;
+	spin_unlock(list_lock(dir));
+	return empty;
 }
 
-/* The VFS holds dir's and the victim's i_rwsem exclusive. */
+/* The VFS holds the victim's i_rwsem exclusive (every change inside it
+ * holds it shared), so it stays empty once found so. */
 static int ramfs_rmdir(struct inode *dir, struct dentry *d)
 {
-	struct ramfs_entry *e = find(dir, d->d_name.name, d->d_name.len);
-	if (!e)
+	if (!d->d_inode || !dir_empty(d->d_inode))
+		return d->d_inode ? -ENOTEMPTY : -ENOENT;
+	struct inode *inode = entry_take(dir, d->d_name.name, d->d_name.len);
+	if (!inode)
 		return -ENOENT;
-	if (!dir_empty(e->inode))
-		return -ENOTEMPTY;
-	drop_dir(dir, e);
+	drop_dir(dir, inode);
 	return 0;
 }
 
+/* The VFS holds both names (locked, or their directories exclusive), so
+ * the dentries' inodes are the entries': the source old->d_inode, the
+ * one replaced new->d_inode (locked exclusive). */
 static int ramfs_rename(struct inode *old_dir, struct dentry *old, struct inode *new_dir,
 			struct dentry *new)
 {
-	struct ramfs_entry *src = find(old_dir, old->d_name.name, old->d_name.len);
-	struct ramfs_entry *dst = find(new_dir, new->d_name.name, new->d_name.len);
+	struct inode *src = old->d_inode, *dst = new->d_inode;
 	if (!src)
 		return -ENOENT;
-	bool is_dir = S_ISDIR(src->inode->i_mode);
-	if (dst && S_ISDIR(dst->inode->i_mode) && !dir_empty(dst->inode))
+	bool is_dir = S_ISDIR(src->i_mode);
+	if (dst && S_ISDIR(dst->i_mode) && !dir_empty(dst))
 		return -ENOTEMPTY;
 	struct ramfs_entry *e = entry_alloc(&new->d_name);	/* before any change */
 	if (!e)
 		return -ENOMEM;
-	if (dst && S_ISDIR(dst->inode->i_mode))
-		drop_dir(new_dir, dst);
-	else if (dst)
-		drop_link(new_dir, dst);
-	struct inode *inode = entry_remove(old_dir, src);
+	struct inode *gone = dst ? entry_take(new_dir, new->d_name.name, new->d_name.len) : NULL;
+	if (gone && S_ISDIR(gone->i_mode))
+		drop_dir(new_dir, gone);
+	else if (gone)
+		drop_link(gone);
+	struct inode *inode = entry_take(old_dir, old->d_name.name, old->d_name.len);
+	BUG_ON(inode != src);	/* its name is held: no one else took it */
 	entry_add(new_dir, e, inode);
 	if (is_dir && old_dir != new_dir) {	/* its ".." moves */
 		__atomic_fetch_sub(&old_dir->i_nlink, 1, __ATOMIC_RELAXED);

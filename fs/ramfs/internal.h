@@ -8,7 +8,9 @@
  * RCU-walk's readlink may still copy it: fs/stat.c); special files (FIFOs,
  * devices, sockets) have none: they hold no data here.  Everything is
  * changed under the inode's i_rwsem held exclusive, which the VFS takes
- * for every change; lookup reads a directory under it shared.  Two
+ * for every change, but a directory's entries: ramfs opts in to parallel
+ * directory changes (FS_PAR_DIROPS), whose i_rwsem is shared, and keeps
+ * its lists under a spinlock of each directory (struct ramfs_dir).  Two
  * readers take no lock at all: readdir (dir.c: the entries are an RCU
  * list, each entry freed a grace period after it leaves) and read
  * (file.c: the page tree's nodes and pages are published with release
@@ -22,8 +24,14 @@
 #include "kernel/list.h"
 #include "kernel/rcu.h"
 #include "kernel/slab.h"
+#include "kernel/spinlock.h"
 
+/* A directory's entries.  Changes of different names run at once under
+ * the directory's i_rwsem held shared (FS_PAR_DIROPS), so `lock` guards
+ * everything below it: each change holds it only for its list step
+ * (dir.c).  The VFS's name lock keeps two changes of one name apart. */
 struct ramfs_dir {
+	struct spinlock lock;
 	struct list_head entries;   /* in cookie order: new entries go at the tail */
 	unsigned nentries;
 	uint64_t next_cookie;       /* readdir positions; 0 and 1 are "." and ".." */
@@ -77,7 +85,12 @@ struct ramfs_file {
  * pages then share no line with another's (kmalloc-32 would put two
  * directories' lists in one line). */
 #define RAMFS_PRIVATE_SIZE L1_CACHE_BYTES
+/* A directory's: one line in release builds, two in debug ones, whose
+ * spinlocks carry the validator's map. */
+#define RAMFS_DIR_SIZE ((sizeof(struct ramfs_dir) + L1_CACHE_BYTES - 1) & ~(size_t)(L1_CACHE_BYTES - 1))
+#if !CONFIG_LOCKDEP
 _Static_assert(sizeof(struct ramfs_dir) <= RAMFS_PRIVATE_SIZE, "ramfs_dir fits a line");
+#endif
 _Static_assert(sizeof(struct ramfs_file) <= RAMFS_PRIVATE_SIZE, "ramfs_file fits a line");
 
 extern const struct inode_operations ramfs_dir_ops;

@@ -75,6 +75,7 @@ static struct file_system_type ramfs_type = {
 	.name = "ramfs",
 	.mount = ramfs_type_mount,
 	.kill_sb = ramfs_unmount,
+	.fs_flags = FS_PAR_DIROPS,	/* its directories' lists have a lock of their own */
 };
 
 int ramfs_register(void)

@@ -54,6 +54,10 @@
  *   MUT_BOTH_DIRS_FIRST a cross-directory rename takes both
  *                       directories before its names, as
  *                       lock_rename does today      -> deadlock
+ *   MUT_LOCK_MOVED_DIR  a rename within one directory locks the
+ *                       directory it moves exclusive, as the
+ *                       exclusive protocol does (its ".." stays,
+ *                       so Linux and fs/rename.c do not)  -> deadlock
  * The mutants are of the parallel protocol (the exclusive one has
  * neither name locks nor their rules).
  */
@@ -490,11 +494,20 @@ inline op_rename(odir, on, ndir, nn)
 	};
 	if
 	:: err == 0 ->
-		/* lock_two: the source and the victim inodes, by address */
+		/* lock_two: the source and the victim inodes, by address;
+		 * in the parallel protocol a directory moved within its
+		 * directory is not locked (do_rename's lock_src): a change in
+		 * it may wait for a cross rename out of it, which waits for
+		 * the victim directory we lock */
+#if !defined(EXCLUSIVE) && !defined(MUT_LOCK_MOVED_DIR)
+		ndl2 = (odir == ndir && ISDIR(v1));
+#endif
 		if
-		:: v2 == 0 -> down_write(v1)
-		:: v2 != 0 && v1 < v2 -> down_write(v1); down_write(v2)
-		:: else -> down_write(v2); down_write(v1)
+		:: ndl2 && v2 == 0 -> skip
+		:: ndl2 && v2 != 0 -> down_write(v2)
+		:: !ndl2 && v2 == 0 -> down_write(v1)
+		:: !ndl2 && v2 != 0 && v1 < v2 -> down_write(v1); down_write(v2)
+		:: !ndl2 && v2 != 0 && v1 > v2 -> down_write(v2); down_write(v1)
 		fi;
 #ifdef MUT_DDROP
 		atomic { if :: CURRENT(s2, g2) -> nh[s2]-- :: else -> skip fi };	/* d_drop(new) */
@@ -536,7 +549,8 @@ inline op_rename(odir, on, ndir, nn)
 		:: else -> skip
 		fi;
 		if :: v2 != 0 -> up_write(v2) :: else -> skip fi;
-		up_write(v1)
+		if :: !ndl2 -> up_write(v1) :: else -> skip fi;
+		ndl2 = false
 	:: else -> skip
 	fi;
 #ifndef EXCLUSIVE
@@ -586,6 +600,7 @@ inline choose(m)
 		:: PICK(LOOKUP, A, 0, 0, 0)
 		:: PICK(RENAME, A, 1, B, 0)	/* G into B: over T1's file, if made */
 		:: PICK(RENAME, A, 0, ROOT, 0)	/* F over A, its own directory: ENOTEMPTY */
+		:: PICK(RENAME, B, 0, A, 2)	/* out of B into A (B/n0 may not exist): against A over B */
 #ifdef LARGE
 		:: PICK(CREATE, B, 1, 0, 0)
 		:: PICK(UNLINK, A, 0, 0, 0)
@@ -613,6 +628,7 @@ proctype worker(byte m)
 	byte s1, s2, g1, g2, v1, v2, w1, w2, err, _v, _x, _k;
 	byte _ci, _cx, _ck, _cn, _cp;	/* check_inv's */
 	bool stale, anc, ndl;	/* ndl: a rename holds its new directory */
+	bool ndl2;	/* a rename leaves the directory it moves unlocked */
 	do
 	:: count < OPS ->
 		atomic { choose(m) };

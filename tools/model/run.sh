@@ -90,6 +90,7 @@ check mut-ddrop dirops.pml 'assertion violated.*\(5==5\)' -E -- -DMUT_DDROP -DIN
 check mut-name-order dirops.pml 'invalid end state' "" -- -DMUT_NAME_ORDER
 check mut-late-ancestor dirops.pml 'invalid end state' "" -- -DMUT_LATE_ANCESTOR
 check mut-both-dirs-first dirops.pml 'invalid end state' "" -- -DMUT_BOTH_DIRS_FIRST
+check mut-lock-moved-dir dirops.pml 'invalid end state' "" -- -DMUT_LOCK_MOVED_DIR
 
 if [ $failed != 0 ]; then echo "model: FAILED"; exit 1; fi
 echo "model: every model passed and every mutant failed ($size)"

@@ -1,0 +1,154 @@
+/*
+ * d_name_lock.c: the per-name lock of parallel directory changes.
+ *
+ * A filesystem that opts in (FS_PAR_DIROPS) lets changes of different
+ * names in one directory run at once: each change holds the directory's
+ * i_rwsem shared, not exclusive, and locks only the dentry of the name it
+ * changes (DCACHE_PAR_UPDATE, set and cleared under d_lock).  The story
+ * of two creates of one name and an rmdir, in directory D:
+ *
+ *   1. A and B both create D/x.  Each takes D's i_rwsem shared and looks
+ *      x up (lookup_one: d_alloc_parallel, so at most one of them asks
+ *      the filesystem, and both end with the one hashed negative dentry
+ *      of x and a reference on it).
+ *   2. A locks x first: under x's d_lock it finds PAR_UPDATE clear, sets
+ *      it, and checks that x is still the hashed dentry of (D, "x").  B
+ *      finds PAR_UPDATE set and sleeps (killable) until it clears.
+ *   3. A creates the file (->create, d_instantiate: x is positive), and
+ *      lets go: PAR_UPDATE clears and B wakes.  B's check passes (x is
+ *      still hashed there), and B finds x positive: -EEXIST.  Had an
+ *      unlink run in between and unhashed x (d_delete of a dentry others
+ *      hold), B's check would fail; B lets go and looks x up again.
+ *   4. C removes D itself: rmdir takes D's parent shared, locks D's name,
+ *      then D's i_rwsem exclusive.  That waits until A and B let go of D
+ *      (they hold it shared), so the emptiness check sees what they did,
+ *      and a create that comes later finds D dead (IS_DEADDIR: -ENOENT).
+ *
+ * Why a dentry that stays hashed: the dcache holds one hashed dentry per
+ * (parent, name), so locking it locks the name, as long as no change
+ * unhashes a dentry before it is done with it (no d_drop first: the
+ * parallel protocol's P2 in docs/design/09-dirops-model.md).  A taker
+ * that slept re-checks parent and name under d_lock (d_move changes them
+ * under it), since the dentry may have been renamed or unhashed meanwhile.
+ *
+ * Locking: d_lock guards PAR_UPDATE's changes (an atomic or/and on
+ * d_flags, which readers load without a lock).  Waiters sleep on one of
+ * NAME_WQS shared queues picked by the dentry's address, as in-lookup
+ * waiters do (fs/dcache.c), and hold a reference, so the dentry outlives
+ * the wait.  The order of the name lock among all locks, and why it
+ * cannot deadlock: docs/design/08-lock-order.md and 24-dirops.md.  The
+ * validator knows it as the class "d_name_lock" with two subclasses:
+ * D_NAME_LOCK_FIRST, and D_NAME_LOCK_SECOND for a rename's second name.
+ */
+#include "fs/dcache.h"
+#include "kernel/errno.h"
+#include "kernel/lockdep.h"
+#include "kernel/panic.h"
+#include "kernel/race.h"
+#include "kernel/sched.h"
+#include "kernel/string.h"
+#include "kernel/trace.h"
+#include "kernel/waitqueue.h"
+
+#define NAME_WQS 64
+
+static struct wait_queue_head name_wqs[NAME_WQS];
+/* One class for every dentry's name lock (as i_rwsem is one class for
+ * every inode): the order is between kinds of locks, not instances.
+ * Empty in release builds. */
+static struct lockdep_map name_lock_map = LOCKDEP_MAP_INIT("d_name_lock");
+
+/* Waits for the name lock of a dentry, for tests (a name lock taken
+ * after a sleep). */
+static uint64_t name_lock_waits;
+
+void d_name_lock_init(void)
+{
+	for (unsigned i = 0; i < NAME_WQS; i++)
+		wait_queue_init(&name_wqs[i]);
+}
+
+static struct wait_queue_head *name_wq(const struct dentry *d)
+{
+	return &name_wqs[((uintptr_t)d >> 6) % NAME_WQS];
+}
+
+static bool par_update(const struct dentry *d)
+{
+	return __atomic_load_n(&d->d_flags, __ATOMIC_ACQUIRE) & DCACHE_PAR_UPDATE;
+}
+
+/* Is d still the hashed dentry of (parent, q)?  Caller holds d_lock,
+ * under which d_move changes d_parent and d_name. */
+static bool still_named(const struct dentry *d, const struct dentry *parent, const struct qstr *q)
+{
+	spin_assert_held(&d->d_lock);
+	return !d_unhashed(d) && d->d_parent == parent && d->d_name.len == q->len &&
+	       !memcmp(d->d_name.name, q->name, q->len);
+}
+
+/* Set PAR_UPDATE if it is clear; true if we did. */
+static bool try_set(struct dentry *d)
+{
+	bool got = false;
+	spin_lock(&d->d_lock);
+	if (!par_update(d)) {
+		__atomic_fetch_or(&d->d_flags, DCACHE_PAR_UPDATE, __ATOMIC_ACQUIRE);
+		got = true;
+	}
+	spin_unlock(&d->d_lock);
+	return got;
+}
+
+int d_name_lock(struct dentry *d, struct dentry *parent, const struct qstr *q, unsigned subclass)
+{
+	lock_acquire(&name_lock_map, subclass, 0, 0, (unsigned long)__builtin_return_address(0));
+	race_window();	/* looked up, not yet locked: another change of the name may lock it first */
+	while (!try_set(d)) {
+		__atomic_fetch_add(&name_lock_waits, 1, __ATOMIC_RELAXED);
+		trace_namelock_wait(d);
+		int err = wait_event_killable(*name_wq(d), !par_update(d));
+		trace_namelock_woken(d, err);
+		if (err) {
+			lock_release(&name_lock_map, (unsigned long)__builtin_return_address(0));
+			return err;
+		}
+	}
+	spin_lock(&d->d_lock);
+	bool ok = still_named(d, parent, q);
+	spin_unlock(&d->d_lock);
+	if (!ok) {
+		d_name_unlock(d);	/* renamed or unhashed while we waited */
+		return -EAGAIN;
+	}
+	return 0;
+}
+
+void d_name_unlock(struct dentry *d)
+{
+	spin_lock(&d->d_lock);
+	BUG_ON(!par_update(d));
+	__atomic_fetch_and(&d->d_flags, ~DCACHE_PAR_UPDATE, __ATOMIC_RELEASE);
+	spin_unlock(&d->d_lock);
+	lock_release(&name_lock_map, (unsigned long)__builtin_return_address(0));
+	/* wq_has_sleeper's fence orders the clear before its look, against
+	 * a waiter's check after it queues (kernel/waitqueue.h). */
+	struct wait_queue_head *wq = name_wq(d);
+	if (wq_has_sleeper(wq))
+		wake_up_all(wq);
+}
+
+bool d_name_locked(const struct dentry *d)
+{
+	return par_update(d);
+}
+
+const void *d_name_lock_key(void)
+{
+	return &name_lock_map;	/* a static map is its own class key */
+}
+
+uint64_t d_name_lock_waits(void)
+{
+	return __atomic_load_n(&name_lock_waits, __ATOMIC_RELAXED);
+}
