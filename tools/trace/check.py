@@ -33,6 +33,16 @@ process stats /t/a/d/x/f, every race window drawing):
       one with ret=-10, -ECHILD) found the file or answered -ENOENT (d was in
       /t/b then): never another error.
 
+creates (four touches of four new names in one rw slowfs directory,
+changes sleeping 200 ms):
+  C1  four creates reached the filesystem, of a, b, c and d;
+  C2  at some moment all four were in the filesystem together, each
+      holding the directory's i_rwsem shared (the per-name lock);
+  C3  no create waited for another's name (d_name_lock_wait).
+creates-exclusive (the same with vfs.dirops=exclusive):
+  C1 as above; C2 never two creates in the filesystem at once, each under
+  i_rwsem exclusive.
+
 different-names: four fs lookups, of four names, under i_rwsem shared,
 in the filesystem together at some moment; different-names-exclusive:
 four fs lookups, never two in the filesystem at once.
@@ -170,6 +180,27 @@ def check_different_names(events, exclusive):
     return problems
 
 
+def check_creates(events, exclusive):
+    problems = []
+    spans = fs_spans(events, op="create")
+    names = sorted(c.args.get("name") for c, _ in spans)
+    if names != ["a", "b", "c", "d"]:
+        problems.append(f"C1: creates of {names} reached the filesystem, expected a, b, c, d once each")
+    together = most_at_once([(c.ts, r.ts) for c, r in spans])
+    mode = "exclusive" if exclusive else "shared"
+    holders = {e.pid for e in of(events, "rwsem_acquire", mode=mode)}
+    creators = {c.pid for c, _ in spans}
+    if not creators <= holders:
+        problems.append(f"C2: {len(creators - holders)} creating threads never took an i_rwsem {mode}")
+    if exclusive and together != 1:
+        problems.append(f"C2: {together} creates in the filesystem at once under an exclusive i_rwsem")
+    if not exclusive and together != 4:
+        problems.append(f"C2: at most {together} creates in the filesystem at once, expected all 4")
+    if not exclusive and of(events, "d_name_lock_wait"):
+        problems.append("C3: a create of one name waited for the name lock of another")
+    return problems
+
+
 STORM_PATH = "/t/a/d/x/f"
 ECHILD = -10
 ENOENT = -2
@@ -197,6 +228,8 @@ def check_rename_storm(events):
 
 
 STORIES = {
+    "creates": lambda ev: check_creates(ev, False),
+    "creates-exclusive": lambda ev: check_creates(ev, True),
     "rename-storm": check_rename_storm,
     "same-name": check_same_name,
     "same-name-exclusive": check_same_name_exclusive,

@@ -4,9 +4,10 @@ reject each broken copy of it, for the reason the break is about.
 
 tools/trace/testdata/same-name.txt is a trace `make trace` wrote (four
 stats of /slow/f1 at -smp 4), rename-storm.txt the first 800 events of
-one rename-storm trace.  Each case below breaks one rule of
+one rename-storm trace, creates.txt four creates in one directory
+(-smp 4).  Each case below breaks one rule of
 ftrace_text.py (F1..F8) or one step of check.py's stories (S1..S4,
-R1..R4) in a copy, and the checker must name that rule.  So a checker that stopped
+R1..R4, C1..C3) in a copy, and the checker must name that rule.  So a checker that stopped
 looking would fail here, in make test-trace, before it waved through a
 wrong trace from the kernel.
 
@@ -79,6 +80,31 @@ def odd_answer(lines):             # one stat of the storm's path answered -EIO
     return lines[:i] + [lines[i].replace("ret=0", "ret=-5")] + lines[i + 1:]
 
 
+def late_create(lines):            # one create reaches the filesystem after the others left it
+    i = first(lines, r"fs_call: op=create dir=\d+ name=a")
+    pid = re.search(r"-(\d+) +\[", lines[i]).group(1)
+    j = next(k for k in range(i + 1, len(lines))
+             if re.search(rf"-{pid} +\[.*fs_return: op=create", lines[k]))
+    moved = [lines[i], lines[j]]
+    out = [l for n, l in enumerate(lines) if n not in (i, j)]
+    last = float(re.search(r"(\d+\.\d{6}):", out[-1]).group(1))
+    for n, l in enumerate(moved):
+        moved[n] = re.sub(r"\d+\.\d{6}:", f"{last + 0.000001 * (n + 1):.6f}:", l, count=1)
+    return out + moved
+
+
+def name_wait(lines):              # a create waits for another name's lock
+    i = first(lines, r"fs_call: op=create dir=\d+ name=b")
+    wait = re.sub(r"fs_call: op=create dir=\d+ name=b", "d_name_lock_wait: name=c", lines[i])
+    return fix_count(lines[:i] + [wait] + lines[i:], +1)
+
+
+CREATE_CASES = [
+    ("C1", drop(r"fs_call: op=create dir=\d+ name=c")),
+    ("C2", late_create),
+    ("C3", name_wait),
+]
+
 STORM_CASES = [
     ("R1", drop(r"op=rename")),
     ("R2", drop(r"lookup_end: path=/t/a/d/x/f mode=rcu ret=0")),
@@ -103,7 +129,7 @@ CASES = [
 
 def main():
     failed = total = 0
-    for scenario, cases in (("same-name", CASES), ("rename-storm", STORM_CASES)):
+    for scenario, cases in (("same-name", CASES), ("rename-storm", STORM_CASES), ("creates", CREATE_CASES)):
         lines = (DATA / f"{scenario}.txt").read_text().splitlines()
         total += len(cases) + 1
         got = problems_of(lines, scenario)
