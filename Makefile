@@ -263,9 +263,10 @@ RUN_ARGS = --elf $(BUILD)/smpvfs.elf --mem $(MEM) --machine $(MACHINE) --accel $
 
 # SCRIPT=PATH: run that shell script (from the initramfs) after the tests.
 # DISK="a.img b.img": attach those image files as disks vda, vdb, ... (read-write).
+# SHARE=DIR: export DIR read-write over virtio-9p, tag host (mount -t 9p host /mnt).
 run: check-tools $(BUILD)/smpvfs.elf $(BUILD)/initrd.cpio
 	$(Q)$(PYTHON) -m tests.run boot --smp $(or $(SMP),4) --firmware $(or $(FIRMWARE),bios) \
-		$(RUN_ARGS) $(foreach d,$(DISK),--disk $(d)) --kargs "$(if $(SCRIPT),script=$(SCRIPT) )$(KARGS)"
+		$(RUN_ARGS) $(foreach d,$(DISK),--disk $(d)) $(if $(SHARE),--share $(SHARE)) --kargs "$(if $(SCRIPT),script=$(SCRIPT) )$(KARGS)"
 
 # make sh: boot straight into Debian's busybox sh on the console (init=/bin/sh,
 # no self-tests); `exit` in it powers QEMU off.

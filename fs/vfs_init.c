@@ -9,6 +9,7 @@
 #include "fs/file.h"
 #include "fs/fs.h"
 #include "fs/mount.h"
+#include "fs/9p/v9fs.h"
 #include "fs/ext2/ext2.h"
 #include "fs/ramfs/ramfs.h"
 #include "fs/slowfs/slowfs.h"
@@ -21,7 +22,7 @@ void vfs_init(void)
 	dcache_init();
 	file_cache_init();
 	buffer_init();
-	if (ramfs_register() || slowfs_register() || ext2_register())
+	if (ramfs_register() || slowfs_register() || ext2_register() || v9fs_register())
 		panic("vfs: cannot register the filesystem types");
 	vfs_mount_root();
 	task_fs_init();
