@@ -290,7 +290,7 @@ gdb: $(BUILD)/smpvfs.elf
 # conflict tracer's controls.  SMP=n and/or FIRMWARE=x narrow the matrix.
 # Every part runs even if one before it failed; the last line says which.
 TEST_PARTS := test-fresh test-fstest-host test-busybox-host test-syscalls-doc test-docs test-negative test-matrix \
-	test-exclusive test-disk test-shell test-trace test-kcsan test-nolockdep test-conflicts test-model test-kvm
+	test-exclusive test-disk test-9p test-shell test-trace test-kcsan test-nolockdep test-conflicts test-model test-kvm
 test: check-tools $(BUILD)/smpvfs.elf $(BUILD)/initrd.cpio
 	$(Q)failed=; for part in $(TEST_PARTS); do t0=$$(date +%s); \
 		$(MAKE) --no-print-directory $$part || failed="$$failed $$part"; \
@@ -381,6 +381,14 @@ test-disk: $(BUILD)/smpvfs.elf $(BUILD)/initrd.cpio
 	$(Q)$(PYTHON) -m tests.disk_tests $(if $(DISK_PROFILES),--profile $(DISK_PROFILES)) \
 		--elf $(BUILD)/smpvfs.elf --initrd $(BUILD)/initrd.cpio --mem $(MEM) --machine $(MACHINE) \
 		--accel $(ACCEL) $(if $(KARGS),--kargs "$(KARGS)")
+
+# The 9p test (tests/p9_tests.py): a boot with a host folder exported over
+# virtio-9p, the suite p9 run on it, the folder and QEMU's walk trace
+# checked from the host afterwards.
+test-9p: $(BUILD)/smpvfs.elf $(BUILD)/initrd.cpio
+	$(Q)$(PYTHON) -m tests.p9_tests --elf $(BUILD)/smpvfs.elf --initrd $(BUILD)/initrd.cpio \
+		--mem $(MEM) --machine $(MACHINE) --accel $(ACCEL) --smp $(or $(SMP),4) \
+		$(if $(KARGS),--kargs "$(KARGS)")
 
 # The A/B mode that makes the shared-lookup claim measurable,
 # vfs.lookup=exclusive (lookups take i_rwsem exclusive, the old i_mutex

@@ -25,6 +25,8 @@ static int fill_inode(struct inode *inode, struct v9fs_inode *vi, const struct p
 	inode->i_mtime = a->mtime;
 	inode->i_ctime = a->ctime;
 	inode->i_private = vi;
+	vi->uid = a->uid;
+	vi->gid = a->gid;
 	if (S_ISDIR(a->mode)) {
 		inode->i_op = &v9fs_dir_iops;
 		inode->i_fop = &v9fs_dir_fops;
@@ -138,19 +140,31 @@ void v9fs_evict(struct inode *inode)
 
 /* chmod, chown, utimes: the VFS changed the inode; tell the server.  It
  * cannot fail here (fs.h): a refusal is reported on the console, and
- * the next lookup after eviction shows the server's view. */
+ * the next lookup after eviction shows the server's view.  The owner is
+ * sent only when it changed: a server that runs as one user (QEMU's
+ * security_model=none, not root) refuses any chown, even to the owner
+ * the file has.  Called with i_rwsem exclusive, which guards vi's copy. */
 void v9fs_dirty_inode(struct inode *inode)
 {
+	struct v9fs_inode *vi = V9FS_I(inode);
 	struct p9_setattr s = {
-		.valid = P9_ATTR_MODE | P9_ATTR_UID | P9_ATTR_GID | P9_ATTR_ATIME | P9_ATTR_MTIME |
-			 P9_ATTR_ATIME_SET | P9_ATTR_MTIME_SET,
+		.valid = P9_ATTR_MODE | P9_ATTR_ATIME | P9_ATTR_MTIME | P9_ATTR_ATIME_SET |
+			 P9_ATTR_MTIME_SET,
 		.mode = __atomic_load_n(&inode->i_mode, __ATOMIC_RELAXED) & S_IALLUGO,
 		.uid = __atomic_load_n(&inode->i_uid, __ATOMIC_RELAXED),
 		.gid = __atomic_load_n(&inode->i_gid, __ATOMIC_RELAXED),
 		.atime = __atomic_load_n(&inode->i_atime, __ATOMIC_RELAXED),
 		.mtime = __atomic_load_n(&inode->i_mtime, __ATOMIC_RELAXED),
 	};
-	int err = p9_setattr(V9FS_CLNT(inode), V9FS_I(inode)->fid, &s);
+	if (s.uid != vi->uid)
+		s.valid |= P9_ATTR_UID;
+	if (s.gid != vi->gid)
+		s.valid |= P9_ATTR_GID;
+	int err = p9_setattr(V9FS_CLNT(inode), vi->fid, &s);
+	if (!err) {
+		vi->uid = s.uid;
+		vi->gid = s.gid;
+	}
 	if (err)
 		kprintf("9p: inode %lu: the server refused an attribute change (%s)\n",
 			inode->i_ino, errno_name(err));

@@ -39,6 +39,7 @@ struct v9fs_inode {
 	struct mutex open_lock;         /* the opening of rfid and wfid */
 	uint32_t rfid, wfid;            /* opened O_RDONLY / O_WRONLY, or P9_NOFID (atomic) */
 	char *link;                     /* a symlink's target: fixed, freed a grace period after evict */
+	uint32_t uid, gid;              /* the owner the server last said or took (i_rwsem) */
 	struct rcu_head rcu;
 };
 
