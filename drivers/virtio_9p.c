@@ -20,6 +20,7 @@
 #include "kernel/kprintf.h"
 #include "kernel/page_alloc.h"
 #include "kernel/string.h"
+#include "kernel/tag_bitmap.h"
 
 #define VIRTIO_VENDOR        0x1AF4
 #define VIRTIO_9P_LEGACY     0x1009   /* transitional 9p device */
@@ -53,31 +54,19 @@ void p9_chan_release(struct p9_chan *ch)
 	__atomic_store_n(&ch->in_use, 0, __ATOMIC_RELEASE);
 }
 
-static int tag_take(struct p9_chan *ch)
-{
-	uint64_t free = __atomic_load_n(&ch->free_tags, __ATOMIC_RELAXED);
-	while (free) {
-		unsigned t = (unsigned)__builtin_ctzll(free);
-		if (__atomic_compare_exchange_n(&ch->free_tags, &free, free & ~(1ULL << t), false,
-						__ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
-			return (int)t;
-	}
-	return -1;
-}
-
 /* The request's tag back in the bitmap (any context: no sleeping). */
 static void tag_free(struct p9_req *r)
 {
 	struct p9_chan *ch = r->chan;
 	__atomic_store_n(&r->state, P9_REQ_FREE, __ATOMIC_RELAXED);
-	__atomic_fetch_or(&ch->free_tags, 1ULL << r->tag, __ATOMIC_RELEASE);
+	tag_bitmap_put(&ch->free_tags, r->tag);
 	wake_up(&ch->tag_wait);
 }
 
 struct p9_req *p9_req_get(struct p9_chan *ch)
 {
 	int tag;
-	if (wait_event_killable(ch->tag_wait, (tag = tag_take(ch)) >= 0))
+	if (wait_event_killable(ch->tag_wait, (tag = tag_bitmap_take(&ch->free_tags)) >= 0))
 		return ERR_PTR(-EINTR);
 	struct p9_req *r = &ch->reqs[tag];
 	__atomic_store_n(&r->state, P9_REQ_OWNED, __ATOMIC_RELAXED);
@@ -173,7 +162,7 @@ static int alloc_reqs(struct p9_chan *ch)
 			return -ENOMEM;	/* the channel is refused; its memory stays */
 		wait_queue_init(&r->wait);
 	}
-	ch->free_tags = ch->depth == 64 ? ~0ULL : (1ULL << ch->depth) - 1;
+	ch->free_tags = tag_bitmap_full(ch->depth);
 	wait_queue_init(&ch->tag_wait);
 	return 0;
 }
