@@ -32,10 +32,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # as a file too
 
 from tests.lib.accel import print_accel, resolve_accel
 from tests.lib.common import BUILD, DEFAULT_ELF, TEST_KARGS, check_elf, check_initrd, show
-from tests.lib.ktap import format_counts, parse_ktap
-from tests.lib.qemu import Config, interpret_status, make_iso, qemu_command, run_captured, virtfs_args
-from tests.lib.report import print_details, print_log_lines, TAIL_LINES
-from tests.lib.verdict import cpu_count_problems, verdict_problems
+from tests.lib.hostboot import report, run_judged
+from tests.lib.qemu import Config, make_iso, qemu_command, virtfs_args
 
 WORK = BUILD / "p9"
 MSIZE = 64 * 1024
@@ -106,7 +104,7 @@ def expected_work():
     return want
 
 
-def check_work(share, log_lines):
+def check_work(share):
     """The folder work/ after the boot, file by file."""
     work = share / "work"
     found = {str(p.relative_to(work)): p for p in work.rglob("*")}
@@ -177,29 +175,12 @@ def run(args, accel):
     log_path = BUILD / "test-logs" / f"{cfg.name}.log"
     extra = virtfs_args(share.resolve(), "ktest9p") + ["-trace", f"v9fs_walk,file={trace}"]
     cmd = prefix + qemu_command(cfg, iso, extra=extra)
-    status, stderr_lines, elapsed = run_captured(cmd, log_path, args.timeout)
-    k = parse_ktap(log_path.read_bytes().decode(errors="replace").splitlines())
-    if status is None:
-        problems = [f"timeout after {args.timeout:g} s"]
-        print_log_lines(k.lines, max(len(k.lines) - TAIL_LINES, 0), len(k.lines))
-    else:
-        verdict, message = interpret_status(status, stderr_lines)
-        problems = verdict_problems(k, verdict, message) + cpu_count_problems(k, cfg)
-        if len(k.cases) < 9:
-            problems.append(f"{len(k.cases)} cases ran, the suite has 9")
-        problems += check_work(share, k.lines) + check_walks(trace, k.lines)
-    print(f"{label}: {'FAIL: ' if problems else ''}{format_counts(*k.totals())} "
-          f"({elapsed if status is not None else args.timeout:.1f} s)")
-    for problem in problems:
-        print(f"  - {problem}")
-    if problems:
-        print_details(k, show(log_path))
-        if status is not None and stderr_lines:
-            print("  QEMU stderr:")
-            print_log_lines(stderr_lines, 0, len(stderr_lines))
-        print(f"  full log: {show(log_path)}; the folder: {show(share)}")
-    return not problems
-
+    boot = run_judged(cmd, cfg, log_path, args.timeout)
+    if boot.finished():
+        if len(boot.k.cases) < 9:
+            boot.problems.append(f"{len(boot.k.cases)} cases ran, the suite has 9")
+        boot.problems += check_work(share) + check_walks(trace, boot.k.lines)
+    return report(label, boot, log_path, f"the folder: {show(share)}")
 
 def main():
     sys.stdout.reconfigure(line_buffering=True)
