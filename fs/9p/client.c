@@ -31,13 +31,6 @@ static int call_begin(struct p9_client *c, struct call *k, uint8_t type)
 	return 0;
 }
 
-/* An Rlerror's errno: Linux's numbers, which are ours; anything out of
- * range is a broken server. */
-static int lerror(uint32_t ecode)
-{
-	return ecode > 0 && ecode < 4096 ? -(int)ecode : -EIO;
-}
-
 /* Send k's message and check the reply's header; 0 with k->rx at the
  * first field, or a negative errno with the request already given back
  * (or abandoned). */
@@ -56,20 +49,8 @@ static int call_run(struct call *k, uint8_t rtype)
 	}
 	if (!err) {
 		k->rx = (struct p9_msg){ r->rx, r->rx_len, 0, 0 };
-		uint32_t size = p9_get32(&k->rx);
-		uint8_t type = p9_get8(&k->rx);
-		uint16_t tag = p9_get16(&k->rx);
-		uint16_t want = (uint8_t)r->tx[4] == P9_TVERSION ? P9_NOTAG : r->tag;
-		if (k->rx.err || size < P9_HDRSZ || size > r->rx_len || tag != want)
-			err = -EIO;
-		else
-			k->rx.size = size;
-		if (!err && type == P9_RLERROR) {
-			uint32_t ecode = p9_get32(&k->rx);
-			err = k->rx.err ? -EIO : lerror(ecode);
-		} else if (!err && type != rtype) {
-			err = -EIO;
-		}
+		uint16_t tag = (uint8_t)r->tx[4] == P9_TVERSION ? P9_NOTAG : r->tag;
+		err = p9_parse_header(&k->rx, tag, rtype);
 	}
 	if (err)
 		p9_req_put(r);
@@ -308,16 +289,11 @@ int p9_readdir(struct p9_client *c, uint32_t fid, uint64_t off, p9_dirent_fn fn,
 	struct p9_msg d = { (char *)data, data ? count : 0, 0, 0 };
 	while (data && d.pos < d.size) {
 		struct p9_qid q;
-		p9_get_qid(&d, &q);
-		uint64_t pos = p9_get64(&d);
-		uint8_t type = p9_get8(&d);
+		uint64_t pos;
+		uint8_t type;
+		const char *name;
 		uint16_t len;
-		const char *name = p9_get_str(&d, &len);
-		if (d.err || len == 0 || memchr(name, '/', len) || memchr(name, 0, len)) {
-			d.err = -EIO;
-			break;
-		}
-		if (!fn(arg, &q, type, name, len))
+		if (p9_parse_dirent(&d, &q, &pos, &type, &name, &len) || !fn(arg, &q, type, name, len))
 			break;
 		*next = pos;
 	}

@@ -86,3 +86,37 @@ const char *p9_get_str(struct p9_msg *m, uint16_t *len)
 		*len = 0;
 	return s;
 }
+
+/* An Rlerror's errno: Linux's numbers, which are ours; anything out of
+ * range is a broken server. */
+static int lerror(uint32_t ecode)
+{
+	return ecode > 0 && ecode < 4096 ? -(int)ecode : -EIO;
+}
+
+int p9_parse_header(struct p9_msg *rx, uint16_t tag, uint8_t rtype)
+{
+	uint32_t size = p9_get32(rx);
+	uint8_t type = p9_get8(rx);
+	uint16_t got_tag = p9_get16(rx);
+	if (rx->err || size < P9_HDRSZ || size > rx->size || got_tag != tag)
+		return -EIO;
+	rx->size = size;
+	if (type == P9_RLERROR) {
+		uint32_t ecode = p9_get32(rx);
+		return rx->err ? -EIO : lerror(ecode);
+	}
+	return type == rtype ? 0 : -EIO;
+}
+
+int p9_parse_dirent(struct p9_msg *d, struct p9_qid *qid, uint64_t *next, uint8_t *type,
+		    const char **name, uint16_t *len)
+{
+	p9_get_qid(d, qid);
+	*next = p9_get64(d);
+	*type = p9_get8(d);
+	*name = p9_get_str(d, len);
+	if (d->err || *len == 0 || memchr(*name, '/', *len) || memchr(*name, 0, *len))
+		return d->err = -EIO;
+	return 0;
+}

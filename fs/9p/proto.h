@@ -62,4 +62,14 @@ const char *p9_get_str(struct p9_msg *m, uint16_t *len);
 /* n bytes in place, or NULL (m->err set) if they overrun. */
 const void *p9_get_data(struct p9_msg *m, uint32_t n);
 
+/* A reply's header, read from rx (rx->size: the bytes the device wrote):
+ * 0 with rx->size cut to the message's size and the cursor at its first
+ * field, the server's errno for an Rlerror, or -EIO for a header that is
+ * short, too long, of another tag, or neither rtype nor Rlerror. */
+int p9_parse_header(struct p9_msg *rx, uint16_t tag, uint8_t rtype);
+/* One Rreaddir entry: 0, or -EIO if it overruns or its name is empty or
+ * holds a '/' or a NUL. */
+int p9_parse_dirent(struct p9_msg *d, struct p9_qid *qid, uint64_t *next, uint8_t *type,
+		    const char **name, uint16_t *len);
+
 #endif
