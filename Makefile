@@ -103,7 +103,7 @@ KCSAN_NOT := kernel/kcsan.c init/main.c kernel/multiboot2.c kernel/bootmem.c \
 kcsan_flags = $(if $(filter 1,$(KCSAN)),$(if $(filter $(KCSAN_NOT),$<),,$(if \
 	$(filter kernel/% block/% drivers/% fs/% user/% init/% shell/% bench/% tests/%,$<),$(KCSAN_CFLAGS))))
 
-.PHONY: all iso run sh disk test soak test-busybox-host test-syscalls-doc test-docs test-matrix test-exclusive test-kvm test-negative \
+.PHONY: all iso run sh disk test soak test-busybox-host test-syscalls-doc test-docs test-matrix test-exclusive test-9p test-kvm test-negative \
 	test-disk test-fstest-host test-shell test-kcsan \
 	test-nolockdep test-fresh test-trace trace test-model bench bench-linux linux-kernel conflicts conflicts-shell test-conflicts debug gdb clean deps \
 	deps-packages check-tools FORCE
