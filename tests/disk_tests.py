@@ -29,6 +29,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # as a file too: tests/lib from the root
 
 from tests.lib.accel import print_accel, resolve_accel
+from tests.lib.args import add_boot_args
 from tests.lib.common import BUILD, DEFAULT_ELF, TEST_KARGS, check_elf, check_initrd, die, show
 import os
 import random
@@ -435,15 +436,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--profile", default=",".join(PROFILES),
                     help=f"profiles, comma separated (default all: {','.join(PROFILES)})")
-    ap.add_argument("--elf", type=Path, default=DEFAULT_ELF)
-    ap.add_argument("--initrd", type=Path)
-    ap.add_argument("--kargs", default="")
-    ap.add_argument("--mem", default="512M")
-    ap.add_argument("--machine", choices=("pc", "q35"), default="pc")
-    ap.add_argument("--accel", choices=("tcg", "kvm", "auto"))
-    ap.add_argument("--smp", type=int, help="CPUs (default: the profile's)")
-    ap.add_argument("--firmware", choices=("bios", "uefi"), help="(default: the profile's)")
-    ap.add_argument("--timeout", type=float, default=480)
+    add_boot_args(ap, DEFAULT_ELF, smp=None, timeout=480, firmware=None,
+                  smp_help="CPUs (default: the profile's)", firmware_help="(default: the profile's)")
     args = ap.parse_args()
     check_elf(args.elf)
     check_initrd(args.initrd)

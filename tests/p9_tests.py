@@ -31,6 +31,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # as a file too
 
 from tests.lib.accel import print_accel, resolve_accel
+from tests.lib.args import add_boot_args
 from tests.lib.common import BUILD, DEFAULT_ELF, TEST_KARGS, check_elf, check_initrd, show
 from tests.lib.hostboot import report, run_judged
 from tests.lib.qemu import Config, make_iso, qemu_command, virtfs_args
@@ -185,15 +186,7 @@ def run(args, accel):
 def main():
     sys.stdout.reconfigure(line_buffering=True)
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--elf", type=Path, default=DEFAULT_ELF)
-    ap.add_argument("--initrd", type=Path)
-    ap.add_argument("--kargs", default="")
-    ap.add_argument("--mem", default="512M")
-    ap.add_argument("--machine", choices=("pc", "q35"), default="pc")
-    ap.add_argument("--accel", choices=("tcg", "kvm", "auto"))
-    ap.add_argument("--smp", type=int, default=4)
-    ap.add_argument("--firmware", choices=("bios", "uefi"), default="bios")
-    ap.add_argument("--timeout", type=float, default=240)
+    add_boot_args(ap, DEFAULT_ELF, smp=4, timeout=240)
     args = ap.parse_args()
     check_elf(args.elf)
     check_initrd(args.initrd)
