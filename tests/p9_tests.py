@@ -96,7 +96,7 @@ def expected_work():
              "dir/inner": ("file", 0o644, b"inner\n", 1), "link": ("link", "a.txt")}
     want = {"d": ("dir", 0o750), "d/moved": ("file", 0o644, b"one\n", 2),
             "hard": ("file", 0o644, b"one\n", 2), "sym": ("link", "d/moved"),
-            "trunc": ("file", 0o644, b"012", 1), "mode": ("file", 0o600, b"m", 1),
+            "trunc": ("file", 0o644, b"012", 1), "ro": ("file", 0o444, b"ro\n", 1), "mode": ("file", 0o600, b"m", 1),
             "long": ("file", 0o644, bytes(big), 1),
             "tarx": ("dir", 0o755)}
     for name, what in known.items():

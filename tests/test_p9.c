@@ -190,6 +190,12 @@ static void changes_reach_the_host(void)
 	ASSERT_EQ(sys_truncate("trunc", 3), 0);
 	ASSERT_EQ(sys_stat("trunc", &st), 0);
 	EXPECT_EQ(st.size, 3);
+	/* A read-only file written through the open that made it, as tar x
+	 * and cp -a do. */
+	int rofd = sys_open("ro", O_CREAT | O_WRONLY | O_EXCL, 0444);
+	ASSERT_GE(rofd, 0);
+	EXPECT_EQ(sys_write(rofd, "ro\n", 3), 3);
+	sys_close(rofd);
 	write_file("mode", "m");
 	ASSERT_EQ(sys_chmod("mode", 0600), 0);
 	/* Appends and a rewrite in the middle, across msize. */

@@ -115,6 +115,20 @@ int64_t v9fs_io_fid(struct inode *inode, bool write)
 	return err ? err : (int64_t)fid;
 }
 
+void v9fs_adopt_io_fid(struct inode *inode, uint32_t fid)
+{
+	struct v9fs_inode *vi = V9FS_I(inode);
+	mutex_lock(&vi->open_lock);
+	bool unused = vi->rfid == P9_NOFID && vi->wfid == P9_NOFID;
+	if (unused) {
+		__atomic_store_n(&vi->rfid, fid, __ATOMIC_RELEASE);
+		__atomic_store_n(&vi->wfid, fid, __ATOMIC_RELEASE);
+	}
+	mutex_unlock(&vi->open_lock);
+	if (!unused)
+		p9_clunk(V9FS_CLNT(inode), fid);
+}
+
 static void free_vi(struct rcu_head *head)
 {
 	struct v9fs_inode *vi = container_of(head, struct v9fs_inode, rcu);
@@ -131,7 +145,8 @@ void v9fs_evict(struct inode *inode)
 	if (!vi)
 		return;
 	struct p9_client *c = V9FS_CLNT(inode);
-	uint32_t fids[3] = { vi->rfid, vi->wfid, vi->fid };
+	/* rfid and wfid may be one fid (v9fs_adopt_io_fid): clunked once. */
+	uint32_t fids[3] = { vi->rfid, vi->wfid != vi->rfid ? vi->wfid : P9_NOFID, vi->fid };
 	for (unsigned i = 0; i < 3; i++)
 		if (fids[i] != P9_NOFID)
 			p9_clunk(c, fids[i]);

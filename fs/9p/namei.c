@@ -45,6 +45,10 @@ static int instantiate(struct inode *dir, struct dentry *d)
 	return 0;
 }
 
+/* The file is created open for reading and writing, and that fid becomes
+ * the new inode's I/O fid: so the open() that created it can write even a
+ * file whose mode says read-only (tar and cp -a make those), as Linux's
+ * v9fs uses the fid of its Tlcreate. */
 static int v9fs_create(struct inode *dir, struct dentry *d, uint32_t mode)
 {
 	struct p9_client *c = V9FS_CLNT(dir);
@@ -53,11 +57,16 @@ static int v9fs_create(struct inode *dir, struct dentry *d, uint32_t mode)
 	int err = p9_walk(c, dir_fid(dir), fid, NULL, 0);
 	if (err)
 		return err;
-	/* The created file's open fid is not kept: open() opens its own. */
-	err = p9_lcreate(c, fid, d->d_name.name, d->d_name.len, 0 /* O_RDONLY */,
-			 mode & S_IALLUGO, current_cred()->gid, &qid);
-	p9_clunk(c, fid);
-	return err ? err : instantiate(dir, d);
+	err = p9_lcreate(c, fid, d->d_name.name, d->d_name.len, 2 /* O_RDWR */, mode & S_IALLUGO,
+			 current_cred()->gid, &qid);
+	if (!err)
+		err = instantiate(dir, d);
+	if (err) {
+		p9_clunk(c, fid);
+		return err;
+	}
+	v9fs_adopt_io_fid(d->d_inode, fid);
+	return 0;
 }
 
 static int v9fs_mkdir(struct inode *dir, struct dentry *d, uint32_t mode)

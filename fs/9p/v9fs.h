@@ -10,9 +10,11 @@
  * path), so they share the fid.  I/O needs an opened fid: each inode
  * opens at most one for reading and one for writing, on first need, and
  * keeps them until eviction (an open file of an unlinked file keeps
- * working: the server holds its descriptor).  Directory operations name
- * the directory's fid and the entry (Tunlinkat, Trenameat, Tmkdir...),
- * so a rename on the server moves nothing the client must fix.
+ * working: the server holds its descriptor); a file this client created
+ * has one fid for both, the one Tlcreate opened read-write.  Directory
+ * operations name the directory's fid and the entry (Tunlinkat,
+ * Trenameat, Tmkdir...), so a rename on the server moves nothing the
+ * client must fix.
  *
  * Locking: v9fs_inode.open_lock serializes the opening of rfid and wfid
  * (each set once, then read with acquire loads, no lock); nothing else
@@ -68,6 +70,9 @@ struct inode *v9fs_walk_iget(struct inode *dir, const char *name, uint32_t len);
 /* An opened fid of inode for reading or writing, opened on first need:
  * the fid, or a negative errno (as int64_t). */
 int64_t v9fs_io_fid(struct inode *inode, bool write);
+/* fid, opened for reading and writing, becomes inode's I/O fid for both
+ * (consumed: clunked if the inode has one already). */
+void v9fs_adopt_io_fid(struct inode *inode, uint32_t fid);
 void v9fs_evict(struct inode *inode);
 void v9fs_dirty_inode(struct inode *inode);
 int v9fs_register(void);
