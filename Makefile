@@ -103,7 +103,7 @@ KCSAN_NOT := kernel/kcsan.c init/main.c kernel/multiboot2.c kernel/bootmem.c \
 kcsan_flags = $(if $(filter 1,$(KCSAN)),$(if $(filter $(KCSAN_NOT),$<),,$(if \
 	$(filter kernel/% block/% drivers/% fs/% user/% init/% shell/% bench/% tests/%,$<),$(KCSAN_CFLAGS))))
 
-.PHONY: all iso run sh disk test soak test-busybox-host test-syscalls-doc test-docs test-matrix test-exclusive test-kvm test-negative \
+.PHONY: all iso run sh disk test soak test-busybox-host test-syscalls-doc test-docs test-matrix test-exclusive test-9p test-kvm test-negative \
 	test-disk test-fstest-host test-shell test-kcsan \
 	test-nolockdep test-fresh test-trace trace test-model bench bench-linux linux-kernel conflicts conflicts-shell test-conflicts debug gdb clean deps \
 	deps-packages check-tools FORCE
@@ -263,9 +263,10 @@ RUN_ARGS = --elf $(BUILD)/smpvfs.elf --mem $(MEM) --machine $(MACHINE) --accel $
 
 # SCRIPT=PATH: run that shell script (from the initramfs) after the tests.
 # DISK="a.img b.img": attach those image files as disks vda, vdb, ... (read-write).
+# SHARE=DIR: export DIR read-write over virtio-9p, tag host (mount -t 9p host /mnt).
 run: check-tools $(BUILD)/smpvfs.elf $(BUILD)/initrd.cpio
 	$(Q)$(PYTHON) -m tests.run boot --smp $(or $(SMP),4) --firmware $(or $(FIRMWARE),bios) \
-		$(RUN_ARGS) $(foreach d,$(DISK),--disk $(d)) --kargs "$(if $(SCRIPT),script=$(SCRIPT) )$(KARGS)"
+		$(RUN_ARGS) $(foreach d,$(DISK),--disk $(d)) $(if $(SHARE),--share $(SHARE)) --kargs "$(if $(SCRIPT),script=$(SCRIPT) )$(KARGS)"
 
 # make sh: boot straight into Debian's busybox sh on the console (init=/bin/sh,
 # no self-tests); `exit` in it powers QEMU off.
@@ -289,7 +290,7 @@ gdb: $(BUILD)/smpvfs.elf
 # conflict tracer's controls.  SMP=n and/or FIRMWARE=x narrow the matrix.
 # Every part runs even if one before it failed; the last line says which.
 TEST_PARTS := test-fresh test-fstest-host test-busybox-host test-syscalls-doc test-docs test-negative test-matrix \
-	test-exclusive test-disk test-shell test-trace test-kcsan test-nolockdep test-conflicts test-model test-kvm
+	test-exclusive test-disk test-9p test-shell test-trace test-kcsan test-nolockdep test-conflicts test-model test-kvm
 test: check-tools $(BUILD)/smpvfs.elf $(BUILD)/initrd.cpio
 	$(Q)failed=; for part in $(TEST_PARTS); do t0=$$(date +%s); \
 		$(MAKE) --no-print-directory $$part || failed="$$failed $$part"; \
@@ -394,6 +395,14 @@ test-disk: $(BUILD)/smpvfs.elf $(BUILD)/initrd.cpio
 	$(Q)$(PYTHON) -m tests.disk_tests $(if $(DISK_PROFILES),--profile $(DISK_PROFILES)) \
 		--elf $(BUILD)/smpvfs.elf --initrd $(BUILD)/initrd.cpio --mem $(MEM) --machine $(MACHINE) \
 		--accel $(ACCEL) $(if $(KARGS),--kargs "$(KARGS)")
+
+# The 9p test (tests/p9_tests.py): a boot with a host folder exported over
+# virtio-9p, the suite p9 run on it, the folder and QEMU's walk trace
+# checked from the host afterwards.
+test-9p: $(BUILD)/smpvfs.elf $(BUILD)/initrd.cpio
+	$(Q)$(PYTHON) -m tests.p9_tests --elf $(BUILD)/smpvfs.elf --initrd $(BUILD)/initrd.cpio \
+		--mem $(MEM) --machine $(MACHINE) --accel $(ACCEL) --smp $(or $(SMP),4) \
+		$(if $(KARGS),--kargs "$(KARGS)")
 
 # The A/B mode that makes the shared-lookup claim measurable,
 # vfs.lookup=exclusive (lookups take i_rwsem exclusive, the old i_mutex

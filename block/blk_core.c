@@ -3,6 +3,7 @@
  * locking).
  */
 #include "block/blkdev.h"
+#include "kernel/tag_bitmap.h"
 #include "kernel/errno.h"
 #include "kernel/kmalloc.h"
 #include "kernel/kprintf.h"
@@ -36,7 +37,7 @@ int blk_add_disk(struct block_device *bdev, const char *prefix)
 	snprintf(bdev->name, sizeof(bdev->name), "%s%c", prefix, 'a' + index);
 	bdev->major = BLK_MAJOR;
 	bdev->minor = ndisks * BLK_MINORS;
-	bdev->free_tags = bdev->depth == 64 ? ~0ULL : (1ULL << bdev->depth) - 1;
+	bdev->free_tags = tag_bitmap_full(bdev->depth);
 	wait_queue_init(&bdev->tag_wait);
 	bdev->bd_block_size = 1024;
 	list_add_tail(&bdev->bd_list, &disks);
@@ -85,14 +86,7 @@ unsigned blk_disk_count(void)
 /* A free tag, taken; -1 if none. */
 static int tag_take(struct block_device *bdev)
 {
-	uint64_t free = __atomic_load_n(&bdev->free_tags, __ATOMIC_RELAXED);
-	while (free) {
-		unsigned t = (unsigned)__builtin_ctzll(free);
-		if (__atomic_compare_exchange_n(&bdev->free_tags, &free, free & ~(1ULL << t), false,
-						__ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
-			return (int)t;
-	}
-	return -1;
+	return tag_bitmap_take(&bdev->free_tags);
 }
 
 static struct request *rq_init(struct block_device *bdev, int tag, enum req_op op,
@@ -180,7 +174,7 @@ int blk_wait_rq(struct request *rq)
 void blk_put_request(struct request *rq)
 {
 	struct block_device *bdev = rq->bdev;
-	__atomic_fetch_or(&bdev->free_tags, 1ULL << rq->tag, __ATOMIC_RELEASE);
+	tag_bitmap_put(&bdev->free_tags, rq->tag);
 	wake_up(&bdev->tag_wait);
 }
 

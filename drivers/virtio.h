@@ -56,6 +56,7 @@ void vp_set_features(struct virtio_pci *vp, uint32_t features);
  * (config-change interrupts off).  0, or a negative errno. */
 int vp_set_msix_vector(struct virtio_pci *vp, unsigned index, unsigned vector);
 /* Device-specific configuration, byte offset `off`. */
+uint8_t vp_config8(struct virtio_pci *vp, unsigned off);
 uint32_t vp_config32(struct virtio_pci *vp, unsigned off);
 uint64_t vp_config64(struct virtio_pci *vp, unsigned off);
 

@@ -86,6 +86,11 @@ static uint16_t config_base(struct virtio_pci *vp)
 	return (uint16_t)(vp->io + (vp->msix ? 24 : 20));
 }
 
+uint8_t vp_config8(struct virtio_pci *vp, unsigned off)
+{
+	return inb(config_base(vp) + off);
+}
+
 uint32_t vp_config32(struct virtio_pci *vp, unsigned off)
 {
 	return inl(config_base(vp) + off);

@@ -237,6 +237,9 @@ struct file_system_type {
 	 * MS_RDONLY or 0; options is the filesystem's comma list ("" for
 	 * none).  Returns the super block or an ERR_PTR. */
 	struct super_block *(*mount)(struct block_device *bdev, unsigned flags, const char *options);
+	/* Instead of mount, for a filesystem whose source is a name (9p: a
+	 * mount tag), not a disk: called with mount's source string. */
+	struct super_block *(*mount_source)(const char *source, unsigned flags, const char *options);
 	/* Free the instance: the VFS has freed every dentry but the root. */
 	void (*kill_sb)(struct super_block *sb);
 	struct file_system_type *next;  /* the registry (its lock) */

@@ -97,9 +97,17 @@ struct dentry *vfs_root(void)
 int do_mount(const char *type, struct block_device *bdev, unsigned flags, struct dentry *mp,
 	     const char *options)
 {
+	return do_mount_source(type, NULL, bdev, flags, mp, options);
+}
+
+int do_mount_source(const char *type, const char *source, struct block_device *bdev,
+		    unsigned flags, struct dentry *mp, const char *options)
+{
 	struct file_system_type *t = get_fs_type(type);
 	if (!t)
 		return -ENODEV;
+	if (t->mount_source && !source)
+		return -EINVAL;	/* Linux: "no source specified" */
 	if (!bdev != !(t->fs_flags & FS_REQUIRES_DEV))
 		return bdev ? -EINVAL : -ENOTBLK;	/* a disk for a disk filesystem only */
 	struct inode *dir = mp->d_inode;
@@ -115,7 +123,8 @@ int do_mount(const char *type, struct block_device *bdev, unsigned flags, struct
 	int err = d_mountpoint(mp) ? -EBUSY : 0;
 	struct super_block *sb = NULL;
 	if (!err) {
-		sb = t->mount(bdev, flags, options ? options : "");
+		sb = t->mount_source ? t->mount_source(source, flags, options ? options : "") :
+		     t->mount(bdev, flags, options ? options : "");
 		if (IS_ERR(sb))
 			err = (int)PTR_ERR(sb);
 		else

@@ -45,6 +45,11 @@ struct dentry *vfs_root(void);
 struct block_device;
 int do_mount(const char *type, struct block_device *bdev, unsigned flags, struct dentry *mp,
 	     const char *options);
+/* The same, for a filesystem whose source is a name it understands
+ * (file_system_type.mount_source: 9p's mount tag); do_mount is this with
+ * source NULL. */
+int do_mount_source(const char *type, const char *source, struct block_device *bdev,
+		    unsigned flags, struct dentry *mp, const char *options);
 /* Unmount the filesystem whose root is root; consumes the caller's
  * reference on root.  -EINVAL if root is not a mounted root, -EBUSY if it
  * is in use (or is "/"). */

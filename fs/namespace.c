@@ -58,7 +58,7 @@ int sys_mount_from(const char *source, const char *dir, const char *type, unsign
 			err = (int)PTR_ERR(bdev);
 	}
 	if (!err)
-		err = do_mount(type, bdev, (unsigned)flags, d, options);
+		err = do_mount_source(type, source, bdev, (unsigned)flags, d, options);
 	dput(d);
 	return err;
 }

@@ -9,6 +9,7 @@
 #include "fs/file.h"
 #include "fs/fs.h"
 #include "fs/mount.h"
+#include "fs/9p/v9fs.h"
 #include "fs/ext2/ext2.h"
 #include "fs/proc/proc.h"
 #include "fs/ramfs/ramfs.h"
@@ -22,7 +23,7 @@ void vfs_init(void)
 	dcache_init();
 	file_cache_init();
 	buffer_init();
-	if (ramfs_register() || slowfs_register() || ext2_register() || proc_register())
+	if (ramfs_register() || slowfs_register() || ext2_register() || proc_register() || v9fs_register())
 		panic("vfs: cannot register the filesystem types");
 	vfs_mount_root();
 	task_fs_init();

@@ -15,6 +15,7 @@
 #include "fs/buffer.h"
 #include "drivers/pci.h"
 #include "drivers/virtio.h"
+#include "drivers/virtio_9p.h"
 #include "bench/bench.h"
 #include "kernel/bootinfo.h"
 #include "kernel/bootmem.h"
@@ -193,6 +194,7 @@ void kmain(uint32_t magic, uint32_t mbi)
 	kcsan_start();		/* KCSAN=1: every CPU is up */
 	pci_init();
 	virtio_blk_init();	/* disks, before anything mounts one */
+	virtio_9p_init();	/* 9P channels (-virtfs), found by mount tag */
 	bdflush_start();
 	initramfs_unpack_modules();	/* into the root, before the tests read it */
 	devices_populate();

@@ -93,10 +93,10 @@ int cmd_mount(struct sh_ctx *c, int argc, char **argv)
 		return sh_usage(c, "which filesystem? (-t TYPE)");
 	struct file_system_type *t = get_fs_type(type);
 	const char *source = NULL;
-	if (t && (t->fs_flags & FS_REQUIRES_DEV)) {
+	if (t && ((t->fs_flags & FS_REQUIRES_DEV) || t->mount_source)) {
 		if (argc - i != 2)
-			return sh_usage(c, "expected a device and a directory");
-		source = argv[i++];	/* mount -t TYPE DEVICE DIR */
+			return sh_usage(c, "expected a source and a directory");
+		source = argv[i++];	/* mount -t TYPE DEVICE DIR; mount -t 9p TAG DIR */
 	} else if (argc - i == 2 && options[0] == '\0') {
 		options = argv[i++];	/* mount -t TYPE OPTIONS DIR */
 	}

@@ -29,6 +29,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # as a file too: tests/lib from the root
 
 from tests.lib.accel import print_accel, resolve_accel
+from tests.lib.args import add_boot_args
 from tests.lib.common import BUILD, DEFAULT_ELF, TEST_KARGS, check_elf, check_initrd, die, show
 import os
 import random
@@ -38,10 +39,8 @@ import stat as st
 
 from tests.lib import ext2fuzz, ext2img
 from tests.lib.disks import SECTOR, Disk, DiskSet
-from tests.lib.ktap import format_counts, parse_ktap
-from tests.lib.qemu import Config, interpret_status, make_iso, qemu_command, run_captured
-from tests.lib.report import print_details, print_log_lines, TAIL_LINES
-from tests.lib.verdict import cpu_count_problems, verdict_problems
+from tests.lib.hostboot import report, run_judged
+from tests.lib.qemu import Config, make_iso, qemu_command
 
 WORK = BUILD / "disks"
 WORDS = SECTOR // 8
@@ -417,37 +416,19 @@ def run_profile(p, args, accel):
     log_path = BUILD / "test-logs" / f"{cfg.name}.log"
     extra = disks.start()
     try:
-        status, stderr_lines, elapsed = run_captured(qemu_command(cfg, iso, extra=extra),
-                                                     log_path, args.timeout)
+        boot = run_judged(qemu_command(cfg, iso, extra=extra), cfg, log_path, args.timeout)
     finally:
         disks.stop()
-    k = parse_ktap(log_path.read_bytes().decode(errors="replace").splitlines())
-    if status is None:
-        problems = [f"timeout after {args.timeout:g} s"]
-        print_log_lines(k.lines, max(len(k.lines) - TAIL_LINES, 0), len(k.lines))
-    else:
-        verdict, message = interpret_status(status, stderr_lines)
-        problems = verdict_problems(k, verdict, message) + cpu_count_problems(k, cfg)
-        if not problems and not k.cases:
-            problems.append("no test case ran")
-        problems += run_hostchecks(k.lines, disks, p.promised)
-        problems += [f"the kernel never printed a line matching {pat!r}" for pat in p.log_has
-                     if not any(re.search(pat, line) for line in k.lines)]
+    if boot.finished():
+        lines = boot.k.lines
+        boot.problems += run_hostchecks(lines, disks, p.promised)
+        boot.problems += [f"the kernel never printed a line matching {pat!r}" for pat in p.log_has
+                          if not any(re.search(pat, line) for line in lines)]
         if p.after:
-            problems += p.after(disks)
+            boot.problems += p.after(disks)
     for role in (d.role for d in disks.disks if d.nbd):
         print(f"  nbdkit {role}: {disks.stats(role)}")
-    print(f"{label}: {'FAIL: ' if problems else ''}{format_counts(*k.totals())} "
-          f"({elapsed if status is not None else args.timeout:.1f} s)")
-    for problem in problems:
-        print(f"  - {problem}")
-    if problems:
-        print_details(k, show(log_path))
-        if status is not None and stderr_lines:
-            print("  QEMU stderr:")
-            print_log_lines(stderr_lines, 0, len(stderr_lines))
-        print(f"  full log: {show(log_path)}; disks in {show(work)}")
-    return not problems
+    return report(label, boot, log_path, f"disks in {show(work)}")
 
 
 def main():
@@ -455,15 +436,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--profile", default=",".join(PROFILES),
                     help=f"profiles, comma separated (default all: {','.join(PROFILES)})")
-    ap.add_argument("--elf", type=Path, default=DEFAULT_ELF)
-    ap.add_argument("--initrd", type=Path)
-    ap.add_argument("--kargs", default="")
-    ap.add_argument("--mem", default="512M")
-    ap.add_argument("--machine", choices=("pc", "q35"), default="pc")
-    ap.add_argument("--accel", choices=("tcg", "kvm", "auto"))
-    ap.add_argument("--smp", type=int, help="CPUs (default: the profile's)")
-    ap.add_argument("--firmware", choices=("bios", "uefi"), help="(default: the profile's)")
-    ap.add_argument("--timeout", type=float, default=480)
+    add_boot_args(ap, DEFAULT_ELF, smp=None, timeout=480, firmware=None,
+                  smp_help="CPUs (default: the profile's)", firmware_help="(default: the profile's)")
     args = ap.parse_args()
     check_elf(args.elf)
     check_initrd(args.initrd)

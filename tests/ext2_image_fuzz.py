@@ -26,6 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tests import disk_tests
 from tests.lib import ext2fuzz
+from tests.lib.args import add_boot_args
 from tests.lib.accel import print_accel, resolve_accel
 from tests.lib.common import DEFAULT_ELF, check_elf, check_initrd
 
@@ -37,15 +38,7 @@ def main():
     ap.add_argument("--duration", type=float, default=300, help="seconds of boots (default 300)")
     ap.add_argument("--seed", type=int, help="the first boot's seed (the next ones follow it)")
     ap.add_argument("--images", type=int, default=8, help="images a boot (1..8, default 8)")
-    ap.add_argument("--elf", type=Path, default=DEFAULT_ELF)
-    ap.add_argument("--initrd", type=Path)
-    ap.add_argument("--kargs", default="")
-    ap.add_argument("--mem", default="512M")
-    ap.add_argument("--machine", choices=("pc", "q35"), default="pc")
-    ap.add_argument("--accel", choices=("tcg", "kvm", "auto"))
-    ap.add_argument("--smp", type=int, default=2)
-    ap.add_argument("--firmware", choices=("bios", "uefi"), default="bios")
-    ap.add_argument("--timeout", type=float, default=480)
+    add_boot_args(ap, DEFAULT_ELF, smp=2, timeout=480)
     args = ap.parse_args()
     check_elf(args.elf)
     check_initrd(args.initrd)

@@ -53,7 +53,7 @@ from tests.lib.common import BUILD, DEFAULT_ELF, TEST_KARGS, check_elf, check_in
 from tests.lib import ext2img
 from tests.lib.disks import Disk, DiskSet
 from tests.lib.ktap import consistency_problems, format_counts, parse_ktap
-from tests.lib.qemu import (Config, check_kargs, interpret_status, make_iso, qemu_command,
+from tests.lib.qemu import (Config, check_kargs, interpret_status, make_iso, qemu_command, virtfs_args,
                             run_captured, run_interactive)
 from tests.lib.report import TAIL_LINES, print_details, print_log_lines, rerun_hint
 from tests.lib.verdict import (FailuresDeclared, PanicExpected, cpu_count_problems,
@@ -78,7 +78,12 @@ def cmd_boot(args):
             die(f"{show(path)}: no such disk image")
     disks = DiskSet([Disk(f"disk{i}", path, nbd=False) for i, path in enumerate(args.disk)],
                     BUILD / "disks" / "run")
-    cmd = qemu_command(cfg, iso, gdb=args.gdb, extra=disks.start())
+    extra = disks.start()
+    if args.share:
+        if not args.share.is_dir():
+            die(f"{show(args.share)}: no such directory")
+        extra += virtfs_args(args.share.resolve(), "host")
+    cmd = qemu_command(cfg, iso, gdb=args.gdb, extra=extra)
     print("+ " + shlex.join(cmd), flush=True)
     if args.gdb:
         print("gdb: QEMU is stopped, waiting for `target remote :1234`", flush=True)
@@ -325,6 +330,9 @@ def build_parser():
     boot.add_argument("--gdb", action="store_true", help="wait for gdb on :1234 (-s -S)")
     boot.add_argument("--disk", type=Path, action="append", default=[], metavar="IMAGE",
                       help="attach IMAGE (a raw file) as the next disk, vda first (read-write)")
+    boot.add_argument("--share", type=Path, metavar="DIR",
+                      help="export DIR read-write over virtio-9p as mount tag host "
+                           "(in the guest: mount -t 9p host /mnt)")
     boot.set_defaults(func=cmd_boot)
 
     test = sub.add_parser("test", parents=[common], help="run the test matrix",

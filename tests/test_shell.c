@@ -638,7 +638,7 @@ static void mounts_a_disk(void)
 	EXPECT_TRUE(contains(term.out, "on a disk\n"));
 	clear(&term);
 	EXPECT_EQ(sh_run_line(sh, "mount -t ext2 /shmnt"), 2);	/* no device */
-	EXPECT_TRUE(contains(term.out, "expected a device and a directory"));
+	EXPECT_TRUE(contains(term.out, "expected a source and a directory"));
 	clear(&term);
 	EXPECT_EQ(sh_run_line(sh, "mounts"), 0);
 	EXPECT_TRUE(contains(term.out, "ext2"));

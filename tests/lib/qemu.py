@@ -224,6 +224,21 @@ def qemu_command(cfg, iso, gdb=False, extra=(), kernel=None):
     return cmd + list(extra)
 
 
+def virtfs_args(path, tag="host", readonly=False):
+    """QEMU's 9p server exporting directory path as mount tag tag (virtio-9p-pci).
+
+    security_model=none: the server creates files as QEMU's own user and
+    sets modes as asked, ownership changes it cannot make being ignored,
+    so the folder stays an ordinary folder that the host's tools read as
+    they are (mapped-xattr would keep the guest's modes and owners in
+    xattrs, and every file on the host would be 0600 its owner's).
+    multidevs=remap: files of different host filesystems under path get
+    distinct qid paths, so two files never share one guest inode.
+    """
+    opts = f"local,path={path},mount_tag={tag},security_model=none,multidevs=remap"
+    return ["-virtfs", opts + (",readonly=on" if readonly else "")]
+
+
 def start_qemu(cmd, echo_stderr, **popen_args):
     """Start QEMU with its stderr drained by a thread (kept, and echoed if asked)."""
     try:

@@ -1,0 +1,109 @@
+/*
+ * client.h: a 9P2000.L client over one virtio-9p channel: one function
+ * per message, each a whole round trip (sleeps killably for the reply).
+ *
+ * Errors: the server's Rlerror gives its errno (Linux's numbers, which
+ * are this kernel's), negated; a reply that is short, of the wrong type
+ * or tag, or with a field out of range gives -EIO; a caller killed while
+ * waiting gets -EINTR (the request is abandoned: virtio_9p.h).
+ *
+ * Fids are numbers the client picks (p9_fid_new: a counter, never reused
+ * within a session, so no lock and no table: a session would have to
+ * make 2^32 fids to wrap).  The server's table holds only fids not yet
+ * clunked, and Tversion at mount resets it, so a fid an abandoned walk
+ * may have made lives at most until the next mount of the channel.
+ *
+ * Locking: none; concurrent calls are concurrent requests (the channel's
+ * tags), so many walks run at the server at once.
+ */
+#ifndef FS_9P_CLIENT_H
+#define FS_9P_CLIENT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "fs/9p/proto.h"
+
+struct p9_chan;
+
+struct p9_client {
+	struct p9_chan *chan;           /* fixed */
+	uint32_t msize;                 /* fixed at mount: Tversion's answer */
+	uint32_t next_fid;              /* atomic */
+	uint64_t walks;                 /* atomic: Twalks of a name sent (tests) */
+};
+
+/* What Tgetattr asks for: Linux's P9_STATS_BASIC. */
+#define P9_GETATTR_BASIC 0x7FFull
+
+struct p9_attr {
+	struct p9_qid qid;
+	uint32_t mode, uid, gid;
+	uint64_t nlink, rdev, size, blocks;
+	int64_t atime, mtime, ctime;    /* ns since the epoch */
+};
+
+/* Tsetattr's valid bits (Linux's P9_ATTR_*). */
+#define P9_ATTR_MODE      0x001u
+#define P9_ATTR_UID       0x002u
+#define P9_ATTR_GID       0x004u
+#define P9_ATTR_SIZE      0x008u
+#define P9_ATTR_ATIME     0x010u
+#define P9_ATTR_MTIME     0x020u
+#define P9_ATTR_CTIME     0x040u
+#define P9_ATTR_ATIME_SET 0x080u
+#define P9_ATTR_MTIME_SET 0x100u
+
+#define P9_AT_REMOVEDIR   0x200u     /* Tunlinkat's flag */
+
+static inline uint32_t p9_fid_new(struct p9_client *c)
+{
+	return __atomic_fetch_add(&c->next_fid, 1, __ATOMIC_RELAXED);
+}
+
+/* Say hello: msize is what we offer; the server's (smaller or equal)
+ * answer is kept in c->msize.  -EIO if it does not speak 9P2000.L. */
+int p9_version(struct p9_client *c, uint32_t msize);
+int p9_attach(struct p9_client *c, uint32_t fid, uint32_t uid, struct p9_qid *qid);
+/* Walk one name from fid to a new fid newfid (nameless: a clone).  A
+ * name that does not exist: -ENOENT, and newfid is not made. */
+int p9_walk(struct p9_client *c, uint32_t fid, uint32_t newfid, const char *name, uint32_t len);
+int p9_getattr(struct p9_client *c, uint32_t fid, struct p9_attr *a);
+struct p9_setattr {
+	uint32_t valid, mode, uid, gid;
+	uint64_t size;
+	int64_t atime, mtime;           /* ns, with P9_ATTR_[AM]TIME_SET */
+};
+int p9_setattr(struct p9_client *c, uint32_t fid, const struct p9_setattr *s);
+int p9_lopen(struct p9_client *c, uint32_t fid, uint32_t flags);
+/* Create and open name in the directory fid names; fid becomes the open
+ * file. */
+int p9_lcreate(struct p9_client *c, uint32_t fid, const char *name, uint32_t len, uint32_t flags,
+	       uint32_t mode, uint32_t gid, struct p9_qid *qid);
+/* Bytes moved (at most n; at most msize - P9_IOHDRSZ per call), or a
+ * negative errno. */
+long p9_read(struct p9_client *c, uint32_t fid, uint64_t off, void *buf, uint32_t n);
+long p9_write(struct p9_client *c, uint32_t fid, uint64_t off, const void *buf, uint32_t n);
+/* Entries of the open directory fid from the server's cursor off, one
+ * call of fn each until it returns false; *next is the cursor past the
+ * last entry fn took.  0 with no call of fn: the end. */
+typedef bool (*p9_dirent_fn)(void *arg, const struct p9_qid *qid, uint8_t type, const char *name,
+			     uint16_t len);
+int p9_readdir(struct p9_client *c, uint32_t fid, uint64_t off, p9_dirent_fn fn, void *arg,
+	       uint64_t *next);
+int p9_mkdir(struct p9_client *c, uint32_t dfid, const char *name, uint32_t len, uint32_t mode,
+	     uint32_t gid, struct p9_qid *qid);
+int p9_mknod(struct p9_client *c, uint32_t dfid, const char *name, uint32_t len, uint32_t mode,
+	     uint32_t major, uint32_t minor, uint32_t gid, struct p9_qid *qid);
+int p9_symlink(struct p9_client *c, uint32_t dfid, const char *name, uint32_t len,
+	       const char *target, uint32_t gid, struct p9_qid *qid);
+int p9_link(struct p9_client *c, uint32_t dfid, uint32_t fid, const char *name, uint32_t len);
+int p9_unlinkat(struct p9_client *c, uint32_t dfid, const char *name, uint32_t len, uint32_t flags);
+int p9_renameat(struct p9_client *c, uint32_t odfid, const char *oname, uint32_t olen,
+		uint32_t ndfid, const char *nname, uint32_t nlen);
+/* The target, NUL-terminated, into buf (size bytes): its length, or
+ * -ENAMETOOLONG if it does not fit, -EIO if it holds a NUL. */
+long p9_readlink(struct p9_client *c, uint32_t fid, char *buf, uint32_t size);
+int p9_fsync(struct p9_client *c, uint32_t fid);
+int p9_clunk(struct p9_client *c, uint32_t fid);
+
+#endif

@@ -1,0 +1,186 @@
+/*
+ * inode.c: 9p inodes: made from a fid and its attributes (v9fs_iget),
+ * their opened fids, their attribute changes sent to the server, and
+ * their eviction (the fids clunked).  See v9fs.h for the fid model.
+ */
+#include "fs/9p/v9fs.h"
+#include "fs/permission.h"
+#include "fs/syscalls.h"
+#include "kernel/err.h"
+#include "kernel/errno.h"
+#include "kernel/kmalloc.h"
+#include "kernel/kprintf.h"
+
+/* Fill a new inode from the server's attributes (nothing else sees it:
+ * I_NEW).  A symlink's target is read now, so that get_link never waits. */
+static int fill_inode(struct inode *inode, struct v9fs_inode *vi, const struct p9_attr *a)
+{
+	inode->i_mode = a->mode;
+	inode->i_uid = a->uid;
+	inode->i_gid = a->gid;
+	inode->i_nlink = (uint32_t)a->nlink;
+	inode->i_size = a->size;
+	inode->i_blocks = a->blocks;
+	inode->i_atime = a->atime;
+	inode->i_mtime = a->mtime;
+	inode->i_ctime = a->ctime;
+	inode->i_private = vi;
+	vi->uid = a->uid;
+	vi->gid = a->gid;
+	if (S_ISDIR(a->mode)) {
+		inode->i_op = &v9fs_dir_iops;
+		inode->i_fop = &v9fs_dir_fops;
+	} else if (S_ISREG(a->mode)) {
+		inode->i_op = &v9fs_file_iops;
+		inode->i_fop = &v9fs_file_fops;
+	} else if (S_ISLNK(a->mode)) {
+		inode->i_op = &v9fs_link_iops;
+		vi->link = kmalloc(PATH_MAX);
+		if (!vi->link)
+			return -ENOMEM;
+		long n = p9_readlink(V9FS_CLNT(inode), vi->fid, vi->link, PATH_MAX);
+		if (n < 0)
+			return (int)n;
+	} else if (S_ISFIFO(a->mode) || S_ISCHR(a->mode) || S_ISBLK(a->mode) || S_ISSOCK(a->mode)) {
+		inode->i_op = &v9fs_special_iops;
+		init_special_inode(inode, a->mode, a->rdev);
+	} else {
+		return -EIO;	/* no type we know: a broken server */
+	}
+	return 0;
+}
+
+struct inode *v9fs_iget(struct super_block *sb, uint32_t fid, const struct p9_attr *a)
+{
+	struct p9_client *c = &V9FS_SB(sb)->clnt;
+	struct inode *inode = iget_locked(sb, a->qid.path);
+	if (!inode || !(inode->i_state & I_NEW)) {
+		p9_clunk(c, fid);	/* cached (cache=loose: trusted as it is), or no memory */
+		return inode ? inode : ERR_PTR(-ENOMEM);
+	}
+	struct v9fs_inode *vi = kzalloc(sizeof(*vi));
+	int err = -ENOMEM;
+	if (vi) {
+		vi->fid = fid;
+		vi->rfid = vi->wfid = P9_NOFID;
+		mutex_init(&vi->open_lock, "v9fs_inode.open_lock");
+		err = fill_inode(inode, vi, a);
+	}
+	if (err) {
+		if (!vi)
+			p9_clunk(c, fid);
+		inode->i_nlink = 0;
+		iget_failed(inode);	/* evict clunks vi's fid and frees it */
+		return ERR_PTR(err);
+	}
+	unlock_new_inode(inode);
+	return inode;
+}
+
+struct inode *v9fs_walk_iget(struct inode *dir, const char *name, uint32_t len)
+{
+	struct p9_client *c = V9FS_CLNT(dir);
+	uint32_t fid = p9_fid_new(c);
+	int err = p9_walk(c, V9FS_I(dir)->fid, fid, name, len);
+	if (err)
+		return ERR_PTR(err);
+	struct p9_attr a;
+	if ((err = p9_getattr(c, fid, &a))) {
+		p9_clunk(c, fid);
+		return ERR_PTR(err);
+	}
+	return v9fs_iget(dir->i_sb, fid, &a);
+}
+
+int64_t v9fs_io_fid(struct inode *inode, bool write)
+{
+	struct v9fs_inode *vi = V9FS_I(inode);
+	uint32_t *slot = write ? &vi->wfid : &vi->rfid;
+	uint32_t fid = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+	if (fid != P9_NOFID)
+		return fid;
+	if (mutex_lock_killable(&vi->open_lock))
+		return -EINTR;
+	int err = 0;
+	struct p9_client *c = V9FS_CLNT(inode);
+	if ((fid = __atomic_load_n(slot, __ATOMIC_RELAXED)) == P9_NOFID) {
+		uint32_t nfid = p9_fid_new(c);
+		err = p9_walk(c, vi->fid, nfid, NULL, 0);	/* a clone to open */
+		if (!err && (err = p9_lopen(c, nfid, write ? 1 /* O_WRONLY */ : 0 /* O_RDONLY */)))
+			p9_clunk(c, nfid);
+		if (!err)
+			__atomic_store_n(slot, fid = nfid, __ATOMIC_RELEASE);
+	}
+	mutex_unlock(&vi->open_lock);
+	return err ? err : (int64_t)fid;
+}
+
+void v9fs_adopt_io_fid(struct inode *inode, uint32_t fid)
+{
+	struct v9fs_inode *vi = V9FS_I(inode);
+	mutex_lock(&vi->open_lock);
+	bool unused = vi->rfid == P9_NOFID && vi->wfid == P9_NOFID;
+	if (unused) {
+		__atomic_store_n(&vi->rfid, fid, __ATOMIC_RELEASE);
+		__atomic_store_n(&vi->wfid, fid, __ATOMIC_RELEASE);
+	}
+	mutex_unlock(&vi->open_lock);
+	if (!unused)
+		p9_clunk(V9FS_CLNT(inode), fid);
+}
+
+static void free_vi(struct rcu_head *head)
+{
+	struct v9fs_inode *vi = container_of(head, struct v9fs_inode, rcu);
+	kfree(vi->link);
+	kfree(vi);
+}
+
+/* The fids go back to the server (a clunk that fails, a killed evictor's,
+ * leaves the fid to the server until the next mount's Tversion). */
+void v9fs_evict(struct inode *inode)
+{
+	struct v9fs_inode *vi = V9FS_I(inode);
+	free_inode_pipe(inode);
+	if (!vi)
+		return;
+	struct p9_client *c = V9FS_CLNT(inode);
+	/* rfid and wfid may be one fid (v9fs_adopt_io_fid): clunked once. */
+	uint32_t fids[3] = { vi->rfid, vi->wfid != vi->rfid ? vi->wfid : P9_NOFID, vi->fid };
+	for (unsigned i = 0; i < 3; i++)
+		if (fids[i] != P9_NOFID)
+			p9_clunk(c, fids[i]);
+	call_rcu(&vi->rcu, free_vi);	/* a readlink in RCU mode may be copying link */
+}
+
+/* chmod, chown, utimes: the VFS changed the inode; tell the server.  It
+ * cannot fail here (fs.h): a refusal is reported on the console, and
+ * the next lookup after eviction shows the server's view.  The owner is
+ * sent only when it changed: a server that runs as one user (QEMU's
+ * security_model=none, not root) refuses any chown, even to the owner
+ * the file has.  Called with i_rwsem exclusive, which guards vi's copy. */
+void v9fs_dirty_inode(struct inode *inode)
+{
+	struct v9fs_inode *vi = V9FS_I(inode);
+	struct p9_setattr s = {
+		.valid = P9_ATTR_MODE | P9_ATTR_ATIME | P9_ATTR_MTIME | P9_ATTR_ATIME_SET |
+			 P9_ATTR_MTIME_SET,
+		.mode = __atomic_load_n(&inode->i_mode, __ATOMIC_RELAXED) & S_IALLUGO,
+		.uid = __atomic_load_n(&inode->i_uid, __ATOMIC_RELAXED),
+		.gid = __atomic_load_n(&inode->i_gid, __ATOMIC_RELAXED),
+		.atime = __atomic_load_n(&inode->i_atime, __ATOMIC_RELAXED),
+		.mtime = __atomic_load_n(&inode->i_mtime, __ATOMIC_RELAXED),
+	};
+	if (s.uid != vi->uid)
+		s.valid |= P9_ATTR_UID;
+	if (s.gid != vi->gid)
+		s.valid |= P9_ATTR_GID;
+	int err = p9_setattr(V9FS_CLNT(inode), vi->fid, &s);
+	if (!err) {
+		vi->uid = s.uid;
+		vi->gid = s.gid;
+	}
+	if (err)
+		kprintf("9p: inode %lu: the server refused an attribute change (%s)\n",
+			inode->i_ino, errno_name(err));
+}

@@ -1,0 +1,170 @@
+/*
+ * namei.c: 9p's directory operations (fs/fs.h's inode_operations).
+ *
+ * Lookup runs with the directory's i_rwsem shared and at most once at a
+ * time per name (the VFS's in-lookup dentry): so a storm of lookups of
+ * one name sends one Twalk, and lookups of different names are walks in
+ * flight together.  Changes run with i_rwsem exclusive (the VFS's), and
+ * each is one request naming the directory's fid and the entry; a
+ * creation then walks to the new entry for the new inode's own fid.  The
+ * server's errno is the caller's.
+ */
+#include "fs/9p/v9fs.h"
+#include "fs/dcache.h"
+#include "fs/syscalls.h"
+#include "kernel/cred.h"
+#include "kernel/err.h"
+#include "kernel/errno.h"
+
+static uint32_t dir_fid(struct inode *dir)
+{
+	return V9FS_I(dir)->fid;
+}
+
+static int v9fs_lookup(struct inode *dir, struct dentry *d)
+{
+	struct inode *inode = v9fs_walk_iget(dir, d->d_name.name, d->d_name.len);
+	if (inode == ERR_PTR(-ENOENT)) {
+		d_add(d, NULL);	/* a negative dentry: cache=loose trusts it too */
+		return 0;
+	}
+	if (IS_ERR(inode))
+		return (int)PTR_ERR(inode);
+	d_add(d, inode);
+	return 0;
+}
+
+/* The end of a creation the server did: the new entry's inode on d. */
+static int instantiate(struct inode *dir, struct dentry *d)
+{
+	struct inode *inode = v9fs_walk_iget(dir, d->d_name.name, d->d_name.len);
+	if (IS_ERR(inode))
+		return (int)PTR_ERR(inode);
+	d_instantiate(d, inode);
+	inode_touch(dir, T_MTIME | T_CTIME);
+	return 0;
+}
+
+/* The file is created open for reading and writing, and that fid becomes
+ * the new inode's I/O fid: so the open() that created it can write even a
+ * file whose mode says read-only (tar and cp -a make those), as Linux's
+ * v9fs uses the fid of its Tlcreate. */
+static int v9fs_create(struct inode *dir, struct dentry *d, uint32_t mode)
+{
+	struct p9_client *c = V9FS_CLNT(dir);
+	uint32_t fid = p9_fid_new(c);
+	struct p9_qid qid;
+	int err = p9_walk(c, dir_fid(dir), fid, NULL, 0);
+	if (err)
+		return err;
+	err = p9_lcreate(c, fid, d->d_name.name, d->d_name.len, 2 /* O_RDWR */, mode & S_IALLUGO,
+			 current_cred()->gid, &qid);
+	if (!err)
+		err = instantiate(dir, d);
+	if (err) {
+		p9_clunk(c, fid);
+		return err;
+	}
+	v9fs_adopt_io_fid(d->d_inode, fid);
+	return 0;
+}
+
+static int v9fs_mkdir(struct inode *dir, struct dentry *d, uint32_t mode)
+{
+	struct p9_qid qid;
+	int err = p9_mkdir(V9FS_CLNT(dir), dir_fid(dir), d->d_name.name, d->d_name.len,
+			   mode & S_IALLUGO, current_cred()->gid, &qid);
+	if (err || (err = instantiate(dir, d)))
+		return err;
+	__atomic_fetch_add(&dir->i_nlink, 1, __ATOMIC_RELAXED);	/* its ".." */
+	return 0;
+}
+
+static int v9fs_symlink(struct inode *dir, struct dentry *d, const char *target)
+{
+	struct p9_qid qid;
+	int err = p9_symlink(V9FS_CLNT(dir), dir_fid(dir), d->d_name.name, d->d_name.len, target,
+			     current_cred()->gid, &qid);
+	return err ? err : instantiate(dir, d);
+}
+
+static int v9fs_mknod(struct inode *dir, struct dentry *d, uint32_t mode, uint64_t rdev)
+{
+	struct p9_qid qid;
+	int err = p9_mknod(V9FS_CLNT(dir), dir_fid(dir), d->d_name.name, d->d_name.len, mode,
+			   major(rdev), minor(rdev), current_cred()->gid, &qid);
+	return err ? err : instantiate(dir, d);
+}
+
+static int v9fs_link(struct dentry *old, struct inode *dir, struct dentry *d)
+{
+	struct inode *inode = old->d_inode;
+	int err = p9_link(V9FS_CLNT(dir), dir_fid(dir), V9FS_I(inode)->fid, d->d_name.name,
+			  d->d_name.len);
+	if (err)
+		return err;
+	__atomic_fetch_add(&inode->i_nlink, 1, __ATOMIC_RELAXED);
+	inode_touch(inode, T_CTIME);
+	inode_touch(dir, T_MTIME | T_CTIME);
+	ihold(inode);
+	d_instantiate(d, inode);
+	return 0;
+}
+
+static int v9fs_unlink(struct inode *dir, struct dentry *d)
+{
+	int err = p9_unlinkat(V9FS_CLNT(dir), dir_fid(dir), d->d_name.name, d->d_name.len, 0);
+	if (err)
+		return err;
+	__atomic_fetch_sub(&d->d_inode->i_nlink, 1, __ATOMIC_RELEASE);
+	inode_touch(d->d_inode, T_CTIME);
+	inode_touch(dir, T_MTIME | T_CTIME);
+	return 0;
+}
+
+static int v9fs_rmdir(struct inode *dir, struct dentry *d)
+{
+	int err = p9_unlinkat(V9FS_CLNT(dir), dir_fid(dir), d->d_name.name, d->d_name.len,
+			      P9_AT_REMOVEDIR);
+	if (err)
+		return err;
+	__atomic_store_n(&d->d_inode->i_nlink, 0, __ATOMIC_RELEASE);
+	__atomic_fetch_sub(&dir->i_nlink, 1, __ATOMIC_RELAXED);
+	inode_touch(dir, T_MTIME | T_CTIME);
+	return 0;
+}
+
+static int v9fs_rename(struct inode *old_dir, struct dentry *old, struct inode *new_dir,
+		       struct dentry *new)
+{
+	int err = p9_renameat(V9FS_CLNT(old_dir), dir_fid(old_dir), old->d_name.name,
+			      old->d_name.len, dir_fid(new_dir), new->d_name.name, new->d_name.len);
+	if (err)
+		return err;
+	bool is_dir = S_ISDIR(old->d_inode->i_mode);
+	struct inode *victim = new->d_inode;
+	if (victim && S_ISDIR(victim->i_mode)) {
+		__atomic_store_n(&victim->i_nlink, 0, __ATOMIC_RELEASE);
+		__atomic_fetch_sub(&new_dir->i_nlink, 1, __ATOMIC_RELAXED);
+	} else if (victim) {
+		__atomic_fetch_sub(&victim->i_nlink, 1, __ATOMIC_RELEASE);
+	}
+	if (is_dir && old_dir != new_dir) {	/* its ".." moves */
+		__atomic_fetch_sub(&old_dir->i_nlink, 1, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&new_dir->i_nlink, 1, __ATOMIC_RELAXED);
+	}
+	inode_touch(old->d_inode, T_CTIME);
+	return 0;
+}
+
+const struct inode_operations v9fs_dir_iops = {
+	.lookup = v9fs_lookup,
+	.create = v9fs_create,
+	.mkdir = v9fs_mkdir,
+	.unlink = v9fs_unlink,
+	.rmdir = v9fs_rmdir,
+	.symlink = v9fs_symlink,
+	.mknod = v9fs_mknod,
+	.link = v9fs_link,
+	.rename = v9fs_rename,
+};

@@ -1,0 +1,84 @@
+/*
+ * v9fs.h: the 9p filesystem (mount -t 9p TAG DIR): a folder a 9P2000.L
+ * server exports (QEMU's -virtfs), as Linux's v9fs with cache=loose:
+ * the dcache and the inodes' attributes are trusted once read, the
+ * server asked again only on a miss (docs/design/27-9p.md).
+ *
+ * Fids (client.h): every inode holds one fid naming its file, walked
+ * from its parent's fid at lookup (or attached, for the root), clunked
+ * at eviction; hard links share the inode (its number is the qid's
+ * path), so they share the fid.  I/O needs an opened fid: each inode
+ * opens at most one for reading and one for writing, on first need, and
+ * keeps them until eviction (an open file of an unlinked file keeps
+ * working: the server holds its descriptor); a file this client created
+ * has one fid for both, the one Tlcreate opened read-write.  Directory
+ * operations name the directory's fid and the entry (Tunlinkat,
+ * Trenameat, Tmkdir...), so a rename on the server moves nothing the
+ * client must fix.
+ *
+ * Locking: v9fs_inode.open_lock serializes the opening of rfid and wfid
+ * (each set once, then read with acquire loads, no lock); nothing else
+ * of the filesystem's is shared and changing: the VFS's i_rwsem orders
+ * directory changes and a file's writes, as for every filesystem.
+ * open_lock is a mutex taken with no other lock held (open, read, write
+ * run without i_rwsem or with it; it nests inside i_rwsem).
+ */
+#ifndef FS_9P_V9FS_H
+#define FS_9P_V9FS_H
+
+#include "fs/9p/client.h"
+#include "fs/fs.h"
+#include "kernel/mutex.h"
+#include "kernel/rcu.h"
+
+struct v9fs_session {
+	struct p9_client clnt;
+	uint32_t root_fid;
+};
+
+struct v9fs_inode {
+	uint32_t fid;                   /* fixed: names the file */
+	struct mutex open_lock;         /* the opening of rfid and wfid */
+	uint32_t rfid, wfid;            /* opened O_RDONLY / O_WRONLY, or P9_NOFID (atomic) */
+	char *link;                     /* a symlink's target: fixed, freed a grace period after evict */
+	uint32_t uid, gid;              /* the owner the server last said or took (i_rwsem) */
+	struct rcu_head rcu;
+};
+
+static inline struct v9fs_session *V9FS_SB(const struct super_block *sb)
+{
+	return sb->s_fs_info;
+}
+
+static inline struct p9_client *V9FS_CLNT(const struct inode *inode)
+{
+	return &V9FS_SB(inode->i_sb)->clnt;
+}
+
+static inline struct v9fs_inode *V9FS_I(const struct inode *inode)
+{
+	return inode->i_private;
+}
+
+/* The inode for the file fid names (its attributes a), fid consumed:
+ * kept by a new inode, clunked if the inode was cached.  ERR_PTR on
+ * failure (fid clunked). */
+struct inode *v9fs_iget(struct super_block *sb, uint32_t fid, const struct p9_attr *a);
+/* Walk name from dir's fid and make its inode (creations: after the
+ * server made the entry).  ERR_PTR(-ENOENT) if it is not there. */
+struct inode *v9fs_walk_iget(struct inode *dir, const char *name, uint32_t len);
+/* An opened fid of inode for reading or writing, opened on first need:
+ * the fid, or a negative errno (as int64_t). */
+int64_t v9fs_io_fid(struct inode *inode, bool write);
+/* fid, opened for reading and writing, becomes inode's I/O fid for both
+ * (consumed: clunked if the inode has one already). */
+void v9fs_adopt_io_fid(struct inode *inode, uint32_t fid);
+void v9fs_evict(struct inode *inode);
+void v9fs_dirty_inode(struct inode *inode);
+int v9fs_register(void);
+
+extern const struct inode_operations v9fs_dir_iops, v9fs_file_iops, v9fs_link_iops,
+	v9fs_special_iops;
+extern const struct file_operations v9fs_dir_fops, v9fs_file_fops;
+
+#endif

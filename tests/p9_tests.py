@@ -1,0 +1,199 @@
+#!/usr/bin/env python3
+"""The 9p test: a boot with a host folder over virtio-9p, judged from the host.
+
+The driver makes the folder (tests/test_p9.c's comment lists it), boots
+with QEMU's 9p server exporting it as mount tag ktest9p and its v9fs_walk
+trace event on, runs the kernel's suite p9, and then checks from outside:
+
+  - the KTAP result, as tests/run.py judges it;
+  - the folder, file by file, against what the suite's changes must have
+    left (names, types, modes, sizes, contents, link counts, targets);
+  - QEMU's trace: for each `# P9WALKS FID N` line, exactly N Twalks of a
+    name from fid FID (one walk per name under a same-name storm).
+
+Run as root, QEMU runs as nobody (setpriv), as a user's QEMU would, so
+that a root-only file gives the server's EACCES.
+
+  python3 -m tests.p9_tests [--smp N] [--firmware F]
+
+Exit status: 0 pass, 1 failure, 2 setup error.
+"""
+import argparse
+import io
+import os
+import re
+import shutil
+import stat as st
+import sys
+import tarfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # as a file too
+
+from tests.lib.accel import print_accel, resolve_accel
+from tests.lib.args import add_boot_args
+from tests.lib.common import BUILD, DEFAULT_ELF, TEST_KARGS, check_elf, check_initrd, show
+from tests.lib.hostboot import report, run_judged
+from tests.lib.qemu import Config, make_iso, qemu_command, virtfs_args
+
+WORK = BUILD / "p9"
+MSIZE = 64 * 1024
+BIG = 3 * MSIZE + 1234
+NOBODY = 65534
+
+
+def pattern(n):
+    return bytes((i * 7 + 3) & 255 for i in range(n))
+
+
+def make_folder(share):
+    """The folder as tests/test_p9.c expects it before the boot."""
+    (share / "known" / "dir").mkdir(parents=True)
+    (share / "known" / "a.txt").write_text("alpha\n")
+    (share / "known" / "big.bin").write_bytes(pattern(BIG))
+    (share / "known" / "dir" / "inner").write_text("inner\n")
+    (share / "known" / "link").symlink_to("a.txt")
+    (share / "locked").mkdir()
+    (share / "storm").mkdir()
+    for i in range(4):
+        (share / "storm" / f"s{i}").touch()
+    (share / "work").mkdir()
+    for p in [share, *share.rglob("*")]:
+        if not p.is_symlink():
+            p.chmod(0o755 if p.is_dir() else 0o644)
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w", format=tarfile.USTAR_FORMAT) as tar:
+        tar.add(share / "known", arcname="known")
+    (share / "in.tar").write_bytes(buf.getvalue())
+    secret = share / "locked" / "secret"
+    secret.write_text("secret\n")
+    if os.geteuid() == 0:
+        for p in [share, *share.rglob("*")]:
+            os.lchown(p, NOBODY, NOBODY)
+        os.chown(secret, 0, 0)
+        secret.chmod(0o600)     # root's: nobody (QEMU) may not read it
+    else:
+        secret.chmod(0)         # ours, but no read permission for us either
+
+
+def describe(path):
+    """(type, mode, size or target, content, nlink) of one entry."""
+    s = path.lstat()
+    if st.S_ISLNK(s.st_mode):
+        return ("link", os.readlink(path))
+    if st.S_ISDIR(s.st_mode):
+        return ("dir", st.S_IMODE(s.st_mode))
+    if st.S_ISFIFO(s.st_mode):
+        return ("fifo", st.S_IMODE(s.st_mode))
+    return ("file", st.S_IMODE(s.st_mode), path.read_bytes(), s.st_nlink)
+
+
+def expected_work():
+    big = bytearray(pattern(BIG))
+    big[100000:100004] = b"HOLE"
+    known = {"": ("dir", 0o755), "a.txt": ("file", 0o644, b"alpha\n", 1),
+             "big.bin": ("file", 0o644, pattern(BIG), 1), "dir": ("dir", 0o755),
+             "dir/inner": ("file", 0o644, b"inner\n", 1), "link": ("link", "a.txt")}
+    want = {"d": ("dir", 0o750), "d/moved": ("file", 0o644, b"one\n", 2),
+            "hard": ("file", 0o644, b"one\n", 2), "sym": ("link", "d/moved"),
+            "trunc": ("file", 0o644, b"012", 1), "ro": ("file", 0o444, b"ro\n", 1), "mode": ("file", 0o600, b"m", 1),
+            "long": ("file", 0o644, bytes(big), 1),
+            "tarx": ("dir", 0o755)}
+    for name, what in known.items():
+        want["bb" + ("/" + name if name else "")] = what
+        want["tarx/known" + ("/" + name if name else "")] = what
+    return want
+
+
+def check_work(share):
+    """The folder work/ after the boot, file by file."""
+    work = share / "work"
+    found = {str(p.relative_to(work)): p for p in work.rglob("*")}
+    problems = []
+    want = expected_work()
+    listing = found.pop("found", None)
+    found.pop("listing", None)
+    for name in sorted(set(want) | set(found)):
+        if name not in found:
+            problems.append(f"work/{name}: missing on the host")
+        elif name not in want:
+            problems.append(f"work/{name}: on the host, but no case made it")
+        else:
+            got = describe(found[name])
+            if got != want[name]:
+                short = lambda t: tuple(x[:16] + b"..." if isinstance(x, bytes) and len(x) > 16
+                                        else x for x in t)
+                problems.append(f"work/{name}: {short(got)} on the host, expected {short(want[name])}")
+    if listing is None:
+        problems.append("work/found (busybox find's output) missing")
+    else:
+        names = set(listing.read_text().split())
+        expect = {n for n in want if n.startswith(("bb", "tarx"))} | {"bb", "tarx"}
+        expect = {n for n in expect if n}
+        if names != expect:
+            problems.append(f"busybox find listed {sorted(names ^ expect)} differently")
+    return problems
+
+
+WALK = re.compile(r"v9fs_walk tag \d+ id \d+ fid (\d+) newfid \d+ nwnames (\d+)")
+
+
+def check_walks(trace, log_lines):
+    """Each `# P9WALKS FID N`: exactly N walks of a name from FID."""
+    promised = [tuple(map(int, m.groups())) for m in
+                (re.search(r"# P9WALKS (\d+) (\d+)", line) for line in log_lines) if m]
+    if not promised:
+        return ["the kernel printed no # P9WALKS line"]
+    walks = [tuple(map(int, m.groups())) for m in
+             (WALK.search(line) for line in trace.read_text(errors="replace").splitlines()) if m]
+    if not walks:
+        return [f"QEMU's trace {show(trace)} holds no v9fs_walk event"]
+    problems = []
+    for fid, n in promised:
+        got = sum(1 for f, names in walks if f == fid and names > 0)
+        print(f"  walks from fid {fid}: {got} (want {n})")
+        if got != n:
+            problems.append(f"{got} walks of a name from fid {fid} reached QEMU, expected {n}")
+    return problems
+
+
+def run(args, accel):
+    shutil.rmtree(WORK, ignore_errors=True)
+    share, trace = WORK / "share", WORK / "trace" / "walks.log"
+    share.mkdir(parents=True)
+    trace.parent.mkdir()
+    make_folder(share)
+    prefix = []
+    if os.geteuid() == 0:
+        os.chown(trace.parent, NOBODY, NOBODY)
+        prefix = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", "--"]
+    kargs = " ".join(x for x in (TEST_KARGS.replace("ktest=all", "ktest=p9"), args.kargs) if x)
+    iso = make_iso(args.elf, kargs, BUILD / "iso", args.initrd)
+    cfg = Config(args.firmware, args.smp, args.machine, accel, args.mem,
+                 f"p9-{args.firmware}-smp{args.smp}")
+    label = f"9p ({cfg.label()})"
+    print(f"{label} ...", flush=True)
+    log_path = BUILD / "test-logs" / f"{cfg.name}.log"
+    extra = virtfs_args(share.resolve(), "ktest9p") + ["-trace", f"v9fs_walk,file={trace}"]
+    cmd = prefix + qemu_command(cfg, iso, extra=extra)
+    boot = run_judged(cmd, cfg, log_path, args.timeout)
+    if boot.finished():
+        if len(boot.k.cases) < 9:
+            boot.problems.append(f"{len(boot.k.cases)} cases ran, the suite has 9")
+        boot.problems += check_work(share) + check_walks(trace, boot.k.lines)
+    return report(label, boot, log_path, f"the folder: {show(share)}")
+
+def main():
+    sys.stdout.reconfigure(line_buffering=True)
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    add_boot_args(ap, DEFAULT_ELF, smp=4, timeout=240)
+    args = ap.parse_args()
+    check_elf(args.elf)
+    check_initrd(args.initrd)
+    accel, why = resolve_accel(args.accel, args.elf)
+    print_accel(accel, why)
+    return 0 if run(args, accel) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,355 @@
+/*
+ * test_p9.c: the 9p filesystem against QEMU's 9p server, on a folder the
+ * host driver (tests/p9_tests.py) prepared and checks after the boot.
+ *
+ * The suite is explicit (ktest=p9): it needs the channel with mount tag
+ * "ktest9p", which only that driver's boot has.  What the folder holds
+ * before the boot (the driver makes it):
+ *
+ *   known/a.txt        "alpha\n", 0644
+ *   known/big.bin      BIG bytes, byte i = (i * 7 + 3) & 255 (several msizes)
+ *   known/dir/inner    "inner\n"
+ *   known/link         -> a.txt
+ *   locked/secret      a file QEMU's user may not read (EACCES)
+ *   storm/s0..s3       empty files: looked up by every CPU at once
+ *   in.tar             a tar of known/ (busybox tar x)
+ *   work/              empty: what the cases make here, the driver checks
+ *
+ * Counted from outside: the driver reads QEMU's v9fs_walk trace; the
+ * storm case prints `# P9WALKS FID N`: exactly N walks of one name must
+ * start from fid FID (the storm directory's, which is walked from for
+ * nothing else).
+ */
+#include "drivers/virtio_9p.h"
+#include "fs/9p/v9fs.h"
+#include "fs/dcache.h"
+#include "fs/namei.h"
+#include "fs/syscalls.h"
+#include "kernel/err.h"
+#include "kernel/errno.h"
+#include "kernel/kmalloc.h"
+#include "kernel/kprintf.h"
+#include "kernel/ktest.h"
+#include "kernel/string.h"
+#include "kernel/thread.h"
+#include "tests/user_run.h"
+
+#define TAG "ktest9p"
+#define MNT "/p9"
+#define BIG (3 * P9_CHAN_BUFSIZE + 1234)
+
+static bool mounted;
+
+static bool have_channel(void)
+{
+	if (p9_chan_find(TAG))
+		return true;
+	kprintf("# SKIP: no 9p channel \"" TAG "\" (boot with tests/p9_tests.py)\n");
+	return false;
+}
+
+static void mount_once(void)
+{
+	if (mounted)
+		return;
+	int err = sys_mkdir(MNT, 0755);
+	ASSERT_TRUE(err == 0 || err == -EEXIST);
+	ASSERT_EQ(sys_mount_from(TAG, MNT, "9p", 0, ""), 0);
+	mounted = true;
+}
+
+static long read_all(const char *path, char *buf, size_t n)
+{
+	int fd = sys_open(path, O_RDONLY, 0);
+	if (fd < 0)
+		return fd;
+	long total = 0, got;
+	while ((size_t)total < n && (got = sys_read(fd, buf + total, n - (size_t)total)) > 0)
+		total += got;
+	sys_close(fd);
+	return got < 0 ? got : total;
+}
+
+static void write_file(const char *path, const char *text)
+{
+	int fd = sys_open(path, O_CREAT | O_WRONLY | O_TRUNC, 0644);
+	ASSERT_GE(fd, 0);
+	EXPECT_EQ(sys_write(fd, text, strlen(text)), (long)strlen(text));
+	sys_close(fd);
+}
+
+/* A tag no channel has: Linux's v9fs says ENOENT; a second mount of a
+ * channel in use: EBUSY; options it does not know: EINVAL. */
+static void mount_errors(void)
+{
+	if (!have_channel())
+		return;
+	mount_once();
+	int err = sys_mkdir("/p9b", 0755);
+	ASSERT_TRUE(err == 0 || err == -EEXIST);
+	EXPECT_EQ(sys_mount_from("nosuchtag", "/p9b", "9p", 0, ""), -ENOENT);
+	EXPECT_EQ(sys_mount_from(TAG, "/p9b", "9p", 0, ""), -EBUSY);
+	EXPECT_EQ(sys_mount_from(TAG, "/p9b", "9p", 0, "cache=sometimes"), -EINVAL);
+	EXPECT_EQ(sys_mount_from(TAG, "/p9b", "9p", 0, "msize=100"), -EINVAL);
+	EXPECT_EQ(sys_mount_from(NULL, "/p9b", "9p", 0, ""), -EINVAL);
+}
+
+static void reads_known_files(void)
+{
+	if (!have_channel())
+		return;
+	mount_once();
+	struct kstat st;
+	ASSERT_EQ(sys_stat(MNT "/known/a.txt", &st), 0);
+	EXPECT_TRUE(S_ISREG(st.mode));
+	EXPECT_EQ(st.mode & 07777, 0644u);
+	EXPECT_EQ(st.size, 6);
+	char buf[64] = { 0 };
+	EXPECT_EQ(read_all(MNT "/known/a.txt", buf, sizeof(buf)), 6);
+	EXPECT_STREQ(buf, "alpha\n");
+	EXPECT_EQ(read_all(MNT "/known/link", buf, sizeof(buf)), 6);	/* through the symlink */
+	EXPECT_EQ(sys_readlink(MNT "/known/link", buf, sizeof(buf)), 5);
+	EXPECT_EQ(memcmp(buf, "a.txt", 5), 0);
+	EXPECT_EQ(sys_lstat(MNT "/known/link", &st), 0);
+	EXPECT_TRUE(S_ISLNK(st.mode));
+	EXPECT_EQ(sys_stat(MNT "/known/nothing", &st), -ENOENT);
+	EXPECT_EQ(sys_stat(MNT "/known/a.txt/x", &st), -ENOTDIR);
+
+	char *big = kmalloc(BIG + 16);
+	ASSERT_NOT_NULL(big);
+	EXPECT_EQ(read_all(MNT "/known/big.bin", big, BIG + 16), BIG);
+	unsigned bad = 0;
+	for (unsigned i = 0; i < BIG; i++)
+		bad += (uint8_t)big[i] != (uint8_t)(i * 7 + 3);
+	EXPECT_EQ(bad, 0u);
+	kfree(big);
+}
+
+struct seen { unsigned mask, others; };
+
+static bool see(struct seen *s, const char *name, unsigned len)
+{
+	static const char *const want[] = { ".", "..", "a.txt", "big.bin", "dir", "link" };
+	for (unsigned i = 0; i < 6; i++)
+		if (strlen(want[i]) == len && memcmp(want[i], name, len) == 0) {
+			s->mask |= 1u << i;
+			return true;
+		}
+	s->others++;
+	return true;
+}
+
+/* getdents with a small buffer: the listing continues from the server's
+ * cursor, every entry once. */
+static void lists_a_directory(void)
+{
+	if (!have_channel())
+		return;
+	mount_once();
+	int fd = sys_open(MNT "/known", O_RDONLY | O_DIRECTORY, 0);
+	ASSERT_GE(fd, 0);
+	char buf[64];
+	struct seen s = { 0, 0 };
+	unsigned entries = 0;
+	long n;
+	while ((n = sys_getdents(fd, buf, sizeof(buf))) > 0)
+		for (long at = 0; at < n;) {
+			struct linux_dirent64 *e = (void *)(buf + at);
+			see(&s, e->d_name, (unsigned)strlen(e->d_name));
+			entries++;
+			at += e->d_reclen;
+		}
+	EXPECT_EQ(n, 0);
+	sys_close(fd);
+	EXPECT_EQ(s.mask, 0x3Fu);
+	EXPECT_EQ(s.others, 0u);
+	EXPECT_EQ(entries, 6u);
+}
+
+/* Every change, checked here and, after the boot, on the host. */
+static void changes_reach_the_host(void)
+{
+	if (!have_channel())
+		return;
+	mount_once();
+	ASSERT_EQ(sys_chdir(MNT "/work"), 0);
+	write_file("f1", "one\n");
+	ASSERT_EQ(sys_mkdir("d", 0750), 0);
+	ASSERT_EQ(sys_rename("f1", "d/moved"), 0);
+	ASSERT_EQ(sys_symlink("d/moved", "sym"), 0);
+	ASSERT_EQ(sys_link("d/moved", "hard"), 0);
+	struct kstat st;
+	ASSERT_EQ(sys_stat("hard", &st), 0);
+	EXPECT_EQ(st.nlink, 2u);
+	write_file("gone", "x");
+	ASSERT_EQ(sys_unlink("gone"), 0);
+	EXPECT_EQ(sys_stat("gone", &st), -ENOENT);
+	ASSERT_EQ(sys_mkdir("rmd", 0755), 0);
+	ASSERT_EQ(sys_rmdir("rmd"), 0);
+	write_file("trunc", "0123456789");
+	ASSERT_EQ(sys_truncate("trunc", 3), 0);
+	ASSERT_EQ(sys_stat("trunc", &st), 0);
+	EXPECT_EQ(st.size, 3);
+	/* A read-only file written through the open that made it, as tar x
+	 * and cp -a do. */
+	int rofd = sys_open("ro", O_CREAT | O_WRONLY | O_EXCL, 0444);
+	ASSERT_GE(rofd, 0);
+	EXPECT_EQ(sys_write(rofd, "ro\n", 3), 3);
+	sys_close(rofd);
+	write_file("mode", "m");
+	ASSERT_EQ(sys_chmod("mode", 0600), 0);
+	/* Appends and a rewrite in the middle, across msize. */
+	int fd = sys_open("long", O_CREAT | O_RDWR, 0644);
+	ASSERT_GE(fd, 0);
+	char *buf = kmalloc(BIG);
+	ASSERT_NOT_NULL(buf);
+	for (unsigned i = 0; i < BIG; i++)
+		buf[i] = (char)(i * 7 + 3);
+	EXPECT_EQ(sys_write(fd, buf, BIG), (long)BIG);
+	EXPECT_EQ(sys_pwrite(fd, "HOLE", 4, 100000), 4);
+	EXPECT_EQ(sys_pread(fd, buf, 4, 100000), 4);
+	EXPECT_EQ(memcmp(buf, "HOLE", 4), 0);
+	EXPECT_EQ(sys_fsync(fd), 0);
+	sys_close(fd);
+	kfree(buf);
+	/* The server's errors are the caller's. */
+	EXPECT_EQ(sys_mkdir("d", 0755), -EEXIST);
+	EXPECT_EQ(sys_rmdir("d"), -ENOTEMPTY);
+	EXPECT_EQ(sys_chdir("/"), 0);
+}
+
+/* A file QEMU's user may not read: the server's EACCES, at open. */
+static void server_refuses(void)
+{
+	if (!have_channel())
+		return;
+	mount_once();
+	struct kstat st;
+	ASSERT_EQ(sys_stat(MNT "/locked/secret", &st), 0);
+	EXPECT_EQ(sys_open(MNT "/locked/secret", O_RDONLY, 0), -EACCES);
+	char buf[8];
+	EXPECT_EQ(read_all(MNT "/locked/secret", buf, sizeof(buf)), -EACCES);
+}
+
+/* ---- one walk per name under a same-name storm ------------------------ */
+
+static void storm_cpu(unsigned cpu, void *arg)
+{
+	(void)arg;
+	char path[32];
+	for (unsigned round = 0; round < 4; round++)
+		for (unsigned i = 0; i < 4; i++) {
+			snprintf(path, sizeof(path), MNT "/storm/s%u", (i + cpu) % 4);
+			struct kstat st;
+			EXPECT_EQ(sys_stat(path, &st), 0);
+		}
+}
+
+static void same_name_storm(void)
+{
+	if (!have_channel())
+		return;
+	mount_once();
+	struct dentry *d = path_lookup(MNT "/storm", 0);
+	ASSERT_FALSE(IS_ERR(d));
+	struct p9_client *c = V9FS_CLNT(d->d_inode);
+	uint32_t fid = V9FS_I(d->d_inode)->fid;
+	uint64_t walks = __atomic_load_n(&c->walks, __ATOMIC_RELAXED);
+	ktest_run_on_all_cpus(storm_cpu, NULL);
+	EXPECT_EQ(__atomic_load_n(&c->walks, __ATOMIC_RELAXED) - walks, 4u);
+	kprintf("# P9WALKS %u 4\n", fid);
+	dput(d);
+}
+
+/* ---- a killed waiter -------------------------------------------------- */
+
+static int stat_main(void *arg)
+{
+	struct kstat st;
+	*(int *)arg = sys_stat(MNT "/work/killed-waiter", &st);
+	return 0;
+}
+
+/* A sender killed while its request is at the server returns -EINTR at
+ * once; its tag stays taken until the reply comes, then is free. */
+static void killed_waiter(void)
+{
+	if (!have_channel())
+		return;
+	mount_once();
+	struct p9_chan *ch = p9_chan_find(TAG);
+	uint64_t abandoned = ch->abandoned, reaped = ch->reaped;
+	ASSERT_EQ(p9_chan_free_tags(ch), ch->depth);
+	__atomic_store_n(&p9_hold_replies, 1, __ATOMIC_RELEASE);
+	int result = 99;
+	struct thread *t = thread_create("p9victim", stat_main, &result, THREAD_ANY_CPU);
+	ASSERT_NOT_NULL(t);
+	/* Asleep waiting for its reply: one tag taken. */
+	while (p9_chan_free_tags(ch) == ch->depth ||
+	       __atomic_load_n(&t->state, __ATOMIC_ACQUIRE) != THREAD_KILLABLE)
+		yield();
+	thread_kill(t);
+	thread_join(t);
+	EXPECT_EQ(result, -EINTR);
+	EXPECT_EQ(ch->abandoned - abandoned, 1u);
+	/* The device may still write the reply into its buffers: not free. */
+	EXPECT_EQ(p9_chan_free_tags(ch), ch->depth - 1);
+	__atomic_store_n(&p9_hold_replies, 0, __ATOMIC_RELEASE);
+	while (p9_chan_free_tags(ch) != ch->depth) {
+		p9_chan_poll(ch);
+		yield();
+	}
+	EXPECT_EQ(ch->reaped - reaped, 1u);
+	struct kstat st;
+	EXPECT_EQ(sys_stat(MNT "/work/killed-waiter", &st), -ENOENT);	/* still works */
+}
+
+/* busybox on the mount: cp -a, tar x, find, ls -l (the driver checks
+ * what they made). */
+static void busybox_on_it(void)
+{
+	if (!have_channel())
+		return;
+	mount_once();
+	char *const argv[] = { "/bin/sh", "-c",
+		"cd " MNT "/work && cp -a " MNT "/known bb && mkdir tarx && tar xf " MNT "/in.tar -C tarx"
+		" && find bb tarx > found && ls -l bb > listing && echo done", NULL };
+	int status = -1;
+	ASSERT_EQ(user_run("/bin/sh", argv, "/p9-busybox.out", &status), 0);
+	char out[512];
+	user_read_file("/p9-busybox.out", out, sizeof(out));
+	EXPECT_EQ(status, 0);
+	EXPECT_LINE(out, "done");
+}
+
+/* Last: unmount clunks every fid; the channel can be mounted again. */
+static void umount_and_again(void)
+{
+	if (!have_channel())
+		return;
+	mount_once();
+	sys_chdir("/");	/* a case that failed may have left us inside */
+	EXPECT_EQ(sys_umount(MNT), 0);
+	mounted = false;
+	struct p9_chan *ch = p9_chan_find(TAG);
+	EXPECT_EQ(p9_chan_free_tags(ch), ch->depth);
+	mount_once();
+	char buf[16] = { 0 };
+	EXPECT_EQ(read_all(MNT "/work/d/moved", buf, sizeof(buf)), 4);
+	EXPECT_STREQ(buf, "one\n");
+	EXPECT_EQ(sys_umount(MNT), 0);
+	mounted = false;
+}
+
+static const struct ktest_case p9_cases[] = {
+	KTEST_CASE(mount_errors),
+	KTEST_CASE(reads_known_files),
+	KTEST_CASE(lists_a_directory),
+	KTEST_CASE(changes_reach_the_host),
+	KTEST_CASE(server_refuses),
+	KTEST_CASE(same_name_storm),
+	KTEST_CASE(killed_waiter),
+	KTEST_CASE(busybox_on_it),
+	KTEST_CASE(umount_and_again),
+};
+KTEST_SUITE_EXPLICIT(p9, p9_cases);
