@@ -259,6 +259,10 @@ struct inode *ext2_iget(struct super_block *sb, uint32_t ino);
 void ext2_init_info(struct ext2_inode_info *ei);       /* a zeroed one's locks */
 struct inode *ext2_new_inode(struct inode *dir, uint32_t mode);
 void ext2_write_inode(struct inode *inode);
+/* The same without the owner check, for the one writer that is not the
+ * inode's owner: a rename of a directory within its directory, which the
+ * VFS's parallel protocol does not lock (docs/design/24-dirops.md, R7). */
+void __ext2_write_inode(struct inode *inode);
 void ext2_set_ops(struct inode *inode);
 void ext2_encode_dev(uint32_t *data, uint64_t rdev);   /* a device number into i_block */
 /* The disk block of inode's block lblk: 0 and *pblk (0 for a hole); with

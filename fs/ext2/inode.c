@@ -278,11 +278,16 @@ static void assert_owner(struct inode *inode)
 
 void ext2_write_inode(struct inode *inode)
 {
+	assert_owner(inode);
+	__ext2_write_inode(inode);
+}
+
+void __ext2_write_inode(struct inode *inode)
+{
 	struct ext2_sb_info *sbi = EXT2_SB(inode->i_sb);
 	struct ext2_inode_info *ei = EXT2_I(inode);
 	if (!ei || (inode->i_sb->s_flags & SB_RDONLY))
 		return;
-	assert_owner(inode);
 	struct ext2_inode *raw = raw_of(ei);
 	spin_lock(&ei->i_raw_lock);
 	if (ei->i_fresh) {	/* a new inode: nothing of its last owner stays */
