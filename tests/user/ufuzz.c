@@ -14,7 +14,8 @@
  * or string running off the end of a mapping), lengths and counts (zero,
  * huge, negative, 127 TiB), every flag bit, paths (a small pool of names,
  * too long, unterminated), signals, handlers and stacks.  Beside the calls
- * a few hostile moves: a fault with the stack pointer at a bad address,
+ * a few hostile moves: a handler at a bad address, a fault with the
+ * stack pointer at a bad address,
  * rt_sigreturn of a random frame, execve of a generated ELF, threads that
  * exit at once while others tkill them.
  *
@@ -477,6 +478,19 @@ static void bad_sigreturn(uint64_t *s)
 	__asm__ volatile("movq %0, %%rsp\n\tmovl $15, %%eax\n\tsyscall\n\tud2" : : "r"(f + 8) : "memory");
 }
 
+/* A handler at a bad address (non-canonical, kernel, unmapped), and the
+ * signal sent: the return to user mode must not go to it (the process
+ * dies of SIGSEGV; TCG's iretq would not even fault). */
+static void bad_handler(uint64_t *s)
+{
+	uint64_t r = splitmix(s);
+	struct ksigaction sa = { (void (*)(int))bad_pointer(s), SA_RESTORER | (r % 2 ? SA_NODEFER : 0),
+				 sig_restorer, 0 };
+	int sig = (r >> 8) % 2 ? 10 : 12;	/* SIGUSR1, SIGUSR2 */
+	sys4(SYS_rt_sigaction, sig, &sa, 0, 8);
+	sys2(SYS_tkill, sys0(SYS_gettid), sig);
+}
+
 /* Threads that end at once, tkill'd while they end. */
 static void exiting_threads(uint64_t *s)
 {
@@ -589,6 +603,7 @@ static void fuzz_one(uint64_t *s, long *left)
 	if (r % 64 == 0) {
 		switch ((r >> 8) % 48) {
 		case 0: bad_stack(s); return;
+		case 14: case 15: bad_handler(s); return;
 		case 1: bad_sigreturn(s); return;
 		case 2: case 3: case 4: prot_probe(s); return;
 		case 5: case 6: elf_exec(s); return;
