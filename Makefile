@@ -180,6 +180,8 @@ $(BUILD)/user-progs/%: tests/user/%.c tests/user/ulib.h tests/user/uthread.h | c
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  USERCC  $@")
 	$(Q)$(HOST_CC) $(USER_CFLAGS) -o $@ $<
+# The system-call fuzzer takes its list of calls from the kernel's.
+$(BUILD)/user-progs/ufuzz: user/syscall_list.h
 
 # The workloads of make bench-linux (bench/linux/lb_*.c), built the same
 # way, so that one binary runs on smpvfs and on Linux.
@@ -362,7 +364,7 @@ MATRIX_FIRMWARE := bios,uefi
 # make test-kcsan, 8 in make test-disk, where it takes 20 s).
 FULL_SMP := 4
 LIGHT_SKIP_BIOS := dcache_races,mount_races,rcuwalk_races,rename_races,perm_races,read_races,vfs_fuzz,shrinker,lookup,outside,page_alloc,file,refcache_races
-LIGHT_SKIP_BIOS := $(LIGHT_SKIP_BIOS),trace,ext2_alloc_races,ext2_dirops,outside_dirops,dirops_races
+LIGHT_SKIP_BIOS := $(LIGHT_SKIP_BIOS),trace,ext2_alloc_races,ext2_dirops,outside_dirops,dirops_races,ufuzz
 LIGHT_SKIP := $(LIGHT_SKIP_BIOS),ext2_fuzz
 # The stress boot leaves out the race suites that make test-kcsan runs in
 # full at the same -smp under the race detector (with race windows on and

@@ -58,15 +58,16 @@ from tests.lib.verdict import cpu_count_problems, verdict_problems
 # of all of them took 21 minutes there).
 GROUPS = (
     "dcache_races,shrinker,mount_races,inode,dirops_kill,waitqueue,rwsem,mutex,rcu,rcuwalk,"
-    "rename,refcache",
+    "rename,refcache,dirops_races,outside_dirops",
     "ext2_fuzz,rcuwalk_races,prune,lookup,refcache_races,rename_races,ext2_alloc_races,ext2_dirops",
-    "vfs_fuzz,ext2_stress,vfs_stress,outside,file,perm_races,read_races,readdir",
+    "vfs_fuzz,ext2_stress,vfs_stress,outside,file,perm_races,read_races,readdir,ufuzz",
 )
 SUITES = ",".join(GROUPS)
 KCSAN_EVERY = 3         # with --kcsan-elf: one pass in three (at random) is of the detector's kernel
 KCSAN_KARGS = "dcache.buckets=16"
 JITTER = (1, 4, 16)
 FUZZ_ROUNDS = 200       # vfs_fuzz.rounds for each boot (make test runs 4): about 3 min at -smp 8
+UFUZZ_KARGS = "ufuzz.workers=4 ufuzz.rounds=30"  # the ring-3 fuzzer (make test: 3 workers, 3 rounds)
 PAIR_ROUNDS = 60        # the same in the boots of racing pairs only (each round collides 8 times)
 STRESS = 4              # ktest.stress: the stress tests' counts, times make test's
 BOOT_TIMEOUT = 2400     # seconds: a boot that takes longer has hung (a group: about 7 min at -smp 2)
@@ -90,7 +91,7 @@ def boot_kargs(suites, seed, jitter, kcsan, pairs):
     rounds = (f"vfs_fuzz.rounds={PAIR_ROUNDS} vfs_fuzz.pairs=1" if pairs
               else f"vfs_fuzz.rounds={FUZZ_ROUNDS}")
     return (f"ktest={suites} ktest.seed={seed} ktest.jitter={jitter} ktest.stress={STRESS} "
-            f"{rounds} ktest.disks=scratch:vda"
+            f"{rounds} {UFUZZ_KARGS} ktest.disks=scratch:vda"
             + (f" {KCSAN_KARGS}" if kcsan else ""))
 
 

@@ -16,12 +16,17 @@
  *    PIPE_BUF bytes while one reader reads in random-sized pieces; every
  *    record must arrive whole (no other writer's bytes inside it) and each
  *    writer's records in order.
+ *  - anonymous_pipes_freed: pipe2's pipes, opened and closed, give back all
+ *    they took (the anonymous inodes had no evict, so each pipe's
+ *    pipe_inode_info stayed: found by the ring-3 fuzzer, tests/user/ufuzz.c).
  *
  * Each was seen to fail with its bug put back (the commit messages say
  * how): writes not atomic, no mutex in pipe_write, a reader's open that
  * does not wait.
  */
+#include "fs/anon_inode.h"
 #include "fs/dcache.h"
+#include "fs/file.h"
 #include "fs/fs.h"
 #include "fs/namei.h"
 #include "fs/pipe.h"
@@ -32,6 +37,8 @@
 #include "kernel/kprintf.h"
 #include "kernel/ktest.h"
 #include "kernel/race.h"
+#include "kernel/rcu.h"
+#include "kernel/slab.h"
 #include "kernel/random.h"
 #include "kernel/sched.h"
 #include "kernel/string.h"
@@ -455,11 +462,34 @@ static void pipe_buf_atomic(void)
 	sandbox_leave(&s);
 }
 
+static void count_live(struct kmem_cache *c, void *arg)
+{
+	*(uint64_t *)arg += kmem_cache_live(c);
+}
+
+static void anonymous_pipes_freed(void)
+{
+	enum { N = 20 };
+	uint64_t before = 0, after = 0;
+	rcu_barrier();
+	kmem_cache_for_each(count_live, &before);
+	for (int i = 0; i < N; i++) {
+		struct file *rd, *wr;
+		ASSERT_EQ(anon_pipe_files(&rd, &wr, 0), 0);
+		fput(rd);
+		fput(wr);
+	}
+	rcu_barrier();
+	kmem_cache_for_each(count_live, &after);
+	EXPECT_EQ(after, before);
+}
+
 static const struct ktest_case fifo_cases[] = {
 	KTEST_CASE(mknod_types_and_dtype),
 	KTEST_CASE(eof_and_epipe),
 	KTEST_CASE(open_rendezvous),
 	KTEST_CASE(killed_waiters),
 	KTEST_CASE(pipe_buf_atomic),
+	KTEST_CASE(anonymous_pipes_freed),
 };
 KTEST_SUITE(fifo, fifo_cases);
