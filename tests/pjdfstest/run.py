@@ -46,6 +46,7 @@ DIFFS = ROOT / "tests" / "pjdfstest" / "differences.txt"
 FILESYSTEMS = ("ramfs", "ext2")
 TAP_LINE = re.compile(r"^(not ok|ok) (\d+)\b")
 LOG_LINE = re.compile(r"^\s*# pjd (\w+) (\w+/\d+\.t): (.*)$")
+EXIT_LINE = re.compile(r"^exit (-?\d+)$")
 
 
 class Result:
@@ -58,7 +59,13 @@ class Result:
         self.status = None
 
     def feed(self, line):
+        """One line of the file's output, or `exit N` (both runners add
+        that line after the file's own)."""
         line = line.rstrip("\n")
+        m = EXIT_LINE.match(line)
+        if m:
+            self.status = int(m.group(1))
+            return
         if line.startswith("1..") and self.plan is None:
             try:
                 self.plan = int(line[3:].split()[0])
@@ -104,7 +111,7 @@ def stage(work, prog, busybox):
 # work directory in it, the file run by busybox sh there.
 INNER = ('set -e; if [ "$4" = ext2 ]; then mount -o loop "$5" "$1"; else mount -t ramfs ramfs "$1"; fi; '
          'mkdir "$1/w"; chmod 0755 "$1/w"; cd "$1/w"; set +e; '
-         '"$2/sh" "$3" 2>&1; echo "# exit $?"; cd /; umount "$1"')
+         '"$2/sh" "$3" 2>&1; echo "exit $?"; cd /; umount "$1"')
 
 
 def run_on_linux(tree, bindir, name, fs):
@@ -121,10 +128,7 @@ def run_on_linux(tree, bindir, name, fs):
         res = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=1800)
     r = Result()
     for line in (res.stdout + res.stderr).splitlines():
-        if line.startswith("# exit "):
-            r.status = int(line.split()[2])
-        else:
-            r.feed(line)
+        r.feed(line)
     return r
 
 
@@ -167,12 +171,7 @@ def smpvfs_results(log_text):
         m = LOG_LINE.match(line)
         if not m or m.group(1) not in FILESYSTEMS:
             continue
-        r = results.setdefault((m.group(1), m.group(2)), Result())
-        rest = m.group(3)
-        if rest.startswith("exit "):
-            r.status = int(rest.split()[1])
-        else:
-            r.feed(rest)
+        results.setdefault((m.group(1), m.group(2)), Result()).feed(m.group(3))
     return results
 
 
