@@ -104,7 +104,7 @@ kcsan_flags = $(if $(filter 1,$(KCSAN)),$(if $(filter $(KCSAN_NOT),$<),,$(if \
 	$(filter kernel/% block/% drivers/% fs/% user/% init/% shell/% bench/% tests/%,$<),$(KCSAN_CFLAGS))))
 
 .PHONY: all iso run sh disk test soak test-busybox-host test-syscalls-doc test-docs test-matrix test-exclusive test-9p test-kvm test-negative \
-	test-disk test-fstest-host test-shell test-kcsan \
+	test-disk test-fstest-host test-shell test-kcsan test-pjdfstest \
 	test-nolockdep test-fresh test-trace trace test-model bench bench-linux linux-kernel conflicts conflicts-shell test-conflicts debug gdb clean deps \
 	deps-packages check-tools FORCE
 all: $(BUILD)/smpvfs.iso
@@ -197,7 +197,8 @@ BUSYBOX ?= /bin/busybox
 
 BUSYBOX_TESTS := $(wildcard tests/busybox/*.sh tests/busybox/*.out)
 
-$(BUILD)/initrd.cpio: $(FSTEST_FILES) $(USER_PROGS) $(LB_PROGS) $(BUSYBOX_TESTS) $(BUILD)/host/fstest-static FORCE | check-tools
+$(BUILD)/initrd.cpio: $(FSTEST_FILES) $(USER_PROGS) $(LB_PROGS) $(BUSYBOX_TESTS) $(BUILD)/host/fstest-static \
+		$(BUILD)/pjdfstest/pjdfstest FORCE | check-tools
 	@mkdir -p $(BUILD)/initrd-tests/tests/fstest $(BUILD)/initrd-tests/tests/user $(BUILD)/initrd-tests/bin \
 		$(BUILD)/initrd-tests/tests/busybox $(BUILD)/initrd-tests/tests/bin $(BUILD)/initrd-tests/tests/lb
 	$(Q)cp -p $(BUILD)/host/fstest-static $(BUILD)/initrd-tests/tests/bin/fstest
@@ -212,6 +213,10 @@ $(BUILD)/initrd.cpio: $(FSTEST_FILES) $(USER_PROGS) $(LB_PROGS) $(BUSYBOX_TESTS)
 		$(BUILD)/initrd-tests/bin/* $(BUILD)/initrd-tests/tests/busybox $(BUILD)/initrd-tests/tests/busybox/* \
 		$(BUILD)/initrd-tests/tests/bin $(BUILD)/initrd-tests/tests/bin/fstest \
 		$(BUILD)/initrd-tests/tests/lb $(BUILD)/initrd-tests/tests/lb/*
+	$(Q)rm -rf $(BUILD)/initrd-tests/tests/pjdfstest && mkdir -p $(BUILD)/initrd-tests/tests/pjdfstest && \
+		cp -pR $(BUILD)/pjdfstest/pjdfstest $(PJDFSTEST)/tests tests/pjdfstest/shim \
+			$(BUILD)/initrd-tests/tests/pjdfstest/ && \
+		find $(BUILD)/initrd-tests/tests/pjdfstest -exec touch -h -d @0 {} +
 	$(Q)cd $(BUILD)/initrd-tests && find . | LC_ALL=C sort | $(CPIO_PACK) > ../initrd.cpio.new
 	$(Q)if [ -z "$(INITRD)" ]; then :; \
 	elif [ -d "$(INITRD)" ]; then (cd "$(INITRD)" && find . | LC_ALL=C sort | $(CPIO_PACK)) >> $@.new; \
@@ -236,6 +241,33 @@ $(BUILD)/host/fstest-static: shell/fstest.c tools/fstest/host_main.c shell/fstes
 	@$(if $(Q),echo "  HOSTCC  $@ (static)")
 	$(Q)$(HOST_CC) -static -std=gnu11 -O2 -Wall -Wextra -Werror -D_GNU_SOURCE -DFSTEST_HOST -I. -o $@ \
 		shell/fstest.c tools/fstest/host_main.c kernel/errno.c
+
+# pjdfstest (third_party/pjdfstest, upstream's source unmodified; the
+# initramfs's /tests/pjdfstest/pjdfstest), compiled without its autotools:
+# the -D flags are what its configure.ac finds on Debian's glibc 2.36 (the
+# *at calls, utimensat, posix_fallocate, lchmod, st_[amc]tim; no chflags,
+# bindat/connectat, lpathconf or sys/acl.h), and its `#include "config.h"`
+# gets an empty file.  Static, so that smpvfs runs it from the initramfs.
+PJDFSTEST := third_party/pjdfstest
+PJDFSTEST_DEFS := -D_GNU_SOURCE -DHAVE_SYS_SYSMACROS_H -DHAVE_FACCESSAT -DHAVE_FCHMODAT \
+	-DHAVE_FCHOWNAT -DHAVE_FSTATAT -DHAVE_LCHMOD -DHAVE_LINKAT -DHAVE_MKDIRAT -DHAVE_MKFIFOAT \
+	-DHAVE_MKNODAT -DHAVE_OPENAT -DHAVE_POSIX_FALLOCATE -DHAVE_READLINKAT -DHAVE_RENAMEAT \
+	-DHAVE_SYMLINKAT -DHAVE_UTIMENSAT -DHAVE_STRUCT_STAT_ST_ATIM -DHAVE_STRUCT_STAT_ST_CTIM \
+	-DHAVE_STRUCT_STAT_ST_MTIM
+$(BUILD)/pjdfstest/pjdfstest: $(PJDFSTEST)/pjdfstest.c | check-tools
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  HOSTCC  $@ (static)")
+	$(Q): > $(dir $@)config.h
+	$(Q)$(HOST_CC) -static -O2 -Wall -Werror $(PJDFSTEST_DEFS) -I$(dir $@) -o $@ $<
+
+# make test-pjdfstest: pjdfstest's files on the host's Linux, then in one
+# boot on smpvfs's ramfs and ext2, every test point compared
+# (tests/pjdfstest/run.py; docs/reference/pjdfstest.md).
+test-pjdfstest: $(BUILD)/smpvfs.elf $(BUILD)/initrd.cpio $(BUILD)/pjdfstest/pjdfstest
+	$(Q)$(PYTHON) -m tests.pjdfstest.run --pjdfstest $(BUILD)/pjdfstest/pjdfstest --busybox $(BUSYBOX) \
+		--elf $(BUILD)/smpvfs.elf --initrd $(BUILD)/initrd.cpio --mem $(MEM) --machine $(MACHINE) \
+		--accel $(ACCEL) $(if $(SMP),--smp $(SMP)) $(if $(KARGS),--kargs "$(KARGS)") \
+		$(if $(DIRS),--dirs $(DIRS))
 
 test-fstest-host: $(BUILD)/host/fstest
 	$(Q)$(PYTHON) tools/fstest/run.py --fstest $(BUILD)/host/fstest
@@ -309,7 +341,8 @@ test: check-tools $(BUILD)/smpvfs.elf $(BUILD)/initrd.cpio
 # Not part of make test: it is as long as you let it be.  Then the
 # hostile-image fuzzer (tests/ext2_image_fuzz.py): IMAGE_FUZZ_BOOTS boots
 # of 8 freshly corrupted ext2 images each (make test-disk's profile
-# ext2hostile is its short run: one boot, 4 images).
+# ext2hostile is its short run: one boot, 4 images).  Last, pjdfstest
+# (make test-pjdfstest: about an hour under TCG, too long for make test).
 DURATION ?= 600
 IMAGE_FUZZ_BOOTS ?= 10
 soak: check-tools $(BUILD)/smpvfs.elf $(BUILD)/initrd.cpio
@@ -322,6 +355,7 @@ soak: check-tools $(BUILD)/smpvfs.elf $(BUILD)/initrd.cpio
 	$(Q)$(PYTHON) -m tests.ext2_image_fuzz --boots $(IMAGE_FUZZ_BOOTS) --elf $(BUILD)/smpvfs.elf \
 		--initrd $(BUILD)/initrd.cpio --mem $(MEM) --accel $(ACCEL) \
 		$(if $(FIRMWARE),--firmware $(FIRMWARE))
+	$(Q)$(MAKE) --no-print-directory test-pjdfstest
 
 # make test-model: Spin checks the models of directory operations (today's
 # protocol and the parallel one) exhaustively, and each mutant must fail
