@@ -269,16 +269,26 @@ void do_exit(int status)
 	if (!sig->group_exit)
 		sig->exit_code = status;
 	struct exec_info *ei = NULL;
-	if (--sig->nr_threads == 0) {
+	bool last = --sig->nr_threads == 0;
+	if (last) {
 		get_signal_struct(sig);		/* the zombie's reference */
 		ei = sig->exec_info;	/* a zombie runs nothing: dropped below, unlocked */
 		sig->exec_info = NULL;
-		exit_notify(sig);
 	} else {
 		wake_up_all(&sig->exit_wq);	/* exec_end_other_threads counts us out */
 	}
 	spin_unlock_irqrestore(&tasklist_lock, flags);
+	/* The program's file (its dentry) goes before the parent can see a
+	 * zombie, as Linux's exit_mm drops exe_file before exit_notify: a
+	 * wait4 that returns has every reference the child held on the
+	 * namespace given back.  No thread is left to exec or to be counted;
+	 * a signal sent meanwhile finds none to wake, as it would a zombie. */
 	exec_info_put(ei);
+	if (last) {
+		flags = spin_lock_irqsave(&tasklist_lock);
+		exit_notify(sig);
+		spin_unlock_irqrestore(&tasklist_lock, flags);
+	}
 	t->signal = NULL;
 	put_signal_struct(sig);
 	thread_exit(status);
