@@ -23,6 +23,19 @@ What counts as a command, and what is done with it:
     docs/reference/disks.md runs the page's whole recipe: `make disk` of a
     tree, the session on it, then e2fsck -fn and the debugfs commands on
     the image, which must show the session's change.
+  - shell commands in code spans (`mount -t slowfs latency=200,names=8
+    /slow`, `dcache dump /slow`): with --boot, each is run in one boot,
+    after a setup that gives it something to act on, and the shell must
+    take it: no usage error, no unknown command (it may fail otherwise: a
+    span shown out of its context, `umount /slow` with nothing mounted,
+    still says what the shell accepts; a span that only names a command
+    and its option, `mkdir -p`, may be a usage error if its words are in
+    the usage).  A span that is a usage pattern
+    (`ls [-l] [-a]`, `run PATH [ARGS...]`) or a command that would end or
+    stall the boot (poweroff, ktest, bench, run /bin/sh) is checked
+    against the command table instead (shell/commands.c): the command
+    exists and every -flag it shows is in its usage.  NOT_SHELL lists the
+    spans that are other programs' command lines (busybox's, Linux's).
 Code spans that are patterns rather than commands (`[,NAME...]`,
 `PART...`, a `make test:` output line) are skipped.
 
@@ -50,7 +63,8 @@ def docs():
 
 
 def blocks(path):
-    """Each fenced block of path as a list of lines."""
+    """Each fenced block of path as a list of lines (a line ending in a
+    backslash joined to the next, as a shell reads it)."""
     out, cur = [], None
     for line in path.read_text().split('\n'):
         if FENCE.match(line):
@@ -60,18 +74,24 @@ def blocks(path):
                 out.append(cur)
                 cur = None
         elif cur is not None:
-            cur.append(line)
+            if cur and cur[-1].endswith('\\'):
+                cur[-1] = cur[-1][:-1] + line.lstrip()
+            else:
+                cur.append(line)
     return out
 
 
 def spans(path):
-    """Every code span outside fenced blocks."""
-    fenced = False
+    """Every code span outside fenced blocks (one may go on to the next line)."""
+    fenced, prose = False, []
     for line in path.read_text().split('\n'):
         if FENCE.match(line):
             fenced = not fenced
+            prose.append('')
         elif not fenced:
-            yield from re.findall(r'`([^`]+)`', line)
+            prose.append(line)
+    for span in re.findall(r'`([^`]+)`', '\n'.join(prose)):
+        yield ' '.join(span.split())
 
 
 def strip_comment(line):
@@ -151,6 +171,105 @@ def check_fstest(block):
         got = r.stdout.split()
         if got != shown:
             problems.append(f'{cmd}: printed {got}, the docs show {shown}')
+    return problems
+
+
+# ---- shell commands in code spans -------------------------------------------
+
+# Pages whose command spans are other programs' (busybox's, pjdfstest's,
+# fstest's operations), and spans elsewhere whose first word names a shell
+# command but which are not shell command lines.
+NOT_SHELL_PAGES = {
+    'docs/reference/user-programs.md': "busybox's command lines and fstest's operations",
+    'docs/reference/pjdfstest.md': "pjdfstest's and busybox's",
+}
+NOT_SHELL = {
+    'cat /sys/kernel/tracing/trace': "Linux's tracefs",
+    'source mountpoint type options 0 0': "the line format of /proc/mounts",
+    'stat /o/fN &': "a family of commands (f1 .. f8) in testing.md",
+}
+# Commands that would end the boot, run for minutes, or wait for input.
+NO_RUN = {'poweroff', 'reboot', 'exit', 'ktest', 'bench', 'conflicts', 'source', 'wait', 'kill', 'exec', 'fstest'}
+# What the inline commands need to act on.
+INLINE_SETUP = ['mkdir -p /slow /mnt /tmp /p/q /r/s', 'touch /p/r /r/p']
+
+
+def shell_table():
+    text = (ROOT / 'shell' / 'commands.c').read_text()
+    return {m.group(1): m.group(2) for m in re.finditer(r'\{ "([a-z]+)", cmd_\w+, "((?:[^"\\]|\\.)*)"', text)}
+
+
+def is_usage_pattern(span):
+    return bool(re.search(r'\[|\.\.\.|\||\b[A-Z]{2,}\b', span)) or span.split()[0] in NO_RUN \
+        or span == 'run /bin/sh'
+
+
+def check_usage(span, table):
+    name = span.split()[0]
+    usage = table.get(name)
+    if usage is None:
+        return [f'{name}: not a shell command']
+    words = span.split()[1:]
+    if name in ('run', 'exec', 'su'):  # the program's own flags follow its path
+        words = words[:next((i for i, w in enumerate(words) if not w.startswith('-')), len(words))]
+    flags = {w for w in words if re.fullmatch(r'-[a-zA-Z]+', w)}
+    return [f'{flag} is not in the usage of {name} ("{usage}")' for flag in sorted(flags) if flag not in usage]
+
+
+def shell_spans(table):
+    """(file, span) for every code span that is a shell command line."""
+    out = []
+    for path in docs():
+        for span in spans(path):
+            words = span.split()
+            if len(words) > 1 and words[0] in table and span.strip() not in NOT_SHELL \
+                    and path.relative_to(ROOT).as_posix() not in NOT_SHELL_PAGES:
+                out.append((path.relative_to(ROOT), span.strip()))
+    return out
+
+
+def named_only(span, table):
+    """A span that names a command with its options or subcommand but no
+    operand (`mkdir -p`, `dcache dump`, `trace mark`): prose, not a line
+    to run, so a usage error is its due; every word must be in the usage."""
+    words, usage = span.split(), table.get(span.split()[0], '')
+
+    def known(i):
+        w = words[i]
+        if re.search(r'(?<![\w-])' + re.escape(w) + r'(?![\w-])', usage):
+            return True
+        # the value of an option the usage shows with a placeholder: -t TYPE
+        return i > 1 and re.search(re.escape(words[i - 1]) + r' [A-Z]+\b', usage) is not None
+    return all(known(i) for i in range(1, len(words)))
+
+
+def run_inline(commands, table):
+    """Run the commands in one boot; problems (the shell refused one: an
+    unknown command, or a usage error of a whole command line)."""
+    script = list(INLINE_SETUP)
+    for i, cmd in enumerate(commands):
+        script += [f'echo docs-inline-begin {i}', cmd, f'echo docs-inline-end {i} $?']
+    with tempfile.TemporaryDirectory() as tmp:
+        (Path(tmp) / 'docs-inline.sh').write_text('\n'.join(script) + '\n')
+        argv = ['make', '-C', str(ROOT), '--no-print-directory', 'run', f'INITRD={tmp}',
+                'SCRIPT=/docs-inline.sh', f'KARGS={BOOT_KARGS}']
+        r = subprocess.run(argv, capture_output=True, text=True, timeout=600)
+    body, _ = transcript(r.stdout, '/docs-inline.sh')
+    if body is None:
+        return [f'the inline commands did not run (make run exited {r.returncode}): {r.stdout[-400:]}']
+    problems, cur, seen = [], None, set()
+    for line in body:
+        m = re.match(r'docs-inline-(begin|end) (\d+)(?: (-?\d+))?$', line)
+        if m and m.group(1) == 'begin':
+            cur = int(m.group(2))
+        elif m:
+            seen.add(cur)
+            if m.group(3) == '2' and not named_only(commands[cur], table):
+                problems.append(f'`{commands[cur]}`: status 2 (a usage error)')
+            cur = None
+        elif cur is not None and 'unknown command' in line:
+            problems.append(f'`{commands[cur]}`: {line}')
+    problems += [f'`{commands[i]}`: never finished' for i in range(len(commands)) if i not in seen]
     return problems
 
 
@@ -272,7 +391,9 @@ def main():
     # The checker's own controls: each must be refused, or it checks nothing.
     controls = [check_make('make no-such-target', targets, used), check_make('make run NO_SUCH_VAR=1', targets, used),
                 check_host('no-such-program --x'), check_host('python3 no/such/script.py'),
-                in_order(['slowfs /slow: 9 lookups', 'smpvfs:/# ls'], ['smpvfs:/# ls', 'slowfs /slow: 1 lookup'])]
+                in_order(['slowfs /slow: 9 lookups', 'smpvfs:/# ls'], ['smpvfs:/# ls', 'slowfs /slow: 1 lookup']),
+                check_usage('ls -Q', shell_table()), check_usage('nosuchcmd x', shell_table()),
+                not named_only('dcache dmp /slow', shell_table())]
     if not all(controls):
         print(f'docs_commands: a control was not refused: {controls}')
         return 1
@@ -311,10 +432,21 @@ def main():
         for b in sessions:
             counts['session'] += 1
             problems += [f'{rel}: {p}' for p in run_session(*session(b))]
+    table = shell_table()
+    runnable = []
+    for rel, span in shell_spans(table):
+        if is_usage_pattern(span):
+            counts['usage'] = counts.get('usage', 0) + 1
+            problems += [f'{rel}: `{span}`: {p}' for p in check_usage(span, table)]
+        elif span not in runnable:
+            runnable.append(span)
+    if args.boot and runnable:
+        problems += run_inline(runnable, table)
     for p in problems:
         print(p)
     print(f"docs_commands: {counts['make']} make commands, {counts['host']} host commands, "
-          f"{counts['fstest']} fstest blocks" + (f", {counts['session']} shell sessions run" if args.boot else "")
+          f"{counts['fstest']} fstest blocks, {counts.get('usage', 0)} shell usages"
+          + (f", {counts['session']} shell sessions and {len(runnable)} shell commands run" if args.boot else "")
           + (": ok" if not problems else f": {len(problems)} problems"))
     return 1 if problems else 0
 
