@@ -654,7 +654,9 @@ void d_invalidate(struct dentry *d)
  * no, and then d is unhashed and our reference dropped. */
 static bool d_hit_valid(struct dentry *d)
 {
-	if (!(d->d_flags & DCACHE_OP_REVALIDATE) || d->d_sb->s_d_op->d_revalidate(d))
+	/* No lock: the OP bits never change, but the word's other bits do
+	 * (the name lock's, set under d_lock), so the read is marked. */
+	if (!(READ_ONCE(d->d_flags) & DCACHE_OP_REVALIDATE) || d->d_sb->s_d_op->d_revalidate(d))
 		return true;
 	d_invalidate(d);
 	dput(d);
