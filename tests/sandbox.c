@@ -1,6 +1,10 @@
 /* sandbox.c: see sandbox.h. */
 #include "tests/sandbox.h"
 #include "fs/dcache.h"
+#include "fs/d_refcache.h"
+#include "fs/namei.h"
+#include "kernel/err.h"
+#include "kernel/errno.h"
 #include "fs/file.h"
 #include "fs/fs.h"
 #include "fs/syscalls.h"
@@ -49,12 +53,48 @@ void sandbox_enter_disk(struct sandbox *s, const char *name, struct block_device
 	enter(s, name, bdev);
 }
 
+/* Print the dentries of a busy filesystem that something still holds:
+ * each one's count beyond what its children's own references explain
+ * (a child holds one on its parent).  For a failure's diagnosis only:
+ * the case's threads are gone, so the tree stands still. */
+static void dump_held(struct dentry *d, int depth)
+{
+	int held = __atomic_load_n(&d->d_count, __ATOMIC_RELAXED), children = 0;
+	struct list_head *pos;
+	list_for_each(pos, &d->d_subdirs) {
+		struct dentry *c = list_entry(pos, struct dentry, d_child);
+		if (__atomic_load_n(&c->d_count, __ATOMIC_RELAXED) > 0)
+			children++;
+	}
+	if (held > children)
+		kprintf("    # held: %*s%.*s count %d (%d from children) flags 0x%x inode %p\n",
+			depth * 2, "", (int)d->d_name.len, d->d_name.name, held, children,
+			READ_ONCE(d->d_flags), (void *)d->d_inode);
+	if (depth < 16)
+		list_for_each(pos, &d->d_subdirs)
+			dump_held(list_entry(pos, struct dentry, d_child), depth + 1);
+}
+
+static void dump_busy(const char *path)
+{
+	d_fold_all_cached();	/* the open files' references, counted in d_count */
+	struct dentry *root = path_lookup(path, 0);
+	if (IS_ERR(root))
+		return;
+	kprintf("    # %s is busy; its dentries held beyond their children:\n", path);
+	dump_held(root, 0);	/* our own reference shows as one on the root */
+	dput(root);
+}
+
 void sandbox_leave(struct sandbox *s)
 {
 	for (int fd = 0; fd < NR_OPEN; fd++)
 		sys_close(fd);
 	EXPECT_EQ(sys_chdir("/"), 0);
-	EXPECT_EQ(sys_umount(s->path), 0);
+	int err = sys_umount(s->path);
+	EXPECT_EQ(err, 0);
+	if (err == -EBUSY)
+		dump_busy(s->path);
 	EXPECT_EQ(sys_rmdir(s->path), 0);
 	/* The unmounted ramfs freed everything; "/"'s dentry for the sandbox
 	 * directory went with the rmdir (unhashed, then freed). */
