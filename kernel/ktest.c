@@ -492,6 +492,7 @@ static int run_case(const struct ktest_suite *s, const struct ktest_case *k, uns
 		kprintf("    # %s: timed out after %lu s and was cut off (CPU mask 0x%x)\n",
 			k->name, limit, cur.timed_out_cpus);
 		sched_dump();	/* what every CPU was doing */
+		thread_dump_sleepers();	/* and every thread that waits */
 		cur.failures++;
 	}
 	uint64_t reports = lockdep_reports() - cur.lockdep_reports;

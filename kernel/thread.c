@@ -26,6 +26,8 @@
 #include "kernel/panic.h"
 #include "kernel/string.h"
 #include "kernel/layout.h"
+#include "kernel/ksyms.h"
+#include "kernel/kprintf.h"
 #include "arch/x86_64/cpu.h"
 
 static struct kmem_cache *thread_cache;
@@ -222,6 +224,50 @@ void thread_for_each(void (*fn)(struct thread *t, void *arg), void *arg)
 	list_for_each(pos, &all_threads)
 		fn(list_entry(pos, struct thread, all_node), arg);
 	spin_unlock_irqrestore(&threads_lock, flags);
+}
+
+/*
+ * Where a sleeping thread sleeps: its saved stack holds context_switch's
+ * six pushed registers (rbp the sixth) and the return address above them
+ * (arch/x86_64/switch.S).  The frames are followed only inside the
+ * thread's own stack, so a thread that wakes while we read cannot lead
+ * the walk anywhere unmapped; at worst that one line is garbled.
+ */
+static void dump_one_sleeper(struct thread *t, void *arg)
+{
+	(void)arg;
+	int state = READ_ONCE(t->state);
+	if ((state != THREAD_SLEEPING && state != THREAD_KILLABLE) || !t->stack ||
+	    READ_ONCE(t->on_cpu))
+		return;
+	uint64_t lo = (uint64_t)t->stack, hi = lo + KSTACK_SIZE;
+	uint64_t sp = READ_ONCE(t->saved_rsp);
+	kprintf("    # asleep: %s (tid %u, pid %u)%s%s", t->name, t->tid, t->pid,
+		state == THREAD_KILLABLE ? " killable" : "",
+		__atomic_load_n(&t->fatal_pending, __ATOMIC_RELAXED) ? " killed" : "");
+	if (sp >= lo && sp + 7 * 8 <= hi) {
+		const uint64_t *saved = (const uint64_t *)sp;
+		uint64_t rbp = READ_ONCE(saved[5]), rip = READ_ONCE(saved[6]);
+		for (int depth = 0; depth < 12; depth++) {
+			uint64_t off;
+			const char *name = ksym_lookup(rip, &off);
+			kprintf(" <- %s+0x%lx", name ? name : "?", off);
+			if (rbp < lo || rbp + 16 > hi || (rbp & 7))
+				break;
+			const uint64_t *frame = (const uint64_t *)rbp;
+			uint64_t next = READ_ONCE(frame[0]);
+			rip = READ_ONCE(frame[1]) - 1;	/* inside the call */
+			if (next <= rbp)
+				break;
+			rbp = next;
+		}
+	}
+	kprintf("\n");
+}
+
+void thread_dump_sleepers(void)
+{
+	thread_for_each(dump_one_sleeper, NULL);
 }
 
 unsigned thread_count(void)

@@ -157,6 +157,9 @@ void set_current_state(int state);
 /* Call fn for every thread (under the threads lock: fn must not sleep). */
 void thread_for_each(void (*fn)(struct thread *t, void *arg), void *arg);
 unsigned thread_count(void);
+/* Print every sleeping thread and the calls it sleeps in (a hung test's
+ * diagnosis: a sleeper nobody will wake shows where it waits). */
+void thread_dump_sleepers(void);
 
 void thread_init(void);            /* boot CPU, once the heap works */
 
