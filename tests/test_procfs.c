@@ -136,6 +136,7 @@ static void not_kept(void)
 
 struct race {
 	unsigned pid;
+	struct thread *racer;      /* the only thread the hook holds */
 	struct completion in_window, reaped;
 	int err;                   /* the racing stat's answer */
 };
@@ -143,8 +144,11 @@ static struct race *the_race;
 
 static void hold_in_window(unsigned pid)
 {
+	/* The racing lookup only: the sleeper itself walks to /proc/PID
+	 * (busybox reads /proc/self/exe as it starts), and held here it
+	 * could never die of the SIGKILL the case then waits on. */
 	struct race *r = the_race;
-	if (!r || pid != r->pid)
+	if (!r || pid != r->pid || current_thread() != r->racer)
 		return;
 	complete(&r->in_window);
 	wait_for_completion(&r->reaped);
@@ -176,8 +180,10 @@ static void lookup_exit_race(void)
 	init_completion(&r.reaped);
 	the_race = &r;
 	proc_pid_lookup_hook = hold_in_window;
-	struct thread *t = thread_create("procrace", racing_lookup, &r, THREAD_ANY_CPU);
+	struct thread *t = thread_create_stopped("procrace", racing_lookup, &r, THREAD_ANY_CPU);
 	ASSERT_NOT_NULL(t);
+	r.racer = t;
+	thread_start(t);
 	wait_for_completion(&r.in_window);	/* it saw the process alive */
 	kill_and_reap(p);
 	complete(&r.reaped);	/* now it hashes a dentry of a reaped process */
