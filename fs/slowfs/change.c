@@ -224,10 +224,9 @@ static bool gate_open(struct slowfs *fs)
 	       __atomic_load_n(&fs->dirgate, __ATOMIC_ACQUIRE);
 }
 
-#define DIRGATE_GIVE_UP_S 10
-
 /*
- * Wait at the changes' gate, killably, for at most DIRGATE_GIVE_UP_S,
+ * Wait at the changes' gate, killably, for at most its patience
+ * (DIRGATE_GIVE_UP_S, 10 s, unless a test set it shorter),
  * then open it for every change after: a VFS that cannot let the gate's
  * count of changes in (the exclusive i_rwsem, or a lock held around a
  * lookup the gate's changes wait for) then shows as a max_in_dir too
@@ -236,7 +235,8 @@ static bool gate_open(struct slowfs *fs)
  */
 static int dirgate_wait(struct slowfs *fs)
 {
-	uint64_t give_up = jiffies + DIRGATE_GIVE_UP_S * HZ;
+	unsigned patience = __atomic_load_n(&fs->dirgate_give_up_s, __ATOMIC_ACQUIRE);
+	uint64_t give_up = jiffies + (uint64_t)patience * HZ;
 	while (!gate_open(fs)) {
 		if (fatal_signal_pending())
 			return -EINTR;	/* killed at the gate: nothing changed */
@@ -244,7 +244,7 @@ static int dirgate_wait(struct slowfs *fs)
 			unsigned g = __atomic_exchange_n(&fs->dirgate, 0, __ATOMIC_ACQ_REL);
 			if (g)
 				kprintf("slowfs: no %u changes of one directory at once in %u s: "
-					"the changes' gate gives up\n", g, DIRGATE_GIVE_UP_S);
+					"the changes' gate gives up\n", g, patience);
 			wake_up_all(&fs->gate_wq);
 			return 0;
 		}

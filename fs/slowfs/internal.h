@@ -30,10 +30,12 @@
 #define SLOWFS_INO(v) ((v) & ~SLOWFS_DIR)
 #define SLOWFS_ROOT_INO 1
 #define SLOWFS_BUCKETS 64
+#define DIRGATE_GIVE_UP_S 10           /* the changes' gate's patience by default */
 
 struct slowfs {
 	unsigned latency_ms, nnames, gate;
 	unsigned dirgate;               /* the changes' gate (change.c; atomic) */
+	unsigned dirgate_give_up_s;     /* its patience (atomic; DIRGATE_GIVE_UP_S unless a test set it) */
 	bool hold;                      /* stop lookups after d_add (slowfs_hold) */
 	struct slowfs_stats stats;
 	unsigned *calls_per_name;

@@ -226,7 +226,7 @@ static struct super_block *mount(unsigned latency_ms, unsigned nnames, unsigned 
 	if (!sb || !fs || !calls || !busy || !inos || !rootdir || !root)
 		goto fail;
 	*fs = (struct slowfs){ .latency_ms = latency_ms, .nnames = nnames, .gate = gate,
-			       .dirgate = dirgate, .calls_per_name = calls, .busy_per_name = busy, .ino_of_name = inos,
+			       .dirgate = dirgate, .dirgate_give_up_s = DIRGATE_GIVE_UP_S, .calls_per_name = calls, .busy_per_name = busy, .ino_of_name = inos,
 			       .next_ino = 2 + (uint64_t)nnames };
 	for (unsigned i = 0; i < nnames; i++)
 		inos[i] = 2 + i;
@@ -307,6 +307,12 @@ void slowfs_open_gate(struct super_block *sb)
 	__atomic_store_n(&fs->gate, 0, __ATOMIC_RELEASE);
 	__atomic_store_n(&fs->dirgate, 0, __ATOMIC_RELEASE);
 	wake_up_all(&fs->gate_wq);
+}
+
+void slowfs_set_dirgate_give_up(struct super_block *sb, unsigned seconds)
+{
+	struct slowfs *fs = sb->s_fs_info;
+	__atomic_store_n(&fs->dirgate_give_up_s, seconds, __ATOMIC_RELEASE);
 }
 
 void slowfs_hold(struct super_block *sb, bool hold)

@@ -70,5 +70,8 @@ struct slowfs_stats slowfs_stats(struct super_block *sb);
 unsigned slowfs_calls_for(struct super_block *sb, unsigned index);   /* lookups of "f<index>" */
 void slowfs_hold(struct super_block *sb, bool hold);
 void slowfs_open_gate(struct super_block *sb);   /* let every lookup and change through the gates */
+/* How long the changes' gate waits before it opens for good (10 s by
+ * default): a test of the giving up need not wait the whole default. */
+void slowfs_set_dirgate_give_up(struct super_block *sb, unsigned seconds);
 
 #endif
