@@ -138,6 +138,7 @@ struct race {
 	unsigned pid;
 	struct thread *racer;      /* the only thread the hook holds */
 	struct completion in_window, reaped;
+	bool held;                 /* atomic: the racer's lookup went through the hook */
 	int err;                   /* the racing stat's answer */
 };
 static struct race *the_race;
@@ -145,23 +146,41 @@ static struct race *the_race;
 static void hold_in_window(unsigned pid)
 {
 	/* The racing lookup only: the sleeper itself walks to /proc/PID
-	 * (busybox reads /proc/self/exe as it starts), and held here it
-	 * could never die of the SIGKILL the case then waits on. */
+	 * (a static glibc program reads /proc/self/exe as it starts), and
+	 * held here it could never die of the SIGKILL the case then waits on. */
 	struct race *r = the_race;
 	if (!r || pid != r->pid || current_thread() != r->racer)
 		return;
+	__atomic_store_n(&r->held, true, __ATOMIC_RELEASE);
 	complete(&r->in_window);
 	wait_for_completion(&r->reaped);
 }
 
 /* Looks /proc/PID up and keeps the dentry: the one a stale answer would
- * come from. */
+ * come from.  Only a lookup that misses the dcache reaches the hook; the
+ * sleeper's own walk of /proc/self may hold /proc/PID cached for a
+ * moment as it starts, so a hit is dropped and the lookup made again
+ * (procfs frees an unused dentry at once), a bounded number of times:
+ * -EAGAIN then fails the case instead of leaving it waiting. */
 static int racing_lookup(void *arg)
 {
 	struct race *r = arg;
 	char path[32];
 	pid_path(path, sizeof(path), r->pid, "");
-	struct dentry *d = path_lookup(path, 0);
+	struct dentry *d;
+	for (unsigned tries = 0;; tries++) {
+		d = path_lookup(path, 0);
+		if (__atomic_load_n(&r->held, __ATOMIC_ACQUIRE))
+			break;
+		if (!IS_ERR(d))
+			dput(d);
+		if (tries == 1000) {
+			r->err = -EAGAIN;
+			complete(&r->in_window);
+			return 0;
+		}
+		sleep_ms(1);
+	}
 	r->err = IS_ERR(d) ? (int)PTR_ERR(d) : 0;
 	struct kstat st;
 	if (!IS_ERR(d) && sys_stat(path, &st) == 0)
@@ -183,7 +202,15 @@ static void lookup_exit_race(void)
 	struct thread *t = thread_create_stopped("procrace", racing_lookup, &r, THREAD_ANY_CPU);
 	ASSERT_NOT_NULL(t);
 	r.racer = t;
+	/* As the sleeper's start-up walk may: /proc/PID held (cached) when
+	 * the racer first looks, so that its retry is exercised every run. */
+	char path[32];
+	pid_path(path, sizeof(path), r.pid, "");
+	struct dentry *early = path_lookup(path, 0);
 	thread_start(t);
+	sleep_ms(5);
+	if (!IS_ERR(early))
+		dput(early);
 	wait_for_completion(&r.in_window);	/* it saw the process alive */
 	kill_and_reap(p);
 	complete(&r.reaped);	/* now it hashes a dentry of a reaped process */
@@ -193,8 +220,6 @@ static void lookup_exit_race(void)
 	/* Its lookup came first, so it may have found the process; but the
 	 * stat it made after, holding that dentry, must not. */
 	EXPECT_EQ(r.err, 0);
-	char path[32];
-	pid_path(path, sizeof(path), r.pid, "");
 	struct kstat st;
 	EXPECT_EQ(sys_stat(path, &st), -ENOENT);
 }
