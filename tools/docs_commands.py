@@ -250,6 +250,7 @@ def run_inline(commands, table):
     for i, cmd in enumerate(commands):
         script += [f'echo docs-inline-begin {i}', cmd, f'echo docs-inline-end {i} $?']
     with tempfile.TemporaryDirectory() as tmp:
+        appended_root(tmp)
         (Path(tmp) / 'docs-inline.sh').write_text('\n'.join(script) + '\n')
         argv = ['make', '-C', str(ROOT), '--no-print-directory', 'run', f'INITRD={tmp}',
                 'SCRIPT=/docs-inline.sh', f'KARGS={BOOT_KARGS}']
@@ -322,9 +323,19 @@ def in_order(shown, got):
     return None
 
 
+def appended_root(tmp):
+    """make run INITRD=tmp appends tmp as a second archive whose "." entry
+    the kernel applies to "/" (as Linux's unpacker does), and leaves it in
+    build/initrd.cpio for whatever boots that file next.  mkdtemp's 0700
+    made "/" searchable by root alone: procfs.access, as uid 1000, then
+    failed with EACCES in a boot of that initrd."""
+    os.chmod(tmp, 0o755)
+
+
 def run_session(cmds, shown, extra_make=(), cwd=ROOT):
     """Run cmds as /docs-session.sh through make run; problems."""
     with tempfile.TemporaryDirectory() as tmp:
+        appended_root(tmp)
         (Path(tmp) / 'docs-session.sh').write_text('\n'.join(cmds) + '\n')
         argv = ['make', '-C', str(ROOT), '--no-print-directory', 'run', f'INITRD={tmp}',
                 'SCRIPT=/docs-session.sh', f'KARGS={BOOT_KARGS}'] + list(extra_make)
