@@ -18,7 +18,6 @@ kernel whose tests print nothing must not pass.
 Exit status: 0 pass, 1 failure, 2 setup error.
 """
 import argparse
-import concurrent.futures
 import dataclasses
 import re
 import shutil
@@ -36,7 +35,6 @@ import os
 import random
 import socket
 import tempfile
-import threading
 import stat as st
 
 from tests.lib import ext2fuzz, ext2img
@@ -433,56 +431,6 @@ def run_profile(p, args, accel):
     return report(label, boot, log_path, f"disks in {show(work)}")
 
 
-class _PerThreadOut:
-    """sys.stdout for boots run at once: what a worker thread prints is
-    kept and printed in one piece when its profile ends, so that two
-    profiles' lines do not interleave."""
-
-    def __init__(self, real):
-        self.real, self.local, self.lock = real, threading.local(), threading.Lock()
-
-    def write(self, text):
-        buf = getattr(self.local, "buf", None)
-        if buf is None:
-            with self.lock:
-                return self.real.write(text)
-        buf.append(text)
-        return len(text)
-
-    def flush(self):
-        if getattr(self.local, "buf", None) is None:
-            self.real.flush()
-
-    def run_buffered(self, fn, *a):
-        self.local.buf = []
-        try:
-            return fn(*a)
-        finally:
-            text, self.local.buf = "".join(self.local.buf), None
-            with self.lock:
-                self.real.write(text)
-                self.real.flush()
-
-
-def run_all(profiles, args, accel):
-    """Run the profiles, two at a time on a host with two cores or more,
-    the one with the most CPUs first (the longest: ext2 at -smp 8 took 42 s
-    of the 72); the answers in the profiles' order."""
-    workers = min(2, os.cpu_count() or 1, len(profiles))
-    if workers < 2:
-        return [run_profile(p, args, accel) for p in profiles]
-    out = _PerThreadOut(sys.stdout)
-    sys.stdout = out
-    try:
-        order = sorted(range(len(profiles)), key=lambda i: -(args.smp or profiles[i].smp))
-        with concurrent.futures.ThreadPoolExecutor(workers) as pool:
-            futures = {i: pool.submit(out.run_buffered, run_profile, profiles[i], args, accel)
-                       for i in order}
-            return [futures[i].result() for i in range(len(profiles))]
-    finally:
-        sys.stdout = out.real
-
-
 def main():
     sys.stdout.reconfigure(line_buffering=True)
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -499,7 +447,7 @@ def main():
             die(f"no disk profile {n!r} (there are: {', '.join(PROFILES)})")
     accel, why = resolve_accel(args.accel, args.elf)
     print_accel(accel, why)
-    failed = [n for n, ok in zip(names, run_all([PROFILES[n] for n in names], args, accel)) if not ok]
+    failed = [n for n in names if not run_profile(PROFILES[n], args, accel)]
     print(f"disk tests: {len(names) - len(failed)} of {len(names)} profiles passed" +
           (f"; failed: {', '.join(failed)}" if failed else ""))
     return 1 if failed else 0
