@@ -175,24 +175,23 @@ def report_config(label, cfg, kargs, files, expected, log_path, status, stderr_l
     return Outcome(cfg, not problems, totals, reason)
 
 
-def run_matrix(jobs, run, workers=1, cost=lambda cfg: 0):
+def run_matrix(jobs, run):
     """Run every (position, cfg) job; returns the outcomes in the jobs' order.
-    With workers > 1, that many boots run at once, the costliest first
-    (cost(cfg)), so that the long stress boot does not start last.  A
-    boot's vCPUs are busy only while its guest has work (most cases run
-    on one CPU and the others halt), so two boots fill two host cores
-    better than one does; each case's time limit is far above what a
-    boot slowed by its neighbour needs."""
+    A one-CPU boot keeps one host core busy, so with two or more host cores
+    the one-CPU boots run two at a time (first); the others, whose vCPUs
+    already fill the host, one after another."""
+    single = [j for j in jobs if j[1].smp == 1]
+    rest = [j for j in jobs if j[1].smp != 1]
     done = {}
-    order = sorted(jobs, key=lambda j: -cost(j[1]))
-    if workers > 1 and len(jobs) > 1:
+    workers = min(len(single), os.cpu_count() or 1, 2)
+    if workers > 1:
         with concurrent.futures.ThreadPoolExecutor(workers) as pool:
-            futures = {j[0]: pool.submit(run, *j) for j in order}
-            for position, future in futures.items():
-                done[position] = future.result()
+            for job, outcome in zip(single, pool.map(lambda j: run(*j), single)):
+                done[job[0]] = outcome
     else:
-        for position, cfg in order:
-            done[position] = run(position, cfg)
+        rest = single + rest
+    for position, cfg in rest:
+        done[position] = run(position, cfg)
     return [done[position] for position, _ in jobs]
 
 
@@ -268,12 +267,8 @@ def cmd_test(args):
         if cfg.firmware == "uefi":
             return uefi_light_iso, uefi_light_kargs
         return light_iso, light_kargs
-    def cost(cfg):	# the stress boot, then BIOS (more suites) before UEFI, more CPUs first
-        stress = cfg.firmware == "bios" and cfg.smp in full_smp
-        return (400 if stress else 200 if cfg.firmware == "bios" else 100) + cfg.smp
     outcomes = run_matrix(jobs, lambda position, cfg: run_config(
-        position, cfg, *boot_for(cfg), files, args.timeout, expected, scratch),
-        workers=args.jobs, cost=cost)
+        position, cfg, *boot_for(cfg), files, args.timeout, expected, scratch))
     failed = [o for o in outcomes if not o.ok]
     if expected is not None:
         if failed:
@@ -374,8 +369,6 @@ def build_parser():
                            "(default: all)")
     test.add_argument("--full-smp", type=smp_list, default=None, metavar="N[,N...]",
                       help="the CPU counts whose BIOS boots take no --light-kargs (default: all)")
-    test.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1), metavar="N",
-                      help="boots at once (default: 2, or 1 on a one-core host)")
     test.add_argument("--log-suffix", default="", metavar="SUFFIX",
                       help="add SUFFIX to each log's name (build/test-logs/bios-smp4SUFFIX.log), "
                            "so that another kernel's run keeps the matrix's logs")
