@@ -12,6 +12,8 @@
  *   known/link         -> a.txt
  *   locked/secret      a file QEMU's user may not read (EACCES)
  *   storm/s0..s3       empty files: looked up by every CPU at once
+ *   par/               empty: PAR_THREADS threads create and unlink names here
+ *   sync/ack           empty: the driver's answer to a `# P9SYNC STEP` line
  *   in.tar             a tar of known/ (busybox tar x)
  *   work/              empty: what the cases make here, the driver checks
  *
@@ -19,10 +21,16 @@
  * storm case prints `# P9WALKS FID N`: exactly N walks of one name must
  * start from fid FID (the storm directory's, which is walked from for
  * nothing else).
+ *
+ * Told to the driver during the boot: a case prints `# P9SYNC STEP` and
+ * waits (host_sync) until sync/ack holds "STEP\n": the driver, which
+ * reads the serial log as it grows, looks at or changes the folder for
+ * that step first (tests/p9_tests.py's STEPS).
  */
 #include "drivers/virtio_9p.h"
 #include "fs/9p/v9fs.h"
 #include "fs/dcache.h"
+#include "fs/dirops.h"
 #include "fs/namei.h"
 #include "fs/syscalls.h"
 #include "kernel/err.h"
@@ -30,6 +38,7 @@
 #include "kernel/kmalloc.h"
 #include "kernel/kprintf.h"
 #include "kernel/ktest.h"
+#include "kernel/sched.h"
 #include "kernel/string.h"
 #include "kernel/thread.h"
 #include "tests/user_run.h"
@@ -76,6 +85,22 @@ static void write_file(const char *path, const char *text)
 	ASSERT_GE(fd, 0);
 	EXPECT_EQ(sys_write(fd, text, strlen(text)), (long)strlen(text));
 	sys_close(fd);
+}
+
+/* Tell the driver we reached step, and wait until it has done what it
+ * does at that step (it writes "step\n" into sync/ack after).  A file's
+ * contents are never cached, so each read asks the server. */
+static void host_sync(const char *step)
+{
+	char want[32], buf[32] = { 0 };
+	snprintf(want, sizeof(want), "%s\n", step);
+	kprintf("# P9SYNC %s\n", step);
+	for (unsigned i = 0; i < 6000 && strcmp(buf, want) != 0; i++) {
+		memset(buf, 0, sizeof(buf));
+		if (read_all(MNT "/sync/ack", buf, sizeof(buf) - 1) < 0 || strcmp(buf, want) != 0)
+			sleep_ms(10);
+	}
+	EXPECT_STREQ(buf, want);	/* else the driver never answered (60 s) */
 }
 
 /* A tag no channel has: Linux's v9fs says ENOENT; a second mount of a
@@ -261,6 +286,96 @@ static void same_name_storm(void)
 	dput(d);
 }
 
+/* ---- parallel changes of one directory -------------------------------- */
+
+/* tests/p9_tests.py checks the names: tT-J, T < PAR_THREADS, J < PAR_NAMES. */
+#define PAR_THREADS 4
+#define PAR_NAMES 8
+
+struct par_arg {
+	unsigned t;
+	bool unlink;
+	int err;
+};
+
+static int par_main(void *arg)
+{
+	struct par_arg *a = arg;
+	char path[48];
+	for (unsigned j = 0; j < PAR_NAMES && !a->err; j++) {
+		snprintf(path, sizeof(path), MNT "/par/t%u-%u", a->t, j);
+		if (a->unlink) {
+			a->err = sys_unlink(path);
+		} else {
+			int fd = sys_open(path, O_CREAT | O_EXCL | O_WRONLY, 0644);
+			a->err = fd < 0 ? fd : sys_close(fd);
+		}
+	}
+	return 0;
+}
+
+static void par_round(bool unlink)
+{
+	struct par_arg args[PAR_THREADS];
+	struct thread *t[PAR_THREADS];
+	for (unsigned i = 0; i < PAR_THREADS; i++) {
+		args[i] = (struct par_arg){ i, unlink, 0 };
+		t[i] = thread_create("p9par", par_main, &args[i], THREAD_ANY_CPU);
+		ASSERT_NOT_NULL(t[i]);
+	}
+	for (unsigned i = 0; i < PAR_THREADS; i++) {
+		thread_join(t[i]);
+		EXPECT_EQ(args[i].err, 0);
+	}
+}
+
+/* A change's sender, its reply in hand, waits a while for another change
+ * to be sent: so two changes that may overlap do, every time, and two
+ * that may not (i_rwsem exclusive) show it. */
+static void hold_change(struct p9_client *c)
+{
+	for (unsigned i = 0; i < 20000 && __atomic_load_n(&c->changes_in_flight, __ATOMIC_RELAXED) < 2;
+	     i++)
+		yield();
+}
+
+/* PAR_THREADS threads create, then unlink, names of their own in one
+ * directory.  With the directory's changes parallel (FS_PAR_DIROPS and
+ * vfs.dirops=shared), more than one of its changes is at the server at
+ * once, counted by the client's transport; the driver sees every name on
+ * the host after the creates, and none after the unlinks. */
+static void parallel_changes(void)
+{
+	if (!have_channel())
+		return;
+	mount_once();
+	struct dentry *d = path_lookup(MNT "/par", 0);
+	ASSERT_FALSE(IS_ERR(d));
+	struct p9_client *c = V9FS_CLNT(d->d_inode);
+	dput(d);
+	/* The mode, not dirop_shared(): 9p must opt in, and a 9p that does
+	 * not fails here. */
+	bool shared = !__atomic_load_n(&vfs_dirops_exclusive, __ATOMIC_RELAXED);
+	__atomic_store_n(&c->changes_in_flight_max, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&p9_change_hook, hold_change, __ATOMIC_RELEASE);
+	par_round(false);
+	uint32_t creates = __atomic_load_n(&c->changes_in_flight_max, __ATOMIC_RELAXED);
+	host_sync("created");	/* the driver lists par/ now */
+	__atomic_store_n(&c->changes_in_flight_max, 0, __ATOMIC_RELAXED);
+	par_round(true);
+	uint32_t unlinks = __atomic_load_n(&c->changes_in_flight_max, __ATOMIC_RELAXED);
+	__atomic_store_n(&p9_change_hook, NULL, __ATOMIC_RELEASE);
+	kprintf("# changes of one directory in flight at most: %u creating, %u unlinking (dirops %s)\n",
+		creates, unlinks, shared ? "shared" : "exclusive");
+	if (shared) {
+		EXPECT_GT(creates, 1u);
+		EXPECT_GT(unlinks, 1u);
+	} else {
+		EXPECT_EQ(creates, 1u);
+		EXPECT_EQ(unlinks, 1u);
+	}
+}
+
 /* ---- a killed waiter -------------------------------------------------- */
 
 static int stat_main(void *arg)
@@ -348,6 +463,7 @@ static const struct ktest_case p9_cases[] = {
 	KTEST_CASE(changes_reach_the_host),
 	KTEST_CASE(server_refuses),
 	KTEST_CASE(same_name_storm),
+	KTEST_CASE_TIMEOUT(parallel_changes, 240),
 	KTEST_CASE(killed_waiter),
 	KTEST_CASE(busybox_on_it),
 	KTEST_CASE(umount_and_again),

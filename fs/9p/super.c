@@ -148,6 +148,7 @@ static struct file_system_type v9fs_type = {
 	.name = "9p",
 	.mount_source = v9fs_mount,
 	.kill_sb = v9fs_kill_sb,
+	.fs_flags = FS_PAR_DIROPS,	/* namei.c's head: changes keep nothing of their own */
 };
 
 int v9fs_register(void)

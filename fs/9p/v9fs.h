@@ -18,8 +18,9 @@
  *
  * Locking: v9fs_inode.open_lock serializes the opening of rfid and wfid
  * (each set once, then read with acquire loads, no lock); nothing else
- * of the filesystem's is shared and changing: the VFS's i_rwsem orders
- * directory changes and a file's writes, as for every filesystem.
+ * of the filesystem's is shared and changing: the VFS's i_rwsem orders a
+ * file's writes, and directory changes run under it shared with their
+ * names locked (FS_PAR_DIROPS: namei.c's head says why that is enough).
  * open_lock is a mutex taken with no other lock held (open, read, write
  * run without i_rwsem or with it; it nests inside i_rwsem).
  */
