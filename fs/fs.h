@@ -314,6 +314,11 @@ static inline const char *inode_get_link(struct inode *inode)
 struct inode *iget_locked(struct super_block *sb, uint64_t ino);
 void unlock_new_inode(struct inode *inode);
 void iget_failed(struct inode *inode);      /* unhashes it, wakes the waiters, drops our reference */
+/* inode (held, filled in) is no longer the file its number names (9p's
+ * cache=none: the server reused the number): iget_locked will not find
+ * it again, its holders keep it, and once unused it waits on the LRU
+ * to be freed like any other.  Linux's remove_inode_hash. */
+void remove_inode_hash(struct inode *inode);
 uint64_t icache_new_waits(void);            /* waits for I_NEW so far (tests) */
 /* Another reference, for a caller that already holds one (so it cannot
  * fail, and the inode cannot be on its way out): Linux's ihold. */

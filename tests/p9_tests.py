@@ -66,6 +66,11 @@ def make_folder(share):
     (share / "par").mkdir()
     (share / "sync").mkdir()
     (share / "sync" / "ack").touch()
+    (share / "host").mkdir()
+    for sfx in ("", "2"):
+        for name, text in (("gone", "g\n"), ("old", "o\n"), ("swap", "A\n"), ("kind", "k\n"),
+                           ("grow", "12345")):
+            (share / "host" / (name + sfx)).write_text(text)
     for p in [share, *share.rglob("*")]:
         if not p.is_symlink():
             p.chmod(0o755 if p.is_dir() else 0o644)
@@ -151,7 +156,36 @@ def step_created(share, seen):
     seen["created"] = set(os.listdir(share / "par"))
 
 
-STEPS = {"created": step_created}
+def change_host(share, sfx, fresh):
+    """tests/test_p9.c's host_changes: the folder changed behind the guest's back."""
+    h = share / "host"
+    (h / f"gone{sfx}").unlink()
+    (h / f"old{sfx}").rename(h / f"new{sfx}")
+    tmp = h / f"swap{sfx}.tmp"
+    tmp.write_text("B\n")              # made while swap still is: another inode
+    tmp.replace(h / f"swap{sfx}")
+    (h / f"kind{sfx}").unlink()
+    (h / f"kind{sfx}").mkdir()
+    with open(h / f"grow{sfx}", "a") as f:
+        f.write("67890")
+    for name in fresh:
+        (h / name).write_text("f\n")
+    for p in h.iterdir():
+        if os.geteuid() == 0:
+            os.lchown(p, NOBODY, NOBODY)
+
+
+def step_loose(share, seen):
+    change_host(share, "", ("fresh", "fresh_late"))
+    seen["loose"] = True
+
+
+def step_none(share, seen):
+    change_host(share, "2", ("fresh2",))
+    seen["none"] = True
+
+
+STEPS = {"created": step_created, "loose": step_loose, "none": step_none}
 
 
 class Syncer(threading.Thread):
@@ -254,8 +288,8 @@ def run(args, accel):
     syncer.join()
     boot.problems += syncer.problems
     if boot.finished():
-        if len(boot.k.cases) < 10:
-            boot.problems.append(f"{len(boot.k.cases)} cases ran, the suite has 10")
+        if len(boot.k.cases) < 11:
+            boot.problems.append(f"{len(boot.k.cases)} cases ran, the suite has 11")
         boot.problems += [f"the kernel never reached the step `{s}`" for s in STEPS
                           if s not in syncer.seen]
         boot.problems += check_work(share) + check_walks(trace, boot.k.lines)

@@ -14,6 +14,9 @@
  *   storm/s0..s3       empty files: looked up by every CPU at once
  *   par/               empty: PAR_THREADS threads create and unlink names here
  *   sync/ack           empty: the driver's answer to a `# P9SYNC STEP` line
+ *   host/              files the driver changes during the boot (host_changes):
+ *                      gone, old, swap "A", kind, grow "12345", each also with
+ *                      a 2 (gone2, ...), for cache=loose and then cache=none
  *   in.tar             a tar of known/ (busybox tar x)
  *   work/              empty: what the cases make here, the driver checks
  *
@@ -437,6 +440,109 @@ static void busybox_on_it(void)
 	EXPECT_LINE(out, "done");
 }
 
+/* ---- what each cache mode promises when the host changes the folder ---- */
+
+struct before {
+	uint64_t swap_ino;
+	int64_t grow_size;
+};
+
+/* Look every name of round sfx up, so the dentries (and the negative
+ * ones of names not there yet) are cached when the host changes them. */
+static void look_before(const char *sfx, struct before *b)
+{
+	char p[64];
+	struct kstat st;
+	static const char *const there[] = { "gone", "old", "kind" };
+	for (unsigned i = 0; i < 3; i++) {
+		snprintf(p, sizeof(p), MNT "/host/%s%s", there[i], sfx);
+		EXPECT_EQ(sys_stat(p, &st), 0);
+	}
+	snprintf(p, sizeof(p), MNT "/host/swap%s", sfx);
+	ASSERT_EQ(sys_stat(p, &st), 0);
+	b->swap_ino = st.ino;
+	snprintf(p, sizeof(p), MNT "/host/grow%s", sfx);
+	ASSERT_EQ(sys_stat(p, &st), 0);
+	b->grow_size = st.size;
+	EXPECT_EQ(b->grow_size, 5);
+	static const char *const absent[] = { "new", "fresh" };
+	for (unsigned i = 0; i < 2; i++) {
+		snprintf(p, sizeof(p), MNT "/host/%s%s", absent[i], sfx);
+		EXPECT_EQ(sys_stat(p, &st), -ENOENT);
+	}
+}
+
+static int stat_sfx(const char *name, const char *sfx, struct kstat *st)
+{
+	char p[64];
+	snprintf(p, sizeof(p), MNT "/host/%s%s", name, sfx);
+	return sys_stat(p, st);
+}
+
+static void remount(const char *options)
+{
+	sys_chdir("/");
+	ASSERT_EQ(sys_umount(MNT), 0);
+	ASSERT_EQ(sys_mount_from(TAG, MNT, "9p", 0, options), 0);
+}
+
+/* The driver, at each step, removes gone, renames old to new, replaces
+ * swap by another file (a new inode), kind by a directory, appends to
+ * grow, and makes fresh and fresh_late (docs/design/27-9p.md's lists).
+ * cache=loose: what the guest had looked up stays as it was; only names
+ * it had not looked up, and file contents, are the host's.  cache=none:
+ * every path step shows the host's folder at once. */
+static void host_changes(void)
+{
+	if (!have_channel())
+		return;
+	mount_once();
+	struct kstat st;
+	struct before b;
+	char buf[16] = { 0 };
+
+	look_before("", &b);
+	host_sync("loose");
+	EXPECT_EQ(stat_sfx("gone", "", &st), 0);	/* the cached dentry */
+	EXPECT_EQ(sys_open(MNT "/host/gone", O_RDONLY, 0), -ENOENT);	/* the server's */
+	EXPECT_EQ(stat_sfx("old", "", &st), 0);
+	EXPECT_EQ(stat_sfx("new", "", &st), -ENOENT);	/* a cached negative dentry */
+	EXPECT_EQ(stat_sfx("fresh", "", &st), -ENOENT);
+	EXPECT_EQ(stat_sfx("fresh_late", "", &st), 0);	/* never looked up: the server's */
+	EXPECT_EQ(stat_sfx("swap", "", &st), 0);
+	EXPECT_EQ(st.ino, b.swap_ino);
+	EXPECT_EQ(stat_sfx("kind", "", &st), 0);
+	EXPECT_TRUE(S_ISREG(st.mode));
+	EXPECT_EQ(stat_sfx("grow", "", &st), 0);
+	EXPECT_EQ(st.size, 5);	/* attributes as cached */
+	EXPECT_EQ(read_all(MNT "/host/grow", buf, sizeof(buf) - 1), 10);	/* contents: the server's */
+	EXPECT_STREQ(buf, "1234567890");
+
+	remount("cache=none");
+	uint64_t stale = __atomic_load_n(&v9fs_stale, __ATOMIC_RELAXED);
+	look_before("2", &b);
+	host_sync("none");
+	EXPECT_EQ(stat_sfx("gone", "2", &st), -ENOENT);
+	EXPECT_EQ(stat_sfx("old", "2", &st), -ENOENT);
+	EXPECT_EQ(stat_sfx("new", "2", &st), 0);
+	EXPECT_EQ(stat_sfx("fresh", "2", &st), 0);
+	EXPECT_EQ(stat_sfx("swap", "2", &st), 0);
+	EXPECT_NE(st.ino, b.swap_ino);
+	memset(buf, 0, sizeof(buf));
+	EXPECT_EQ(read_all(MNT "/host/swap2", buf, sizeof(buf) - 1), 2);
+	EXPECT_STREQ(buf, "B\n");
+	EXPECT_EQ(stat_sfx("kind", "2", &st), 0);
+	EXPECT_TRUE(S_ISDIR(st.mode));
+	EXPECT_EQ(stat_sfx("grow", "2", &st), 0);
+	EXPECT_EQ(st.size, 10);
+	/* Each of the six changed names was found stale once. */
+	uint64_t now = __atomic_load_n(&v9fs_stale, __ATOMIC_RELAXED) - stale;
+	kprintf("# cache=none: %lu stale dentries dropped, %lu revalidations in all\n", now,
+		__atomic_load_n(&v9fs_revalidations, __ATOMIC_RELAXED));
+	EXPECT_GE(now, 6u);
+	remount("");
+}
+
 /* Last: unmount clunks every fid; the channel can be mounted again. */
 static void umount_and_again(void)
 {
@@ -466,6 +572,7 @@ static const struct ktest_case p9_cases[] = {
 	KTEST_CASE_TIMEOUT(parallel_changes, 240),
 	KTEST_CASE(killed_waiter),
 	KTEST_CASE(busybox_on_it),
+	KTEST_CASE_TIMEOUT(host_changes, 240),
 	KTEST_CASE(umount_and_again),
 };
 KTEST_SUITE_EXPLICIT(p9, p9_cases);
