@@ -13,7 +13,9 @@ trace event on, runs the kernel's suite p9, and then checks from outside:
   - during the boot: at each `# P9SYNC STEP` line the kernel prints, the
     driver (a thread reading the serial log as it grows) looks at or
     changes the folder as STEPS says, then writes "STEP\n" into
-    sync/ack, which the kernel waits for.
+    sync/ack, which the kernel waits for;
+  - the share's statfs as the guest saw it (`# P9STATFS ...`) against
+    the host's statvfs of the folder.
 
 Run as root, QEMU runs as nobody (setpriv), as a user's QEMU would, so
 that a root-only file gives the server's EACCES.
@@ -185,7 +187,44 @@ def step_none(share, seen):
     seen["none"] = True
 
 
-STEPS = {"created": step_created, "loose": step_loose, "none": step_none}
+def step_statfs(share, seen):
+    seen["statfs"] = os.statvfs(share)
+
+
+STEPS = {"created": step_created, "loose": step_loose, "none": step_none, "statfs": step_statfs}
+
+
+def check_statfs(seen, log_lines):
+    """The guest's statfs of the share (Tstatfs) against the host's statvfs.
+
+    QEMU answers with the host's statfs, its block size multiplied by a
+    factor (as many host blocks as fit a message) and the counts divided
+    by it: so sizes are compared in bytes, to within one guest block.
+    The free counts may move between the two looks (the host's disk is
+    shared): to within 1% of the total.
+    """
+    line = next((m for m in (re.search(r"# P9STATFS ((?:\d+ ?){7})", l) for l in log_lines) if m),
+                None)
+    if not line or "statfs" not in seen:
+        return ["no # P9STATFS line, or no statfs step"]
+    bsize, blocks, bfree, bavail, files, ffree, namelen = map(int, line.group(1).split())
+    v = seen["statfs"]
+    print(f"  statfs: guest {bsize} x {blocks} blocks, {files} files; "
+          f"host {v.f_frsize} x {v.f_blocks}, {v.f_files}")
+    problems = []
+    total = v.f_frsize * v.f_blocks
+    if abs(bsize * blocks - total) >= bsize:
+        problems.append(f"statfs: {bsize} x {blocks} bytes in the guest, {total} on the host")
+    for name, got, want in (("free", bfree, v.f_bfree), ("available", bavail, v.f_bavail)):
+        if abs(bsize * got - v.f_frsize * want) > total // 100 + bsize:
+            problems.append(f"statfs: {name} {bsize} x {got} in the guest, "
+                            f"{v.f_frsize} x {want} on the host")
+    if files != v.f_files or abs(ffree - v.f_ffree) > v.f_files // 100 + 16:
+        problems.append(f"statfs: files {files}/{ffree} free in the guest, "
+                        f"{v.f_files}/{v.f_ffree} on the host")
+    if namelen != v.f_namemax:
+        problems.append(f"statfs: name length {namelen} in the guest, {v.f_namemax} on the host")
+    return problems
 
 
 class Syncer(threading.Thread):
@@ -288,12 +327,12 @@ def run(args, accel):
     syncer.join()
     boot.problems += syncer.problems
     if boot.finished():
-        if len(boot.k.cases) < 11:
-            boot.problems.append(f"{len(boot.k.cases)} cases ran, the suite has 11")
+        if len(boot.k.cases) < 12:
+            boot.problems.append(f"{len(boot.k.cases)} cases ran, the suite has 12")
         boot.problems += [f"the kernel never reached the step `{s}`" for s in STEPS
                           if s not in syncer.seen]
         boot.problems += check_work(share) + check_walks(trace, boot.k.lines)
-        boot.problems += check_par(share, syncer.seen)
+        boot.problems += check_par(share, syncer.seen) + check_statfs(syncer.seen, boot.k.lines)
     return report(label, boot, log_path, f"the folder: {show(share)}")
 
 def main():

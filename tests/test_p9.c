@@ -543,6 +543,40 @@ static void host_changes(void)
 	remount("");
 }
 
+/* ---- statfs --------------------------------------------------------- */
+
+#define V9FS_MAGIC 0x01021997
+#define RAMFS_MAGIC 0x858458f6
+
+/* The server's statfs(2) of the folder (Tstatfs): printed for the driver,
+ * which compares it with its own statvfs of the folder, taken at the step
+ * `statfs` (so that little can change between the two). */
+static void statfs_of_the_share(void)
+{
+	if (!have_channel())
+		return;
+	mount_once();
+	struct kstatfs k, f;
+	ASSERT_EQ(sys_statfs(MNT "/known/a.txt", &k), 0);
+	kprintf("# P9STATFS %lu %lu %lu %lu %lu %lu %lu\n", k.bsize, k.blocks, k.bfree, k.bavail,
+		k.files, k.ffree, k.namelen);
+	host_sync("statfs");
+	EXPECT_EQ(k.type, (uint64_t)V9FS_MAGIC);
+	EXPECT_GT(k.bsize, 0u);
+	EXPECT_GT(k.blocks, 0u);
+	EXPECT_GE(k.blocks, k.bfree);
+	int fd = sys_open(MNT "/known", O_RDONLY | O_DIRECTORY, 0);
+	ASSERT_GE(fd, 0);
+	EXPECT_EQ(sys_fstatfs(fd, &f), 0);
+	sys_close(fd);
+	EXPECT_EQ(f.type, (uint64_t)V9FS_MAGIC);
+	EXPECT_EQ(f.blocks, k.blocks);
+	EXPECT_EQ(f.files, k.files);
+	EXPECT_EQ(sys_statfs("/", &f), 0);	/* not 9p: the VFS's defaults */
+	EXPECT_EQ(f.type, (uint64_t)RAMFS_MAGIC);
+	EXPECT_EQ(sys_statfs(MNT "/known/nothing", &f), -ENOENT);
+}
+
 /* Last: unmount clunks every fid; the channel can be mounted again. */
 static void umount_and_again(void)
 {
@@ -573,6 +607,7 @@ static const struct ktest_case p9_cases[] = {
 	KTEST_CASE(killed_waiter),
 	KTEST_CASE(busybox_on_it),
 	KTEST_CASE_TIMEOUT(host_changes, 240),
+	KTEST_CASE_TIMEOUT(statfs_of_the_share, 240),
 	KTEST_CASE(umount_and_again),
 };
 KTEST_SUITE_EXPLICIT(p9, p9_cases);

@@ -450,6 +450,28 @@ int p9_fsync(struct p9_client *c, uint32_t fid)
 	return call_simple(&k, P9_TFSYNC + 1);
 }
 
+int p9_statfs(struct p9_client *c, uint32_t fid, struct p9_statfs *s)
+{
+	struct call k;
+	int err = call_begin(c, &k, P9_TSTATFS);
+	if (err)
+		return err;
+	p9_put32(&k.tx, fid);
+	if ((err = call_run(&k, P9_TSTATFS + 1)))
+		return err;
+	struct p9_msg *m = &k.rx;
+	s->type = p9_get32(m);
+	s->bsize = p9_get32(m);
+	s->blocks = p9_get64(m);
+	s->bfree = p9_get64(m);
+	s->bavail = p9_get64(m);
+	s->files = p9_get64(m);
+	s->ffree = p9_get64(m);
+	s->fsid = p9_get64(m);
+	s->namelen = p9_get32(m);
+	return call_end(&k);
+}
+
 int p9_clunk(struct p9_client *c, uint32_t fid)
 {
 	struct call k;

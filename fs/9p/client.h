@@ -116,6 +116,13 @@ int p9_renameat(struct p9_client *c, uint32_t odfid, const char *oname, uint32_t
  * -ENAMETOOLONG if it does not fit, -EIO if it holds a NUL. */
 long p9_readlink(struct p9_client *c, uint32_t fid, char *buf, uint32_t size);
 int p9_fsync(struct p9_client *c, uint32_t fid);
+/* Rstatfs's fields, as the server's statfs(2) gives them. */
+struct p9_statfs {
+	uint32_t type, bsize;
+	uint64_t blocks, bfree, bavail, files, ffree, fsid;
+	uint32_t namelen;
+};
+int p9_statfs(struct p9_client *c, uint32_t fid, struct p9_statfs *s);
 int p9_clunk(struct p9_client *c, uint32_t fid);
 
 #endif

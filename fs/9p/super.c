@@ -24,9 +24,29 @@
 
 #define V9FS_DEFAULT_MSIZE P9_CHAN_BUFSIZE
 
+#define V9FS_MAGIC 0x01021997	/* Linux's, what statfs(2) says of a 9p mount */
+
+/* The server's statfs(2) of the folder, asked through d's fid (Tstatfs):
+ * its counts, its block size and name length; the type is 9p's, as on
+ * Linux (the host filesystem's own is not the guest's). */
+static int v9fs_statfs(struct dentry *d, struct kstatfs *buf)
+{
+	struct p9_statfs s;
+	int err = p9_statfs(V9FS_CLNT(d->d_inode), V9FS_I(d->d_inode)->fid, &s);
+	if (err)
+		return err;
+	*buf = (struct kstatfs){
+		.type = V9FS_MAGIC, .bsize = s.bsize, .frsize = s.bsize, .blocks = s.blocks,
+		.bfree = s.bfree, .bavail = s.bavail, .files = s.files, .ffree = s.ffree,
+		.fsid = s.fsid, .namelen = s.namelen,
+	};
+	return 0;
+}
+
 static const struct super_operations v9fs_super_ops = {
 	.evict = v9fs_evict,
 	.dirty_inode = v9fs_dirty_inode,
+	.statfs = v9fs_statfs,
 };
 
 static struct file_system_type v9fs_type;
