@@ -327,8 +327,8 @@ def run(args, accel):
     syncer.join()
     boot.problems += syncer.problems
     if boot.finished():
-        if len(boot.k.cases) < 12:
-            boot.problems.append(f"{len(boot.k.cases)} cases ran, the suite has 12")
+        if len(boot.k.cases) < 13:
+            boot.problems.append(f"{len(boot.k.cases)} cases ran, the suite has 13")
         boot.problems += [f"the kernel never reached the step `{s}`" for s in STEPS
                           if s not in syncer.seen]
         boot.problems += check_work(share) + check_walks(trace, boot.k.lines)

@@ -543,6 +543,54 @@ static void host_changes(void)
 	remount("");
 }
 
+/* ---- a revalidation meets a change of the name ------------------------ */
+
+static bool probe_armed;
+static int probe_result;
+
+/* Called by the create's sender with Tlcreate's reply in hand: the name
+ * is locked, the file made on the server, its dentry still negative. */
+static void stat_mid_create(struct p9_client *c)
+{
+	(void)c;
+	if (!__atomic_exchange_n(&probe_armed, false, __ATOMIC_ACQ_REL))
+		return;
+	struct kstat st;
+	probe_result = sys_stat(MNT "/par/probe", &st);
+}
+
+/* cache=none: a path step that meets a name whose change is under way
+ * (its name lock held, FS_PAR_DIROPS) leaves the dentry to the change.
+ * Unhashing it would let a second change of the name lock another
+ * dentry; here the stat made in the middle of the create would look the
+ * name up afresh and find the new file (0) instead of the dentry as it
+ * stands (-ENOENT). */
+static void revalidation_spares_a_changing_name(void)
+{
+	if (!have_channel())
+		return;
+	mount_once();
+	if (__atomic_load_n(&vfs_dirops_exclusive, __ATOMIC_RELAXED)) {
+		kprintf("# SKIP: vfs.dirops=exclusive: no name lock to meet\n");
+		return;
+	}
+	remount("cache=none");
+	struct kstat st;
+	EXPECT_EQ(sys_stat(MNT "/par/probe", &st), -ENOENT);	/* a negative dentry, cached */
+	probe_result = 99;
+	__atomic_store_n(&probe_armed, true, __ATOMIC_RELEASE);
+	__atomic_store_n(&p9_change_hook, stat_mid_create, __ATOMIC_RELEASE);
+	int fd = sys_open(MNT "/par/probe", O_CREAT | O_EXCL | O_WRONLY, 0644);
+	__atomic_store_n(&p9_change_hook, NULL, __ATOMIC_RELEASE);
+	EXPECT_GE(fd, 0);
+	sys_close(fd);
+	EXPECT_FALSE(__atomic_load_n(&probe_armed, __ATOMIC_ACQUIRE));	/* the hook ran */
+	EXPECT_EQ(probe_result, -ENOENT);
+	EXPECT_EQ(sys_stat(MNT "/par/probe", &st), 0);
+	EXPECT_EQ(sys_unlink(MNT "/par/probe"), 0);
+	remount("");
+}
+
 /* ---- statfs --------------------------------------------------------- */
 
 #define V9FS_MAGIC 0x01021997
@@ -607,6 +655,7 @@ static const struct ktest_case p9_cases[] = {
 	KTEST_CASE(killed_waiter),
 	KTEST_CASE(busybox_on_it),
 	KTEST_CASE_TIMEOUT(host_changes, 240),
+	KTEST_CASE(revalidation_spares_a_changing_name),
 	KTEST_CASE_TIMEOUT(statfs_of_the_share, 240),
 	KTEST_CASE(umount_and_again),
 };
