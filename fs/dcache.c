@@ -639,26 +639,37 @@ static struct dentry *d_lookup_raw(struct dentry *parent, const struct qstr *q)
 	return d;
 }
 
-void d_invalidate(struct dentry *d)
+bool d_invalidate(struct dentry *d)
 {
 	struct spinlock *b = d_lock_bucket(d);
-	bool drop = (d->d_flags & DCACHE_HASHED) && !d_mountpoint(d);
+	/* The name lock is set under d_lock, and its taker checks under
+	 * d_lock that d is still hashed: so either it sees our unhash (and
+	 * looks the name up again) or we see its lock. */
+	spin_lock(&d->d_lock);
+	bool changing = d->d_flags & DCACHE_PAR_UPDATE;
+	bool drop = (d->d_flags & DCACHE_HASHED) && !d_mountpoint(d) && !changing;
 	if (drop)
 		__d_unhash(d);
+	spin_unlock(&d->d_lock);
 	spin_unlock(b);
 	if (drop)
 		d_cached_unhashed(d);	/* others hold it: their cached references go */
+	return !changing;
 }
 
 /* A hit (held, no lock) its filesystem must confirm: false if it said
- * no, and then d is unhashed and our reference dropped. */
+ * no, and then d is unhashed and our reference dropped.  A name a change
+ * holds (its name lock) stays and is the answer: the change under way
+ * leaves it as the filesystem says, and unhashing it would let a second
+ * change of the name lock another dentry (chapter 24, P2). */
 static bool d_hit_valid(struct dentry *d)
 {
 	/* No lock: the OP bits never change, but the word's other bits do
 	 * (the name lock's, set under d_lock), so the read is marked. */
 	if (!(READ_ONCE(d->d_flags) & DCACHE_OP_REVALIDATE) || d->d_sb->s_d_op->d_revalidate(d))
 		return true;
-	d_invalidate(d);
+	if (!d_invalidate(d))
+		return true;
 	dput(d);
 	return false;
 }

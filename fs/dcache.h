@@ -114,10 +114,12 @@ struct qstr {
  */
 struct dentry_operations {
 	/* A hit: is d, found hashed, still the name?  Called with a
-	 * reference and no lock; must not sleep.  false: the dcache unhashes
-	 * d (d_invalidate) and the lookup goes to the filesystem again.  A
-	 * lockless RCU-walk never answers from such a dentry: it leaves the
-	 * name to the reference walk, which asks. */
+	 * reference and no spinlock, never in RCU mode, so it may sleep (9p's
+	 * cache=none asks the server), perhaps holding the parent's i_rwsem
+	 * (shared or exclusive: a slow lookup's or a change's).  false: the
+	 * dcache unhashes d (d_invalidate) and the lookup goes to the
+	 * filesystem again.  A lockless RCU-walk never answers from such a
+	 * dentry: it leaves the name to the reference walk, which asks. */
 	bool (*d_revalidate)(struct dentry *d);
 	/* The last reference is going (under d's bucket lock): true frees d
 	 * at once instead of keeping it unused on the LRU. */
@@ -341,8 +343,9 @@ void d_lookup_done(struct dentry *d);
 
 /* Unhash d (held by the caller), which its filesystem says is no longer
  * the name (d_revalidate): its holders keep it, nothing finds it.  A
- * mount point is left alone (it would strand the mount). */
-void d_invalidate(struct dentry *d);
+ * mount point is left alone (it would strand the mount), and so is a
+ * name a change holds (DCACHE_PAR_UPDATE): then false, else true. */
+bool d_invalidate(struct dentry *d);
 
 /* Give a hashed negative dentry its new inode (create, mkdir). */
 void d_instantiate(struct dentry *d, struct inode *inode);

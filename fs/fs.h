@@ -164,6 +164,16 @@ struct file_operations {
 	int (*fsync)(struct file *f);
 };
 
+/* What statfs(2) says of a filesystem (Linux's struct kstatfs). */
+struct kstatfs {
+	uint64_t type;                  /* the magic number */
+	uint64_t bsize, frsize;         /* bytes per block */
+	uint64_t blocks, bfree, bavail; /* in bsize blocks */
+	uint64_t files, ffree;          /* inodes */
+	uint64_t fsid;
+	uint64_t namelen;
+};
+
 struct super_operations {
 	/* The last reference to inode is going: free what the fs keeps in it
 	 * (and, for an unlinked inode of a disk filesystem, its blocks: may
@@ -176,6 +186,9 @@ struct super_operations {
 	 * filesystem copies them into its on-disk inode (mark_inode_dirty).
 	 * Called with i_rwsem held exclusive; must not fail. */
 	void (*dirty_inode)(struct inode *inode);
+	/* statfs(2) of a file of the filesystem, d: fill in what it knows
+	 * over the VFS's defaults (fs/statfs.c).  May sleep; no lock held. */
+	int (*statfs)(struct dentry *d, struct kstatfs *buf);
 };
 
 struct inode {
@@ -314,6 +327,11 @@ static inline const char *inode_get_link(struct inode *inode)
 struct inode *iget_locked(struct super_block *sb, uint64_t ino);
 void unlock_new_inode(struct inode *inode);
 void iget_failed(struct inode *inode);      /* unhashes it, wakes the waiters, drops our reference */
+/* inode (held, filled in) is no longer the file its number names (9p's
+ * cache=none: the server reused the number): iget_locked will not find
+ * it again, its holders keep it, and once unused it waits on the LRU
+ * to be freed like any other.  Linux's remove_inode_hash. */
+void remove_inode_hash(struct inode *inode);
 uint64_t icache_new_waits(void);            /* waits for I_NEW so far (tests) */
 /* Another reference, for a caller that already holds one (so it cannot
  * fail, and the inode cannot be on its way out): Linux's ihold. */

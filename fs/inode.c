@@ -215,6 +215,14 @@ void iget_failed(struct inode *inode)
 	iput(inode);
 }
 
+void remove_inode_hash(struct inode *inode)
+{
+	struct icache_bucket *b = bucket_of(inode->i_sb, inode->i_ino);
+	spin_lock(&b->lock);
+	list_del(&inode->i_hash);	/* leaves it linked to itself: a second del is harmless */
+	spin_unlock(&b->lock);
+}
+
 uint64_t icache_new_waits(void)
 {
 	return __atomic_load_n(&new_waits, __ATOMIC_RELAXED);

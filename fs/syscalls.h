@@ -103,6 +103,10 @@ int sys_fsync(int fd);
  * (Linux's sync(2) returns nothing; the tests want to know). */
 int sys_sync(void);
 int sys_fstat(int fd, struct kstat *st);
+struct kstatfs;
+/* statfs(2), fstatfs(2): the filesystem that holds path or fd (fs/statfs.c). */
+int sys_statfs(const char *path, struct kstatfs *buf);
+int sys_fstatfs(int fd, struct kstatfs *buf);
 
 /* Paths. */
 int sys_stat(const char *path, struct kstat *st);

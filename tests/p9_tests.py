@@ -9,7 +9,13 @@ trace event on, runs the kernel's suite p9, and then checks from outside:
   - the folder, file by file, against what the suite's changes must have
     left (names, types, modes, sizes, contents, link counts, targets);
   - QEMU's trace: for each `# P9WALKS FID N` line, exactly N Twalks of a
-    name from fid FID (one walk per name under a same-name storm).
+    name from fid FID (one walk per name under a same-name storm);
+  - during the boot: at each `# P9SYNC STEP` line the kernel prints, the
+    driver (a thread reading the serial log as it grows) looks at or
+    changes the folder as STEPS says, then writes "STEP\n" into
+    sync/ack, which the kernel waits for;
+  - the share's statfs as the guest saw it (`# P9STATFS ...`) against
+    the host's statvfs of the folder.
 
 Run as root, QEMU runs as nobody (setpriv), as a user's QEMU would, so
 that a root-only file gives the server's EACCES.
@@ -26,6 +32,7 @@ import shutil
 import stat as st
 import sys
 import tarfile
+import threading
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # as a file too
@@ -58,6 +65,14 @@ def make_folder(share):
     for i in range(4):
         (share / "storm" / f"s{i}").touch()
     (share / "work").mkdir()
+    (share / "par").mkdir()
+    (share / "sync").mkdir()
+    (share / "sync" / "ack").touch()
+    (share / "host").mkdir()
+    for sfx in ("", "2"):
+        for name, text in (("gone", "g\n"), ("old", "o\n"), ("swap", "A\n"), ("kind", "k\n"),
+                           ("grow", "12345")):
+            (share / "host" / (name + sfx)).write_text(text)
     for p in [share, *share.rglob("*")]:
         if not p.is_symlink():
             p.chmod(0o755 if p.is_dir() else 0o644)
@@ -135,6 +150,134 @@ def check_work(share):
     return problems
 
 
+# tests/test_p9.c's parallel_changes: PAR_THREADS threads, PAR_NAMES names each.
+PAR_NAMES = {f"t{t}-{j}" for t in range(4) for j in range(8)}
+
+
+def step_created(share, seen):
+    seen["created"] = set(os.listdir(share / "par"))
+
+
+def change_host(share, sfx, fresh):
+    """tests/test_p9.c's host_changes: the folder changed behind the guest's back."""
+    h = share / "host"
+    (h / f"gone{sfx}").unlink()
+    (h / f"old{sfx}").rename(h / f"new{sfx}")
+    tmp = h / f"swap{sfx}.tmp"
+    tmp.write_text("B\n")              # made while swap still is: another inode
+    tmp.replace(h / f"swap{sfx}")
+    (h / f"kind{sfx}").unlink()
+    (h / f"kind{sfx}").mkdir()
+    with open(h / f"grow{sfx}", "a") as f:
+        f.write("67890")
+    for name in fresh:
+        (h / name).write_text("f\n")
+    for p in h.iterdir():
+        if os.geteuid() == 0:
+            os.lchown(p, NOBODY, NOBODY)
+
+
+def step_loose(share, seen):
+    change_host(share, "", ("fresh", "fresh_late"))
+    seen["loose"] = True
+
+
+def step_none(share, seen):
+    change_host(share, "2", ("fresh2",))
+    seen["none"] = True
+
+
+def step_statfs(share, seen):
+    seen["statfs"] = os.statvfs(share)
+
+
+STEPS = {"created": step_created, "loose": step_loose, "none": step_none, "statfs": step_statfs}
+
+
+def check_statfs(seen, log_lines):
+    """The guest's statfs of the share (Tstatfs) against the host's statvfs.
+
+    QEMU answers with the host's statfs, its block size multiplied by a
+    factor (as many host blocks as fit a message) and the counts divided
+    by it: so sizes are compared in bytes, to within one guest block.
+    The free counts may move between the two looks (the host's disk is
+    shared): to within 1% of the total.
+    """
+    line = next((m for m in (re.search(r"# P9STATFS ((?:\d+ ?){7})", l) for l in log_lines) if m),
+                None)
+    if not line or "statfs" not in seen:
+        return ["no # P9STATFS line, or no statfs step"]
+    bsize, blocks, bfree, bavail, files, ffree, namelen = map(int, line.group(1).split())
+    v = seen["statfs"]
+    print(f"  statfs: guest {bsize} x {blocks} blocks, {files} files; "
+          f"host {v.f_frsize} x {v.f_blocks}, {v.f_files}")
+    problems = []
+    total = v.f_frsize * v.f_blocks
+    if abs(bsize * blocks - total) >= bsize:
+        problems.append(f"statfs: {bsize} x {blocks} bytes in the guest, {total} on the host")
+    for name, got, want in (("free", bfree, v.f_bfree), ("available", bavail, v.f_bavail)):
+        if abs(bsize * got - v.f_frsize * want) > total // 100 + bsize:
+            problems.append(f"statfs: {name} {bsize} x {got} in the guest, "
+                            f"{v.f_frsize} x {want} on the host")
+    if files != v.f_files or abs(ffree - v.f_ffree) > v.f_files // 100 + 16:
+        problems.append(f"statfs: files {files}/{ffree} free in the guest, "
+                        f"{v.f_files}/{v.f_ffree} on the host")
+    if namelen != v.f_namemax:
+        problems.append(f"statfs: name length {namelen} in the guest, {v.f_namemax} on the host")
+    return problems
+
+
+class Syncer(threading.Thread):
+    """Answers the kernel's `# P9SYNC STEP` lines while QEMU runs."""
+
+    def __init__(self, log_path, share):
+        super().__init__(daemon=True)
+        self.log_path, self.share = log_path, share
+        self.stop = threading.Event()
+        self.seen, self.problems = {}, []
+
+    def run(self):
+        done, pos, tail = set(), 0, b""
+        while not self.stop.wait(0.05):
+            try:
+                with open(self.log_path, "rb") as f:
+                    f.seek(pos)
+                    chunk = f.read()
+            except FileNotFoundError:
+                continue
+            pos += len(chunk)
+            lines = (tail + chunk).split(b"\n")
+            tail = lines.pop()
+            for line in lines:
+                m = re.search(rb"# P9SYNC (\w+)", line)
+                if not m or m.group(1).decode() in done:
+                    continue
+                step = m.group(1).decode()
+                done.add(step)
+                if step not in STEPS:
+                    self.problems.append(f"the kernel asked for step {step}, which the driver lacks")
+                    continue
+                try:
+                    STEPS[step](self.share, self.seen)
+                except OSError as e:
+                    self.problems.append(f"step {step}: {e}")
+                (self.share / "sync" / "ack").write_text(step + "\n")
+
+
+def check_par(share, seen):
+    """Every name parallel_changes made was on the host after the creates, none is now."""
+    problems = []
+    if "created" not in seen:
+        return []   # said once, by run
+    if seen["created"] != PAR_NAMES:
+        problems.append(f"par/ after the creates: {sorted(seen['created'] ^ PAR_NAMES)} differ "
+                        f"({len(seen['created'])} names, {len(PAR_NAMES)} made)")
+    left = set(os.listdir(share / "par"))
+    if left:
+        problems.append(f"par/ after the unlinks still holds {sorted(left)}")
+    return problems
+
+
 WALK = re.compile(r"v9fs_walk tag \d+ id \d+ fid (\d+) newfid \d+ nwnames (\d+)")
 
 
@@ -176,11 +319,20 @@ def run(args, accel):
     log_path = BUILD / "test-logs" / f"{cfg.name}.log"
     extra = virtfs_args(share.resolve(), "ktest9p") + ["-trace", f"v9fs_walk,file={trace}"]
     cmd = prefix + qemu_command(cfg, iso, extra=extra)
+    log_path.unlink(missing_ok=True)    # the syncer must not read the last boot's lines
+    syncer = Syncer(log_path, share)
+    syncer.start()
     boot = run_judged(cmd, cfg, log_path, args.timeout)
+    syncer.stop.set()
+    syncer.join()
+    boot.problems += syncer.problems
     if boot.finished():
-        if len(boot.k.cases) < 9:
-            boot.problems.append(f"{len(boot.k.cases)} cases ran, the suite has 9")
+        if len(boot.k.cases) < 13:
+            boot.problems.append(f"{len(boot.k.cases)} cases ran, the suite has 13")
+        boot.problems += [f"the kernel never reached the step `{s}`" for s in STEPS
+                          if s not in syncer.seen]
         boot.problems += check_work(share) + check_walks(trace, boot.k.lines)
+        boot.problems += check_par(share, syncer.seen) + check_statfs(syncer.seen, boot.k.lines)
     return report(label, boot, log_path, f"the folder: {show(share)}")
 
 def main():

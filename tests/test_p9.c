@@ -12,6 +12,11 @@
  *   known/link         -> a.txt
  *   locked/secret      a file QEMU's user may not read (EACCES)
  *   storm/s0..s3       empty files: looked up by every CPU at once
+ *   par/               empty: PAR_THREADS threads create and unlink names here
+ *   sync/ack           empty: the driver's answer to a `# P9SYNC STEP` line
+ *   host/              files the driver changes during the boot (host_changes):
+ *                      gone, old, swap "A", kind, grow "12345", each also with
+ *                      a 2 (gone2, ...), for cache=loose and then cache=none
  *   in.tar             a tar of known/ (busybox tar x)
  *   work/              empty: what the cases make here, the driver checks
  *
@@ -19,10 +24,16 @@
  * storm case prints `# P9WALKS FID N`: exactly N walks of one name must
  * start from fid FID (the storm directory's, which is walked from for
  * nothing else).
+ *
+ * Told to the driver during the boot: a case prints `# P9SYNC STEP` and
+ * waits (host_sync) until sync/ack holds "STEP\n": the driver, which
+ * reads the serial log as it grows, looks at or changes the folder for
+ * that step first (tests/p9_tests.py's STEPS).
  */
 #include "drivers/virtio_9p.h"
 #include "fs/9p/v9fs.h"
 #include "fs/dcache.h"
+#include "fs/dirops.h"
 #include "fs/namei.h"
 #include "fs/syscalls.h"
 #include "kernel/err.h"
@@ -30,6 +41,7 @@
 #include "kernel/kmalloc.h"
 #include "kernel/kprintf.h"
 #include "kernel/ktest.h"
+#include "kernel/sched.h"
 #include "kernel/string.h"
 #include "kernel/thread.h"
 #include "tests/user_run.h"
@@ -76,6 +88,22 @@ static void write_file(const char *path, const char *text)
 	ASSERT_GE(fd, 0);
 	EXPECT_EQ(sys_write(fd, text, strlen(text)), (long)strlen(text));
 	sys_close(fd);
+}
+
+/* Tell the driver we reached step, and wait until it has done what it
+ * does at that step (it writes "step\n" into sync/ack after).  A file's
+ * contents are never cached, so each read asks the server. */
+static void host_sync(const char *step)
+{
+	char want[32], buf[32] = { 0 };
+	snprintf(want, sizeof(want), "%s\n", step);
+	kprintf("# P9SYNC %s\n", step);
+	for (unsigned i = 0; i < 6000 && strcmp(buf, want) != 0; i++) {
+		memset(buf, 0, sizeof(buf));
+		if (read_all(MNT "/sync/ack", buf, sizeof(buf) - 1) < 0 || strcmp(buf, want) != 0)
+			sleep_ms(10);
+	}
+	EXPECT_STREQ(buf, want);	/* else the driver never answered (60 s) */
 }
 
 /* A tag no channel has: Linux's v9fs says ENOENT; a second mount of a
@@ -261,6 +289,96 @@ static void same_name_storm(void)
 	dput(d);
 }
 
+/* ---- parallel changes of one directory -------------------------------- */
+
+/* tests/p9_tests.py checks the names: tT-J, T < PAR_THREADS, J < PAR_NAMES. */
+#define PAR_THREADS 4
+#define PAR_NAMES 8
+
+struct par_arg {
+	unsigned t;
+	bool unlink;
+	int err;
+};
+
+static int par_main(void *arg)
+{
+	struct par_arg *a = arg;
+	char path[48];
+	for (unsigned j = 0; j < PAR_NAMES && !a->err; j++) {
+		snprintf(path, sizeof(path), MNT "/par/t%u-%u", a->t, j);
+		if (a->unlink) {
+			a->err = sys_unlink(path);
+		} else {
+			int fd = sys_open(path, O_CREAT | O_EXCL | O_WRONLY, 0644);
+			a->err = fd < 0 ? fd : sys_close(fd);
+		}
+	}
+	return 0;
+}
+
+static void par_round(bool unlink)
+{
+	struct par_arg args[PAR_THREADS];
+	struct thread *t[PAR_THREADS];
+	for (unsigned i = 0; i < PAR_THREADS; i++) {
+		args[i] = (struct par_arg){ i, unlink, 0 };
+		t[i] = thread_create("p9par", par_main, &args[i], THREAD_ANY_CPU);
+		ASSERT_NOT_NULL(t[i]);
+	}
+	for (unsigned i = 0; i < PAR_THREADS; i++) {
+		thread_join(t[i]);
+		EXPECT_EQ(args[i].err, 0);
+	}
+}
+
+/* A change's sender, its reply in hand, waits a while for another change
+ * to be sent: so two changes that may overlap do, every time, and two
+ * that may not (i_rwsem exclusive) show it. */
+static void hold_change(struct p9_client *c)
+{
+	for (unsigned i = 0; i < 20000 && __atomic_load_n(&c->changes_in_flight, __ATOMIC_RELAXED) < 2;
+	     i++)
+		yield();
+}
+
+/* PAR_THREADS threads create, then unlink, names of their own in one
+ * directory.  With the directory's changes parallel (FS_PAR_DIROPS and
+ * vfs.dirops=shared), more than one of its changes is at the server at
+ * once, counted by the client's transport; the driver sees every name on
+ * the host after the creates, and none after the unlinks. */
+static void parallel_changes(void)
+{
+	if (!have_channel())
+		return;
+	mount_once();
+	struct dentry *d = path_lookup(MNT "/par", 0);
+	ASSERT_FALSE(IS_ERR(d));
+	struct p9_client *c = V9FS_CLNT(d->d_inode);
+	dput(d);
+	/* The mode, not dirop_shared(): 9p must opt in, and a 9p that does
+	 * not fails here. */
+	bool shared = !__atomic_load_n(&vfs_dirops_exclusive, __ATOMIC_RELAXED);
+	__atomic_store_n(&c->changes_in_flight_max, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&p9_change_hook, hold_change, __ATOMIC_RELEASE);
+	par_round(false);
+	uint32_t creates = __atomic_load_n(&c->changes_in_flight_max, __ATOMIC_RELAXED);
+	host_sync("created");	/* the driver lists par/ now */
+	__atomic_store_n(&c->changes_in_flight_max, 0, __ATOMIC_RELAXED);
+	par_round(true);
+	uint32_t unlinks = __atomic_load_n(&c->changes_in_flight_max, __ATOMIC_RELAXED);
+	__atomic_store_n(&p9_change_hook, NULL, __ATOMIC_RELEASE);
+	kprintf("# changes of one directory in flight at most: %u creating, %u unlinking (dirops %s)\n",
+		creates, unlinks, shared ? "shared" : "exclusive");
+	if (shared) {
+		EXPECT_GT(creates, 1u);
+		EXPECT_GT(unlinks, 1u);
+	} else {
+		EXPECT_EQ(creates, 1u);
+		EXPECT_EQ(unlinks, 1u);
+	}
+}
+
 /* ---- a killed waiter -------------------------------------------------- */
 
 static int stat_main(void *arg)
@@ -322,6 +440,191 @@ static void busybox_on_it(void)
 	EXPECT_LINE(out, "done");
 }
 
+/* ---- what each cache mode promises when the host changes the folder ---- */
+
+struct before {
+	uint64_t swap_ino;
+	int64_t grow_size;
+};
+
+/* Look every name of round sfx up, so the dentries (and the negative
+ * ones of names not there yet) are cached when the host changes them. */
+static void look_before(const char *sfx, struct before *b)
+{
+	char p[64];
+	struct kstat st;
+	static const char *const there[] = { "gone", "old", "kind" };
+	for (unsigned i = 0; i < 3; i++) {
+		snprintf(p, sizeof(p), MNT "/host/%s%s", there[i], sfx);
+		EXPECT_EQ(sys_stat(p, &st), 0);
+	}
+	snprintf(p, sizeof(p), MNT "/host/swap%s", sfx);
+	ASSERT_EQ(sys_stat(p, &st), 0);
+	b->swap_ino = st.ino;
+	snprintf(p, sizeof(p), MNT "/host/grow%s", sfx);
+	ASSERT_EQ(sys_stat(p, &st), 0);
+	b->grow_size = st.size;
+	EXPECT_EQ(b->grow_size, 5);
+	static const char *const absent[] = { "new", "fresh" };
+	for (unsigned i = 0; i < 2; i++) {
+		snprintf(p, sizeof(p), MNT "/host/%s%s", absent[i], sfx);
+		EXPECT_EQ(sys_stat(p, &st), -ENOENT);
+	}
+}
+
+static int stat_sfx(const char *name, const char *sfx, struct kstat *st)
+{
+	char p[64];
+	snprintf(p, sizeof(p), MNT "/host/%s%s", name, sfx);
+	return sys_stat(p, st);
+}
+
+static void remount(const char *options)
+{
+	sys_chdir("/");
+	ASSERT_EQ(sys_umount(MNT), 0);
+	ASSERT_EQ(sys_mount_from(TAG, MNT, "9p", 0, options), 0);
+}
+
+/* The driver, at each step, removes gone, renames old to new, replaces
+ * swap by another file (a new inode), kind by a directory, appends to
+ * grow, and makes fresh and fresh_late (docs/design/27-9p.md's lists).
+ * cache=loose: what the guest had looked up stays as it was; only names
+ * it had not looked up, and file contents, are the host's.  cache=none:
+ * every path step shows the host's folder at once. */
+static void host_changes(void)
+{
+	if (!have_channel())
+		return;
+	mount_once();
+	struct kstat st;
+	struct before b;
+	char buf[16] = { 0 };
+
+	look_before("", &b);
+	host_sync("loose");
+	EXPECT_EQ(stat_sfx("gone", "", &st), 0);	/* the cached dentry */
+	EXPECT_EQ(sys_open(MNT "/host/gone", O_RDONLY, 0), -ENOENT);	/* the server's */
+	EXPECT_EQ(stat_sfx("old", "", &st), 0);
+	EXPECT_EQ(stat_sfx("new", "", &st), -ENOENT);	/* a cached negative dentry */
+	EXPECT_EQ(stat_sfx("fresh", "", &st), -ENOENT);
+	EXPECT_EQ(stat_sfx("fresh_late", "", &st), 0);	/* never looked up: the server's */
+	EXPECT_EQ(stat_sfx("swap", "", &st), 0);
+	EXPECT_EQ(st.ino, b.swap_ino);
+	EXPECT_EQ(stat_sfx("kind", "", &st), 0);
+	EXPECT_TRUE(S_ISREG(st.mode));
+	EXPECT_EQ(stat_sfx("grow", "", &st), 0);
+	EXPECT_EQ(st.size, 5);	/* attributes as cached */
+	EXPECT_EQ(read_all(MNT "/host/grow", buf, sizeof(buf) - 1), 10);	/* contents: the server's */
+	EXPECT_STREQ(buf, "1234567890");
+
+	remount("cache=none");
+	uint64_t stale = __atomic_load_n(&v9fs_stale, __ATOMIC_RELAXED);
+	look_before("2", &b);
+	host_sync("none");
+	EXPECT_EQ(stat_sfx("gone", "2", &st), -ENOENT);
+	EXPECT_EQ(stat_sfx("old", "2", &st), -ENOENT);
+	EXPECT_EQ(stat_sfx("new", "2", &st), 0);
+	EXPECT_EQ(stat_sfx("fresh", "2", &st), 0);
+	EXPECT_EQ(stat_sfx("swap", "2", &st), 0);
+	EXPECT_NE(st.ino, b.swap_ino);
+	memset(buf, 0, sizeof(buf));
+	EXPECT_EQ(read_all(MNT "/host/swap2", buf, sizeof(buf) - 1), 2);
+	EXPECT_STREQ(buf, "B\n");
+	EXPECT_EQ(stat_sfx("kind", "2", &st), 0);
+	EXPECT_TRUE(S_ISDIR(st.mode));
+	EXPECT_EQ(stat_sfx("grow", "2", &st), 0);
+	EXPECT_EQ(st.size, 10);
+	/* Each of the six changed names was found stale once. */
+	uint64_t now = __atomic_load_n(&v9fs_stale, __ATOMIC_RELAXED) - stale;
+	kprintf("# cache=none: %lu stale dentries dropped, %lu revalidations in all\n", now,
+		__atomic_load_n(&v9fs_revalidations, __ATOMIC_RELAXED));
+	EXPECT_GE(now, 6u);
+	remount("");
+}
+
+/* ---- a revalidation meets a change of the name ------------------------ */
+
+static bool probe_armed;
+static int probe_result;
+
+/* Called by the create's sender with Tlcreate's reply in hand: the name
+ * is locked, the file made on the server, its dentry still negative. */
+static void stat_mid_create(struct p9_client *c)
+{
+	(void)c;
+	if (!__atomic_exchange_n(&probe_armed, false, __ATOMIC_ACQ_REL))
+		return;
+	struct kstat st;
+	probe_result = sys_stat(MNT "/par/probe", &st);
+}
+
+/* cache=none: a path step that meets a name whose change is under way
+ * (its name lock held, FS_PAR_DIROPS) leaves the dentry to the change.
+ * Unhashing it would let a second change of the name lock another
+ * dentry; here the stat made in the middle of the create would look the
+ * name up afresh and find the new file (0) instead of the dentry as it
+ * stands (-ENOENT). */
+static void revalidation_spares_a_changing_name(void)
+{
+	if (!have_channel())
+		return;
+	mount_once();
+	if (__atomic_load_n(&vfs_dirops_exclusive, __ATOMIC_RELAXED)) {
+		kprintf("# SKIP: vfs.dirops=exclusive: no name lock to meet\n");
+		return;
+	}
+	remount("cache=none");
+	struct kstat st;
+	EXPECT_EQ(sys_stat(MNT "/par/probe", &st), -ENOENT);	/* a negative dentry, cached */
+	probe_result = 99;
+	__atomic_store_n(&probe_armed, true, __ATOMIC_RELEASE);
+	__atomic_store_n(&p9_change_hook, stat_mid_create, __ATOMIC_RELEASE);
+	int fd = sys_open(MNT "/par/probe", O_CREAT | O_EXCL | O_WRONLY, 0644);
+	__atomic_store_n(&p9_change_hook, NULL, __ATOMIC_RELEASE);
+	EXPECT_GE(fd, 0);
+	sys_close(fd);
+	EXPECT_FALSE(__atomic_load_n(&probe_armed, __ATOMIC_ACQUIRE));	/* the hook ran */
+	EXPECT_EQ(probe_result, -ENOENT);
+	EXPECT_EQ(sys_stat(MNT "/par/probe", &st), 0);
+	EXPECT_EQ(sys_unlink(MNT "/par/probe"), 0);
+	remount("");
+}
+
+/* ---- statfs --------------------------------------------------------- */
+
+#define V9FS_MAGIC 0x01021997
+#define RAMFS_MAGIC 0x858458f6
+
+/* The server's statfs(2) of the folder (Tstatfs): printed for the driver,
+ * which compares it with its own statvfs of the folder, taken at the step
+ * `statfs` (so that little can change between the two). */
+static void statfs_of_the_share(void)
+{
+	if (!have_channel())
+		return;
+	mount_once();
+	struct kstatfs k, f;
+	ASSERT_EQ(sys_statfs(MNT "/known/a.txt", &k), 0);
+	kprintf("# P9STATFS %lu %lu %lu %lu %lu %lu %lu\n", k.bsize, k.blocks, k.bfree, k.bavail,
+		k.files, k.ffree, k.namelen);
+	host_sync("statfs");
+	EXPECT_EQ(k.type, (uint64_t)V9FS_MAGIC);
+	EXPECT_GT(k.bsize, 0u);
+	EXPECT_GT(k.blocks, 0u);
+	EXPECT_GE(k.blocks, k.bfree);
+	int fd = sys_open(MNT "/known", O_RDONLY | O_DIRECTORY, 0);
+	ASSERT_GE(fd, 0);
+	EXPECT_EQ(sys_fstatfs(fd, &f), 0);
+	sys_close(fd);
+	EXPECT_EQ(f.type, (uint64_t)V9FS_MAGIC);
+	EXPECT_EQ(f.blocks, k.blocks);
+	EXPECT_EQ(f.files, k.files);
+	EXPECT_EQ(sys_statfs("/", &f), 0);	/* not 9p: the VFS's defaults */
+	EXPECT_EQ(f.type, (uint64_t)RAMFS_MAGIC);
+	EXPECT_EQ(sys_statfs(MNT "/known/nothing", &f), -ENOENT);
+}
+
 /* Last: unmount clunks every fid; the channel can be mounted again. */
 static void umount_and_again(void)
 {
@@ -348,8 +651,12 @@ static const struct ktest_case p9_cases[] = {
 	KTEST_CASE(changes_reach_the_host),
 	KTEST_CASE(server_refuses),
 	KTEST_CASE(same_name_storm),
+	KTEST_CASE_TIMEOUT(parallel_changes, 240),
 	KTEST_CASE(killed_waiter),
 	KTEST_CASE(busybox_on_it),
+	KTEST_CASE_TIMEOUT(host_changes, 240),
+	KTEST_CASE(revalidation_spares_a_changing_name),
+	KTEST_CASE_TIMEOUT(statfs_of_the_share, 240),
 	KTEST_CASE(umount_and_again),
 };
 KTEST_SUITE_EXPLICIT(p9, p9_cases);

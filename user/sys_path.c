@@ -499,9 +499,6 @@ long x64_umask(struct trap_frame *r)
 
 /* ---- filesystems ------------------------------------------------------------ */
 
-#define RAMFS_MAGIC 0x858458f6
-#define NAME_MAX 255
-
 struct statfs64 {
 	int64_t f_type, f_bsize;
 	uint64_t f_blocks, f_bfree, f_bavail, f_files, f_ffree;
@@ -509,28 +506,36 @@ struct statfs64 {
 	int64_t f_namelen, f_frsize, f_flags, f_spare[4];
 };
 
-static long put_statfs(uint64_t ubuf)
+static long put_statfs(uint64_t ubuf, const struct kstatfs *k)
 {
 	struct statfs64 s;
 	memset(&s, 0, sizeof(s));
-	s.f_type = RAMFS_MAGIC;
-	s.f_bsize = s.f_frsize = PAGE_SIZE;
-	s.f_namelen = NAME_MAX;
+	s.f_type = (int64_t)k->type;
+	s.f_bsize = (int64_t)k->bsize;
+	s.f_frsize = (int64_t)k->frsize;
+	s.f_blocks = k->blocks;
+	s.f_bfree = k->bfree;
+	s.f_bavail = k->bavail;
+	s.f_files = k->files;
+	s.f_ffree = k->ffree;
+	s.f_fsid[0] = (int32_t)k->fsid;
+	s.f_fsid[1] = (int32_t)(k->fsid >> 32);
+	s.f_namelen = (int64_t)k->namelen;
 	return copy_to_user(ubuf, &s, sizeof(s)) ? -EFAULT : 0;
 }
 
 long x64_statfs(struct trap_frame *r)
 {
-	struct kstat k;
-	long err = WITH_PATH(p, ARG1(r), AT_FDCWD, sys_stat(p, &k));
-	return err ? err : put_statfs(ARG2(r));
+	struct kstatfs k;
+	long err = WITH_PATH(p, ARG1(r), AT_FDCWD, sys_statfs(p, &k));
+	return err ? err : put_statfs(ARG2(r), &k);
 }
 
 long x64_fstatfs(struct trap_frame *r)
 {
-	struct kstat k;
-	long err = sys_fstat((int)ARG1(r), &k);
-	return err ? err : put_statfs(ARG2(r));
+	struct kstatfs k;
+	long err = sys_fstatfs((int)ARG1(r), &k);
+	return err ? err : put_statfs(ARG2(r), &k);
 }
 
 /* mount(source, target, type, flags, data).  source names what a disk

@@ -15,12 +15,43 @@
 #include "kernel/string.h"
 
 struct call {
+	struct p9_client *c;
 	struct p9_req *req;
 	struct p9_msg tx, rx;
 };
 
+void (*p9_change_hook)(struct p9_client *c);
+
+static bool is_change(uint8_t type)
+{
+	return type == P9_TLCREATE || type == P9_TMKDIR || type == P9_TMKNOD ||
+	       type == P9_TSYMLINK || type == P9_TLINK || type == P9_TUNLINKAT ||
+	       type == P9_TRENAMEAT;
+}
+
+/* A directory change leaves for the server: counted in flight, and the
+ * most at once kept (a CAS loop: the maximum only grows). */
+static void change_sent(struct p9_client *c)
+{
+	uint32_t now = __atomic_add_fetch(&c->changes_in_flight, 1, __ATOMIC_RELAXED);
+	uint32_t most = __atomic_load_n(&c->changes_in_flight_max, __ATOMIC_RELAXED);
+	while (now > most && !__atomic_compare_exchange_n(&c->changes_in_flight_max, &most, now,
+							  false, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+}
+
+/* Its sender has the answer (or gave up waiting for it). */
+static void change_answered(struct p9_client *c)
+{
+	void (*hook)(struct p9_client *) = __atomic_load_n(&p9_change_hook, __ATOMIC_ACQUIRE);
+	if (hook)
+		hook(c);
+	__atomic_fetch_sub(&c->changes_in_flight, 1, __ATOMIC_RELAXED);
+}
+
 static int call_begin(struct p9_client *c, struct call *k, uint8_t type)
 {
+	k->c = c;
 	k->req = p9_req_get(c->chan);
 	if (IS_ERR(k->req))
 		return (int)PTR_ERR(k->req);
@@ -43,7 +74,12 @@ static int call_run(struct call *k, uint8_t rtype)
 		k->tx.pos = 0;
 		p9_put32(&k->tx, size);
 		r->tx_len = size;
+		bool change = is_change((uint8_t)r->tx[4]);
+		if (change)
+			change_sent(k->c);
 		err = p9_req_send_wait(r);
+		if (change)
+			change_answered(k->c);
 		if (err == -EINTR)
 			return err;	/* abandoned: the interrupt handler frees it */
 	}
@@ -412,6 +448,28 @@ int p9_fsync(struct p9_client *c, uint32_t fid)
 	p9_put32(&k.tx, fid);
 	p9_put32(&k.tx, 0);	/* datasync: no, everything */
 	return call_simple(&k, P9_TFSYNC + 1);
+}
+
+int p9_statfs(struct p9_client *c, uint32_t fid, struct p9_statfs *s)
+{
+	struct call k;
+	int err = call_begin(c, &k, P9_TSTATFS);
+	if (err)
+		return err;
+	p9_put32(&k.tx, fid);
+	if ((err = call_run(&k, P9_TSTATFS + 1)))
+		return err;
+	struct p9_msg *m = &k.rx;
+	s->type = p9_get32(m);
+	s->bsize = p9_get32(m);
+	s->blocks = p9_get64(m);
+	s->bfree = p9_get64(m);
+	s->bavail = p9_get64(m);
+	s->files = p9_get64(m);
+	s->ffree = p9_get64(m);
+	s->fsid = p9_get64(m);
+	s->namelen = p9_get32(m);
+	return call_end(&k);
 }
 
 int p9_clunk(struct p9_client *c, uint32_t fid)

@@ -14,7 +14,8 @@
  * may have made lives at most until the next mount of the channel.
  *
  * Locking: none; concurrent calls are concurrent requests (the channel's
- * tags), so many walks run at the server at once.
+ * tags), so many walks (and, with FS_PAR_DIROPS, many changes of one
+ * directory) run at the server at once.  The counters are atomics.
  */
 #ifndef FS_9P_CLIENT_H
 #define FS_9P_CLIENT_H
@@ -30,7 +31,18 @@ struct p9_client {
 	uint32_t msize;                 /* fixed at mount: Tversion's answer */
 	uint32_t next_fid;              /* atomic */
 	uint64_t walks;                 /* atomic: Twalks of a name sent (tests) */
+	/* Directory changes (Tlcreate, Tmkdir, Tmknod, Tsymlink, Tlink,
+	 * Tunlinkat, Trenameat) sent and not yet answered to their sender,
+	 * and the most there ever were at once (tests: parallel changes). */
+	uint32_t changes_in_flight;     /* atomic */
+	uint32_t changes_in_flight_max; /* atomic; a test may reset it */
 };
+
+/* Tests only: called by a directory change's sender with its reply in
+ * hand, the change still counted in flight (so a test can hold it there
+ * and see whether another change gets sent meanwhile).  NULL but in
+ * tests. */
+extern void (*p9_change_hook)(struct p9_client *c);
 
 /* What Tgetattr asks for: Linux's P9_STATS_BASIC. */
 #define P9_GETATTR_BASIC 0x7FFull
@@ -104,6 +116,13 @@ int p9_renameat(struct p9_client *c, uint32_t odfid, const char *oname, uint32_t
  * -ENAMETOOLONG if it does not fit, -EIO if it holds a NUL. */
 long p9_readlink(struct p9_client *c, uint32_t fid, char *buf, uint32_t size);
 int p9_fsync(struct p9_client *c, uint32_t fid);
+/* Rstatfs's fields, as the server's statfs(2) gives them. */
+struct p9_statfs {
+	uint32_t type, bsize;
+	uint64_t blocks, bfree, bavail, files, ffree, fsid;
+	uint32_t namelen;
+};
+int p9_statfs(struct p9_client *c, uint32_t fid, struct p9_statfs *s);
 int p9_clunk(struct p9_client *c, uint32_t fid);
 
 #endif

@@ -50,12 +50,39 @@ static int fill_inode(struct inode *inode, struct v9fs_inode *vi, const struct p
 	return 0;
 }
 
+/*
+ * cache=none: is the cached inode with a's number still the file a
+ * describes?  The host may have removed that file and given its number
+ * to a new one (a file system reuses freed inode numbers at once): then
+ * the cached inode's own fid no longer reaches a file with this number,
+ * or the type differs.  One more round trip, only when a lookup finds
+ * its inode cached.
+ */
+static bool cached_is_current(struct inode *inode, const struct p9_attr *a)
+{
+	uint32_t mode = __atomic_load_n(&inode->i_mode, __ATOMIC_RELAXED);
+	if ((mode & S_IFMT) != (a->mode & S_IFMT))
+		return false;
+	struct p9_attr now;
+	return p9_getattr(V9FS_CLNT(inode), V9FS_I(inode)->fid, &now) == 0 &&
+	       now.qid.path == a->qid.path;
+}
+
 struct inode *v9fs_iget(struct super_block *sb, uint32_t fid, const struct p9_attr *a)
 {
 	struct p9_client *c = &V9FS_SB(sb)->clnt;
 	struct inode *inode = iget_locked(sb, a->qid.path);
+	/* A stale one is unhashed (its holders keep it) and we look again:
+	 * the next iget_locked makes a new inode, unless a racing lookup of
+	 * the new file made it first, which is then current. */
+	while (inode && !(inode->i_state & I_NEW) && V9FS_SB(sb)->cache_none &&
+	       !cached_is_current(inode, a)) {
+		remove_inode_hash(inode);
+		iput(inode);
+		inode = iget_locked(sb, a->qid.path);
+	}
 	if (!inode || !(inode->i_state & I_NEW)) {
-		p9_clunk(c, fid);	/* cached (cache=loose: trusted as it is), or no memory */
+		p9_clunk(c, fid);	/* cached (and, with cache=none, checked), or no memory */
 		return inode ? inode : ERR_PTR(-ENOMEM);
 	}
 	struct v9fs_inode *vi = kzalloc(sizeof(*vi));

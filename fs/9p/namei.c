@@ -4,10 +4,33 @@
  * Lookup runs with the directory's i_rwsem shared and at most once at a
  * time per name (the VFS's in-lookup dentry): so a storm of lookups of
  * one name sends one Twalk, and lookups of different names are walks in
- * flight together.  Changes run with i_rwsem exclusive (the VFS's), and
- * each is one request naming the directory's fid and the entry; a
- * creation then walks to the new entry for the new inode's own fid.  The
- * server's errno is the caller's.
+ * flight together.  Each change is one request naming the directory's
+ * fid and the entry; a creation then walks to the new entry for the new
+ * inode's own fid.  The server's errno is the caller's.
+ *
+ * Locking: 9p opts in to parallel directory changes (FS_PAR_DIROPS): with
+ * vfs.dirops=shared every change below runs with the directory's i_rwsem
+ * shared and only its name (both, for rename) locked by the VFS
+ * (fs/d_name_lock.c), so changes of different names of one directory
+ * run here at once, their requests in flight together.  What they touch
+ * and why that needs no lock of ours:
+ *   - the directory's fid: fixed for the inode's life, only read; the
+ *     server takes concurrent requests on one fid (a create clones it
+ *     first: Tlcreate turns its fid into the open file);
+ *   - fids made here: each call's own (p9_fid_new: an atomic counter);
+ *   - the directory's i_nlink (mkdir, rmdir, rename of a directory) and
+ *     a victim's or link target's: atomic adds, never read-modify-write
+ *     in two steps; times: inode_touch's atomic stores;
+ *   - the new entry's walk in instantiate: its name is locked, so no
+ *     other change of the name runs until d_instantiate; two creates of
+ *     one hard-linked file's names meet only in iget_locked;
+ *   - the new inode's I/O fids (v9fs_adopt_io_fid): its open_lock;
+ *   - v9fs_inode.uid/gid: only setattr (mark_inode_dirty, i_rwsem of
+ *     that inode exclusive) writes them; no change here reads them.
+ * Nothing else is kept per directory: no attributes are refreshed after
+ * a change (cache=loose keeps the guest's own view, which the change
+ * updated), no listing is cached.  The server orders changes of one
+ * name among clients; the VFS's name lock orders ours.
  */
 #include "fs/9p/v9fs.h"
 #include "fs/dcache.h"

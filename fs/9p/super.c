@@ -3,8 +3,9 @@
  *
  * The source is the channel's mount tag (-ENOENT if no channel has it,
  * as Linux's v9fs says; -EBUSY if one is mounted already: one session
- * per channel).  Options, comma-separated: cache=loose (the default and,
- * for now, the only mode), msize=N (4096..65536: the most a message may
+ * per channel).  Options, comma-separated: cache=loose (the default:
+ * the dcache trusted) or cache=none (every path step revalidated with the
+ * server: dentry.c), msize=N (4096..65536: the most a message may
  * be; the server may answer less), trans=virtio (the only transport).
  * Mounting says Tversion (which resets the server's session: every fid
  * of an earlier mount is gone), attaches the root fid, and reads the
@@ -23,15 +24,40 @@
 
 #define V9FS_DEFAULT_MSIZE P9_CHAN_BUFSIZE
 
+#define V9FS_MAGIC 0x01021997	/* Linux's, what statfs(2) says of a 9p mount */
+
+/* The server's statfs(2) of the folder, asked through d's fid (Tstatfs):
+ * its counts, its block size and name length; the type is 9p's, as on
+ * Linux (the host filesystem's own is not the guest's). */
+static int v9fs_statfs(struct dentry *d, struct kstatfs *buf)
+{
+	struct p9_statfs s;
+	int err = p9_statfs(V9FS_CLNT(d->d_inode), V9FS_I(d->d_inode)->fid, &s);
+	if (err)
+		return err;
+	*buf = (struct kstatfs){
+		.type = V9FS_MAGIC, .bsize = s.bsize, .frsize = s.bsize, .blocks = s.blocks,
+		.bfree = s.bfree, .bavail = s.bavail, .files = s.files, .ffree = s.ffree,
+		.fsid = s.fsid, .namelen = s.namelen,
+	};
+	return 0;
+}
+
 static const struct super_operations v9fs_super_ops = {
 	.evict = v9fs_evict,
 	.dirty_inode = v9fs_dirty_inode,
+	.statfs = v9fs_statfs,
 };
 
 static struct file_system_type v9fs_type;
 
+struct v9fs_options {
+	uint32_t msize;
+	bool cache_none;
+};
+
 /* One option of length n at opt: 0, or -EINVAL with a message. */
-static int parse_option(const char *opt, size_t n, uint32_t *msize)
+static int parse_option(const char *opt, size_t n, struct v9fs_options *o)
 {
 	char buf[32];
 	if (n == 0)
@@ -40,7 +66,11 @@ static int parse_option(const char *opt, size_t n, uint32_t *msize)
 		goto bad;
 	memcpy(buf, opt, n);
 	buf[n] = '\0';
-	if (strcmp(buf, "cache=loose") == 0 || strcmp(buf, "trans=virtio") == 0)
+	if (strcmp(buf, "cache=loose") == 0 || strcmp(buf, "cache=none") == 0) {
+		o->cache_none = buf[6] == 'n';
+		return 0;
+	}
+	if (strcmp(buf, "trans=virtio") == 0)
 		return 0;
 	if (strncmp(buf, "msize=", 6) == 0) {
 		uint32_t v = 0;
@@ -49,22 +79,22 @@ static int parse_option(const char *opt, size_t n, uint32_t *msize)
 			v = v * 10 + (uint32_t)(*p - '0');
 		if (*p || p == buf + 6 || v < 4096 || v > P9_CHAN_BUFSIZE)
 			goto bad;
-		*msize = v;
+		o->msize = v;
 		return 0;
 	}
 bad:
-	kprintf("9p: option \"%.*s\" not understood (cache=loose, msize=4096..%u, trans=virtio)\n",
+	kprintf("9p: option \"%.*s\" not understood (cache=loose|none, msize=4096..%u, trans=virtio)\n",
 		(int)n, opt, P9_CHAN_BUFSIZE);
 	return -EINVAL;
 }
 
-static int parse_options(const char *options, uint32_t *msize)
+static int parse_options(const char *options, struct v9fs_options *o)
 {
-	*msize = V9FS_DEFAULT_MSIZE;
+	*o = (struct v9fs_options){ V9FS_DEFAULT_MSIZE, false };
 	for (const char *p = options; *p;) {
 		const char *comma = strchr(p, ',');
 		size_t n = comma ? (size_t)(comma - p) : strlen(p);
-		int err = parse_option(p, n, msize);
+		int err = parse_option(p, n, o);
 		if (err)
 			return err;
 		p += n + (comma ? 1 : 0);
@@ -99,8 +129,8 @@ static struct inode *start_session(struct super_block *sb, struct v9fs_session *
 
 static struct super_block *v9fs_mount(const char *source, unsigned flags, const char *options)
 {
-	uint32_t msize;
-	int err = parse_options(options, &msize);
+	struct v9fs_options o;
+	int err = parse_options(options, &o);
 	if (err)
 		return ERR_PTR(err);
 	struct p9_chan *ch = p9_chan_find(source);
@@ -116,7 +146,11 @@ static struct super_block *v9fs_mount(const char *source, unsigned flags, const 
 		sb->s_fs_info = s;
 		sb->s_flags = flags & MS_RDONLY ? SB_RDONLY : 0;
 		s->clnt.chan = ch;
-		root = start_session(sb, s, msize);
+		s->cache_none = o.cache_none;
+		/* Before the root's dentry: every dentry below it takes its
+		 * DCACHE_OP_ flags from s_d_op when it is made. */
+		sb->s_d_op = o.cache_none ? &v9fs_dentry_ops_none : NULL;
+		root = start_session(sb, s, o.msize);
 	}
 	if (!IS_ERR(root) && !(sb->s_root = d_make_root(sb, root))) {
 		iput(root);	/* its evict clunks the root fid */
@@ -148,6 +182,7 @@ static struct file_system_type v9fs_type = {
 	.name = "9p",
 	.mount_source = v9fs_mount,
 	.kill_sb = v9fs_kill_sb,
+	.fs_flags = FS_PAR_DIROPS,	/* namei.c's head: changes keep nothing of their own */
 };
 
 int v9fs_register(void)

@@ -1,8 +1,9 @@
 /*
  * v9fs.h: the 9p filesystem (mount -t 9p TAG DIR): a folder a 9P2000.L
- * server exports (QEMU's -virtfs), as Linux's v9fs with cache=loose:
- * the dcache and the inodes' attributes are trusted once read, the
- * server asked again only on a miss (docs/design/27-9p.md).
+ * server exports (QEMU's -virtfs), as Linux's v9fs.  With cache=loose
+ * (the default) the dcache and the inodes' attributes are trusted once
+ * read, the server asked again only on a miss; with cache=none every
+ * path step asks the server again (dentry.c).  docs/design/27-9p.md.
  *
  * Fids (client.h): every inode holds one fid naming its file, walked
  * from its parent's fid at lookup (or attached, for the root), clunked
@@ -18,8 +19,9 @@
  *
  * Locking: v9fs_inode.open_lock serializes the opening of rfid and wfid
  * (each set once, then read with acquire loads, no lock); nothing else
- * of the filesystem's is shared and changing: the VFS's i_rwsem orders
- * directory changes and a file's writes, as for every filesystem.
+ * of the filesystem's is shared and changing: the VFS's i_rwsem orders a
+ * file's writes, and directory changes run under it shared with their
+ * names locked (FS_PAR_DIROPS: namei.c's head says why that is enough).
  * open_lock is a mutex taken with no other lock held (open, read, write
  * run without i_rwsem or with it; it nests inside i_rwsem).
  */
@@ -34,6 +36,7 @@
 struct v9fs_session {
 	struct p9_client clnt;
 	uint32_t root_fid;
+	bool cache_none;                /* fixed at mount: -o cache=none (dentry.c) */
 };
 
 struct v9fs_inode {
@@ -76,6 +79,13 @@ void v9fs_adopt_io_fid(struct inode *inode, uint32_t fid);
 void v9fs_evict(struct inode *inode);
 void v9fs_dirty_inode(struct inode *inode);
 int v9fs_register(void);
+
+/* cache=none's: every cached name asked about again (dentry.c). */
+extern const struct dentry_operations v9fs_dentry_ops_none;
+/* Tests: revalidations sent, and those that found a stale dentry; and a
+ * switch that makes cache=none trust every dentry (to show a test fail). */
+extern uint64_t v9fs_revalidations, v9fs_stale;
+extern bool v9fs_revalidate_off;
 
 extern const struct inode_operations v9fs_dir_iops, v9fs_file_iops, v9fs_link_iops,
 	v9fs_special_iops;
