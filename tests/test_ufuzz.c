@@ -252,6 +252,8 @@ static void fuzz_once(uint64_t seed, uint64_t calls, uint64_t rounds, char *out)
 		kills++;
 	}
 	unsigned unkillable = strays(&before, false);
+	if (unkillable)
+		thread_dump_sleepers();	/* where the survivor waits, if it sleeps */
 	user_read_file("ufuzz.out", out, OUT_SIZE);
 	kprintf("    # ufuzz: %u stray processes SIGKILLed after the run, %u did not die\n", left, unkillable);
 	EXPECT_FALSE(hung);
