@@ -40,6 +40,7 @@
 #include "kernel/race.h"
 #include "kernel/cmdline.h"
 #include "kernel/kprintf.h"
+#include "kernel/nmi_trace.h"
 #include "kernel/lockdep.h"
 #include "kernel/string.h"
 #include "kernel/errno.h"
@@ -492,6 +493,7 @@ static int run_case(const struct ktest_suite *s, const struct ktest_case *k, uns
 		kprintf("    # %s: timed out after %lu s and was cut off (CPU mask 0x%x)\n",
 			k->name, limit, cur.timed_out_cpus);
 		sched_dump();	/* what every CPU was doing */
+		nmi_trace_all_cpus();	/* and where, right now */
 		thread_dump_sleepers();	/* and every thread that waits */
 		cur.failures++;
 	}

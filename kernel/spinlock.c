@@ -16,6 +16,7 @@
 #include "kernel/cmdline.h"
 #include "kernel/kprintf.h"
 #include "kernel/ksyms.h"
+#include "kernel/nmi_trace.h"
 #include "kernel/time.h"
 #include "arch/x86_64/apic.h"
 #include "arch/x86_64/cpu.h"
@@ -62,28 +63,14 @@ static bool too_long(uint64_t cycles)
 /* Ask `cpu` for its backtrace by NMI and print it (bounded wait). */
 static void print_remote_trace(unsigned cpu)
 {
-	struct cpu *h = &cpus[cpu];
-	int idle = 0;
-	if (!__atomic_compare_exchange_n(&h->nmi_trace_req, &idle, 1, false,
-					 __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
-		return;	/* someone else is asking already */
-	lapic_send_nmi(h->apic_id);
-	/* An NMI is taken as soon as the holder's CPU runs at all, so the only
-	 * wait is for a virtual CPU that its host has not scheduled: on a
-	 * loaded host (TCG, more vCPUs than cores) that took over 200 ms, and
-	 * the report said "did not answer" of a CPU that was fine.  5 s is for
-	 * a CPU that is really gone; the waiter has spun 10 s already. */
-	uint64_t deadline = rdtsc() + 5000 * tsc_khz;
-	while (__atomic_load_n(&h->nmi_trace_req, __ATOMIC_ACQUIRE) != 2 && rdtsc() < deadline)
-		cpu_relax();
-	if (__atomic_load_n(&h->nmi_trace_req, __ATOMIC_ACQUIRE) == 2) {
-		kprintf("  the holder, CPU %u, is at:\n", cpu);
-		backtrace_print_addrs(cpu, h->nmi_trace, h->nmi_trace_len);
-		__atomic_fetch_add(&remote_traces, 1, __ATOMIC_RELAXED);
-	} else {
-		kprintf("  the holder, CPU %u, did not answer the NMI\n", cpu);
+	struct nmi_trace r;
+	if (!nmi_trace_cpu(cpu, &r)) {
+		kprintf("  the holder, CPU %u, did not answer the NMI (or another asked first)\n", cpu);
+		return;
 	}
-	__atomic_store_n(&h->nmi_trace_req, 0, __ATOMIC_RELEASE);
+	kprintf("  the holder, CPU %u, is at:\n", cpu);
+	backtrace_print_addrs(cpu, r.addrs, r.n);
+	__atomic_fetch_add(&remote_traces, 1, __ATOMIC_RELAXED);
 }
 
 static void report_wait(struct spinlock *l, uint64_t cycles)

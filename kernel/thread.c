@@ -237,12 +237,13 @@ static void dump_one_sleeper(struct thread *t, void *arg)
 {
 	(void)arg;
 	int state = READ_ONCE(t->state);
-	if ((state != THREAD_SLEEPING && state != THREAD_KILLABLE) || !t->stack ||
+	bool queued = state == THREAD_RUNNING && READ_ONCE(t->on_rq);
+	if ((state != THREAD_SLEEPING && state != THREAD_KILLABLE && !queued) || !t->stack ||
 	    READ_ONCE(t->on_cpu))
 		return;
 	uint64_t lo = (uint64_t)t->stack, hi = lo + KSTACK_SIZE;
 	uint64_t sp = READ_ONCE(t->saved_rsp);
-	kprintf("    # asleep: %s (tid %u, pid %u)%s%s", t->name, t->tid, t->pid,
+	kprintf("    # %s: %s (tid %u, pid %u)%s%s", queued ? "preempted" : "asleep", t->name, t->tid, t->pid,
 		state == THREAD_KILLABLE ? " killable" : "",
 		__atomic_load_n(&t->fatal_pending, __ATOMIC_RELAXED) ? " killed" : "");
 	if (sp >= lo && sp + 7 * 8 <= hi) {

@@ -158,7 +158,8 @@ void set_current_state(int state);
 void thread_for_each(void (*fn)(struct thread *t, void *arg), void *arg);
 unsigned thread_count(void);
 /* Print every sleeping thread and the calls it sleeps in (a hung test's
- * diagnosis: a sleeper nobody will wake shows where it waits). */
+ * diagnosis: a sleeper nobody will wake shows where it waits), and every
+ * thread preempted on a run queue (one that loops shows where). */
 void thread_dump_sleepers(void);
 
 void thread_init(void);            /* boot CPU, once the heap works */

@@ -39,6 +39,7 @@
 #include "kernel/kprintf.h"
 #include "kernel/ktest.h"
 #include "kernel/lockdep.h"
+#include "kernel/nmi_trace.h"
 #include "kernel/page_alloc.h"
 #include "kernel/shrinker.h"
 #include "kernel/race.h"
@@ -252,8 +253,10 @@ static void fuzz_once(uint64_t seed, uint64_t calls, uint64_t rounds, char *out)
 		kills++;
 	}
 	unsigned unkillable = strays(&before, false);
-	if (unkillable)
-		thread_dump_sleepers();	/* where the survivor waits, if it sleeps */
+	if (unkillable) {	/* where the survivor is: asleep, preempted or running */
+		thread_dump_sleepers();
+		nmi_trace_all_cpus();
+	}
 	user_read_file("ufuzz.out", out, OUT_SIZE);
 	kprintf("    # ufuzz: %u stray processes SIGKILLed after the run, %u did not die\n", left, unkillable);
 	EXPECT_FALSE(hung);

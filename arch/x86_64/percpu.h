@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include <stdbool.h>
 #include "arch/x86_64/gdt.h"
+#include "kernel/nmi_trace.h"
 
 #define MAX_CPUS 64
 
@@ -56,12 +57,11 @@ struct cpu {
 	bool online;
 	uint64_t ticks;            /* timer interrupts taken on this CPU */
 
-	/* A backtrace another CPU asked for by NMI (the spinlock watchdog):
-	 * it sets nmi_trace_req to 1, this CPU's NMI handler fills the rest
+	/* Where this CPU is, asked for by another CPU (kernel/nmi_trace.c):
+	 * it sets nmi_trace_req to 1, this CPU's NMI handler fills nmi_trace
 	 * and sets it to 2. */
 	int nmi_trace_req;
-	unsigned nmi_trace_len;
-	uint64_t nmi_trace[16];
+	struct nmi_trace nmi_trace;
 };
 
 _Static_assert(__builtin_offsetof(struct cpu, kernel_sp) == CPU_KERNEL_SP, "entry_64.S");

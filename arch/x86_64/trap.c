@@ -60,11 +60,7 @@ static void handle_nmi(struct trap_frame *tf)
 			halt();
 		}
 	}
-	struct cpu *c = this_cpu();
-	if (__atomic_load_n(&c->nmi_trace_req, __ATOMIC_ACQUIRE) == 1) {
-		c->nmi_trace_len = backtrace_collect(tf->rip, tf->rbp, c->nmi_trace, 16);
-		__atomic_store_n(&c->nmi_trace_req, 2, __ATOMIC_RELEASE);
-	}
+	nmi_trace_answer(tf);	/* another CPU asked where this one is */
 	if (trap_nmi_hook)
 		trap_nmi_hook(tf);
 }
