@@ -156,7 +156,7 @@ static void fault_kills_only_it(void)
 	};
 	struct sandbox sb;
 	sandbox_enter(&sb, "user");
-	char out[64];
+	char out[128];
 	uint64_t pages = mm_user_pages();
 	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		char *const argv[] = { "faults", (char *)cases[i].how, NULL };
@@ -384,7 +384,7 @@ static void hostile_sizes(void)
 		{ "mprotect", W_EXITCODE(0, 0) }, { "brk", W_EXITCODE(0, 0) },
 		{ "noreplace", W_EXITCODE(0, 0) }, { "bigelf", W_EXITCODE(42, 0) },
 		{ "overlap", W_EXITCODE(42, 0) }, { "sendfile", W_EXITCODE(0, 0) },
-		{ "manyvmas", W_EXITCODE(0, 0) },
+		{ "manyvmas", W_EXITCODE(0, 0) }, { "bigwrite", W_EXITCODE(0, 0) },
 	};
 	struct sandbox sb;
 	sandbox_enter(&sb, "user");
@@ -395,6 +395,8 @@ static void hostile_sizes(void)
 		int status = run_capture("/tests/user/hugemm", argv, out, sizeof(out));
 		if (!EXPECT_EQ(status, cases[i].status))
 			kprintf("# hugemm %s: wait status 0x%x\n", cases[i].mode, status);
+		if (out[0])
+			kprintf("    # hugemm %s: %s", cases[i].mode, out);
 	}
 	EXPECT_EQ(mm_user_pages(), pages);
 	sandbox_leave(&sb);

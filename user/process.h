@@ -212,6 +212,11 @@ void do_signal(struct trap_frame *tf);
  * now pending (true). */
 bool bad_user_rip(struct trap_frame *tf);
 bool signal_pending_user(void);         /* an unblocked signal waits (interrupts off ok) */
+/* Will the caller die at its next return to user mode (killed, SIGKILL, or
+ * a pending signal whose default action ends it)?  A loop whose length the
+ * caller chose checks it at each step (Linux's fatal_signal_pending: a
+ * signal a handler will catch does not cut a file's read or write short). */
+bool signal_will_kill(void);
 void recalc_sigpending(struct thread *t);   /* siglock held */
 /* execve: handled signals go back to their default. */
 void flush_signal_handlers(struct signal_struct *sig);

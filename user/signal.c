@@ -507,6 +507,24 @@ void do_signal(struct trap_frame *tf)
 	}
 }
 
+bool signal_will_kill(void)
+{
+	struct thread *t = current_thread();
+	struct signal_struct *p = t->signal;
+	if (__atomic_load_n(&t->fatal_pending, __ATOMIC_ACQUIRE))
+		return true;
+	if (!p || !__atomic_load_n(&t->sigpending, __ATOMIC_ACQUIRE))
+		return false;	/* the common case: nothing to look at */
+	unsigned long flags = spin_lock_irqsave(&p->siglock);
+	uint64_t pending = (t->sig_pending | p->shared_pending) & ~t->sig_blocked;
+	bool dies = pending & sigmask(SIGKILL);
+	for (int sig = 1; sig <= NSIG && !dies; sig++)
+		dies = (pending & sigmask(sig)) && p->action[sig - 1].handler == SIG_DFL &&
+		       !sig_default_ignored(sig);
+	spin_unlock_irqrestore(&p->siglock, flags);
+	return dies;
+}
+
 bool signal_pending_user(void)
 {
 	return __atomic_load_n(&current_thread()->sigpending, __ATOMIC_ACQUIRE);

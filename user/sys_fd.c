@@ -9,7 +9,12 @@
  * the zero-length call that finds the first is made only when the count
  * is 0 or the buffer is bad (rw_check), so a good call takes the file once.
  * A read or write longer than BOUNCE is done in steps, and stops at the
- * first short one; each step is atomic as the VFS makes it.
+ * first short one; each step is atomic as the VFS makes it.  The caller
+ * chooses the length, so, as in Linux, one call moves at most
+ * MAX_RW_COUNT bytes, and a step begins only if the thread is not about
+ * to die: a write of gigabytes from a huge mapping, each page faulted in
+ * and allocated on the way, ignored SIGKILL for minutes (the ring-3
+ * fuzzer's writev, issue 37).
  */
 #include "user/sys.h"
 #include "user/process.h"
@@ -30,6 +35,7 @@
 #include "user/scratch.h"
 
 #define BOUNCE (64 * 1024)
+#define MAX_RW_COUNT 0x7ffff000UL	/* Linux's: INT_MAX rounded down to a page */
 
 /* A bounce buffer of n bytes (at most BOUNCE): a scratch page (no shared
  * lock, user/scratch.h) when it fits in one, else from kmalloc. */
@@ -68,6 +74,8 @@ static long do_read(int fd, uint64_t ubuf, size_t count, int64_t off)
 {
 	if (count == 0)
 		return rw_check(fd, off, false);
+	if (count > MAX_RW_COUNT)
+		count = MAX_RW_COUNT;
 	size_t step = count < BOUNCE ? count : BOUNCE;
 	if (fault_in_writeable(ubuf, step)) {	/* writable before anything is consumed */
 		long r = rw_check(fd, off, false);
@@ -80,6 +88,10 @@ static long do_read(int fd, uint64_t ubuf, size_t count, int64_t off)
 	long r = 0;
 	while (done < count) {
 		size_t n = count - done < step ? count - done : step;
+		if (signal_will_kill()) {
+			r = -EINTR;	/* never seen: the thread dies on its way out */
+			break;
+		}
 		r = off < 0 ? sys_read(fd, buf, n) : sys_pread(fd, buf, n, off + (int64_t)done);
 		if (r <= 0)
 			break;
@@ -102,6 +114,8 @@ static long do_write(int fd, uint64_t ubuf, size_t count, int64_t off)
 		sigpipe_on_epipe(r);
 		return r;
 	}
+	if (count > MAX_RW_COUNT)
+		count = MAX_RW_COUNT;
 	size_t step = count < BOUNCE ? count : BOUNCE;
 	char *buf = bounce_get(step);
 	if (!buf)
@@ -110,6 +124,10 @@ static long do_write(int fd, uint64_t ubuf, size_t count, int64_t off)
 	long r = 0;
 	while (done < count) {
 		size_t n = count - done < step ? count - done : step;
+		if (signal_will_kill()) {
+			r = -EINTR;	/* never seen: the thread dies on its way out */
+			break;
+		}
 		if (copy_from_user(buf, ubuf + done, n)) {
 			r = done ? -EFAULT : rw_check(fd, off, true);
 			r = r < 0 ? r : -EFAULT;
@@ -167,6 +185,11 @@ static long do_rw_vec(int fd, uint64_t uiov, unsigned long cnt, bool write)
 			return total ? total : -EFAULT;
 		if ((int64_t)v.len < 0)
 			return -EINVAL;
+		uint64_t left = MAX_RW_COUNT - (uint64_t)total;	/* Linux's cap is on the sum */
+		if (left == 0)
+			break;
+		if (v.len > left)
+			v.len = left;
 		long r = write ? do_write(fd, v.base, v.len, -1) : do_read(fd, v.base, v.len, -1);
 		if (r < 0)
 			return total ? total : r;
@@ -186,8 +209,6 @@ long x64_writev(struct trap_frame *r)
 {
 	return do_rw_vec((int)ARG1(r), ARG2(r), ARG3(r), true);
 }
-
-#define MAX_RW_COUNT 0x7ffff000UL	/* Linux's: INT_MAX rounded down to a page */
 
 long x64_sendfile(struct trap_frame *r)
 {

@@ -13,6 +13,12 @@
  *              (execve changes the page's protection): it exits 42
  *   sendfile   a child copies /dev/zero to /dev/null with a count of
  *              SIZE_MAX; SIGKILL must end it: exit 0 if it died of it
+ *   bigwrite   a child writev()s 64 MiB from a fresh anonymous mapping (each
+ *              page faulted in on the way) to a file; the parent SIGKILLs it
+ *              once the file passed 1 MiB: it must die within one step of
+ *              the copy (the file grows by at most 128 KiB after the kill),
+ *              not finish the 64 MiB (the ring-3 fuzzer's unkillable writev
+ *              went on until memory ran out): exit 0
  *   manyvmas   4096 VMAs (every other page of a mapping read-only), then
  *              200 mmaps with no address, each below all of them: exit 0
  *              (the free-range search was quadratic in the VMAs)
@@ -142,6 +148,54 @@ static int huge_sendfile(void)
 	return (status & 0x7f) == 9 ? 0 : 6;
 }
 
+#define SYS_writev 20
+#define SYS_lseek 8
+#define BIGWRITE (64L << 20)
+
+static long file_size(int fd)
+{
+	return sys3(SYS_lseek, fd, 0, 2);	/* SEEK_END */
+}
+
+static int big_write(void)
+{
+	int fds[2];
+	int out = (int)sys3(SYS_open, "bigwrite.out", 0x241 /* O_WRONLY|O_CREAT|O_TRUNC */, 0644);
+	int look = (int)sys2(SYS_open, "bigwrite.out", 0);
+	long p = sys6_mmap(0, BIGWRITE, 1 /* PROT_READ */, MAP_PRIVATE | MAP_ANONYMOUS);
+	if (out < 0 || look < 0 || p < 0 || sys1(SYS_pipe, fds) != 0)
+		return 2;
+	long pid = sys0(SYS_fork);
+	if (pid == 0) {
+		long iov[2] = { p, BIGWRITE };
+		sys3(SYS_write, fds[1], "x", 1);
+		sys3(SYS_writev, out, iov, 1);
+		return 3;	/* not killed */
+	}
+	char c;
+	if (pid < 0 || sys3(SYS_read, fds[0], &c, 1) != 1)
+		return 4;
+	long ts[2] = { 0, 1000 * 1000 };
+	while (file_size(look) < (1L << 20))
+		sys2(SYS_nanosleep, ts, 0);
+	sys2(SYS_kill, pid, 9);
+	long at_kill = file_size(look);	/* after the kill: a step begun before it may end */
+	int status = 0;
+	if (sys4(SYS_wait4, pid, &status, 0, 0) != pid)
+		return 5;
+	long after = file_size(look), grew = after - at_kill;
+	char b[24];
+	puts_fd(1, "bigwrite: ");
+	puts_fd(1, utoa(at_kill, b));
+	puts_fd(1, " bytes at the kill, ");
+	puts_fd(1, utoa(after, b));
+	puts_fd(1, " when it died\n");
+	sys1(SYS_unlink, "bigwrite.out");
+	if ((status & 0x7f) != 9)
+		return 6;
+	return grew <= (128L << 10) ? 0 : 7;
+}
+
 int main(int argc, char **argv, char **envp)
 {
 	(void)envp;
@@ -166,6 +220,8 @@ int main(int argc, char **argv, char **envp)
 	}
 	if (!ustrcmp(m, "sendfile"))
 		return huge_sendfile();
+	if (!ustrcmp(m, "bigwrite"))
+		return big_write();
 	if (!ustrcmp(m, "manyvmas"))
 		return many_vmas();
 	return 101;
