@@ -25,7 +25,12 @@ workload 4 (read-only, rdelay=10ms), and an empty writable image for
 workload 5's cp -a and tar x, which e2fsck -fn checks after the boot and
 whose two copies must list exactly like the source tree.  Workload 6,
 creates and unlinks of different names in one directory by T threads,
-runs in memory (each kernel's root filesystem) and needs no disk.
+runs in memory (each kernel's root filesystem) and needs no disk; so
+do workloads 7 to 9: a compiler's include search by N processes (2,000
+headers through 12 directories, most stats missing), git status (N
+threads lstat 10,000 files twice, one rewritten between), and a rename
+storm (T threads renaming inside a directory and between two, T more
+stating the names around them).
 --only 6 runs one workload (and attaches only the disks it needs).
 
 Linux boots with LINUX_FAIR_KARGS (mitigations=off and the rest below,
@@ -116,7 +121,7 @@ class Params:
     def __init__(self, size, count=False, only=None):
         """size: "full"; "short", workloads 1, 2, 5 and 6 at a tenth of their
         iterations (a loaded host), 3 and 4 at every T and N; "quick", a
-        check that it all runs.  only: the workloads to run ("1".."6"),
+        check that it all runs.  only: the workloads to run ("1".."9"),
         None for all."""
         self.mode = "count" if count else "rates"
         self.only = only
@@ -131,9 +136,13 @@ class Params:
         self.spawn_n = {"quick": 10, "short": 30}.get(size, 100)
         self.dirops_threads = [1, 2, 4] if size == "quick" else [1, 2, 3, 4, 8]
         self.dirops_iters = 2000 if size == "full" else 200
+        self.include_procs = [1, 2, 4] if size == "quick" else [1, 2, 4, 8]
+        self.git_threads = [1, 2, 4] if size == "quick" else [1, 2, 4, 8]
+        self.rename_threads = [1, 2, 4] if size == "quick" else [1, 2, 4, 8]
+        self.rename_iters = 500 if size == "full" else 50
 
     def wants(self, workload):
-        """Whether workload ("1".."6") runs."""
+        """Whether workload ("1".."9") runs."""
         return self.only is None or workload in self.only
 
     def disks(self):
@@ -163,6 +172,9 @@ class Params:
             ("WALK_DISKS", " ".join(self.device(f"walk{n}") for n in self.walk_threads if self.wants("4"))),
             ("SPAWN_N", self.spawn_n), ("TARGET_DISK", self.device("target") if self.wants("5") else ""),
             ("DIROPS_THREADS", " ".join(map(str, self.dirops_threads))), ("DIROPS_ITERS", self.dirops_iters),
+            ("INCLUDE_PROCS", " ".join(map(str, self.include_procs))),
+            ("GIT_THREADS", " ".join(map(str, self.git_threads))),
+            ("RENAME_THREADS", " ".join(map(str, self.rename_threads))), ("RENAME_ITERS", self.rename_iters),
             ("ONLY", " ".join(sorted(self.only)) if self.only else "")))
 
 
@@ -511,7 +523,14 @@ def expected_rows(params):
         rows.append((("time", label), {"w": "time", "label": label}))
     for t in params.dirops_threads:
         rows.append((("dirops", t), {"w": "dirops", "threads": t}))
-    family = {"stat": "1", "file": "2", "cold": "3", "walk": "4", "spawn": "5", "time": "5", "dirops": "6"}
+    for n in params.include_procs:
+        rows.append((("include", n), {"w": "include", "procs": n}))
+    for n in params.git_threads:
+        rows.append((("gitstatus", n), {"w": "gitstatus", "threads": n}))
+    for t in params.rename_threads:
+        rows.append((("renames", t), {"w": "renames", "threads": t}))
+    family = {"stat": "1", "file": "2", "cold": "3", "walk": "4", "spawn": "5", "time": "5", "dirops": "6",
+              "include": "7", "gitstatus": "8", "renames": "9"}
     return [(key, match) for key, match in rows if params.wants(family[key[0]])]
 
 
@@ -526,7 +545,7 @@ def find(results, match):
 
 def runs_of(key, params):
     """How many lines a boot prints for key: workloads 1, 2 and 6 run CPU_RUNS rounds."""
-    return params.cpu_runs if key[0] in ("stat", "file", "dirops") else 1
+    return params.cpu_runs if key[0] in ("stat", "file", "dirops", "include", "gitstatus", "renames") else 1
 
 
 def check_boot(rec, params, facts):
@@ -565,6 +584,20 @@ def check_boot(rec, params, facts):
         want = {"entries": 10100, "dirs": 100, "bytes": 100 * sum(f % 3 for f in range(100))}
         if r and any(r.get(k) != v for k, v in want.items()):
             rec["problems"].append(f"walk N={n}: {r} but the tree has {want}")
+    # lb_include's stats per process: header j misses in every directory
+    # before its own, 1 + (7j mod 11) of them, then hits.
+    include_lookups = sum(2 + (j * 7) % 11 for j in range(2000))
+    for r in find_all(res, {"w": "include"}):
+        if r.get("lookups") != include_lookups:
+            rec["problems"].append(f"include N={r.get('procs')}: {r.get('lookups')} stats a process, "
+                                   f"want {include_lookups}")
+    for r in find_all(res, {"w": "gitstatus"}):
+        if r.get("files") != 20000:
+            rec["problems"].append(f"gitstatus N={r.get('threads')}: {r.get('files')} files, want 20000")
+    for r in find_all(res, {"w": "renames"}):
+        if r.get("iters") != params.rename_iters:
+            rec["problems"].append(f"renames T={r.get('threads')}: {r.get('iters')} iterations, "
+                                   f"want {params.rename_iters}")
     r = find(res, {"w": "spawn"})
     if r and r.get("n") != params.spawn_n:
         rec["problems"].append(f"spawn: {r.get('n')} processes, want {params.spawn_n}")
@@ -586,6 +619,12 @@ def rate(key, r, params, facts):
         return r["n"] / s, "processes/s"
     if kind == "dirops":
         return 2 * r["threads"] * r["iters"] / s, "changes/s"
+    if kind == "include":
+        return r["procs"] * r["lookups"] / s, "stats/s"
+    if kind == "gitstatus":
+        return r["files"] / s, "files/s"
+    if kind == "renames":
+        return 3 * r["threads"] * r["iters"] / s, "renames/s"
     if key[1] == "sync":
         return 1 / s, "syncs/s"
     return len(facts["tree"]) / s, "entries/s"
@@ -605,6 +644,12 @@ def row_label(key):
         return "5. fork+exec+wait of busybox true"
     if kind == "dirops":
         return f"6. create+unlink of different names in one directory, T={key[1]}"
+    if kind == "include":
+        return f"7. include search, 2,000 headers through 12 directories, N={key[1]}"
+    if kind == "gitstatus":
+        return f"8. git status of 10,000 files, N={key[1]}"
+    if kind == "renames":
+        return f"9. renames in and between two directories, stats beside, T={key[1]}"
     return f"5. {'cp -a' if key[1] == 'cp' else 'tar x' if key[1] == 'tar' else 'sync after them'}"
 
 
@@ -684,7 +729,8 @@ def print_table(rows, boots, configs=None):
 
 
 FAMILIES = {"1": "cached stat", "2": "cached file", "3": "cold stats, 10 ms disk",
-            "4": "cold walk, 10 ms disk", "5": "processes, copies", "6": "changes in one directory"}
+            "4": "cold walk, 10 ms disk", "5": "processes, copies", "6": "changes in one directory",
+            "7": "include search", "8": "git status", "9": "rename storm"}
 
 
 def plot_subtitle(result):
@@ -835,7 +881,7 @@ def main():
                              "under the QEMU plugin tools/conflicts/conflicts.so")
     parser.add_argument("--plugin", type=Path, default=REPO / "build" / "conflicts" / "conflicts.so")
     parser.add_argument("--only", metavar="N[,N]",
-                        help="run only these workloads (1 to 6), e.g. --only 6: a quick look at one")
+                        help="run only these workloads (1 to 9), e.g. --only 6: a quick look at one")
     parser.add_argument("--out", type=Path, default=OUT)
     parser.add_argument("--parse", type=Path, metavar="JSON", help="print the tables of a saved linux-smpN.json")
     args = parser.parse_args()

@@ -46,6 +46,31 @@ want 6 && for r in $(seq $CPU_RUNS); do
 	done
 done
 
+# 7. a compiler's include search: N processes each resolve 2,000 headers
+# through 12 directories, most stats missing; in memory, CPU_RUNS rounds.
+want 7 && for r in $(seq $CPU_RUNS); do
+	for n in $INCLUDE_PROCS; do
+		$B/lb_include /lbw/inc $n || fail "lb_include-$n"
+	done
+done
+
+# 8. git status: N threads lstat every file of a 10,000-file tree, twice
+# (one file rewritten between), in memory, CPU_RUNS rounds.
+want 8 && for r in $(seq $CPU_RUNS); do
+	for n in $GIT_THREADS; do
+		$B/lb_gitstatus /lbw/git $n || fail "lb_gitstatus-$n"
+	done
+done
+
+# 9. a rename storm: T threads rename names inside a directory and
+# between two while T more stat the names around them; in memory, a tree
+# for each T, CPU_RUNS rounds.
+want 9 && for r in $(seq $CPU_RUNS); do
+	for t in $RENAME_THREADS; do
+		$B/lb_renames /lbw/ren$t $t $RENAME_ITERS || fail "lb_renames-$t"
+	done
+done
+
 # 3. cold lookups in one directory: each T on a disk of its own, mounted
 # just before, so nothing of it is cached.
 set -- $COLD_DISKS

@@ -1,0 +1,141 @@
+/*
+ * lb_renames DIR T ITERS: workload 9 of make bench-linux, a rename storm.
+ * DIR holds two directories, a and b, each with STABLE names k0..k99
+ * that no one renames.  T renaming threads, thread i ITERS times:
+ * a/r<i> -> a/s<i> (inside a), a/s<i> -> b/r<i> (from a to b), b/r<i>
+ * -> a/r<i> (back); meanwhile T other threads stat the stable names of
+ * both directories round and round, until the renames are done.  In
+ * memory on both kernels (the root filesystem), so what is measured is
+ * the directories' locking: Linux takes both directories' i_rwsem
+ * exclusive and the file system's rename mutex for a move between them;
+ * smpvfs's per-name lock (vfs.dirops=shared) locks the names.
+ * Checked: every rename succeeds, every stat of a stable name finds a
+ * file, and afterwards a holds r0..r<T-1> and its stable names, b only
+ * its own.  Prints
+ *     LB w=renames threads=T iters=I stats=S ns=NS bad=B
+ * with NS the renames' time, S the stats made meanwhile.
+ */
+#include "lb.h"
+
+#define STABLE 100
+
+static const char *top;
+static long nthreads, iters, bad[2 * MAXT], stats[MAXT];
+static volatile int renamers_left;
+
+/* DIR/<dir>/<c><n> */
+static void name_of(char *buf, long len, char dir, char c, long n)
+{
+	char leaf[32], num[24], sub[2] = { dir, 0 }, d[96];
+	long at = 0;
+	leaf[at++] = c;
+	for (const char *p = utoa(n, num); *p; p++)
+		leaf[at++] = *p;
+	leaf[at] = 0;
+	lb_join_path(d, sizeof(d), top, sub);
+	lb_join_path(buf, len, d, leaf);
+}
+
+static long make_tree(void)
+{
+	char p[160];
+	long r = sys2(SYS_mkdir, top, 0755);
+	if (r != 0 && r != -17)
+		return r;
+	for (char dir = 'a'; dir <= 'b'; dir++) {
+		char sub[2] = { dir, 0 };
+		lb_join_path(p, sizeof(p), top, sub);
+		r = sys2(SYS_mkdir, p, 0755);
+		if (r != 0 && r != -17)
+			return r;
+		for (long k = 0; k < STABLE; k++) {
+			name_of(p, sizeof(p), dir, 'k', k);
+			if ((r = lb_make_file(p, 0)) != 0)
+				return r;
+		}
+	}
+	for (long i = 0; i < nthreads; i++) {
+		name_of(p, sizeof(p), 'a', 'r', i);
+		if ((r = lb_make_file(p, 0)) != 0)
+			return r;
+	}
+	return 0;
+}
+
+static void renamer(long i)
+{
+	char r_a[160], s_a[160], r_b[160];
+	name_of(r_a, sizeof(r_a), 'a', 'r', i);
+	name_of(s_a, sizeof(s_a), 'a', 's', i);
+	name_of(r_b, sizeof(r_b), 'b', 'r', i);
+	lb_wait_go();
+	for (long k = 0; k < iters; k++) {
+		bad[i] += sys2(SYS_rename, r_a, s_a) != 0;
+		bad[i] += sys2(SYS_rename, s_a, r_b) != 0;
+		bad[i] += sys2(SYS_rename, r_b, r_a) != 0;
+	}
+	__atomic_fetch_sub(&renamers_left, 1, __ATOMIC_RELEASE);
+}
+
+static void stater(long i)
+{
+	struct lb_stat st;
+	char p[160];
+	lb_wait_go();
+	for (long k = i; __atomic_load_n(&renamers_left, __ATOMIC_ACQUIRE) > 0; k++) {
+		name_of(p, sizeof(p), k % 2 ? 'b' : 'a', 'k', (k / 2) % STABLE);
+		if (sys2(SYS_stat, p, &st) != 0 || (st.st_mode & S_IFMT) != S_IFREG)
+			bad[MAXT + i]++;
+		stats[i]++;
+	}
+}
+
+static void worker(long i)
+{
+	if (i < nthreads)
+		renamer(i);
+	else
+		stater(i - nthreads);
+}
+
+int main(int argc, char **argv, char **envp)
+{
+	(void)envp;
+	if (argc != 4)
+		return 2;
+	top = argv[1];
+	nthreads = number(argv[2]);
+	iters = number(argv[3]);
+	if (nthreads < 1 || 2 * nthreads > MAXT || iters < 1)
+		return 2;
+	if (make_tree() != 0)
+		return 3;
+	renamers_left = (int)nthreads;
+	long t0 = lb_start(2 * nthreads, worker);
+	if (t0 < 0)
+		return 4;
+	long ns = lb_join(2 * nthreads, t0), nbad = 0, nstats = 0;
+	for (long i = 0; i < nthreads; i++) {
+		nbad += bad[i] + bad[MAXT + i];
+		nstats += stats[i];
+	}
+	char p[160];
+	struct lb_stat st;
+	for (long i = 0; i < nthreads; i++) {
+		name_of(p, sizeof(p), 'a', 'r', i);
+		nbad += sys2(SYS_stat, p, &st) != 0;
+	}
+	lb_join_path(p, sizeof(p), top, "a");
+	nbad += lb_count_entries(p) != STABLE + nthreads + 2;
+	lb_join_path(p, sizeof(p), top, "b");
+	nbad += lb_count_entries(p) != STABLE + 2;
+	struct lb_line l;
+	lb_begin(&l, "renames");
+	lb_num(&l, "threads", nthreads);
+	lb_num(&l, "iters", iters);
+	lb_num(&l, "stats", nstats);
+	lb_num(&l, "ns", ns);
+	lb_num(&l, "bad", nbad);
+	lb_emit(&l);
+	return 0;
+}
