@@ -689,6 +689,13 @@ int mm_map_shared_page(struct mm_struct *mm, uint64_t addr, struct page *pg)
 
 /* ---- lifetime ----------------------------------------------------- */
 
+static uint64_t live_mms;	/* atomic */
+
+uint64_t mm_live_count(void)
+{
+	return __atomic_load_n(&live_mms, __ATOMIC_RELAXED);
+}
+
 struct mm_struct *mm_alloc(void)
 {
 	struct mm_struct *mm = kzalloc(sizeof(*mm));
@@ -699,6 +706,7 @@ struct mm_struct *mm_alloc(void)
 		kfree(mm);
 		return NULL;
 	}
+	__atomic_fetch_add(&live_mms, 1, __ATOMIC_RELAXED);
 	clear_page(mm->pgd);
 	uint64_t *kpgd = phys_to_virt(kernel_pgd_phys);
 	for (int i = 256; i < 512; i++)
@@ -730,6 +738,7 @@ void mmdrop(struct mm_struct *mm)
 			free_table(mm->pgd[i], 4);
 	page_free(mm->pgd, 0);
 	kfree(mm);
+	__atomic_fetch_sub(&live_mms, 1, __ATOMIC_RELAXED);
 }
 
 /* The last user left: every mapping and page goes; the page tables stay
@@ -852,15 +861,13 @@ void mm_switch(struct thread *next)
 		__atomic_fetch_and(&c->drop_mm->cpumask, ~(1ULL << c->id), __ATOMIC_RELEASE);
 }
 
-void mm_switch_finish(void)
+struct mm_struct *mm_switch_take_drop(void)
 {
-	unsigned long flags = irq_save();
 	struct cpu *c = this_cpu();
+	BUG_ON(irqs_enabled());	/* else a switch may come first (mm.h) */
 	struct mm_struct *old = c->drop_mm;
 	c->drop_mm = NULL;
-	irq_restore(flags);
-	if (old)
-		mmdrop(old);
+	return old;
 }
 
 struct mm_struct *mm_activate(struct mm_struct *mm)
@@ -870,7 +877,9 @@ struct mm_struct *mm_activate(struct mm_struct *mm)
 	struct mm_struct *old = self->mm;
 	self->mm = mm;
 	mm_switch(self);
+	struct mm_struct *drop = mm_switch_take_drop();
 	irq_restore(flags);
-	mm_switch_finish();
+	if (drop)
+		mmdrop(drop);
 	return old;
 }

@@ -136,11 +136,16 @@ bool do_page_fault(struct trap_frame *tf, uint64_t addr);
 
 /* Context switch (kernel/sched.c, run queue locked, interrupts off):
  * load next's page table (or keep the current one for a kernel thread).
- * The reference to a replaced active_mm is dropped by mm_switch_finish,
- * after the switch, with the run queue unlocked. */
+ * The thread that switched in takes the replaced active_mm with
+ * mm_switch_take_drop while interrupts are still off, and mmdrops it
+ * once the run queue is unlocked: taken later, a preemption in between
+ * would replace it with the next one, and its reference (the struct and
+ * its page tables) was never dropped. */
 struct thread;
 void mm_switch(struct thread *next);
-void mm_switch_finish(void);
+struct mm_struct *mm_switch_take_drop(void);
+/* mm_structs allocated and not yet freed (a test's leak count). */
+uint64_t mm_live_count(void);
 /* Make mm the calling thread's (execve; its old one is returned, still
  * referenced, for the caller to mmput). */
 struct mm_struct *mm_activate(struct mm_struct *mm);

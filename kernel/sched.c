@@ -27,6 +27,7 @@
 #include "kernel/spinlock.h"
 #include "kernel/preempt.h"
 #include "kernel/rcu.h"
+#include "kernel/race.h"
 #include "kernel/panic.h"
 #include "kernel/kprintf.h"
 #include "kernel/ktimer.h"
@@ -171,9 +172,13 @@ static void __schedule(bool preempt)
 		lock_acquire(&rq->lock.dep_map, 0, 0, 1, (unsigned long)__schedule);
 		finish_switch();
 	}
+	struct mm_struct *drop = mm_switch_take_drop();	/* interrupts off: kernel/mm.h */
 	spin_unlock(&rq->lock);
 	irq_restore(flags);
-	mm_switch_finish();	/* drop an address space the switch replaced */
+	if (drop) {	/* an address space the switch replaced */
+		race_window();	/* tests: a preemption here switches this CPU's mm again */
+		mmdrop(drop);
+	}
 }
 
 void schedule(void)
@@ -189,9 +194,11 @@ void thread_entry(void)
 
 	lock_acquire(&rq_of(cpu_id())->lock.dep_map, 0, 0, 1, (unsigned long)thread_entry);
 	finish_switch();
+	struct mm_struct *drop = mm_switch_take_drop();	/* interrupts off: kernel/mm.h */
 	spin_unlock(&rq_of(cpu_id())->lock);
 	irq_enable();
-	mm_switch_finish();
+	if (drop)
+		mmdrop(drop);
 	thread_exit(self->fn(self->arg));
 }
 

@@ -39,6 +39,7 @@
 #include "kernel/kprintf.h"
 #include "kernel/ktest.h"
 #include "kernel/lockdep.h"
+#include "kernel/mm.h"
 #include "kernel/nmi_trace.h"
 #include "kernel/page_alloc.h"
 #include "kernel/shrinker.h"
@@ -290,7 +291,7 @@ static void ring3_fuzz_in(struct block_device *bdev)
 	exec_cache_drop_all();
 	dcache_shrink(~0u);
 	icache_shrink(~0u);
-	uint64_t objects = live_objects(), pages = pages_in_use();
+	uint64_t objects = live_objects(), pages = pages_in_use(), mms = mm_live_count();
 	static struct cache_counts caches;
 	caches.n = 0;
 	kmem_cache_for_each(note_cache, &caches);
@@ -332,8 +333,9 @@ static void ring3_fuzz_in(struct block_device *bdev)
 		uint64_t now_objects = live_objects(), now_pages = pages_in_use();
 		if (now_objects != objects)
 			print_grown(&caches);
-		kprintf("    # ufuzz: live objects %lu (%lu before), pages in use %lu (%lu before)\n",
-			now_objects, objects, now_pages, pages);
+		kprintf("    # ufuzz: live objects %lu (%lu before), pages in use %lu (%lu before), "
+			"address spaces %lu (%lu before)\n", now_objects, objects, now_pages, pages,
+			mm_live_count(), mms);
 		EXPECT_LE(now_objects, objects + LEAK_SLACK_OBJECTS * ncpus);
 		EXPECT_LE(now_pages, pages + LEAK_SLACK_PAGES * ncpus);
 	} else {

@@ -376,6 +376,56 @@ static void tlb_free(void)
 	sandbox_leave(&sb);
 }
 
+/*
+ * Each address space is dropped once the last CPU that held it lets go.
+ * A context switch that replaces a CPU's address space leaves the old one
+ * for the switched-in thread to drop; a preemption between the switch and
+ * that drop (a window kernel/sched.c marks) switched again and overwrote
+ * the first, whose struct and page tables were never freed: the ring-3
+ * fuzzer's leak of one kmalloc-256 object now and then.  Rounds of
+ * processes at once that yield, so that CPUs switch between address
+ * spaces all the time, with the race windows on; afterwards at most one
+ * address space per CPU (the one it keeps loaded) may be left.
+ */
+#define MM_ROUNDS 2
+
+static void lazy_mm_dropped_once(void)
+{
+	char *const argv[] = { "yielder", "300", "go", NULL };
+	static char *const env[] = { NULL };
+	struct sandbox sb;
+	sandbox_enter(&sb, "user");
+	int null = sys_open("/dev/null", O_WRONLY, 0);
+	ASSERT_GE(null, 0);
+	uint64_t before = mm_live_count();
+	bool jitter = race_jitter_on(ktest_seed());
+	unsigned bad = 0, at_once = 2 * ncpus;	/* two on each CPU */
+	for (int r = 0; r < MM_ROUNDS; r++) {
+		struct signal_struct *p[2 * MAX_CPUS];
+		for (unsigned i = 0; i < at_once; i++)
+			p[i] = process_spawn("/tests/user/yielder", argv, env, -1, null, null, 0);
+		sys_close(sys_open("go", O_WRONLY | O_CREAT, 0644));	/* all at once, from here */
+		for (unsigned i = 0; i < at_once; i++) {
+			if (IS_ERR(p[i])) {
+				bad++;
+				continue;
+			}
+			bad += process_wait(p[i]) != W_EXITCODE(0, 0);
+			process_put(p[i]);
+		}
+		sys_unlink("go");
+	}
+	if (jitter)
+		race_jitter_off();
+	sys_close(null);
+	uint64_t after = mm_live_count();
+	kprintf("    # address spaces: %lu before %u processes, %lu after\n", before,
+		MM_ROUNDS * at_once, after);
+	EXPECT_EQ(bad, 0u);
+	EXPECT_LE(after, before + ncpus);
+	sandbox_leave(&sb);
+}
+
 /* System calls sized far beyond what is mapped (hugemm.c): each must
  * finish (or, sendfile, die of SIGKILL) at once, not walk terabytes. */
 static void hostile_sizes(void)
@@ -506,6 +556,7 @@ static const struct ktest_case user_cases[] = {
 	KTEST_CASE(tlb_shootdown),
 	KTEST_CASE(tlb_free),
 	KTEST_CASE(hostile_sizes),
+	KTEST_CASE(lazy_mm_dropped_once),
 	KTEST_CASE(exec_cache),
 	KTEST_CASE(bench_linux_programs),
 };
