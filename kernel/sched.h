@@ -5,8 +5,10 @@
  * running thread is preempted when its time slice (SCHED_SLICE_TICKS)
  * runs out, at the end of the timer interrupt, unless preemption is off
  * (a spinlock is held).  New threads go to the least loaded CPU; a woken
- * thread goes back to the CPU it last ran on; an idle CPU steals a queued
- * thread from a busy one.  Pinned threads never move.
+ * thread goes back to the CPU it last ran on, at the head of its queue,
+ * and preempts a thread that has run a tick of its slice (sched.c,
+ * __enqueue_woken); an idle CPU steals a queued thread from a busy one.
+ * Pinned threads never move.
  */
 #ifndef KERNEL_SCHED_H
 #define KERNEL_SCHED_H

@@ -230,6 +230,81 @@ static void idle_cpus_switch_threads(void)
 }
 
 /*
+ * A woken thread runs within a slice of its wake-up, however many busy
+ * threads share its CPU (kernel/sched.c, __enqueue_woken).  Three threads
+ * that never sleep and a sleeper, all pinned to one CPU; ROUNDS times the
+ * test wakes the sleeper, which counts its CPU's timer ticks from the
+ * wake-up to when it runs.  The bound is the running thread's slice (it
+ * is not preempted if it has run less than a tick) plus a tick for where
+ * in a tick the wake-up fell.  Queued at the tail, the sleeper waited for
+ * every busy thread's slice: 2 per busy thread.
+ */
+#define WAKE_ROUNDS 20
+#define BUSY_THREADS 3
+
+struct wake_latency {
+	struct wait_queue_head wq;
+	unsigned cpu;
+	volatile int round;         /* the test's: the wake-up of this round was sent */
+	volatile int seen;          /* the sleeper's: the rounds it has woken for */
+	volatile uint64_t sent_at;  /* the sleeper CPU's ticks at the wake-up */
+	uint64_t worst;
+	volatile bool stop;
+};
+
+static int busy_until_stop(void *arg)
+{
+	struct wake_latency *w = arg;
+	while (!__atomic_load_n(&w->stop, __ATOMIC_ACQUIRE))
+		cpu_relax();
+	return 0;
+}
+
+static int sleep_and_measure(void *arg)
+{
+	struct wake_latency *w = arg;
+	for (int r = 1; r <= WAKE_ROUNDS; r++) {
+		wait_event(w->wq, w->round >= r);
+		uint64_t late = __atomic_load_n(&cpus[w->cpu].ticks, __ATOMIC_RELAXED) - w->sent_at;
+		if (late > w->worst)
+			w->worst = late;
+		__atomic_store_n(&w->seen, r, __ATOMIC_RELEASE);
+	}
+	return 0;
+}
+
+static void woken_thread_preempts_busy_ones(void)
+{
+	static struct wake_latency w;
+	w = (struct wake_latency){ .cpu = ncpus - 1 };
+	wait_queue_init(&w.wq);
+	struct thread *busy[BUSY_THREADS];
+	for (int i = 0; i < BUSY_THREADS; i++) {
+		busy[i] = thread_create("busy", busy_until_stop, &w, (int)w.cpu);
+		ASSERT_NOT_NULL(busy[i]);
+	}
+	struct thread *sleeper = thread_create("sleeper", sleep_and_measure, &w, (int)w.cpu);
+	ASSERT_NOT_NULL(sleeper);
+	for (int r = 1; r <= WAKE_ROUNDS; r++) {
+		/* Until it sleeps again (a nap: on one CPU, so do the busy threads). */
+		while (waitqueue_length(&w.wq) == 0)
+			sleep_ms(1);
+		w.sent_at = __atomic_load_n(&cpus[w.cpu].ticks, __ATOMIC_RELAXED);
+		__atomic_store_n(&w.round, r, __ATOMIC_RELEASE);
+		wake_up_all(&w.wq);
+		while (__atomic_load_n(&w.seen, __ATOMIC_ACQUIRE) < r)
+			sleep_ms(1);
+	}
+	__atomic_store_n(&w.stop, true, __ATOMIC_RELEASE);
+	thread_join(sleeper);
+	for (int i = 0; i < BUSY_THREADS; i++)
+		thread_join(busy[i]);
+	kprintf("    # woken thread: at most %lu ticks late over %d wake-ups beside %d busy threads\n",
+		w.worst, WAKE_ROUNDS, BUSY_THREADS);
+	EXPECT_LE(w.worst, (uint64_t)SCHED_SLICE_TICKS + 1);
+}
+
+/*
  * A wake-up must not undo a state the thread set itself meanwhile.  The
  * target spins, marking itself killable for a moment at a time and
  * checking for a kill, so that it can see the kill without being woken,
@@ -312,5 +387,6 @@ static const struct ktest_case sched_cases[] = {
 	KTEST_CASE(kill_ends_killable_sleep_only),
 	KTEST_CASE(idle_cpus_switch_threads),
 	KTEST_CASE(wake_up_leaves_a_dead_thread_dead),
+	KTEST_CASE(woken_thread_preempts_busy_ones),
 };
 KTEST_SUITE(sched, sched_cases);
