@@ -9,7 +9,9 @@ trace event on, runs the kernel's suite p9, and then checks from outside:
   - the folder, file by file, against what the suite's changes must have
     left (names, types, modes, sizes, contents, link counts, targets);
   - QEMU's trace: for each `# P9WALKS FID N` line, exactly N Twalks of a
-    name from fid FID (one walk per name under a same-name storm);
+    name from fid FID (one walk per name under a same-name storm); for
+    each `# P9FLUSH TAG`, a Tflush of TAG; and every fid the server made
+    (Tattach, a Twalk it did not refuse) clunked by the end of the boot;
   - during the boot: at each `# P9SYNC STEP` line the kernel prints, the
     driver (a thread reading the serial log as it grows) looks at or
     changes the folder as STEPS says, then writes "STEP\n" into
@@ -68,6 +70,8 @@ def make_folder(share):
     (share / "par").mkdir()
     (share / "sync").mkdir()
     (share / "sync" / "ack").touch()
+    (share / "flush").mkdir()
+    (share / "flush" / "victim").touch()
     (share / "host").mkdir()
     for sfx in ("", "2"):
         for name, text in (("gone", "g\n"), ("old", "o\n"), ("swap", "A\n"), ("kind", "k\n"),
@@ -300,6 +304,61 @@ def check_walks(trace, log_lines):
     return problems
 
 
+EVENT = re.compile(r"(v9fs_\w+) tag (\d+) id \d+ (.*)")
+FIDS = re.compile(r"fid (-?\d+)(?: newfid (-?\d+))?")
+
+
+def check_fids(trace):
+    """Every fid QEMU made was clunked, and no request was lost: each
+    Tattach's fid, and each Twalk's newfid unless the server refused it
+    (Rlerror) or a Tflush cancelled it, up to the next Tversion (which
+    ends the session and with it its fids)."""
+    live, pending, problems = set(), {}, []
+    def commit(tag):
+        if tag in pending:
+            live.add(pending.pop(tag))
+    for line in trace.read_text(errors="replace").splitlines():
+        m = EVENT.search(line)
+        if not m:
+            continue
+        event, tag, rest = m.group(1), int(m.group(2)), m.group(3)
+        if event == "v9fs_version":
+            if live:
+                problems.append(f"fids {sorted(live)} never clunked before a Tversion")
+            live, pending = set(), {}
+        elif event in ("v9fs_rerror", "v9fs_rcancel"):
+            pending.pop(tag, None)
+        elif event in ("v9fs_walk_return", "v9fs_attach_return"):
+            commit(tag)
+        elif event in ("v9fs_walk", "v9fs_attach"):
+            commit(tag)
+            f = FIDS.search(rest)
+            fid = int(f.group(2) if event == "v9fs_walk" else f.group(1))
+            pending[tag] = fid
+        elif event == "v9fs_clunk":
+            commit(tag)
+            live.discard(int(FIDS.search(rest).group(1)))
+        else:
+            commit(tag)
+    for tag in list(pending):
+        commit(tag)
+    if live:
+        problems.append(f"fids {sorted(live)} made and never clunked (a leak at the server)")
+    return problems
+
+
+def check_flushes(trace, log_lines):
+    """Each `# P9FLUSH TAG`: a Tflush of TAG reached QEMU."""
+    tags = [int(m.group(1)) for m in (re.search(r"# P9FLUSH (\d+)", l) for l in log_lines) if m]
+    if not tags:
+        return ["the kernel printed no # P9FLUSH line"]
+    flushed = [int(m.group(1)) for m in
+               (re.search(r"v9fs_flush tag \d+ id \d+ flush_tag (\d+)", line)
+                for line in trace.read_text(errors="replace").splitlines()) if m]
+    print(f"  Tflush of tags {flushed} (the kernel flushed {tags})")
+    return [f"no Tflush of tag {t} reached QEMU" for t in tags if t not in flushed]
+
+
 def run(args, accel):
     shutil.rmtree(WORK, ignore_errors=True)
     share, trace = WORK / "share", WORK / "trace" / "walks.log"
@@ -317,7 +376,10 @@ def run(args, accel):
     label = f"9p ({cfg.label()})"
     print(f"{label} ...", flush=True)
     log_path = BUILD / "test-logs" / f"{cfg.name}.log"
-    extra = virtfs_args(share.resolve(), "ktest9p") + ["-trace", f"v9fs_walk,file={trace}"]
+    extra = virtfs_args(share.resolve(), "ktest9p")
+    for event in ("v9fs_walk*", "v9fs_attach*", "v9fs_clunk", "v9fs_flush", "v9fs_rerror",
+                  "v9fs_rcancel", "v9fs_version"):
+        extra += ["-trace", f"{event},file={trace}"]    # each -trace names the file anew
     cmd = prefix + qemu_command(cfg, iso, extra=extra)
     log_path.unlink(missing_ok=True)    # the syncer must not read the last boot's lines
     syncer = Syncer(log_path, share)
@@ -332,6 +394,7 @@ def run(args, accel):
         boot.problems += [f"the kernel never reached the step `{s}`" for s in STEPS
                           if s not in syncer.seen]
         boot.problems += check_work(share) + check_walks(trace, boot.k.lines)
+        boot.problems += check_fids(trace) + check_flushes(trace, boot.k.lines)
         boot.problems += check_par(share, syncer.seen) + check_statfs(syncer.seen, boot.k.lines)
     return report(label, boot, log_path, f"the folder: {show(share)}")
 

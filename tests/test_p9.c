@@ -17,6 +17,7 @@
  *   host/              files the driver changes during the boot (host_changes):
  *                      gone, old, swap "A", kind, grow "12345", each also with
  *                      a 2 (gone2, ...), for cache=loose and then cache=none
+ *   flush/victim       empty: its lookup's sender is killed (killed_waiter)
  *   in.tar             a tar of known/ (busybox tar x)
  *   work/              empty: what the cases make here, the driver checks
  *
@@ -379,47 +380,99 @@ static void parallel_changes(void)
 	}
 }
 
-/* ---- a killed waiter -------------------------------------------------- */
+/* ---- a killed waiter: Tflush ---------------------------------------- */
 
 static int stat_main(void *arg)
 {
 	struct kstat st;
-	*(int *)arg = sys_stat(MNT "/work/killed-waiter", &st);
+	__atomic_store_n((int *)arg, sys_stat(MNT "/flush/victim", &st), __ATOMIC_RELEASE);
 	return 0;
 }
 
-/* A sender killed while its request is at the server returns -EINTR at
- * once; its tag stays taken until the reply comes, then is free. */
+static int flushed_tag = -1;
+
+static void note_flush(struct p9_client *c, uint16_t oldtag)
+{
+	(void)c;
+	__atomic_store_n(&flushed_tag, oldtag, __ATOMIC_RELEASE);
+}
+
+static void wait_for_reply(struct p9_chan *ch)
+{
+	while (p9_chan_replies_waiting(ch) == 0)
+		yield();
+}
+
+/*
+ * A sender killed while its request is at the server sends Tflush and
+ * sleeps, not killably, until the Rflush; the old tag stays taken until
+ * then, even after the old reply came (flush(5)).  Replies are held
+ * (p9_hold_replies) and taken one at a time: the victim's Twalk is
+ * answered before it is killed, so the server answers it before the
+ * Rflush, and the reply must be honored: its new fid is clunked (the
+ * driver counts, in QEMU's trace, every fid made and clunked: none may
+ * be left after the last unmount).
+ */
 static void killed_waiter(void)
 {
 	if (!have_channel())
 		return;
 	mount_once();
 	struct p9_chan *ch = p9_chan_find(TAG);
-	uint64_t abandoned = ch->abandoned, reaped = ch->reaped;
+	struct kstat st;
+	ASSERT_EQ(sys_stat(MNT "/flush", &st), 0);	/* cached: the victim walks one name */
+	uint64_t flushes = ch->flushes, abandoned = ch->abandoned;
+	__atomic_store_n(&flushed_tag, -1, __ATOMIC_RELAXED);
 	ASSERT_EQ(p9_chan_free_tags(ch), ch->depth);
+	__atomic_store_n(&p9_flush_hook, note_flush, __ATOMIC_RELEASE);
 	__atomic_store_n(&p9_hold_replies, 1, __ATOMIC_RELEASE);
 	int result = 99;
 	struct thread *t = thread_create("p9victim", stat_main, &result, THREAD_ANY_CPU);
 	ASSERT_NOT_NULL(t);
-	/* Asleep waiting for its reply: one tag taken. */
+	/* Asleep waiting for its reply, which the server has sent. */
 	while (p9_chan_free_tags(ch) == ch->depth ||
 	       __atomic_load_n(&t->state, __ATOMIC_ACQUIRE) != THREAD_KILLABLE)
 		yield();
+	wait_for_reply(ch);
 	thread_kill(t);
-	thread_join(t);
-	EXPECT_EQ(result, -EINTR);
-	EXPECT_EQ(ch->abandoned - abandoned, 1u);
-	/* The device may still write the reply into its buffers: not free. */
-	EXPECT_EQ(p9_chan_free_tags(ch), ch->depth - 1);
+	/* It flushes: a second tag, and a sleep only the Rflush ends. */
+	int state, tag = -1;
+	while ((state = __atomic_load_n(&t->state, __ATOMIC_ACQUIRE)) != THREAD_DEAD &&
+	       ((tag = __atomic_load_n(&flushed_tag, __ATOMIC_ACQUIRE)) < 0 ||
+		p9_chan_free_tags(ch) != ch->depth - 2 || state != THREAD_SLEEPING))
+		yield();
+	EXPECT_EQ(state, THREAD_SLEEPING);	/* not gone without its Rflush */
+	EXPECT_EQ(ch->flushes - flushes, 1u);
+	if (state == THREAD_SLEEPING && tag >= 0 && tag < (int)ch->depth) {
+		/* The old reply: its tag must stay taken (and the victim
+		 * asleep) until the Rflush is in. */
+		struct p9_req *old = &ch->reqs[tag];
+		EXPECT_TRUE(p9_chan_poll_one(ch));
+		EXPECT_EQ(__atomic_load_n(&old->state, __ATOMIC_ACQUIRE), P9_REQ_DONE);
+		unsigned reused = 0;
+		for (unsigned i = 0; i < 20000; i++) {
+			reused += __atomic_load_n(&old->state, __ATOMIC_ACQUIRE) != P9_REQ_DONE;
+			yield();
+		}
+		EXPECT_EQ(reused, 0u);
+		EXPECT_EQ(p9_chan_free_tags(ch), ch->depth - 2);
+		EXPECT_EQ(__atomic_load_n(&result, __ATOMIC_ACQUIRE), 99);	/* still waiting */
+		/* The Rflush: now the victim takes its reply (a fid made: clunked). */
+		wait_for_reply(ch);
+		EXPECT_TRUE(p9_chan_poll_one(ch));
+	}
 	__atomic_store_n(&p9_hold_replies, 0, __ATOMIC_RELEASE);
+	p9_chan_poll(ch);
+	thread_join(t);
+	__atomic_store_n(&p9_flush_hook, NULL, __ATOMIC_RELEASE);
+	EXPECT_EQ(result, -EINTR);
+	EXPECT_EQ(ch->abandoned - abandoned, 0u);	/* the reply was there first */
 	while (p9_chan_free_tags(ch) != ch->depth) {
 		p9_chan_poll(ch);
 		yield();
 	}
-	EXPECT_EQ(ch->reaped - reaped, 1u);
-	struct kstat st;
-	EXPECT_EQ(sys_stat(MNT "/work/killed-waiter", &st), -ENOENT);	/* still works */
+	kprintf("# P9FLUSH %d\n", tag);
+	EXPECT_EQ(sys_stat(MNT "/flush/victim", &st), 0);	/* still works */
 }
 
 /* busybox on the mount: cp -a, tar x, find, ls -l (the driver checks

@@ -163,8 +163,9 @@ static void free_vi(struct rcu_head *head)
 	kfree(vi);
 }
 
-/* The fids go back to the server (a clunk that fails, a killed evictor's,
- * leaves the fid to the server until the next mount's Tversion). */
+/* The fids go back to the server: Tclunk is not killable (client.c), so
+ * a killed evictor's clunks are sent and answered too, and the server
+ * forgets a clunked fid even when it answers with an error. */
 void v9fs_evict(struct inode *inode)
 {
 	struct v9fs_inode *vi = V9FS_I(inode);
