@@ -116,7 +116,7 @@ def expected_work():
     want = {"d": ("dir", 0o750), "d/moved": ("file", 0o644, b"one\n", 2),
             "hard": ("file", 0o644, b"one\n", 2), "sym": ("link", "d/moved"),
             "trunc": ("file", 0o644, b"012", 1), "ro": ("file", 0o444, b"ro\n", 1), "mode": ("file", 0o600, b"m", 1),
-            "long": ("file", 0o644, bytes(big), 1),
+            "long": ("file", 0o644, bytes(big), 1), "two": ("file", 0o644, b"one\ntwo\n3\n", 1),
             "tarx": ("dir", 0o755)}
     for name, what in known.items():
         want["bb" + ("/" + name if name else "")] = what
@@ -268,6 +268,41 @@ class Syncer(threading.Thread):
                 (self.share / "sync" / "ack").write_text(step + "\n")
 
 
+def check_opens(trace, log_lines):
+    """Each `# P9OPEN FID FLAGS`: a Tlopen of FID with FLAGS; each
+    `# P9CLOSED F1 F2` (closed in that order): one Tclunk of each, F1's
+    first."""
+    opens = [tuple(map(int, m.groups())) for m in
+             (re.search(r"# P9OPEN (\d+) (\d+)", l) for l in log_lines) if m]
+    closed = [tuple(map(int, m.groups())) for m in
+              (re.search(r"# P9CLOSED (\d+) (\d+)", l) for l in log_lines) if m]
+    if not opens or not closed:
+        return ["the kernel printed no # P9OPEN or # P9CLOSED line"]
+    lines = trace.read_text(errors="replace").splitlines()
+    lopens = [tuple(map(int, m.groups())) for m in
+              (re.search(r"v9fs_open tag \d+ id \d+ fid (\d+) mode (\d+)", l) for l in lines) if m]
+    clunks = [int(m.group(1)) for m in
+              (re.search(r"v9fs_clunk tag \d+ id \d+ fid (\d+)", l) for l in lines) if m]
+    problems = [f"no Tlopen of fid {fid} with flags {flags:#o} reached QEMU"
+                for fid, flags in opens if (fid, flags) not in lopens]
+    for first, second in closed:
+        print(f"  open files' fids {first}, {second}: clunked {clunks.count(first)}, "
+              f"{clunks.count(second)} times")
+        if clunks.count(first) != 1 or clunks.count(second) != 1:
+            problems.append(f"fids {first} and {second} clunked {clunks.count(first)} and "
+                            f"{clunks.count(second)} times, expected once each")
+        elif clunks.index(first) > clunks.index(second):
+            problems.append(f"fid {second} clunked before fid {first}, closed first")
+    return problems
+
+
+def check_append(share):
+    """host_changes appended "AP" to host/grow through an O_APPEND open,
+    its cached size (5) stale: the server's O_APPEND puts it at the end."""
+    got = (share / "host" / "grow").read_bytes()
+    return [] if got == b"1234567890AP" else [f"host/grow holds {got!r}, expected b'1234567890AP'"]
+
+
 def check_par(share, seen):
     """Every name parallel_changes made was on the host after the creates, none is now."""
     problems = []
@@ -378,7 +413,7 @@ def run(args, accel):
     log_path = BUILD / "test-logs" / f"{cfg.name}.log"
     extra = virtfs_args(share.resolve(), "ktest9p")
     for event in ("v9fs_walk*", "v9fs_attach*", "v9fs_clunk", "v9fs_flush", "v9fs_rerror",
-                  "v9fs_rcancel", "v9fs_version"):
+                  "v9fs_rcancel", "v9fs_version", "v9fs_open"):
         extra += ["-trace", f"{event},file={trace}"]    # each -trace names the file anew
     cmd = prefix + qemu_command(cfg, iso, extra=extra)
     log_path.unlink(missing_ok=True)    # the syncer must not read the last boot's lines
@@ -389,12 +424,13 @@ def run(args, accel):
     syncer.join()
     boot.problems += syncer.problems
     if boot.finished():
-        if len(boot.k.cases) < 13:
-            boot.problems.append(f"{len(boot.k.cases)} cases ran, the suite has 13")
+        if len(boot.k.cases) < 14:
+            boot.problems.append(f"{len(boot.k.cases)} cases ran, the suite has 14")
         boot.problems += [f"the kernel never reached the step `{s}`" for s in STEPS
                           if s not in syncer.seen]
         boot.problems += check_work(share) + check_walks(trace, boot.k.lines)
-        boot.problems += check_fids(trace) + check_flushes(trace, boot.k.lines)
+        boot.problems += check_fids(trace) + check_flushes(trace, boot.k.lines) + check_append(share)
+        boot.problems += check_opens(trace, boot.k.lines)
         boot.problems += check_par(share, syncer.seen) + check_statfs(syncer.seen, boot.k.lines)
     return report(label, boot, log_path, f"the folder: {show(share)}")
 

@@ -35,8 +35,10 @@
 #include "fs/9p/v9fs.h"
 #include "fs/dcache.h"
 #include "fs/dirops.h"
+#include "fs/file.h"
 #include "fs/namei.h"
 #include "fs/syscalls.h"
+#include "fs/task_fs.h"
 #include "kernel/err.h"
 #include "kernel/errno.h"
 #include "kernel/kmalloc.h"
@@ -475,6 +477,52 @@ static void killed_waiter(void)
 	EXPECT_EQ(sys_stat(MNT "/flush/victim", &st), 0);	/* still works */
 }
 
+/* ---- a fid per open file ---------------------------------------------- */
+
+static uint32_t fd_fid(int fd)
+{
+	struct file *f = fget(fd);
+	uint32_t fid = f && f->private_data ? (uint32_t)(uintptr_t)f->private_data : P9_NOFID;
+	fput(f);
+	return fid;
+}
+
+/* Each open has its own fid, opened with its own flags, and its last
+ * close clunks that fid and no other: the driver finds in QEMU's trace
+ * each `# P9OPEN FID FLAGS` line's Tlopen, and the Tclunks in the order
+ * of the closes; and the host file holds what the two opens wrote. */
+static void per_open_fids(void)
+{
+	if (!have_channel())
+		return;
+	mount_once();
+	write_file(MNT "/work/two", "one\n");
+	int r = sys_open(MNT "/work/two", O_RDONLY, 0);
+	int a = sys_open(MNT "/work/two", O_WRONLY | O_APPEND, 0);
+	ASSERT_GE(r, 0);
+	ASSERT_GE(a, 0);
+	uint32_t rfid = fd_fid(r), afid = fd_fid(a);
+	struct dentry *d = path_lookup(MNT "/work/two", 0);
+	ASSERT_FALSE(IS_ERR(d));
+	uint32_t ifid = V9FS_I(d->d_inode)->fid;
+	dput(d);
+	EXPECT_NE(rfid, P9_NOFID);
+	EXPECT_NE(afid, P9_NOFID);
+	EXPECT_NE(rfid, afid);
+	EXPECT_NE(rfid, ifid);
+	EXPECT_NE(afid, ifid);
+	kprintf("# P9OPEN %u %u\n", rfid, (unsigned)O_RDONLY);
+	kprintf("# P9OPEN %u %u\n", afid, (unsigned)(O_WRONLY | O_APPEND));
+	EXPECT_EQ(sys_write(a, "two\n", 4), 4);
+	char buf[16] = { 0 };
+	EXPECT_EQ(sys_read(r, buf, sizeof(buf) - 1), 8);
+	EXPECT_STREQ(buf, "one\ntwo\n");
+	sys_close(r);	/* clunks rfid: the other open goes on */
+	EXPECT_EQ(sys_write(a, "3\n", 2), 2);
+	sys_close(a);
+	kprintf("# P9CLOSED %u %u\n", rfid, afid);
+}
+
 /* busybox on the mount: cp -a, tar x, find, ls -l (the driver checks
  * what they made). */
 static void busybox_on_it(void)
@@ -484,12 +532,14 @@ static void busybox_on_it(void)
 	mount_once();
 	char *const argv[] = { "/bin/sh", "-c",
 		"cd " MNT "/work && cp -a " MNT "/known bb && mkdir tarx && tar xf " MNT "/in.tar -C tarx"
-		" && find bb tarx > found && ls -l bb > listing && echo done", NULL };
+		" && find bb tarx > found && ls -l bb > listing"
+		" && cp /bin/busybox echo && ./echo ran-from-9p && rm echo && echo done", NULL };
 	int status = -1;
 	ASSERT_EQ(user_run("/bin/sh", argv, "/p9-busybox.out", &status), 0);
 	char out[512];
 	user_read_file("/p9-busybox.out", out, sizeof(out));
 	EXPECT_EQ(status, 0);
+	EXPECT_LINE(out, "ran-from-9p");	/* exec reads a 9p file (open_exec: no open of 9p's) */
 	EXPECT_LINE(out, "done");
 }
 
@@ -570,6 +620,12 @@ static void host_changes(void)
 	EXPECT_EQ(st.size, 5);	/* attributes as cached */
 	EXPECT_EQ(read_all(MNT "/host/grow", buf, sizeof(buf) - 1), 10);	/* contents: the server's */
 	EXPECT_STREQ(buf, "1234567890");
+	/* O_APPEND is the open's, sent to the server with its own fid: the
+	 * host's end, not the cached size (the driver finds "...890AP"). */
+	int fd = sys_open(MNT "/host/grow", O_WRONLY | O_APPEND, 0);
+	ASSERT_GE(fd, 0);
+	EXPECT_EQ(sys_write(fd, "AP", 2), 2);
+	sys_close(fd);
 
 	remount("cache=none");
 	uint64_t stale = __atomic_load_n(&v9fs_stale, __ATOMIC_RELAXED);
@@ -706,6 +762,7 @@ static const struct ktest_case p9_cases[] = {
 	KTEST_CASE(same_name_storm),
 	KTEST_CASE_TIMEOUT(parallel_changes, 240),
 	KTEST_CASE(killed_waiter),
+	KTEST_CASE(per_open_fids),
 	KTEST_CASE(busybox_on_it),
 	KTEST_CASE_TIMEOUT(host_changes, 240),
 	KTEST_CASE(revalidation_spares_a_changing_name),
