@@ -54,24 +54,44 @@ void p9_chan_release(struct p9_chan *ch)
 	__atomic_store_n(&ch->in_use, 0, __ATOMIC_RELEASE);
 }
 
-/* The request's tag back in the bitmap (any context: no sleeping). */
+/* The request's tag back in its bitmap (any context: no sleeping). */
 static void tag_free(struct p9_req *r)
 {
 	struct p9_chan *ch = r->chan;
 	__atomic_store_n(&r->state, P9_REQ_FREE, __ATOMIC_RELAXED);
-	tag_bitmap_put(&ch->free_tags, r->tag);
+	tag_bitmap_put(r->tag == ch->depth - 1 ? &ch->flush_tag : &ch->free_tags, r->tag);
 	wake_up(&ch->tag_wait);
 }
 
-struct p9_req *p9_req_get(struct p9_chan *ch)
+static struct p9_req *owned(struct p9_chan *ch, int tag)
 {
-	int tag;
-	if (wait_event_killable(ch->tag_wait, (tag = tag_bitmap_take(&ch->free_tags)) >= 0))
-		return ERR_PTR(-EINTR);
 	struct p9_req *r = &ch->reqs[tag];
 	__atomic_store_n(&r->state, P9_REQ_OWNED, __ATOMIC_RELAXED);
 	r->tx_len = r->rx_len = 0;
 	return r;
+}
+
+struct p9_req *p9_req_get(struct p9_chan *ch, bool killable)
+{
+	int tag;
+	if (!killable)
+		wait_event(ch->tag_wait, (tag = tag_bitmap_take(&ch->free_tags)) >= 0);
+	else if (wait_event_killable(ch->tag_wait, (tag = tag_bitmap_take(&ch->free_tags)) >= 0))
+		return ERR_PTR(-EINTR);
+	return owned(ch, tag);
+}
+
+static bool answered(struct p9_req *r)
+{
+	return __atomic_load_n(&r->state, __ATOMIC_ACQUIRE) == P9_REQ_DONE;
+}
+
+struct p9_req *p9_req_get_flush(struct p9_chan *ch, struct p9_req *old)
+{
+	int tag = -1;
+	wait_event(ch->tag_wait, answered(old) || (tag = tag_bitmap_take(&ch->free_tags)) >= 0 ||
+					 (tag = tag_bitmap_take(&ch->flush_tag)) >= 0);
+	return tag < 0 ? NULL : owned(ch, tag);
 }
 
 void p9_req_put(struct p9_req *r)
@@ -81,14 +101,15 @@ void p9_req_put(struct p9_req *r)
 
 unsigned p9_chan_free_tags(struct p9_chan *ch)
 {
-	uint64_t free = __atomic_load_n(&ch->free_tags, __ATOMIC_ACQUIRE);
+	uint64_t free = __atomic_load_n(&ch->free_tags, __ATOMIC_ACQUIRE) |
+			__atomic_load_n(&ch->flush_tag, __ATOMIC_ACQUIRE);
 	unsigned n = 0;
 	for (; free; free &= free - 1)
 		n++;
 	return n;
 }
 
-int p9_req_send_wait(struct p9_req *r)
+int p9_req_send(struct p9_req *r)
 {
 	struct p9_chan *ch = r->chan;
 	struct vq_buf bufs[2] = {
@@ -102,40 +123,70 @@ int p9_req_send_wait(struct p9_req *r)
 		__atomic_store_n(&r->state, P9_REQ_OWNED, __ATOMIC_RELAXED);
 		return -EIO;
 	}
-	if (wait_event_killable(r->wait, __atomic_load_n(&r->state, __ATOMIC_ACQUIRE) == P9_REQ_DONE) == 0)
-		return 0;
-	/* Killed: give the request to the interrupt handler, unless the
-	 * reply beat us to it (then it is ours, done). */
-	int sent = P9_REQ_SENT;
-	if (__atomic_compare_exchange_n(&r->state, &sent, P9_REQ_ABANDONED, false,
-					__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
-		__atomic_fetch_add(&ch->abandoned, 1, __ATOMIC_RELAXED);
-		return -EINTR;
-	}
 	return 0;
 }
 
-/* One finished chain: complete its request, or free an abandoned one. */
+int p9_req_wait(struct p9_req *r, bool killable)
+{
+	if (!killable) {
+		wait_event(r->wait, answered(r));
+		return 0;
+	}
+	return wait_event_killable(r->wait, answered(r));
+}
+
+static bool move(struct p9_req *r, int from, int to)
+{
+	return __atomic_compare_exchange_n(&r->state, &from, to, false, __ATOMIC_ACQ_REL,
+					   __ATOMIC_ACQUIRE);
+}
+
+bool p9_req_flushing(struct p9_req *r)
+{
+	return move(r, P9_REQ_SENT, P9_REQ_FLUSHING);
+}
+
+bool p9_req_abandon(struct p9_req *r)
+{
+	if (!move(r, P9_REQ_FLUSHING, P9_REQ_ABANDONED))
+		return false;
+	__atomic_fetch_add(&r->chan->abandoned, 1, __ATOMIC_RELAXED);
+	return true;
+}
+
+/* One finished chain: complete its request, or free an abandoned one.
+ * A flushed one's sender may be waiting for a tag: woken there too. */
 static void complete_req(struct p9_req *r, uint32_t len)
 {
 	r->rx_len = len < P9_CHAN_BUFSIZE ? len : P9_CHAN_BUFSIZE;
-	int sent = P9_REQ_SENT;
-	if (__atomic_compare_exchange_n(&r->state, &sent, P9_REQ_DONE, false, __ATOMIC_ACQ_REL,
-					__ATOMIC_ACQUIRE)) {
+	if (move(r, P9_REQ_SENT, P9_REQ_DONE)) {
 		wake_up(&r->wait);
 		return;
 	}
-	/* ABANDONED: its sender left; the reply is the last use of the tag. */
+	if (move(r, P9_REQ_FLUSHING, P9_REQ_DONE)) {
+		wake_up(&r->wait);
+		wake_up(&r->chan->tag_wait);
+		return;
+	}
+	/* ABANDONED: the server answered Rflush before giving these
+	 * buffers back; now nothing will write them. */
 	__atomic_fetch_add(&r->chan->reaped, 1, __ATOMIC_RELAXED);
 	tag_free(r);
 }
 
+bool p9_chan_poll_one(struct p9_chan *ch)
+{
+	uint32_t len;
+	struct p9_req *r = virtqueue_get_buf(&ch->vq, &len);
+	if (r)
+		complete_req(r, len);
+	return r != NULL;
+}
+
 void p9_chan_poll(struct p9_chan *ch)
 {
-	struct p9_req *r;
-	uint32_t len;
-	while ((r = virtqueue_get_buf(&ch->vq, &len)))
-		complete_req(r, len);
+	while (p9_chan_poll_one(ch))
+		;
 }
 
 static void v9p_irq(struct trap_frame *tf)
@@ -149,6 +200,8 @@ static int alloc_reqs(struct p9_chan *ch)
 {
 	unsigned depth = ch->vq.num / 2;
 	ch->depth = depth < P9_CHAN_MAXDEPTH ? depth : P9_CHAN_MAXDEPTH;
+	if (ch->depth < 2)
+		return -ENODEV;	/* a tag for requests and one kept for Tflush */
 	ch->reqs = kcalloc(ch->depth, sizeof(struct p9_req));
 	if (!ch->reqs)
 		return -ENOMEM;
@@ -162,7 +215,8 @@ static int alloc_reqs(struct p9_chan *ch)
 			return -ENOMEM;	/* the channel is refused; its memory stays */
 		wait_queue_init(&r->wait);
 	}
-	ch->free_tags = tag_bitmap_full(ch->depth);
+	ch->free_tags = tag_bitmap_full(ch->depth - 1);
+	ch->flush_tag = 1ull << (ch->depth - 1);
 	wait_queue_init(&ch->tag_wait);
 	return 0;
 }

@@ -83,16 +83,18 @@ static long __blkdev_read(struct inode *inode, void *buf, size_t n, uint64_t off
 	return (long)done;
 }
 
-static long blkdev_read(struct inode *inode, void *buf, size_t n, uint64_t off)
+static long blkdev_read(struct file *f, void *buf, size_t n, uint64_t off)
 {
+	struct inode *inode = f->f_inode;
 	down_read(&inode->i_rwsem);
 	long r = __blkdev_read(inode, buf, n, off);
 	up_read(&inode->i_rwsem);
 	return r;
 }
 
-static long blkdev_write(struct inode *inode, const void *buf, size_t n, uint64_t off)
+static long blkdev_write(struct file *f, const void *buf, size_t n, uint64_t off)
 {
+	struct inode *inode = f->f_inode;
 	struct block_device *bdev = bdev_of_inode(inode);
 	unsigned bs = __atomic_load_n(&bdev->bd_block_size, __ATOMIC_RELAXED);
 	if (off >= bytes_of(bdev))

@@ -33,6 +33,8 @@ struct file {
 	struct inode *f_inode;
 	unsigned f_flags;                /* open()'s flags, less O_CREAT/O_EXCL/O_TRUNC */
 	bool f_opened;                   /* the inode's fop->open succeeded: fput calls release */
+	bool f_created;                  /* this open made the file (Linux's FMODE_CREATED) */
+	void *private_data;              /* the filesystem's: its open sets it, its release frees it */
 	int f_count;
 	struct mutex f_pos_lock;
 	uint64_t f_pos;

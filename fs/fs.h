@@ -137,9 +137,11 @@ struct file_operations {
 	 * none (ramfs: its page tree is RCU-safe).  buf is kernel memory
 	 * (the system call layer copies through a bounce buffer:
 	 * user/sys_fd.c), so a copy into it neither faults nor sleeps.
-	 * Return bytes moved or a negative errno. */
-	long (*read)(struct inode *inode, void *buf, size_t n, uint64_t off);
-	long (*write)(struct inode *inode, const void *buf, size_t n, uint64_t off);
+	 * Return bytes moved or a negative errno.  The file is the open
+	 * one (its private_data: what the filesystem's open kept there,
+	 * NULL in a file the kernel made without calling open, exec's). */
+	long (*read)(struct file *f, void *buf, size_t n, uint64_t off);
+	long (*write)(struct file *f, const void *buf, size_t n, uint64_t off);
 	/* Directories: emit entries from ctx->pos on, with the file's
 	 * position lock held and the directory's i_rwsem shared, or, if
 	 * fop_flags has FOP_ITERATE_UNLOCKED, without i_rwsem (the

@@ -68,6 +68,7 @@ int sys_open(const char *path, int flags, uint32_t mode)
 		return err;
 	}
 	file_init_ref(f, d, &ref, (unsigned)flags & ~(O_CREAT | O_EXCL | O_TRUNC | O_NOCTTY));
+	f->f_created = created;
 	/* A special file's own open, with no lock held: a FIFO may wait for
 	 * its other side here; devices and sockets refuse (-ENXIO). */
 	if (inode->i_fop && inode->i_fop->open) {

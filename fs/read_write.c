@@ -57,7 +57,7 @@ static int file_for(int fd, bool write, bool positional, struct file **out)
 /* No inode lock: the filesystem's read takes what it needs (fs.h). */
 static long do_read(struct file *f, void *buf, size_t n, uint64_t off)
 {
-	return f->f_inode->i_fop->read(f->f_inode, buf, n, off);
+	return f->f_inode->i_fop->read(f, buf, n, off);
 }
 
 long kernel_read(struct file *f, void *buf, size_t n, uint64_t off)
@@ -77,7 +77,7 @@ static long do_write(struct file *f, const void *buf, size_t n, uint64_t *off)
 		*off = inode->i_size;
 	if (n)
 		file_remove_privs(inode);	/* a write by non-root clears set-user-ID */
-	long r = n ? inode->i_fop->write(inode, buf, n, *off) : 0;
+	long r = n ? inode->i_fop->write(f, buf, n, *off) : 0;
 	if (r > 0)
 		*off += (uint64_t)r;
 	up_write(&inode->i_rwsem);

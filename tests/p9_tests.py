@@ -9,7 +9,9 @@ trace event on, runs the kernel's suite p9, and then checks from outside:
   - the folder, file by file, against what the suite's changes must have
     left (names, types, modes, sizes, contents, link counts, targets);
   - QEMU's trace: for each `# P9WALKS FID N` line, exactly N Twalks of a
-    name from fid FID (one walk per name under a same-name storm);
+    name from fid FID (one walk per name under a same-name storm); for
+    each `# P9FLUSH TAG`, a Tflush of TAG; and every fid the server made
+    (Tattach, a Twalk it did not refuse) clunked by the end of the boot;
   - during the boot: at each `# P9SYNC STEP` line the kernel prints, the
     driver (a thread reading the serial log as it grows) looks at or
     changes the folder as STEPS says, then writes "STEP\n" into
@@ -68,6 +70,8 @@ def make_folder(share):
     (share / "par").mkdir()
     (share / "sync").mkdir()
     (share / "sync" / "ack").touch()
+    (share / "flush").mkdir()
+    (share / "flush" / "victim").touch()
     (share / "host").mkdir()
     for sfx in ("", "2"):
         for name, text in (("gone", "g\n"), ("old", "o\n"), ("swap", "A\n"), ("kind", "k\n"),
@@ -112,7 +116,7 @@ def expected_work():
     want = {"d": ("dir", 0o750), "d/moved": ("file", 0o644, b"one\n", 2),
             "hard": ("file", 0o644, b"one\n", 2), "sym": ("link", "d/moved"),
             "trunc": ("file", 0o644, b"012", 1), "ro": ("file", 0o444, b"ro\n", 1), "mode": ("file", 0o600, b"m", 1),
-            "long": ("file", 0o644, bytes(big), 1),
+            "long": ("file", 0o644, bytes(big), 1), "two": ("file", 0o644, b"one\ntwo\n3\n", 1),
             "tarx": ("dir", 0o755)}
     for name, what in known.items():
         want["bb" + ("/" + name if name else "")] = what
@@ -264,6 +268,41 @@ class Syncer(threading.Thread):
                 (self.share / "sync" / "ack").write_text(step + "\n")
 
 
+def check_opens(trace, log_lines):
+    """Each `# P9OPEN FID FLAGS`: a Tlopen of FID with FLAGS; each
+    `# P9CLOSED F1 F2` (closed in that order): one Tclunk of each, F1's
+    first."""
+    opens = [tuple(map(int, m.groups())) for m in
+             (re.search(r"# P9OPEN (\d+) (\d+)", l) for l in log_lines) if m]
+    closed = [tuple(map(int, m.groups())) for m in
+              (re.search(r"# P9CLOSED (\d+) (\d+)", l) for l in log_lines) if m]
+    if not opens or not closed:
+        return ["the kernel printed no # P9OPEN or # P9CLOSED line"]
+    lines = trace.read_text(errors="replace").splitlines()
+    lopens = [tuple(map(int, m.groups())) for m in
+              (re.search(r"v9fs_open tag \d+ id \d+ fid (\d+) mode (\d+)", l) for l in lines) if m]
+    clunks = [int(m.group(1)) for m in
+              (re.search(r"v9fs_clunk tag \d+ id \d+ fid (\d+)", l) for l in lines) if m]
+    problems = [f"no Tlopen of fid {fid} with flags {flags:#o} reached QEMU"
+                for fid, flags in opens if (fid, flags) not in lopens]
+    for first, second in closed:
+        print(f"  open files' fids {first}, {second}: clunked {clunks.count(first)}, "
+              f"{clunks.count(second)} times")
+        if clunks.count(first) != 1 or clunks.count(second) != 1:
+            problems.append(f"fids {first} and {second} clunked {clunks.count(first)} and "
+                            f"{clunks.count(second)} times, expected once each")
+        elif clunks.index(first) > clunks.index(second):
+            problems.append(f"fid {second} clunked before fid {first}, closed first")
+    return problems
+
+
+def check_append(share):
+    """host_changes appended "AP" to host/grow through an O_APPEND open,
+    its cached size (5) stale: the server's O_APPEND puts it at the end."""
+    got = (share / "host" / "grow").read_bytes()
+    return [] if got == b"1234567890AP" else [f"host/grow holds {got!r}, expected b'1234567890AP'"]
+
+
 def check_par(share, seen):
     """Every name parallel_changes made was on the host after the creates, none is now."""
     problems = []
@@ -300,6 +339,61 @@ def check_walks(trace, log_lines):
     return problems
 
 
+EVENT = re.compile(r"(v9fs_\w+) tag (\d+) id \d+ (.*)")
+FIDS = re.compile(r"fid (-?\d+)(?: newfid (-?\d+))?")
+
+
+def check_fids(trace):
+    """Every fid QEMU made was clunked, and no request was lost: each
+    Tattach's fid, and each Twalk's newfid unless the server refused it
+    (Rlerror) or a Tflush cancelled it, up to the next Tversion (which
+    ends the session and with it its fids)."""
+    live, pending, problems = set(), {}, []
+    def commit(tag):
+        if tag in pending:
+            live.add(pending.pop(tag))
+    for line in trace.read_text(errors="replace").splitlines():
+        m = EVENT.search(line)
+        if not m:
+            continue
+        event, tag, rest = m.group(1), int(m.group(2)), m.group(3)
+        if event == "v9fs_version":
+            if live:
+                problems.append(f"fids {sorted(live)} never clunked before a Tversion")
+            live, pending = set(), {}
+        elif event in ("v9fs_rerror", "v9fs_rcancel"):
+            pending.pop(tag, None)
+        elif event in ("v9fs_walk_return", "v9fs_attach_return"):
+            commit(tag)
+        elif event in ("v9fs_walk", "v9fs_attach"):
+            commit(tag)
+            f = FIDS.search(rest)
+            fid = int(f.group(2) if event == "v9fs_walk" else f.group(1))
+            pending[tag] = fid
+        elif event == "v9fs_clunk":
+            commit(tag)
+            live.discard(int(FIDS.search(rest).group(1)))
+        else:
+            commit(tag)
+    for tag in list(pending):
+        commit(tag)
+    if live:
+        problems.append(f"fids {sorted(live)} made and never clunked (a leak at the server)")
+    return problems
+
+
+def check_flushes(trace, log_lines):
+    """Each `# P9FLUSH TAG`: a Tflush of TAG reached QEMU."""
+    tags = [int(m.group(1)) for m in (re.search(r"# P9FLUSH (\d+)", l) for l in log_lines) if m]
+    if not tags:
+        return ["the kernel printed no # P9FLUSH line"]
+    flushed = [int(m.group(1)) for m in
+               (re.search(r"v9fs_flush tag \d+ id \d+ flush_tag (\d+)", line)
+                for line in trace.read_text(errors="replace").splitlines()) if m]
+    print(f"  Tflush of tags {flushed} (the kernel flushed {tags})")
+    return [f"no Tflush of tag {t} reached QEMU" for t in tags if t not in flushed]
+
+
 def run(args, accel):
     shutil.rmtree(WORK, ignore_errors=True)
     share, trace = WORK / "share", WORK / "trace" / "walks.log"
@@ -317,7 +411,10 @@ def run(args, accel):
     label = f"9p ({cfg.label()})"
     print(f"{label} ...", flush=True)
     log_path = BUILD / "test-logs" / f"{cfg.name}.log"
-    extra = virtfs_args(share.resolve(), "ktest9p") + ["-trace", f"v9fs_walk,file={trace}"]
+    extra = virtfs_args(share.resolve(), "ktest9p")
+    for event in ("v9fs_walk*", "v9fs_attach*", "v9fs_clunk", "v9fs_flush", "v9fs_rerror",
+                  "v9fs_rcancel", "v9fs_version", "v9fs_open"):
+        extra += ["-trace", f"{event},file={trace}"]    # each -trace names the file anew
     cmd = prefix + qemu_command(cfg, iso, extra=extra)
     log_path.unlink(missing_ok=True)    # the syncer must not read the last boot's lines
     syncer = Syncer(log_path, share)
@@ -327,11 +424,13 @@ def run(args, accel):
     syncer.join()
     boot.problems += syncer.problems
     if boot.finished():
-        if len(boot.k.cases) < 13:
-            boot.problems.append(f"{len(boot.k.cases)} cases ran, the suite has 13")
+        if len(boot.k.cases) < 14:
+            boot.problems.append(f"{len(boot.k.cases)} cases ran, the suite has 14")
         boot.problems += [f"the kernel never reached the step `{s}`" for s in STEPS
                           if s not in syncer.seen]
         boot.problems += check_work(share) + check_walks(trace, boot.k.lines)
+        boot.problems += check_fids(trace) + check_flushes(trace, boot.k.lines) + check_append(share)
+        boot.problems += check_opens(trace, boot.k.lines)
         boot.problems += check_par(share, syncer.seen) + check_statfs(syncer.seen, boot.k.lines)
     return report(label, boot, log_path, f"the folder: {show(share)}")
 

@@ -17,6 +17,7 @@
  *   host/              files the driver changes during the boot (host_changes):
  *                      gone, old, swap "A", kind, grow "12345", each also with
  *                      a 2 (gone2, ...), for cache=loose and then cache=none
+ *   flush/victim       empty: its lookup's sender is killed (killed_waiter)
  *   in.tar             a tar of known/ (busybox tar x)
  *   work/              empty: what the cases make here, the driver checks
  *
@@ -34,8 +35,10 @@
 #include "fs/9p/v9fs.h"
 #include "fs/dcache.h"
 #include "fs/dirops.h"
+#include "fs/file.h"
 #include "fs/namei.h"
 #include "fs/syscalls.h"
+#include "fs/task_fs.h"
 #include "kernel/err.h"
 #include "kernel/errno.h"
 #include "kernel/kmalloc.h"
@@ -379,47 +382,145 @@ static void parallel_changes(void)
 	}
 }
 
-/* ---- a killed waiter -------------------------------------------------- */
+/* ---- a killed waiter: Tflush ---------------------------------------- */
 
 static int stat_main(void *arg)
 {
 	struct kstat st;
-	*(int *)arg = sys_stat(MNT "/work/killed-waiter", &st);
+	__atomic_store_n((int *)arg, sys_stat(MNT "/flush/victim", &st), __ATOMIC_RELEASE);
 	return 0;
 }
 
-/* A sender killed while its request is at the server returns -EINTR at
- * once; its tag stays taken until the reply comes, then is free. */
+static int flushed_tag = -1;
+
+static void note_flush(struct p9_client *c, uint16_t oldtag)
+{
+	(void)c;
+	__atomic_store_n(&flushed_tag, oldtag, __ATOMIC_RELEASE);
+}
+
+static void wait_for_reply(struct p9_chan *ch)
+{
+	while (p9_chan_replies_waiting(ch) == 0)
+		yield();
+}
+
+/*
+ * A sender killed while its request is at the server sends Tflush and
+ * sleeps, not killably, until the Rflush; the old tag stays taken until
+ * then, even after the old reply came (flush(5)).  Replies are held
+ * (p9_hold_replies) and taken one at a time: the victim's Twalk is
+ * answered before it is killed, so the server answers it before the
+ * Rflush, and the reply must be honored: its new fid is clunked (the
+ * driver counts, in QEMU's trace, every fid made and clunked: none may
+ * be left after the last unmount).
+ */
 static void killed_waiter(void)
 {
 	if (!have_channel())
 		return;
 	mount_once();
 	struct p9_chan *ch = p9_chan_find(TAG);
-	uint64_t abandoned = ch->abandoned, reaped = ch->reaped;
+	struct kstat st;
+	ASSERT_EQ(sys_stat(MNT "/flush", &st), 0);	/* cached: the victim walks one name */
+	uint64_t flushes = ch->flushes, abandoned = ch->abandoned;
+	__atomic_store_n(&flushed_tag, -1, __ATOMIC_RELAXED);
 	ASSERT_EQ(p9_chan_free_tags(ch), ch->depth);
+	__atomic_store_n(&p9_flush_hook, note_flush, __ATOMIC_RELEASE);
 	__atomic_store_n(&p9_hold_replies, 1, __ATOMIC_RELEASE);
 	int result = 99;
 	struct thread *t = thread_create("p9victim", stat_main, &result, THREAD_ANY_CPU);
 	ASSERT_NOT_NULL(t);
-	/* Asleep waiting for its reply: one tag taken. */
+	/* Asleep waiting for its reply, which the server has sent. */
 	while (p9_chan_free_tags(ch) == ch->depth ||
 	       __atomic_load_n(&t->state, __ATOMIC_ACQUIRE) != THREAD_KILLABLE)
 		yield();
+	wait_for_reply(ch);
 	thread_kill(t);
-	thread_join(t);
-	EXPECT_EQ(result, -EINTR);
-	EXPECT_EQ(ch->abandoned - abandoned, 1u);
-	/* The device may still write the reply into its buffers: not free. */
-	EXPECT_EQ(p9_chan_free_tags(ch), ch->depth - 1);
+	/* It flushes: a second tag, and a sleep only the Rflush ends. */
+	int state, tag = -1;
+	while ((state = __atomic_load_n(&t->state, __ATOMIC_ACQUIRE)) != THREAD_DEAD &&
+	       ((tag = __atomic_load_n(&flushed_tag, __ATOMIC_ACQUIRE)) < 0 ||
+		p9_chan_free_tags(ch) != ch->depth - 2 || state != THREAD_SLEEPING))
+		yield();
+	EXPECT_EQ(state, THREAD_SLEEPING);	/* not gone without its Rflush */
+	EXPECT_EQ(ch->flushes - flushes, 1u);
+	if (state == THREAD_SLEEPING && tag >= 0 && tag < (int)ch->depth) {
+		/* The old reply: its tag must stay taken (and the victim
+		 * asleep) until the Rflush is in. */
+		struct p9_req *old = &ch->reqs[tag];
+		EXPECT_TRUE(p9_chan_poll_one(ch));
+		EXPECT_EQ(__atomic_load_n(&old->state, __ATOMIC_ACQUIRE), P9_REQ_DONE);
+		unsigned reused = 0;
+		for (unsigned i = 0; i < 20000; i++) {
+			reused += __atomic_load_n(&old->state, __ATOMIC_ACQUIRE) != P9_REQ_DONE;
+			yield();
+		}
+		EXPECT_EQ(reused, 0u);
+		EXPECT_EQ(p9_chan_free_tags(ch), ch->depth - 2);
+		EXPECT_EQ(__atomic_load_n(&result, __ATOMIC_ACQUIRE), 99);	/* still waiting */
+		/* The Rflush: now the victim takes its reply (a fid made: clunked). */
+		wait_for_reply(ch);
+		EXPECT_TRUE(p9_chan_poll_one(ch));
+	}
 	__atomic_store_n(&p9_hold_replies, 0, __ATOMIC_RELEASE);
+	p9_chan_poll(ch);
+	thread_join(t);
+	__atomic_store_n(&p9_flush_hook, NULL, __ATOMIC_RELEASE);
+	EXPECT_EQ(result, -EINTR);
+	EXPECT_EQ(ch->abandoned - abandoned, 0u);	/* the reply was there first */
 	while (p9_chan_free_tags(ch) != ch->depth) {
 		p9_chan_poll(ch);
 		yield();
 	}
-	EXPECT_EQ(ch->reaped - reaped, 1u);
-	struct kstat st;
-	EXPECT_EQ(sys_stat(MNT "/work/killed-waiter", &st), -ENOENT);	/* still works */
+	kprintf("# P9FLUSH %d\n", tag);
+	EXPECT_EQ(sys_stat(MNT "/flush/victim", &st), 0);	/* still works */
+}
+
+/* ---- a fid per open file ---------------------------------------------- */
+
+static uint32_t fd_fid(int fd)
+{
+	struct file *f = fget(fd);
+	uint32_t fid = f && f->private_data ? (uint32_t)(uintptr_t)f->private_data : P9_NOFID;
+	fput(f);
+	return fid;
+}
+
+/* Each open has its own fid, opened with its own flags, and its last
+ * close clunks that fid and no other: the driver finds in QEMU's trace
+ * each `# P9OPEN FID FLAGS` line's Tlopen, and the Tclunks in the order
+ * of the closes; and the host file holds what the two opens wrote. */
+static void per_open_fids(void)
+{
+	if (!have_channel())
+		return;
+	mount_once();
+	write_file(MNT "/work/two", "one\n");
+	int r = sys_open(MNT "/work/two", O_RDONLY, 0);
+	int a = sys_open(MNT "/work/two", O_WRONLY | O_APPEND, 0);
+	ASSERT_GE(r, 0);
+	ASSERT_GE(a, 0);
+	uint32_t rfid = fd_fid(r), afid = fd_fid(a);
+	struct dentry *d = path_lookup(MNT "/work/two", 0);
+	ASSERT_FALSE(IS_ERR(d));
+	uint32_t ifid = V9FS_I(d->d_inode)->fid;
+	dput(d);
+	EXPECT_NE(rfid, P9_NOFID);
+	EXPECT_NE(afid, P9_NOFID);
+	EXPECT_NE(rfid, afid);
+	EXPECT_NE(rfid, ifid);
+	EXPECT_NE(afid, ifid);
+	kprintf("# P9OPEN %u %u\n", rfid, (unsigned)O_RDONLY);
+	kprintf("# P9OPEN %u %u\n", afid, (unsigned)(O_WRONLY | O_APPEND));
+	EXPECT_EQ(sys_write(a, "two\n", 4), 4);
+	char buf[16] = { 0 };
+	EXPECT_EQ(sys_read(r, buf, sizeof(buf) - 1), 8);
+	EXPECT_STREQ(buf, "one\ntwo\n");
+	sys_close(r);	/* clunks rfid: the other open goes on */
+	EXPECT_EQ(sys_write(a, "3\n", 2), 2);
+	sys_close(a);
+	kprintf("# P9CLOSED %u %u\n", rfid, afid);
 }
 
 /* busybox on the mount: cp -a, tar x, find, ls -l (the driver checks
@@ -431,12 +532,14 @@ static void busybox_on_it(void)
 	mount_once();
 	char *const argv[] = { "/bin/sh", "-c",
 		"cd " MNT "/work && cp -a " MNT "/known bb && mkdir tarx && tar xf " MNT "/in.tar -C tarx"
-		" && find bb tarx > found && ls -l bb > listing && echo done", NULL };
+		" && find bb tarx > found && ls -l bb > listing"
+		" && cp /bin/busybox echo && ./echo ran-from-9p && rm echo && echo done", NULL };
 	int status = -1;
 	ASSERT_EQ(user_run("/bin/sh", argv, "/p9-busybox.out", &status), 0);
 	char out[512];
 	user_read_file("/p9-busybox.out", out, sizeof(out));
 	EXPECT_EQ(status, 0);
+	EXPECT_LINE(out, "ran-from-9p");	/* exec reads a 9p file (open_exec: no open of 9p's) */
 	EXPECT_LINE(out, "done");
 }
 
@@ -517,6 +620,12 @@ static void host_changes(void)
 	EXPECT_EQ(st.size, 5);	/* attributes as cached */
 	EXPECT_EQ(read_all(MNT "/host/grow", buf, sizeof(buf) - 1), 10);	/* contents: the server's */
 	EXPECT_STREQ(buf, "1234567890");
+	/* O_APPEND is the open's, sent to the server with its own fid: the
+	 * host's end, not the cached size (the driver finds "...890AP"). */
+	int fd = sys_open(MNT "/host/grow", O_WRONLY | O_APPEND, 0);
+	ASSERT_GE(fd, 0);
+	EXPECT_EQ(sys_write(fd, "AP", 2), 2);
+	sys_close(fd);
 
 	remount("cache=none");
 	uint64_t stale = __atomic_load_n(&v9fs_stale, __ATOMIC_RELAXED);
@@ -653,6 +762,7 @@ static const struct ktest_case p9_cases[] = {
 	KTEST_CASE(same_name_storm),
 	KTEST_CASE_TIMEOUT(parallel_changes, 240),
 	KTEST_CASE(killed_waiter),
+	KTEST_CASE(per_open_fids),
 	KTEST_CASE(busybox_on_it),
 	KTEST_CASE_TIMEOUT(host_changes, 240),
 	KTEST_CASE(revalidation_spares_a_changing_name),

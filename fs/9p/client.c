@@ -6,6 +6,16 @@
  *     call_run     send, sleep for the reply, check its header
  *     p9_get...    the R-message's fields, bounds-checked
  *     call_end     -EIO if any field overran; the tag is free again
+ *
+ * Killed while waiting for a reply, a sender flushes its request
+ * (flush(5)): Tflush naming the old tag, then, not killably, the Rflush.
+ * A reply that came before the Rflush is honored as if not flushed (a
+ * walk made its fid, a create its file: the caller must know); without
+ * one the request never happened, and the caller gets -EINTR.  Either
+ * way the old tag is taken until the Rflush is in.  Tclunk is not
+ * killable at all: it is what evict and release, which cannot fail, and
+ * every error path send, and a clunk flushed away would leave its fid
+ * at the server.  A killed thread starts no other request.
  */
 #include "fs/9p/client.h"
 #include "drivers/virtio_9p.h"
@@ -13,12 +23,16 @@
 #include "kernel/errno.h"
 #include "kernel/kprintf.h"
 #include "kernel/string.h"
+#include "kernel/thread.h"
 
 struct call {
 	struct p9_client *c;
 	struct p9_req *req;
+	bool killable;                  /* all but Tclunk */
 	struct p9_msg tx, rx;
 };
+
+void (*p9_flush_hook)(struct p9_client *c, uint16_t oldtag);
 
 void (*p9_change_hook)(struct p9_client *c);
 
@@ -52,7 +66,10 @@ static void change_answered(struct p9_client *c)
 static int call_begin(struct p9_client *c, struct call *k, uint8_t type)
 {
 	k->c = c;
-	k->req = p9_req_get(c->chan);
+	k->killable = type != P9_TCLUNK;
+	if (k->killable && fatal_signal_pending())
+		return -EINTR;
+	k->req = p9_req_get(c->chan, k->killable);
 	if (IS_ERR(k->req))
 		return (int)PTR_ERR(k->req);
 	k->tx = (struct p9_msg){ k->req->tx, c->msize, 0, 0 };
@@ -62,9 +79,43 @@ static int call_begin(struct p9_client *c, struct call *k, uint8_t type)
 	return 0;
 }
 
+/* r's sender was killed while r was at the server: flush it.  0 if its
+ * reply came before the Rflush (r DONE, the caller's, to be honored), or
+ * -EINTR with r no longer the caller's (the server dropped it). */
+static int flush(struct p9_client *c, struct p9_req *r)
+{
+	if (!p9_req_flushing(r))
+		return 0;	/* the reply beat the kill */
+	struct p9_req *f = p9_req_get_flush(c->chan, r);
+	if (!f)
+		return 0;	/* it came while we waited for a tag */
+	struct p9_msg m = { f->tx, P9_HDRSZ + 2, 0, 0 };
+	p9_put32(&m, P9_HDRSZ + 2);
+	p9_put8(&m, P9_TFLUSH);
+	p9_put16(&m, f->tag);
+	p9_put16(&m, r->tag);
+	f->tx_len = m.pos;
+	__atomic_fetch_add(&c->chan->flushes, 1, __ATOMIC_RELAXED);
+	void (*hook)(struct p9_client *, uint16_t) = __atomic_load_n(&p9_flush_hook, __ATOMIC_ACQUIRE);
+	if (hook)
+		hook(c, r->tag);
+	/* Rflush is never an Rlerror (flush(5)); whatever came, the server
+	 * is done with r's tag. */
+	if (p9_req_send(f) == 0)
+		p9_req_wait(f, false);
+	p9_req_put(f);
+	/* The server answers r, if at all, before the Rflush. */
+	if (p9_req_abandon(r))
+		return -EINTR;	/* its buffers, when the device gives them back, free it */
+	if (r->rx_len >= P9_HDRSZ)
+		return 0;
+	p9_req_put(r);	/* an empty reply: QEMU's word for "cancelled" */
+	return -EINTR;
+}
+
 /* Send k's message and check the reply's header; 0 with k->rx at the
  * first field, or a negative errno with the request already given back
- * (or abandoned). */
+ * (or left to the interrupt: flush). */
 static int call_run(struct call *k, uint8_t rtype)
 {
 	struct p9_req *r = k->req;
@@ -77,11 +128,13 @@ static int call_run(struct call *k, uint8_t rtype)
 		bool change = is_change((uint8_t)r->tx[4]);
 		if (change)
 			change_sent(k->c);
-		err = p9_req_send_wait(r);
+		err = p9_req_send(r);
+		if (!err && p9_req_wait(r, k->killable))
+			err = flush(k->c, r);
 		if (change)
 			change_answered(k->c);
 		if (err == -EINTR)
-			return err;	/* abandoned: the interrupt handler frees it */
+			return err;	/* r is not ours any more */
 	}
 	if (!err) {
 		k->rx = (struct p9_msg){ r->rx, r->rx_len, 0, 0 };

@@ -5,13 +5,14 @@
  * Errors: the server's Rlerror gives its errno (Linux's numbers, which
  * are this kernel's), negated; a reply that is short, of the wrong type
  * or tag, or with a field out of range gives -EIO; a caller killed while
- * waiting gets -EINTR (the request is abandoned: virtio_9p.h).
+ * waiting gets -EINTR once the server has forgotten the request (Tflush,
+ * client.c), or the reply if the server sent it first; a killed caller
+ * sends nothing more but Tclunk, which is not killable.
  *
  * Fids are numbers the client picks (p9_fid_new: a counter, never reused
  * within a session, so no lock and no table: a session would have to
  * make 2^32 fids to wrap).  The server's table holds only fids not yet
- * clunked, and Tversion at mount resets it, so a fid an abandoned walk
- * may have made lives at most until the next mount of the channel.
+ * clunked, and Tversion at mount resets it.
  *
  * Locking: none; concurrent calls are concurrent requests (the channel's
  * tags), so many walks (and, with FS_PAR_DIROPS, many changes of one
@@ -43,6 +44,10 @@ struct p9_client {
  * and see whether another change gets sent meanwhile).  NULL but in
  * tests. */
 extern void (*p9_change_hook)(struct p9_client *c);
+
+/* Tests only: called by a killed sender just before it sends Tflush for
+ * oldtag.  NULL but in tests. */
+extern void (*p9_flush_hook)(struct p9_client *c, uint16_t oldtag);
 
 /* What Tgetattr asks for: Linux's P9_STATS_BASIC. */
 #define P9_GETATTR_BASIC 0x7FFull

@@ -1,39 +1,76 @@
 /*
  * file.c: 9p's regular files, directories' listings and symlinks.
  *
- * A file's I/O goes through its inode's opened fids (v9fs_io_fid: one
- * for reading, one for writing, opened on first need; open() opens the
- * one it will use, so that the server's refusal, EACCES say, is open's
- * error as on Linux).  Reads and writes are cut to msize; nothing is
- * cached (the server's page cache is the cache), so a read sees every
- * write before it, the guest's and the host's.  A listing's position is
- * the server's cursor (Treaddir's offset), so concurrent listings of one
- * directory share its opened fid without sharing a position.
+ * Each open file has its own fid (Linux's v9fs): open clones the inode's
+ * fid and opens the clone (Tlopen) with the open's access mode and
+ * O_APPEND, so the server sees each open's flags (an O_APPEND write goes
+ * to the host file's end, wherever the guest thinks it is) and its
+ * refusal, EACCES say, is open's error; the last close clunks exactly
+ * that fid.  The open that created the file takes Tlcreate's fid
+ * instead (namei.c).  The fid lives in file->private_data (a fid is
+ * never 0: super.c starts the count at 1).  A file made without an open
+ * (exec's) reads through the inode's read-only fid (v9fs_io_fid).
+ *
+ * Reads and writes are cut to msize; nothing is cached (the server's
+ * page cache is the cache), so a read sees every write before it, the
+ * guest's and the host's.  A listing's position is the server's cursor
+ * (Treaddir's offset) on the open's own fid.
  */
 #include "fs/9p/v9fs.h"
 #include "fs/file.h"
 #include "fs/syscalls.h"
 #include "kernel/errno.h"
 
-static int v9fs_open(struct inode *inode, struct file *f)
+/* What Tlopen is told: the access mode, and O_APPEND (9P2000.L's flags
+ * are Linux's numbers).  Nothing else of the open's changes how the
+ * server's descriptor behaves for this client. */
+static uint32_t lopen_flags(const struct file *f)
 {
-	int64_t fid = 0;
-	if (S_ISDIR(inode->i_mode) || file_readable(f))
-		fid = v9fs_io_fid(inode, false);
-	if (fid >= 0 && !S_ISDIR(inode->i_mode) && file_writable(f))
-		fid = v9fs_io_fid(inode, true);
-	return fid < 0 ? (int)fid : 0;
+	return f->f_flags & (O_ACCMODE | O_APPEND);
 }
 
-static long v9fs_read(struct inode *inode, void *buf, size_t n, uint64_t off)
+static int v9fs_open(struct inode *inode, struct file *f)
 {
-	int64_t fid = v9fs_io_fid(inode, false);
+	struct p9_client *c = V9FS_CLNT(inode);
+	uint32_t fid = f->f_created ? v9fs_take_create_fid(inode) : P9_NOFID;
+	if (fid == P9_NOFID) {
+		fid = p9_fid_new(c);
+		int err = p9_walk(c, V9FS_I(inode)->fid, fid, NULL, 0);	/* a clone to open */
+		if (err)
+			return err;
+		if ((err = p9_lopen(c, fid, S_ISDIR(inode->i_mode) ? O_RDONLY : lopen_flags(f)))) {
+			p9_clunk(c, fid);
+			return err;
+		}
+	}
+	f->private_data = (void *)(uintptr_t)fid;
+	return 0;
+}
+
+/* The last close: the open's fid goes back to the server. */
+static void v9fs_release(struct inode *inode, struct file *f)
+{
+	if (f->private_data)
+		p9_clunk(V9FS_CLNT(inode), (uint32_t)(uintptr_t)f->private_data);
+}
+
+/* The fid f reads with: its own, or, for a file made without an open,
+ * the inode's read-only one. */
+static int64_t read_fid(struct file *f)
+{
+	return f->private_data ? (int64_t)(uintptr_t)f->private_data : v9fs_io_fid(f->f_inode);
+}
+
+static long v9fs_read(struct file *f, void *buf, size_t n, uint64_t off)
+{
+	int64_t fid = read_fid(f);
 	if (fid < 0)
 		return (long)fid;
 	size_t done = 0;
 	while (done < n) {
 		uint32_t want = n - done > 0x40000000 ? 0x40000000 : (uint32_t)(n - done);
-		long got = p9_read(V9FS_CLNT(inode), (uint32_t)fid, off + done, (char *)buf + done, want);
+		long got = p9_read(V9FS_CLNT(f->f_inode), (uint32_t)fid, off + done, (char *)buf + done,
+				   want);
 		if (got < 0)
 			return done ? (long)done : got;
 		if (got == 0)
@@ -43,17 +80,18 @@ static long v9fs_read(struct inode *inode, void *buf, size_t n, uint64_t off)
 	return (long)done;
 }
 
-/* Called with i_rwsem exclusive (the VFS's): i_size only grows here. */
-static long v9fs_write(struct inode *inode, const void *buf, size_t n, uint64_t off)
+/* Called with i_rwsem exclusive (the VFS's): i_size only grows here.
+ * Every writable file came through open, so it has its fid. */
+static long v9fs_write(struct file *f, const void *buf, size_t n, uint64_t off)
 {
-	int64_t fid = v9fs_io_fid(inode, true);
-	if (fid < 0)
-		return (long)fid;
+	struct inode *inode = f->f_inode;
+	if (!f->private_data)
+		return -EBADF;
+	uint32_t fid = (uint32_t)(uintptr_t)f->private_data;
 	size_t done = 0;
 	while (done < n) {
 		uint32_t want = n - done > 0x40000000 ? 0x40000000 : (uint32_t)(n - done);
-		long put = p9_write(V9FS_CLNT(inode), (uint32_t)fid, off + done,
-				    (const char *)buf + done, want);
+		long put = p9_write(V9FS_CLNT(inode), fid, off + done, (const char *)buf + done, want);
 		if (put <= 0) {
 			if (!done)
 				return put ? put : -EIO;	/* a server that takes nothing */
@@ -88,7 +126,7 @@ static bool list_one(void *arg, const struct p9_qid *qid, uint8_t type, const ch
 /* The position lock held and i_rwsem shared (the VFS's). */
 static int v9fs_iterate(struct file *f, struct dir_context *ctx)
 {
-	int64_t fid = v9fs_io_fid(f->f_inode, false);
+	int64_t fid = read_fid(f);
 	if (fid < 0)
 		return (int)fid;
 	for (;;) {
@@ -104,11 +142,8 @@ static int v9fs_iterate(struct file *f, struct dir_context *ctx)
 
 static int v9fs_fsync(struct file *f)
 {
-	struct v9fs_inode *vi = V9FS_I(f->f_inode);
-	uint32_t fid = __atomic_load_n(&vi->wfid, __ATOMIC_ACQUIRE);
-	if (fid == P9_NOFID)
-		fid = __atomic_load_n(&vi->rfid, __ATOMIC_ACQUIRE);
-	return fid == P9_NOFID ? 0 : p9_fsync(V9FS_CLNT(f->f_inode), fid);
+	int64_t fid = read_fid(f);
+	return fid < 0 ? (int)fid : p9_fsync(V9FS_CLNT(f->f_inode), (uint32_t)fid);
 }
 
 static int v9fs_truncate(struct inode *inode, uint64_t size)
@@ -131,12 +166,14 @@ const struct file_operations v9fs_file_fops = {
 	.read = v9fs_read,
 	.write = v9fs_write,
 	.open = v9fs_open,
+	.release = v9fs_release,
 	.fsync = v9fs_fsync,
 };
 
 const struct file_operations v9fs_dir_fops = {
 	.iterate = v9fs_iterate,
 	.open = v9fs_open,
+	.release = v9fs_release,
 	.fsync = v9fs_fsync,
 };
 

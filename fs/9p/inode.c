@@ -1,6 +1,6 @@
 /*
  * inode.c: 9p inodes: made from a fid and its attributes (v9fs_iget),
- * their opened fids, their attribute changes sent to the server, and
+ * their opened fids (the read-only one, and a creating open's), their attribute changes sent to the server, and
  * their eviction (the fids clunked).  See v9fs.h for the fid model.
  */
 #include "fs/9p/v9fs.h"
@@ -89,7 +89,7 @@ struct inode *v9fs_iget(struct super_block *sb, uint32_t fid, const struct p9_at
 	int err = -ENOMEM;
 	if (vi) {
 		vi->fid = fid;
-		vi->rfid = vi->wfid = P9_NOFID;
+		vi->rfid = vi->create_fid = P9_NOFID;
 		mutex_init(&vi->open_lock, "v9fs_inode.open_lock");
 		err = fill_inode(inode, vi, a);
 	}
@@ -119,41 +119,38 @@ struct inode *v9fs_walk_iget(struct inode *dir, const char *name, uint32_t len)
 	return v9fs_iget(dir->i_sb, fid, &a);
 }
 
-int64_t v9fs_io_fid(struct inode *inode, bool write)
+int64_t v9fs_io_fid(struct inode *inode)
 {
 	struct v9fs_inode *vi = V9FS_I(inode);
-	uint32_t *slot = write ? &vi->wfid : &vi->rfid;
-	uint32_t fid = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+	uint32_t fid = __atomic_load_n(&vi->rfid, __ATOMIC_ACQUIRE);
 	if (fid != P9_NOFID)
 		return fid;
 	if (mutex_lock_killable(&vi->open_lock))
 		return -EINTR;
 	int err = 0;
 	struct p9_client *c = V9FS_CLNT(inode);
-	if ((fid = __atomic_load_n(slot, __ATOMIC_RELAXED)) == P9_NOFID) {
+	if ((fid = __atomic_load_n(&vi->rfid, __ATOMIC_RELAXED)) == P9_NOFID) {
 		uint32_t nfid = p9_fid_new(c);
 		err = p9_walk(c, vi->fid, nfid, NULL, 0);	/* a clone to open */
-		if (!err && (err = p9_lopen(c, nfid, write ? 1 /* O_WRONLY */ : 0 /* O_RDONLY */)))
+		if (!err && (err = p9_lopen(c, nfid, O_RDONLY)))
 			p9_clunk(c, nfid);
 		if (!err)
-			__atomic_store_n(slot, fid = nfid, __ATOMIC_RELEASE);
+			__atomic_store_n(&vi->rfid, fid = nfid, __ATOMIC_RELEASE);
 	}
 	mutex_unlock(&vi->open_lock);
 	return err ? err : (int64_t)fid;
 }
 
-void v9fs_adopt_io_fid(struct inode *inode, uint32_t fid)
+void v9fs_set_create_fid(struct inode *inode, uint32_t fid)
 {
-	struct v9fs_inode *vi = V9FS_I(inode);
-	mutex_lock(&vi->open_lock);
-	bool unused = vi->rfid == P9_NOFID && vi->wfid == P9_NOFID;
-	if (unused) {
-		__atomic_store_n(&vi->rfid, fid, __ATOMIC_RELEASE);
-		__atomic_store_n(&vi->wfid, fid, __ATOMIC_RELEASE);
-	}
-	mutex_unlock(&vi->open_lock);
-	if (!unused)
-		p9_clunk(V9FS_CLNT(inode), fid);
+	uint32_t old = __atomic_exchange_n(&V9FS_I(inode)->create_fid, fid, __ATOMIC_ACQ_REL);
+	if (old != P9_NOFID)
+		p9_clunk(V9FS_CLNT(inode), old);
+}
+
+uint32_t v9fs_take_create_fid(struct inode *inode)
+{
+	return __atomic_exchange_n(&V9FS_I(inode)->create_fid, P9_NOFID, __ATOMIC_ACQ_REL);
 }
 
 static void free_vi(struct rcu_head *head)
@@ -163,8 +160,9 @@ static void free_vi(struct rcu_head *head)
 	kfree(vi);
 }
 
-/* The fids go back to the server (a clunk that fails, a killed evictor's,
- * leaves the fid to the server until the next mount's Tversion). */
+/* The fids go back to the server: Tclunk is not killable (client.c), so
+ * a killed evictor's clunks are sent and answered too, and the server
+ * forgets a clunked fid even when it answers with an error. */
 void v9fs_evict(struct inode *inode)
 {
 	struct v9fs_inode *vi = V9FS_I(inode);
@@ -172,8 +170,8 @@ void v9fs_evict(struct inode *inode)
 	if (!vi)
 		return;
 	struct p9_client *c = V9FS_CLNT(inode);
-	/* rfid and wfid may be one fid (v9fs_adopt_io_fid): clunked once. */
-	uint32_t fids[3] = { vi->rfid, vi->wfid != vi->rfid ? vi->wfid : P9_NOFID, vi->fid };
+	/* create_fid: a creating open that failed before it took it. */
+	uint32_t fids[3] = { vi->rfid, vi->create_fid, vi->fid };
 	for (unsigned i = 0; i < 3; i++)
 		if (fids[i] != P9_NOFID)
 			p9_clunk(c, fids[i]);

@@ -24,7 +24,7 @@
  *   - the new entry's walk in instantiate: its name is locked, so no
  *     other change of the name runs until d_instantiate; two creates of
  *     one hard-linked file's names meet only in iget_locked;
- *   - the new inode's I/O fids (v9fs_adopt_io_fid): its open_lock;
+ *   - the new inode's create_fid (v9fs_set_create_fid): an atomic exchange;
  *   - v9fs_inode.uid/gid: only setattr (mark_inode_dirty, i_rwsem of
  *     that inode exclusive) writes them; no change here reads them.
  * Nothing else is kept per directory: no attributes are refreshed after
@@ -68,10 +68,10 @@ static int instantiate(struct inode *dir, struct dentry *d)
 	return 0;
 }
 
-/* The file is created open for reading and writing, and that fid becomes
- * the new inode's I/O fid: so the open() that created it can write even a
- * file whose mode says read-only (tar and cp -a make those), as Linux's
- * v9fs uses the fid of its Tlcreate. */
+/* The file is created open for reading and writing, and that fid is the
+ * creating open's (v9fs_set_create_fid; file.c's open takes it): so the
+ * open() that created it can write even a file whose mode says read-only
+ * (tar and cp -a make those), as Linux's v9fs uses its Tlcreate's fid. */
 static int v9fs_create(struct inode *dir, struct dentry *d, uint32_t mode)
 {
 	struct p9_client *c = V9FS_CLNT(dir);
@@ -88,7 +88,7 @@ static int v9fs_create(struct inode *dir, struct dentry *d, uint32_t mode)
 		p9_clunk(c, fid);
 		return err;
 	}
-	v9fs_adopt_io_fid(d->d_inode, fid);
+	v9fs_set_create_fid(d->d_inode, fid);
 	return 0;
 }
 

@@ -109,7 +109,7 @@ static struct inode *start_session(struct super_block *sb, struct v9fs_session *
 	int err = p9_version(c, msize);
 	if (err)
 		return ERR_PTR(err);
-	c->next_fid = 1;	/* Tversion forgot every fid */
+	c->next_fid = 1;	/* Tversion forgot every fid; 0 is never one (file.c) */
 	uint32_t fid = p9_fid_new(c);
 	struct p9_qid qid;
 	if ((err = p9_attach(c, fid, current_cred()->uid, &qid)))

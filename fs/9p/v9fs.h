@@ -8,17 +8,22 @@
  * Fids (client.h): every inode holds one fid naming its file, walked
  * from its parent's fid at lookup (or attached, for the root), clunked
  * at eviction; hard links share the inode (its number is the qid's
- * path), so they share the fid.  I/O needs an opened fid: each inode
- * opens at most one for reading and one for writing, on first need, and
- * keeps them until eviction (an open file of an unlinked file keeps
- * working: the server holds its descriptor); a file this client created
- * has one fid for both, the one Tlcreate opened read-write.  Directory
- * operations name the directory's fid and the entry (Tunlinkat,
- * Trenameat, Tmkdir...), so a rename on the server moves nothing the
- * client must fix.
+ * path), so they share the fid.  Each open file has a fid of its own,
+ * as on Linux (file.c): a clone of the inode's, opened (Tlopen) with the
+ * open's access mode and O_APPEND, in file->private_data, clunked at the
+ * last close; so the server sees each open's flags, and an open file of
+ * an unlinked file keeps working (the server holds its descriptor).
+ * The open that created a file takes the fid Tlcreate opened read-write
+ * (create_fid), so that it may write even a file whose mode says
+ * read-only, as tar x and cp -a need.  A file the kernel made without
+ * an open (exec's) reads through the inode's rfid, opened read-only on
+ * first need and kept until eviction.  Directory operations name the
+ * directory's fid and the entry (Tunlinkat, Trenameat, Tmkdir...), so a
+ * rename on the server moves nothing the client must fix.
  *
- * Locking: v9fs_inode.open_lock serializes the opening of rfid and wfid
- * (each set once, then read with acquire loads, no lock); nothing else
+ * Locking: v9fs_inode.open_lock serializes the opening of rfid (set
+ * once, then read with acquire loads, no lock); create_fid is handed
+ * over by atomic exchange; an open file's fid is its own; nothing else
  * of the filesystem's is shared and changing: the VFS's i_rwsem orders a
  * file's writes, and directory changes run under it shared with their
  * names locked (FS_PAR_DIROPS: namei.c's head says why that is enough).
@@ -41,8 +46,9 @@ struct v9fs_session {
 
 struct v9fs_inode {
 	uint32_t fid;                   /* fixed: names the file */
-	struct mutex open_lock;         /* the opening of rfid and wfid */
-	uint32_t rfid, wfid;            /* opened O_RDONLY / O_WRONLY, or P9_NOFID (atomic) */
+	struct mutex open_lock;         /* the opening of rfid */
+	uint32_t rfid;                  /* opened O_RDONLY for files without an open, or P9_NOFID (atomic) */
+	uint32_t create_fid;            /* Tlcreate's, for the open that created the file, or P9_NOFID (atomic) */
 	char *link;                     /* a symlink's target: fixed, freed a grace period after evict */
 	uint32_t uid, gid;              /* the owner the server last said or took (i_rwsem) */
 	struct rcu_head rcu;
@@ -70,12 +76,15 @@ struct inode *v9fs_iget(struct super_block *sb, uint32_t fid, const struct p9_at
 /* Walk name from dir's fid and make its inode (creations: after the
  * server made the entry).  ERR_PTR(-ENOENT) if it is not there. */
 struct inode *v9fs_walk_iget(struct inode *dir, const char *name, uint32_t len);
-/* An opened fid of inode for reading or writing, opened on first need:
- * the fid, or a negative errno (as int64_t). */
-int64_t v9fs_io_fid(struct inode *inode, bool write);
-/* fid, opened for reading and writing, becomes inode's I/O fid for both
- * (consumed: clunked if the inode has one already). */
-void v9fs_adopt_io_fid(struct inode *inode, uint32_t fid);
+/* The inode's read-only opened fid, opened on first need (for a file
+ * read without an open of its own: exec's): the fid, or a negative
+ * errno (as int64_t). */
+int64_t v9fs_io_fid(struct inode *inode);
+/* fid, Tlcreate's (open read-write), is for the open that created inode
+ * (consumed: clunked if one is there already); v9fs_take_create_fid
+ * hands it over once, else P9_NOFID. */
+void v9fs_set_create_fid(struct inode *inode, uint32_t fid);
+uint32_t v9fs_take_create_fid(struct inode *inode);
 void v9fs_evict(struct inode *inode);
 void v9fs_dirty_inode(struct inode *inode);
 int v9fs_register(void);

@@ -52,8 +52,9 @@ static long __ext2_read(struct inode *inode, void *buf, size_t n, uint64_t off)
 	return (long)done;
 }
 
-static long ext2_read(struct inode *inode, void *buf, size_t n, uint64_t off)
+static long ext2_read(struct file *f, void *buf, size_t n, uint64_t off)
 {
+	struct inode *inode = f->f_inode;
 	down_read(&inode->i_rwsem);
 	long r = __ext2_read(inode, buf, n, off);
 	up_read(&inode->i_rwsem);
@@ -86,8 +87,9 @@ static int write_block(struct ext2_sb_info *sbi, uint32_t pblk, bool fresh, size
 	return 0;
 }
 
-static long ext2_write(struct inode *inode, const void *buf, size_t n, uint64_t off)
+static long ext2_write(struct file *f, const void *buf, size_t n, uint64_t off)
 {
+	struct inode *inode = f->f_inode;
 	struct ext2_sb_info *sbi = EXT2_SB(inode->i_sb);
 	unsigned bs = sbi->block_size;
 	uint64_t max = ext2_max_size(sbi);

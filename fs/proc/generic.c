@@ -53,8 +53,9 @@ void proc_putbytes(struct proc_buf *b, const void *s, size_t n)
 
 /* The whole text, made again with more room until it fits, then the
  * part asked for.  A process's file of a process that is gone: ESRCH. */
-static long proc_read(struct inode *inode, void *buf, size_t n, uint64_t off)
+static long proc_read(struct file *f, void *buf, size_t n, uint64_t off)
 {
+	struct inode *inode = f->f_inode;
 	struct proc_inode *pi = PROC_I(inode);
 	struct signal_struct *p = NULL;
 	if (pi->pid && !(p = proc_get_task(pi->pid, pi->serial)))

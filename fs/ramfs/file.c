@@ -35,6 +35,7 @@
  *  6. The atime a read sets: inode_accessed, a compare-and-swap that
  *     needs no lock (fs/inode.c).
  */
+#include "fs/file.h"
 #include "fs/ramfs/internal.h"
 #include "kernel/errno.h"
 #include "kernel/page_alloc.h"
@@ -208,8 +209,9 @@ static size_t chunk_at(uint64_t pos, size_t left)
 	return in_page < left ? in_page : left;
 }
 
-static long ramfs_read(struct inode *inode, void *buf, size_t n, uint64_t off)
+static long ramfs_read(struct file *f, void *buf, size_t n, uint64_t off)
 {
+	struct inode *inode = f->f_inode;
 	struct ramfs_file *rf = inode->i_private;
 	uint64_t size = __atomic_load_n(&inode->i_size, __ATOMIC_ACQUIRE);
 	if (off >= size)
@@ -234,8 +236,9 @@ static long ramfs_read(struct inode *inode, void *buf, size_t n, uint64_t off)
 	return (long)done;
 }
 
-static long ramfs_write(struct inode *inode, const void *buf, size_t n, uint64_t off)
+static long ramfs_write(struct file *f, const void *buf, size_t n, uint64_t off)
 {
+	struct inode *inode = f->f_inode;
 	struct ramfs_file *rf = inode->i_private;
 	if (off >= RAMFS_MAX_DATA)
 		return -EFBIG;
