@@ -450,9 +450,10 @@ BENCH_IMAGES = {"many": (96, 1, 16000), "walk": (64, 100, 100), "lookup": (32, 1
                 "dirops": (64, 1, 10000)}
 
 
-def bench_image(work, name):
-    """work/NAME.img, made once by mke2fs -d from the tree BENCH_IMAGES says."""
-    size, dirs, files = BENCH_IMAGES[name]
+def bench_image(work, name, spec=None):
+    """work/NAME.img, made once by mke2fs -d from the tree BENCH_IMAGES (or
+    spec: size in MiB, directories, files in each) says."""
+    size, dirs, files = spec or BENCH_IMAGES[name]
     work.mkdir(parents=True, exist_ok=True)
     image = work / f"{name}.img"
     if not image.exists():

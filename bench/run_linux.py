@@ -30,7 +30,10 @@ do workloads 7 to 9: a compiler's include search by N processes (2,000
 headers through 12 directories, most stats missing), git status (N
 threads lstat 10,000 files twice, one rewritten between), and a rename
 storm (T threads renaming inside a directory and between two, T more
-stating the names around them).
+stating the names around them).  Workload 10, busybox find and du -s of
+a cold tree of 20,200 entries by N processes at once, has a disk per
+command and N, as 3 and 4 do; du's size must be the same on every boot
+of both kernels.
 --only 6 runs one workload (and attaches only the disks it needs).
 
 Linux boots with LINUX_FAIR_KARGS (mitigations=off and the rest below,
@@ -113,6 +116,10 @@ CFG_RE = re.compile(r"LBCFG (\S+): ?(.*)$")
 # The modules the disks need on Linux; modules.dep adds their dependencies.
 LINUX_MODULES = ("virtio_pci", "virtio_blk", "ext4")
 BOOT_TIMEOUT = 1200
+# Workload 10's tree: 200 directories of 100 files (20,200 entries; find
+# prints 20,201 lines with the top), on 96 MiB for mke2fs's inode count.
+TREE_IMAGE = (96, 200, 100)
+TREE_FIND_LINES = 1 + 200 + 200 * 100
 
 
 class Params:
@@ -121,7 +128,7 @@ class Params:
     def __init__(self, size, count=False, only=None):
         """size: "full"; "short", workloads 1, 2, 5 and 6 at a tenth of their
         iterations (a loaded host), 3 and 4 at every T and N; "quick", a
-        check that it all runs.  only: the workloads to run ("1".."9"),
+        check that it all runs.  only: the workloads to run ("1".."10"),
         None for all."""
         self.mode = "count" if count else "rates"
         self.only = only
@@ -140,9 +147,10 @@ class Params:
         self.git_threads = [1, 2, 4] if size == "quick" else [1, 2, 4, 8]
         self.rename_threads = [1, 2, 4] if size == "quick" else [1, 2, 4, 8]
         self.rename_iters = 500 if size == "full" else 50
+        self.find_procs = [1, 4] if size == "quick" else [1, 4, 16]
 
     def wants(self, workload):
-        """Whether workload ("1".."9") runs."""
+        """Whether workload ("1".."10") runs."""
         return self.only is None or workload in self.only
 
     def disks(self):
@@ -152,6 +160,8 @@ class Params:
             return []
         return ([(f"cold{t}", "lookup") for t in self.cold_threads if self.wants("3")] +
                 [(f"walk{n}", "walk") for n in self.walk_threads if self.wants("4")] +
+                [(f"{cmd}{n}", "tree") for n in self.find_procs for cmd in ("find", "du")
+                 if self.wants("10")] +
                 ([("target", None)] if self.wants("5") else []))
 
     def device(self, role):
@@ -173,6 +183,9 @@ class Params:
             ("SPAWN_N", self.spawn_n), ("TARGET_DISK", self.device("target") if self.wants("5") else ""),
             ("DIROPS_THREADS", " ".join(map(str, self.dirops_threads))), ("DIROPS_ITERS", self.dirops_iters),
             ("INCLUDE_PROCS", " ".join(map(str, self.include_procs))),
+            ("FIND_PROCS", " ".join(map(str, self.find_procs))),
+            ("FIND_DISKS", " ".join(self.device(f"{cmd}{n}") for n in self.find_procs for cmd in ("find", "du")
+                                    if self.wants("10"))),
             ("GIT_THREADS", " ".join(map(str, self.git_threads))),
             ("RENAME_THREADS", " ".join(map(str, self.rename_threads))), ("RENAME_ITERS", self.rename_iters),
             ("ONLY", " ".join(sorted(self.only)) if self.only else "")))
@@ -312,6 +325,8 @@ def build_initramfs(args, params, work):
     (bench / "params.sh").write_text(params.script())
     images = {name: bench_image(OUT / "disks", name)
               for name, w in (("lookup", "3"), ("walk", "4")) if params.wants(w)}
+    if params.wants("10"):
+        images["tree"] = bench_image(OUT / "disks", "tree", TREE_IMAGE)
     if params.wants("3"):
         for t, text in cold_names(images["lookup"], params).items():
             (bench / "cold" / f"{t}.names").write_text(text)
@@ -525,12 +540,15 @@ def expected_rows(params):
         rows.append((("dirops", t), {"w": "dirops", "threads": t}))
     for n in params.include_procs:
         rows.append((("include", n), {"w": "include", "procs": n}))
+    for n in params.find_procs:
+        for cmd in ("find", "du"):
+            rows.append((("procs", cmd, n), {"w": "procs", "label": cmd, "procs": n}))
     for n in params.git_threads:
         rows.append((("gitstatus", n), {"w": "gitstatus", "threads": n}))
     for t in params.rename_threads:
         rows.append((("renames", t), {"w": "renames", "threads": t}))
     family = {"stat": "1", "file": "2", "cold": "3", "walk": "4", "spawn": "5", "time": "5", "dirops": "6",
-              "include": "7", "gitstatus": "8", "renames": "9"}
+              "include": "7", "gitstatus": "8", "renames": "9", "procs": "10"}
     return [(key, match) for key, match in rows if params.wants(family[key[0]])]
 
 
@@ -591,6 +609,12 @@ def check_boot(rec, params, facts):
         if r.get("lookups") != include_lookups:
             rec["problems"].append(f"include N={r.get('procs')}: {r.get('lookups')} stats a process, "
                                    f"want {include_lookups}")
+    for r in find_all(res, {"w": "procs", "label": "find"}):
+        if r.get("lines") != TREE_FIND_LINES:
+            rec["problems"].append(f"find N={r.get('procs')}: {r.get('lines')} lines, want {TREE_FIND_LINES}")
+    for r in find_all(res, {"w": "procs", "label": "du"}):
+        if r.get("lines") != 1 or not r.get("value"):
+            rec["problems"].append(f"du -s N={r.get('procs')}: {r.get('lines')} lines, size {r.get('value')}")
     for r in find_all(res, {"w": "gitstatus"}):
         if r.get("files") != 20000:
             rec["problems"].append(f"gitstatus N={r.get('threads')}: {r.get('files')} files, want 20000")
@@ -601,6 +625,16 @@ def check_boot(rec, params, facts):
     r = find(res, {"w": "spawn"})
     if r and r.get("n") != params.spawn_n:
         rec["problems"].append(f"spawn: {r.get('n')} processes, want {params.spawn_n}")
+
+
+def check_across(boots):
+    """What one boot cannot check alone: du -s of the same image must give
+    the same size on every boot of both kernels (st_blocks, summed)."""
+    sizes = sorted({(b["kernel"], r.get("procs"), r.get("value")) for b in boots
+                    for r in find_all(b["results"], {"w": "procs", "label": "du"})})
+    if len({v for _, _, v in sizes}) > 1:
+        for b in boots:
+            b["problems"].append(f"du -s sizes differ between boots (kernel, N, size): {sizes}")
 
 
 def rate(key, r, params, facts):
@@ -623,6 +657,8 @@ def rate(key, r, params, facts):
         return r["procs"] * r["lookups"] / s, "stats/s"
     if kind == "gitstatus":
         return r["files"] / s, "files/s"
+    if kind == "procs":
+        return r["procs"] * (TREE_FIND_LINES - 1) / s, "entries/s"
     if kind == "renames":
         return 3 * r["threads"] * r["iters"] / s, "renames/s"
     if key[1] == "sync":
@@ -648,12 +684,16 @@ def row_label(key):
         return f"7. include search, 2,000 headers through 12 directories, N={key[1]}"
     if kind == "gitstatus":
         return f"8. git status of 10,000 files, N={key[1]}"
+    if kind == "procs":
+        return f"10. cold {'find' if key[1] == 'find' else 'du -s'} of 20,200 entries, N={key[2]}"
     if kind == "renames":
         return f"9. renames in and between two directories, stats beside, T={key[1]}"
     return f"5. {'cp -a' if key[1] == 'cp' else 'tar x' if key[1] == 'tar' else 'sync after them'}"
 
 
 def row_disk(key, params):
+    if key[0] == "procs":
+        return f"{key[1]}{key[2]}"
     if key[0] == "cold":
         return f"cold{key[1]}"
     if key[0] == "walk":
@@ -730,7 +770,7 @@ def print_table(rows, boots, configs=None):
 
 FAMILIES = {"1": "cached stat", "2": "cached file", "3": "cold stats, 10 ms disk",
             "4": "cold walk, 10 ms disk", "5": "processes, copies", "6": "changes in one directory",
-            "7": "include search", "8": "git status", "9": "rename storm"}
+            "7": "include search", "8": "git status", "9": "rename storm", "10": "find and du, 10 ms disk"}
 
 
 def plot_subtitle(result):
@@ -881,7 +921,7 @@ def main():
                              "under the QEMU plugin tools/conflicts/conflicts.so")
     parser.add_argument("--plugin", type=Path, default=REPO / "build" / "conflicts" / "conflicts.so")
     parser.add_argument("--only", metavar="N[,N]",
-                        help="run only these workloads (1 to 9), e.g. --only 6: a quick look at one")
+                        help="run only these workloads (1 to 10), e.g. --only 6: a quick look at one")
     parser.add_argument("--out", type=Path, default=OUT)
     parser.add_argument("--parse", type=Path, metavar="JSON", help="print the tables of a saved linux-smpN.json")
     args = parser.parse_args()
@@ -930,6 +970,9 @@ def main():
             print(f"    {p}")
         boots.append(rec)
     host["load_after"] = list(os.getloadavg())
+    check_across(boots)
+    for p in sorted({p for b in boots for p in b["problems"] if p.startswith("du -s sizes differ")}):
+        print(f"    {p}")
     if args.count and not any(b["problems"] for b in boots):
         rows = print_counts(boots)
         (out / "linux-counts.json").write_text(json.dumps(

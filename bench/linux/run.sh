@@ -71,6 +71,27 @@ want 9 && for r in $(seq $CPU_RUNS); do
 	done
 done
 
+# 10. find and du -s of a cold 20,200-entry tree by N processes at once,
+# each command on a disk of its own, mounted just before.
+set -- $FIND_DISKS
+want 10 && for n in $FIND_PROCS; do
+	for cmd in find du; do
+		d=$1
+		shift
+		mkdir -p /mnt/$d
+		if mount -t ext2 -o ro /dev/$d /mnt/$d; then
+			if [ $cmd = find ]; then
+				$B/lb_procs find $n /bin/find /mnt/$d/tree || fail "lb_procs-find-$n"
+			else
+				$B/lb_procs du $n /bin/du -s /mnt/$d/tree || fail "lb_procs-du-$n"
+			fi
+			umount /mnt/$d || fail "umount-$d"
+		else
+			fail "mount-$d"
+		fi
+	done
+done
+
 # 3. cold lookups in one directory: each T on a disk of its own, mounted
 # just before, so nothing of it is cached.
 set -- $COLD_DISKS
