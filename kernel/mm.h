@@ -137,10 +137,14 @@ bool do_page_fault(struct trap_frame *tf, uint64_t addr);
 /* Context switch (kernel/sched.c, run queue locked, interrupts off):
  * load next's page table (or keep the current one for a kernel thread).
  * The reference to a replaced active_mm is dropped by mm_switch_finish,
- * after the switch, with the run queue unlocked. */
+ * after the switch, with the run queue unlocked but preemption still
+ * off: a switch in between would replace this CPU's pending drop_mm,
+ * and the mm it named (struct and page tables) would never be freed.
+ * mm_lost_drops counts such replacements (tests: must stay 0). */
 struct thread;
 void mm_switch(struct thread *next);
 void mm_switch_finish(void);
+uint64_t mm_lost_drops(void);
 /* Make mm the calling thread's (execve; its old one is returned, still
  * referenced, for the caller to mmput). */
 struct mm_struct *mm_activate(struct mm_struct *mm);

@@ -171,9 +171,14 @@ static void __schedule(bool preempt)
 		lock_acquire(&rq->lock.dep_map, 0, 0, 1, (unsigned long)__schedule);
 		finish_switch();
 	}
+	/* Preemption stays off until the address space the switch replaced
+	 * is dropped: an interrupt's preemption in between would switch
+	 * again and replace this CPU's pending drop_mm (a leaked mm). */
+	preempt_disable();
 	spin_unlock(&rq->lock);
 	irq_restore(flags);
 	mm_switch_finish();	/* drop an address space the switch replaced */
+	preempt_enable();
 }
 
 void schedule(void)
@@ -189,9 +194,11 @@ void thread_entry(void)
 
 	lock_acquire(&rq_of(cpu_id())->lock.dep_map, 0, 0, 1, (unsigned long)thread_entry);
 	finish_switch();
+	preempt_disable();	/* until the drop, as at the end of __schedule */
 	spin_unlock(&rq_of(cpu_id())->lock);
 	irq_enable();
 	mm_switch_finish();
+	preempt_enable();
 	thread_exit(self->fn(self->arg));
 }
 
