@@ -22,12 +22,7 @@
 #include "arch/x86_64/cpu.h"
 
 static const struct inode_operations anon_inode_ops;
-static void anon_evict(struct inode *inode)
-{
-	free_inode_pipe(inode);	/* a pipe's (every pipe2 opens one) */
-}
-
-static const struct super_operations anon_sb_ops = { .evict = anon_evict };
+static const struct super_operations anon_sb_ops;	/* a pipe's pipe: the VFS's evict */
 static struct file_system_type anon_type = { .name = "anon_inodefs" };
 static struct super_block anon_sb;
 static uint64_t anon_next_ino = 1;	/* atomic */

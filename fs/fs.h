@@ -378,7 +378,8 @@ void init_special_inode(struct inode *inode, uint32_t mode, uint64_t rdev);
 int register_chrdev(uint32_t maj, uint32_t min, const struct file_operations *fops);
 const struct file_operations *chrdev_fops(uint64_t rdev);
 void chrdev_init(void);
-/* Free a FIFO inode's pipe (evict; fs/pipe.c). */
+/* Free a FIFO inode's pipe, if it has one (the VFS's evict, fs/inode.c,
+ * for every filesystem; fs/pipe.c). */
 void free_inode_pipe(struct inode *inode);
 
 #endif

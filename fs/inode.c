@@ -251,6 +251,10 @@ static void evict(struct inode *inode)
 		might_sleep();
 	if (inode->i_sb->s_op && inode->i_sb->s_op->evict)
 		inode->i_sb->s_op->evict(inode);
+	/* A FIFO's pipe is the VFS's, on any filesystem, so the VFS frees it
+	 * (as Linux's evict lets go of a device node's cdev): left to each
+	 * filesystem's evict, ext2's and the anonymous inodes' forgot it. */
+	free_inode_pipe(inode);
 	percpu_counter_add(&inodes_live, -1);
 	call_rcu(&inode->i_rcu, free_inode_rcu);
 }

@@ -44,6 +44,13 @@
 #define LOAD(x) __atomic_load_n(&(x), __ATOMIC_ACQUIRE)
 #define STORE(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELEASE)
 
+static uint64_t pipes_live;	/* atomic: made by get_pipe, not yet freed */
+
+uint64_t pipe_info_live(void)
+{
+	return __atomic_load_n(&pipes_live, __ATOMIC_RELAXED);
+}
+
 /* The inode's pipe, made on first use: two racing first opens both
  * allocate, one compare-and-swap wins and the other frees its own. */
 static struct pipe_inode_info *get_pipe(struct inode *inode)
@@ -58,8 +65,10 @@ static struct pipe_inode_info *get_pipe(struct inode *inode)
 	wait_queue_init(&fresh->rd_wait);
 	wait_queue_init(&fresh->wr_wait);
 	if (__atomic_compare_exchange_n(&inode->i_pipe, &p, fresh, false, __ATOMIC_ACQ_REL,
-					__ATOMIC_ACQUIRE))
+					__ATOMIC_ACQUIRE)) {
+		__atomic_fetch_add(&pipes_live, 1, __ATOMIC_RELAXED);
 		return fresh;
+	}
 	kfree(fresh);
 	return p;	/* the winner's */
 }
@@ -67,10 +76,12 @@ static struct pipe_inode_info *get_pipe(struct inode *inode)
 void free_inode_pipe(struct inode *inode)
 {
 	struct pipe_inode_info *p = inode->i_pipe;
-	if (p)
-		kfree(p->buf);	/* NULL: no file had it open */
+	if (!p)
+		return;	/* never opened, or not a FIFO */
+	kfree(p->buf);	/* NULL: no file had it open */
 	kfree(p);
 	inode->i_pipe = NULL;
+	__atomic_fetch_sub(&pipes_live, 1, __ATOMIC_RELAXED);
 }
 
 /* No file has it open any more: its data goes (mutex held). */

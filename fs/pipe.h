@@ -26,6 +26,10 @@ struct pipe_inode_info {
 	unsigned head, len;              /* a ring: len bytes from head on */
 };
 
+/* Pipes (struct pipe_inode_info) made and not yet freed: a leak check
+ * for the tests (every FIFO's and every pipe2's until its evict). */
+uint64_t pipe_info_live(void);
+
 /* What init_special_inode gives a FIFO. */
 extern const struct file_operations pipefifo_fops;
 

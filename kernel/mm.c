@@ -834,6 +834,13 @@ struct mm_struct *mm_dup(struct mm_struct *mm)
 
 /* ---- switching ---------------------------------------------------- */
 
+static uint64_t lost_drops;	/* atomic: see mm_lost_drops */
+
+uint64_t mm_lost_drops(void)
+{
+	return __atomic_load_n(&lost_drops, __ATOMIC_RELAXED);
+}
+
 void mm_switch(struct thread *next)
 {
 	struct cpu *c = this_cpu();
@@ -853,6 +860,8 @@ void mm_switch(struct thread *next)
 	 * flush_tlb_mm_range.  gen is read after it. */
 	__atomic_fetch_or(&mm->cpumask, 1ULL << c->id, __ATOMIC_SEQ_CST);
 	gen = __atomic_load_n(&mm->tlb_gen, __ATOMIC_ACQUIRE);
+	if (c->drop_mm)	/* the last switch's drop not done: a leak */
+		__atomic_fetch_add(&lost_drops, 1, __ATOMIC_RELAXED);
 	c->drop_mm = c->active_mm;
 	c->active_mm = mm;
 	c->active_tlb_gen = gen;

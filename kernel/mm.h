@@ -144,8 +144,11 @@ bool do_page_fault(struct trap_frame *tf, uint64_t addr);
 struct thread;
 void mm_switch(struct thread *next);
 struct mm_struct *mm_switch_take_drop(void);
-/* mm_structs allocated and not yet freed (a test's leak count). */
+/* mm_structs allocated and not yet freed (a test's leak count), and the
+ * pending drops a switch found still there and replaced (each a leaked
+ * mm; tests: must stay 0, which the order above ensures). */
 uint64_t mm_live_count(void);
+uint64_t mm_lost_drops(void);
 /* Make mm the calling thread's (execve; its old one is returned, still
  * referenced, for the caller to mmput). */
 struct mm_struct *mm_activate(struct mm_struct *mm);

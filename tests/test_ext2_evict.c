@@ -16,7 +16,11 @@
  *                            last close runs with every allocation failing;
  *   nested_links_fit_the_stack
  *                            40 links, each in the middle of the one
- *                            before's body, every step read from the disk.
+ *                            before's body, every step read from the disk;
+ *   fifo_pipe_freed_at_evict
+ *                            a FIFO's pipe goes with its inode, whether
+ *                            the inode goes with its last link or is
+ *                            dropped from the icache (the umount).
  */
 #include "kernel/ktest.h"
 #include "fs/buffer.h"
@@ -24,6 +28,7 @@
 #include "fs/ext2/ext2.h"
 #include "fs/fs.h"
 #include "fs/namei.h"
+#include "fs/pipe.h"
 #include "fs/syscalls.h"
 #include "kernel/err.h"
 #include "kernel/errno.h"
@@ -193,9 +198,43 @@ static void eviction_after_the_parent_unlock(void)
 	sandbox_leave(&s);
 }
 
+/* A FIFO's pipe (struct pipe_inode_info, made by its first open) lives as
+ * long as its inode, so the inode's eviction must free it: ext2's did not
+ * (ramfs's did), and each FIFO opened on ext2 left its pipe behind. */
+static void fifo_pipe_freed_at_evict(void)
+{
+	enum { N = 8 };
+	struct sandbox s;
+	sandbox_enter_disk(&s, "fifo", test_disk_or_skip("scratch"));
+	uint64_t live0 = pipe_info_live();
+	char path[16];
+	for (unsigned i = 0; i < N; i++) {
+		snprintf(path, sizeof(path), "p%u", i);
+		ASSERT_EQ(sys_mknod(path, S_IFIFO | 0600, 0), 0);
+		int fd = sys_open(path, O_RDWR, 0);	/* O_RDWR: no partner to wait for */
+		ASSERT_GE(fd, 0);
+		EXPECT_EQ(sys_write(fd, "x", 1), 1l);
+		ASSERT_EQ(sys_close(fd), 0);
+	}
+	uint64_t opened = pipe_info_live() - live0;
+	for (unsigned i = 0; i < N / 2; i++) {	/* the last link: evicted now */
+		snprintf(path, sizeof(path), "p%u", i);
+		ASSERT_EQ(sys_unlink(path), 0);
+	}
+	uint64_t unlinked = pipe_info_live() - live0;
+	sandbox_leave(&s);	/* the umount evicts the linked ones */
+	uint64_t unmounted = pipe_info_live() - live0;
+	kprintf("    # pipes live: %lu after %u FIFOs opened, %lu after %u unlinked, %lu after the umount\n",
+		opened, N, unlinked, N / 2, unmounted);
+	EXPECT_EQ(opened, (uint64_t)N);
+	EXPECT_EQ(unlinked, (uint64_t)N / 2);
+	EXPECT_EQ(unmounted, 0ul);
+}
+
 static const struct ktest_case ext2_evict_cases[] = {
 	KTEST_CASE(eviction_after_the_parent_unlock),
 	KTEST_CASE(last_close_frees_under_failing_allocations),
 	KTEST_CASE(nested_links_fit_the_stack),
+	KTEST_CASE(fifo_pipe_freed_at_evict),
 };
 KTEST_SUITE(ext2_evict, ext2_evict_cases);

@@ -12,7 +12,9 @@
  *    a root process once it is not root); every process it left (a
  *    setsid'd child escapes its group) dies of SIGKILL within the budget;
  *    no return to user mode with a non-user rip (bad_user_returns), no
- *    lock-validator report; the VFS invariants hold on what it left; and
+ *    lock-validator report, no address space a switch forgot to drop
+ *    (mm_lost_drops: a preemption between a switch and its drop); the
+ *    VFS invariants hold on what it left; and
  *    once everything is reaped and the ramfs unmounted, the slabs' live
  *    objects and the pages in use outside the slabs are back to where
  *    they were (after a first round, which sets up what first uses of
@@ -297,6 +299,7 @@ static void ring3_fuzz_in(struct block_device *bdev)
 	kmem_cache_for_each(note_cache, &caches);
 	uint64_t bad = __atomic_load_n(&bad_user_returns, __ATOMIC_RELAXED);
 	uint64_t reports = lockdep_reports(), calls = syscall_count_for_tests();
+	uint64_t lost = mm_lost_drops();
 	if (bdev)
 		sandbox_enter_disk(&s, "ufuzz", bdev);
 	else
@@ -312,6 +315,7 @@ static void ring3_fuzz_in(struct block_device *bdev)
 		count_lines(out, "worker_"));
 	EXPECT_EQ(__atomic_load_n(&bad_user_returns, __ATOMIC_RELAXED) - bad, (uint64_t)0);
 	EXPECT_EQ(lockdep_reports() - reports, (uint64_t)0);
+	EXPECT_EQ(mm_lost_drops() - lost, (uint64_t)0);	/* a switch replaced a pending mm drop */
 	char dir[128];
 	snprintf(dir, sizeof(dir), "%s%s", s.path, s.disk_dir);
 	unsigned mounts = umount_below(dir);

@@ -166,7 +166,6 @@ static void free_vi(struct rcu_head *head)
 void v9fs_evict(struct inode *inode)
 {
 	struct v9fs_inode *vi = V9FS_I(inode);
-	free_inode_pipe(inode);
 	if (!vi)
 		return;
 	struct p9_client *c = V9FS_CLNT(inode);

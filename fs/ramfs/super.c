@@ -25,7 +25,6 @@ static void ramfs_evict(struct inode *inode)
 	if (S_ISREG(inode->i_mode) && inode->i_private)
 		ramfs_file_free_data(inode);
 	kfree(inode->i_private);	/* an (empty) directory's list, a file's tree root */
-	free_inode_pipe(inode);	/* a FIFO's, if it was ever opened */
 }
 
 static const struct super_operations ramfs_super_ops = { .evict = ramfs_evict };
