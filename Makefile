@@ -409,7 +409,7 @@ MATRIX_FIRMWARE := bios,uefi
 # so that it runs on an ext2 mount at every -smp (4 in the stress boot and
 # make test-kcsan, 8 in make test-disk, where it takes 20 s).
 FULL_SMP := 4
-LIGHT_SKIP_BIOS := dcache_races,mount_races,rcuwalk_races,rename_races,perm_races,read_races,vfs_fuzz,shrinker,lookup,outside,page_alloc,file,refcache_races
+LIGHT_SKIP_BIOS := dcache_races,mount_races,rcuwalk_races,rename_races,perm_races,read_races,vfs_fuzz,shrinker,lookup,outside,page_alloc,file,refcache_races,fd_races
 LIGHT_SKIP_BIOS := $(LIGHT_SKIP_BIOS),trace,ext2_alloc_races,ext2_dirops,outside_dirops,dirops_races,ufuzz
 LIGHT_SKIP := $(LIGHT_SKIP_BIOS),ext2_fuzz
 # The stress boot leaves out the race suites that make test-kcsan runs in
