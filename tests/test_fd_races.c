@@ -16,6 +16,7 @@
  * as poison (test builds poison freed files and keep them in quarantine)
  * and is counted as torn.  Every file read must also read as its file.
  */
+#include "fs/dcache.h"
 #include "fs/file.h"
 #include "fs/fs.h"
 #include "fs/syscalls.h"
@@ -35,6 +36,7 @@
 
 struct fd_race {
 	struct inode *ia, *ib;           /* the inodes of "a" and "b" */
+	struct dentry *da, *db;          /* and their dentries (held) */
 	unsigned rounds, ops;            /* writer's rounds, operations per round */
 	struct task_fs *fs;              /* this round's table (NULL between rounds) */
 	int active;                      /* readers inside this round's table */
@@ -54,15 +56,15 @@ static bool file_whole(struct fd_race *r, struct file *f)
 	return memcmp(buf, i == r->ia ? "AAAA" : "BBBB", 4) == 0;
 }
 
-/* A fresh open file of "a" or "b", with its only reference. */
+/* A fresh open file of "a" or "b", with its only reference (made
+ * directly: a walk per file would spend the case's time in its own race
+ * windows). */
 static struct file *fresh_file(struct fd_race *r, struct prng *rng)
 {
-	int fd = sys_open(prng_below(rng, 2) ? "a" : "b", O_RDONLY, 0);
-	if (fd < 0) {
+	struct file *f = file_alloc(dget(prng_below(rng, 2) ? r->da : r->db), O_RDONLY);
+	if (!f)
 		__atomic_fetch_add(&r->errors, 1, __ATOMIC_RELAXED);
-		return NULL;
-	}
-	return fd_remove(fd);
+	return f;
 }
 
 /* One round's writes on a table the readers are reading: replace the
@@ -138,13 +140,18 @@ static void fd_race_cpu(unsigned cpu, void *arg)
 	}
 }
 
-static void make_file(const char *name, const char *text, struct inode **inode)
+/* Make name holding text; its inode, and (if dentry) its dentry with a
+ * reference. */
+static void make_file(const char *name, const char *text, struct inode **inode,
+		      struct dentry **dentry)
 {
 	int fd = sys_open(name, O_CREAT | O_RDWR, 0644);
 	ASSERT_GE(fd, 0);
 	ASSERT_EQ(sys_write(fd, text, 4), 4);
 	struct file *f = fget(fd);
 	*inode = f->f_inode;
+	if (dentry)
+		*dentry = dget(f->f_dentry);
 	fput(f);
 	sys_close(fd);
 }
@@ -161,9 +168,9 @@ static void fget_races_close_dup2_grow(void)
 	struct sandbox s;
 	sandbox_enter(&s, "fdrace");
 	static struct fd_race r;
-	r = (struct fd_race){ .rounds = ktest_stress(30), .ops = 40 };
-	make_file("a", "AAAA", &r.ia);
-	make_file("b", "BBBB", &r.ib);
+	r = (struct fd_race){ .rounds = ktest_stress(10), .ops = 150 };
+	make_file("a", "AAAA", &r.ia, &r.da);
+	make_file("b", "BBBB", &r.ib, &r.db);
 	uint64_t files = files_live();
 	bool jitter = race_jitter_on(ktest_seed());
 	ktest_run_on_all_cpus(fd_race_cpu, &r);
@@ -178,6 +185,8 @@ static void fget_races_close_dup2_grow(void)
 	EXPECT_GT(r.grew, 0u);
 	if (!r.wrong && !r.torn)
 		EXPECT_EQ(files_live(), files);	/* every reference given back */
+	dput(r.da);
+	dput(r.db);
 	sys_unlink("a");
 	sys_unlink("b");
 	sandbox_leave(&s);
@@ -235,11 +244,11 @@ static void pread_races_close_dup2(void)
 	struct sandbox s;
 	sandbox_enter(&s, "fdpread");
 	struct inode *ia, *ib;
-	make_file("a", "AAAA", &ia);
-	make_file("b", "BBBB", &ib);
+	make_file("a", "AAAA", &ia, NULL);
+	make_file("b", "BBBB", &ib, NULL);
 	uint64_t files = files_live();
 	static struct pread_race r;
-	r = (struct pread_race){ .ops = ktest_stress(600) };
+	r = (struct pread_race){ .ops = ktest_stress(120) };
 	bool jitter = race_jitter_on(ktest_seed());
 	ktest_run_on_all_cpus(pread_race_cpu, &r);
 	if (jitter)
@@ -263,7 +272,7 @@ static void fdget_fast_path_when_unshared(void)
 	struct sandbox s;
 	sandbox_enter(&s, "fdget");
 	struct inode *ia;
-	make_file("a", "AAAA", &ia);
+	make_file("a", "AAAA", &ia, NULL);
 	int fd = sys_open("a", O_RDONLY, 0);
 	ASSERT_GE(fd, 0);
 	struct file *f = fget(fd);
