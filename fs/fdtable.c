@@ -22,6 +22,15 @@
 #include "kernel/kmalloc.h"
 #include "kernel/race.h"
 #include "kernel/string.h"
+#include "kernel/thread.h"
+
+/* task_fs_current, inlined for fget and fdget, which every read and
+ * write calls. */
+static inline struct task_fs *current_files(void)
+{
+	struct task_fs *fs = current_thread()->fs;
+	return fs ? fs : &init_fs;
+}
 
 void fd_files_init(struct fd_files *files)
 {
@@ -166,8 +175,10 @@ static int alloc_fd(struct task_fs *fs, unsigned min, struct file *f, bool cloex
 {
 	for (;;) {
 		struct fdtable *fdt = fs->files.fdt;
-		for (unsigned i = min; i < fdt->max_fds; i++)
-			if (!fdt->fd[i]) {
+		struct file **fds = fdt->fd;	/* in registers: the scan is the open's cost */
+		unsigned max = fdt->max_fds;
+		for (unsigned i = min; i < max; i++)
+			if (!fds[i]) {
 				fd_publish(fs, fdt, (int)i, f);
 				set_cloexec(fdt, (int)i, cloexec);
 				return (int)i;
@@ -184,7 +195,7 @@ int fd_install_from(struct file *f, int min, bool cloexec)
 		fput(f);
 		return -EINVAL;
 	}
-	struct task_fs *fs = task_fs_current();
+	struct task_fs *fs = current_files();
 	spin_lock(&fs->lock);
 	int fd = alloc_fd(fs, (unsigned)min, f, cloexec);
 	spin_unlock(&fs->lock);
@@ -226,7 +237,7 @@ int fd_install_at_flags(int fd, struct file *f, bool cloexec)
 		fput(f);
 		return -EBADF;
 	}
-	return install_at(task_fs_current(), fd, f, cloexec);
+	return install_at(current_files(), fd, f, cloexec);
 }
 
 int fd_install_at(int fd, struct file *f)
@@ -247,7 +258,7 @@ int fd_get_cloexec(int fd)
 {
 	if (fd < 0 || fd >= NR_OPEN)
 		return -EBADF;
-	struct task_fs *fs = task_fs_current();
+	struct task_fs *fs = current_files();
 	spin_lock(&fs->lock);
 	struct fdtable *fdt = fs->files.fdt;
 	int r = (unsigned)fd >= fdt->max_fds || !fdt->fd[fd] ? -EBADF :
@@ -260,7 +271,7 @@ int fd_set_cloexec(int fd, bool on)
 {
 	if (fd < 0 || fd >= NR_OPEN)
 		return -EBADF;
-	struct task_fs *fs = task_fs_current();
+	struct task_fs *fs = current_files();
 	spin_lock(&fs->lock);
 	struct fdtable *fdt = fs->files.fdt;
 	int r = (unsigned)fd < fdt->max_fds && fdt->fd[fd] ? 0 : -EBADF;
@@ -272,7 +283,7 @@ int fd_set_cloexec(int fd, bool on)
 
 void fd_close_on_exec(void)
 {
-	struct task_fs *fs = task_fs_current();
+	struct task_fs *fs = current_files();
 	for (unsigned i = 0; i < NR_OPEN; i++) {
 		spin_lock(&fs->lock);
 		struct fdtable *fdt = fs->files.fdt;
@@ -302,40 +313,56 @@ void fd_close_on_exec(void)
  * slot held while we held a reference, Linux's contract, which stays
  * true should files ever be reused at once (SLAB_TYPESAFE_BY_RCU).
  */
-struct file *fget_files(struct task_fs *fs, int fd)
+/* One look under rcu_read_lock: the file with a reference, or NULL; or,
+ * with *drop set, a file that left the slot while we took our reference,
+ * to be dropped outside the read side (its last fput may sleep) before
+ * looking again. */
+static inline struct file *fget_rcu(struct task_fs *fs, unsigned fd, struct file **drop)
 {
-	if (fd < 0 || fd >= NR_OPEN)
-		return NULL;
-	struct file *f;
-	rcu_read_lock();
 	for (;;) {
 		struct fdtable *fdt = __atomic_load_n(&fs->files.fdt, __ATOMIC_ACQUIRE);
-		if ((unsigned)fd >= fdt->max_fds) {
-			f = NULL;
-			break;
-		}
+		if (fd >= fdt->max_fds)
+			return NULL;
 		race_window_on(fdt);	/* a growth may replace and free this table now */
 		struct file **slot = &fdt->fd[fd];
-		f = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+		struct file *f = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
 		if (!f)
-			break;
+			return NULL;
 		race_window_on(f);	/* read, no reference yet: a close may free it now */
 		if (!get_file_not_zero(f))
 			continue;
-		if (f == __atomic_load_n(slot, __ATOMIC_RELAXED) &&
-		    fdt == __atomic_load_n(&fs->files.fdt, __ATOMIC_RELAXED))
-			break;
-		rcu_read_unlock();
-		fput(f);	/* may be the last: not inside the read side */
-		rcu_read_lock();
+		if (__builtin_expect(f != __atomic_load_n(slot, __ATOMIC_RELAXED) ||
+				     fdt != __atomic_load_n(&fs->files.fdt, __ATOMIC_RELAXED), 0)) {
+			*drop = f;
+			return NULL;
+		}
+		return f;
 	}
-	rcu_read_unlock();
-	return f;
+}
+
+static inline struct file *__fget_files(struct task_fs *fs, int fd)
+{
+	if (fd < 0 || fd >= NR_OPEN)
+		return NULL;
+	for (;;) {
+		struct file *drop = NULL;
+		rcu_read_lock();
+		struct file *f = fget_rcu(fs, (unsigned)fd, &drop);
+		rcu_read_unlock();
+		if (__builtin_expect(!drop, 1))
+			return f;
+		fput(drop);
+	}
+}
+
+struct file *fget_files(struct task_fs *fs, int fd)
+{
+	return __fget_files(fs, fd);
 }
 
 struct file *fget(int fd)
 {
-	return fget_files(task_fs_current(), fd);
+	return __fget_files(current_files(), fd);
 }
 
 /* A table whose count is 1 is ours alone: only this thread changes it,
@@ -344,21 +371,21 @@ struct file *fget(int fd)
  * hold a count on it too; that only sends us the other way. */
 struct fd fdget(int fd)
 {
-	struct task_fs *fs = task_fs_current();
+	struct task_fs *fs = current_files();
 	if (__atomic_load_n(&fs->count, __ATOMIC_RELAXED) == 1) {
 		struct fdtable *fdt = __atomic_load_n(&fs->files.fdt, __ATOMIC_RELAXED);
 		struct file *f = fd >= 0 && (unsigned)fd < fdt->max_fds ?
 				 __atomic_load_n(&fdt->fd[fd], __ATOMIC_RELAXED) : NULL;
 		return (struct fd){ f, 0 };
 	}
-	return (struct fd){ fget_files(fs, fd), FDPUT_FPUT };
+	return (struct fd){ fget_files(fs, fd), FDPUT_FPUT };	/* out of line: the fast path stays short */
 }
 
 struct file *fd_remove(int fd)
 {
 	if (fd < 0 || fd >= NR_OPEN)
 		return NULL;
-	struct task_fs *fs = task_fs_current();
+	struct task_fs *fs = current_files();
 	spin_lock(&fs->lock);
 	struct fdtable *fdt = fs->files.fdt;
 	struct file *f = NULL;
@@ -373,7 +400,7 @@ struct file *fd_remove(int fd)
 
 unsigned fd_count_open(void)
 {
-	struct task_fs *fs = task_fs_current();
+	struct task_fs *fs = current_files();
 	unsigned n = 0;
 	spin_lock(&fs->lock);
 	struct fdtable *fdt = fs->files.fdt;

@@ -18,7 +18,7 @@
 #include "kernel/thread.h"
 #include "kernel/string.h"
 
-static struct task_fs init_fs;
+struct task_fs init_fs;
 
 void task_fs_init(void)
 {

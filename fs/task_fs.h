@@ -39,6 +39,9 @@ void task_fs_init(void);             /* boot: the initial context, at "/" */
 struct task_fs *task_fs_get_current(void);   /* with a reference */
 /* The calling thread's, with no reference (it holds one itself). */
 struct task_fs *task_fs_current(void);
+/* The boot threads' (never freed); fs/fdtable.c's fast paths inline
+ * task_fs_current with it. */
+extern struct task_fs init_fs;
 void task_fs_put(struct task_fs *fs);
 /* Thread hooks: a new thread shares the creator's; an exiting one drops it. */
 void task_fs_fork(struct thread *child);
