@@ -312,11 +312,12 @@ void fd_close_on_exec(void)
  * from using freed memory; the second read makes the answer a file the
  * slot held while we held a reference, Linux's contract, which stays
  * true should files ever be reused at once (SLAB_TYPESAFE_BY_RCU).
+ *
+ * fget_rcu is one look under rcu_read_lock: the file with a reference, or
+ * NULL; or, with *drop set, a file that left the slot while we took our
+ * reference, to be dropped outside the read side (its last fput may
+ * sleep) before looking again.
  */
-/* One look under rcu_read_lock: the file with a reference, or NULL; or,
- * with *drop set, a file that left the slot while we took our reference,
- * to be dropped outside the read side (its last fput may sleep) before
- * looking again. */
 static inline struct file *fget_rcu(struct task_fs *fs, unsigned fd, struct file **drop)
 {
 	for (;;) {
