@@ -409,14 +409,14 @@ MATRIX_FIRMWARE := bios,uefi
 # so that it runs on an ext2 mount at every -smp (4 in the stress boot and
 # make test-kcsan, 8 in make test-disk, where it takes 20 s).
 FULL_SMP := 4
-LIGHT_SKIP_BIOS := dcache_races,mount_races,rcuwalk_races,rename_races,perm_races,read_races,vfs_fuzz,shrinker,lookup,outside,page_alloc,file,refcache_races
+LIGHT_SKIP_BIOS := dcache_races,mount_races,rcuwalk_races,rename_races,perm_races,read_races,vfs_fuzz,shrinker,lookup,outside,page_alloc,file,refcache_races,fd_races
 LIGHT_SKIP_BIOS := $(LIGHT_SKIP_BIOS),trace,ext2_alloc_races,ext2_dirops,outside_dirops,dirops_races,ufuzz
 LIGHT_SKIP := $(LIGHT_SKIP_BIOS),ext2_fuzz
 # The stress boot leaves out the race suites that make test-kcsan runs in
 # full at the same -smp under the race detector (with race windows on and
 # a 16-bucket dcache hash): each race case runs once in make test, in the
 # stricter kernel, which saves about 90 s.  make soak runs them in both.
-FULL_SKIP := dcache_races,rcuwalk_races,rename_races,perm_races,read_races,vfs_fuzz,lookup,ext2_fuzz,refcache_races,dirops_races
+FULL_SKIP := dcache_races,rcuwalk_races,rename_races,perm_races,read_races,vfs_fuzz,lookup,ext2_fuzz,refcache_races,dirops_races,fd_races
 # The UEFI boots leave out, besides, the suites whose subject sits above
 # the firmware and whose cost is their own work (user space and busybox,
 # the archive unpacker and its fuzzer, the fstest files in user mode, the
@@ -515,7 +515,7 @@ test-shell: $(BUILD)/smpvfs.elf
 # (Two lines joined by hand: make turns a backslash-newline into a space,
 # and the kernel would take the words after it as a separate, unknown key.)
 KCSAN_SUITES := kcsan,lookup,vfs_fuzz,dcache_races,perm_races,rcu,rcuwalk,rcuwalk_races,rename_races,fifo,read_races
-KCSAN_SUITES := $(KCSAN_SUITES),refcache,refcache_races,dirops_races
+KCSAN_SUITES := $(KCSAN_SUITES),refcache,refcache_races,dirops_races,fd_races
 KCSAN_SUITES := $(KCSAN_SUITES),ext2_stress,ext2_fuzz,ext2_dirhash_races,ext2_alloc_races,ext2_dirops
 # A 16-bucket dcache hash in that boot: every chain an RCU-walk follows
 # then holds dentries that renames move to other chains.  Race windows on

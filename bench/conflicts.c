@@ -405,6 +405,7 @@ CONFLICT_REGION(0x800a, sys_mkdir("/cf/d/newdir", 0755))
 CONFLICT_REGION(0x800b, sys_unlink("/cf/d/x1"))
 CONFLICT_REGION(0x800c, expect(sys_read(side[i].fd, side[i].buf, 64), 64))
 CONFLICT_REGION(0x800f, open_close("/cf/a/b/c/d/e/f"))
+CONFLICT_REGION(0x8010, expect(sys_read(side[i].fd, side[i].buf, 64), 64))
 
 /* C(15)'s setup: the file opened once on this CPU, so that the counted
  * open takes its reference from the CPU's cache (fs/d_refcache.c), as
@@ -445,6 +446,9 @@ static const struct conflict_pair pairs[] = {
 	{ C(11), "unlink-cached-name", region_0x800b, prepare_d, NULL, 1 },
 	{ C(12), "read-64-bytes", region_0x800c, prepare_read, NULL, 1 },
 	{ C(15), "open+close-again-6-components", region_0x800f, prepare_path6, open_path6_once, 1 },
+	/* C(12) in a table the side has alone (a single-threaded process):
+	 * fdget takes no reference (fs/fdtable.h). */
+	{ C(16), "read-64-bytes-own-table", region_0x8010, prepare_read, unshare_fs, 1 },
 };
 #define NPAIRS (sizeof(pairs) / sizeof(pairs[0]))
 

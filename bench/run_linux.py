@@ -113,6 +113,11 @@ LINUX_FAIR_KARGS = ("mitigations=off init_on_alloc=0 randomize_kstack_offset=off
                     "lsm=capability audit=0 nowatchdog")
 # What init-linux reports of the booted Linux ("LBCFG key: value" lines).
 CFG_RE = re.compile(r"LBCFG (\S+): ?(.*)$")
+# What smpvfs's own boot lines say of the same (key, pattern): the
+# command line GRUB passed, the memory, and its two hash tables' sizes.
+SMPVFS_CFG_RES = (("cmdline", re.compile(r"^boot: .*command line '(.*)'$")),
+                  ("memtotal", re.compile(r"^mem: (\d+ MiB usable in the page allocator)")),
+                  ("hash", re.compile(r"^((?:dcache: dentry|icache: inode) hash \d+ chains)$")))
 # The modules the disks need on Linux; modules.dep adds their dependencies.
 LINUX_MODULES = ("virtio_pci", "virtio_blk", "ext4")
 BOOT_TIMEOUT = 1200
@@ -405,7 +410,9 @@ def boot(kernel, rep, args, params, cpio, facts, work):
         rec["problems"].append(f"QEMU exited with status {status}")
     lines = log.read_bytes().decode(errors="replace").splitlines() if log.exists() else []
     rec["results"] = parse_lines(lines)
-    rec["config"] = parse_config(lines)
+    rec["config"] = parse_config(lines) if kernel == "linux" else parse_smpvfs_config(lines)
+    if kernel == "smpvfs" and not args.count and (rec["config"].get("cmdline") or "").split() != SMPVFS_KARGS.split():
+        rec["problems"].append(f"smpvfs booted with {rec['config'].get('cmdline')!r}, not {SMPVFS_KARGS!r}")
     if kernel == "linux" and not args.count:
         # The command line must be the one asked for, as the guest read it.
         got = rec["config"].get("cmdline")
@@ -465,6 +472,18 @@ def parse_config(lines):
     return cfg
 
 
+def parse_smpvfs_config(lines):
+    """The same keys as parse_config, from smpvfs's boot lines."""
+    cfg = {}
+    for raw in lines:
+        line = clean_line(raw).strip()
+        for k, pat in SMPVFS_CFG_RES:
+            m = pat.search(line)
+            if m:
+                cfg[k] = f"{cfg[k]}; {m.group(1)}" if k in cfg else m.group(1)
+    return cfg
+
+
 def linux_cmdline(args):
     return " ".join(w for w in (LINUX_KARGS, "" if args.linux_stock else LINUX_FAIR_KARGS,
                                 args.linux_kargs) if w)
@@ -476,9 +495,12 @@ def kernel_configs(args, facts, boots):
     machine = {"smp": args.smp, "mem": args.mem, "accel": "tcg", "machine": "pc",
                "cpu": "qemu64 (QEMU's default)", "firmware": "SeaBIOS"}
     lcfg = first.get("linux", {}).get("config", {})
+    scfg = first.get("smpvfs", {}).get("config", {})
     return {
         "smpvfs": dict(machine, version=f"smpvfs release build (LOCKDEP=0), {show(args.elf)}",
                        cmdline=SMPVFS_KARGS, boot="GRUB ISO, multiboot2, the initramfs as a module",
+                       reported_cmdline=scfg.get("cmdline"), mem_total=scfg.get("memtotal"),
+                       hash_tables=scfg.get("hash"), mitigations="none (smpvfs has no side-channel defences)",
                        qemu=first.get("smpvfs", {}).get("qemu")),
         "linux": dict(machine, version=f"Debian linux-image-amd64 {facts['version']}",
                       cmdline=linux_cmdline(args), stock=args.linux_stock,
@@ -496,12 +518,15 @@ def print_configs(configs):
               f"{c['machine']}, {c['cpu']}, {c['firmware']}")
         print(f"   {'':7} command line: {c['cmdline']}")
         if c.get("reported_cmdline") is not None:
-            print(f"   {'':7} as booted: /proc/cmdline {c['reported_cmdline']!r}; uname -r {c.get('reported_uname')}; "
-                  f"{c.get('mem_total')}")
+            where = "/proc/cmdline" if kernel == "linux" else "its boot line"
+            uname = f"; uname -r {c['reported_uname']}" if c.get("reported_uname") else ""
+            print(f"   {'':7} as booted: {where} {c['reported_cmdline']!r}{uname}; {c.get('mem_total')}")
         if c.get("hash_tables"):
             print(f"   {'':7} {c['hash_tables']}")
         if c.get("vulnerabilities"):
             print(f"   {'':7} vulnerabilities: {c['vulnerabilities']}")
+        if c.get("mitigations"):
+            print(f"   {'':7} mitigations: {c['mitigations']}")
 
 
 def check_target(image, facts):

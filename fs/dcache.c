@@ -231,6 +231,9 @@ void dcache_init(void)
 	if (!dcache_table)
 		panic("dcache: no memory for %lu hash chains", n);
 	dcache_mask = n - 1;
+	/* As Linux's "Dentry cache hash table entries" line: make bench-linux
+	 * prints both kernels' sizes. */
+	kprintf("dcache: dentry hash %lu chains\n", n);
 	for (uint64_t g = 0; g < groups; g++) {
 		spin_init(&dcache_table[g].lock, "dcache_bucket");
 		for (unsigned i = 0; i < DCACHE_GROUP; i++)

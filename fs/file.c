@@ -86,16 +86,6 @@ struct file *get_file(struct file *f)
 	return f;
 }
 
-bool get_file_not_zero(struct file *f)
-{
-	int c = __atomic_load_n(&f->f_count, __ATOMIC_RELAXED);
-	while (c > 0)
-		if (__atomic_compare_exchange_n(&f->f_count, &c, c + 1, false, __ATOMIC_ACQUIRE,
-						__ATOMIC_RELAXED))
-			return true;
-	return false;
-}
-
 /* After the grace period: no fget can still be reading f. */
 static void file_free_rcu(struct rcu_head *head)
 {

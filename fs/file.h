@@ -59,8 +59,17 @@ void file_init_ref(struct file *f, struct dentry *d, const struct file_ref *ref,
 void free_empty_file(struct file *f);
 struct file *get_file(struct file *f);
 /* A reference to f unless its count already reached 0 (its last fput is
- * freeing it): for a reader that found f under RCU.  false: none taken. */
-bool get_file_not_zero(struct file *f);
+ * freeing it): for a reader that found f under RCU.  false: none taken.
+ * Inline: fget's fast path (Linux's atomic_long_inc_not_zero). */
+static inline bool get_file_not_zero(struct file *f)
+{
+	int c = __atomic_load_n(&f->f_count, __ATOMIC_RELAXED);
+	while (c > 0)
+		if (__atomic_compare_exchange_n(&f->f_count, &c, c + 1, false, __ATOMIC_ACQUIRE,
+						__ATOMIC_RELAXED))
+			return true;
+	return false;
+}
 void fput(struct file *f);
 uint64_t files_live(void);           /* open files, for leak checks */
 /* Read a regular file at off, as pread does, for the kernel's own use

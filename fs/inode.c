@@ -42,6 +42,7 @@
 #include "kernel/slab.h"
 #include "kernel/panic.h"
 #include "kernel/string.h"
+#include "kernel/kprintf.h"
 #include "kernel/time.h"
 #include "kernel/race.h"
 #include "kernel/sched.h"
@@ -77,6 +78,7 @@ void icache_init(void)
 		spin_init(&buckets[i].lock, "icache_bucket");
 		list_init(&buckets[i].chain);
 	}
+	kprintf("icache: inode hash %u chains\n", ICACHE_BUCKETS);	/* for make bench-linux */
 	/* Line-aligned: a CPU writing one inode (its times, i_rwsem, count)
 	 * shares no line with one reading or writing another. */
 	inode_cache = kmem_cache_create("inode", sizeof(struct inode), L1_CACHE_BYTES);

@@ -1,6 +1,9 @@
 /*
  * read_write.c: read, write, pread, pwrite, lseek.
  *
+ * The descriptor is taken with fdget: no reference when the calling
+ * thread's table is not shared (fs/fdtable.h).
+ *
  * Locking: read, write and lseek take the file's position lock, so that
  * threads sharing one open file each read or move f_pos as one step (two
  * reads never return the same bytes); pread and pwrite leave f_pos alone
@@ -27,12 +30,14 @@ static bool is_stream(const struct file *f)
 	return f->f_inode->i_fop && f->f_inode->i_fop->stream_read;
 }
 
-/* The file behind fd if it can do `what` (read or write), else an errno.
- * positional: pread and pwrite, which a stream refuses with -ESPIPE before
- * the access mode's -EBADF, as Linux does. */
-static int file_for(int fd, bool write, bool positional, struct file **out)
+/* The file behind fd (fdget: with no reference when the table is not
+ * shared; fdput when done) if it can do `what` (read or write), else an
+ * errno.  positional: pread and pwrite, which a stream refuses with
+ * -ESPIPE before the access mode's -EBADF, as Linux does. */
+static int file_for(int fd, bool write, bool positional, struct fd *out)
 {
-	struct file *f = fget(fd);
+	struct fd desc = fdget(fd);
+	struct file *f = desc.file;
 	if (!f)
 		return -EBADF;
 	int err = 0;
@@ -47,10 +52,10 @@ static int file_for(int fd, bool write, bool positional, struct file **out)
 	else if (!f->f_inode->i_fop || (write ? !f->f_inode->i_fop->write : !f->f_inode->i_fop->read))
 		err = -EINVAL;
 	if (err) {
-		fput(f);
+		fdput(desc);
 		return err;
 	}
-	*out = f;
+	*out = desc;
 	return 0;
 }
 
@@ -86,13 +91,14 @@ static long do_write(struct file *f, const void *buf, size_t n, uint64_t *off)
 
 long sys_read(int fd, void *buf, size_t n)
 {
-	struct file *f;
-	int err = file_for(fd, false, false, &f);
+	struct fd desc;
+	int err = file_for(fd, false, false, &desc);
 	if (err)
 		return err;
+	struct file *f = desc.file;
 	if (is_stream(f)) {
 		long r = f->f_inode->i_fop->stream_read(f, buf, n);
-		fput(f);
+		fdput(desc);
 		return r;
 	}
 	mutex_lock(&f->f_pos_lock);
@@ -100,19 +106,20 @@ long sys_read(int fd, void *buf, size_t n)
 	if (r > 0)
 		f->f_pos += (uint64_t)r;
 	mutex_unlock(&f->f_pos_lock);
-	fput(f);
+	fdput(desc);
 	return r;
 }
 
 long sys_write(int fd, const void *buf, size_t n)
 {
-	struct file *f;
-	int err = file_for(fd, true, false, &f);
+	struct fd desc;
+	int err = file_for(fd, true, false, &desc);
 	if (err)
 		return err;
+	struct file *f = desc.file;
 	if (is_stream(f)) {
 		long r = f->f_inode->i_fop->stream_write(f, buf, n);
-		fput(f);
+		fdput(desc);
 		return r;
 	}
 	mutex_lock(&f->f_pos_lock);
@@ -121,7 +128,7 @@ long sys_write(int fd, const void *buf, size_t n)
 	if (r >= 0)
 		f->f_pos = off;
 	mutex_unlock(&f->f_pos_lock);
-	fput(f);
+	fdput(desc);
 	return r;
 }
 
@@ -129,12 +136,13 @@ long sys_pread(int fd, void *buf, size_t n, int64_t off)
 {
 	if (off < 0)
 		return -EINVAL;	/* before the descriptor, as in Linux */
-	struct file *f;
-	int err = file_for(fd, false, true, &f);
+	struct fd desc;
+	int err = file_for(fd, false, true, &desc);
 	if (err)
 		return err;
+	struct file *f = desc.file;
 	long r = off < 0 ? -EINVAL : do_read(f, buf, n, (uint64_t)off);
-	fput(f);
+	fdput(desc);
 	return r;
 }
 
@@ -142,23 +150,25 @@ long sys_pwrite(int fd, const void *buf, size_t n, int64_t off)
 {
 	if (off < 0)
 		return -EINVAL;	/* before the descriptor, as in Linux */
-	struct file *f;
-	int err = file_for(fd, true, true, &f);
+	struct fd desc;
+	int err = file_for(fd, true, true, &desc);
 	if (err)
 		return err;
+	struct file *f = desc.file;
 	uint64_t pos = (uint64_t)off;
 	long r = off < 0 ? -EINVAL : do_write(f, buf, n, &pos);
-	fput(f);
+	fdput(desc);
 	return r;
 }
 
 int64_t sys_lseek(int fd, int64_t off, int whence)
 {
-	struct file *f = fget(fd);
+	struct fd desc = fdget(fd);
+	struct file *f = desc.file;
 	if (!f)
 		return -EBADF;
 	if (is_stream(f)) {
-		fput(f);
+		fdput(desc);
 		return -ESPIPE;
 	}
 	mutex_lock(&f->f_pos_lock);
@@ -175,6 +185,6 @@ int64_t sys_lseek(int fd, int64_t off, int whence)
 	if (r >= 0)
 		f->f_pos = (uint64_t)r;
 	mutex_unlock(&f->f_pos_lock);
-	fput(f);
+	fdput(desc);
 	return r;
 }

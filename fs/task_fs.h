@@ -7,21 +7,21 @@
  * descriptors; task_fs_unshare gives the calling thread a private copy.
  * Threads that never had one (boot-time threads) use the initial one.
  *
- * Locking: task_fs.lock (a spinlock) protects cwd, root and the fd slots;
- * callers take references (task_cwd) under it and use them after.  fget
- * reads a slot with no lock, under RCU (a slot changes by a release store
- * under the lock; a file is freed a grace period after its last fput).
- * seq moves whenever root or cwd changes (under the lock), so an RCU-walk
- * reads the two with no lock and no reference (task_root_and_cwd_rcu).
- * The count is atomic.  task_fs.lock is a leaf (docs/design/08-lock-order.md).
+ * Locking: task_fs.lock (a spinlock) protects cwd, root and, for their
+ * writers, the descriptor table (fs/fdtable.h, whose rules say how fget
+ * reads it with no lock); callers take references (task_cwd) under it
+ * and use them after.  seq moves whenever root or cwd changes (under the
+ * lock), so an RCU-walk reads the two with no lock and no reference
+ * (task_root_and_cwd_rcu).  The count is atomic; a table whose count is 1
+ * is used by one thread only (fdget's fast path).  task_fs.lock is a leaf
+ * (docs/design/08-lock-order.md).
  */
 #ifndef FS_TASK_FS_H
 #define FS_TASK_FS_H
 
 #include "kernel/seqlock.h"
 #include "kernel/spinlock.h"
-
-#define NR_OPEN 256
+#include "fs/fdtable.h"
 
 struct dentry;
 struct file;
@@ -32,12 +32,16 @@ struct task_fs {
 	struct spinlock lock;
 	struct seqcount seq;             /* root and cwd changed */
 	struct dentry *root, *cwd;       /* hold references */
-	struct file *fd[NR_OPEN];        /* each holds a reference */
-	uint64_t cloexec[NR_OPEN / 64];  /* close-on-exec flags, bit fd */
+	struct fd_files files;           /* the descriptors (fs/fdtable.c) */
 };
 
 void task_fs_init(void);             /* boot: the initial context, at "/" */
 struct task_fs *task_fs_get_current(void);   /* with a reference */
+/* The calling thread's, with no reference (it holds one itself). */
+struct task_fs *task_fs_current(void);
+/* The boot threads' (never freed); fs/fdtable.c's fast paths inline
+ * task_fs_current with it. */
+extern struct task_fs init_fs;
 void task_fs_put(struct task_fs *fs);
 /* Thread hooks: a new thread shares the creator's; an exiting one drops it. */
 void task_fs_fork(struct thread *child);
@@ -51,8 +55,6 @@ int task_fs_unshare(void);
 /* A copy of fs with a count of 1: root and cwd, and with `files` every
  * descriptor and its close-on-exec flag (fork); NULL if no memory. */
 struct task_fs *task_fs_dup(struct task_fs *fs, bool files);
-/* Put f (reference consumed) in slot fd of fs (a table nobody uses yet). */
-void task_fs_install(struct task_fs *fs, int fd, struct file *f);
 
 /* The calling thread's root and cwd, each with a reference. */
 struct dentry *task_root(void);
@@ -70,23 +72,5 @@ void task_root_and_cwd_rcu(struct dentry **root, unsigned *root_seq, struct dent
 			   unsigned *cwd_seq);
 /* Make d (a directory; reference consumed) the calling thread's cwd. */
 void task_set_cwd(struct dentry *d);
-
-/* Descriptors: install f (reference consumed) in the lowest free slot, or
- * in slot fd (closing what was there); look one up (with a reference);
- * take one out (the table's reference passes to the caller). */
-int fd_install(struct file *f);
-int fd_install_at(int fd, struct file *f);
-/* The same with a close-on-exec flag: the lowest free slot at or above
- * min (-EMFILE if none; -EINVAL if min is out of range), or slot fd. */
-int fd_install_from(struct file *f, int min, bool cloexec);
-int fd_install_at_flags(int fd, struct file *f, bool cloexec);
-/* The flag of an open descriptor (0 or 1), or -EBADF; and setting it. */
-int fd_get_cloexec(int fd);
-int fd_set_cloexec(int fd, bool on);
-/* execve: close every descriptor marked close-on-exec. */
-void fd_close_on_exec(void);
-struct file *fget(int fd);
-struct file *fd_remove(int fd);
-unsigned fd_count_open(void);        /* for tests: slots in use */
 
 #endif

@@ -14,7 +14,9 @@
  * a hit checks it is still what the descriptor names (proc_revalidate):
  * a descriptor closed, or reused for another file, is looked up anew.
  *
- * Locking: the task_fs's lock, to take a reference on a slot's dentry.
+ * Locking: none here: fd_dentry takes the table's lock to take a
+ * reference on a slot's dentry, fd_is_open reads a slot under RCU
+ * (fs/fdtable.c).
  */
 #include "fs/proc/internal.h"
 #include "fs/dcache.h"
@@ -37,10 +39,7 @@ static struct dentry *task_fd_dentry(unsigned pid, uint64_t serial, int fd)
 	put_signal_struct(p);
 	if (!fs)
 		return NULL;
-	spin_lock(&fs->lock);
-	struct file *f = fs->fd[fd];
-	struct dentry *d = f ? dget(f->f_dentry) : NULL;
-	spin_unlock(&fs->lock);
+	struct dentry *d = fd_dentry(fs, fd);
 	task_fs_put(fs);
 	return d;
 }
@@ -105,7 +104,7 @@ static int proc_fd_iterate(struct file *f, struct dir_context *ctx)
 	}
 	for (; ctx->pos - 2 < NR_OPEN; ctx->pos++) {
 		int fd = (int)(ctx->pos - 2);
-		if (!__atomic_load_n(&fs->fd[fd], __ATOMIC_ACQUIRE))
+		if (!fd_is_open(fs, fd))
 			continue;	/* a slot read once: open or not at some instant */
 		char name[8];
 		int len = snprintf(name, sizeof(name), "%d", fd);
