@@ -525,9 +525,9 @@ static bool __dput(struct dentry *d)
 	if (left > 0)
 		return false;
 	race_window();	/* unused now: d_lookup and the shrinker may come */
-	if (!(d->d_flags & DCACHE_HASHED))
-		return !(d->d_flags & DCACHE_IN_LOOKUP);
-	if ((d->d_flags & DCACHE_OP_DELETE) && d->d_sb->s_d_op->d_delete(d)) {
+	if (!(READ_ONCE(d->d_flags) & DCACHE_HASHED))
+		return !(READ_ONCE(d->d_flags) & DCACHE_IN_LOOKUP);
+	if ((READ_ONCE(d->d_flags) & DCACHE_OP_DELETE) && d->d_sb->s_d_op->d_delete(d)) {
 		__d_unhash(d);	/* not kept (procfs): nothing can find it now */
 		return true;
 	}
@@ -649,8 +649,8 @@ bool d_invalidate(struct dentry *d)
 	 * d_lock that d is still hashed: so either it sees our unhash (and
 	 * looks the name up again) or we see its lock. */
 	spin_lock(&d->d_lock);
-	bool changing = d->d_flags & DCACHE_PAR_UPDATE;
-	bool drop = (d->d_flags & DCACHE_HASHED) && !d_mountpoint(d) && !changing;
+	bool changing = READ_ONCE(d->d_flags) & DCACHE_PAR_UPDATE;
+	bool drop = (READ_ONCE(d->d_flags) & DCACHE_HASHED) && !d_mountpoint(d) && !changing;
 	if (drop)
 		__d_unhash(d);
 	spin_unlock(&d->d_lock);
@@ -721,7 +721,7 @@ void d_assert_found_hashed(struct dentry *d, unsigned seq)
 	if (!CONFIG_LOCKDEP || !d_unhashed(d))
 		return;
 	struct spinlock *b = d_lock_bucket(d);
-	bool stale = !(d->d_flags & DCACHE_HASHED) && raw_read_seqcount(&d->d_seq) == seq;
+	bool stale = !(READ_ONCE(d->d_flags) & DCACHE_HASHED) && raw_read_seqcount(&d->d_seq) == seq;
 	spin_unlock(b);
 	if (stale)
 		panic("dcache: a lockless search gave '%s', unhashed before its d_seq (%u) was read",
@@ -779,7 +779,7 @@ bool d_legitimize(struct dentry *d, unsigned seq, struct dentry **put)
 		 * under the bucket lock (an unhashed unused dentry is being
 		 * freed: "dead"). */
 		struct spinlock *b = d_lock_bucket(d);
-		if (d->d_flags & DCACHE_HASHED) {
+		if (READ_ONCE(d->d_flags) & DCACHE_HASHED) {
 			dget(d);
 			got = true;
 		}
@@ -913,8 +913,8 @@ void d_add(struct dentry *d, struct inode *inode)
 	race_window();	/* answered, not yet hashed: lookups of the name still wait */
 	spin_lock(&ib->lock);
 	spin_lock(b);
-	BUG_ON(d->d_flags & DCACHE_HASHED);	/* one answer per dentry */
-	bool in_lookup = d->d_flags & DCACHE_IN_LOOKUP;
+	BUG_ON(READ_ONCE(d->d_flags) & DCACHE_HASHED);	/* one answer per dentry */
+	bool in_lookup = READ_ONCE(d->d_flags) & DCACHE_IN_LOOKUP;
 	write_seqcount_begin(&d->d_seq);
 	d->d_inode = inode;
 	write_seqcount_end(&d->d_seq);
@@ -933,7 +933,7 @@ void d_lookup_done(struct dentry *d)
 	struct bucket *ib = in_lookup_bucket(d->d_name.hash);
 	race_window();	/* a failed lookup: its waiters still wait */
 	spin_lock(&ib->lock);
-	bool in_lookup = d->d_flags & DCACHE_IN_LOOKUP;
+	bool in_lookup = READ_ONCE(d->d_flags) & DCACHE_IN_LOOKUP;
 	if (in_lookup)
 		__d_lookup_unhash(d);	/* failed: no d_add ended it */
 	spin_unlock(&ib->lock);
@@ -1020,7 +1020,7 @@ void d_delete(struct dentry *d)
 	if (count == 1) {
 		inode = d->d_inode;
 		__atomic_store_n(&d->d_inode, NULL, __ATOMIC_RELAXED);
-	} else if (d->d_flags & DCACHE_HASHED) {
+	} else if (READ_ONCE(d->d_flags) & DCACHE_HASHED) {
 		d_assert_bucket_held(d, CHAIN_UNLOCKED);
 		hlist_del_rcu(&d->d_hash);
 		flag_clear(d, DCACHE_HASHED);
@@ -1098,7 +1098,7 @@ static void prune_scan(struct dentry *dir, struct dentry *from, uint32_t gen, st
 			continue;
 		}
 		int count = __atomic_load_n(&c->d_count, __ATOMIC_RELAXED);
-		if (count == 0 && (c->d_flags & DCACHE_HASHED)) {
+		if (count == 0 && (READ_ONCE(c->d_flags) & DCACHE_HASHED)) {
 			race_write_begin(c);	/* done once freed (free_victims) */
 			__d_unhash(c);	/* no references: no children either */
 			hlist_add_head_rcu(&c->d_hash, &ps->victims);
@@ -1112,7 +1112,7 @@ static void prune_scan(struct dentry *dir, struct dentry *from, uint32_t gen, st
 			 * (see dput), hashed or not (a removed directory whose
 			 * negative children keep it). */
 			ps->down = dget(c);
-		} else if (count == 0 && !(c->d_flags & DCACHE_IN_LOOKUP)) {
+		} else if (count == 0 && !(READ_ONCE(c->d_flags) & DCACHE_IN_LOOKUP)) {
 			/* Unhashed and unused: another thread (the shrinker,
 			 * another prune, a dput) is freeing it, and it still
 			 * holds dir.  Wait for it, or umount would call an idle
@@ -1328,7 +1328,7 @@ static int lru_collect(unsigned nr, unsigned *budget, struct hlist_head *victims
 			break;
 		}
 		bool unused = __atomic_load_n(&d->d_count, __ATOMIC_RELAXED) == 0 &&
-			      (d->d_flags & DCACHE_HASHED);
+			      (READ_ONCE(d->d_flags) & DCACHE_HASHED);
 		if (unused && d->d_referenced) {
 			d->d_referenced = 0;
 			list_del(&d->d_lru);
@@ -1588,17 +1588,17 @@ void d_move(struct dentry *d, struct dentry *target)
 	 * sibling neighbours.  "Only" as d_delete decides it: d_seq moved,
 	 * a full barrier, then the count, against d_legitimize's CAS. */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	bool keep = (target->d_flags & DCACHE_HASHED) && !target->d_inode &&
+	bool keep = (READ_ONCE(target->d_flags) & DCACHE_HASHED) && !target->d_inode &&
 		    __atomic_load_n(&target->d_count, __ATOMIC_RELAXED) == 1;
 
-	if (d->d_flags & DCACHE_HASHED) {
+	if (READ_ONCE(d->d_flags) & DCACHE_HASHED) {
 		d_assert_bucket_held(d, CHAIN_UNLOCKED);
 		hlist_del_rcu(&d->d_hash);
 	}
 	if (keep) {
 		d_assert_bucket_held(target, CHAIN_UNLOCKED);
 		hlist_del_rcu(&target->d_hash);
-	} else if (target->d_flags & DCACHE_HASHED) {
+	} else if (READ_ONCE(target->d_flags) & DCACHE_HASHED) {
 		__d_unhash(target);
 	}
 	swap_names(d, target);

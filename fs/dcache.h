@@ -165,7 +165,9 @@ struct dentry {
 	struct qstr d_name;        /* d_lock and the bucket lock (+ rename_lock between directories); d_iname or the heap */
 	/* DCACHE_*, changed with atomic or/and: HASHED under the dcache
 	 * bucket lock, IN_LOOKUP under the in-lookup bucket lock, MOUNTED
-	 * under mount_lock, PAR_UPDATE under d_lock.  Read with no lock (acquire). */
+	 * under mount_lock, PAR_UPDATE under d_lock.  So even a read under
+	 * one of those locks races with another bit's change: every read is
+	 * marked (an acquire load, or READ_ONCE where no order is needed). */
 	unsigned d_flags;
 	/* Moves on every change a lockless reader must notice: d_inode set or
 	 * cleared, unhashing, a rename of d_parent/d_name.  Written under the
