@@ -709,10 +709,10 @@ def row_label(key):
         return f"7. include search, 2,000 headers through 12 directories, N={key[1]}"
     if kind == "gitstatus":
         return f"8. git status of 10,000 files, N={key[1]}"
-    if kind == "procs":
-        return f"10. cold {'find' if key[1] == 'find' else 'du -s'} of 20,200 entries, N={key[2]}"
     if kind == "renames":
         return f"9. renames in and between two directories, stats beside, T={key[1]}"
+    if kind == "procs":
+        return f"10. cold {'find' if key[1] == 'find' else 'du -s'} of 20,200 entries, N={key[2]}"
     return f"5. {'cp -a' if key[1] == 'cp' else 'tar x' if key[1] == 'tar' else 'sync after them'}"
 
 

@@ -128,6 +128,20 @@ static inline void lb_join_path(char *dst, long n, const char *a, const char *b)
 	dst[i] = 0;
 }
 
+/* leaf = prefix, n in decimal, suffix (at most 47 characters). */
+static inline void lb_leaf(char *leaf, const char *prefix, long n, const char *suffix)
+{
+	char num[24];
+	long at = 0;
+	for (const char *p = prefix; *p && at < 20; p++)
+		leaf[at++] = *p;
+	for (const char *p = utoa(n, num); *p && at < 40; p++)
+		leaf[at++] = *p;
+	for (const char *p = suffix; *p && at < 47; p++)
+		leaf[at++] = *p;
+	leaf[at] = 0;
+}
+
 /* getdents64 over the whole directory: how many entries ("." and ".."
  * included), or -errno. */
 static inline long lb_count_entries(const char *dir)

@@ -29,23 +29,17 @@ static long index_size(long d, long f)
 	return (d + f) % 5;
 }
 
+/* DIR/d<d>, or DIR/d<d>/f<f> if f >= 0. */
 static void path_of(char *buf, long n, long d, long f)
 {
-	char leaf[32] = "d", num[24], dir[96];
-	long at = 1;
-	for (const char *p = utoa(d, num); *p; p++)
-		leaf[at++] = *p;
-	leaf[at] = 0;
-	lb_join_path(dir, sizeof(dir), top, leaf);
+	char leaf[48], dir[96];
+	lb_leaf(leaf, "d", d, "");
 	if (f < 0) {
-		lb_join_path(buf, n, top, leaf);
+		lb_join_path(buf, n, top, leaf);	/* the directory itself */
 		return;
 	}
-	at = 1;
-	leaf[0] = 'f';
-	for (const char *p = utoa(f, num); *p; p++)
-		leaf[at++] = *p;
-	leaf[at] = 0;
+	lb_join_path(dir, sizeof(dir), top, leaf);
+	lb_leaf(leaf, "f", f, "");
 	lb_join_path(buf, n, dir, leaf);
 }
 

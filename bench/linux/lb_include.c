@@ -35,24 +35,14 @@ static long home(long j)
 /* DIR/i<dir>, or DIR/i<dir>/h<j>.h if j >= 0. */
 static void path_of(char *buf, long n, long dir, long j)
 {
-	char leaf[32] = "i", num[24];
-	long at = 1;
-	for (const char *p = utoa(dir, num); *p; p++)
-		leaf[at++] = *p;
-	leaf[at] = 0;
+	char leaf[48], d[96];
+	lb_leaf(leaf, "i", dir, "");
 	if (j < 0) {
-		lb_join_path(buf, n, top, leaf);
+		lb_join_path(buf, n, top, leaf);	/* the directory itself */
 		return;
 	}
-	char d[96];
 	lb_join_path(d, sizeof(d), top, leaf);
-	at = 1;
-	leaf[0] = 'h';
-	for (const char *p = utoa(j, num); *p; p++)
-		leaf[at++] = *p;
-	leaf[at++] = '.';
-	leaf[at++] = 'h';
-	leaf[at] = 0;
+	lb_leaf(leaf, "h", j, ".h");
 	lb_join_path(buf, n, d, leaf);
 }
 

@@ -26,12 +26,8 @@ static volatile int renamers_left;
 /* DIR/<dir>/<c><n> */
 static void name_of(char *buf, long len, char dir, char c, long n)
 {
-	char leaf[32], num[24], sub[2] = { dir, 0 }, d[96];
-	long at = 0;
-	leaf[at++] = c;
-	for (const char *p = utoa(n, num); *p; p++)
-		leaf[at++] = *p;
-	leaf[at] = 0;
+	char leaf[48], prefix[2] = { c, 0 }, sub[2] = { dir, 0 }, d[96];
+	lb_leaf(leaf, prefix, n, "");
 	lb_join_path(d, sizeof(d), top, sub);
 	lb_join_path(buf, len, d, leaf);
 }
