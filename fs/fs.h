@@ -72,6 +72,20 @@ struct super_block;
 
 #define FOP_ITERATE_UNLOCKED 1u   /* file_operations.fop_flags: iterate needs no i_rwsem */
 
+/* An attribute change (Linux's struct iattr, the fields this kernel
+ * has): ia_valid says which of the others count. */
+#define ATTR_MODE  (1u << 0)
+#define ATTR_UID   (1u << 1)
+#define ATTR_GID   (1u << 2)
+#define ATTR_ATIME (1u << 4)
+#define ATTR_MTIME (1u << 5)
+struct iattr {
+	unsigned ia_valid;
+	uint32_t ia_mode;               /* with the type bits */
+	uint32_t ia_uid, ia_gid;
+	int64_t ia_atime, ia_mtime;     /* ns */
+};
+
 struct inode_operations {
 	/*
 	 * Look `d` up in `dir` (d->d_name).  Called with dir->i_rwsem held
@@ -116,6 +130,14 @@ struct inode_operations {
 	/* Set a regular file's size (i_rwsem exclusive): drops data past it,
 	 * reads as zeros up to it. */
 	int (*truncate)(struct inode *inode, uint64_t size);
+	/* chmod, chown, utimes, for a filesystem whose server decides (9p):
+	 * called with i_rwsem exclusive after the VFS's own checks and
+	 * before it changes the inode.  An error leaves the inode as it was
+	 * and is the caller's (QEMU's user refusing a chown: EPERM).  On 0
+	 * the VFS makes the change and does not call dirty_inode for it: the
+	 * filesystem has told its server.  NULL: the VFS changes the inode
+	 * and calls mark_inode_dirty.  Linux's setattr, asked first. */
+	int (*setattr)(struct inode *inode, const struct iattr *attr);
 };
 
 /* What a directory's iterate gives getdents: one call per entry, until

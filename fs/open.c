@@ -153,6 +153,22 @@ int sys_ftruncate(int fd, int64_t len)
 	return err;
 }
 
+/* A filesystem whose server decides (->setattr) is asked before the
+ * inode changes; 0 for the others. */
+static int setattr_ask(struct inode *inode, const struct iattr *ia)
+{
+	return inode->i_op && inode->i_op->setattr ? inode->i_op->setattr(inode, ia) : 0;
+}
+
+/* The change is made: ctime moves, and a filesystem not told by
+ * ->setattr hears of it now. */
+static void setattr_done(struct inode *inode)
+{
+	inode_touch(inode, T_CTIME);
+	if (!inode->i_op || !inode->i_op->setattr)
+		mark_inode_dirty(inode);
+}
+
 /*
  * chmod: only the owner or root (-EPERM); a caller who is neither root
  * nor in the file's group cannot set its set-group-ID bit (it is dropped
@@ -167,12 +183,16 @@ static int chmod_inode(struct inode *inode, uint32_t mode)
 		const struct cred *c = current_cred();
 		if (!cred_is_root(c) && !cred_in_group(c, inode->i_gid))
 			mode &= ~(uint32_t)S_ISGID;
+		struct iattr ia = { .ia_valid = ATTR_MODE,
+				    .ia_mode = (inode->i_mode & S_IFMT) | (mode & S_IALLUGO) };
+		err = setattr_ask(inode, &ia);
+	}
+	if (!err) {
 		inode_attr_write_begin(inode);
 		__atomic_store_n(&inode->i_mode, (inode->i_mode & S_IFMT) | (mode & S_IALLUGO),
 				 __ATOMIC_RELEASE);
 		inode_attr_write_end(inode);
-		inode_touch(inode, T_CTIME);
-		mark_inode_dirty(inode);
+		setattr_done(inode);
 	}
 	up_write(&inode->i_rwsem);
 	return err;
@@ -218,6 +238,12 @@ static int chown_inode(struct inode *inode, uint32_t uid, uint32_t gid)
 	if (gid != (uint32_t)-1 && !root && !(owner && (gid == inode->i_gid || cred_in_group(c, gid))))
 		err = -EPERM;
 	if (!err) {
+		struct iattr ia = { .ia_valid = (uid != (uint32_t)-1 ? ATTR_UID : 0) |
+						(gid != (uint32_t)-1 ? ATTR_GID : 0),
+				    .ia_uid = uid, .ia_gid = gid };
+		err = setattr_ask(inode, &ia);
+	}
+	if (!err) {
 		/* The three change as one for lockless readers (a walk by
 		 * another user must not see the old owner with the new group). */
 		inode_attr_write_begin(inode);
@@ -236,8 +262,7 @@ static int chown_inode(struct inode *inode, uint32_t uid, uint32_t gid)
 		if (gid != (uint32_t)-1)
 			__atomic_store_n(&inode->i_gid, gid, __ATOMIC_RELAXED);
 		inode_attr_write_end(inode);
-		inode_touch(inode, T_CTIME);
-		mark_inode_dirty(inode);
+		setattr_done(inode);
 	}
 	up_write(&inode->i_rwsem);
 	return err;
@@ -290,14 +315,17 @@ static int utimes_inode(struct inode *inode, const int64_t t[2], const bool now[
 	bool given = (!now[0] && !omit[0]) || (!now[1] && !omit[1]);
 	if (!err && !inode_owner_or_capable(inode))
 		err = given ? -EPERM : inode_permission(inode, MAY_WRITE);
+	int64_t cur = ktime_real_ns();
+	struct iattr ia = { .ia_valid = (omit[0] ? 0 : ATTR_ATIME) | (omit[1] ? 0 : ATTR_MTIME),
+			    .ia_atime = now[0] ? cur : t[0], .ia_mtime = now[1] ? cur : t[1] };
+	if (!err)
+		err = setattr_ask(inode, &ia);
 	if (!err) {
-		int64_t cur = ktime_real_ns();
 		if (!omit[0])
-			__atomic_store_n(&inode->i_atime, now[0] ? cur : t[0], __ATOMIC_RELAXED);
+			__atomic_store_n(&inode->i_atime, ia.ia_atime, __ATOMIC_RELAXED);
 		if (!omit[1])
-			__atomic_store_n(&inode->i_mtime, now[1] ? cur : t[1], __ATOMIC_RELAXED);
-		inode_touch(inode, T_CTIME);
-		mark_inode_dirty(inode);
+			__atomic_store_n(&inode->i_mtime, ia.ia_mtime, __ATOMIC_RELAXED);
+		setattr_done(inode);
 	}
 	up_write(&inode->i_rwsem);
 	return err;

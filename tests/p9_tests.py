@@ -31,6 +31,7 @@ import io
 import os
 import re
 import shutil
+import subprocess
 import stat as st
 import sys
 import tarfile
@@ -84,6 +85,8 @@ def make_folder(share):
     with tarfile.open(fileobj=buf, mode="w", format=tarfile.USTAR_FORMAT) as tar:
         tar.add(share / "known", arcname="known")
     (share / "in.tar").write_bytes(buf.getvalue())
+    for name in DIFF_DIRS:
+        make_diff_dir(share / name)
     secret = share / "locked" / "secret"
     secret.write_text("secret\n")
     if os.geteuid() == 0:
@@ -93,6 +96,94 @@ def make_folder(share):
         secret.chmod(0o600)     # root's: nobody (QEMU) may not read it
     else:
         secret.chmod(0)         # ours, but no read permission for us either
+
+
+# ---- the busybox differential --------------------------------------------
+
+DIFF_SCRIPT = Path(__file__).resolve().parent / "p9_diff.sh"
+# The script's runs in the guest: diff/ with cache=loose, diff2/ with cache=none.
+DIFF_DIRS = ("diff", "diff2")
+# Dates the script sets (touch -d, and what cp -a, tar and mv keep of
+# them) are before this one; every other time is the run's own.
+SET_TIMES = 1577836800      # 2020-01-01
+
+
+def make_diff_dir(d):
+    """DIR/script.sh and an empty DIR/tree, where the script runs."""
+    (d / "tree").mkdir(parents=True)
+    shutil.copyfile(DIFF_SCRIPT, d / "script.sh")
+
+
+def applet_dir(busybox, where):
+    """A directory of one symlink per busybox applet, as the guest's /bin."""
+    where.mkdir(parents=True)
+    names = subprocess.run([busybox, "--list"], capture_output=True, text=True,
+                           check=True).stdout.split()
+    for name in set(names) | {"busybox"}:
+        (where / name).symlink_to(busybox)
+
+
+def run_diff_on_host(busybox):
+    """The script by the host's Linux on WORK/linux/diff, as QEMU's user
+    (nobody, when run as root): the folder the guest's runs must match.
+    None, or why it could not run."""
+    bindir, d = WORK / "bin", WORK / "linux" / "diff"
+    applet_dir(busybox, bindir)
+    make_diff_dir(d)
+    prefix = []
+    if os.geteuid() == 0:
+        for p in [d.parent, *d.parent.rglob("*")]:
+            os.lchown(p, NOBODY, NOBODY)
+        prefix = [shutil.which("setpriv"), f"--reuid={NOBODY}", f"--regid={NOBODY}",
+                  "--clear-groups", "--"]     # util-linux's: PATH is busybox's below
+    res = subprocess.run(prefix + [str(bindir / "sh"), "-c", "sh ../script.sh > ../out 2>&1"],
+                         cwd=d / "tree", env={"PATH": str(bindir), "HOME": "/"}, timeout=120)
+    return None if res.returncode == 0 else f"the script failed on the host ({res.returncode})"
+
+
+def diff_entry(path):
+    """What the differential compares of one entry."""
+    s = path.lstat()
+    what = {"mode": oct(s.st_mode), "owner": (s.st_uid, s.st_gid), "links": s.st_nlink}
+    if st.S_ISLNK(s.st_mode):
+        what["target"] = os.readlink(path)
+    else:
+        what["size"] = s.st_size
+        if st.S_ISREG(s.st_mode):
+            what["contents"] = path.read_bytes()
+    if s.st_mtime < SET_TIMES:
+        what["mtime"] = int(s.st_mtime)
+    return what
+
+
+def diff_tree(root):
+    found = {}
+    for top, dirs, files in os.walk(root):
+        for name in dirs + files:
+            p = Path(top) / name
+            found[str(p.relative_to(root))] = diff_entry(p)
+    return found
+
+
+def check_diff(guest_dir, host_dir):
+    """The guest's folder against the host's, file by file."""
+    guest, host = diff_tree(guest_dir), diff_tree(host_dir)
+    problems = []
+    for name in sorted(set(guest) | set(host)):
+        where = f"{guest_dir.name}/{name}"
+        if name not in guest:
+            problems.append(f"{where}: made by Linux on the host, missing in the guest's folder")
+        elif name not in host:
+            problems.append(f"{where}: in the guest's folder, not in Linux's")
+        else:
+            g, h = guest[name], host[name]
+            for key in sorted(set(g) | set(h)):
+                if g.get(key) != h.get(key):
+                    gv, hv = (repr(x)[:60] for x in (g.get(key), h.get(key)))
+                    problems.append(f"{where}: {key} {gv} in the guest's folder, {hv} in Linux's")
+    print(f"  busybox differential ({guest_dir.name}): {len(guest)} entries compared, "
+          f"{len(problems)} differences")
+    return problems
 
 
 def describe(path):
@@ -278,11 +369,24 @@ def check_opens(trace, log_lines):
               (re.search(r"# P9CLOSED (\d+) (\d+)", l) for l in log_lines) if m]
     if not opens or not closed:
         return ["the kernel printed no # P9OPEN or # P9CLOSED line"]
-    lines = trace.read_text(errors="replace").splitlines()
-    lopens = [tuple(map(int, m.groups())) for m in
-              (re.search(r"v9fs_open tag \d+ id \d+ fid (\d+) mode (\d+)", l) for l in lines) if m]
-    clunks = [int(m.group(1)) for m in
-              (re.search(r"v9fs_clunk tag \d+ id \d+ fid (\d+)", l) for l in lines) if m]
+    # Fid numbers start again at each mount (Tversion): only the clunks
+    # of the session that opened the files count.
+    session, lopens, clunks = 0, [], []
+    for line in trace.read_text(errors="replace").splitlines():
+        if "v9fs_version " in line:
+            session += 1
+        m = re.search(r"v9fs_open tag \d+ id \d+ fid (\d+) mode (\d+)", line)
+        if m:
+            lopens.append((int(m.group(1)), int(m.group(2)), session))
+        m = re.search(r"v9fs_clunk tag \d+ id \d+ fid (\d+)", line)
+        if m:
+            clunks.append((int(m.group(1)), session))
+    opened_in = {}
+    for fid, flags, sess in lopens:
+        opened_in.setdefault((fid, flags), sess)     # per_open_fids runs in the first mount
+    if opens and opens[0] in opened_in:
+        clunks = [fid for fid, sess in clunks if sess == opened_in[opens[0]]]
+    lopens = list(opened_in)
     problems = [f"no Tlopen of fid {fid} with flags {flags:#o} reached QEMU"
                 for fid, flags in opens if (fid, flags) not in lopens]
     for first, second in closed:
@@ -400,6 +504,7 @@ def run(args, accel):
     share.mkdir(parents=True)
     trace.parent.mkdir()
     make_folder(share)
+    host_diff = run_diff_on_host(args.busybox)
     prefix = []
     if os.geteuid() == 0:
         os.chown(trace.parent, NOBODY, NOBODY)
@@ -424,20 +529,27 @@ def run(args, accel):
     syncer.join()
     boot.problems += syncer.problems
     if boot.finished():
-        if len(boot.k.cases) < 14:
-            boot.problems.append(f"{len(boot.k.cases)} cases ran, the suite has 14")
+        if len(boot.k.cases) < 15:
+            boot.problems.append(f"{len(boot.k.cases)} cases ran, the suite has 15")
         boot.problems += [f"the kernel never reached the step `{s}`" for s in STEPS
                           if s not in syncer.seen]
         boot.problems += check_work(share) + check_walks(trace, boot.k.lines)
         boot.problems += check_fids(trace) + check_flushes(trace, boot.k.lines) + check_append(share)
         boot.problems += check_opens(trace, boot.k.lines)
         boot.problems += check_par(share, syncer.seen) + check_statfs(syncer.seen, boot.k.lines)
+        if host_diff:
+            boot.problems.append(host_diff)
+        else:
+            for name in DIFF_DIRS:
+                boot.problems += check_diff(share / name, WORK / "linux" / "diff")
     return report(label, boot, log_path, f"the folder: {show(share)}")
 
 def main():
     sys.stdout.reconfigure(line_buffering=True)
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     add_boot_args(ap, DEFAULT_ELF, smp=4, timeout=240)
+    ap.add_argument("--busybox", default="/bin/busybox",
+                    help="the busybox the initramfs has, run on the host for the differential")
     args = ap.parse_args()
     check_elf(args.elf)
     check_initrd(args.initrd)

@@ -19,6 +19,9 @@
  *                      a 2 (gone2, ...), for cache=loose and then cache=none
  *   flush/victim       empty: its lookup's sender is killed (killed_waiter)
  *   in.tar             a tar of known/ (busybox tar x)
+ *   diff/, diff2/      script.sh (tests/p9_diff.sh) and an empty tree/: the
+ *                      busybox differential runs it there (cache=loose, then
+ *                      cache=none); the driver compares each with Linux's run
  *   work/              empty: what the cases make here, the driver checks
  *
  * Counted from outside: the driver reads QEMU's v9fs_walk trace; the
@@ -260,6 +263,20 @@ static void server_refuses(void)
 	EXPECT_EQ(sys_open(MNT "/locked/secret", O_RDONLY, 0), -EACCES);
 	char buf[8];
 	EXPECT_EQ(read_all(MNT "/locked/secret", buf, sizeof(buf)), -EACCES);
+	/* An attribute change the server refuses is refused here too, and
+	 * the inode stays as the server has it: QEMU's user gives no file
+	 * away (chown), nor changes the mode of a file not its own (the
+	 * driver's secret is root's when it runs as root). */
+	struct kstat mine, after;
+	ASSERT_EQ(sys_stat(MNT "/known/a.txt", &mine), 0);
+	EXPECT_EQ(sys_chown(MNT "/known/a.txt", mine.uid + 1, (uint32_t)-1), -EPERM);
+	ASSERT_EQ(sys_stat(MNT "/known/a.txt", &after), 0);
+	EXPECT_EQ(after.uid, mine.uid);
+	if (st.uid != mine.uid) {
+		EXPECT_EQ(sys_chmod(MNT "/locked/secret", 0644), -EPERM);
+		ASSERT_EQ(sys_stat(MNT "/locked/secret", &after), 0);
+		EXPECT_EQ(after.mode & 07777, st.mode & 07777);
+	}
 }
 
 /* ---- one walk per name under a same-name storm ------------------------ */
@@ -543,6 +560,36 @@ static void busybox_on_it(void)
 	EXPECT_LINE(out, "done");
 }
 
+/* ---- the busybox differential ---------------------------------------- */
+
+static void remount(const char *options);
+
+/* Run the driver's DIR/script.sh (tests/p9_diff.sh) in DIR/tree, output
+ * in DIR/out: the host's Linux ran it too, and the driver compares the
+ * two folders. */
+static void run_diff_script(const char *dir)
+{
+	char cmd[128];
+	snprintf(cmd, sizeof(cmd), "cd " MNT "/%s/tree && sh ../script.sh > ../out 2>&1", dir);
+	char *const argv[] = { "/bin/sh", "-c", cmd, NULL };
+	int status = -1;
+	ASSERT_EQ(user_run("/bin/sh", argv, "/p9-diff.out", &status), 0);
+	EXPECT_EQ(status, 0);
+}
+
+/* The same busybox script as on the host, with each cache mode: what it
+ * leaves is compared by the driver with what Linux left. */
+static void busybox_differential(void)
+{
+	if (!have_channel())
+		return;
+	mount_once();
+	run_diff_script("diff");
+	remount("cache=none");
+	run_diff_script("diff2");
+	remount("");
+}
+
 /* ---- what each cache mode promises when the host changes the folder ---- */
 
 struct before {
@@ -764,6 +811,7 @@ static const struct ktest_case p9_cases[] = {
 	KTEST_CASE(killed_waiter),
 	KTEST_CASE(per_open_fids),
 	KTEST_CASE(busybox_on_it),
+	KTEST_CASE_TIMEOUT(busybox_differential, 240),
 	KTEST_CASE_TIMEOUT(host_changes, 240),
 	KTEST_CASE(revalidation_spares_a_changing_name),
 	KTEST_CASE_TIMEOUT(statfs_of_the_share, 240),

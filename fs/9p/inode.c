@@ -1,6 +1,7 @@
 /*
  * inode.c: 9p inodes: made from a fid and its attributes (v9fs_iget),
- * their opened fids (the read-only one, and a creating open's), their attribute changes sent to the server, and
+ * their opened fids (the read-only one, and a creating open's), their attribute changes sent to the server
+ * (setattr, asked before the VFS changes the inode; dirty_inode, told after), and
  * their eviction (the fids clunked).  See v9fs.h for the fid model.
  */
 #include "fs/9p/v9fs.h"
@@ -177,7 +178,8 @@ void v9fs_evict(struct inode *inode)
 	call_rcu(&vi->rcu, free_vi);	/* a readlink in RCU mode may be copying link */
 }
 
-/* chmod, chown, utimes: the VFS changed the inode; tell the server.  It
+/* What the VFS changed without asking (setattr asks for chmod, chown,
+ * utimes): a write's loss of set-user-ID.  It
  * cannot fail here (fs.h): a refusal is reported on the console, and
  * the next lookup after eviction shows the server's view.  The owner is
  * sent only when it changed: a server that runs as one user (QEMU's
@@ -208,3 +210,34 @@ void v9fs_dirty_inode(struct inode *inode)
 		kprintf("9p: inode %lu: the server refused an attribute change (%s)\n",
 			inode->i_ino, errno_name(err));
 }
+
+/* chmod, chown, utimes (inode_operations.setattr): the server is asked
+ * first, and its refusal is the caller's, the inode left as it was (the
+ * VFS changes it only on 0).  As in dirty_inode, an owner is sent only
+ * when it changes; nothing left to change, nothing is sent.  i_rwsem
+ * exclusive guards vi's copy of the owner. */
+int v9fs_setattr(struct inode *inode, const struct iattr *ia)
+{
+	struct v9fs_inode *vi = V9FS_I(inode);
+	struct p9_setattr s = { .mode = ia->ia_mode & S_IALLUGO, .uid = ia->ia_uid, .gid = ia->ia_gid,
+				.atime = ia->ia_atime, .mtime = ia->ia_mtime };
+	if (ia->ia_valid & ATTR_MODE)
+		s.valid |= P9_ATTR_MODE;
+	if ((ia->ia_valid & ATTR_UID) && ia->ia_uid != vi->uid)
+		s.valid |= P9_ATTR_UID;
+	if ((ia->ia_valid & ATTR_GID) && ia->ia_gid != vi->gid)
+		s.valid |= P9_ATTR_GID;
+	if (ia->ia_valid & ATTR_ATIME)
+		s.valid |= P9_ATTR_ATIME | P9_ATTR_ATIME_SET;
+	if (ia->ia_valid & ATTR_MTIME)
+		s.valid |= P9_ATTR_MTIME | P9_ATTR_MTIME_SET;
+	if (!s.valid)
+		return 0;
+	int err = p9_setattr(V9FS_CLNT(inode), vi->fid, &s);
+	if (!err && (s.valid & P9_ATTR_UID))
+		vi->uid = s.uid;
+	if (!err && (s.valid & P9_ATTR_GID))
+		vi->gid = s.gid;
+	return err;
+}
+

@@ -25,7 +25,7 @@
  *     other change of the name runs until d_instantiate; two creates of
  *     one hard-linked file's names meet only in iget_locked;
  *   - the new inode's create_fid (v9fs_set_create_fid): an atomic exchange;
- *   - v9fs_inode.uid/gid: only setattr (mark_inode_dirty, i_rwsem of
+ *   - v9fs_inode.uid/gid: only setattr and dirty_inode (i_rwsem of
  *     that inode exclusive) writes them; no change here reads them.
  * Nothing else is kept per directory: no attributes are refreshed after
  * a change (cache=loose keeps the guest's own view, which the change
@@ -190,4 +190,5 @@ const struct inode_operations v9fs_dir_iops = {
 	.mknod = v9fs_mknod,
 	.link = v9fs_link,
 	.rename = v9fs_rename,
+	.setattr = v9fs_setattr,
 };
