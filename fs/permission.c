@@ -176,20 +176,24 @@ void file_remove_privs(struct inode *inode)
 	}
 }
 
-void inode_init_owner(struct inode *inode, struct inode *dir)
+void inode_owner_for_new(struct inode *dir, uint32_t *mode, uint32_t *gid)
 {
 	uint32_t dmode = __atomic_load_n(&dir->i_mode, __ATOMIC_ACQUIRE);
-	uint32_t mode = inode->i_mode;
 	if (dmode & S_ISGID) {
-		inode->i_gid = __atomic_load_n(&dir->i_gid, __ATOMIC_RELAXED);
-		if (S_ISDIR(mode))
-			mode |= S_ISGID;
+		*gid = __atomic_load_n(&dir->i_gid, __ATOMIC_RELAXED);
+		if (S_ISDIR(*mode))
+			*mode |= S_ISGID;
 	}
 	const struct cred *c = current_cred();
-	if ((dmode & S_ISGID) && !S_ISDIR(mode) && (mode & (S_ISGID | S_IXGRP)) == (S_ISGID | S_IXGRP) &&
-	    !cred_in_group(c, inode->i_gid) && !cred_is_root(c))
-		mode &= ~S_ISGID;
-	inode->i_mode = mode;
+	if ((dmode & S_ISGID) && !S_ISDIR(*mode) &&
+	    (*mode & (S_ISGID | S_IXGRP)) == (S_ISGID | S_IXGRP) && !cred_in_group(c, *gid) &&
+	    !cred_is_root(c))
+		*mode &= ~S_ISGID;
+}
+
+void inode_init_owner(struct inode *inode, struct inode *dir)
+{
+	inode_owner_for_new(dir, &inode->i_mode, &inode->i_gid);
 }
 
 uint32_t mode_strip_umask(uint32_t mode)

@@ -72,6 +72,9 @@ void file_remove_privs(struct inode *inode);
  * inherits the bit); a set-group-ID file whose group the creator is not
  * in loses the bit unless root.  Linux's inode_init_owner. */
 void inode_init_owner(struct inode *inode, struct inode *dir);
+/* The same for a file a server makes (9p): *mode (with its type) and
+ * *gid (the caller's) as they must be for a new entry of dir. */
+void inode_owner_for_new(struct inode *dir, uint32_t *mode, uint32_t *gid);
 
 /* The calling thread's umask removed from a new file's mode. */
 uint32_t mode_strip_umask(uint32_t mode);

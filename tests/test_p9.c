@@ -24,6 +24,10 @@
  *                      cache=none); the driver compares each with Linux's run
  *   work/              empty: what the cases make here, the driver checks
  *
+ * The second channel, "ktest9px" (security_model=mapped-xattr), exports
+ * another folder holding fstest/ (empty): fstest_files runs the fstest
+ * files there.
+ *
  * Counted from outside: the driver reads QEMU's v9fs_walk trace; the
  * storm case prints `# P9WALKS FID N`: exactly N walks of one name must
  * start from fid FID (the storm directory's, which is walked from for
@@ -50,6 +54,7 @@
 #include "kernel/sched.h"
 #include "kernel/string.h"
 #include "kernel/thread.h"
+#include "tests/fstest_run.h"
 #include "tests/user_run.h"
 
 #define TAG "ktest9p"
@@ -590,6 +595,31 @@ static void busybox_differential(void)
 	remount("");
 }
 
+/* ---- the fstest files on a 9p mount --------------------------------- */
+
+#define XTAG "ktest9px"
+#define XMNT "/p9x"
+
+/* The fstest files (tests/fstest/NAME.t), their working directory on the second share,
+ * which QEMU exports with security_model=mapped-xattr (owners, modes and
+ * special files kept in xattrs: see docs/design/27-9p.md for why that one);
+ * the driver has run the same files on a host folder of the same disk
+ * (Linux's verdict).  Each expectation QEMU's server cannot meet has a
+ * `#9p RESULT WHY` line before it in its file. */
+static void fstest_files(void)
+{
+	if (!p9_chan_find(XTAG)) {
+		kprintf("# SKIP: no 9p channel \"" XTAG "\" (boot with tests/p9_tests.py)\n");
+		return;
+	}
+	int err = sys_mkdir(XMNT, 0755);
+	ASSERT_TRUE(err == 0 || err == -EEXIST);
+	ASSERT_EQ(sys_mount_from(XTAG, XMNT, "9p", 0, ""), 0);
+	fstest_run_files_in(XMNT "/fstest");
+	sys_chdir("/");
+	EXPECT_EQ(sys_umount(XMNT), 0);
+}
+
 /* ---- what each cache mode promises when the host changes the folder ---- */
 
 struct before {
@@ -816,5 +846,6 @@ static const struct ktest_case p9_cases[] = {
 	KTEST_CASE(revalidation_spares_a_changing_name),
 	KTEST_CASE_TIMEOUT(statfs_of_the_share, 240),
 	KTEST_CASE(umount_and_again),
+	KTEST_CASE_TIMEOUT(fstest_files, 400),	/* last: its channel's Tversion ends no fid of ktest9p */
 };
 KTEST_SUITE_EXPLICIT(p9, p9_cases);

@@ -30,6 +30,7 @@ struct p9_chan;
 struct p9_client {
 	struct p9_chan *chan;           /* fixed */
 	uint32_t msize;                 /* fixed at mount: Tversion's answer */
+	uint32_t uid;                   /* fixed at mount: the user Tattach named */
 	uint32_t next_fid;              /* atomic */
 	uint64_t walks;                 /* atomic: Twalks of a name sent (tests) */
 	/* Directory changes (Tlcreate, Tmkdir, Tmknod, Tsymlink, Tlink,

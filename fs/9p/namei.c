@@ -34,6 +34,7 @@
  */
 #include "fs/9p/v9fs.h"
 #include "fs/dcache.h"
+#include "fs/permission.h"
 #include "fs/syscalls.h"
 #include "kernel/cred.h"
 #include "kernel/err.h"
@@ -57,12 +58,45 @@ static int v9fs_lookup(struct inode *dir, struct dentry *d)
 	return 0;
 }
 
+/* A new entry's mode and group, as the VFS gives a new inode of a disk
+ * filesystem (inode_init_owner: dir's group and set-group-ID bit): the
+ * server takes both from the request (Tlcreate, Tmkdir...), as Linux's
+ * v9fs sends them. */
+static uint32_t owner_for_new(struct inode *dir, uint32_t *mode)
+{
+	uint32_t gid = current_cred()->gid;
+	inode_owner_for_new(dir, mode, &gid);
+	return gid;
+}
+
+/* The server makes a file its session's user's (Tattach's: the mounter).
+ * Linux's v9fs attaches once per user instead; here a creator who is
+ * another user is made the owner by a Tsetattr.  A server that may not
+ * (QEMU's security_model=none, run as one user) keeps its own: as with
+ * any server-made file, the guest shows the server's owner.  The inode is
+ * new, and its name locked: no other change of it runs. */
+static void own_new_inode(struct inode *inode)
+{
+	struct p9_client *c = V9FS_CLNT(inode);
+	uint32_t uid = current_cred()->uid;
+	if (uid == c->uid || uid == __atomic_load_n(&inode->i_uid, __ATOMIC_RELAXED))
+		return;
+	struct p9_setattr s = { .valid = P9_ATTR_UID, .uid = uid };
+	if (p9_setattr(c, V9FS_I(inode)->fid, &s) == 0) {
+		inode_attr_write_begin(inode);
+		__atomic_store_n(&inode->i_uid, uid, __ATOMIC_RELAXED);
+		inode_attr_write_end(inode);
+		V9FS_I(inode)->uid = uid;
+	}
+}
+
 /* The end of a creation the server did: the new entry's inode on d. */
 static int instantiate(struct inode *dir, struct dentry *d)
 {
 	struct inode *inode = v9fs_walk_iget(dir, d->d_name.name, d->d_name.len);
 	if (IS_ERR(inode))
 		return (int)PTR_ERR(inode);
+	own_new_inode(inode);
 	d_instantiate(d, inode);
 	inode_touch(dir, T_MTIME | T_CTIME);
 	return 0;
@@ -80,8 +114,10 @@ static int v9fs_create(struct inode *dir, struct dentry *d, uint32_t mode)
 	int err = p9_walk(c, dir_fid(dir), fid, NULL, 0);
 	if (err)
 		return err;
+	mode = S_IFREG | (mode & S_IALLUGO);
+	uint32_t gid = owner_for_new(dir, &mode);
 	err = p9_lcreate(c, fid, d->d_name.name, d->d_name.len, 2 /* O_RDWR */, mode & S_IALLUGO,
-			 current_cred()->gid, &qid);
+			 gid, &qid);
 	if (!err)
 		err = instantiate(dir, d);
 	if (err) {
@@ -95,8 +131,10 @@ static int v9fs_create(struct inode *dir, struct dentry *d, uint32_t mode)
 static int v9fs_mkdir(struct inode *dir, struct dentry *d, uint32_t mode)
 {
 	struct p9_qid qid;
+	mode = S_IFDIR | (mode & S_IALLUGO);
+	uint32_t gid = owner_for_new(dir, &mode);
 	int err = p9_mkdir(V9FS_CLNT(dir), dir_fid(dir), d->d_name.name, d->d_name.len,
-			   mode & S_IALLUGO, current_cred()->gid, &qid);
+			   mode & S_IALLUGO, gid, &qid);
 	if (err || (err = instantiate(dir, d)))
 		return err;
 	__atomic_fetch_add(&dir->i_nlink, 1, __ATOMIC_RELAXED);	/* its ".." */
@@ -106,16 +144,18 @@ static int v9fs_mkdir(struct inode *dir, struct dentry *d, uint32_t mode)
 static int v9fs_symlink(struct inode *dir, struct dentry *d, const char *target)
 {
 	struct p9_qid qid;
+	uint32_t mode = S_IFLNK | 0777;
 	int err = p9_symlink(V9FS_CLNT(dir), dir_fid(dir), d->d_name.name, d->d_name.len, target,
-			     current_cred()->gid, &qid);
+			     owner_for_new(dir, &mode), &qid);
 	return err ? err : instantiate(dir, d);
 }
 
 static int v9fs_mknod(struct inode *dir, struct dentry *d, uint32_t mode, uint64_t rdev)
 {
 	struct p9_qid qid;
+	uint32_t gid = owner_for_new(dir, &mode);
 	int err = p9_mknod(V9FS_CLNT(dir), dir_fid(dir), d->d_name.name, d->d_name.len, mode,
-			   major(rdev), minor(rdev), current_cred()->gid, &qid);
+			   major(rdev), minor(rdev), gid, &qid);
 	return err ? err : instantiate(dir, d);
 }
 

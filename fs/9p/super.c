@@ -112,7 +112,8 @@ static struct inode *start_session(struct super_block *sb, struct v9fs_session *
 	c->next_fid = 1;	/* Tversion forgot every fid; 0 is never one (file.c) */
 	uint32_t fid = p9_fid_new(c);
 	struct p9_qid qid;
-	if ((err = p9_attach(c, fid, current_cred()->uid, &qid)))
+	c->uid = current_cred()->uid;
+	if ((err = p9_attach(c, fid, c->uid, &qid)))
 		return ERR_PTR(err);
 	struct p9_attr a;
 	if ((err = p9_getattr(c, fid, &a))) {

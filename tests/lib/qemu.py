@@ -224,7 +224,7 @@ def qemu_command(cfg, iso, gdb=False, extra=(), kernel=None):
     return cmd + list(extra)
 
 
-def virtfs_args(path, tag="host", readonly=False):
+def virtfs_args(path, tag="host", readonly=False, model="none"):
     """QEMU's 9p server exporting directory path as mount tag tag (virtio-9p-pci).
 
     security_model=none: the server creates files as QEMU's own user and
@@ -234,8 +234,9 @@ def virtfs_args(path, tag="host", readonly=False):
     xattrs, and every file on the host would be 0600 its owner's).
     multidevs=remap: files of different host filesystems under path get
     distinct qid paths, so two files never share one guest inode.
+    model: another security model (tests/p9_tests.py's fstest share).
     """
-    opts = f"local,path={path},mount_tag={tag},security_model=none,multidevs=remap"
+    opts = f"local,path={path},mount_tag={tag},security_model={model},multidevs=remap"
     return ["-virtfs", opts + (",readonly=on" if readonly else "")]
 
 

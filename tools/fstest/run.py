@@ -20,7 +20,7 @@ real root (CI) a mount namespace alone, so that fstest's -u and -g switch
 to real users; otherwise in an unprivileged user namespace.  In smpvfs
 the same files run in tests/test_fstest.c.
 
-    python3 tools/fstest/run.py [--fstest build/host/fstest] [FILE.t...]
+    python3 tools/fstest/run.py [--fstest build/host/fstest] [--dir DIR] [FILE.t...]
 
 Exits 0 if every expectation held, 1 otherwise.
 """
@@ -88,11 +88,15 @@ def run_file(path, fstest):
     return sum(c[1] == "expect" for c in cases), failed
 
 
-def inner(path, fstest):
-    """In the mount namespace: a tmpfs as the fresh directory, then the file."""
-    top = tempfile.mkdtemp(prefix="fstest-")
+def inner(path, fstest, under=None):
+    """In the mount namespace: a tmpfs as the fresh directory (or, with
+    under, a new directory of that folder's filesystem), then the file."""
+    top = tempfile.mkdtemp(prefix="fstest-", dir=under)
     try:
-        subprocess.run([fstest, "mount", "tmpfs", top], check=True, capture_output=True)
+        if under:
+            os.chmod(top, 0o755)    # a new directory's mode, as in smpvfs's runs
+        else:
+            subprocess.run([fstest, "mount", "tmpfs", top], check=True, capture_output=True)
         os.chdir(top)
         total, failed = run_file(path, fstest)
         os.chdir("/")
@@ -128,13 +132,18 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--fstest", default="build/host/fstest", help="the host build of fstest")
     ap.add_argument("--inner", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--dir", type=Path, help="run each file in a new directory of this folder "
+                    "(its filesystem's verdict: tests/p9_tests.py's, on the 9p share's disk), "
+                    "not in a tmpfs")
     ap.add_argument("files", nargs="*", type=Path)
     args = ap.parse_args()
     fstest = str(Path(args.fstest).resolve())
     files = args.files or sorted(TESTS.glob("*.t"))
     if args.inner:
-        inner(files[0].resolve(), fstest)
+        inner(files[0].resolve(), fstest, args.dir and str(args.dir.resolve()))
         return 0
+    if args.dir:
+        args.dir.mkdir(parents=True, exist_ok=True)
     if not os.access(fstest, os.X_OK):
         sys.exit(f"run.py: {fstest} is not there; build it with `make {args.fstest}`")
     for f in files:
@@ -155,7 +164,9 @@ def main():
             skipped += 1
             continue
         if ns:
-            p = subprocess.run(ns[1] + [sys.executable, __file__, "--inner", "--fstest", fstest, str(f)],
+            where = ["--dir", str(args.dir.resolve())] if args.dir else []
+            p = subprocess.run(ns[1] + [sys.executable, __file__, "--inner", "--fstest", fstest]
+                               + where + [str(f)],
                                capture_output=True, text=True)
             res = [l for l in p.stdout.splitlines() if l.startswith("RESULT ")]
             for l in p.stdout.splitlines():
