@@ -136,8 +136,9 @@ struct inode_operations {
 	 * and is the caller's (QEMU's user refusing a chown: EPERM).  On 0
 	 * the VFS makes the change and does not call dirty_inode for it: the
 	 * filesystem has told its server.  NULL: the VFS changes the inode
-	 * and calls mark_inode_dirty.  Linux's setattr, asked first. */
-	int (*setattr)(struct inode *inode, const struct iattr *attr);
+	 * and calls mark_inode_dirty.  Linux's setattr (given the dentry, as
+	 * Linux's is: 9p reaches the file by its name), asked first. */
+	int (*setattr)(struct dentry *d, const struct iattr *attr);
 };
 
 /* What a directory's iterate gives getdents: one call per entry, until

@@ -155,9 +155,10 @@ int sys_ftruncate(int fd, int64_t len)
 
 /* A filesystem whose server decides (->setattr) is asked before the
  * inode changes; 0 for the others. */
-static int setattr_ask(struct inode *inode, const struct iattr *ia)
+static int setattr_ask(struct dentry *d, const struct iattr *ia)
 {
-	return inode->i_op && inode->i_op->setattr ? inode->i_op->setattr(inode, ia) : 0;
+	struct inode *inode = d->d_inode;
+	return inode->i_op && inode->i_op->setattr ? inode->i_op->setattr(d, ia) : 0;
 }
 
 /* The change is made: ctime moves, and a filesystem not told by
@@ -174,8 +175,9 @@ static void setattr_done(struct inode *inode)
  * nor in the file's group cannot set its set-group-ID bit (it is dropped
  * silently, as Linux's setattr_prepare does).
  */
-static int chmod_inode(struct inode *inode, uint32_t mode)
+static int chmod_inode(struct dentry *d, uint32_t mode)
 {
+	struct inode *inode = d->d_inode;
 	if (down_write_killable(&inode->i_rwsem))
 		return -EINTR;
 	int err = IS_RDONLY(inode) ? -EROFS : inode_owner_or_capable(inode) ? 0 : -EPERM;
@@ -185,7 +187,7 @@ static int chmod_inode(struct inode *inode, uint32_t mode)
 			mode &= ~(uint32_t)S_ISGID;
 		struct iattr ia = { .ia_valid = ATTR_MODE,
 				    .ia_mode = (inode->i_mode & S_IFMT) | (mode & S_IALLUGO) };
-		err = setattr_ask(inode, &ia);
+		err = setattr_ask(d, &ia);
 	}
 	if (!err) {
 		inode_attr_write_begin(inode);
@@ -203,7 +205,7 @@ int sys_chmod(const char *path, uint32_t mode)
 	struct dentry *d = path_lookup(path, 0);
 	if (IS_ERR(d))
 		return (int)PTR_ERR(d);
-	int err = chmod_inode(d->d_inode, mode);
+	int err = chmod_inode(d, mode);
 	dput(d);
 	return err;
 }
@@ -213,7 +215,7 @@ int sys_fchmod(int fd, uint32_t mode)
 	struct file *f = fget(fd);
 	if (!f)
 		return -EBADF;
-	int err = chmod_inode(f->f_inode, mode);
+	int err = chmod_inode(f->f_dentry, mode);
 	fput(f);
 	return err;
 }
@@ -226,8 +228,9 @@ int sys_fchmod(int fd, uint32_t mode)
  * set-user-ID, and set-group-ID if group-execute is set; ctime is updated
  * even if nothing changed.
  */
-static int chown_inode(struct inode *inode, uint32_t uid, uint32_t gid)
+static int chown_inode(struct dentry *d, uint32_t uid, uint32_t gid)
 {
+	struct inode *inode = d->d_inode;
 	if (down_write_killable(&inode->i_rwsem))
 		return -EINTR;
 	const struct cred *c = current_cred();
@@ -241,7 +244,7 @@ static int chown_inode(struct inode *inode, uint32_t uid, uint32_t gid)
 		struct iattr ia = { .ia_valid = (uid != (uint32_t)-1 ? ATTR_UID : 0) |
 						(gid != (uint32_t)-1 ? ATTR_GID : 0),
 				    .ia_uid = uid, .ia_gid = gid };
-		err = setattr_ask(inode, &ia);
+		err = setattr_ask(d, &ia);
 	}
 	if (!err) {
 		/* The three change as one for lockless readers (a walk by
@@ -273,7 +276,7 @@ static int chown_path(const char *path, uint32_t uid, uint32_t gid, unsigned fla
 	struct dentry *d = path_lookup(path, flags);
 	if (IS_ERR(d))
 		return (int)PTR_ERR(d);
-	int err = chown_inode(d->d_inode, uid, gid);
+	int err = chown_inode(d, uid, gid);
 	dput(d);
 	return err;
 }
@@ -293,7 +296,7 @@ int sys_fchown(int fd, uint32_t uid, uint32_t gid)
 	struct file *f = fget(fd);
 	if (!f)
 		return -EBADF;
-	int err = chown_inode(f->f_inode, uid, gid);
+	int err = chown_inode(f->f_dentry, uid, gid);
 	fput(f);
 	return err;
 }
@@ -304,9 +307,10 @@ int sys_fchown(int fd, uint32_t uid, uint32_t gid)
  * Setting both to now needs the owner, root, or write permission (EACCES);
  * any given time needs the owner or root (EPERM).  ctime moves.
  */
-static int utimes_inode(struct inode *inode, const int64_t t[2], const bool now[2],
+static int utimes_inode(struct dentry *d, const int64_t t[2], const bool now[2],
 			const bool omit[2])
 {
+	struct inode *inode = d->d_inode;
 	if (omit[0] && omit[1])
 		return 0;
 	if (down_write_killable(&inode->i_rwsem))
@@ -319,7 +323,7 @@ static int utimes_inode(struct inode *inode, const int64_t t[2], const bool now[
 	struct iattr ia = { .ia_valid = (omit[0] ? 0 : ATTR_ATIME) | (omit[1] ? 0 : ATTR_MTIME),
 			    .ia_atime = now[0] ? cur : t[0], .ia_mtime = now[1] ? cur : t[1] };
 	if (!err)
-		err = setattr_ask(inode, &ia);
+		err = setattr_ask(d, &ia);
 	if (!err) {
 		if (!omit[0])
 			__atomic_store_n(&inode->i_atime, ia.ia_atime, __ATOMIC_RELAXED);
@@ -339,7 +343,7 @@ int sys_utimens_at(const char *path, const int64_t t[2], const bool now[2], cons
 	struct dentry *d = path_lookup(path, (flags & AT_SYMLINK_NOFOLLOW) ? WALK_NOFOLLOW : 0);
 	if (IS_ERR(d))
 		return (int)PTR_ERR(d);
-	int err = utimes_inode(d->d_inode, t, now, omit);
+	int err = utimes_inode(d, t, now, omit);
 	dput(d);
 	return err;
 }
@@ -349,7 +353,7 @@ int sys_futimens(int fd, const int64_t t[2], const bool now[2], const bool omit[
 	struct file *f = fget(fd);
 	if (!f)
 		return -EBADF;
-	int err = utimes_inode(f->f_inode, t, now, omit);
+	int err = utimes_inode(f->f_dentry, t, now, omit);
 	fput(f);
 	return err;
 }

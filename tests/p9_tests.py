@@ -209,7 +209,8 @@ def expected_work():
             "hard": ("file", 0o644, b"one\n", 2), "sym": ("link", "d/moved"),
             "trunc": ("file", 0o644, b"012", 1), "ro": ("file", 0o444, b"ro\n", 1), "mode": ("file", 0o600, b"m", 1),
             "long": ("file", 0o644, bytes(big), 1), "two": ("file", 0o644, b"one\ntwo\n3\n", 1),
-            "tarx": ("dir", 0o755)}
+            "tarx": ("dir", 0o755), "hl-new": ("file", 0o644, b"newcomer\n", 1),
+            "hl-old": ("file", 0o600, b"first\n", 1)}
     for name, what in known.items():
         want["bb" + ("/" + name if name else "")] = what
         want["tarx/known" + ("/" + name if name else "")] = what
@@ -555,8 +556,8 @@ def run(args, accel):
         boot.problems.append("the fstest files failed on a host folder: Linux's verdict differs "
                              "from the files':\n" + out)
     if boot.finished():
-        if len(boot.k.cases) < 16:
-            boot.problems.append(f"{len(boot.k.cases)} cases ran, the suite has 16")
+        if len(boot.k.cases) < 17:
+            boot.problems.append(f"{len(boot.k.cases)} cases ran, the suite has 17")
         boot.problems += [f"the kernel never reached the step `{s}`" for s in STEPS
                           if s not in syncer.seen]
         boot.problems += check_work(share) + check_walks(trace, boot.k.lines)

@@ -257,6 +257,41 @@ static void changes_reach_the_host(void)
 	EXPECT_EQ(sys_chdir("/"), 0);
 }
 
+/* QEMU's fids name files by path.  An inode's fid was walked by one of
+ * its names; with that name unlinked (another left) and then taken by a
+ * new file, the inode must still reach its own file through the name it
+ * has, not the newcomer. */
+static void fid_outlives_its_name(void)
+{
+	if (!have_channel())
+		return;
+	mount_once();
+	ASSERT_EQ(sys_chdir(MNT "/work"), 0);
+	write_file("hl-a", "first\n");
+	ASSERT_EQ(sys_link("hl-a", "hl-b"), 0);
+	ASSERT_EQ(sys_unlink("hl-a"), 0);
+	write_file("hl-a", "newcomer\n");
+	char buf[16] = { 0 };
+	EXPECT_EQ(read_all("hl-b", buf, sizeof(buf) - 1), 6);
+	EXPECT_STREQ(buf, "first\n");
+	EXPECT_EQ(sys_chmod("hl-b", 0600), 0);
+	EXPECT_EQ(sys_link("hl-b", "hl-c"), 0);
+	struct kstat st;
+	EXPECT_EQ(sys_stat("hl-c", &st), 0);
+	EXPECT_EQ(st.nlink, 2u);
+	memset(buf, 0, sizeof(buf));
+	EXPECT_EQ(read_all("hl-c", buf, sizeof(buf) - 1), 6);
+	EXPECT_STREQ(buf, "first\n");
+	memset(buf, 0, sizeof(buf));
+	EXPECT_EQ(read_all("hl-a", buf, sizeof(buf) - 1), 9);
+	EXPECT_STREQ(buf, "newcomer\n");
+	/* The driver finds each as it must be: the newcomer's mode untouched. */
+	ASSERT_EQ(sys_rename("hl-a", "hl-new"), 0);
+	ASSERT_EQ(sys_unlink("hl-c"), 0);
+	ASSERT_EQ(sys_rename("hl-b", "hl-old"), 0);
+	EXPECT_EQ(sys_chdir("/"), 0);
+}
+
 /* A file QEMU's user may not read: the server's EACCES, at open. */
 static void server_refuses(void)
 {
@@ -615,6 +650,18 @@ static void fstest_files(void)
 	int err = sys_mkdir(XMNT, 0755);
 	ASSERT_TRUE(err == 0 || err == -EEXIST);
 	ASSERT_EQ(sys_mount_from(XTAG, XMNT, "9p", 0, ""), 0);
+	/* With mapped-xattr the server keeps the mode Tsetattr gives, type
+	 * and all: a chmod must send the type too, as Linux's v9fs does, or
+	 * the file comes back typeless after the next mount. */
+	int fd = sys_open(XMNT "/chmodded", O_CREAT | O_WRONLY, 0644);
+	EXPECT_GE(fd, 0);
+	sys_close(fd);
+	EXPECT_EQ(sys_chmod(XMNT "/chmodded", 0600), 0);
+	EXPECT_EQ(sys_umount(XMNT), 0);
+	ASSERT_EQ(sys_mount_from(XTAG, XMNT, "9p", 0, ""), 0);
+	struct kstat st;
+	EXPECT_EQ(sys_stat(XMNT "/chmodded", &st), 0);
+	EXPECT_EQ(st.mode, (uint32_t)(S_IFREG | 0600));
 	fstest_run_files_in(XMNT "/fstest");
 	sys_chdir("/");
 	EXPECT_EQ(sys_umount(XMNT), 0);
@@ -836,6 +883,7 @@ static const struct ktest_case p9_cases[] = {
 	KTEST_CASE(lists_a_directory),
 	KTEST_CASE(changes_reach_the_host),
 	KTEST_CASE(server_refuses),
+	KTEST_CASE(fid_outlives_its_name),
 	KTEST_CASE(same_name_storm),
 	KTEST_CASE_TIMEOUT(parallel_changes, 240),
 	KTEST_CASE(killed_waiter),

@@ -67,13 +67,10 @@ static bool same_file(const struct inode *inode, const struct p9_attr *a)
 	return a->qid.path == inode->i_ino && (a->mode & S_IFMT) == (mode & S_IFMT);
 }
 
-static bool v9fs_revalidate(struct dentry *d)
+/* Walk d's name from its parent's fid into a new fid (*fid): 0, the
+ * server's error (no fid made), or 1 for the root (no parent). */
+static int walk_name(struct dentry *d, struct p9_client *c, uint32_t *fid)
 {
-	might_sleep();
-	if (__atomic_load_n(&v9fs_revalidate_off, __ATOMIC_RELAXED))
-		return true;
-	if (__atomic_load_n(&d->d_flags, __ATOMIC_ACQUIRE) & DCACHE_PAR_UPDATE)
-		return true;	/* a change of the name is under way: it decides */
 	char name[NAME_MAX + 1];
 	spin_lock(&d->d_lock);
 	uint32_t len = d->d_name.len;
@@ -83,13 +80,27 @@ static bool v9fs_revalidate(struct dentry *d)
 	struct inode *dir = parent->d_inode;
 	if (parent == d || !dir) {
 		dput(parent);
-		return true;	/* the root: nothing to walk from */
+		return 1;
 	}
-	__atomic_fetch_add(&v9fs_revalidations, 1, __ATOMIC_RELAXED);
-	struct p9_client *c = V9FS_CLNT(dir);
-	uint32_t fid = p9_fid_new(c);
-	int err = p9_walk(c, V9FS_I(dir)->fid, fid, name, len);
+	*fid = p9_fid_new(c);
+	int err = p9_walk(c, V9FS_I(dir)->fid, *fid, name, len);
 	dput(parent);
+	return err;
+}
+
+static bool v9fs_revalidate(struct dentry *d)
+{
+	might_sleep();
+	if (__atomic_load_n(&v9fs_revalidate_off, __ATOMIC_RELAXED))
+		return true;
+	if (__atomic_load_n(&d->d_flags, __ATOMIC_ACQUIRE) & DCACHE_PAR_UPDATE)
+		return true;	/* a change of the name is under way: it decides */
+	struct p9_client *c = &V9FS_SB(d->d_sb)->clnt;
+	uint32_t fid;
+	int err = walk_name(d, c, &fid);
+	if (err == 1)
+		return true;	/* the root: nothing to walk from */
+	__atomic_fetch_add(&v9fs_revalidations, 1, __ATOMIC_RELAXED);
 	struct inode *inode = __atomic_load_n(&d->d_inode, __ATOMIC_ACQUIRE);
 	bool valid;
 	if (err) {
@@ -105,6 +116,73 @@ static bool v9fs_revalidate(struct dentry *d)
 	if (!valid)
 		__atomic_fetch_add(&v9fs_stale, 1, __ATOMIC_RELAXED);
 	return valid;
+}
+
+/* Stale fids found (v9fs_check_fid) and walked afresh (tests). */
+uint64_t v9fs_fids_stale, v9fs_fids_refreshed;
+
+/* A name of inode, a file still linked, went away at the server: its
+ * fid, if it was walked by that name, names nothing now (unlink), or the
+ * file a rename moved there.  One Tgetattr tells: not this file, the fid
+ * is stale.  The caller (unlink, rename) holds the name locked, so no
+ * new file takes it before the mark is made. */
+void v9fs_check_fid(struct inode *inode)
+{
+	struct v9fs_inode *vi = V9FS_I(inode);
+	struct p9_attr a;
+	uint32_t fid = __atomic_load_n(&vi->fid, __ATOMIC_ACQUIRE);
+	if (p9_getattr(V9FS_CLNT(inode), fid, &a) == 0 && same_file(inode, &a))
+		return;
+	__atomic_fetch_add(&v9fs_fids_stale, 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&vi->fid_stale, true, __ATOMIC_RELEASE);
+}
+
+int64_t v9fs_inode_fid(struct inode *inode)
+{
+	struct v9fs_inode *vi = V9FS_I(inode);
+	if (__atomic_load_n(&vi->fid_stale, __ATOMIC_ACQUIRE))
+		return -ENOENT;
+	return __atomic_load_n(&vi->fid, __ATOMIC_ACQUIRE);
+}
+
+/* A stale fid is replaced, under open_lock, by a walk of d's name if
+ * that names the file; the old one is kept (retired_fid) until the next
+ * refresh or eviction, since a caller that read it before may still be
+ * sending with it (it then gets the server's ENOENT, as it would have). */
+int64_t v9fs_dentry_fid(struct dentry *d)
+{
+	struct inode *inode = d->d_inode;
+	struct v9fs_inode *vi = V9FS_I(inode);
+	if (!__atomic_load_n(&vi->fid_stale, __ATOMIC_ACQUIRE))
+		return __atomic_load_n(&vi->fid, __ATOMIC_ACQUIRE);
+	if (mutex_lock_killable(&vi->open_lock))
+		return -EINTR;
+	struct p9_client *c = V9FS_CLNT(inode);
+	int64_t ret = __atomic_load_n(&vi->fid, __ATOMIC_RELAXED);
+	if (__atomic_load_n(&vi->fid_stale, __ATOMIC_RELAXED)) {
+		uint32_t fid;
+		struct p9_attr a;
+		int err = walk_name(d, c, &fid);
+		if (err == 0) {
+			if ((err = p9_getattr(c, fid, &a)) == 0 && !same_file(inode, &a))
+				err = -ENOENT;	/* the name is another file's now */
+			if (err)
+				p9_clunk(c, fid);
+		}
+		if (err == 0) {
+			if (vi->retired_fid != P9_NOFID)
+				p9_clunk(c, vi->retired_fid);
+			vi->retired_fid = (uint32_t)ret;
+			__atomic_store_n(&vi->fid, fid, __ATOMIC_RELEASE);
+			__atomic_store_n(&vi->fid_stale, false, __ATOMIC_RELEASE);
+			__atomic_fetch_add(&v9fs_fids_refreshed, 1, __ATOMIC_RELAXED);
+			ret = fid;
+		} else {
+			ret = err == 1 ? -ENOENT : err;	/* d is the name that went away */
+		}
+	}
+	mutex_unlock(&vi->open_lock);
+	return ret;
 }
 
 const struct dentry_operations v9fs_dentry_ops_none = {

@@ -34,8 +34,11 @@ static int v9fs_open(struct inode *inode, struct file *f)
 	struct p9_client *c = V9FS_CLNT(inode);
 	uint32_t fid = f->f_created ? v9fs_take_create_fid(inode) : P9_NOFID;
 	if (fid == P9_NOFID) {
+		int64_t from = v9fs_dentry_fid(f->f_dentry);
+		if (from < 0)
+			return (int)from;
 		fid = p9_fid_new(c);
-		int err = p9_walk(c, V9FS_I(inode)->fid, fid, NULL, 0);	/* a clone to open */
+		int err = p9_walk(c, (uint32_t)from, fid, NULL, 0);	/* a clone to open */
 		if (err)
 			return err;
 		if ((err = p9_lopen(c, fid, S_ISDIR(inode->i_mode) ? O_RDONLY : lopen_flags(f)))) {
@@ -149,7 +152,8 @@ static int v9fs_fsync(struct file *f)
 static int v9fs_truncate(struct inode *inode, uint64_t size)
 {
 	struct p9_setattr s = { .valid = P9_ATTR_SIZE, .size = size };
-	int err = p9_setattr(V9FS_CLNT(inode), V9FS_I(inode)->fid, &s);
+	int64_t fid = v9fs_inode_fid(inode);
+	int err = fid < 0 ? (int)fid : p9_setattr(V9FS_CLNT(inode), (uint32_t)fid, &s);
 	if (err)
 		return err;
 	__atomic_store_n(&inode->i_size, size, __ATOMIC_RELEASE);

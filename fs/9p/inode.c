@@ -5,6 +5,7 @@
  * their eviction (the fids clunked).  See v9fs.h for the fid model.
  */
 #include "fs/9p/v9fs.h"
+#include "fs/dcache.h"
 #include "fs/permission.h"
 #include "fs/syscalls.h"
 #include "kernel/err.h"
@@ -90,7 +91,7 @@ struct inode *v9fs_iget(struct super_block *sb, uint32_t fid, const struct p9_at
 	int err = -ENOMEM;
 	if (vi) {
 		vi->fid = fid;
-		vi->rfid = vi->create_fid = P9_NOFID;
+		vi->rfid = vi->create_fid = vi->retired_fid = P9_NOFID;
 		mutex_init(&vi->open_lock, "v9fs_inode.open_lock");
 		err = fill_inode(inode, vi, a);
 	}
@@ -130,9 +131,12 @@ int64_t v9fs_io_fid(struct inode *inode)
 		return -EINTR;
 	int err = 0;
 	struct p9_client *c = V9FS_CLNT(inode);
-	if ((fid = __atomic_load_n(&vi->rfid, __ATOMIC_RELAXED)) == P9_NOFID) {
+	int64_t from = v9fs_inode_fid(inode);
+	if ((fid = __atomic_load_n(&vi->rfid, __ATOMIC_RELAXED)) == P9_NOFID && from < 0) {
+		err = (int)from;
+	} else if (fid == P9_NOFID) {
 		uint32_t nfid = p9_fid_new(c);
-		err = p9_walk(c, vi->fid, nfid, NULL, 0);	/* a clone to open */
+		err = p9_walk(c, (uint32_t)from, nfid, NULL, 0);	/* a clone to open */
 		if (!err && (err = p9_lopen(c, nfid, O_RDONLY)))
 			p9_clunk(c, nfid);
 		if (!err)
@@ -171,8 +175,8 @@ void v9fs_evict(struct inode *inode)
 		return;
 	struct p9_client *c = V9FS_CLNT(inode);
 	/* create_fid: a creating open that failed before it took it. */
-	uint32_t fids[3] = { vi->rfid, vi->create_fid, vi->fid };
-	for (unsigned i = 0; i < 3; i++)
+	uint32_t fids[4] = { vi->rfid, vi->create_fid, vi->fid, vi->retired_fid };
+	for (unsigned i = 0; i < 4; i++)
 		if (fids[i] != P9_NOFID)
 			p9_clunk(c, fids[i]);
 	call_rcu(&vi->rcu, free_vi);	/* a readlink in RCU mode may be copying link */
@@ -191,7 +195,7 @@ void v9fs_dirty_inode(struct inode *inode)
 	struct p9_setattr s = {
 		.valid = P9_ATTR_MODE | P9_ATTR_ATIME | P9_ATTR_MTIME | P9_ATTR_ATIME_SET |
 			 P9_ATTR_MTIME_SET,
-		.mode = __atomic_load_n(&inode->i_mode, __ATOMIC_RELAXED) & S_IALLUGO,
+		.mode = __atomic_load_n(&inode->i_mode, __ATOMIC_RELAXED),	/* type too: see setattr */
 		.uid = __atomic_load_n(&inode->i_uid, __ATOMIC_RELAXED),
 		.gid = __atomic_load_n(&inode->i_gid, __ATOMIC_RELAXED),
 		.atime = __atomic_load_n(&inode->i_atime, __ATOMIC_RELAXED),
@@ -201,7 +205,8 @@ void v9fs_dirty_inode(struct inode *inode)
 		s.valid |= P9_ATTR_UID;
 	if (s.gid != vi->gid)
 		s.valid |= P9_ATTR_GID;
-	int err = p9_setattr(V9FS_CLNT(inode), vi->fid, &s);
+	int64_t fid = v9fs_inode_fid(inode);
+	int err = fid < 0 ? (int)fid : p9_setattr(V9FS_CLNT(inode), (uint32_t)fid, &s);
 	if (!err) {
 		vi->uid = s.uid;
 		vi->gid = s.gid;
@@ -216,10 +221,14 @@ void v9fs_dirty_inode(struct inode *inode)
  * VFS changes it only on 0).  As in dirty_inode, an owner is sent only
  * when it changes; nothing left to change, nothing is sent.  i_rwsem
  * exclusive guards vi's copy of the owner. */
-int v9fs_setattr(struct inode *inode, const struct iattr *ia)
+int v9fs_setattr(struct dentry *d, const struct iattr *ia)
 {
+	struct inode *inode = d->d_inode;
 	struct v9fs_inode *vi = V9FS_I(inode);
-	struct p9_setattr s = { .mode = ia->ia_mode & S_IALLUGO, .uid = ia->ia_uid, .gid = ia->ia_gid,
+	/* The mode with its type, as Linux's v9fs sends it: a server that
+	 * keeps modes itself (QEMU's mapped-xattr) stores what it is given,
+	 * and a typeless mode would come back typeless. */
+	struct p9_setattr s = { .mode = ia->ia_mode, .uid = ia->ia_uid, .gid = ia->ia_gid,
 				.atime = ia->ia_atime, .mtime = ia->ia_mtime };
 	if (ia->ia_valid & ATTR_MODE)
 		s.valid |= P9_ATTR_MODE;
@@ -233,7 +242,8 @@ int v9fs_setattr(struct inode *inode, const struct iattr *ia)
 		s.valid |= P9_ATTR_MTIME | P9_ATTR_MTIME_SET;
 	if (!s.valid)
 		return 0;
-	int err = p9_setattr(V9FS_CLNT(inode), vi->fid, &s);
+	int64_t fid = v9fs_dentry_fid(d);
+	int err = fid < 0 ? (int)fid : p9_setattr(V9FS_CLNT(inode), (uint32_t)fid, &s);
 	if (!err && (s.valid & P9_ATTR_UID))
 		vi->uid = s.uid;
 	if (!err && (s.valid & P9_ATTR_GID))

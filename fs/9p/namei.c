@@ -74,7 +74,8 @@ static uint32_t owner_for_new(struct inode *dir, uint32_t *mode)
  * another user is made the owner by a Tsetattr.  A server that may not
  * (QEMU's security_model=none, run as one user) keeps its own: as with
  * any server-made file, the guest shows the server's owner.  The inode is
- * new, and its name locked: no other change of it runs. */
+ * new, its name locked and not yet instantiated: nothing else reads or
+ * changes it. */
 static void own_new_inode(struct inode *inode)
 {
 	struct p9_client *c = V9FS_CLNT(inode);
@@ -83,9 +84,8 @@ static void own_new_inode(struct inode *inode)
 		return;
 	struct p9_setattr s = { .valid = P9_ATTR_UID, .uid = uid };
 	if (p9_setattr(c, V9FS_I(inode)->fid, &s) == 0) {
-		inode_attr_write_begin(inode);
+		/* Before d_instantiate: no walk reads it yet (no i_attr_seq). */
 		__atomic_store_n(&inode->i_uid, uid, __ATOMIC_RELAXED);
-		inode_attr_write_end(inode);
 		V9FS_I(inode)->uid = uid;
 	}
 }
@@ -162,8 +162,9 @@ static int v9fs_mknod(struct inode *dir, struct dentry *d, uint32_t mode, uint64
 static int v9fs_link(struct dentry *old, struct inode *dir, struct dentry *d)
 {
 	struct inode *inode = old->d_inode;
-	int err = p9_link(V9FS_CLNT(dir), dir_fid(dir), V9FS_I(inode)->fid, d->d_name.name,
-			  d->d_name.len);
+	int64_t fid = v9fs_dentry_fid(old);
+	int err = fid < 0 ? (int)fid : p9_link(V9FS_CLNT(dir), dir_fid(dir), (uint32_t)fid,
+					       d->d_name.name, d->d_name.len);
 	if (err)
 		return err;
 	__atomic_fetch_add(&inode->i_nlink, 1, __ATOMIC_RELAXED);
@@ -179,7 +180,8 @@ static int v9fs_unlink(struct inode *dir, struct dentry *d)
 	int err = p9_unlinkat(V9FS_CLNT(dir), dir_fid(dir), d->d_name.name, d->d_name.len, 0);
 	if (err)
 		return err;
-	__atomic_fetch_sub(&d->d_inode->i_nlink, 1, __ATOMIC_RELEASE);
+	if (__atomic_sub_fetch(&d->d_inode->i_nlink, 1, __ATOMIC_RELEASE) > 0)
+		v9fs_check_fid(d->d_inode);	/* its fid may have been walked by this name */
 	inode_touch(d->d_inode, T_CTIME);
 	inode_touch(dir, T_MTIME | T_CTIME);
 	return 0;
@@ -209,8 +211,8 @@ static int v9fs_rename(struct inode *old_dir, struct dentry *old, struct inode *
 	if (victim && S_ISDIR(victim->i_mode)) {
 		__atomic_store_n(&victim->i_nlink, 0, __ATOMIC_RELEASE);
 		__atomic_fetch_sub(&new_dir->i_nlink, 1, __ATOMIC_RELAXED);
-	} else if (victim) {
-		__atomic_fetch_sub(&victim->i_nlink, 1, __ATOMIC_RELEASE);
+	} else if (victim && __atomic_sub_fetch(&victim->i_nlink, 1, __ATOMIC_RELEASE) > 0) {
+		v9fs_check_fid(victim);	/* by this name, its fid names the moved file now */
 	}
 	if (is_dir && old_dir != new_dir) {	/* its ".." moves */
 		__atomic_fetch_sub(&old_dir->i_nlink, 1, __ATOMIC_RELAXED);

@@ -32,7 +32,8 @@
 static int v9fs_statfs(struct dentry *d, struct kstatfs *buf)
 {
 	struct p9_statfs s;
-	int err = p9_statfs(V9FS_CLNT(d->d_inode), V9FS_I(d->d_inode)->fid, &s);
+	int64_t fid = v9fs_dentry_fid(d);
+	int err = fid < 0 ? (int)fid : p9_statfs(V9FS_CLNT(d->d_inode), (uint32_t)fid, &s);
 	if (err)
 		return err;
 	*buf = (struct kstatfs){

@@ -8,7 +8,8 @@
  * Fids (client.h): every inode holds one fid naming its file, walked
  * from its parent's fid at lookup (or attached, for the root), clunked
  * at eviction; hard links share the inode (its number is the qid's
- * path), so they share the fid.  Each open file has a fid of its own,
+ * path), so they share the fid, which is walked afresh by another name
+ * once the name it was walked by is gone (dentry.c: v9fs_dentry_fid).  Each open file has a fid of its own,
  * as on Linux (file.c): a clone of the inode's, opened (Tlopen) with the
  * open's access mode and O_APPEND, in file->private_data, clunked at the
  * last close; so the server sees each open's flags, and an open file of
@@ -22,7 +23,8 @@
  * rename on the server moves nothing the client must fix.
  *
  * Locking: v9fs_inode.open_lock serializes the opening of rfid (set
- * once, then read with acquire loads, no lock); create_fid is handed
+ * once, then read with acquire loads, no lock) and the refresh of a
+ * stale fid (fid stored with release, read with acquire loads); create_fid is handed
  * over by atomic exchange; an open file's fid is its own; nothing else
  * of the filesystem's is shared and changing: the VFS's i_rwsem orders a
  * file's writes, and directory changes run under it shared with their
@@ -45,8 +47,10 @@ struct v9fs_session {
 };
 
 struct v9fs_inode {
-	uint32_t fid;                   /* fixed: names the file */
-	struct mutex open_lock;         /* the opening of rfid */
+	uint32_t fid;                   /* names the file (atomic): replaced only when stale */
+	bool fid_stale;                 /* (atomic) fid's path is gone at the server (dentry.c) */
+	uint32_t retired_fid;           /* the stale fid a refresh replaced, or P9_NOFID (open_lock) */
+	struct mutex open_lock;         /* the opening of rfid, the refresh of a stale fid */
 	uint32_t rfid;                  /* opened O_RDONLY for files without an open, or P9_NOFID (atomic) */
 	uint32_t create_fid;            /* Tlcreate's, for the open that created the file, or P9_NOFID (atomic) */
 	char *link;                     /* a symlink's target: fixed, freed a grace period after evict */
@@ -87,7 +91,19 @@ void v9fs_set_create_fid(struct inode *inode, uint32_t fid);
 uint32_t v9fs_take_create_fid(struct inode *inode);
 void v9fs_evict(struct inode *inode);
 void v9fs_dirty_inode(struct inode *inode);
-int v9fs_setattr(struct inode *inode, const struct iattr *ia);
+int v9fs_setattr(struct dentry *d, const struct iattr *ia);
+/* The fid that names a file (dentry.c).  QEMU's fids are paths: an
+ * inode's fid names its file by the name it was walked by, and a hard
+ * link's other names do not follow it.  v9fs_check_fid, after a name of
+ * a file still linked went away (unlink, a rename's victim), marks the
+ * fid stale if it no longer names that file; v9fs_dentry_fid then walks
+ * d's name afresh for it; v9fs_inode_fid, with no name at hand, says
+ * -ENOENT rather than touch what the path names now.  Both: the fid or a
+ * negative errno. */
+void v9fs_check_fid(struct inode *inode);
+int64_t v9fs_dentry_fid(struct dentry *d);
+int64_t v9fs_inode_fid(struct inode *inode);
+extern uint64_t v9fs_fids_stale, v9fs_fids_refreshed;	/* tests */
 int v9fs_register(void);
 
 /* cache=none's: every cached name asked about again (dentry.c). */
