@@ -5,8 +5,8 @@
 #ifndef TESTS_FSTEST_RUN_H
 #define TESTS_FSTEST_RUN_H
 
-/* Every file in a new directory top/NAME (on a 9p mount: its `#9p`
- * lines count); failed expectations fail the calling case. */
+/* Every file in a new directory top/NAME (a 9p mount's), each failed
+ * expectation printed; they fail the calling case. */
 void fstest_run_files_in(const char *top);
 
 #endif

@@ -635,12 +635,12 @@ static void busybox_differential(void)
 #define XTAG "ktest9px"
 #define XMNT "/p9x"
 
-/* The fstest files (tests/fstest/NAME.t), their working directory on the second share,
- * which QEMU exports with security_model=mapped-xattr (owners, modes and
- * special files kept in xattrs: see docs/design/27-9p.md for why that one);
- * the driver has run the same files on a host folder of the same disk
- * (Linux's verdict).  Each expectation QEMU's server cannot meet has a
- * `#9p RESULT WHY` line before it in its file. */
+/* The fstest files (tests/fstest/NAME.t), their working directory on the
+ * second share, which QEMU exports with security_model=mapped-xattr
+ * (owners, modes and special files kept in xattrs: docs/design/27-9p.md
+ * says why that model); the driver runs the same files on a host folder
+ * of the same disk meanwhile (Linux's verdict): every expectation must
+ * hold here too. */
 static void fstest_files(void)
 {
 	if (!p9_chan_find(XTAG)) {

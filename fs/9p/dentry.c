@@ -22,7 +22,11 @@
  * v9fs_revalidate sleeps in round trips with no spinlock held (it says
  * so: might_sleep).
  *
- * Locking: none of ours.  The name is copied under d's d_lock (a rename
+ * Also here, as it walks names too: an inode's fid walked afresh by a
+ * dentry's name when the name it was walked by went away (v9fs.h:
+ * v9fs_check_fid, v9fs_dentry_fid), under the inode's open_lock.
+ *
+ * Locking: none of ours but that.  The name is copied under d's d_lock (a rename
  * swaps names under it), the parent taken with dget_parent.  A name a
  * change holds (its name lock: FS_PAR_DIROPS) is left to the change,
  * which leaves it as the server says.  The attributes are stored one by
