@@ -17,7 +17,13 @@ trace event on, runs the kernel's suite p9, and then checks from outside:
     changes the folder as STEPS says, then writes "STEP\n" into
     sync/ack, which the kernel waits for;
   - the share's statfs as the guest saw it (`# P9STATFS ...`) against
-    the host's statvfs of the folder.
+    the host's statvfs of the folder;
+  - the busybox differential: tests/p9_diff.sh, run by the guest in
+    diff/ (cache=loose) and diff2/ (cache=none) and by the host's Linux
+    as nobody in linux/diff, the folders compared entry by entry;
+  - the fstest files: the guest runs them on a second share
+    (security_model=mapped-xattr, tag ktest9px); meanwhile
+    tools/fstest/run.py runs them on a host folder (Linux's verdict).
 
 Run as root, QEMU runs as nobody (setpriv), as a user's QEMU would, so
 that a root-only file gives the server's EACCES.
