@@ -249,6 +249,18 @@ static void run_line(struct runner *r, unsigned lineno, const char *line, size_t
 	}
 }
 
+/* Every line of a file's text, in the current directory. */
+static void run_text(struct runner *r, const char *text)
+{
+	unsigned lineno = 1;
+	for (const char *p = text; *p; lineno++) {
+		const char *nl = strchr(p, '\n');
+		size_t n = nl ? (size_t)(nl - p) : strlen(p);
+		run_line(r, lineno, p, n);
+		p += n + (nl != NULL);
+	}
+}
+
 /* Read path into a new buffer (NUL-terminated); NULL if it is not there. */
 static char *read_file(const char *path, long *len)
 {
@@ -320,13 +332,7 @@ static void run_file_as(const char *name, bool user, struct block_device *bdev)
 		if (bdev)
 			EXPECT_EQ(sys_mkdir(work, 0777), 0);
 		EXPECT_EQ(sys_chdir(bdev ? work : dir), 0);
-		unsigned lineno = 1;
-		for (char *p = text; *p; lineno++) {
-			char *nl = strchr(p, '\n');
-			size_t n = nl ? (size_t)(nl - p) : strlen(p);
-			run_line(r, lineno, p, n);
-			p += n + (nl != NULL);
-		}
+		run_text(r, text);
 		EXPECT_EQ(sys_chdir("/"), 0);
 		EXPECT_EQ(sys_umount(dir), 0);
 		EXPECT_EQ(dcache_live(), dentries0);
@@ -376,13 +382,7 @@ void fstest_run_files_in(const char *top)
 		if (words_ok && EXPECT_EQ(sys_mkdir(dir, 0755), 0) && EXPECT_EQ(sys_chdir(dir), 0)) {
 			r->file = files[f];
 			r->shown = true;
-			unsigned lineno = 1;
-			for (char *p = text; *p; lineno++) {
-				char *nl = strchr(p, '\n');
-				size_t n = nl ? (size_t)(nl - p) : strlen(p);
-				run_line(r, lineno, p, n);
-				p += n + (nl != NULL);
-			}
+			run_text(r, text);
 			EXPECT_EQ(sys_chdir("/"), 0);
 			expectations += r->expectations;
 			failed += r->failed;

@@ -66,7 +66,8 @@ static bool cached_is_current(struct inode *inode, const struct p9_attr *a)
 	if ((mode & S_IFMT) != (a->mode & S_IFMT))
 		return false;
 	struct p9_attr now;
-	return p9_getattr(V9FS_CLNT(inode), V9FS_I(inode)->fid, &now) == 0 &&
+	int64_t fid = v9fs_inode_fid(inode);	/* stale: not current, a new inode is made */
+	return fid >= 0 && p9_getattr(V9FS_CLNT(inode), (uint32_t)fid, &now) == 0 &&
 	       now.qid.path == a->qid.path;
 }
 
