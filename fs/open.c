@@ -240,25 +240,30 @@ static int chown_inode(struct dentry *d, uint32_t uid, uint32_t gid)
 		err = -EPERM;
 	if (gid != (uint32_t)-1 && !root && !(owner && (gid == inode->i_gid || cred_in_group(c, gid))))
 		err = -EPERM;
+	uint32_t mode = inode->i_mode;
+	if (!S_ISDIR(mode)) {
+		/* set-group-ID without group-execute (a locking mark) stays
+		 * unless the caller is not root nor in the group. */
+		uint32_t kill = S_ISUID;
+		if ((mode & S_IXGRP) || (!root && !cred_in_group(c, inode->i_gid)))
+			kill |= S_ISGID;
+		mode &= ~kill;
+	}
 	if (!err) {
+		/* The mode too if it loses a bit, as Linux's notify_change
+		 * turns ATTR_KILL_SUID into ATTR_MODE: a server that keeps
+		 * modes itself clears nothing on a chown. */
 		struct iattr ia = { .ia_valid = (uid != (uint32_t)-1 ? ATTR_UID : 0) |
-						(gid != (uint32_t)-1 ? ATTR_GID : 0),
-				    .ia_uid = uid, .ia_gid = gid };
+						(gid != (uint32_t)-1 ? ATTR_GID : 0) |
+						(mode != inode->i_mode ? ATTR_MODE : 0),
+				    .ia_mode = mode, .ia_uid = uid, .ia_gid = gid };
 		err = setattr_ask(d, &ia);
 	}
 	if (!err) {
 		/* The three change as one for lockless readers (a walk by
 		 * another user must not see the old owner with the new group). */
 		inode_attr_write_begin(inode);
-		uint32_t mode = inode->i_mode;
-		if (!S_ISDIR(mode)) {
-			/* set-group-ID without group-execute (a locking mark)
-			 * stays unless the caller is not root nor in the group. */
-			uint32_t kill = S_ISUID;
-			if ((mode & S_IXGRP) || (!root && !cred_in_group(c, inode->i_gid)))
-				kill |= S_ISGID;
-			__atomic_store_n(&inode->i_mode, mode & ~kill, __ATOMIC_RELEASE);
-		}
+		__atomic_store_n(&inode->i_mode, mode, __ATOMIC_RELEASE);
 		if (uid != (uint32_t)-1)
 			__atomic_store_n(&inode->i_uid, uid, __ATOMIC_RELAXED);
 		race_window();	/* the new owner with the old group (a spin) */

@@ -652,16 +652,26 @@ static void fstest_files(void)
 	ASSERT_EQ(sys_mount_from(XTAG, XMNT, "9p", 0, ""), 0);
 	/* With mapped-xattr the server keeps the mode Tsetattr gives, type
 	 * and all: a chmod must send the type too, as Linux's v9fs does, or
-	 * the file comes back typeless after the next mount. */
+	 * the file comes back typeless after the next mount; and a chown
+	 * that clears set-user-ID must send the new mode with the owner (the
+	 * server's chown is an xattr's, it clears nothing). */
 	int fd = sys_open(XMNT "/chmodded", O_CREAT | O_WRONLY, 0644);
 	EXPECT_GE(fd, 0);
 	sys_close(fd);
 	EXPECT_EQ(sys_chmod(XMNT "/chmodded", 0600), 0);
+	fd = sys_open(XMNT "/chowned", O_CREAT | O_WRONLY, 0644);
+	EXPECT_GE(fd, 0);
+	sys_close(fd);
+	EXPECT_EQ(sys_chmod(XMNT "/chowned", 06755), 0);
+	EXPECT_EQ(sys_chown(XMNT "/chowned", 65534, 65534), 0);
 	EXPECT_EQ(sys_umount(XMNT), 0);
 	ASSERT_EQ(sys_mount_from(XTAG, XMNT, "9p", 0, ""), 0);
 	struct kstat st;
 	EXPECT_EQ(sys_stat(XMNT "/chmodded", &st), 0);
 	EXPECT_EQ(st.mode, (uint32_t)(S_IFREG | 0600));
+	EXPECT_EQ(sys_stat(XMNT "/chowned", &st), 0);
+	EXPECT_EQ(st.mode, (uint32_t)(S_IFREG | 0755));
+	EXPECT_EQ(st.uid, 65534u);
 	fstest_run_files_in(XMNT "/fstest");
 	sys_chdir("/");
 	EXPECT_EQ(sys_umount(XMNT), 0);
