@@ -292,6 +292,36 @@ static void fid_outlives_its_name(void)
 	EXPECT_EQ(sys_chdir("/"), 0);
 }
 
+static void unlink_race_a(struct inode *inode)
+{
+	(void)inode;
+	__atomic_store_n(&v9fs_open_hook, NULL, __ATOMIC_RELEASE);	/* once */
+	EXPECT_EQ(sys_unlink(MNT "/work/race-a"), 0);
+}
+
+/* An open holds no lock of the inode's: the name its fid was walked by
+ * may be unlinked between its read of the fid and its use (the hook,
+ * here), and the open must still open the file by the name it has. */
+static void open_meets_a_stale_fid(void)
+{
+	if (!have_channel())
+		return;
+	mount_once();
+	write_file(MNT "/work/race-a", "raced\n");
+	ASSERT_EQ(sys_link(MNT "/work/race-a", MNT "/work/race-b"), 0);
+	uint64_t stale = __atomic_load_n(&v9fs_fids_stale, __ATOMIC_RELAXED);
+	__atomic_store_n(&v9fs_open_hook, unlink_race_a, __ATOMIC_RELEASE);
+	int fd = sys_open(MNT "/work/race-b", O_RDONLY, 0);
+	__atomic_store_n(&v9fs_open_hook, NULL, __ATOMIC_RELEASE);
+	EXPECT_GE(fd, 0);
+	char buf[16] = { 0 };
+	EXPECT_EQ(sys_read(fd, buf, sizeof(buf) - 1), 6);
+	EXPECT_STREQ(buf, "raced\n");
+	sys_close(fd);
+	EXPECT_EQ(__atomic_load_n(&v9fs_fids_stale, __ATOMIC_RELAXED) - stale, 1u);
+	EXPECT_EQ(sys_unlink(MNT "/work/race-b"), 0);
+}
+
 /* A file QEMU's user may not read: the server's EACCES, at open. */
 static void server_refuses(void)
 {
@@ -894,6 +924,7 @@ static const struct ktest_case p9_cases[] = {
 	KTEST_CASE(changes_reach_the_host),
 	KTEST_CASE(server_refuses),
 	KTEST_CASE(fid_outlives_its_name),
+	KTEST_CASE(open_meets_a_stale_fid),
 	KTEST_CASE(same_name_storm),
 	KTEST_CASE_TIMEOUT(parallel_changes, 240),
 	KTEST_CASE(killed_waiter),

@@ -29,22 +29,31 @@ static uint32_t lopen_flags(const struct file *f)
 	return f->f_flags & (O_ACCMODE | O_APPEND);
 }
 
+void (*v9fs_open_hook)(struct inode *inode);
+
 static int v9fs_open(struct inode *inode, struct file *f)
 {
 	struct p9_client *c = V9FS_CLNT(inode);
 	uint32_t fid = f->f_created ? v9fs_take_create_fid(inode) : P9_NOFID;
-	if (fid == P9_NOFID) {
+	/* An unlink of another name of the file (open holds no lock of the
+	 * inode's) may make the fid stale after we read it: then the
+	 * server's ENOENT, and one more try with the fid walked afresh. */
+	for (unsigned tries = 0; fid == P9_NOFID; tries++) {
 		int64_t from = v9fs_dentry_fid(f->f_dentry);
 		if (from < 0)
 			return (int)from;
+		void (*hook)(struct inode *) = __atomic_load_n(&v9fs_open_hook, __ATOMIC_ACQUIRE);
+		if (hook)
+			hook(inode);
 		fid = p9_fid_new(c);
 		int err = p9_walk(c, (uint32_t)from, fid, NULL, 0);	/* a clone to open */
-		if (err)
-			return err;
-		if ((err = p9_lopen(c, fid, S_ISDIR(inode->i_mode) ? O_RDONLY : lopen_flags(f)))) {
+		if (!err && (err = p9_lopen(c, fid, S_ISDIR(inode->i_mode) ? O_RDONLY :
+					    lopen_flags(f))))
 			p9_clunk(c, fid);
+		if (err == -ENOENT && tries == 0 && v9fs_fid_moved(inode, (uint32_t)from))
+			fid = P9_NOFID;
+		else if (err)
 			return err;
-		}
 	}
 	f->private_data = (void *)(uintptr_t)fid;
 	return 0;

@@ -73,6 +73,15 @@ static inline struct v9fs_inode *V9FS_I(const struct inode *inode)
 	return inode->i_private;
 }
 
+/* Has inode's fid been found stale, or replaced, since a caller read
+ * used?  (Its ENOENT may then be the old name's, not the file's.) */
+static inline bool v9fs_fid_moved(const struct inode *inode, uint32_t used)
+{
+	const struct v9fs_inode *vi = V9FS_I(inode);
+	return __atomic_load_n(&vi->fid_stale, __ATOMIC_ACQUIRE) ||
+	       __atomic_load_n(&vi->fid, __ATOMIC_ACQUIRE) != used;
+}
+
 /* The inode for the file fid names (its attributes a), fid consumed:
  * kept by a new inode, clunked if the inode was cached.  ERR_PTR on
  * failure (fid clunked). */
@@ -104,6 +113,9 @@ void v9fs_check_fid(struct inode *inode);
 int64_t v9fs_dentry_fid(struct dentry *d);
 int64_t v9fs_inode_fid(struct inode *inode);
 extern uint64_t v9fs_fids_stale, v9fs_fids_refreshed;	/* tests */
+/* Tests only: called by open between reading the inode's fid and using
+ * it (to unlink another name of the file there).  NULL but in tests. */
+extern void (*v9fs_open_hook)(struct inode *inode);
 int v9fs_register(void);
 
 /* cache=none's: every cached name asked about again (dentry.c). */
