@@ -330,7 +330,7 @@ struct inode *iget_locked(struct super_block *sb, uint64_t ino);
 void unlock_new_inode(struct inode *inode);
 void iget_failed(struct inode *inode);      /* unhashes it, wakes the waiters, drops our reference */
 /* inode (held, filled in) is no longer the file its number names (9p's
- * cache=none: the server reused the number): iget_locked will not find
+ * the server reused the number): iget_locked will not find
  * it again, its holders keep it, and once unused it waits on the LRU
  * to be freed like any other.  Linux's remove_inode_hash. */
 void remove_inode_hash(struct inode *inode);

@@ -51,18 +51,29 @@ static int fill_inode(struct inode *inode, struct v9fs_inode *vi, const struct p
 }
 
 /*
- * cache=none: is the cached inode with a's number still the file a
- * describes?  The host may have removed that file and given its number
- * to a new one (a file system reuses freed inode numbers at once): then
- * the cached inode's own fid no longer reaches a file with this number,
- * or the type differs.  One more round trip, only when a lookup finds
- * its inode cached.
+ * Is the cached inode with a's number still the file a describes?  The
+ * host may have removed that file and given its number to a new one (a
+ * file system reuses freed inode numbers at once, ext4 often the same
+ * moment): then the type differs, or the guest itself removed the old
+ * file's last name (its link count is 0: no walk can reach it again), as
+ * when an rmdir and a create in one directory overlap (the colliding
+ * fuzzer's open(O_CREAT) said EISDIR, the new name on the removed
+ * directory's inode).  Both checks cost nothing and hold in either cache
+ * mode (Linux's v9fs compares the type and the qid's version).  With
+ * cache=none (ask), also whether the cached inode's own fid still
+ * reaches a file with this number, which the host's changes behind our
+ * back need: one more round trip, only when a lookup finds its inode
+ * cached.
  */
-static bool cached_is_current(struct inode *inode, const struct p9_attr *a)
+static bool cached_is_current(struct inode *inode, const struct p9_attr *a, bool ask)
 {
 	uint32_t mode = __atomic_load_n(&inode->i_mode, __ATOMIC_RELAXED);
 	if ((mode & S_IFMT) != (a->mode & S_IFMT))
 		return false;
+	if (__atomic_load_n(&inode->i_nlink, __ATOMIC_ACQUIRE) == 0)
+		return false;
+	if (!ask)
+		return true;
 	struct p9_attr now;
 	return p9_getattr(V9FS_CLNT(inode), V9FS_I(inode)->fid, &now) == 0 &&
 	       now.qid.path == a->qid.path;
@@ -75,8 +86,8 @@ struct inode *v9fs_iget(struct super_block *sb, uint32_t fid, const struct p9_at
 	/* A stale one is unhashed (its holders keep it) and we look again:
 	 * the next iget_locked makes a new inode, unless a racing lookup of
 	 * the new file made it first, which is then current. */
-	while (inode && !(inode->i_state & I_NEW) && V9FS_SB(sb)->cache_none &&
-	       !cached_is_current(inode, a)) {
+	while (inode && !(inode->i_state & I_NEW) &&
+	       !cached_is_current(inode, a, V9FS_SB(sb)->cache_none)) {
 		remove_inode_hash(inode);
 		iput(inode);
 		inode = iget_locked(sb, a->qid.path);
