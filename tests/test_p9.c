@@ -312,6 +312,19 @@ static void server_errors(void)
 	EXPECT_EQ(sys_rmdir(MNT "/bad/ro/sub"), -EACCES);
 	EXPECT_EQ(sys_open(MNT "/bad/ro/f", O_WRONLY, 0), -EACCES);	/* Tlopen */
 	EXPECT_EQ(sys_truncate(MNT "/bad/ro/f", 0), -EACCES);		/* Tsetattr */
+	/* Tsetattr for chmod, chown, utimes of root's file: refused before
+	 * the guest's inode changes (it shows the old mode).  A time given
+	 * needs the owner (EPERM), "now" write permission (EACCES). */
+	struct kstat was;
+	ASSERT_EQ(sys_stat(MNT "/bad/ro/f", &was), 0);
+	EXPECT_EQ(sys_chmod(MNT "/bad/ro/f", 0600), -EPERM);
+	EXPECT_EQ(sys_chown(MNT "/bad/ro/f", 1234, (uint32_t)-1), -EPERM);
+	EXPECT_EQ(sys_utimens(MNT "/bad/ro/f", 1, 2, 0), -EPERM);
+	const int64_t t[2] = { 0, 0 };
+	const bool now[2] = { true, true }, omit[2] = { false, false };
+	EXPECT_EQ(sys_utimens_at(MNT "/bad/ro/f", t, now, omit, 0), -EACCES);
+	EXPECT_EQ(sys_stat(MNT "/bad/ro/f", &st), 0);
+	EXPECT_EQ(st.mode, was.mode);
 	/* A write the host refuses after the open: past ext4's largest file. */
 	int fd = sys_open(MNT "/work/big-offset", O_CREAT | O_RDWR, 0644);
 	ASSERT_GE(fd, 0);

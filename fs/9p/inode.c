@@ -188,34 +188,41 @@ void v9fs_evict(struct inode *inode)
 	call_rcu(&vi->rcu, free_vi);	/* a readlink in RCU mode may be copying link */
 }
 
-/* chmod, chown, utimes: the VFS changed the inode; tell the server.  It
- * cannot fail here (fs.h): a refusal is reported on the console, and
- * the next lookup after eviction shows the server's view.  The owner is
- * sent only when it changed: a server that runs as one user (QEMU's
- * security_model=none, not root) refuses any chown, even to the owner
- * the file has.  Called with i_rwsem exclusive, which guards vi's copy. */
-void v9fs_dirty_inode(struct inode *inode)
+/*
+ * chmod, chown, utimes: Tsetattr before the VFS changes the inode, so the
+ * server's refusal is the caller's errno and the change is then not made
+ * (as Linux's v9fs_vfs_setattr_dotl returns p9_client_setattr's error).
+ * "Now" is sent as the server's now (P9_ATTR_ATIME without _SET), which
+ * needs only write permission on the host, a time given needs the owner,
+ * as utimensat's rules.  The owner is sent only when it changes: a server
+ * that runs as one user (QEMU's security_model=none, not root) refuses
+ * any chown, even to the owner the file has.  Called with i_rwsem
+ * exclusive, which guards vi's copy of the owner.  No dirty_inode: the
+ * VFS's one other caller, a write's clearing of set-ID bits, is the host
+ * kernel's own when QEMU writes.
+ */
+int v9fs_setattr(struct inode *inode, const struct iattr *ia)
 {
 	struct v9fs_inode *vi = V9FS_I(inode);
-	struct p9_setattr s = {
-		.valid = P9_ATTR_MODE | P9_ATTR_ATIME | P9_ATTR_MTIME | P9_ATTR_ATIME_SET |
-			 P9_ATTR_MTIME_SET,
-		.mode = __atomic_load_n(&inode->i_mode, __ATOMIC_RELAXED) & S_IALLUGO,
-		.uid = __atomic_load_n(&inode->i_uid, __ATOMIC_RELAXED),
-		.gid = __atomic_load_n(&inode->i_gid, __ATOMIC_RELAXED),
-		.atime = __atomic_load_n(&inode->i_atime, __ATOMIC_RELAXED),
-		.mtime = __atomic_load_n(&inode->i_mtime, __ATOMIC_RELAXED),
+	struct p9_setattr s = { .mode = ia->mode & S_IALLUGO, .uid = ia->uid, .gid = ia->gid,
+				.atime = ia->atime, .mtime = ia->mtime };
+	static const struct { unsigned vfs, p9; } bits[] = {
+		{ ATTR_MODE, P9_ATTR_MODE }, { ATTR_ATIME, P9_ATTR_ATIME }, { ATTR_MTIME, P9_ATTR_MTIME },
+		{ ATTR_ATIME_SET, P9_ATTR_ATIME_SET }, { ATTR_MTIME_SET, P9_ATTR_MTIME_SET },
 	};
-	if (s.uid != vi->uid)
+	for (unsigned i = 0; i < sizeof(bits) / sizeof(bits[0]); i++)
+		if (ia->valid & bits[i].vfs)
+			s.valid |= bits[i].p9;
+	if ((ia->valid & ATTR_UID) && ia->uid != vi->uid)
 		s.valid |= P9_ATTR_UID;
-	if (s.gid != vi->gid)
+	if ((ia->valid & ATTR_GID) && ia->gid != vi->gid)
 		s.valid |= P9_ATTR_GID;
+	if (!s.valid)
+		return 0;
 	int err = p9_setattr(V9FS_CLNT(inode), vi->fid, &s);
-	if (!err) {
+	if (!err && (s.valid & P9_ATTR_UID))
 		vi->uid = s.uid;
+	if (!err && (s.valid & P9_ATTR_GID))
 		vi->gid = s.gid;
-	}
-	if (err)
-		kprintf("9p: inode %lu: the server refused an attribute change (%s)\n",
-			inode->i_ino, errno_name(err));
+	return err;
 }

@@ -198,4 +198,5 @@ const struct inode_operations v9fs_dir_iops = {
 	.mknod = v9fs_mknod,
 	.link = v9fs_link,
 	.rename = v9fs_rename,
+	.setattr = v9fs_setattr,
 };
