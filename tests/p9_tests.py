@@ -412,22 +412,29 @@ def check_par(share, seen):
     return problems
 
 
-WALK = re.compile(r"v9fs_walk tag \d+ id \d+ fid (\d+) newfid \d+ nwnames (\d+)")
+WALK = re.compile(r"v9fs_walk tag \d+ id \d+ fid (\d+) newfid (\d+) nwnames (\d+)")
 
 
 def check_walks(trace, log_lines):
-    """Each `# P9WALKS FID N`: exactly N walks of a name from FID."""
+    """Each `# P9WALKS FID N`: exactly N walks of a name from FID, in the
+    session (Tversion to Tversion) that made FID: each mount numbers its
+    fids from the start again (the suite's storm runs in its first)."""
     promised = [tuple(map(int, m.groups())) for m in
                 (re.search(r"# P9WALKS (\d+) (\d+)", line) for line in log_lines) if m]
     if not promised:
         return ["the kernel printed no # P9WALKS line"]
-    walks = [tuple(map(int, m.groups())) for m in
-             (WALK.search(line) for line in trace.read_text(errors="replace").splitlines()) if m]
+    sessions, walks = 0, []
+    for line in trace.read_text(errors="replace").splitlines():
+        sessions += "v9fs_version " in line
+        m = WALK.search(line)
+        if m:
+            walks.append((sessions, *map(int, m.groups())))
     if not walks:
         return [f"QEMU's trace {show(trace)} holds no v9fs_walk event"]
     problems = []
     for fid, n in promised:
-        got = sum(1 for f, names in walks if f == fid and names > 0)
+        made = next((s for s, _, new, names in walks if new == fid and names > 0), None)
+        got = sum(1 for s, f, _, names in walks if s == made and f == fid and names > 0)
         print(f"  walks from fid {fid}: {got} (want {n})")
         if got != n:
             problems.append(f"{got} walks of a name from fid {fid} reached QEMU, expected {n}")
