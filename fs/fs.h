@@ -72,6 +72,23 @@ struct super_block;
 
 #define FOP_ITERATE_UNLOCKED 1u   /* file_operations.fop_flags: iterate needs no i_rwsem */
 
+/* What a chmod, chown or utimes is about to change, for a filesystem's
+ * setattr (Linux's struct iattr): the new values of the fields valid
+ * names.  ATTR_ATIME without ATTR_ATIME_SET: "now" (atime then holds the
+ * guest's now), and the same for mtime. */
+struct iattr {
+	unsigned valid;
+	uint32_t mode, uid, gid;         /* mode: type and permission bits, as they will be */
+	int64_t atime, mtime;            /* ns */
+};
+#define ATTR_MODE 0x01u
+#define ATTR_UID 0x02u
+#define ATTR_GID 0x04u
+#define ATTR_ATIME 0x08u
+#define ATTR_MTIME 0x10u
+#define ATTR_ATIME_SET 0x20u
+#define ATTR_MTIME_SET 0x40u
+
 struct inode_operations {
 	/*
 	 * Look `d` up in `dir` (d->d_name).  Called with dir->i_rwsem held
@@ -116,6 +133,13 @@ struct inode_operations {
 	/* Set a regular file's size (i_rwsem exclusive): drops data past it,
 	 * reads as zeros up to it. */
 	int (*truncate)(struct inode *inode, uint64_t size);
+	/* chmod, chown, utimes (i_rwsem exclusive, permission checked): the
+	 * filesystem is asked first, and an error refuses the change, which
+	 * the VFS then does not make (a network filesystem's server said no:
+	 * 9p).  On 0 the VFS stores the new attributes (and calls dirty_inode,
+	 * which cannot fail).  Linux's setattr, except that the VFS copies
+	 * the attributes in, not the filesystem.  Optional. */
+	int (*setattr)(struct inode *inode, const struct iattr *ia);
 };
 
 /* What a directory's iterate gives getdents: one call per entry, until
@@ -330,7 +354,7 @@ struct inode *iget_locked(struct super_block *sb, uint64_t ino);
 void unlock_new_inode(struct inode *inode);
 void iget_failed(struct inode *inode);      /* unhashes it, wakes the waiters, drops our reference */
 /* inode (held, filled in) is no longer the file its number names (9p's
- * cache=none: the server reused the number): iget_locked will not find
+ * the server reused the number): iget_locked will not find
  * it again, its holders keep it, and once unused it waits on the LRU
  * to be freed like any other.  Linux's remove_inode_hash. */
 void remove_inode_hash(struct inode *inode);
@@ -367,6 +391,9 @@ void inode_accessed(struct inode *inode);
 /* The VFS changed inode's attributes: tell its filesystem (dirty_inode).
  * Caller holds i_rwsem exclusive. */
 void mark_inode_dirty(struct inode *inode);
+/* Ask inode's filesystem whether the change ia may be made (its setattr,
+ * if it has one; else 0).  Caller holds i_rwsem exclusive. */
+int inode_setattr(struct inode *inode, const struct iattr *ia);
 /* Make a fresh inode: type and permission bits, nlink 1, times now, owned
  * by the calling thread's uid and gid (inode_init_owner adjusts). */
 void inode_init_new(struct inode *inode, uint32_t mode);

@@ -457,6 +457,13 @@ void mark_inode_dirty(struct inode *inode)
 		op->dirty_inode(inode);
 }
 
+int inode_setattr(struct inode *inode, const struct iattr *ia)
+{
+	rwsem_assert_held_write(&inode->i_rwsem);
+	const struct inode_operations *op = inode->i_op;
+	return op && op->setattr ? op->setattr(inode, ia) : 0;
+}
+
 void inode_init_new(struct inode *inode, uint32_t mode)
 {
 	inode->i_mode = mode;

@@ -167,9 +167,12 @@ static int chmod_inode(struct inode *inode, uint32_t mode)
 		const struct cred *c = current_cred();
 		if (!cred_is_root(c) && !cred_in_group(c, inode->i_gid))
 			mode &= ~(uint32_t)S_ISGID;
+		mode = (inode->i_mode & S_IFMT) | (mode & S_IALLUGO);
+		err = inode_setattr(inode, &(struct iattr){ .valid = ATTR_MODE, .mode = mode });
+	}
+	if (!err) {
 		inode_attr_write_begin(inode);
-		__atomic_store_n(&inode->i_mode, (inode->i_mode & S_IFMT) | (mode & S_IALLUGO),
-				 __ATOMIC_RELEASE);
+		__atomic_store_n(&inode->i_mode, mode, __ATOMIC_RELEASE);
 		inode_attr_write_end(inode);
 		inode_touch(inode, T_CTIME);
 		mark_inode_dirty(inode);
@@ -217,19 +220,26 @@ static int chown_inode(struct inode *inode, uint32_t uid, uint32_t gid)
 		err = -EPERM;
 	if (gid != (uint32_t)-1 && !root && !(owner && (gid == inode->i_gid || cred_in_group(c, gid))))
 		err = -EPERM;
+	uint32_t mode = inode->i_mode;
+	if (!S_ISDIR(mode)) {
+		/* set-group-ID without group-execute (a locking mark) stays
+		 * unless the caller is not root nor in the group. */
+		uint32_t kill = S_ISUID;
+		if ((mode & S_IXGRP) || (!root && !cred_in_group(c, inode->i_gid)))
+			kill |= S_ISGID;
+		mode &= ~kill;
+	}
+	if (!err) {
+		struct iattr ia = { .valid = mode != inode->i_mode ? ATTR_MODE : 0, .mode = mode,
+				    .uid = uid, .gid = gid };
+		ia.valid |= (uid != (uint32_t)-1 ? ATTR_UID : 0) | (gid != (uint32_t)-1 ? ATTR_GID : 0);
+		err = inode_setattr(inode, &ia);
+	}
 	if (!err) {
 		/* The three change as one for lockless readers (a walk by
 		 * another user must not see the old owner with the new group). */
 		inode_attr_write_begin(inode);
-		uint32_t mode = inode->i_mode;
-		if (!S_ISDIR(mode)) {
-			/* set-group-ID without group-execute (a locking mark)
-			 * stays unless the caller is not root nor in the group. */
-			uint32_t kill = S_ISUID;
-			if ((mode & S_IXGRP) || (!root && !cred_in_group(c, inode->i_gid)))
-				kill |= S_ISGID;
-			__atomic_store_n(&inode->i_mode, mode & ~kill, __ATOMIC_RELEASE);
-		}
+		__atomic_store_n(&inode->i_mode, mode, __ATOMIC_RELEASE);
 		if (uid != (uint32_t)-1)
 			__atomic_store_n(&inode->i_uid, uid, __ATOMIC_RELAXED);
 		race_window();	/* the new owner with the old group (a spin) */
@@ -290,8 +300,14 @@ static int utimes_inode(struct inode *inode, const int64_t t[2], const bool now[
 	bool given = (!now[0] && !omit[0]) || (!now[1] && !omit[1]);
 	if (!err && !inode_owner_or_capable(inode))
 		err = given ? -EPERM : inode_permission(inode, MAY_WRITE);
+	int64_t cur = ktime_real_ns();
 	if (!err) {
-		int64_t cur = ktime_real_ns();
+		struct iattr ia = { .atime = now[0] ? cur : t[0], .mtime = now[1] ? cur : t[1] };
+		ia.valid = (omit[0] ? 0 : ATTR_ATIME | (now[0] ? 0 : ATTR_ATIME_SET)) |
+			   (omit[1] ? 0 : ATTR_MTIME | (now[1] ? 0 : ATTR_MTIME_SET));
+		err = inode_setattr(inode, &ia);
+	}
+	if (!err) {
 		if (!omit[0])
 			__atomic_store_n(&inode->i_atime, now[0] ? cur : t[0], __ATOMIC_RELAXED);
 		if (!omit[1])

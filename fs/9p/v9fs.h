@@ -86,7 +86,7 @@ int64_t v9fs_io_fid(struct inode *inode);
 void v9fs_set_create_fid(struct inode *inode, uint32_t fid);
 uint32_t v9fs_take_create_fid(struct inode *inode);
 void v9fs_evict(struct inode *inode);
-void v9fs_dirty_inode(struct inode *inode);
+int v9fs_setattr(struct inode *inode, const struct iattr *ia);
 int v9fs_register(void);
 
 /* cache=none's: every cached name asked about again (dentry.c). */
