@@ -47,7 +47,7 @@ from tests.lib.common import REPO, check_elf, check_initrd, die, show
 from tests.lib.ktap import clean_line
 from tests.lib import ext2img
 from tests.lib.disks import Disk, DiskSet
-from tests.lib.qemu import Config, QEMU, interpret_status, make_iso, qemu_command, run_captured
+from tests.lib.qemu import Config, QEMU, interpret_status, make_iso, qemu_command, run_captured, virtfs_args
 
 DEFAULT_ELF = REPO / "build" / "release" / "smpvfs.elf"
 DEFAULT_OUT = REPO / "build" / "bench"
@@ -470,6 +470,30 @@ def bench_image(work, name, spec=None):
     return image
 
 
+# bench/p9_lookup.c's folder, exported as mount tag bench9p: one/ with a
+# name for every lookup of its shared runs (K lookups a thread, REPS
+# repetitions, T = 1+2+4+8+16 threads in all), own00..own15/ with K names
+# for each of its own runs (one per T and repetition).  K and REPS are
+# P9_K and P9_REPS there.
+P9_BENCHES = ("p9_lookup",)
+P9_K, P9_REPS, P9_THREADS = 32, 5, (1, 2, 4, 8, 16)
+
+
+def bench_share(args, out):
+    """The folder p9_lookup looks up in, made afresh (-virtfs arguments),
+    or None if it does not run."""
+    if args.bench != "all" and not any(n in P9_BENCHES for n in args.bench.split(",")):
+        return None
+    share = out / "p9share"
+    shutil.rmtree(share, ignore_errors=True)
+    for d, n in [("one", P9_K * P9_REPS * sum(P9_THREADS))] + \
+            [(f"own{i:02d}", P9_K * P9_REPS * len(P9_THREADS)) for i in range(max(P9_THREADS))]:
+        (share / d).mkdir(parents=True)
+        for f in range(n):
+            (share / d / f"f{f}").touch()
+    return virtfs_args(share.resolve(), "bench9p")
+
+
 def walk_reads(disks):
     """nbdkit's count of the walk disk's reads: total, distinct blocks, repeats."""
     reqs = [r for r in disks.requests("walk") if r.op == "Read"]
@@ -492,7 +516,8 @@ def boot(args, out):
     iso = make_iso(elf, kargs, REPO / "build" / "iso", check_initrd(args.initrd))
     cfg = Config("bios", args.smp, "pc", accel, args.mem, f"bench-smp{args.smp}")
     disks = bench_disks(args, out)
-    cmd = qemu_command(cfg, iso, extra=disks.start() if disks else ())
+    share = bench_share(args, out)
+    cmd = qemu_command(cfg, iso, extra=[*(disks.start() if disks else ()), *(share or ())])
     slow = SlowStoreCounter(out / "qemu-trace.fifo") if accel == "tcg" else None
     if slow:
         cmd += slow.qemu_args()
