@@ -76,7 +76,7 @@ void p9_lookup_release(struct p9_lookup_params *p)
 struct p9_run {
 	struct p9_lookup_params *p;
 	bool own;
-	unsigned base;                  /* the run's first name */
+	unsigned base;                  /* the run's first name of one/ */
 };
 
 static void p9_member(void *arg, unsigned i)
@@ -84,7 +84,7 @@ static void p9_member(void *arg, unsigned i)
 	struct p9_run *r = arg;
 	struct p9_lookup_params *p = r->p;
 	struct dentry *dir = r->own ? p->own[i] : p->one;
-	unsigned first = r->own ? r->base : r->base + i * p->k;
+	unsigned first = r->own ? p->next_own[i] : r->base + i * p->k;
 	char name[16];
 	for (unsigned j = 0; j < p->k; j++) {
 		snprintf(name, sizeof(name), "f%u", first + j);
@@ -106,17 +106,17 @@ uint64_t p9_lookup_once(void *arg, unsigned t, unsigned rep, bool own, unsigned 
 	*in_flight = 0;	/* not counted here: the walk count below is the check */
 	if (t == 0 || t > P9_LOOKUP_T_MAX || (own && !p->own[t - 1]))
 		return 0;
-	struct p9_run r = { p, own, own ? p->next_own : p->next_shared };
-	if (own)
-		p->next_own += p->k;
-	else
-		p->next_shared += t * p->k;
+	struct p9_run r = { p, own, p->next_shared };
 	static struct bench_team team;	/* big: keep it off the stack */
 	team = (struct bench_team){ .n = t, .fn = p9_member, .arg = &r };
 	unsigned errors = __atomic_load_n(&p->errors, __ATOMIC_RELAXED);
 	uint64_t walks = __atomic_load_n(&p->clnt->walks, __ATOMIC_RELAXED);
 	int err = bench_team_run(&team);
 	walks = __atomic_load_n(&p->clnt->walks, __ATOMIC_RELAXED) - walks;
+	for (unsigned i = 0; own && i < t; i++)	/* the members are done: ours again */
+		p->next_own[i] += p->k;
+	if (!own)
+		p->next_shared += t * p->k;
 	if (!err && walks != (uint64_t)t * p->k) {
 		kprintf("  p9_lookup: %lu walks for %u lookups at T = %u (%s): not cold\n", walks,
 			t * p->k, t, own ? "own" : "shared");
@@ -130,7 +130,7 @@ uint64_t p9_lookup_once(void *arg, unsigned t, unsigned rep, bool own, unsigned 
 #define P9_TAG "bench9p"
 #define P9_MNT "/bench-9p"
 #define P9_REPS 5
-#define P9_K 32
+#define P9_K 128
 
 static void p9_row(struct bench_modes *m, unsigned t)
 {

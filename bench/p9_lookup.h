@@ -12,8 +12,9 @@
  *
  * Every run takes names no run took before in this mount: the shared
  * runs from one/ in order (T x K names each), the own runs the next K
- * names of every ownII/.  So the folder needs N >= the sum of T x K over
- * the shared runs and M >= K x the own runs.
+ * names of each ownII/ a thread looks up in.  So the folder needs N >=
+ * the sum of T x K over the shared runs, and ownII/ K names for each own
+ * run with T > II.
  */
 #ifndef BENCH_P9_LOOKUP_H
 #define BENCH_P9_LOOKUP_H
@@ -29,7 +30,7 @@ struct p9_client;
 struct p9_lookup_params {
 	unsigned k;                     /* lookups per thread */
 	unsigned next_shared;           /* the next unused name of one/ */
-	unsigned next_own;              /* the next unused name of each ownII/ */
+	unsigned next_own[P9_LOOKUP_T_MAX];   /* the next unused name of each ownII/ */
 	unsigned errors;                /* failed lookups and runs (atomic) */
 	struct dentry *one, *own[P9_LOOKUP_T_MAX];
 	struct p9_client *clnt;         /* its walk counter proves each lookup went out */

@@ -15,8 +15,8 @@ machine, TCG, and the same nbdkit disks.  Both boot one initramfs: busybox
 (Debian's busybox-static), the workload programs (bench/linux/lb_*.c,
 static, no C library), the scripts (bench/linux/run.sh runs the workloads,
 init-linux and init-smpvfs start it), and the modules Linux needs for the
-disks (virtio_pci, virtio_blk, ext4 and what modules.dep says they need,
-loaded by busybox insmod).
+disks and the 9p folder (virtio_pci, virtio_blk, ext4, 9pnet_virtio, 9p
+and what modules.dep says they need, loaded by busybox insmod).
 
 Every boot gets fresh disks, each served by nbdkit with its log filter,
 so that the reads each kernel made are counted outside it: one copy of
@@ -34,6 +34,12 @@ stating the names around them).  Workload 10, busybox find and du -s of
 a cold tree of 20,200 entries by N processes at once, has a disk per
 command and N, as 3 and 4 do; du's size must be the same on every boot
 of both kernels.
+Workload 11 is a host folder over virtio-9p (QEMU's -virtfs, mount tag
+host, a fresh folder for each boot), mounted cache=loose and then
+cache=none on both kernels (Linux loads 9pnet_virtio and 9p): cached
+stat, cold lookups of different names of one directory, creates of
+different names in one new directory; the driver lists the folder after
+the boot (each creates directory exactly its names).
 --only 6 runs one workload (and attaches only the disks it needs).
 
 Linux boots with LINUX_FAIR_KARGS (mitigations=off and the rest below,
