@@ -313,7 +313,7 @@ def make_p9_share(share, params):
     """Workload 11's folder before a boot: cold-loose/ and cold-none/,
     every cold name of every T (a directory per cache mode: the second
     mount must not find the first one's names warm on the server's side
-    either); lb_stat and lb_creates make the rest."""
+    either); lb_stat and lb_dirops (keep) make the rest."""
     shutil.rmtree(share, ignore_errors=True)
     for m in P9_CACHES:
         d = share / f"cold-{m}"

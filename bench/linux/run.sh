@@ -77,7 +77,7 @@ done
 # by N threads (lb_stat), cold lookups of different names of one
 # directory by T threads (lb_cold: names this mount has not seen; a
 # directory per cache mode), creates of different names in one new
-# directory by T threads (lb_creates).  Each result line is renamed
+# directory by T threads (lb_dirops ... keep).  Each result line is renamed
 # w=p9... and gets cache=MODE; the driver lists the folder afterwards.
 p9() {
 	m=$1
@@ -101,7 +101,7 @@ want 11 && for m in loose none; do
 			p9 $m $B/lb_cold /p9/cold-$m /bench/p9cold/$t.names $t $P9_COLD_K
 		done
 		for t in $P9_CREATE_THREADS; do
-			p9 $m $B/lb_creates /p9/cr-$m-$t $t $P9_CREATE_ITERS
+			p9 $m $B/lb_dirops /p9/cr-$m-$t $t $P9_CREATE_ITERS keep
 		done
 		umount /p9 || fail "umount-p9-$m"
 	else
