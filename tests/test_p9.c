@@ -24,6 +24,8 @@
  *   bad/gone/f, sub/   removed by the driver during the boot (step `gone`)
  *   bad/late/          empty: creations that fail after the server made them
  *   work/              empty: what the cases make here, the driver checks
+ *   bench/             one/f0..f3, own00/f0..f1, own01/f0..f1: bench/p9_lookup.c's
+ *                      program run small (bench_program)
  *
  * Counted from outside: the driver reads QEMU's v9fs_walk trace; the
  * storm case prints `# P9WALKS FID N`: exactly N walks of one name must
@@ -35,6 +37,7 @@
  * reads the serial log as it grows, looks at or changes the folder for
  * that step first (tests/p9_tests.py's STEPS).
  */
+#include "bench/p9_lookup.h"
 #include "drivers/virtio_9p.h"
 #include "fs/9p/v9fs.h"
 #include "fs/dcache.h"
@@ -949,6 +952,33 @@ static void statfs_of_the_share(void)
 	EXPECT_EQ(sys_statfs(MNT "/known/nothing", &f), -ENOENT);
 }
 
+/* ---- the benchmark's program, small ------------------------------------ */
+
+/* bench/p9_lookup.c's run on this mount, with the folder bench/ the
+ * driver made (one/f0..f3, own00/f0..f1, own01/f0..f1): two threads, two
+ * lookups each, in one directory and in one each; every lookup a walk.
+ * A run again over names the dcache holds is not cold (no walk: rate 0),
+ * nor is one past the folder's names (a negative lookup: rate 0). */
+static void bench_program(void)
+{
+	if (!have_channel())
+		return;
+	mount_once();
+	static struct p9_lookup_params p;
+	ASSERT_EQ(p9_lookup_setup(&p, MNT "/bench", 2, 2), 0);
+	unsigned in_flight;
+	EXPECT_GT(p9_lookup_once(&p, 2, 0, false, &in_flight), 0u);
+	EXPECT_GT(p9_lookup_once(&p, 2, 0, true, &in_flight), 0u);
+	EXPECT_EQ(p.errors, 0u);
+	p.next_shared = 0;	/* the same names again: cached */
+	EXPECT_EQ(p9_lookup_once(&p, 2, 1, false, &in_flight), 0u);
+	EXPECT_EQ(p.errors, 1u);
+	EXPECT_EQ(p9_lookup_once(&p, 2, 1, true, &in_flight), 0u);	/* own0N/f2, f3: none */
+	EXPECT_GT(p.errors, 1u);
+	p9_lookup_release(&p);
+	EXPECT_EQ(p9_lookup_setup(&p, MNT "/bench", 2, 3), -ENOENT);	/* no own02 */
+}
+
 /* Last: unmount clunks every fid; the channel can be mounted again. */
 static void umount_and_again(void)
 {
@@ -985,6 +1015,7 @@ static const struct ktest_case p9_cases[] = {
 	KTEST_CASE_TIMEOUT(host_changes, 240),
 	KTEST_CASE(revalidation_spares_a_changing_name),
 	KTEST_CASE_TIMEOUT(statfs_of_the_share, 240),
+	KTEST_CASE(bench_program),
 	KTEST_CASE(umount_and_again),
 };
 KTEST_SUITE_EXPLICIT(p9, p9_cases);
