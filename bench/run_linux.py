@@ -477,7 +477,8 @@ def boot(kernel, rep, args, params, cpio, facts, work):
     if args.count:
         # The plugin's output and QEMU's trace share -D: no slow-store count then.
         slow = None
-        cmd += ["-plugin", str(args.plugin), "-d", "plugin", "-D", str(plugin_log)]
+        plugin = str(args.plugin) + (f",profile={args.profile}" if args.profile else "")
+        cmd += ["-plugin", plugin, "-d", "plugin", "-D", str(plugin_log)]
     else:
         slow = SlowStoreCounter(work / "qemu-trace.fifo")
         cmd += slow.qemu_args()
@@ -492,6 +493,8 @@ def boot(kernel, rep, args, params, cpio, facts, work):
         rec["tcg_slow_stores"], _ = slow.finish()
     if args.count:
         rec["counts"] = plugin_counts(plugin_log)
+        if args.profile:
+            rec["profile"] = plugin_profile(plugin_log, kernel_symbols(kernel, args))
     if status is None:
         rec["problems"].append(f"timed out after {BOOT_TIMEOUT} s")
     elif kernel == "smpvfs":
@@ -527,7 +530,9 @@ def boot(kernel, rep, args, params, cpio, facts, work):
 # lb_count's regions (bench/linux/lb_count.c): id & 0x7fff -> what it counts.
 COUNT_CALLS = {1: "getpid (entry and exit only)", 2: "stat, 6-component cached path",
                3: "open + close, cached file", 4: "pread 4 KiB, cached file",
-               5: "lstat of a missing name (negative dentry)", 6: "stat, 2-component cached path"}
+               5: "lstat of a missing name (negative dentry)", 6: "stat, 2-component cached path",
+               7: "stat of a name never looked up (4 components)",
+               8: "the same stat again (negative dentry, 4 components)"}
 COUNT_RE = re.compile(r"count id=(\d+) cpu\d+ insns=(\d+)")
 
 
@@ -538,6 +543,51 @@ def plugin_counts(path):
     for m in COUNT_RE.finditer(text):
         counts.setdefault(int(m.group(1)) & 0x7fff, []).append(int(m.group(2)))
     return counts
+
+
+PROF_RE = re.compile(r"prof pc=(0x[0-9a-f]+) n=(\d+)")
+
+
+def kernel_symbols(kernel, args):
+    """[(address, name)] sorted, of the kernel's text: smpvfs's from its ELF
+    (nm).  None for Linux: Debian's System.map is a one-line stub (the map
+    is in the -dbg package), so Linux's profile splits user from kernel only."""
+    if kernel != "smpvfs":
+        return []
+    text = subprocess.run(["nm", "-n", str(args.elf)], capture_output=True, text=True, check=True).stdout
+    syms = []
+    for line in text.splitlines():
+        parts = line.split()
+        if len(parts) == 3 and parts[1] in "tTwW":
+            syms.append((int(parts[0], 16), parts[2]))
+    return sorted(syms)
+
+
+def plugin_profile(path, syms):
+    """{function: instructions} of the profiled region, summed over its runs;
+    pcs in the lower half are the user program's ("user")."""
+    import bisect
+    addrs = [a for a, _ in syms]
+    prof = {}
+    text = path.read_text(errors="replace") if path.exists() else ""
+    for m in PROF_RE.finditer(text):
+        pc, n = int(m.group(1), 16), int(m.group(2))
+        i = bisect.bisect_right(addrs, pc) - 1
+        name = "user" if pc < (1 << 47) else syms[i][1] if i >= 0 else "kernel (no symbols)"
+        prof[name] = prof.get(name, 0) + n
+    return prof
+
+
+def print_profile(boots, call, reps):
+    """Both kernels' instructions by function for one counted call, per call."""
+    print(f"\n== where call {call} ({COUNT_CALLS.get(call, '?')}) spends its instructions: "
+          f"per call, the mean of {reps}")
+    for b in boots:
+        prof = b.get("profile", {})
+        total = sum(prof.values())
+        print(f"  {b['kernel']}: {total / reps:.0f} instructions a call")
+        for name, n in sorted(prof.items(), key=lambda kv: -kv[1])[:30]:
+            print(f"    {n / reps:8.0f}  {name}")
 
 
 def parse_lines(lines):
@@ -1068,6 +1118,9 @@ def main():
                         help="instruction counts per call instead: one boot of each at -smp 1 "
                              "under the QEMU plugin tools/conflicts/conflicts.so")
     parser.add_argument("--plugin", type=Path, default=REPO / "build" / "conflicts" / "conflicts.so")
+    parser.add_argument("--profile", type=int, metavar="CALL",
+                        help="with --count: also the instructions of call CALL (lb_count's region id) "
+                             "by kernel function (smpvfs; Linux's split into user and kernel only)")
     parser.add_argument("--only", metavar="N[,N]",
                         help="run only these workloads (1 to 11), e.g. --only 6: a quick look at one")
     parser.add_argument("--out", type=Path, default=OUT)
@@ -1093,6 +1146,8 @@ def main():
     if only and not only <= set(FAMILIES):
         die(f"--only: workloads are {', '.join(FAMILIES)}")
     params = Params(args.size, args.count, only)
+    if args.profile and not args.count:
+        die("--profile needs --count")
     if args.count:
         if not args.plugin.exists():
             die(f"{show(args.plugin)} missing: make {show(args.plugin)}")
@@ -1123,6 +1178,8 @@ def main():
         print(f"    {p}")
     if args.count and not any(b["problems"] for b in boots):
         rows = print_counts(boots)
+        if args.profile:
+            print_profile(boots, args.profile, params.count_reps)
         (out / "linux-counts.json").write_text(json.dumps(
             {"generated": started, "linux": facts["version"], "elf": show(args.elf), "rows": rows,
              "boots": boots}, indent=1) + "\n")
