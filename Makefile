@@ -445,7 +445,7 @@ test-disk: $(BUILD)/smpvfs.elf $(BUILD)/initrd.cpio
 		--accel $(ACCEL) $(if $(KARGS),--kargs "$(KARGS)")
 
 # The 9p test (tests/p9_tests.py): a boot with a host folder exported over
-# virtio-9p, the suite p9 run on it, the folder and QEMU's walk trace
+# virtio-9p, the suites p9 and p9_fuzz run on it, the folder and QEMU's walk trace
 # checked from the host afterwards.
 test-9p: $(BUILD)/smpvfs.elf $(BUILD)/initrd.cpio $(BUILD)/host/fstest
 	$(Q)$(PYTHON) -m tests.p9_tests --elf $(BUILD)/smpvfs.elf --initrd $(BUILD)/initrd.cpio \

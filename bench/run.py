@@ -47,7 +47,7 @@ from tests.lib.common import REPO, check_elf, check_initrd, die, show
 from tests.lib.ktap import clean_line
 from tests.lib import ext2img
 from tests.lib.disks import Disk, DiskSet
-from tests.lib.qemu import Config, QEMU, interpret_status, make_iso, qemu_command, run_captured
+from tests.lib.qemu import Config, QEMU, interpret_status, make_iso, qemu_command, run_captured, virtfs_args
 
 DEFAULT_ELF = REPO / "build" / "release" / "smpvfs.elf"
 DEFAULT_OUT = REPO / "build" / "bench"
@@ -214,6 +214,26 @@ set xlabel "threads T"; set ylabel "ratio shared / exclusive (log scale)"; set l
 set yrange [0.5<*:*]; set offsets graph 0.04, graph 0.04, 0, 0; set key top left
 plot DATA using 1:8:10:11 with yerrorlines title "measured (bars: shared [min..max] / exclusive median)", \\
      DATA using 1:9 with lines dt 2 title "target 0.9 T", 1 with lines lc black lw 2 title "1.0"
+"""))
+    p9 = grouped.get("p9_lookup", {}).get("tables", {}).get("rate")
+    if p9:
+        data = [(r["threads"], median(r["shared_per_s"]), r["shared_per_s"]["min"],
+                 r["shared_per_s"]["max"], median(r["own_per_s"]), r["own_per_s"]["min"],
+                 r["own_per_s"]["max"], r["ratio_milli"] / 1000)
+                + spread(r["ratio_milli"] / 1000, r["shared_per_s"]) for r in p9]
+        specs.append(("p9_lookup", data, f"""
+set title "Cold 9p lookups (cache=loose): one shared directory vs a directory per thread\\n{subtitle}"
+set xlabel "threads T"; set ylabel "lookups per second"; set logscale x 2; set yrange [0:*]
+set key top left
+plot DATA using 1:2:3:4 with yerrorlines title "one shared directory", \\
+     DATA using 1:5:6:7 with yerrorlines title "a directory per thread"
+"""))
+        specs.append(("p9_lookup_ratio", data, f"""
+set title "Cold 9p lookups: shared / own directories\\n{subtitle}"
+set xlabel "threads T"; set ylabel "ratio shared / own"; set logscale x 2
+set yrange [0:1.5<*]; set offsets graph 0.04, graph 0.04, 0, 0; set key top left
+plot DATA using 1:8:9:10 with yerrorlines title "measured (bars: shared [min..max] / own median)", \\
+     0.9 with lines dt 2 title "target 0.9", 1 with lines lc black lw 2 title "1.0"
 """))
     storm = grouped.get("lookup_storm", {}).get("tables", {}).get("storm")
     if storm:
@@ -470,6 +490,31 @@ def bench_image(work, name, spec=None):
     return image
 
 
+# bench/p9_lookup.c's folder, exported as mount tag bench9p: one/ with a
+# name for every lookup of its shared runs (K lookups a thread, REPS
+# repetitions, T = 1+2+4+8+16 threads in all), ownII/ with K names for
+# each of its own runs that has a thread II (REPS times each T > II).
+# K and REPS are P9_K and P9_REPS there.
+P9_BENCHES = ("p9_lookup",)
+P9_K, P9_REPS, P9_THREADS = 128, 5, (1, 2, 4, 8, 16)
+
+
+def bench_share(args, out):
+    """The folder p9_lookup looks up in, made afresh (-virtfs arguments),
+    or None if it does not run."""
+    if args.bench != "all" and not any(n in P9_BENCHES for n in args.bench.split(",")):
+        return None
+    share = out / "p9share"
+    shutil.rmtree(share, ignore_errors=True)
+    for d, n in [("one", P9_K * P9_REPS * sum(P9_THREADS))] + \
+            [(f"own{i:02d}", P9_K * P9_REPS * sum(1 for t in P9_THREADS if t > i))
+             for i in range(max(P9_THREADS))]:
+        (share / d).mkdir(parents=True)
+        for f in range(n):
+            (share / d / f"f{f}").touch()
+    return virtfs_args(share.resolve(), "bench9p")
+
+
 def walk_reads(disks):
     """nbdkit's count of the walk disk's reads: total, distinct blocks, repeats."""
     reqs = [r for r in disks.requests("walk") if r.op == "Read"]
@@ -492,7 +537,8 @@ def boot(args, out):
     iso = make_iso(elf, kargs, REPO / "build" / "iso", check_initrd(args.initrd))
     cfg = Config("bios", args.smp, "pc", accel, args.mem, f"bench-smp{args.smp}")
     disks = bench_disks(args, out)
-    cmd = qemu_command(cfg, iso, extra=disks.start() if disks else ())
+    share = bench_share(args, out)
+    cmd = qemu_command(cfg, iso, extra=[*(disks.start() if disks else ()), *(share or ())])
     slow = SlowStoreCounter(out / "qemu-trace.fifo") if accel == "tcg" else None
     if slow:
         cmd += slow.qemu_args()

@@ -15,8 +15,8 @@ machine, TCG, and the same nbdkit disks.  Both boot one initramfs: busybox
 (Debian's busybox-static), the workload programs (bench/linux/lb_*.c,
 static, no C library), the scripts (bench/linux/run.sh runs the workloads,
 init-linux and init-smpvfs start it), and the modules Linux needs for the
-disks (virtio_pci, virtio_blk, ext4 and what modules.dep says they need,
-loaded by busybox insmod).
+disks and the 9p folder (virtio_pci, virtio_blk, ext4, 9pnet_virtio, 9p
+and what modules.dep says they need, loaded by busybox insmod).
 
 Every boot gets fresh disks, each served by nbdkit with its log filter,
 so that the reads each kernel made are counted outside it: one copy of
@@ -34,6 +34,12 @@ stating the names around them).  Workload 10, busybox find and du -s of
 a cold tree of 20,200 entries by N processes at once, has a disk per
 command and N, as 3 and 4 do; du's size must be the same on every boot
 of both kernels.
+Workload 11 is a host folder over virtio-9p (QEMU's -virtfs, mount tag
+host, a fresh folder for each boot), mounted cache=loose and then
+cache=none on both kernels (Linux loads 9pnet_virtio and 9p): cached
+stat, cold lookups of different names of one directory, creates of
+different names in one new directory; the driver lists the folder after
+the boot (each creates directory exactly its names).
 --only 6 runs one workload (and attaches only the disks it needs).
 
 Linux boots with LINUX_FAIR_KARGS (mitigations=off and the rest below,
@@ -72,7 +78,7 @@ from tests.lib import ext2img
 from tests.lib.common import REPO, check_elf, die, show
 from tests.lib.disks import Disk, DiskSet
 from tests.lib.ktap import clean_line
-from tests.lib.qemu import Config, interpret_status, make_iso, qemu_command, run_captured
+from tests.lib.qemu import Config, interpret_status, make_iso, qemu_command, run_captured, virtfs_args
 
 OUT = REPO / "build" / "bench"
 KERNELS = ("smpvfs", "linux")
@@ -118,8 +124,9 @@ CFG_RE = re.compile(r"LBCFG (\S+): ?(.*)$")
 SMPVFS_CFG_RES = (("cmdline", re.compile(r"^boot: .*command line '(.*)'$")),
                   ("memtotal", re.compile(r"^mem: (\d+ MiB usable in the page allocator)")),
                   ("hash", re.compile(r"^((?:dcache: dentry|icache: inode) hash \d+ chains)$")))
-# The modules the disks need on Linux; modules.dep adds their dependencies.
-LINUX_MODULES = ("virtio_pci", "virtio_blk", "ext4")
+# The modules the disks and the 9p folder need on Linux; modules.dep adds
+# their dependencies (9p's: 9pnet, netfs, fscache).
+LINUX_MODULES = ("virtio_pci", "virtio_blk", "ext4", "9pnet_virtio", "9p")
 BOOT_TIMEOUT = 1200
 # Workload 10's tree: 200 directories of 100 files (20,200 entries; find
 # prints 20,201 lines with the top), on 96 MiB for mke2fs's inode count.
@@ -133,7 +140,7 @@ class Params:
     def __init__(self, size, count=False, only=None):
         """size: "full"; "short", workloads 1, 2, 5 and 6 at a tenth of their
         iterations (a loaded host), 3 and 4 at every T and N; "quick", a
-        check that it all runs.  only: the workloads to run ("1".."10"),
+        check that it all runs.  only: the workloads to run ("1".."11"),
         None for all."""
         self.mode = "count" if count else "rates"
         self.only = only
@@ -153,9 +160,19 @@ class Params:
         self.rename_threads = [1, 2, 4] if size == "quick" else [1, 2, 4, 8]
         self.rename_iters = 500 if size == "full" else 50
         self.find_procs = [1, 4] if size == "quick" else [1, 4, 16]
+        # Workload 11, the 9p folder: cached stats (cache=none's walk
+        # every step at the server, so far fewer of them), cold lookups of
+        # K names a thread, creates of N names a thread.
+        self.p9_stat_threads = [1, 2, 4] if size == "quick" else [1, 2, 3, 4]
+        self.p9_stat_iters = {"quick": 500, "short": 2000}.get(size, 20000)
+        self.p9_none_stat_iters = {"quick": 10, "short": 40}.get(size, 200)
+        self.p9_cold_threads = [1, 2, 4] if size == "quick" else [1, 2, 4, 8, 16]
+        self.p9_cold_k = 8 if size == "quick" else 32
+        self.p9_create_threads = [1, 2, 4] if size == "quick" else [1, 2, 4, 8, 16]
+        self.p9_create_iters = {"quick": 8, "short": 16}.get(size, 64)
 
     def wants(self, workload):
-        """Whether workload ("1".."10") runs."""
+        """Whether workload ("1".."11") runs."""
         return self.only is None or workload in self.only
 
     def disks(self):
@@ -193,6 +210,11 @@ class Params:
                                     if self.wants("10"))),
             ("GIT_THREADS", " ".join(map(str, self.git_threads))),
             ("RENAME_THREADS", " ".join(map(str, self.rename_threads))), ("RENAME_ITERS", self.rename_iters),
+            ("P9_STAT_THREADS", " ".join(map(str, self.p9_stat_threads))),
+            ("P9_STAT_ITERS", self.p9_stat_iters), ("P9_NONE_STAT_ITERS", self.p9_none_stat_iters),
+            ("P9_COLD_THREADS", " ".join(map(str, self.p9_cold_threads))), ("P9_COLD_K", self.p9_cold_k),
+            ("P9_CREATE_THREADS", " ".join(map(str, self.p9_create_threads))),
+            ("P9_CREATE_ITERS", self.p9_create_iters),
             ("ONLY", " ".join(sorted(self.only)) if self.only else "")))
 
 
@@ -270,6 +292,68 @@ def cold_names(image, params):
     return out
 
 
+# ------------------------------------------------------------------ the 9p folder
+
+P9_CACHES = ("loose", "none")
+
+
+def p9_cold_names(params):
+    """{T: [(name, size)]}: workload 11's cold lookups at each T, disjoint
+    ranges of one directory's files c<i> (i % 3 bytes each), so that no
+    run looks up a name an earlier run of the same mount made cached."""
+    out, at = {}, 0
+    for t in params.p9_cold_threads:
+        n = t * params.p9_cold_k
+        out[t] = [(f"c{i}", i % 3) for i in range(at, at + n)]
+        at += n
+    return out
+
+
+def make_p9_share(share, params):
+    """Workload 11's folder before a boot: cold-loose/ and cold-none/,
+    every cold name of every T (a directory per cache mode: the second
+    mount must not find the first one's names warm on the server's side
+    either); lb_stat and lb_dirops (keep) make the rest."""
+    shutil.rmtree(share, ignore_errors=True)
+    for m in P9_CACHES:
+        d = share / f"cold-{m}"
+        d.mkdir(parents=True)
+        for names in p9_cold_names(params).values():
+            for name, size in names:
+                (d / name).write_bytes(b"x" * size)
+
+
+def check_p9_share(share, params):
+    """The folder after a boot, as the host sees it: the cold directories
+    untouched, each creates directory holding exactly the names its
+    threads made, lb_stat's files with their sizes, and nothing else."""
+    problems = []
+    cold = {name for names in p9_cold_names(params).values() for name, _ in names}
+    want_top = {f"cold-{m}" for m in P9_CACHES} | {"st"}
+    for m in P9_CACHES:
+        got = set(os.listdir(share / f"cold-{m}")) if (share / f"cold-{m}").is_dir() else set()
+        if got != cold:
+            problems.append(f"9p folder: cold-{m} holds {len(got)} names, {len(got ^ cold)} differ "
+                            f"from the {len(cold)} made")
+        for t in params.p9_create_threads:
+            d = share / f"cr-{m}-{t}"
+            want_top.add(d.name)
+            want = {f"t{i}k{j}" for i in range(t) for j in range(params.p9_create_iters)}
+            got = set(os.listdir(d)) if d.is_dir() else set()
+            if got != want:
+                problems.append(f"9p folder: {d.name} holds {len(got)} names, want {len(want)}; "
+                                f"e.g. {sorted(got ^ want)[:4]}")
+    top = set(os.listdir(share))
+    if top != want_top:
+        problems.append(f"9p folder: {sorted(top ^ want_top)} differ at the top")
+    files = {"s": 100, **{f"p{i}": 1 + i for i in range(max(params.p9_stat_threads))}}
+    for top_name, size in files.items():
+        f = share / "st" / top_name / "b" / "c" / "d" / "f"
+        if not f.is_file() or f.stat().st_size != size:
+            problems.append(f"9p folder: st/{top_name}/b/c/d/f is not a file of {size} bytes")
+    return problems
+
+
 def make_tree(root):
     """Workload 5's source tree: 20 directories of 25 files (sizes 0 to
     about 24 KiB, three modes) and a symlink in each, below root/tree."""
@@ -335,6 +419,10 @@ def build_initramfs(args, params, work):
     if params.wants("3"):
         for t, text in cold_names(images["lookup"], params).items():
             (bench / "cold" / f"{t}.names").write_text(text)
+    if params.wants("11") and params.mode != "count":
+        (bench / "p9cold").mkdir()
+        for t, names in p9_cold_names(params).items():
+            (bench / "p9cold" / f"{t}.names").write_text("".join(f"{n} {z}\n" for n, z in names))
     tree = make_tree(bench)
     subprocess.run(["tar", "--format=ustar", "--owner=0", "--group=0", "--numeric-owner",
                     "-C", str(bench), "-cf", str(bench / "tree.tar"), "tree"], check=True)
@@ -375,6 +463,10 @@ def boot(kernel, rep, args, params, cpio, facts, work):
     diskset = DiskSet(disks, diskdir)
     cfg = Config("bios", args.smp, "pc", "tcg", args.mem, f"bench-linux-{name}")
     extra = diskset.start()
+    share = diskdir / "p9share"
+    if params.wants("11") and params.mode != "count":
+        make_p9_share(share, params)
+        extra = [*extra, *virtfs_args(share.resolve(), "host")]
     if kernel == "smpvfs":
         iso = make_iso(args.elf, SMPVFS_KARGS, REPO / "build" / "iso", initrd=cpio)
         cmd = qemu_command(cfg, iso, extra=extra)
@@ -385,7 +477,8 @@ def boot(kernel, rep, args, params, cpio, facts, work):
     if args.count:
         # The plugin's output and QEMU's trace share -D: no slow-store count then.
         slow = None
-        cmd += ["-plugin", str(args.plugin), "-d", "plugin", "-D", str(plugin_log)]
+        plugin = str(args.plugin) + (f",profile={args.profile}" if args.profile else "")
+        cmd += ["-plugin", plugin, "-d", "plugin", "-D", str(plugin_log)]
     else:
         slow = SlowStoreCounter(work / "qemu-trace.fifo")
         cmd += slow.qemu_args()
@@ -400,6 +493,8 @@ def boot(kernel, rep, args, params, cpio, facts, work):
         rec["tcg_slow_stores"], _ = slow.finish()
     if args.count:
         rec["counts"] = plugin_counts(plugin_log)
+        if args.profile:
+            rec["profile"] = plugin_profile(plugin_log, kernel_symbols(kernel, args))
     if status is None:
         rec["problems"].append(f"timed out after {BOOT_TIMEOUT} s")
     elif kernel == "smpvfs":
@@ -427,13 +522,17 @@ def boot(kernel, rep, args, params, cpio, facts, work):
                               "writes": sum(1 for r in reqs if r.op == "Write")}
     if params.disks() and params.wants("5"):
         rec["problems"] += check_target(diskdir / "target.img", facts)
+    if params.wants("11") and params.mode != "count":
+        rec["problems"] += check_p9_share(share, params)
     return rec
 
 
 # lb_count's regions (bench/linux/lb_count.c): id & 0x7fff -> what it counts.
 COUNT_CALLS = {1: "getpid (entry and exit only)", 2: "stat, 6-component cached path",
                3: "open + close, cached file", 4: "pread 4 KiB, cached file",
-               5: "lstat of a missing name (negative dentry)", 6: "stat, 2-component cached path"}
+               5: "lstat of a missing name (negative dentry)", 6: "stat, 2-component cached path",
+               7: "stat of a name never looked up (4 components)",
+               8: "the same stat again (negative dentry, 4 components)"}
 COUNT_RE = re.compile(r"count id=(\d+) cpu\d+ insns=(\d+)")
 
 
@@ -444,6 +543,51 @@ def plugin_counts(path):
     for m in COUNT_RE.finditer(text):
         counts.setdefault(int(m.group(1)) & 0x7fff, []).append(int(m.group(2)))
     return counts
+
+
+PROF_RE = re.compile(r"prof pc=(0x[0-9a-f]+) n=(\d+)")
+
+
+def kernel_symbols(kernel, args):
+    """[(address, name)] sorted, of the kernel's text: smpvfs's from its ELF
+    (nm).  None for Linux: Debian's System.map is a one-line stub (the map
+    is in the -dbg package), so Linux's profile splits user from kernel only."""
+    if kernel != "smpvfs":
+        return []
+    text = subprocess.run(["nm", "-n", str(args.elf)], capture_output=True, text=True, check=True).stdout
+    syms = []
+    for line in text.splitlines():
+        parts = line.split()
+        if len(parts) == 3 and parts[1] in "tTwW":
+            syms.append((int(parts[0], 16), parts[2]))
+    return sorted(syms)
+
+
+def plugin_profile(path, syms):
+    """{function: instructions} of the profiled region, summed over its runs;
+    pcs in the lower half are the user program's ("user")."""
+    import bisect
+    addrs = [a for a, _ in syms]
+    prof = {}
+    text = path.read_text(errors="replace") if path.exists() else ""
+    for m in PROF_RE.finditer(text):
+        pc, n = int(m.group(1), 16), int(m.group(2))
+        i = bisect.bisect_right(addrs, pc) - 1
+        name = "user" if pc < (1 << 47) else syms[i][1] if i >= 0 else "kernel (no symbols)"
+        prof[name] = prof.get(name, 0) + n
+    return prof
+
+
+def print_profile(boots, call, reps):
+    """Both kernels' instructions by function for one counted call, per call."""
+    print(f"\n== where call {call} ({COUNT_CALLS.get(call, '?')}) spends its instructions: "
+          f"per call, the mean of {reps}")
+    for b in boots:
+        prof = b.get("profile", {})
+        total = sum(prof.values())
+        print(f"  {b['kernel']}: {total / reps:.0f} instructions a call")
+        for name, n in sorted(prof.items(), key=lambda kv: -kv[1])[:30]:
+            print(f"    {n / reps:8.0f}  {name}")
 
 
 def parse_lines(lines):
@@ -572,8 +716,17 @@ def expected_rows(params):
         rows.append((("gitstatus", n), {"w": "gitstatus", "threads": n}))
     for t in params.rename_threads:
         rows.append((("renames", t), {"w": "renames", "threads": t}))
+    for c in P9_CACHES:
+        for n in params.p9_stat_threads:
+            for m in ("private", "shared"):
+                rows.append((("p9stat", c, m, n), {"w": "p9stat", "cache": c, "mode": m, "threads": n}))
+        for t in params.p9_cold_threads:
+            rows.append((("p9cold", c, t), {"w": "p9cold", "cache": c, "threads": t}))
+        for t in params.p9_create_threads:
+            rows.append((("p9creates", c, t), {"w": "p9creates", "cache": c, "threads": t}))
     family = {"stat": "1", "file": "2", "cold": "3", "walk": "4", "spawn": "5", "time": "5", "dirops": "6",
-              "include": "7", "gitstatus": "8", "renames": "9", "procs": "10"}
+              "include": "7", "gitstatus": "8", "renames": "9", "procs": "10", "p9stat": "11", "p9cold": "11",
+              "p9creates": "11"}
     return [(key, match) for key, match in rows if params.wants(family[key[0]])]
 
 
@@ -640,6 +793,15 @@ def check_boot(rec, params, facts):
     for r in find_all(res, {"w": "procs", "label": "du"}):
         if r.get("lines") != 1 or not r.get("value"):
             rec["problems"].append(f"du -s N={r.get('procs')}: {r.get('lines')} lines, size {r.get('value')}")
+    p9_entries = 2 + sum(len(n) for n in p9_cold_names(params).values())
+    for r in find_all(res, {"w": "p9cold"}):
+        if r.get("entries") != p9_entries or r.get("k") != params.p9_cold_k:
+            rec["problems"].append(f"9p cold T={r.get('threads')} cache={r.get('cache')}: getdents gave "
+                                   f"{r.get('entries')} entries, want {p9_entries}; k={r.get('k')}")
+    for r in find_all(res, {"w": "p9creates"}):
+        if r.get("iters") != params.p9_create_iters:
+            rec["problems"].append(f"9p creates T={r.get('threads')}: {r.get('iters')} a thread, "
+                                   f"want {params.p9_create_iters}")
     for r in find_all(res, {"w": "gitstatus"}):
         if r.get("files") != 20000:
             rec["problems"].append(f"gitstatus N={r.get('threads')}: {r.get('files')} files, want 20000")
@@ -666,8 +828,12 @@ def rate(key, r, params, facts):
     """(rate, unit) of one result line: work done per second."""
     s = r["ns"] / 1e9
     kind = key[0]
-    if kind == "stat":
+    if kind in ("stat", "p9stat"):
         return r["threads"] * r["iters"] / s, "stats/s"
+    if kind == "p9cold":
+        return r["threads"] * r["k"] / s, "lookups/s"
+    if kind == "p9creates":
+        return r["threads"] * r["iters"] / s, "creates/s"
     if kind == "file":
         return r["threads"] * r["iters"] / s, ("opens/s" if r["mode"] == "open" else "reads/s")
     if kind == "cold":
@@ -711,6 +877,12 @@ def row_label(key):
         return f"8. git status of 10,000 files, N={key[1]}"
     if kind == "renames":
         return f"9. renames in and between two directories, stats beside, T={key[1]}"
+    if kind == "p9stat":
+        return f"11. 9p cache={key[1]}: stat, {key[2]} path{'s' if key[2] == 'private' else ''}, N={key[3]}"
+    if kind == "p9cold":
+        return f"11. 9p cache={key[1]}: cold lookups in one directory, T={key[2]}"
+    if kind == "p9creates":
+        return f"11. 9p cache={key[1]}: creates in one directory, T={key[2]}"
     if kind == "procs":
         return f"10. cold {'find' if key[1] == 'find' else 'du -s'} of 20,200 entries, N={key[2]}"
     return f"5. {'cp -a' if key[1] == 'cp' else 'tar x' if key[1] == 'tar' else 'sync after them'}"
@@ -795,7 +967,8 @@ def print_table(rows, boots, configs=None):
 
 FAMILIES = {"1": "cached stat", "2": "cached file", "3": "cold stats, 10 ms disk",
             "4": "cold walk, 10 ms disk", "5": "processes, copies", "6": "changes in one directory",
-            "7": "include search", "8": "git status", "9": "rename storm", "10": "find and du, 10 ms disk"}
+            "7": "include search", "8": "git status", "9": "rename storm", "10": "find and du, 10 ms disk",
+            "11": "a host folder over virtio-9p"}
 
 
 def plot_subtitle(result):
@@ -945,8 +1118,11 @@ def main():
                         help="instruction counts per call instead: one boot of each at -smp 1 "
                              "under the QEMU plugin tools/conflicts/conflicts.so")
     parser.add_argument("--plugin", type=Path, default=REPO / "build" / "conflicts" / "conflicts.so")
+    parser.add_argument("--profile", type=int, metavar="CALL",
+                        help="with --count: also the instructions of call CALL (lb_count's region id) "
+                             "by kernel function (smpvfs; Linux's split into user and kernel only)")
     parser.add_argument("--only", metavar="N[,N]",
-                        help="run only these workloads (1 to 10), e.g. --only 6: a quick look at one")
+                        help="run only these workloads (1 to 11), e.g. --only 6: a quick look at one")
     parser.add_argument("--out", type=Path, default=OUT)
     parser.add_argument("--parse", type=Path, metavar="JSON", help="print the tables of a saved linux-smpN.json")
     args = parser.parse_args()
@@ -970,6 +1146,8 @@ def main():
     if only and not only <= set(FAMILIES):
         die(f"--only: workloads are {', '.join(FAMILIES)}")
     params = Params(args.size, args.count, only)
+    if args.profile and not args.count:
+        die("--profile needs --count")
     if args.count:
         if not args.plugin.exists():
             die(f"{show(args.plugin)} missing: make {show(args.plugin)}")
@@ -1000,6 +1178,8 @@ def main():
         print(f"    {p}")
     if args.count and not any(b["problems"] for b in boots):
         rows = print_counts(boots)
+        if args.profile:
+            print_profile(boots, args.profile, params.count_reps)
         (out / "linux-counts.json").write_text(json.dumps(
             {"generated": started, "linux": facts["version"], "elf": show(args.elf), "rows": rows,
              "boots": boots}, indent=1) + "\n")

@@ -660,6 +660,19 @@ bool d_invalidate(struct dentry *d)
 	return !changing;
 }
 
+void d_drop_failed_create(struct dentry *d)
+{
+	struct spinlock *b = d_lock_bucket(d);
+	spin_lock(&d->d_lock);
+	bool drop = (READ_ONCE(d->d_flags) & DCACHE_HASHED) && !READ_ONCE(d->d_inode);
+	if (drop)
+		__d_unhash(d);
+	spin_unlock(&d->d_lock);
+	spin_unlock(b);
+	if (drop)
+		d_cached_unhashed(d);
+}
+
 /* A hit (held, no lock) its filesystem must confirm: false if it said
  * no, and then d is unhashed and our reference dropped.  A name a change
  * holds (its name lock) stays and is the answer: the change under way

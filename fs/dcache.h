@@ -348,6 +348,14 @@ void d_lookup_done(struct dentry *d);
  * mount point is left alone (it would strand the mount), and so is a
  * name a change holds (DCACHE_PAR_UPDATE): then false, else true. */
 bool d_invalidate(struct dentry *d);
+/* Unhash d (held by the caller), a negative dentry whose name a change
+ * failed to fill though the filesystem's server may have made it (9p: the
+ * reply came, the new inode could not be made): the next lookup asks
+ * again, where d would say "no such name".  Unlike d_invalidate, d may
+ * be under the caller's own name lock: the change is done with d, and a
+ * waiter's re-check finds it unhashed and looks the name up again (chapter
+ * 24's P2 holds: nothing unhashes d before its change is over). */
+void d_drop_failed_create(struct dentry *d);
 
 /* Give a hashed negative dentry its new inode (create, mkdir). */
 void d_instantiate(struct dentry *d, struct inode *inode);

@@ -72,19 +72,22 @@ struct super_block;
 
 #define FOP_ITERATE_UNLOCKED 1u   /* file_operations.fop_flags: iterate needs no i_rwsem */
 
-/* An attribute change (Linux's struct iattr, the fields this kernel
- * has): ia_valid says which of the others count. */
-#define ATTR_MODE  (1u << 0)
-#define ATTR_UID   (1u << 1)
-#define ATTR_GID   (1u << 2)
-#define ATTR_ATIME (1u << 4)
-#define ATTR_MTIME (1u << 5)
+/* What a chmod, chown or utimes is about to change, for a filesystem's
+ * setattr (Linux's struct iattr): the new values of the fields valid
+ * names.  ATTR_ATIME without ATTR_ATIME_SET: "now" (atime then holds the
+ * guest's now), and the same for mtime. */
 struct iattr {
-	unsigned ia_valid;
-	uint32_t ia_mode;               /* with the type bits */
-	uint32_t ia_uid, ia_gid;
-	int64_t ia_atime, ia_mtime;     /* ns */
+	unsigned valid;
+	uint32_t mode, uid, gid;         /* mode: type and permission bits, as they will be */
+	int64_t atime, mtime;            /* ns */
 };
+#define ATTR_MODE 0x01u
+#define ATTR_UID 0x02u
+#define ATTR_GID 0x04u
+#define ATTR_ATIME 0x08u
+#define ATTR_MTIME 0x10u
+#define ATTR_ATIME_SET 0x20u
+#define ATTR_MTIME_SET 0x40u
 
 struct inode_operations {
 	/*
@@ -130,15 +133,14 @@ struct inode_operations {
 	/* Set a regular file's size (i_rwsem exclusive): drops data past it,
 	 * reads as zeros up to it. */
 	int (*truncate)(struct inode *inode, uint64_t size);
-	/* chmod, chown, utimes, for a filesystem whose server decides (9p):
-	 * called with i_rwsem exclusive after the VFS's own checks and
-	 * before it changes the inode.  An error leaves the inode as it was
-	 * and is the caller's (QEMU's user refusing a chown: EPERM).  On 0
-	 * the VFS makes the change and does not call dirty_inode for it: the
-	 * filesystem has told its server.  NULL: the VFS changes the inode
-	 * and calls mark_inode_dirty.  Linux's setattr (given the dentry, as
-	 * Linux's is: 9p reaches the file by its name), asked first. */
-	int (*setattr)(struct dentry *d, const struct iattr *attr);
+	/* chmod, chown, utimes (i_rwsem exclusive, permission checked): the
+	 * filesystem is asked first, and an error refuses the change, which
+	 * the VFS then does not make (a network filesystem's server said no:
+	 * 9p).  On 0 the VFS stores the new attributes (and calls dirty_inode,
+	 * which cannot fail).  Linux's setattr (given the dentry, as Linux's
+	 * is: 9p reaches a hard-linked file by the name used), except that
+	 * the VFS copies the attributes in, not the filesystem.  Optional. */
+	int (*setattr)(struct dentry *d, const struct iattr *ia);
 };
 
 /* What a directory's iterate gives getdents: one call per entry, until
@@ -353,7 +355,7 @@ struct inode *iget_locked(struct super_block *sb, uint64_t ino);
 void unlock_new_inode(struct inode *inode);
 void iget_failed(struct inode *inode);      /* unhashes it, wakes the waiters, drops our reference */
 /* inode (held, filled in) is no longer the file its number names (9p's
- * cache=none: the server reused the number): iget_locked will not find
+ * the server reused the number): iget_locked will not find
  * it again, its holders keep it, and once unused it waits on the LRU
  * to be freed like any other.  Linux's remove_inode_hash. */
 void remove_inode_hash(struct inode *inode);
@@ -390,6 +392,10 @@ void inode_accessed(struct inode *inode);
 /* The VFS changed inode's attributes: tell its filesystem (dirty_inode).
  * Caller holds i_rwsem exclusive. */
 void mark_inode_dirty(struct inode *inode);
+/* Ask the filesystem of d's inode whether the change ia may be made (its
+ * setattr, if it has one; else 0).  Caller holds the inode's i_rwsem
+ * exclusive. */
+int inode_setattr(struct dentry *d, const struct iattr *ia);
 /* Make a fresh inode: type and permission bits, nlink 1, times now, owned
  * by the calling thread's uid and gid (inode_init_owner adjusts). */
 void inode_init_new(struct inode *inode, uint32_t mode);

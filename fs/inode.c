@@ -35,6 +35,7 @@
  * before), waits for s_evicting to reach 0 before the fs frees the sb.
  */
 #include "fs/fs.h"
+#include "fs/dcache.h"
 #include "kernel/cred.h"
 #include "kernel/percpu_counter.h"
 #include "kernel/preempt.h"
@@ -455,6 +456,14 @@ void mark_inode_dirty(struct inode *inode)
 	const struct super_operations *op = inode->i_sb->s_op;
 	if (op && op->dirty_inode)
 		op->dirty_inode(inode);
+}
+
+int inode_setattr(struct dentry *d, const struct iattr *ia)
+{
+	struct inode *inode = d->d_inode;
+	rwsem_assert_held_write(&inode->i_rwsem);
+	const struct inode_operations *op = inode->i_op;
+	return op && op->setattr ? op->setattr(d, ia) : 0;
 }
 
 void inode_init_new(struct inode *inode, uint32_t mode)

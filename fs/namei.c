@@ -873,6 +873,7 @@ static const char *walk_component(struct nameidata *nd, unsigned flags)
 {
 	const char *body = NULL;
 	int err;
+	bool missed = false;
 	if (nd->rcu) {
 		int why = 0;
 		err = walk_component_rcu(nd, flags, &why, &body);
@@ -881,15 +882,24 @@ static const char *walk_component(struct nameidata *nd, unsigned flags)
 		err = try_to_unlazy(nd, why);
 		if (err)
 			return ERR_PTR(err);
+		missed = why == WALK_UNLAZY_MISS;
 	}
 	if (nd->last_type != LAST_NORM) {
 		err = handle_dots(nd);
 		return err ? ERR_PTR(err) : NULL;
 	}
 	struct dentry *dir = nd->path;
-	d_hash_name(dir, &nd->last);
-	struct dentry *d = lookup_fast(dir, &nd->last);
-	trace_lookup_fast(&nd->last, d);
+	struct dentry *d = NULL;
+	/* After an RCU-walk miss, straight to the slow path, as Linux: the
+	 * name is hashed for this directory already, and d_alloc_parallel
+	 * looks in the dcache again under the in-lookup bucket lock (a name
+	 * added since is found there), so a d_lookup here would only be a
+	 * third look at the same chain. */
+	if (!missed) {
+		d_hash_name(dir, &nd->last);
+		d = lookup_fast(dir, &nd->last);
+		trace_lookup_fast(&nd->last, d);
+	}
 	if (!d) {
 		race_window();	/* a miss: the name may be hashed before we look again */
 		d = lookup_slow(dir, &nd->last);

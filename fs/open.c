@@ -153,23 +153,6 @@ int sys_ftruncate(int fd, int64_t len)
 	return err;
 }
 
-/* A filesystem whose server decides (->setattr) is asked before the
- * inode changes; 0 for the others. */
-static int setattr_ask(struct dentry *d, const struct iattr *ia)
-{
-	struct inode *inode = d->d_inode;
-	return inode->i_op && inode->i_op->setattr ? inode->i_op->setattr(d, ia) : 0;
-}
-
-/* The change is made: ctime moves, and a filesystem not told by
- * ->setattr hears of it now. */
-static void setattr_done(struct inode *inode)
-{
-	inode_touch(inode, T_CTIME);
-	if (!inode->i_op || !inode->i_op->setattr)
-		mark_inode_dirty(inode);
-}
-
 /*
  * chmod: only the owner or root (-EPERM); a caller who is neither root
  * nor in the file's group cannot set its set-group-ID bit (it is dropped
@@ -185,16 +168,15 @@ static int chmod_inode(struct dentry *d, uint32_t mode)
 		const struct cred *c = current_cred();
 		if (!cred_is_root(c) && !cred_in_group(c, inode->i_gid))
 			mode &= ~(uint32_t)S_ISGID;
-		struct iattr ia = { .ia_valid = ATTR_MODE,
-				    .ia_mode = (inode->i_mode & S_IFMT) | (mode & S_IALLUGO) };
-		err = setattr_ask(d, &ia);
+		mode = (inode->i_mode & S_IFMT) | (mode & S_IALLUGO);
+		err = inode_setattr(d, &(struct iattr){ .valid = ATTR_MODE, .mode = mode });
 	}
 	if (!err) {
 		inode_attr_write_begin(inode);
-		__atomic_store_n(&inode->i_mode, (inode->i_mode & S_IFMT) | (mode & S_IALLUGO),
-				 __ATOMIC_RELEASE);
+		__atomic_store_n(&inode->i_mode, mode, __ATOMIC_RELEASE);
 		inode_attr_write_end(inode);
-		setattr_done(inode);
+		inode_touch(inode, T_CTIME);
+		mark_inode_dirty(inode);
 	}
 	up_write(&inode->i_rwsem);
 	return err;
@@ -250,14 +232,10 @@ static int chown_inode(struct dentry *d, uint32_t uid, uint32_t gid)
 		mode &= ~kill;
 	}
 	if (!err) {
-		/* The mode too if it loses a bit, as Linux's notify_change
-		 * turns ATTR_KILL_SUID into ATTR_MODE: a server that keeps
-		 * modes itself clears nothing on a chown. */
-		struct iattr ia = { .ia_valid = (uid != (uint32_t)-1 ? ATTR_UID : 0) |
-						(gid != (uint32_t)-1 ? ATTR_GID : 0) |
-						(mode != inode->i_mode ? ATTR_MODE : 0),
-				    .ia_mode = mode, .ia_uid = uid, .ia_gid = gid };
-		err = setattr_ask(d, &ia);
+		struct iattr ia = { .valid = mode != inode->i_mode ? ATTR_MODE : 0, .mode = mode,
+				    .uid = uid, .gid = gid };
+		ia.valid |= (uid != (uint32_t)-1 ? ATTR_UID : 0) | (gid != (uint32_t)-1 ? ATTR_GID : 0);
+		err = inode_setattr(d, &ia);
 	}
 	if (!err) {
 		/* The three change as one for lockless readers (a walk by
@@ -270,7 +248,8 @@ static int chown_inode(struct dentry *d, uint32_t uid, uint32_t gid)
 		if (gid != (uint32_t)-1)
 			__atomic_store_n(&inode->i_gid, gid, __ATOMIC_RELAXED);
 		inode_attr_write_end(inode);
-		setattr_done(inode);
+		inode_touch(inode, T_CTIME);
+		mark_inode_dirty(inode);
 	}
 	up_write(&inode->i_rwsem);
 	return err;
@@ -325,16 +304,19 @@ static int utimes_inode(struct dentry *d, const int64_t t[2], const bool now[2],
 	if (!err && !inode_owner_or_capable(inode))
 		err = given ? -EPERM : inode_permission(inode, MAY_WRITE);
 	int64_t cur = ktime_real_ns();
-	struct iattr ia = { .ia_valid = (omit[0] ? 0 : ATTR_ATIME) | (omit[1] ? 0 : ATTR_MTIME),
-			    .ia_atime = now[0] ? cur : t[0], .ia_mtime = now[1] ? cur : t[1] };
-	if (!err)
-		err = setattr_ask(d, &ia);
+	if (!err) {
+		struct iattr ia = { .atime = now[0] ? cur : t[0], .mtime = now[1] ? cur : t[1] };
+		ia.valid = (omit[0] ? 0 : ATTR_ATIME | (now[0] ? 0 : ATTR_ATIME_SET)) |
+			   (omit[1] ? 0 : ATTR_MTIME | (now[1] ? 0 : ATTR_MTIME_SET));
+		err = inode_setattr(d, &ia);
+	}
 	if (!err) {
 		if (!omit[0])
-			__atomic_store_n(&inode->i_atime, ia.ia_atime, __ATOMIC_RELAXED);
+			__atomic_store_n(&inode->i_atime, now[0] ? cur : t[0], __ATOMIC_RELAXED);
 		if (!omit[1])
-			__atomic_store_n(&inode->i_mtime, ia.ia_mtime, __ATOMIC_RELAXED);
-		setattr_done(inode);
+			__atomic_store_n(&inode->i_mtime, now[1] ? cur : t[1], __ATOMIC_RELAXED);
+		inode_touch(inode, T_CTIME);
+		mark_inode_dirty(inode);
 	}
 	up_write(&inode->i_rwsem);
 	return err;

@@ -1,16 +1,33 @@
 /*
  * mutex.c: see mutex.h.
  *
- * `owner` is the owning thread's address with bit 0 (MUTEX_WAITERS) set
- * while threads wait.  Uncontended lock and unlock are one compare-and-
- * swap each (0 -> me, me -> 0).  With waiters the unlock fails that CAS
- * (the bit is set) and takes the slow path, which hands the mutex to the
- * first waiter by writing the waiter into `owner`: the mutex is never
- * free while anyone waits, which is what makes it FIFO-fair.
+ * `owner` is the owning thread's address (0 when free) with two flags in
+ * its low bits: MUTEX_WAITERS while threads are queued, MUTEX_HANDOFF when
+ * the first waiter has lost a race and asks for the mutex to be handed to
+ * it.  Uncontended lock and unlock are one compare-and-swap each.
  *
- * Locking: wait_lock protects the waiter list and every change of the
- * MUTEX_WAITERS bit from clear to set or back; it is taken with
- * interrupts off.  `owner` itself is an atomic.
+ * Wake-up, then compete (Linux's mutex): unlock releases the mutex and
+ * wakes the first waiter, which takes it when it runs, if no running
+ * thread took it first.  So a thread that unlocks and locks again, or any
+ * thread on a CPU, does not have to wait for a waiter that is not running
+ * yet: a mutex handed to a sleeping waiter stays taken until the waiter
+ * is switched in, and every other thread that wants it meanwhile queues
+ * behind it and sleeps too (a lock convoy: one context switch per
+ * acquisition, bench-linux's rename storm, docs/design/06-sleeping-locks.md).
+ * Bounded unfairness: a first waiter that was woken and still found the
+ * mutex taken sets MUTEX_HANDOFF (after MUTEX_HANDOFF_AFTER lost races);
+ * then the next unlock gives the mutex to the first waiter directly,
+ * writing it into `owner`, so nobody can take it in between.  Waiters
+ * behind the first are not woken and do not compete: among themselves
+ * they are FIFO.
+ *
+ * Locking: wait_lock protects the waiter list; it is taken with
+ * interrupts off.  `owner` is an atomic.  While the mutex is held, only
+ * code under wait_lock changes `owner`'s flags (queueing sets WAITERS, the
+ * first waiter sets HANDOFF, the last to leave the queue clears both),
+ * and the owner's own slow unlock runs under wait_lock too, so it may
+ * store `owner` whole; taking a free mutex is a compare-and-swap from a
+ * value with no owner, under wait_lock or not.
  * Order: mutex.wait_lock -> runqueue.lock (wake-ups).
  */
 #include "kernel/mutex.h"
@@ -18,13 +35,21 @@
 #include "kernel/sched.h"
 #include "kernel/panic.h"
 #include "kernel/errno.h"
+#include "kernel/percpu_counter.h"
 #include "kernel/race.h"
+
+#define MUTEX_FLAGS (MUTEX_WAITERS | MUTEX_HANDOFF)
 
 struct mutex_waiter {
 	struct list_head node;
 	struct thread *thread;
-	bool granted;              /* the mutex was handed to this waiter */
 };
+
+/* The slow paths' counts (mutex.h: mutex_stats).  Per CPU, so that counting
+ * is no shared line; the worst lost-race count is a maximum, written only
+ * when it grows. */
+static struct percpu_counter n_sleeps, n_wakeups, n_handoffs, n_steals;
+static uint64_t lost_max;
 
 #define CALLER_IP ((unsigned long)__builtin_return_address(0))
 
@@ -42,86 +67,106 @@ static uintptr_t me(void)
 	return (uintptr_t)current_thread();
 }
 
-static bool __mutex_trylock(struct mutex *m)
+/* Take the mutex if it is free and not promised to the first waiter
+ * (HANDOFF), keeping the flags.  A free mutex with HANDOFF does not
+ * happen (a handing unlock writes the new owner); the test is cheap.
+ * A thread that is not queued (!queued) and takes it while others are
+ * queued went ahead of them: counted as a steal. */
+static bool __mutex_trylock(struct mutex *m, bool queued)
 {
-	uintptr_t expect = 0;
-	return __atomic_compare_exchange_n(&m->owner, &expect, me(), false,
-					   __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
+	uintptr_t o = __atomic_load_n(&m->owner, __ATOMIC_RELAXED);
+	while (!(o & ~MUTEX_WAITERS))
+		if (__atomic_compare_exchange_n(&m->owner, &o, me() | o, false,
+						__ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+			if (!queued && (o & MUTEX_WAITERS))
+				percpu_counter_add(&n_steals, 1);
+			return true;
+		}
+	return false;
 }
 
 bool mutex_trylock(struct mutex *m)
 {
-	if (!__mutex_trylock(m))
+	if (!__mutex_trylock(m, false))
 		return false;
 	lock_acquire(&m->dep_map, 0, 0, 1, CALLER_IP);
 	return true;
 }
 
-/* Caller holds wait_lock.  Take the mutex if free, else queue w. */
-static bool __take_or_queue(struct mutex *m, struct mutex_waiter *w)
+static bool first_waiter(struct mutex *m, struct mutex_waiter *w)
 {
-	spin_assert_held(&m->wait_lock);
-	uintptr_t o = __atomic_load_n(&m->owner, __ATOMIC_RELAXED);
-	for (;;) {
-		if (o == 0) {	/* free, so nobody waits: take it */
-			if (__atomic_compare_exchange_n(&m->owner, &o, me(), false,
-							__ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
-				return true;
-			continue;
-		}
-		/* Set the bit so that the owner's unlock comes to wait_lock. */
-		if (__atomic_compare_exchange_n(&m->owner, &o, o | MUTEX_WAITERS, false,
-						__ATOMIC_RELAXED, __ATOMIC_RELAXED))
-			break;
-	}
-	list_add_tail(&w->node, &m->waiters);
-	return false;
+	return list_first_entry(&m->waiters, struct mutex_waiter, node) == w;
 }
 
-static int mutex_wait(struct mutex *m, struct mutex_waiter *w, bool killable);
+/* w got the mutex (handed or taken): leave the queue.  Caller holds
+ * wait_lock and owns the mutex, so only the flags can change under it. */
+static void leave_queue(struct mutex *m, struct mutex_waiter *w)
+{
+	list_del(&w->node);
+	if (list_empty(&m->waiters))
+		__atomic_fetch_and(&m->owner, ~MUTEX_FLAGS, __ATOMIC_RELAXED);
+}
 
+static void note_lost(unsigned lost)
+{
+	uint64_t cur = __atomic_load_n(&lost_max, __ATOMIC_RELAXED);
+	while (lost > cur && !__atomic_compare_exchange_n(&lost_max, &cur, lost, false,
+							   __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+}
+
+/*
+ * Queue, sleep, and on each wake-up try again; the first waiter that lost
+ * MUTEX_HANDOFF_AFTER races asks for the hand-off.  0 with the mutex, or
+ * -EINTR (killable, killed while it was taken) without it.  A killed
+ * waiter tries the mutex once more before leaving: an unlock may have
+ * released it and woken us (the first waiter) as the one to take it, and
+ * a waiter that left then would leave the others asleep with it free.
+ */
 static int mutex_lock_slow(struct mutex *m, bool killable)
 {
-	struct mutex_waiter w = { .thread = current_thread(), .granted = false };
+	struct mutex_waiter w = { .thread = current_thread() };
+	unsigned lost = 0;
 	int ret = 0;
 
-	race_window();	/* the owner may let go before we queue (see down_slow) */
+	race_window();	/* the owner may let go before we queue */
 	abort_unsafe_begin();	/* w is on a shared list until we return */
 	unsigned long flags = spin_lock_irqsave(&m->wait_lock);
-	bool took = __take_or_queue(m, &w);
-	spin_unlock_irqrestore(&m->wait_lock, flags);
-	if (!took)
-		ret = mutex_wait(m, &w, killable);
-	abort_unsafe_end();
-	return ret;
-}
-
-/* Sleep until w is granted the mutex (0), or killed (-EINTR, dequeued). */
-static int mutex_wait(struct mutex *m, struct mutex_waiter *w, bool killable)
-{
-	unsigned long flags;
-	int ret = 0;
-
+	if (__mutex_trylock(m, false))
+		goto out;
+	list_add_tail(&w.node, &m->waiters);
+	__atomic_fetch_or(&m->owner, MUTEX_WAITERS, __ATOMIC_RELAXED);
 	for (;;) {
-		set_current_state(killable ? THREAD_KILLABLE : THREAD_SLEEPING);
-		if (__atomic_load_n(&w->granted, __ATOMIC_ACQUIRE))
+		uintptr_t o = __atomic_load_n(&m->owner, __ATOMIC_ACQUIRE);
+		if ((o & ~MUTEX_FLAGS) == me())
+			break;	/* handed to us */
+		if (__mutex_trylock(m, true))
 			break;
 		if (killable && fatal_signal_pending()) {
-			flags = spin_lock_irqsave(&m->wait_lock);
-			if (__atomic_load_n(&w->granted, __ATOMIC_ACQUIRE)) {
-				spin_unlock_irqrestore(&m->wait_lock, flags);
-				break;	/* handed over meanwhile: we own it */
-			}
-			list_del(&w->node);
+			list_del(&w.node);
 			if (list_empty(&m->waiters))
-				__atomic_fetch_and(&m->owner, ~MUTEX_WAITERS, __ATOMIC_RELAXED);
-			spin_unlock_irqrestore(&m->wait_lock, flags);
+				__atomic_fetch_and(&m->owner, ~MUTEX_FLAGS, __ATOMIC_RELAXED);
 			ret = -EINTR;
-			break;
+			goto out;
 		}
+		if (first_waiter(m, &w)) {
+			note_lost(lost);
+			if (lost >= MUTEX_HANDOFF_AFTER)	/* held: its unlock hands it to us */
+				__atomic_fetch_or(&m->owner, MUTEX_HANDOFF, __ATOMIC_RELAXED);
+		}
+		set_current_state(killable ? THREAD_KILLABLE : THREAD_SLEEPING);
+		spin_unlock_irqrestore(&m->wait_lock, flags);
+		percpu_counter_add(&n_sleeps, 1);
 		schedule();
+		set_current_state(THREAD_RUNNING);
+		race_window();	/* woken: a running thread may take it first */
+		flags = spin_lock_irqsave(&m->wait_lock);
+		lost++;	/* if the next try fails, a running thread won */
 	}
-	set_current_state(THREAD_RUNNING);
+	leave_queue(m, &w);
+out:
+	spin_unlock_irqrestore(&m->wait_lock, flags);
+	abort_unsafe_end();
 	return ret;
 }
 
@@ -131,7 +176,7 @@ void mutex_lock(struct mutex *m)
 {
 	might_sleep();
 	lock_acquire(&m->dep_map, 0, 0, 0, CALLER_IP);
-	if (!__mutex_trylock(m))
+	if (!__mutex_trylock(m, false))
 		mutex_lock_slow(m, false);
 }
 
@@ -139,7 +184,7 @@ int mutex_lock_killable(struct mutex *m)
 {
 	might_sleep();
 	lock_acquire(&m->dep_map, 0, 0, 0, CALLER_IP);
-	if (__mutex_trylock(m))
+	if (__mutex_trylock(m, false))
 		return 0;
 	int ret = mutex_lock_slow(m, true);
 	if (ret)
@@ -147,32 +192,39 @@ int mutex_lock_killable(struct mutex *m)
 	return ret;
 }
 
+/*
+ * Threads wait: hand the mutex to the first waiter if it asked (HANDOFF),
+ * else release it, keeping WAITERS, and wake the first waiter to compete
+ * for it.  Under wait_lock the queue cannot empty behind our back, and
+ * nobody else changes `owner` while we hold the mutex (see the top).
+ */
 static void mutex_unlock_slow(struct mutex *m)
 {
 	unsigned long flags = spin_lock_irqsave(&m->wait_lock);
-	if (list_empty(&m->waiters)) {	/* the bit was stale: just release */
+	uintptr_t o = __atomic_load_n(&m->owner, __ATOMIC_RELAXED);
+	if (list_empty(&m->waiters)) {	/* the last waiter left: flags cleared */
 		__atomic_store_n(&m->owner, 0, __ATOMIC_RELEASE);
 		spin_unlock_irqrestore(&m->wait_lock, flags);
 		return;
 	}
 	struct mutex_waiter *w = list_first_entry(&m->waiters, struct mutex_waiter, node);
-	list_del(&w->node);
-	struct thread *t = w->thread;
-	uintptr_t next = (uintptr_t)t | (list_empty(&m->waiters) ? 0 : MUTEX_WAITERS);
-	__atomic_store_n(&m->owner, next, __ATOMIC_RELEASE);
-	/* Once granted is set the waiter may run, return and even exit:
-	 * keep its thread alive until the wake-up is done. */
-	thread_get(t);
-	__atomic_store_n(&w->granted, true, __ATOMIC_RELEASE);
-	wake_up_thread(t);
+	if (o & MUTEX_HANDOFF) {
+		__atomic_store_n(&m->owner, (uintptr_t)w->thread | MUTEX_WAITERS, __ATOMIC_RELEASE);
+		percpu_counter_add(&n_handoffs, 1);
+	} else {
+		__atomic_store_n(&m->owner, MUTEX_WAITERS, __ATOMIC_RELEASE);
+		race_window();	/* free, the waiter not woken yet: anyone may take it */
+	}
+	/* w dequeues itself under wait_lock, so it is alive while we hold it. */
+	wake_up_thread(w->thread);
+	percpu_counter_add(&n_wakeups, 1);
 	spin_unlock_irqrestore(&m->wait_lock, flags);
-	thread_put(t);
 }
 
 void mutex_unlock(struct mutex *m)
 {
 	uintptr_t o = __atomic_load_n(&m->owner, __ATOMIC_RELAXED);
-	if ((o & ~MUTEX_WAITERS) != me())
+	if ((o & ~MUTEX_FLAGS) != me())
 		panic("mutex %s: unlocked by %s, which does not own it", m->name,
 		      current_thread()->name);
 	lock_release(&m->dep_map, CALLER_IP);
@@ -184,10 +236,24 @@ void mutex_unlock(struct mutex *m)
 
 bool mutex_is_locked(const struct mutex *m)
 {
-	return __atomic_load_n(&m->owner, __ATOMIC_RELAXED) != 0;
+	return (__atomic_load_n(&m->owner, __ATOMIC_RELAXED) & ~MUTEX_FLAGS) != 0;
 }
 
 struct thread *mutex_owner(const struct mutex *m)
 {
-	return (struct thread *)(__atomic_load_n(&m->owner, __ATOMIC_RELAXED) & ~MUTEX_WAITERS);
+	return (struct thread *)(__atomic_load_n(&m->owner, __ATOMIC_RELAXED) & ~MUTEX_FLAGS);
+}
+
+void mutex_stats(struct mutex_stats *s)
+{
+	s->sleeps = (uint64_t)percpu_counter_sum(&n_sleeps);
+	s->wakeups = (uint64_t)percpu_counter_sum(&n_wakeups);
+	s->handoffs = (uint64_t)percpu_counter_sum(&n_handoffs);
+	s->steals = (uint64_t)percpu_counter_sum(&n_steals);
+	s->lost_max = __atomic_load_n(&lost_max, __ATOMIC_RELAXED);
+}
+
+void mutex_stats_reset_lost_max(void)
+{
+	__atomic_store_n(&lost_max, 0, __ATOMIC_RELAXED);
 }

@@ -58,12 +58,22 @@ static uint64_t nr_free[MAX_ORDER];      /* blocks on each list */
 static uint64_t free_pages_count, total_pages;   /* free_pages_count: in the buddy lists */
 static struct per_cpu_pages pcp[MAX_CPUS];
 
+/*
+ * Caller holds zone_lock.  The buddy may be an allocated page whose owner
+ * is changing its other flags at this moment, with no lock: free_pages
+ * takes PG_HEAD off and stores PG_POISONED, the slab and kmalloc set and
+ * clear PG_SLAB and PG_LARGE.  The one bit read here, PG_BUDDY, changes
+ * only under zone_lock, so the race with those writers is on bits this
+ * does not use: data_race() says it is intended (KCSAN reported the load
+ * against free_pages' store).  The order is read only when PG_BUDDY says
+ * the page is free, and then no one but a zone_lock holder writes it.
+ */
 static bool buddy_is_free(uint64_t pfn, unsigned order)
 {
 	if (pfn >= max_pfn)
 		return false;
 	struct page *p = &page_array[pfn];
-	return (p->flags & PG_BUDDY) && p->order == order;
+	return (data_race(p->flags) & PG_BUDDY) && p->order == order;
 }
 
 static void add_free_block(struct page *p, unsigned order)

@@ -64,13 +64,22 @@ static struct runqueue *rq_of(unsigned cpu)
 }
 
 /* Caller holds rq->lock. */
-static void __enqueue(struct runqueue *rq, struct thread *t)
+/* Queue t at the head of rq's queue, or at its tail.  Caller holds rq->lock. */
+static void __enqueue_at(struct runqueue *rq, struct thread *t, bool head)
 {
 	spin_assert_held(&rq->lock);
-	list_add_tail(&t->rq_node, &rq->queue);
+	if (head)
+		list_add(&t->rq_node, &rq->queue);
+	else
+		list_add_tail(&t->rq_node, &rq->queue);
 	t->on_rq = true;
 	/* Marked: idle CPUs read nr_queued without the lock (idle_loop, steal_work). */
 	WRITE_ONCE(rq->nr_queued, rq->nr_queued + 1);
+}
+
+static void __enqueue(struct runqueue *rq, struct thread *t)
+{
+	__enqueue_at(rq, t, false);
 }
 
 static void __dequeue(struct runqueue *rq, struct thread *t)
@@ -100,10 +109,7 @@ static void kick_cpu(unsigned cpu)
  */
 static void __enqueue_woken(struct runqueue *rq, struct thread *t, unsigned cpu)
 {
-	spin_assert_held(&rq->lock);
-	list_add(&t->rq_node, &rq->queue);
-	t->on_rq = true;
-	WRITE_ONCE(rq->nr_queued, rq->nr_queued + 1);
+	__enqueue_at(rq, t, true);
 	struct thread *cur = READ_ONCE(cpus[cpu].current);
 	if (cur == rq->idle || READ_ONCE(cur->slice) < SCHED_SLICE_TICKS) {
 		WRITE_ONCE(rq->need_resched, true);

@@ -244,7 +244,20 @@ static void slab_release_all(struct kmem_cache *c, struct list_head *empty)
  * links the free list, but not in the quarantine). */
 static void check_poison_from(struct kmem_cache *c, const char *obj, size_t from)
 {
-	for (size_t i = from; i < c->size; i++)
+	/* Eight bytes a compare (every allocation checks: a dentry's 200
+	 * bytes one by one were a thousand instructions), then the tail; a
+	 * word that differs is looked at byte by byte below. */
+	const uint64_t poison8 = 0x0101010101010101ULL * POISON;
+	size_t i = from;
+	while (i % 8 && i < c->size && (uint8_t)obj[i] == POISON)
+		i++;
+	if (i % 8 == 0)
+		for (uint64_t w; i + 8 <= c->size; i += 8) {
+			__builtin_memcpy(&w, obj + i, 8);
+			if (w != poison8)
+				break;
+		}
+	for (; i < c->size; i++)
 		if ((uint8_t)obj[i] != POISON)
 			panic("slab %s: object %p was written after it was freed (byte %lu is 0x%x)",
 			      c->name, (void *)obj, (uint64_t)i, (uint8_t)obj[i]);

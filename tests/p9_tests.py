@@ -24,6 +24,10 @@ trace event on, runs the kernel's suite p9, and then checks from outside:
   - the fstest files: the guest runs them on a second share
     (security_model=mapped-xattr, tag ktest9px); meanwhile
     tools/fstest/run.py runs them on a host folder (Linux's verdict).
+  - the colliding fuzzer's trees (suite p9_fuzz, run after p9 in the
+    same boot): each `# P9FUZZ TREE DIR TEXT` line is what its model says
+    DIR holds, in tests/test_vfs_fuzz.c's text form: the folder must hold
+    exactly that.
 
 Run as root, QEMU runs as nobody (setpriv), as a user's QEMU would, so
 that a root-only file gives the server's EACCES.
@@ -80,7 +84,15 @@ def make_folder(share):
     (share / "sync" / "ack").touch()
     (share / "flush").mkdir()
     (share / "flush" / "victim").touch()
+    for sub in ("bad/closed", "bad/ro/sub", "bad/gone/sub", "bad/late"):
+        (share / sub).mkdir(parents=True)
+    for f in ("bad/closed/x", "bad/ro/f", "bad/gone/f"):
+        (share / f).write_text("b\n")
     (share / "host").mkdir()
+    for d, n in (("one", 4), ("own00", 2), ("own01", 2)):   # bench/p9_lookup.c's, small
+        (share / "bench" / d).mkdir(parents=True)
+        for f in range(n):
+            (share / "bench" / d / f"f{f}").touch()
     for sfx in ("", "2"):
         for name, text in (("gone", "g\n"), ("old", "o\n"), ("swap", "A\n"), ("kind", "k\n"),
                            ("grow", "12345")):
@@ -96,13 +108,20 @@ def make_folder(share):
         make_diff_dir(share / name)
     secret = share / "locked" / "secret"
     secret.write_text("secret\n")
+    closed, ro = share / "bad" / "closed", share / "bad" / "ro"
     if os.geteuid() == 0:
         for p in [share, *share.rglob("*")]:
             os.lchown(p, NOBODY, NOBODY)
         os.chown(secret, 0, 0)
         secret.chmod(0o600)     # root's: nobody (QEMU) may not read it
+        for p in (closed, ro, ro / "f"):
+            os.chown(p, 0, 0)   # root's: nobody may not change them
+        closed.chmod(0o700)
     else:
         secret.chmod(0)         # ours, but no read permission for us either
+        closed.chmod(0)
+        ro.chmod(0o555)
+        (ro / "f").chmod(0o444)
 
 
 # ---- the busybox differential --------------------------------------------
@@ -294,7 +313,82 @@ def step_statfs(share, seen):
     seen["statfs"] = os.statvfs(share)
 
 
-STEPS = {"created": step_created, "loose": step_loose, "none": step_none, "statfs": step_statfs}
+def render_host(path, depth=0):
+    """A directory as tests/test_vfs_fuzz.c's render_real shows one:
+    {name:TN,size name:lN>target name:dN{...}}, names sorted, at most 16
+    of them (7 bytes each), 6 levels."""
+    items = []
+    for name in sorted(os.listdir(path))[:16]:
+        p, s = path / name, (path / name).lstat()
+        kind = "d" if st.S_ISDIR(s.st_mode) else "r" if st.S_ISREG(s.st_mode) else \
+               "l" if st.S_ISLNK(s.st_mode) else "?"
+        item = f"{name[:7]}:{kind}{s.st_nlink}"
+        if kind == "r":
+            item += f",{s.st_size}"
+        elif kind == "l":
+            item += ">" + os.readlink(p)[:15]
+        elif kind == "d" and depth < 6:
+            item += render_host(p, depth + 1)
+        items.append(item)
+    return "{" + " ".join(items) + "}"
+
+
+def drop_mounted_s(text):
+    """The model's tree has a slowfs mounted at s (a name at the top),
+    which the host never sees (an empty directory there): s's link count
+    and contents go."""
+    depth, start = 0, None
+    for i, c in enumerate(text):
+        if depth == 1 and text.startswith("s:d", i) and text[i - 1] in "{ ":
+            start = i
+        if c == "{":
+            depth += 1
+        elif c == "}":
+            depth -= 1
+            if depth == 1 and start is not None:
+                return text[:start] + "s:d{}" + text[i + 1:]
+    return text
+
+
+def check_fuzz_trees(share, log_lines):
+    """Each `# P9FUZZ TREE DIR TEXT`: the folder DIR holds what TEXT says."""
+    trees = [m.groups() for m in (re.search(r"# P9FUZZ TREE (\S+) (\{.*\})\s*$", l)
+                                  for l in log_lines) if m]
+    if not trees:
+        return ["the fuzzer (suite p9_fuzz) printed no # P9FUZZ TREE line"]
+    problems = []
+    for rel, text in trees:
+        path = share / rel
+        got = drop_mounted_s(render_host(path)) if path.is_dir() else "(missing)"
+        if got != drop_mounted_s(text):
+            problems.append(f"fuzz tree {rel}: {got} on the host, the model says {text}")
+    print(f"  fuzz trees: {len(trees)} compared with the host, {len(problems)} differ")
+    return problems
+
+
+def step_gone(share, seen):
+    shutil.rmtree(share / "bad" / "gone")
+    seen["gone"] = True
+
+
+STEPS = {"created": step_created, "loose": step_loose, "none": step_none, "statfs": step_statfs,
+         "gone": step_gone}
+
+
+def check_bad(share):
+    """bad/ after the boot: what the server refused is as it was; late/
+    holds what the creations that failed here made at the server."""
+    want = {"closed": "d", "closed/x": "r", "ro": "d", "ro/f": "r", "ro/sub": "d", "late": "d",
+            "late/d": "d", "late/s": "l", "late/f": "r"}
+    if os.geteuid() != 0:
+        (share / "bad" / "closed").chmod(0o700)    # ours, and closed to us too until now
+    found = {}
+    for p in (share / "bad").rglob("*"):
+        s = p.lstat()
+        found[str(p.relative_to(share / "bad"))] = \
+            "d" if st.S_ISDIR(s.st_mode) else "l" if st.S_ISLNK(s.st_mode) else "r"
+    return [f"bad/{n}: {found.get(n, 'missing')} on the host, expected {want.get(n, 'nothing')}"
+            for n in sorted(set(want) | set(found)) if want.get(n) != found.get(n)]
 
 
 def check_statfs(seen, log_lines):
@@ -377,24 +471,16 @@ def check_opens(trace, log_lines):
               (re.search(r"# P9CLOSED (\d+) (\d+)", l) for l in log_lines) if m]
     if not opens or not closed:
         return ["the kernel printed no # P9OPEN or # P9CLOSED line"]
-    # Fid numbers start again at each mount (Tversion): only the clunks
-    # of the session that opened the files count.
-    session, lopens, clunks = 0, [], []
-    for line in trace.read_text(errors="replace").splitlines():
-        if "v9fs_version " in line:
-            session += 1
-        m = re.search(r"v9fs_open tag \d+ id \d+ fid (\d+) mode (\d+)", line)
-        if m:
-            lopens.append((int(m.group(1)), int(m.group(2)), session))
-        m = re.search(r"v9fs_clunk tag \d+ id \d+ fid (\d+)", line)
-        if m:
-            clunks.append((int(m.group(1)), session))
-    opened_in = {}
-    for fid, flags, sess in lopens:
-        opened_in.setdefault((fid, flags), sess)     # per_open_fids runs in the first mount
-    if opens and opens[0] in opened_in:
-        clunks = [fid for fid, sess in clunks if sess == opened_in[opens[0]]]
-    lopens = list(opened_in)
+    lines = trace.read_text(errors="replace").splitlines()
+    lopens = [tuple(map(int, m.groups())) for m in
+              (re.search(r"v9fs_open tag \d+ id \d+ fid (\d+) mode (\d+)", l) for l in lines) if m]
+    # The clunks of the session (Tversion to Tversion) that opened them:
+    # a later mount numbers its fids from the start again.
+    first = next((i for i, l in enumerate(lines)
+                  if re.search(rf"v9fs_open tag \d+ id \d+ fid {closed[0][0]} ", l)), 0)
+    end = next((i for i in range(first, len(lines)) if "v9fs_version " in lines[i]), len(lines))
+    clunks = [int(m.group(1)) for m in
+              (re.search(r"v9fs_clunk tag \d+ id \d+ fid (\d+)", l) for l in lines[first:end]) if m]
     problems = [f"no Tlopen of fid {fid} with flags {flags:#o} reached QEMU"
                 for fid, flags in opens if (fid, flags) not in lopens]
     for first, second in closed:
@@ -429,28 +515,29 @@ def check_par(share, seen):
     return problems
 
 
-WALK = re.compile(r"v9fs_walk tag \d+ id \d+ fid (\d+) newfid \d+ nwnames (\d+)")
+WALK = re.compile(r"v9fs_walk tag \d+ id \d+ fid (\d+) newfid (\d+) nwnames (\d+)")
 
 
 def check_walks(trace, log_lines):
-    """Each `# P9WALKS FID N`: exactly N walks of a name from FID."""
+    """Each `# P9WALKS FID N`: exactly N walks of a name from FID, in the
+    session (Tversion to Tversion) that made FID: each mount numbers its
+    fids from the start again (the suite's storm runs in its first)."""
     promised = [tuple(map(int, m.groups())) for m in
                 (re.search(r"# P9WALKS (\d+) (\d+)", line) for line in log_lines) if m]
     if not promised:
         return ["the kernel printed no # P9WALKS line"]
-    # The storm runs in the first mount: fid numbers start again at each
-    # Tversion, so later sessions' walks from the same number do not count.
-    session, walks = 0, []
+    sessions, walks = 0, []
     for line in trace.read_text(errors="replace").splitlines():
-        session += "v9fs_version " in line
+        sessions += "v9fs_version " in line
         m = WALK.search(line)
-        if m and session == 1:
-            walks.append(tuple(map(int, m.groups())))
+        if m:
+            walks.append((sessions, *map(int, m.groups())))
     if not walks:
         return [f"QEMU's trace {show(trace)} holds no v9fs_walk event"]
     problems = []
     for fid, n in promised:
-        got = sum(1 for f, names in walks if f == fid and names > 0)
+        made = next((s for s, _, new, names in walks if new == fid and names > 0), None)
+        got = sum(1 for s, f, _, names in walks if s == made and f == fid and names > 0)
         print(f"  walks from fid {fid}: {got} (want {n})")
         if got != n:
             problems.append(f"{got} walks of a name from fid {fid} reached QEMU, expected {n}")
@@ -536,7 +623,8 @@ def run(args, accel):
     if os.geteuid() == 0:
         os.chown(trace.parent, NOBODY, NOBODY)
         prefix = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", "--"]
-    kargs = " ".join(x for x in (TEST_KARGS.replace("ktest=all", "ktest=p9"), args.kargs) if x)
+    kargs = " ".join(x for x in (TEST_KARGS.replace("ktest=all", "ktest=p9,p9_fuzz"), args.kargs)
+                     if x)
     iso = make_iso(args.elf, kargs, BUILD / "iso", args.initrd)
     cfg = Config(args.firmware, args.smp, args.machine, accel, args.mem,
                  f"p9-{args.firmware}-smp{args.smp}")
@@ -562,8 +650,8 @@ def run(args, accel):
         boot.problems.append("the fstest files failed on a host folder: Linux's verdict differs "
                              "from the files':\n" + out)
     if boot.finished():
-        if len(boot.k.cases) < 18:
-            boot.problems.append(f"{len(boot.k.cases)} cases ran, the suite has 18")
+        if len(boot.k.cases) < 23:
+            boot.problems.append(f"{len(boot.k.cases)} cases ran, the suites have 23")
         boot.problems += [f"the kernel never reached the step `{s}`" for s in STEPS
                           if s not in syncer.seen]
         boot.problems += check_work(share) + check_walks(trace, boot.k.lines)
@@ -575,6 +663,7 @@ def run(args, accel):
         else:
             for name in DIFF_DIRS:
                 boot.problems += check_diff(share / name, WORK / "linux" / "diff")
+        boot.problems += check_fuzz_trees(share, boot.k.lines) + check_bad(share)
     return report(label, boot, log_path, f"the folder: {show(share)}")
 
 def main():

@@ -14,7 +14,9 @@
 #include "kernel/string.h"
 #include "block/blkdev.h"
 
-static void enter(struct sandbox *s, const char *name, struct block_device *bdev)
+/* source NULL: a fresh ramfs; else source of type mounted with options. */
+static void enter(struct sandbox *s, const char *name, const char *source, const char *type,
+		  const char *options)
 {
 	/* A number per sandbox: a case cut short by a failed ASSERT leaves
 	 * its sandbox behind, and with ktest.repeat the next repetition
@@ -29,14 +31,13 @@ static void enter(struct sandbox *s, const char *name, struct block_device *bdev
 	s->files = files_live();
 	ASSERT_EQ(sys_mkdir(s->path, 0755), 0);
 	s->disk_dir[0] = '\0';
-	if (!bdev) {
+	if (!source) {
 		ASSERT_EQ(sys_mount("ramfs", s->path, NULL), 0);
 		ASSERT_EQ(sys_chdir(s->path), 0);
 		return;
 	}
-	char dev[24], work[128];
-	snprintf(dev, sizeof(dev), "/dev/%s", bdev->name);
-	ASSERT_EQ(sys_mount_from(dev, s->path, "ext2", 0, NULL), 0);
+	char work[128];
+	ASSERT_EQ(sys_mount_from(source, s->path, type, 0, options), 0);
 	snprintf(s->disk_dir, sizeof(s->disk_dir), "/%s.%lu", name, ktest_seed() % 1000000);
 	snprintf(work, sizeof(work), "%s%s", s->path, s->disk_dir);
 	ASSERT_EQ(sys_mkdir(work, 0755), 0);
@@ -45,12 +46,20 @@ static void enter(struct sandbox *s, const char *name, struct block_device *bdev
 
 void sandbox_enter(struct sandbox *s, const char *name)
 {
-	enter(s, name, NULL);
+	enter(s, name, NULL, NULL, NULL);
 }
 
 void sandbox_enter_disk(struct sandbox *s, const char *name, struct block_device *bdev)
 {
-	enter(s, name, bdev);
+	char dev[24];
+	snprintf(dev, sizeof(dev), "/dev/%s", bdev->name);
+	enter(s, name, dev, "ext2", NULL);
+}
+
+void sandbox_enter_mount(struct sandbox *s, const char *name, const char *source, const char *type,
+			 const char *options)
+{
+	enter(s, name, source, type, options);
 }
 
 /* Print the dentries of a busy filesystem that something still holds:

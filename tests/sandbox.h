@@ -18,7 +18,7 @@
 
 struct sandbox {
 	char path[64];
-	char disk_dir[48];         /* on a disk: the work directory's path in the image */
+	char disk_dir[48];         /* on a disk or a share: the work directory's path in the image */
 	uint64_t dentries, inodes, files;
 };
 
@@ -29,6 +29,10 @@ void sandbox_enter(struct sandbox *s, const char *name);
  * cwd a new directory in it (disk_dir), so that runs on one disk do not
  * meet; what they leave stays there for the host to check after the boot. */
 void sandbox_enter_disk(struct sandbox *s, const char *name, struct block_device *bdev);
+/* The same on any filesystem: source of type mounted with options (a 9p
+ * share: its tag, "9p"), the work directory made in it as on a disk. */
+void sandbox_enter_mount(struct sandbox *s, const char *name, const char *source, const char *type,
+			 const char *options);
 void sandbox_leave(struct sandbox *s);
 
 #endif

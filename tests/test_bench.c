@@ -122,7 +122,7 @@ static void every_benchmark_runs(void)
 	static const char *const names[] = { "locks", "lookup_slow", "dirops_slow", "lookup_storm",
 					     "pathwalk", "lookup_cost", "dcache_size", "mixed", "conflicts",
 					     "user_spawn", "user_stat", "disk_lookup", "disk_walk",
-					     "ext2_dirops" };
+					     "ext2_dirops", "p9_lookup" };
 	unsigned n = sizeof(names) / sizeof(names[0]);
 	for (unsigned i = 0; i < n; i++)
 		EXPECT_TRUE(bench_exists(names[i], strlen(names[i])));

@@ -19,10 +19,13 @@
  *                      a 2 (gone2, ...), for cache=loose and then cache=none
  *   flush/victim       empty: its lookup's sender is killed (killed_waiter)
  *   in.tar             a tar of known/ (busybox tar x)
- *   diff/, diff2/      script.sh (tests/p9_diff.sh) and an empty tree/: the
- *                      busybox differential runs it there (cache=loose, then
- *                      cache=none); the driver compares each with Linux's run
+ *   bad/closed/x       closed/ neither readable nor searchable by QEMU's user
+ *   bad/ro/f, ro/sub/  ro/ not writable by QEMU's user (nor f)
+ *   bad/gone/f, sub/   removed by the driver during the boot (step `gone`)
+ *   bad/late/          empty: creations that fail after the server made them
  *   work/              empty: what the cases make here, the driver checks
+ *   bench/             one/f0..f3, own00/f0..f1, own01/f0..f1: bench/p9_lookup.c's
+ *                      program run small (bench_program)
  *
  * The second channel, "ktest9px" (security_model=mapped-xattr), exports
  * another folder holding fstest/ (empty): fstest_files runs the fstest
@@ -38,6 +41,7 @@
  * reads the serial log as it grows, looks at or changes the folder for
  * that step first (tests/p9_tests.py's STEPS).
  */
+#include "bench/p9_lookup.h"
 #include "drivers/virtio_9p.h"
 #include "fs/9p/v9fs.h"
 #include "fs/dcache.h"
@@ -54,7 +58,9 @@
 #include "kernel/sched.h"
 #include "kernel/string.h"
 #include "kernel/thread.h"
+#include "kernel/fault_inject.h"
 #include "tests/fstest_run.h"
+#include "tests/leak_check.h"
 #include "tests/user_run.h"
 
 #define TAG "ktest9p"
@@ -346,6 +352,215 @@ static void server_refuses(void)
 		EXPECT_EQ(sys_chmod(MNT "/locked/secret", 0644), -EPERM);
 		ASSERT_EQ(sys_stat(MNT "/locked/secret", &after), 0);
 		EXPECT_EQ(after.mode & 07777, st.mode & 07777);
+	}
+}
+
+/* ---- the server's errors, call by call -------------------------------- */
+
+/*
+ * Every request the server can refuse, refused, and the caller gets the
+ * server's errno, as from Linux's v9fs (which hands Rlerror's ecode back
+ * unchanged): QEMU runs as an unprivileged user, so the host's permission
+ * checks refuse guest root what that user may not do.  A folder removed
+ * on the host while the guest holds its fid: every request naming it
+ * fails with ENOENT (QEMU's fid names the path, which is gone), though
+ * cache=loose still shows the cached names.  Afterwards every fid is
+ * clunked (the driver) and no slab object or page is left over.
+ */
+static void server_errors(void)
+{
+	if (!have_channel())
+		return;
+	mount_once();
+	struct kstat st;
+	char buf[512];
+	dcache_shrink(~0u);
+	icache_shrink(~0u);
+	struct leak_mark *mark = leak_mark_take();
+
+	/* closed/: Twalk into it and Tlopen of it refused; its own Tgetattr
+	 * (a walk from bad/) is not. */
+	EXPECT_EQ(sys_stat(MNT "/bad/closed", &st), 0);
+	EXPECT_EQ(sys_stat(MNT "/bad/closed/x", &st), -EACCES);	/* Twalk */
+	EXPECT_EQ(sys_open(MNT "/bad/closed", O_RDONLY | O_DIRECTORY, 0), -EACCES);	/* Tlopen */
+	EXPECT_EQ(sys_mkdir(MNT "/bad/closed/d", 0755), -EACCES);	/* its lookup's Twalk */
+
+	/* ro/: every change of its names refused (EACCES), f not writable. */
+	EXPECT_EQ(sys_open(MNT "/bad/ro/new", O_CREAT | O_WRONLY, 0644), -EACCES);	/* Tlcreate */
+	EXPECT_EQ(sys_mkdir(MNT "/bad/ro/d", 0755), -EACCES);		/* Tmkdir */
+	EXPECT_EQ(sys_symlink("f", MNT "/bad/ro/s"), -EACCES);		/* Tsymlink */
+	EXPECT_EQ(sys_mknod(MNT "/bad/ro/p", S_IFIFO | 0644, 0), -EACCES);	/* Tmknod */
+	/* Tlink: the host's fs.protected_hardlinks refuses first (EPERM: a
+	 * file of root's, which QEMU's user may not write), before ro/'s
+	 * EACCES: the server's errno, as Linux's v9fs gives it. */
+	EXPECT_EQ(sys_link(MNT "/bad/ro/f", MNT "/bad/ro/h"), -EPERM);
+	EXPECT_EQ(sys_rename(MNT "/bad/ro/f", MNT "/bad/ro/g"), -EACCES);	/* Trenameat */
+	EXPECT_EQ(sys_unlink(MNT "/bad/ro/f"), -EACCES);		/* Tunlinkat */
+	EXPECT_EQ(sys_rmdir(MNT "/bad/ro/sub"), -EACCES);
+	EXPECT_EQ(sys_open(MNT "/bad/ro/f", O_WRONLY, 0), -EACCES);	/* Tlopen */
+	EXPECT_EQ(sys_truncate(MNT "/bad/ro/f", 0), -EACCES);		/* Tsetattr */
+	/* Tsetattr for chmod, chown, utimes of root's file: refused before
+	 * the guest's inode changes (it shows the old mode).  A time given
+	 * needs the owner (EPERM), "now" write permission (EACCES). */
+	struct kstat was;
+	ASSERT_EQ(sys_stat(MNT "/bad/ro/f", &was), 0);
+	EXPECT_EQ(sys_chmod(MNT "/bad/ro/f", 0600), -EPERM);
+	EXPECT_EQ(sys_chown(MNT "/bad/ro/f", 1234, (uint32_t)-1), -EPERM);
+	EXPECT_EQ(sys_utimens(MNT "/bad/ro/f", 1, 2, 0), -EPERM);
+	const int64_t t[2] = { 0, 0 };
+	const bool now[2] = { true, true }, omit[2] = { false, false };
+	EXPECT_EQ(sys_utimens_at(MNT "/bad/ro/f", t, now, omit, 0), -EACCES);
+	EXPECT_EQ(sys_stat(MNT "/bad/ro/f", &st), 0);
+	EXPECT_EQ(st.mode, was.mode);
+	/* A write the host refuses after the open: past ext4's largest file. */
+	int fd = sys_open(MNT "/work/big-offset", O_CREAT | O_RDWR, 0644);
+	ASSERT_GE(fd, 0);
+	EXPECT_EQ(sys_pwrite(fd, "x", 1, (int64_t)1 << 50), -EFBIG);	/* Twrite */
+	sys_close(fd);
+	EXPECT_EQ(sys_unlink(MNT "/work/big-offset"), 0);
+	/* Names: NAME_MAX bytes go to the server and back; one more is the
+	 * VFS's ENAMETOOLONG, as Linux's, before any request. */
+	char name[300];
+	memset(name, 'n', sizeof(name));
+	memcpy(name, MNT "/bad/late/", strlen(MNT "/bad/late/"));
+	name[strlen(MNT "/bad/late/") + NAME_MAX] = 0;
+	EXPECT_EQ(sys_mkdir(name, 0755), 0);
+	EXPECT_EQ(sys_stat(name, &st), 0);
+	EXPECT_EQ(sys_rmdir(name), 0);
+	name[strlen(MNT "/bad/late/") + NAME_MAX] = 'n';
+	name[strlen(MNT "/bad/late/") + NAME_MAX + 1] = 0;
+	EXPECT_EQ(sys_mkdir(name, 0755), -ENAMETOOLONG);
+
+	/* gone/: looked up and opened, then removed on the host. */
+	EXPECT_EQ(sys_stat(MNT "/bad/gone/f", &st), 0);
+	EXPECT_EQ(sys_stat(MNT "/bad/gone/sub", &st), 0);
+	int dfd = sys_open(MNT "/bad/gone", O_RDONLY | O_DIRECTORY, 0);
+	ASSERT_GE(dfd, 0);
+	host_sync("gone");
+	EXPECT_EQ(sys_stat(MNT "/bad/gone/f", &st), 0);		/* cache=loose: as cached */
+	EXPECT_EQ(sys_stat(MNT "/bad/gone/new", &st), -ENOENT);	/* Twalk */
+	EXPECT_EQ(sys_open(MNT "/bad/gone/f", O_RDONLY, 0), -ENOENT);	/* Tlopen */
+	EXPECT_EQ(sys_open(MNT "/bad/gone/n", O_CREAT | O_WRONLY, 0644), -ENOENT);	/* Tlcreate */
+	EXPECT_EQ(sys_mkdir(MNT "/bad/gone/d", 0755), -ENOENT);
+	EXPECT_EQ(sys_unlink(MNT "/bad/gone/f"), -ENOENT);
+	EXPECT_EQ(sys_rmdir(MNT "/bad/gone/sub"), -ENOENT);
+	EXPECT_EQ(sys_rename(MNT "/bad/gone/f", MNT "/bad/late/f2"), -ENOENT);
+	/* Treaddir: QEMU lists the removed directory as empty (no Rlerror):
+	 * the end of the listing, as Linux's v9fs says too. */
+	EXPECT_EQ(sys_getdents(dfd, buf, sizeof(buf)), 0);
+	sys_close(dfd);
+	EXPECT_EQ(sys_stat(MNT "/bad/late/f2", &st), -ENOENT);
+
+	dcache_shrink(~0u);
+	icache_shrink(~0u);
+	leak_mark_check(mark, "9p server errors", 0, 0);
+}
+
+static bool fail_armed;
+
+/* With the change's reply in hand: the allocations that follow fail. */
+static void fail_after_reply(struct p9_client *c)
+{
+	(void)c;
+	if (__atomic_exchange_n(&fail_armed, false, __ATOMIC_ACQ_REL))
+		fault_inject_every(1);
+}
+
+static int made_but_failed(int (*make)(const char *path), const char *path)
+{
+	__atomic_store_n(&fail_armed, true, __ATOMIC_RELEASE);
+	__atomic_store_n(&p9_change_hook, fail_after_reply, __ATOMIC_RELEASE);
+	int err = make(path);
+	fault_inject_every(0);
+	__atomic_store_n(&p9_change_hook, NULL, __ATOMIC_RELEASE);
+	return err;
+}
+
+static int make_dir(const char *path)
+{
+	return sys_mkdir(path, 0755);
+}
+
+static int make_link(const char *path)
+{
+	return sys_symlink("target", path);
+}
+
+static int make_file(const char *path)
+{
+	int fd = sys_open(path, O_CREAT | O_WRONLY, 0644);
+	return fd < 0 ? fd : sys_close(fd);
+}
+
+/*
+ * A creation the server did whose end failed here (no memory for the new
+ * inode, after the reply): the caller gets the error, as from Linux's
+ * v9fs, but the name must not stay cached as absent (cache=loose trusts
+ * a negative dentry): the next lookup finds what the server made, and
+ * the parent's link count counts a new directory.  The driver finds
+ * late/d, late/s and late/f on the host.
+ */
+static void creation_fails_after_the_server(void)
+{
+	if (!have_channel())
+		return;
+	mount_once();
+	struct kstat st, dir;
+	ASSERT_EQ(sys_stat(MNT "/bad/late", &dir), 0);
+	EXPECT_EQ(sys_stat(MNT "/bad/late/d", &st), -ENOENT);	/* negative dentries, cached */
+	EXPECT_EQ(sys_stat(MNT "/bad/late/s", &st), -ENOENT);
+	EXPECT_EQ(sys_stat(MNT "/bad/late/f", &st), -ENOENT);
+	EXPECT_EQ(made_but_failed(make_dir, MNT "/bad/late/d"), -ENOMEM);
+	EXPECT_EQ(made_but_failed(make_link, MNT "/bad/late/s"), -ENOMEM);
+	EXPECT_EQ(made_but_failed(make_file, MNT "/bad/late/f"), -ENOMEM);
+	EXPECT_EQ(sys_stat(MNT "/bad/late/d", &st), 0);
+	EXPECT_TRUE(S_ISDIR(st.mode));
+	EXPECT_EQ(sys_lstat(MNT "/bad/late/s", &st), 0);
+	EXPECT_TRUE(S_ISLNK(st.mode));
+	EXPECT_EQ(sys_stat(MNT "/bad/late/f", &st), 0);
+	EXPECT_TRUE(S_ISREG(st.mode));
+	EXPECT_EQ(sys_stat(MNT "/bad/late", &st), 0);
+	EXPECT_EQ(st.nlink, dir.nlink + 1);
+}
+
+/*
+ * The host gives a removed file's inode number to the next file it makes
+ * (ext4, at once): a name created after the guest's rmdir must not be
+ * given the removed directory's inode, which the cwd keeps cached (the
+ * colliding fuzzer met it: open(O_CREAT) said EISDIR).  Not an open
+ * descriptor: QEMU's open of the directory would keep the host's inode,
+ * and its number, in use.  The case says whether the host did reuse the
+ * number (else it cannot fail).
+ */
+static void reused_inode_number(void)
+{
+	if (!have_channel())
+		return;
+	mount_once();
+	struct kstat st, fst;
+	ASSERT_EQ(sys_mkdir(MNT "/par/rd", 0755), 0);
+	ASSERT_EQ(sys_stat(MNT "/par/rd", &st), 0);
+	ASSERT_EQ(sys_chdir(MNT "/par/rd"), 0);
+	EXPECT_EQ(sys_rmdir(MNT "/par/rd"), 0);
+	char p[48];
+	unsigned made = 0, reused = 0;
+	for (; made < 8 && !reused; made++) {
+		snprintf(p, sizeof(p), MNT "/par/rf%u", made);
+		int fd = sys_open(p, O_CREAT | O_EXCL | O_WRONLY, 0644);
+		EXPECT_GE(fd, 0);
+		if (fd >= 0)
+			sys_close(fd);
+		EXPECT_EQ(sys_stat(p, &fst), 0);
+		EXPECT_TRUE(S_ISREG(fst.mode));
+		EXPECT_EQ(fst.nlink, 1u);
+		reused += fst.ino == st.ino;
+	}
+	kprintf("# the host gave the removed directory's number to a new file: %s\n",
+		reused ? "yes" : "no (this case could not fail)");
+	EXPECT_EQ(sys_chdir("/"), 0);
+	for (unsigned i = 0; i < made; i++) {
+		snprintf(p, sizeof(p), MNT "/par/rf%u", i);
+		EXPECT_EQ(sys_unlink(p), 0);
 	}
 }
 
@@ -898,6 +1113,33 @@ static void statfs_of_the_share(void)
 	EXPECT_EQ(sys_statfs(MNT "/known/nothing", &f), -ENOENT);
 }
 
+/* ---- the benchmark's program, small ------------------------------------ */
+
+/* bench/p9_lookup.c's run on this mount, with the folder bench/ the
+ * driver made (one/f0..f3, own00/f0..f1, own01/f0..f1): two threads, two
+ * lookups each, in one directory and in one each; every lookup a walk.
+ * A run again over names the dcache holds is not cold (no walk: rate 0),
+ * nor is one past the folder's names (a negative lookup: rate 0). */
+static void bench_program(void)
+{
+	if (!have_channel())
+		return;
+	mount_once();
+	static struct p9_lookup_params p;
+	ASSERT_EQ(p9_lookup_setup(&p, MNT "/bench", 2, 2), 0);
+	unsigned in_flight;
+	EXPECT_GT(p9_lookup_once(&p, 2, 0, false, &in_flight), 0u);
+	EXPECT_GT(p9_lookup_once(&p, 2, 0, true, &in_flight), 0u);
+	EXPECT_EQ(p.errors, 0u);
+	p.next_shared = 0;	/* the same names again: cached */
+	EXPECT_EQ(p9_lookup_once(&p, 2, 1, false, &in_flight), 0u);
+	EXPECT_EQ(p.errors, 1u);
+	EXPECT_EQ(p9_lookup_once(&p, 2, 1, true, &in_flight), 0u);	/* own0N/f2, f3: none */
+	EXPECT_GT(p.errors, 1u);
+	p9_lookup_release(&p);
+	EXPECT_EQ(p9_lookup_setup(&p, MNT "/bench", 2, 3), -ENOENT);	/* no own02 */
+}
+
 /* Last: unmount clunks every fid; the channel can be mounted again. */
 static void umount_and_again(void)
 {
@@ -925,6 +1167,9 @@ static const struct ktest_case p9_cases[] = {
 	KTEST_CASE(server_refuses),
 	KTEST_CASE(fid_outlives_its_name),
 	KTEST_CASE(open_meets_a_stale_fid),
+	KTEST_CASE_TIMEOUT(server_errors, 240),
+	KTEST_CASE(creation_fails_after_the_server),
+	KTEST_CASE(reused_inode_number),
 	KTEST_CASE(same_name_storm),
 	KTEST_CASE_TIMEOUT(parallel_changes, 240),
 	KTEST_CASE(killed_waiter),
@@ -934,6 +1179,7 @@ static const struct ktest_case p9_cases[] = {
 	KTEST_CASE_TIMEOUT(host_changes, 240),
 	KTEST_CASE(revalidation_spares_a_changing_name),
 	KTEST_CASE_TIMEOUT(statfs_of_the_share, 240),
+	KTEST_CASE(bench_program),
 	KTEST_CASE(umount_and_again),
 	KTEST_CASE_TIMEOUT(fstest_files, 400),	/* last: its channel's Tversion ends no fid of ktest9p */
 };

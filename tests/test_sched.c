@@ -233,11 +233,16 @@ static void idle_cpus_switch_threads(void)
  * A woken thread runs within a slice of its wake-up, however many busy
  * threads share its CPU (kernel/sched.c, __enqueue_woken).  Three threads
  * that never sleep and a sleeper, all pinned to one CPU; ROUNDS times the
- * test wakes the sleeper, which counts its CPU's timer ticks from the
- * wake-up to when it runs.  The bound is the running thread's slice (it
- * is not preempted if it has run less than a tick) plus a tick for where
- * in a tick the wake-up fell.  Queued at the tail, the sleeper waited for
- * every busy thread's slice: 2 per busy thread.
+ * test wakes the sleeper, and counts the sleeper CPU's timer ticks from
+ * the wake-up to when the sleeper runs.  The bound is the running
+ * thread's slice (it is not preempted if it has run less than a tick)
+ * plus a tick for where in a tick the wake-up fell.  Queued at the tail,
+ * the sleeper waited for every busy thread's slice: 2 per busy thread.
+ * The count starts when wake_up_all has returned, not before it: the
+ * host may stop the waker's vCPU in the middle of the call while the
+ * sleeper's CPU goes on ticking (under a loaded host the count from
+ * before the call once read 10 ticks); a sleeper that ran before the
+ * count started was late by nothing.
  */
 #define WAKE_ROUNDS 20
 #define BUSY_THREADS 3
@@ -247,7 +252,7 @@ struct wake_latency {
 	unsigned cpu;
 	volatile int round;         /* the test's: the wake-up of this round was sent */
 	volatile int seen;          /* the sleeper's: the rounds it has woken for */
-	volatile uint64_t sent_at;  /* the sleeper CPU's ticks at the wake-up */
+	volatile uint64_t ran_at;   /* the sleeper's: its CPU's ticks when it ran */
 	uint64_t worst;
 	volatile bool stop;
 };
@@ -265,9 +270,7 @@ static int sleep_and_measure(void *arg)
 	struct wake_latency *w = arg;
 	for (int r = 1; r <= WAKE_ROUNDS; r++) {
 		wait_event(w->wq, w->round >= r);
-		uint64_t late = __atomic_load_n(&cpus[w->cpu].ticks, __ATOMIC_RELAXED) - w->sent_at;
-		if (late > w->worst)
-			w->worst = late;
+		w->ran_at = __atomic_load_n(&cpus[w->cpu].ticks, __ATOMIC_RELAXED);
 		__atomic_store_n(&w->seen, r, __ATOMIC_RELEASE);
 	}
 	return 0;
@@ -289,11 +292,14 @@ static void woken_thread_preempts_busy_ones(void)
 		/* Until it sleeps again (a nap: on one CPU, so do the busy threads). */
 		while (waitqueue_length(&w.wq) == 0)
 			sleep_ms(1);
-		w.sent_at = __atomic_load_n(&cpus[w.cpu].ticks, __ATOMIC_RELAXED);
 		__atomic_store_n(&w.round, r, __ATOMIC_RELEASE);
 		wake_up_all(&w.wq);
+		uint64_t woken = __atomic_load_n(&cpus[w.cpu].ticks, __ATOMIC_RELAXED);
 		while (__atomic_load_n(&w.seen, __ATOMIC_ACQUIRE) < r)
 			sleep_ms(1);
+		int64_t late = (int64_t)(w.ran_at - woken);
+		if (late > 0 && (uint64_t)late > w.worst)
+			w.worst = (uint64_t)late;
 	}
 	__atomic_store_n(&w.stop, true, __ATOMIC_RELEASE);
 	thread_join(sleeper);

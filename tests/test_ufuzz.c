@@ -53,6 +53,7 @@
 #include "kernel/thread.h"
 #include "arch/x86_64/percpu.h"
 #include "arch/x86_64/trap.h"
+#include "tests/leak_check.h"
 #include "tests/sandbox.h"
 #include "tests/test_disk.h"
 #include "tests/user_run.h"
@@ -109,70 +110,6 @@ static unsigned strays(const struct census *c, bool kill)
 	}
 	spin_unlock_irqrestore(&tasklist_lock, flags);
 	return n;
-}
-
-static void sum_live(struct kmem_cache *c, void *arg)
-{
-	*(uint64_t *)arg += kmem_cache_live(c);
-}
-
-static uint64_t live_objects(void)
-{
-	uint64_t n = 0;
-	rcu_barrier();
-	kmem_cache_for_each(sum_live, &n);
-	return n;
-}
-
-static void sum_slab_pages(struct kmem_cache *c, void *arg)
-{
-	struct kmem_cache_stats st;
-	kmem_cache_get_stats(c, &st);
-	*(uint64_t *)arg += st.slabs << c->order;
-}
-
-/* Pages neither free nor in a slab (user memory, page tables, caches'
- * pages): a leak check that the slabs' fragmentation (the same live
- * objects spread over more slabs) does not disturb; the slabs' objects
- * are counted apart (live_objects). */
-static uint64_t pages_in_use(void)
-{
-	shrink_caches(~0ul);	/* the scratch stocks and such, which keep pages for reuse */
-	uint64_t free = ktest_free_pages(), slab = 0;
-	kmem_cache_for_each(sum_slab_pages, &slab);
-	return page_total_count() - free - slab;
-}
-
-/* Each cache's live objects, to name the ones that leaked. */
-#define MAX_CACHES 128
-struct cache_counts {
-	unsigned n;
-	struct kmem_cache *c[MAX_CACHES];
-	uint64_t live[MAX_CACHES];
-};
-
-static void note_cache(struct kmem_cache *c, void *arg)
-{
-	struct cache_counts *k = arg;
-	if (k->n < MAX_CACHES) {
-		k->c[k->n] = c;
-		k->live[k->n++] = kmem_cache_live(c);
-	}
-}
-
-static void print_grown(const struct cache_counts *before)
-{
-	static struct cache_counts now;
-	now.n = 0;
-	kmem_cache_for_each(note_cache, &now);
-	for (unsigned i = 0; i < now.n; i++) {
-		uint64_t was = 0;
-		for (unsigned j = 0; j < before->n; j++)
-			if (before->c[j] == now.c[i])
-				was = before->live[j];
-		if (now.live[i] != was)
-			kprintf("    # cache %s: %lu live objects, %lu before\n", now.c[i]->name, now.live[i], was);
-	}
 }
 
 /* Unmount what the workers mounted below dir, deepest first. */
@@ -293,10 +230,8 @@ static void ring3_fuzz_in(struct block_device *bdev)
 	exec_cache_drop_all();
 	dcache_shrink(~0u);
 	icache_shrink(~0u);
-	uint64_t objects = live_objects(), pages = pages_in_use(), mms = mm_live_count();
-	static struct cache_counts caches;
-	caches.n = 0;
-	kmem_cache_for_each(note_cache, &caches);
+	uint64_t mms = mm_live_count();
+	struct leak_mark *mark = bdev ? NULL : leak_mark_take();
 	uint64_t bad = __atomic_load_n(&bad_user_returns, __ATOMIC_RELAXED);
 	uint64_t reports = lockdep_reports(), calls = syscall_count_for_tests();
 	uint64_t lost = mm_lost_drops();
@@ -334,14 +269,8 @@ static void ring3_fuzz_in(struct block_device *bdev)
 		 * run; which CPUs hold one varies from run to run.  A leak
 		 * grows with the calls instead (the pipes' was 34 objects
 		 * in one run).  Every cache that changed is named. */
-		uint64_t now_objects = live_objects(), now_pages = pages_in_use();
-		if (now_objects != objects)
-			print_grown(&caches);
-		kprintf("    # ufuzz: live objects %lu (%lu before), pages in use %lu (%lu before), "
-			"address spaces %lu (%lu before)\n", now_objects, objects, now_pages, pages,
-			mm_live_count(), mms);
-		EXPECT_LE(now_objects, objects + LEAK_SLACK_OBJECTS * ncpus);
-		EXPECT_LE(now_pages, pages + LEAK_SLACK_PAGES * ncpus);
+		kprintf("    # ufuzz: address spaces %lu (%lu before)\n", mm_live_count(), mms);
+		leak_mark_check(mark, "ufuzz", LEAK_SLACK_OBJECTS * ncpus, LEAK_SLACK_PAGES * ncpus);
 	} else {
 		icache_shrink(~0u);	/* a disk's unused inodes stay cached: no leak */
 	}

@@ -34,6 +34,18 @@
  * vfs_fuzz.rounds=N (make soak runs many); vfs_fuzz.pairs=1 runs only
  * the racing pairs (gen_pair), many times each; the last line is the summary
  * `# vfs_fuzz: N rounds, N calls, N collisions, N failures`.
+ *
+ * The same runs on an ext2 disk (ktest=ext2_fuzz) and on a 9p share
+ * (ktest=p9_fuzz, in tests/p9_tests.py's boot, cache=loose): each round's
+ * trees are then directories on it, left there for the host to check
+ * (e2fsck; the 9p driver compares each tree the model printed, `# P9FUZZ
+ * TREE DIR TEXT`, with the folder).  Neither has mounts in its programs
+ * (a tree's root is a directory, not a mounted root as the model has it);
+ * on 9p QEMU's server runs as an unprivileged user who owns every file,
+ * so there is no chown (the server cannot give a file away) and chmod
+ * keeps the owner's rwx (the server, as that owner, must still be able
+ * to walk and open what root may), and the server's owner stands for
+ * root in what stat shows.
  */
 #include "fs/dcache.h"
 #include "fs/file.h"
@@ -55,7 +67,9 @@
 #include "kernel/string.h"
 #include "kernel/thread.h"
 #include "arch/x86_64/percpu.h"
+#include "drivers/virtio_9p.h"
 #include "tests/fuzz_model.h"
+#include "tests/leak_check.h"
 #include "tests/sandbox.h"
 #include "tests/test_disk.h"
 #include "tests/vfs_check.h"
@@ -63,6 +77,10 @@
 static uint64_t fuzz_rounds = 4;	/* about 3 s at -smp 8 under TCG */
 KPARAM("vfs_fuzz.rounds", kparam_set_u64, fuzz_rounds, 1, 10000000,
        "rounds of the colliding fuzzer (ktest=vfs_fuzz)");
+
+static uint64_t p9_fuzz_rounds = 2;	/* each call a round trip to QEMU's server */
+KPARAM("p9_fuzz.rounds", kparam_set_u64, p9_fuzz_rounds, 1, 10000000,
+       "rounds of the colliding fuzzer on 9p (ktest=p9_fuzz)");
 
 /* vfs_fuzz.pairs=1 (make soak): every program is one of the racing pairs
  * (gen_pair), all of a round's the same one, the pair changing from round
@@ -118,7 +136,8 @@ struct fuzz {
 	bool injecting;            /* the tuple running now */
 	struct cred *user;         /* NS_USER's credentials */
 	bool full_check;           /* d_check_sb too (a scan of the whole hash table) */
-	bool on_disk;              /* the processes' trees are on an ext2 disk */
+	bool on_disk;              /* the processes' trees are directories of a disk or share */
+	const char *share;         /* on 9p: the sandbox's path, the trees printed below it */
 	uint64_t calls, collisions;
 	struct group g[GROUPS_MAX];
 	char tree[TREE_TEXT], mtree[TREE_TEXT];   /* the case thread's scratch */
@@ -451,10 +470,15 @@ static unsigned type_of(uint32_t mode)
 	return S_ISDIR(mode) ? NS_DIR : S_ISREG(mode) ? NS_REG : S_ISLNK(mode) ? NS_LNK : 0;
 }
 
+/* Who owns root's files as stat shows them: 0, or on a 9p share the
+ * server's own user and group (which it makes every file as). */
+static uint32_t root_uid, root_gid;
+
 static uint64_t kstat_aux(const struct kstat *st)
 {
 	unsigned t = type_of(st->mode);
-	return fm_stat_aux(t, st->nlink, t == NS_DIR ? 0 : (uint64_t)st->size, st->mode, st->uid, st->gid);
+	uint32_t uid = st->uid == root_uid ? 0 : st->uid, gid = st->gid == root_gid ? 0 : st->gid;
+	return fm_stat_aux(t, st->nlink, t == NS_DIR ? 0 : (uint64_t)st->size, st->mode, uid, gid);
 }
 
 static void fz_exec_as_is(const struct fz_call *c, struct fz_result *r);
@@ -1028,6 +1052,30 @@ static bool failed_split_walk(struct judge *j, unsigned k, const struct fuzz_mod
 	return false;
 }
 
+/* On a 9p share an ENOMEM may come after the server made the change (its
+ * reply in, the client could not make the new inode), as from Linux's
+ * v9fs: so a change of names may also have happened, in full, with no
+ * descriptor made (an open that created its file: the file is there, not
+ * open).  Only one cwd (the call's task's latest) is tried. */
+static void server_did_it(struct judge *j, unsigned k, const struct fuzz_model *m,
+			  const struct fz_call *c)
+{
+	static const uint8_t changes[] = { FZ_MKDIR, FZ_SYMLINK, FZ_OPEN };
+	if (!memchr(changes, c->op, sizeof(changes)) || (c->op == FZ_OPEN && !(c->flags & O_CREAT)))
+		return;
+	struct fuzz_model *to = &j->lvl[k];
+	struct fz_result r;
+	memcpy(to, m, sizeof(*to));
+	fm_apply(to, c, &r);
+	if (r.ret < 0 || to->full)
+		return;
+	if (c->op == FZ_OPEN) {
+		struct fz_call close = { .op = FZ_CLOSE, .fd = (int8_t)r.ret, .tg = c->tg };
+		fm_apply(to, &close, &r);
+	}
+	fit_from(j, k + 1, to);
+}
+
 static void fit_next(struct judge *j, unsigned k, const struct fuzz_model *m)
 {
 	struct group *g = j->g;
@@ -1059,6 +1107,8 @@ static void fit_next(struct judge *j, unsigned k, const struct fuzz_model *m)
 		 * nothing, as if it had not been made. */
 		*want = g->got[i];
 		fit_from(j, k + 1, m);
+		if (j->f->share)
+			server_did_it(j, k, m, c);
 		return;
 	}
 	int *cwds = j->cwds[c->tg];
@@ -1278,6 +1328,10 @@ static bool run_phase(struct fuzz *f, bool collide)
 	}
 	for (unsigned i = 0; i < f->ngroups; i++) {
 		struct group *g = &f->g[i];
+		if (f->share && g->p.len && !g->failed) {	/* what the host must find */
+			fm_render(&g->cand[0], f->mtree, sizeof(f->mtree));
+			kprintf("# P9FUZZ TREE %s %s\n", g->root + strlen(f->share) + 1, f->mtree);
+		}
 		unsigned bad = group_teardown(f, g);
 		if (bad && g->p.len) {
 			if (f->verbose)
@@ -1359,12 +1413,26 @@ static void no_mounts(struct prng *r, struct prog *p)
 			gen_call(r, &p->c[i]);
 }
 
-/* bdev: on that ext2 disk, else on ramfs. */
-static void colliding_fuzz_on(struct block_device *bdev, unsigned long rounds)
+/* On a 9p share (see the top): no mounts and no chown, and chmod keeps
+ * the owner's rwx. */
+static void fit_share(struct prng *r, struct prog *p)
+{
+	for (unsigned i = 0; i < p->len; i++) {
+		while (p->c[i].op == FZ_CHOWN || p->c[i].op == FZ_MOUNT || p->c[i].op == FZ_UMOUNT)
+			gen_call(r, &p->c[i]);
+		if (p->c[i].op == FZ_CHMOD)
+			p->c[i].flags |= 0700;
+	}
+}
+
+/* bdev: on that ext2 disk; tag: on that 9p share; else on ramfs. */
+static void colliding_fuzz_on(struct block_device *bdev, const char *tag, unsigned long rounds)
 {
 	struct sandbox s;
 	if (bdev)
 		sandbox_enter_disk(&s, "fuzz", bdev);
+	else if (tag)
+		sandbox_enter_mount(&s, "p9fuzz", tag, "9p", "cache=loose");
 	else
 		sandbox_enter(&s, "fuzz");
 	static struct fuzz f;
@@ -1372,7 +1440,22 @@ static void colliding_fuzz_on(struct block_device *bdev, unsigned long rounds)
 	make_user(&f);
 	f.ngroups = ncpus >= 2 ? ncpus / 2 : 1;
 	f.verbose = true;
-	f.on_disk = bdev != NULL;
+	f.on_disk = bdev || tag;
+	f.share = tag ? s.path : NULL;
+	root_uid = root_gid = 0;
+	if (tag) {
+		struct kstat st;
+		ASSERT_EQ(sys_stat(".", &st), 0);
+		root_uid = st.uid;
+		root_gid = st.gid;
+		if (root_uid == NS_USER || root_gid == NS_USER || root_gid == NS_USER_GROUP) {
+			kprintf("# SKIP: the server runs as the fuzzer's other user (%u:%u)\n", root_uid,
+				root_gid);
+			sandbox_leave(&s);
+			put_cred(f.user);
+			return;
+		}
+	}
 	for (unsigned i = 0; i < f.ngroups; i++) {
 		struct group *g = &f.g[i];
 		snprintf(g->path, sizeof(g->path), "%s%s/g%u", s.path, s.disk_dir, i);
@@ -1390,16 +1473,19 @@ static void colliding_fuzz_on(struct block_device *bdev, unsigned long rounds)
 	struct prng r;
 	prng_seed(&r, ktest_seed());
 	bool jitter = race_jitter_on(ktest_seed());
-	bool pairs = fuzz_pairs && !bdev;
+	bool pairs = fuzz_pairs && !f.on_disk;
 	kprintf("    # seed %lu, %lu rounds, %u processes of %u CPUs or so, race windows %s%s%s\n",
 		ktest_seed(), rounds, f.ngroups, f.g[0].ncpus, jitter ? "on" : "off",
-		bdev ? ", on ext2" : "", pairs ? ", racing pairs only (vfs_fuzz.pairs=1)" : "");
+		bdev ? ", on ext2" : tag ? ", on 9p (cache=loose)" : "",
+		pairs ? ", racing pairs only (vfs_fuzz.pairs=1)" : "");
 	unsigned failures = 0, round;
 	int phases = pairs ? 1 + PAIR_RUNS : 2;	/* alone once, then colliding */
 	for (round = 0; round < rounds && !failures; round++) {
 		for (unsigned i = 0; i < f.ngroups; i++) {
 			gen_prog(&r, &f.g[i].p, pairs ? round % NR_PAIRS : NR_PAIRS);
-			if (f.on_disk)
+			if (tag)
+				fit_share(&r, &f.g[i].p);
+			else if (f.on_disk)
 				no_mounts(&r, &f.g[i].p);
 		}
 		f.evict = (uint32_t)prng_next(&r);
@@ -1444,16 +1530,17 @@ static void colliding_fuzz_on(struct block_device *bdev, unsigned long rounds)
 	for (unsigned i = 0; i < f.ngroups; i++) {
 		kfree(f.g[i].cand);
 		kfree(f.g[i].next);
-		if (!bdev)
+		if (!f.on_disk)
 			ASSERT_EQ(sys_rmdir(f.g[i].path), 0);
 	}
 	put_cred(f.user);
+	root_uid = root_gid = 0;
 	sandbox_leave(&s);
 }
 
 static void colliding_fuzz(void)
 {
-	colliding_fuzz_on(NULL, fuzz_rounds);
+	colliding_fuzz_on(NULL, NULL, fuzz_rounds);
 }
 
 /* The same on ext2 (the disk of role "scratch"): directory blocks, inodes
@@ -1462,7 +1549,30 @@ static void colliding_fuzz(void)
  * stay there). */
 static void colliding_fuzz_ext2(void)
 {
-	colliding_fuzz_on(test_disk_or_skip("scratch"), fuzz_rounds);
+	colliding_fuzz_on(test_disk_or_skip("scratch"), NULL, fuzz_rounds);
+}
+
+/* The same on the 9p share of tests/p9_tests.py's boot (its mount tag
+ * ktest9p), cache=loose: every lookup that misses a round trip, the
+ * server's answers racing each other; then no slab object or page may be
+ * left over (the driver checks the fids and the trees on the host). */
+static void colliding_fuzz_9p(void)
+{
+	if (!p9_chan_find("ktest9p")) {
+		kprintf("# SKIP: no 9p channel \"ktest9p\" (boot with tests/p9_tests.py)\n");
+		return;
+	}
+	/* The sandbox gives this thread a descriptor table of its own, which
+	 * it keeps after the case: made here, before the count, it is the
+	 * one the sandbox replaces. */
+	ASSERT_EQ(task_fs_unshare(), 0);
+	dcache_shrink(~0u);
+	icache_shrink(~0u);
+	struct leak_mark *mark = leak_mark_take();
+	colliding_fuzz_on(NULL, "ktest9p", p9_fuzz_rounds);
+	dcache_shrink(~0u);
+	icache_shrink(~0u);
+	leak_mark_check(mark, "p9_fuzz", 0, 0);
 }
 
 /* Programs for the rules the model learnt from Linux (and the fixes the
@@ -1565,3 +1675,8 @@ static const struct ktest_case ext2_fuzz_cases[] = {
 	KTEST_CASE_TIMEOUT(colliding_fuzz_ext2, 900),
 };
 KTEST_SUITE(ext2_fuzz, ext2_fuzz_cases);
+
+static const struct ktest_case p9_fuzz_cases[] = {
+	KTEST_CASE_TIMEOUT(colliding_fuzz_9p, 900),
+};
+KTEST_SUITE_EXPLICIT(p9_fuzz, p9_fuzz_cases);

@@ -11,6 +11,10 @@
  *   1 getpid (the bare entry and exit)   2 stat of a 6-component path
  *   3 open+close of a file                4 pread of 4 KiB
  *   5 lstat of a missing name             6 stat of a 2-component path
+ *   7 stat of a name never looked up (4 components, the last missing:
+ *     the lookup asks the filesystem and leaves a negative dentry, as
+ *     each miss of bench-linux's include search does the first time)
+ *   8 the same stat again (the negative dentry found)
  * Prints "LB w=count reps=REPS bad=B" when done.
  */
 #include "lb.h"
@@ -24,11 +28,12 @@ int main(int argc, char **argv, char **envp)
 	if (argc != 3)
 		return 2;
 	long reps = number(argv[2]), bad = 0;
-	char deep[128], file[128], missing[128], top[128];
+	char deep[128], file[128], missing[128], top[128], mid[128], fresh[160], leaf[48];
 	lb_join_path(deep, sizeof(deep), argv[1], "c/b/c/d/f");
 	lb_join_path(top, sizeof(top), argv[1], "c");
 	lb_join_path(file, sizeof(file), top, "file");
 	lb_join_path(missing, sizeof(missing), top, "missing");
+	lb_join_path(mid, sizeof(mid), top, "b");	/* ROOT/c/b, made with deep */
 	for (char *p = deep + 1; *p; p++)
 		if (*p == '/') {
 			*p = 0;
@@ -67,6 +72,16 @@ int main(int argc, char **argv, char **envp)
 		ret = sys2(SYS_stat, top, &st);
 		conflict_region_end(COUNTED(6));
 		bad += ret != 0;
+		lb_leaf(leaf, "h", r, ".h");
+		lb_join_path(fresh, sizeof(fresh), mid, leaf);
+		conflict_region_begin(COUNTED(7));
+		ret = sys2(SYS_stat, fresh, &st);
+		conflict_region_end(COUNTED(7));
+		bad += ret != -2;
+		conflict_region_begin(COUNTED(8));
+		ret = sys2(SYS_stat, fresh, &st);
+		conflict_region_end(COUNTED(8));
+		bad += ret != -2;
 	}
 	struct lb_line l;
 	lb_begin(&l, "count");

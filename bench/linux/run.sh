@@ -71,6 +71,44 @@ want 9 && for r in $(seq $CPU_RUNS); do
 	done
 done
 
+# 11. a host folder over virtio-9p (QEMU's -virtfs, mount tag host, the
+# folder the driver made for this boot), mounted at /p9 with cache=loose,
+# then again with cache=none: cached stat of a 6-component path below it
+# by N threads (lb_stat), cold lookups of different names of one
+# directory by T threads (lb_cold: names this mount has not seen; a
+# directory per cache mode), creates of different names in one new
+# directory by T threads (lb_dirops ... keep).  Each result line is renamed
+# w=p9... and gets cache=MODE; the driver lists the folder afterwards.
+p9() {
+	m=$1
+	shift
+	if out=$("$@") && [ -n "$out" ]; then
+		echo "LB w=p9${out#LB w=} cache=$m"
+	else
+		fail "p9-$m-${1##*/}"
+	fi
+}
+want 11 && for m in loose none; do
+	mkdir -p /p9
+	if mount -t 9p -o trans=virtio,msize=65536,cache=$m host /p9; then
+		if [ $m = loose ]; then iters=$P9_STAT_ITERS; else iters=$P9_NONE_STAT_ITERS; fi
+		for n in $P9_STAT_THREADS; do
+			for s in private shared; do
+				p9 $m $B/lb_stat /p9/st $n $iters $s
+			done
+		done
+		for t in $P9_COLD_THREADS; do
+			p9 $m $B/lb_cold /p9/cold-$m /bench/p9cold/$t.names $t $P9_COLD_K
+		done
+		for t in $P9_CREATE_THREADS; do
+			p9 $m $B/lb_dirops /p9/cr-$m-$t $t $P9_CREATE_ITERS keep
+		done
+		umount /p9 || fail "umount-p9-$m"
+	else
+		fail "mount-p9-$m"
+	fi
+done
+
 # 10. find and du -s of a cold 20,200-entry tree by N processes at once,
 # each command on a disk of its own, mounted just before.
 set -- $FIND_DISKS

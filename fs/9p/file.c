@@ -192,6 +192,7 @@ const struct file_operations v9fs_dir_fops = {
 
 const struct inode_operations v9fs_file_iops = { .truncate = v9fs_truncate,
 						 .setattr = v9fs_setattr };
-const struct inode_operations v9fs_link_iops = { .get_link = v9fs_get_link, .setattr = v9fs_setattr };
-/* FIFOs, devices, sockets: their attributes are the server's, the rest the VFS's */
+const struct inode_operations v9fs_link_iops = { .get_link = v9fs_get_link,
+						 .setattr = v9fs_setattr };
+/* FIFOs, devices, sockets: only their attributes are 9p's. */
 const struct inode_operations v9fs_special_iops = { .setattr = v9fs_setattr };

@@ -1,7 +1,6 @@
 /*
  * inode.c: 9p inodes: made from a fid and its attributes (v9fs_iget),
- * their opened fids (the read-only one, and a creating open's), their attribute changes sent to the server
- * (setattr, asked before the VFS changes the inode; dirty_inode, told after), and
+ * their opened fids (the read-only one, and a creating open's), their attribute changes sent to the server, and
  * their eviction (the fids clunked).  See v9fs.h for the fid model.
  */
 #include "fs/9p/v9fs.h"
@@ -53,18 +52,29 @@ static int fill_inode(struct inode *inode, struct v9fs_inode *vi, const struct p
 }
 
 /*
- * cache=none: is the cached inode with a's number still the file a
- * describes?  The host may have removed that file and given its number
- * to a new one (a file system reuses freed inode numbers at once): then
- * the cached inode's own fid no longer reaches a file with this number,
- * or the type differs.  One more round trip, only when a lookup finds
- * its inode cached.
+ * Is the cached inode with a's number still the file a describes?  The
+ * host may have removed that file and given its number to a new one (a
+ * file system reuses freed inode numbers at once, ext4 often the same
+ * moment): then the type differs, or the guest itself removed the old
+ * file's last name (its link count is 0: no walk can reach it again), as
+ * when an rmdir and a create in one directory overlap (the colliding
+ * fuzzer's open(O_CREAT) said EISDIR, the new name on the removed
+ * directory's inode).  Both checks cost nothing and hold in either cache
+ * mode (Linux's v9fs compares the type and the qid's version).  With
+ * cache=none (ask), also whether the cached inode's own fid still
+ * reaches a file with this number, which the host's changes behind our
+ * back need: one more round trip, only when a lookup finds its inode
+ * cached.
  */
-static bool cached_is_current(struct inode *inode, const struct p9_attr *a)
+static bool cached_is_current(struct inode *inode, const struct p9_attr *a, bool ask)
 {
 	uint32_t mode = __atomic_load_n(&inode->i_mode, __ATOMIC_RELAXED);
 	if ((mode & S_IFMT) != (a->mode & S_IFMT))
 		return false;
+	if (__atomic_load_n(&inode->i_nlink, __ATOMIC_ACQUIRE) == 0)
+		return false;
+	if (!ask)
+		return true;
 	struct p9_attr now;
 	int64_t fid = v9fs_inode_fid(inode);	/* stale: not current, a new inode is made */
 	return fid >= 0 && p9_getattr(V9FS_CLNT(inode), (uint32_t)fid, &now) == 0 &&
@@ -78,8 +88,8 @@ struct inode *v9fs_iget(struct super_block *sb, uint32_t fid, const struct p9_at
 	/* A stale one is unhashed (its holders keep it) and we look again:
 	 * the next iget_locked makes a new inode, unless a racing lookup of
 	 * the new file made it first, which is then current. */
-	while (inode && !(inode->i_state & I_NEW) && V9FS_SB(sb)->cache_none &&
-	       !cached_is_current(inode, a)) {
+	while (inode && !(inode->i_state & I_NEW) &&
+	       !cached_is_current(inode, a, V9FS_SB(sb)->cache_none)) {
 		remove_inode_hash(inode);
 		iput(inode);
 		inode = iget_locked(sb, a->qid.path);
@@ -183,64 +193,39 @@ void v9fs_evict(struct inode *inode)
 	call_rcu(&vi->rcu, free_vi);	/* a readlink in RCU mode may be copying link */
 }
 
-/* What the VFS changed without asking (setattr asks for chmod, chown,
- * utimes): a write's loss of set-user-ID.  It
- * cannot fail here (fs.h): a refusal is reported on the console, and
- * the next lookup after eviction shows the server's view.  The owner is
- * sent only when it changed: a server that runs as one user (QEMU's
- * security_model=none, not root) refuses any chown, even to the owner
- * the file has.  Called with i_rwsem exclusive, which guards vi's copy. */
-void v9fs_dirty_inode(struct inode *inode)
-{
-	struct v9fs_inode *vi = V9FS_I(inode);
-	struct p9_setattr s = {
-		.valid = P9_ATTR_MODE | P9_ATTR_ATIME | P9_ATTR_MTIME | P9_ATTR_ATIME_SET |
-			 P9_ATTR_MTIME_SET,
-		.mode = __atomic_load_n(&inode->i_mode, __ATOMIC_RELAXED),	/* type too: see setattr */
-		.uid = __atomic_load_n(&inode->i_uid, __ATOMIC_RELAXED),
-		.gid = __atomic_load_n(&inode->i_gid, __ATOMIC_RELAXED),
-		.atime = __atomic_load_n(&inode->i_atime, __ATOMIC_RELAXED),
-		.mtime = __atomic_load_n(&inode->i_mtime, __ATOMIC_RELAXED),
-	};
-	if (s.uid != vi->uid)
-		s.valid |= P9_ATTR_UID;
-	if (s.gid != vi->gid)
-		s.valid |= P9_ATTR_GID;
-	int64_t fid = v9fs_inode_fid(inode);
-	int err = fid < 0 ? (int)fid : p9_setattr(V9FS_CLNT(inode), (uint32_t)fid, &s);
-	if (!err) {
-		vi->uid = s.uid;
-		vi->gid = s.gid;
-	}
-	if (err)
-		kprintf("9p: inode %lu: the server refused an attribute change (%s)\n",
-			inode->i_ino, errno_name(err));
-}
-
-/* chmod, chown, utimes (inode_operations.setattr): the server is asked
- * first, and its refusal is the caller's, the inode left as it was (the
- * VFS changes it only on 0).  As in dirty_inode, an owner is sent only
- * when it changes; nothing left to change, nothing is sent.  i_rwsem
- * exclusive guards vi's copy of the owner. */
+/*
+ * chmod, chown, utimes: Tsetattr before the VFS changes the inode, so the
+ * server's refusal is the caller's errno and the change is then not made
+ * (as Linux's v9fs_vfs_setattr_dotl returns p9_client_setattr's error).
+ * "Now" is sent as the server's now (P9_ATTR_ATIME without _SET), which
+ * needs only write permission on the host, a time given needs the owner,
+ * as utimensat's rules.  The owner is sent only when it changes: a server
+ * that runs as one user (QEMU's security_model=none, not root) refuses
+ * any chown, even to the owner the file has.  Called with i_rwsem
+ * exclusive, which guards vi's copy of the owner.  No dirty_inode: the
+ * VFS's one other caller, a write's clearing of set-ID bits, is the host
+ * kernel's own when QEMU writes.  The mode goes with its type, as Linux's
+ * v9fs sends it: a server that keeps modes itself (QEMU's mapped-xattr)
+ * stores what it is given, and a typeless mode would come back typeless.
+ * The fid is the one d's name reaches (v9fs_dentry_fid: a hard link's).
+ */
 int v9fs_setattr(struct dentry *d, const struct iattr *ia)
 {
 	struct inode *inode = d->d_inode;
 	struct v9fs_inode *vi = V9FS_I(inode);
-	/* The mode with its type, as Linux's v9fs sends it: a server that
-	 * keeps modes itself (QEMU's mapped-xattr) stores what it is given,
-	 * and a typeless mode would come back typeless. */
-	struct p9_setattr s = { .mode = ia->ia_mode, .uid = ia->ia_uid, .gid = ia->ia_gid,
-				.atime = ia->ia_atime, .mtime = ia->ia_mtime };
-	if (ia->ia_valid & ATTR_MODE)
-		s.valid |= P9_ATTR_MODE;
-	if ((ia->ia_valid & ATTR_UID) && ia->ia_uid != vi->uid)
+	struct p9_setattr s = { .mode = ia->mode, .uid = ia->uid, .gid = ia->gid,
+				.atime = ia->atime, .mtime = ia->mtime };
+	static const struct { unsigned vfs, p9; } bits[] = {
+		{ ATTR_MODE, P9_ATTR_MODE }, { ATTR_ATIME, P9_ATTR_ATIME }, { ATTR_MTIME, P9_ATTR_MTIME },
+		{ ATTR_ATIME_SET, P9_ATTR_ATIME_SET }, { ATTR_MTIME_SET, P9_ATTR_MTIME_SET },
+	};
+	for (unsigned i = 0; i < sizeof(bits) / sizeof(bits[0]); i++)
+		if (ia->valid & bits[i].vfs)
+			s.valid |= bits[i].p9;
+	if ((ia->valid & ATTR_UID) && ia->uid != vi->uid)
 		s.valid |= P9_ATTR_UID;
-	if ((ia->ia_valid & ATTR_GID) && ia->ia_gid != vi->gid)
+	if ((ia->valid & ATTR_GID) && ia->gid != vi->gid)
 		s.valid |= P9_ATTR_GID;
-	if (ia->ia_valid & ATTR_ATIME)
-		s.valid |= P9_ATTR_ATIME | P9_ATTR_ATIME_SET;
-	if (ia->ia_valid & ATTR_MTIME)
-		s.valid |= P9_ATTR_MTIME | P9_ATTR_MTIME_SET;
 	if (!s.valid)
 		return 0;
 	int64_t fid = v9fs_dentry_fid(d);
@@ -251,4 +236,3 @@ int v9fs_setattr(struct dentry *d, const struct iattr *ia)
 		vi->gid = s.gid;
 	return err;
 }
-

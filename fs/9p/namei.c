@@ -90,12 +90,19 @@ static void own_new_inode(struct inode *inode)
 	}
 }
 
-/* The end of a creation the server did: the new entry's inode on d. */
+/* The end of a creation the server did: the new entry's inode on d.  If
+ * that fails (no memory, the entry already gone again), d must not stay
+ * a hashed negative dentry: cache=loose would trust it, and the name the
+ * server has would be "no such file" until d is evicted (the colliding
+ * fuzzer found getdents listing a name lstat denied).  Unhashed, the next
+ * lookup asks the server, as Linux's NFS drops d when a create fails. */
 static int instantiate(struct inode *dir, struct dentry *d)
 {
 	struct inode *inode = v9fs_walk_iget(dir, d->d_name.name, d->d_name.len);
-	if (IS_ERR(inode))
+	if (IS_ERR(inode)) {
+		d_drop_failed_create(d);
 		return (int)PTR_ERR(inode);
+	}
 	own_new_inode(inode);
 	d_instantiate(d, inode);
 	inode_touch(dir, T_MTIME | T_CTIME);
@@ -135,10 +142,11 @@ static int v9fs_mkdir(struct inode *dir, struct dentry *d, uint32_t mode)
 	uint32_t gid = owner_for_new(dir, &mode);
 	int err = p9_mkdir(V9FS_CLNT(dir), dir_fid(dir), d->d_name.name, d->d_name.len,
 			   mode & S_IALLUGO, gid, &qid);
-	if (err || (err = instantiate(dir, d)))
+	if (err)
 		return err;
-	__atomic_fetch_add(&dir->i_nlink, 1, __ATOMIC_RELAXED);	/* its ".." */
-	return 0;
+	/* Its "..": the server made it, even if instantiate fails now. */
+	__atomic_fetch_add(&dir->i_nlink, 1, __ATOMIC_RELAXED);
+	return instantiate(dir, d);
 }
 
 static int v9fs_symlink(struct inode *dir, struct dentry *d, const char *target)

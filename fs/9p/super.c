@@ -46,7 +46,6 @@ static int v9fs_statfs(struct dentry *d, struct kstatfs *buf)
 
 static const struct super_operations v9fs_super_ops = {
 	.evict = v9fs_evict,
-	.dirty_inode = v9fs_dirty_inode,
 	.statfs = v9fs_statfs,
 };
 

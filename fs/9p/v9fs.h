@@ -99,7 +99,6 @@ int64_t v9fs_io_fid(struct inode *inode);
 void v9fs_set_create_fid(struct inode *inode, uint32_t fid);
 uint32_t v9fs_take_create_fid(struct inode *inode);
 void v9fs_evict(struct inode *inode);
-void v9fs_dirty_inode(struct inode *inode);
 int v9fs_setattr(struct dentry *d, const struct iattr *ia);
 /* The fid that names a file (dentry.c).  QEMU's fids are paths: an
  * inode's fid names its file by the name it was walked by, and a hard
