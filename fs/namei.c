@@ -882,7 +882,12 @@ static const char *walk_component(struct nameidata *nd, unsigned flags)
 		err = try_to_unlazy(nd, why);
 		if (err)
 			return ERR_PTR(err);
-		missed = why == WALK_UNLAZY_MISS;
+		/* A filesystem that revalidates (9p's cache=none, procfs):
+		 * the RCU walk counts its cached dentries as misses, and the
+		 * reference walk's lookup_fast is where they are asked about
+		 * (d_lookup, d_revalidate) before any lock of the directory's. */
+		const struct dentry_operations *dop = nd->path->d_sb->s_d_op;
+		missed = why == WALK_UNLAZY_MISS && !(dop && dop->d_revalidate);
 	}
 	if (nd->last_type != LAST_NORM) {
 		err = handle_dots(nd);
