@@ -172,7 +172,14 @@ static void trylock_and_owner(void)
  * storm's 3.5 to 10.8 s for 400 renames of 16 threads on 2 vCPUs).
  * Running threads take a released mutex instead, so the queue drains and
  * most acquisitions sleep not at all.  Counts, not time: the waiters'
- * sleeps (mutex_stats) against the acquisitions.
+ * sleeps (mutex_stats) against the acquisitions, and the steals (a
+ * running thread taking the mutex while others wait), which a handing
+ * mutex never has.  The bounds are loose on purpose: a holder whose vCPU
+ * the host stops makes every other thread queue and sleep, whatever the
+ * mutex does, and 8 vCPUs on 2 host cores beside other work (a make test
+ * with a KVM boot beside it, UEFI -smp 8) slept for 0.37 of the
+ * acquisitions, with 0.81 of them steals; the handing mutex slept for
+ * 2,398 of 2,400 with no steal.
  */
 #define CONVOY_PER_CPU 4
 #define CONVOY_ITERS 300
@@ -230,14 +237,15 @@ static void running_threads_do_not_convoy(void)
 		thread_join(th[i]);
 	mutex_stats(&after);
 	uint64_t acquired = (uint64_t)n * CONVOY_ITERS, sleeps = after.sleeps - before.sleeps;
+	uint64_t steals = after.steals - before.steals;
 	kprintf("    # convoy: %u threads on %u CPUs, %lu acquisitions: %lu sleeps, %lu wake-ups, "
 		  "%lu hand-offs, %lu steals\n", n, ncpus, acquired, sleeps, after.wakeups - before.wakeups,
-		  after.handoffs - before.handoffs, after.steals - before.steals);
+		  after.handoffs - before.handoffs, steals);
 	EXPECT_EQ(c.counter, acquired);
-	/* A convoy sleeps about once an acquisition; the yields alone queue at
-	 * most every other thread each (n / CONVOY_YIELD_EVERY of the
-	 * acquisitions each), far below a fifth. */
-	EXPECT_LT(sleeps * 5, acquired);
+	/* A convoy sleeps about once an acquisition and never lets a running
+	 * thread go first; here most acquisitions are taken on the run. */
+	EXPECT_LT(sleeps * 2, acquired);
+	EXPECT_GT(steals * 2, acquired);
 }
 
 /*
