@@ -137,9 +137,8 @@ unsigned vfs_check_links(const char *dir)
 	return bad;
 }
 
-unsigned vfs_check_invariants(const char *dir)
+unsigned vfs_check_sb(const char *dir)
 {
-	unsigned bad = 0;
 	struct dentry *root = path_lookup(dir, 0);
 	if (IS_ERR(root)) {
 		kprintf("    # %s: %s\n", dir, errno_name((int)PTR_ERR(root)));
@@ -148,9 +147,13 @@ unsigned vfs_check_invariants(const char *dir)
 	unsigned broken = d_check_sb(root->d_sb);	/* no duplicates; children listed; counts >= 0 */
 	if (broken)
 		kprintf("    # %s: d_check_sb finds %u problems\n", dir, broken);
-	bad += broken;
 	dput(root);
-	return bad + vfs_check_links(dir);
+	return broken;
+}
+
+unsigned vfs_check_invariants(const char *dir)
+{
+	return vfs_check_sb(dir) + vfs_check_links(dir);
 }
 
 bool vfs_check_file_holds(int fd)
