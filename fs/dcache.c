@@ -765,8 +765,6 @@ struct dentry *__d_lookup_rcu(const struct dentry *parent, const struct qstr *q,
 			continue;
 		if (!d_name_is_rcu(d, q))
 			continue;
-		if (READ_ONCE(d->d_flags) & DCACHE_OP_REVALIDATE)
-			return NULL;	/* its filesystem must confirm it: the reference walk asks */
 		*seqp = seq;
 		return d;
 	}

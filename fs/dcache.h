@@ -280,7 +280,9 @@ struct dentry *d_lookup(struct dentry *parent, const struct qstr *name);
  * NULL.  Nothing read from the dentry (d_inode, the match itself) may be
  * trusted until read_seqcount_retry(&d->d_seq, *seqp) says it held.  A
  * NULL can be false (a rename moved a dentry the search stood on to
- * another chain): the caller then looks again the locked way.
+ * another chain): the caller then looks again the locked way.  A dentry
+ * with DCACHE_OP_REVALIDATE is returned as any other: whether to believe
+ * it without asking its filesystem is the caller's decision.
  */
 struct dentry *__d_lookup_rcu(const struct dentry *parent, const struct qstr *name, unsigned *seqp);
 /* d's d_seq for a lockless reader that steps on d: the count with its

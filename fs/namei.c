@@ -433,6 +433,7 @@ const char *const walk_stat_names[NR_WALK_STATS] = {
 	[WALK_UNLAZY_MOUNT] = "left RCU mode: an umount deciding",
 	[WALK_UNLAZY_CHANGED] = "left RCU mode: a dentry changing",
 	[WALK_UNLAZY_CREATE] = "left RCU mode: open(O_CREAT)'s last step",
+	[WALK_UNLAZY_REVALIDATE] = "left RCU mode: a dentry its filesystem must confirm",
 	[WALK_RESTART] = "restarted with references: a change under it",
 };
 
@@ -500,6 +501,7 @@ static bool legitimize_path(struct nameidata *nd, struct dentry *d, unsigned seq
 static const char *const unlazy_reasons[NR_WALK_STATS] = {
 	[WALK_UNLAZY_MISS] = "miss", [WALK_UNLAZY_LINK] = "link", [WALK_UNLAZY_MOUNT] = "mount",
 	[WALK_UNLAZY_CHANGED] = "changed", [WALK_UNLAZY_CREATE] = "create",
+	[WALK_UNLAZY_REVALIDATE] = "revalidate",
 };
 
 static int try_to_unlazy(struct nameidata *nd, int why)
@@ -839,6 +841,12 @@ static int walk_component_rcu(struct nameidata *nd, unsigned flags, int *why, co
 		*why = WALK_UNLAZY_MISS;
 		return 1;
 	}
+	/* Ours never asks a filesystem in RCU mode (its d_revalidate may
+	 * sleep in round trips): the reference walk's lookup_fast does. */
+	if (READ_ONCE(d->d_flags) & DCACHE_OP_REVALIDATE) {
+		*why = WALK_UNLAZY_REVALIDATE;
+		return 1;
+	}
 	const struct inode *inode = READ_ONCE(d->d_inode);
 	if (CONFIG_LOCKDEP && inode && READ_ONCE(inode->i_mode) == 0x01010101u * SLAB_POISON)
 		panic("namei: an RCU-walk read inode %p after it was freed", (const void *)inode);
@@ -882,12 +890,10 @@ static const char *walk_component(struct nameidata *nd, unsigned flags)
 		err = try_to_unlazy(nd, why);
 		if (err)
 			return ERR_PTR(err);
-		/* A filesystem that revalidates (9p's cache=none, procfs):
-		 * the RCU walk counts its cached dentries as misses, and the
-		 * reference walk's lookup_fast is where they are asked about
-		 * (d_lookup, d_revalidate) before any lock of the directory's. */
-		const struct dentry_operations *dop = nd->path->d_sb->s_d_op;
-		missed = why == WALK_UNLAZY_MISS && !(dop && dop->d_revalidate);
+		/* A dentry to revalidate (9p's cache=none, procfs) is not a
+		 * miss: lookup_fast asks its filesystem (d_lookup,
+		 * d_revalidate) before any lock of the directory's. */
+		missed = why == WALK_UNLAZY_MISS;
 	}
 	if (nd->last_type != LAST_NORM) {
 		err = handle_dots(nd);
@@ -1125,8 +1131,8 @@ static int last_rcu(struct nameidata *nd)
 	d_hash_name(nd->path, &nd->last);
 	unsigned seq;
 	struct dentry *d = __d_lookup_rcu(nd->path, &nd->last, &seq);
-	if (!d)
-		return NAME_UNKNOWN;
+	if (!d || (READ_ONCE(d->d_flags) & DCACHE_OP_REVALIDATE))
+		return NAME_UNKNOWN;	/* its filesystem must confirm it */
 	bool positive = READ_ONCE(d->d_inode) != NULL;
 	race_window_on(d);	/* read, not yet checked: a create or unlink may run */
 	if (read_seqcount_retry(&d->d_seq, seq))

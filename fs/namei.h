@@ -113,6 +113,7 @@ enum walk_stat {
 	WALK_UNLAZY_MOUNT,         /* an umount deciding */
 	WALK_UNLAZY_CHANGED,       /* a dentry changing under it */
 	WALK_UNLAZY_CREATE,        /* open(O_CREAT)'s last step */
+	WALK_UNLAZY_REVALIDATE,    /* a dentry its filesystem must confirm (d_revalidate) */
 	WALK_RESTART,              /* RCU mode saw a change: started again with references */
 	NR_WALK_STATS
 };

@@ -16,9 +16,9 @@
  * the inode's i_rwsem exclusive and its i_attr_seq (fs/permission.h),
  * which a path step does not take (it may hold the parent's).
  *
- * RCU mode: the lockless walk never calls d_revalidate; __d_lookup_rcu
- * treats a dentry with DCACHE_OP_REVALIDATE as a miss, so the walk leaves
- * RCU mode (try_to_unlazy) before anything here runs, and
+ * RCU mode: the lockless walk never calls d_revalidate; a dentry with
+ * DCACHE_OP_REVALIDATE makes it leave RCU mode (try_to_unlazy, reason
+ * "revalidate") before anything here runs, and
  * v9fs_revalidate sleeps in round trips with no spinlock held (it says
  * so: might_sleep).
  *
