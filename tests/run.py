@@ -35,6 +35,7 @@ Exit status: 0 pass, 1 test failure (or the kernel reported nothing usable),
 130 interrupted.
 """
 import argparse
+import atexit
 import concurrent.futures
 import dataclasses
 import os
@@ -202,8 +203,11 @@ def cmd_test(args):
     print_accel(accel, why)
     scratch = None
     if args.scratch_disk:
-        scratch = BUILD / "disks" / "matrix" / "template.img"
+        # One template per run: two runs at once (make test's two lanes,
+        # or a developer's) each mkfs their own, never one another's.
+        scratch = BUILD / "disks" / "matrix" / f"template-{os.getpid()}.img"
         scratch.parent.mkdir(parents=True, exist_ok=True)
+        atexit.register(scratch.unlink, missing_ok=True)
         ext2img.make_image(scratch, 32, block_size=4096)
     kargs = " ".join(part for part in (TEST_KARGS, "ktest.disks=scratch:vda" if scratch else "",
                                        args.kargs) if part)
