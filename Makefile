@@ -345,7 +345,12 @@ TEST_PARTS_BESIDE := test-disk test-shell test-docs test-model test-kcsan
 KCSAN_LOCK := $(BUILD)/.kcsan-build.lock
 RELEASE_LOCK := $(BUILD)/.release-build.lock
 # What both lanes build is built first: two makes never build one file.
+# The last line gives the time since make began (the kernel's build
+# included), read when the makefile is parsed.
 TEST_LOGS := $(BUILD)/test-logs
+ifeq ($(MAKECMDGOALS),test)
+TEST_T0 := $(shell date +%s)
+endif
 test: check-tools $(BUILD)/smpvfs.elf $(BUILD)/initrd.cpio $(BUILD)/host/fstest $(BUILD)/host/fstest-static
 	$(Q)mkdir -p $(TEST_LOGS); rm -f $(TEST_LOGS)/beside-failed; \
 	{ flock $(KCSAN_LOCK) $(MAKE) --no-print-directory KCSAN=1 BUILD=$(KCSAN_BUILD) $(KCSAN_BUILD)/smpvfs.elf; \
@@ -363,8 +368,9 @@ test: check-tools $(BUILD)/smpvfs.elf $(BUILD)/initrd.cpio $(BUILD)/host/fstest 
 	for part in $(TEST_PARTS_BESIDE); do echo "make test: the output of $$part, which ran beside:"; \
 		cat $(TEST_LOGS)/part-$$part.out; done; \
 	[ -f $(TEST_LOGS)/beside-failed ] && failed="$$failed $$(tr '\n' ' ' < $(TEST_LOGS)/beside-failed)"; \
-	if [ -n "$$failed" ]; then echo "make test: FAILED:$$failed"; exit 1; fi; \
-	echo "make test: every part passed ($(TEST_PARTS) $(TEST_PARTS_BESIDE))"
+	t=$$(( $$(date +%s) - $(TEST_T0) )); took="in $$((t / 60)) min $$((t % 60)) s"; \
+	if [ -n "$$failed" ]; then echo "make test: FAILED:$$failed ($$took)"; exit 1; fi; \
+	echo "make test: every part passed ($(TEST_PARTS) $(TEST_PARTS_BESIDE)) $$took"
 
 # make soak DURATION=600: boot -smp 2, 4, 8 in turn (BIOS, then UEFI) with
 # fresh seeds and race windows on, running the concurrency suites, the
