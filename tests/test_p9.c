@@ -41,6 +41,7 @@
  * reads the serial log as it grows, looks at or changes the folder for
  * that step first (tests/p9_tests.py's STEPS).
  */
+#include "arch/x86_64/percpu.h"
 #include "bench/p9_lookup.h"
 #include "drivers/virtio_9p.h"
 #include "fs/9p/v9fs.h"
@@ -1031,6 +1032,45 @@ static void host_changes(void)
 	remount("");
 }
 
+/* ---- cache=none: one answer for revalidations at once ------------------ */
+
+#define SHARED_STATS 50
+
+static void shared_stat_cpu(unsigned cpu, void *arg)
+{
+	(void)cpu;
+	(void)arg;
+	struct kstat st;
+	for (unsigned i = 0; i < SHARED_STATS; i++)
+		EXPECT_EQ(sys_stat(MNT "/storm/s0", &st), 0);
+}
+
+/* Every CPU stats one path at once: each step (storm, s0; the root is
+ * not asked about) is either asked of the server or waits for the answer
+ * to a revalidation of the same dentry already under way, never both;
+ * with two CPUs or more some wait.  Asking every time, as before, gives
+ * "0 shared". */
+static void revalidations_at_once_share_an_answer(void)
+{
+	if (!have_channel())
+		return;
+	mount_once();
+	remount("cache=none");
+	struct kstat st;
+	ASSERT_EQ(sys_stat(MNT "/storm/s0", &st), 0);	/* both steps cached */
+	uint64_t asked = __atomic_load_n(&v9fs_revalidations, __ATOMIC_RELAXED);
+	uint64_t shared = __atomic_load_n(&v9fs_revalidations_shared, __ATOMIC_RELAXED);
+	ktest_run_on_all_cpus(shared_stat_cpu, NULL);
+	asked = __atomic_load_n(&v9fs_revalidations, __ATOMIC_RELAXED) - asked;
+	shared = __atomic_load_n(&v9fs_revalidations_shared, __ATOMIC_RELAXED) - shared;
+	kprintf("# %u CPUs x %u stats of one path: %lu revalidations asked, %lu shared\n", ncpus,
+		SHARED_STATS, asked, shared);
+	EXPECT_EQ(asked + shared, 2ull * SHARED_STATS * ncpus);
+	if (ncpus > 1)
+		EXPECT_GT(shared, 0u);
+	remount("");
+}
+
 /* ---- a revalidation meets a change of the name ------------------------ */
 
 static bool probe_armed;
@@ -1171,6 +1211,7 @@ static const struct ktest_case p9_cases[] = {
 	KTEST_CASE(creation_fails_after_the_server),
 	KTEST_CASE(reused_inode_number),
 	KTEST_CASE(same_name_storm),
+	KTEST_CASE(revalidations_at_once_share_an_answer),
 	KTEST_CASE_TIMEOUT(parallel_changes, 240),
 	KTEST_CASE(killed_waiter),
 	KTEST_CASE(per_open_fids),

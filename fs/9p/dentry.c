@@ -26,7 +26,10 @@
  * dentry's name when the name it was walked by went away (v9fs.h:
  * v9fs_check_fid, v9fs_dentry_fid), under the inode's open_lock.
  *
- * Locking: none of ours but that.  The name is copied under d's d_lock (a rename
+ * Revalidations of one dentry at once share one answer (reval_lock,
+ * below).
+ *
+ * Locking: that, and reval_lock.  The name is copied under d's d_lock (a rename
  * swaps names under it), the parent taken with dget_parent.  A name a
  * change holds (its name lock: FS_PAR_DIROPS) is left to the change,
  * which leaves it as the server says.  The attributes are stored one by
@@ -38,9 +41,13 @@
 #include "fs/9p/v9fs.h"
 #include "fs/dcache.h"
 #include "fs/syscalls.h"
+#include "kernel/completion.h"
 #include "kernel/err.h"
 #include "kernel/errno.h"
+#include "kernel/kmalloc.h"
+#include "kernel/race.h"
 #include "kernel/sched.h"
+#include "kernel/spinlock.h"
 #include "kernel/string.h"
 
 /* Revalidations asked of the server, and those that found the dentry
@@ -92,6 +99,54 @@ static int walk_name(struct dentry *d, struct p9_client *c, uint32_t *fid)
 	return err;
 }
 
+/*
+ * Revalidations in flight, shared.  N threads that stat one path at once
+ * meet the same dentries, and one answer from the server serves them
+ * all: as a lookup waits on an in-lookup dentry instead of asking the
+ * filesystem again, a revalidation of a dentry already being revalidated
+ * waits for that one's verdict.  The verdict is the server's at some
+ * moment of the first one's round trips, so a caller that joins may get
+ * an answer from just before its own call began: the in-lookup dentry's
+ * promise, no weaker.  (Linux's cache=none asks nothing of a dentry that
+ * someone holds: it trusts it until its last reference goes.)
+ *
+ * reval_lock (a leaf) guards the table, each entry's users and its
+ * verdict's publication; the entry is freed by its last user.  The
+ * dentry, held by every user, cannot be freed and its address reused
+ * while its entry is in the table.
+ */
+struct reval {
+	struct hlist_node chain;
+	const struct dentry *d;
+	unsigned users;            /* the caller that asks, and those waiting */
+	bool valid;
+	struct completion done;
+};
+
+#define REVAL_CHAINS 64
+static struct spinlock reval_lock = SPINLOCK_INIT("v9fs_reval");
+static struct hlist_head reval_table[REVAL_CHAINS];
+
+/* Revalidations that waited for another's verdict instead of asking
+ * (tests). */
+uint64_t v9fs_revalidations_shared;
+
+static struct hlist_head *reval_chain(const struct dentry *d)
+{
+	return &reval_table[((uintptr_t)d >> 6) % REVAL_CHAINS];
+}
+
+static void reval_put(struct reval *r)
+{
+	unsigned long flags = spin_lock_irqsave(&reval_lock);
+	bool last = --r->users == 0;
+	spin_unlock_irqrestore(&reval_lock, flags);
+	if (last)
+		kfree(r);
+}
+
+static bool ask_server(struct dentry *d);
+
 static bool v9fs_revalidate(struct dentry *d)
 {
 	might_sleep();
@@ -99,6 +154,51 @@ static bool v9fs_revalidate(struct dentry *d)
 		return true;
 	if (__atomic_load_n(&d->d_flags, __ATOMIC_ACQUIRE) & DCACHE_PAR_UPDATE)
 		return true;	/* a change of the name is under way: it decides */
+	struct reval *mine = kmalloc(sizeof(*mine));
+	if (!mine)
+		return ask_server(d);	/* unshared, but answered */
+	struct hlist_head *chain = reval_chain(d);
+	struct hlist_node *pos;
+	struct reval *r = NULL;
+	unsigned long flags = spin_lock_irqsave(&reval_lock);
+	hlist_for_each(pos, chain) {
+		struct reval *e = hlist_entry(pos, struct reval, chain);
+		if (e->d == d) {
+			r = e;
+			r->users++;
+			break;
+		}
+	}
+	if (!r) {
+		*mine = (struct reval){ .d = d, .users = 1 };
+		init_completion(&mine->done);
+		hlist_add_head_rcu(&mine->chain, chain);
+	}
+	spin_unlock_irqrestore(&reval_lock, flags);
+	if (r) {
+		kfree(mine);
+		__atomic_fetch_add(&v9fs_revalidations_shared, 1, __ATOMIC_RELAXED);
+		/* Killed: the caller will not return to user mode, and its
+		 * "valid" drops nothing from the cache on its account. */
+		bool valid = wait_for_completion_killable(&r->done) ? true :
+			     __atomic_load_n(&r->valid, __ATOMIC_ACQUIRE);
+		reval_put(r);
+		return valid;
+	}
+	race_window();	/* published, not yet asked: others may join */
+	bool valid = ask_server(d);
+	flags = spin_lock_irqsave(&reval_lock);
+	hlist_del_rcu(&mine->chain);	/* later callers ask afresh */
+	__atomic_store_n(&mine->valid, valid, __ATOMIC_RELEASE);
+	spin_unlock_irqrestore(&reval_lock, flags);
+	complete_all(&mine->done);
+	reval_put(mine);
+	return valid;
+}
+
+/* One revalidation's round trips: walk d's name, read what it names. */
+static bool ask_server(struct dentry *d)
+{
 	struct p9_client *c = &V9FS_SB(d->d_sb)->clnt;
 	uint32_t fid;
 	int err = walk_name(d, c, &fid);

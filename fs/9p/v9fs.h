@@ -119,9 +119,10 @@ int v9fs_register(void);
 
 /* cache=none's: every cached name asked about again (dentry.c). */
 extern const struct dentry_operations v9fs_dentry_ops_none;
-/* Tests: revalidations sent, and those that found a stale dentry; and a
+/* Tests: revalidations sent, those that found a stale dentry, and those
+ * that waited for another's verdict (shared); and a
  * switch that makes cache=none trust every dentry (to show a test fail). */
-extern uint64_t v9fs_revalidations, v9fs_stale;
+extern uint64_t v9fs_revalidations, v9fs_stale, v9fs_revalidations_shared;
 extern bool v9fs_revalidate_off;
 
 extern const struct inode_operations v9fs_dir_iops, v9fs_file_iops, v9fs_link_iops,
