@@ -75,8 +75,7 @@ static uint32_t probe_rcu(struct dentry *dir, const char *name)
 	d_hash_name(dir, &q);
 	rcu_read_lock();
 	struct dentry *d = __d_lookup_rcu(dir, &q, &seq);
-	uint32_t found = d && !(READ_ONCE(d->d_flags) & DCACHE_OP_REVALIDATE) &&
-			 !read_seqcount_retry(&d->d_seq, seq);
+	uint32_t found = d && !d_must_revalidate(d) && !read_seqcount_retry(&d->d_seq, seq);
 	rcu_read_unlock();
 	return found;
 }

@@ -680,9 +680,7 @@ void d_drop_failed_create(struct dentry *d)
  * change of the name lock another dentry (chapter 24, P2). */
 static bool d_hit_valid(struct dentry *d)
 {
-	/* No lock: the OP bits never change, but the word's other bits do
-	 * (the name lock's, set under d_lock), so the read is marked. */
-	if (!(READ_ONCE(d->d_flags) & DCACHE_OP_REVALIDATE) || d->d_sb->s_d_op->d_revalidate(d))
+	if (!d_must_revalidate(d) || d->d_sb->s_d_op->d_revalidate(d))
 		return true;
 	if (!d_invalidate(d))
 		return true;

@@ -253,6 +253,13 @@ static inline bool d_mountpoint(const struct dentry *d)
 {
 	return __atomic_load_n(&d->d_flags, __ATOMIC_ACQUIRE) & DCACHE_MOUNTED;
 }
+/* Whether every hit on d must ask its filesystem (d_revalidate).  Read
+ * with no lock: the bit never changes, but the word's other bits do
+ * (under d_lock), so the read is marked. */
+static inline bool d_must_revalidate(const struct dentry *d)
+{
+	return __atomic_load_n(&d->d_flags, __ATOMIC_RELAXED) & DCACHE_OP_REVALIDATE;
+}
 /* Caller holds mount_lock (fs/mount.c, the only caller, keeps that lock). */
 void d_set_mounted(struct dentry *d, bool mounted);
 

@@ -115,7 +115,7 @@ int do_mount_source(const char *type, const char *source, struct block_device *b
 		return -ENOTDIR;
 	if (!mp->d_sb->s_mount || mp == mp->d_sb->s_root)
 		return -EBUSY;	/* not in the tree, or a mounted root: no stacking here */
-	if (READ_ONCE(mp->d_flags) & DCACHE_OP_REVALIDATE)	/* other bits change under d_lock */
+	if (d_must_revalidate(mp))
 		return -EPERM;	/* its filesystem may drop the name (procfs): the mount would be stranded */
 
 	if (mutex_lock_killable(&namespace_mutex))

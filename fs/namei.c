@@ -843,7 +843,7 @@ static int walk_component_rcu(struct nameidata *nd, unsigned flags, int *why, co
 	}
 	/* Ours never asks a filesystem in RCU mode (its d_revalidate may
 	 * sleep in round trips): the reference walk's lookup_fast does. */
-	if (READ_ONCE(d->d_flags) & DCACHE_OP_REVALIDATE) {
+	if (d_must_revalidate(d)) {
 		*why = WALK_UNLAZY_REVALIDATE;
 		return 1;
 	}
@@ -1131,7 +1131,7 @@ static int last_rcu(struct nameidata *nd)
 	d_hash_name(nd->path, &nd->last);
 	unsigned seq;
 	struct dentry *d = __d_lookup_rcu(nd->path, &nd->last, &seq);
-	if (!d || (READ_ONCE(d->d_flags) & DCACHE_OP_REVALIDATE))
+	if (!d || d_must_revalidate(d))
 		return NAME_UNKNOWN;	/* its filesystem must confirm it */
 	bool positive = READ_ONCE(d->d_inode) != NULL;
 	race_window_on(d);	/* read, not yet checked: a create or unlink may run */
