@@ -154,6 +154,21 @@ bool p9_req_abandon(struct p9_req *r)
 	return true;
 }
 
+void p9_req_detach(struct p9_req *r)
+{
+	__atomic_fetch_add(&r->chan->detached, 1, __ATOMIC_RELAXED);
+	if (move(r, P9_REQ_SENT, P9_REQ_DETACHED))
+		return;
+	/* DONE already: the reply beat us here. */
+	__atomic_fetch_sub(&r->chan->detached, 1, __ATOMIC_RELAXED);
+	p9_req_put(r);
+}
+
+void p9_chan_quiesce(struct p9_chan *ch)
+{
+	wait_event(ch->tag_wait, __atomic_load_n(&ch->detached, __ATOMIC_ACQUIRE) == 0);
+}
+
 /* One finished chain: complete its request, or free an abandoned one.
  * A flushed one's sender may be waiting for a tag: woken there too. */
 static void complete_req(struct p9_req *r, uint32_t len)
@@ -166,6 +181,13 @@ static void complete_req(struct p9_req *r, uint32_t len)
 	if (move(r, P9_REQ_FLUSHING, P9_REQ_DONE)) {
 		wake_up(&r->wait);
 		wake_up(&r->chan->tag_wait);
+		return;
+	}
+	if (move(r, P9_REQ_DETACHED, P9_REQ_FREE)) {
+		/* Counted down before the tag is free (tag_free wakes
+		 * tag_wait, where p9_chan_quiesce sleeps). */
+		__atomic_fetch_sub(&r->chan->detached, 1, __ATOMIC_RELEASE);
+		tag_free(r);
 		return;
 	}
 	/* ABANDONED: the server answered Rflush before giving these

@@ -36,6 +36,12 @@
  *                                     v
  *                                   ABANDONED --buffers back--> FREE
  *
+ * A request whose answer nobody needs (Tclunk: the server drops the fid
+ * whatever it replies) can be left to the interrupt once sent:
+ * SENT --detach--> DETACHED --reply--> FREE.  A channel counts those in
+ * flight, and p9_chan_quiesce waits for them (unmount: every fid gone
+ * at the server before the channel is given back).
+ *
  * Locking: none on the hot path but the virtqueue's (interrupts off).
  * Tags are a bitmap changed by compare-and-swap; a submitter that finds
  * none free sleeps on tag_wait, and so does a flusher (woken also when
@@ -55,7 +61,10 @@
 #define P9_CHAN_MAXDEPTH 32
 #define P9_TAG_MAX       64            /* bytes of a mount tag we keep */
 
-enum { P9_REQ_FREE, P9_REQ_OWNED, P9_REQ_SENT, P9_REQ_FLUSHING, P9_REQ_DONE, P9_REQ_ABANDONED };
+enum {
+	P9_REQ_FREE, P9_REQ_OWNED, P9_REQ_SENT, P9_REQ_FLUSHING, P9_REQ_DONE, P9_REQ_ABANDONED,
+	P9_REQ_DETACHED,
+};
 
 struct p9_chan;
 
@@ -82,6 +91,8 @@ struct p9_chan {
 	/* Atomics, for tests: Tflushes sent; flushed requests whose buffers
 	 * were still the device's at Rflush, and those the interrupt freed. */
 	uint64_t flushes, abandoned, reaped;
+	/* Atomic: detached requests not answered yet. */
+	uint32_t detached;
 	struct p9_chan *next;           /* all channels (fixed after boot) */
 };
 
@@ -112,6 +123,11 @@ bool p9_req_flushing(struct p9_req *r);
  * the reply came first (r is DONE, the caller's). */
 bool p9_req_abandon(struct p9_req *r);
 void p9_req_put(struct p9_req *r);
+/* r (SENT) is left to the interrupt, which frees its tag when the reply
+ * comes; the reply is not read.  If it came already, r is freed here. */
+void p9_req_detach(struct p9_req *r);
+/* Sleep until no detached request of ch is in flight. */
+void p9_chan_quiesce(struct p9_chan *ch);
 /* Free tags now (tests: all of them once nothing is in flight). */
 unsigned p9_chan_free_tags(struct p9_chan *ch);
 /* Tests: while set, replies wait in the used ring (the interrupt handler

@@ -678,9 +678,9 @@ void d_drop_failed_create(struct dentry *d)
  * holds (its name lock) stays and is the answer: the change under way
  * leaves it as the filesystem says, and unhashing it would let a second
  * change of the name lock another dentry (chapter 24, P2). */
-static bool d_hit_valid(struct dentry *d)
+static bool d_hit_valid(struct dentry *d, unsigned flags)
 {
-	if (!d_must_revalidate(d) || d->d_sb->s_d_op->d_revalidate(d))
+	if (!d_must_revalidate(d) || d->d_sb->s_d_op->d_revalidate(d, flags))
 		return true;
 	if (!d_invalidate(d))
 		return true;
@@ -688,10 +688,15 @@ static bool d_hit_valid(struct dentry *d)
 	return false;
 }
 
-struct dentry *d_lookup(struct dentry *parent, const struct qstr *q)
+struct dentry *d_lookup_flags(struct dentry *parent, const struct qstr *q, unsigned flags)
 {
 	struct dentry *d = d_lookup_raw(parent, q);
-	return d && d_hit_valid(d) ? d : NULL;
+	return d && d_hit_valid(d, flags) ? d : NULL;
+}
+
+struct dentry *d_lookup(struct dentry *parent, const struct qstr *q)
+{
+	return d_lookup_flags(parent, q, 0);
 }
 
 /*
@@ -842,7 +847,7 @@ struct dentry *d_alloc_parallel(struct dentry *parent, const struct qstr *q)
 		struct dentry *d = d_lookup_raw(parent, q);
 		if (d) {
 			spin_unlock(&ib->lock);
-			if (!d_hit_valid(d))
+			if (!d_hit_valid(d, 0))
 				continue;	/* stale (procfs): dropped, look again */
 			dput(fresh);
 			return d;

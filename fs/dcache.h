@@ -119,13 +119,19 @@ struct dentry_operations {
 	 * (shared or exclusive: a slow lookup's or a change's).  false: the
 	 * dcache unhashes d (d_invalidate) and the lookup goes to the
 	 * filesystem again.  A lockless RCU-walk never answers from such a
-	 * dentry: it leaves the name to the reference walk, which asks. */
-	bool (*d_revalidate)(struct dentry *d);
+	 * dentry: it leaves the name to the reference walk, which asks.
+	 * flags: LOOKUP_PARENT if the walk goes on below d (only d's name
+	 * and file matter, not its attributes), else 0. */
+	bool (*d_revalidate)(struct dentry *d, unsigned flags);
 	/* The last reference is going (under d's bucket lock): true frees d
 	 * at once instead of keeping it unused on the LRU. */
 	bool (*d_delete)(const struct dentry *d);
 };
 #define DCACHE_PAR_UPDATE 0x20     /* its name lock is held: a change of the name is under way (fs/d_name_lock.c) */
+
+/* d_revalidate's flags (Linux's name: the walk is still on its way to
+ * the last component's parent). */
+#define LOOKUP_PARENT 0x1
 
 /*
  * Three lines in release builds (192 bytes, as Linux's), each dentry on
@@ -277,8 +283,10 @@ struct dentry *dget_parent(struct dentry *d);
 uint64_t d_parent_ino(struct dentry *d);
 
 /* The fast path: the hashed dentry for (parent, name) with a reference,
- * or NULL.  Takes no sleeping lock. */
+ * or NULL.  Takes no sleeping lock (but d_revalidate, for a filesystem
+ * that has it, may sleep).  d_lookup_flags: with d_revalidate's flags. */
 struct dentry *d_lookup(struct dentry *parent, const struct qstr *name);
+struct dentry *d_lookup_flags(struct dentry *parent, const struct qstr *name, unsigned flags);
 
 /*
  * The RCU-walk's lookup (fs/namei.c): no lock, no reference, no shared

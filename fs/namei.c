@@ -142,9 +142,9 @@ int lookup_one_common(struct dentry *dir, size_t len)
  * lookup (__d_lookup_rcu, in walk_component_rcu), which walks chains with
  * no lock, is the one that needs d_seq.
  */
-static struct dentry *lookup_fast(struct dentry *dir, const struct qstr *q)
+static struct dentry *lookup_fast(struct dentry *dir, const struct qstr *q, unsigned lookup_flags)
 {
-	return d_lookup(dir, q);
+	return d_lookup_flags(dir, q, lookup_flags);
 }
 
 /*
@@ -209,7 +209,7 @@ struct dentry *lookup_one_unlocked(struct dentry *dir, const char *name, size_t 
 		return ERR_PTR(err);
 	struct qstr q = { name, (uint32_t)len, 0 };
 	d_hash_name(dir, &q);
-	struct dentry *d = lookup_fast(dir, &q);
+	struct dentry *d = lookup_fast(dir, &q, 0);
 	if (d)
 		return d;
 	race_window();	/* a miss: the name may be hashed before we look again */
@@ -274,6 +274,7 @@ struct dentry *lookup_one_name_locked(struct dentry *dir, const char *name, size
 /* Flags of one walk: WALK_NOFOLLOW (namei.h) and these, internal. */
 #define WALK_FOLLOW 0x10       /* step_into: follow a symlink found here */
 #define WALK_RCU    0x20       /* path_init: start in RCU mode */
+#define WALK_PARENT 0x40       /* walk_component: not the last component (LOOKUP_PARENT) */
 
 /*
  * A symlink being followed whose body the walk is in: met before the end
@@ -908,7 +909,7 @@ static const char *walk_component(struct nameidata *nd, unsigned flags)
 	 * third look at the same chain. */
 	if (!missed) {
 		d_hash_name(dir, &nd->last);
-		d = lookup_fast(dir, &nd->last);
+		d = lookup_fast(dir, &nd->last, flags & WALK_PARENT ? LOOKUP_PARENT : 0);
 		trace_lookup_fast(&nd->last, d);
 	}
 	if (!d) {
@@ -988,8 +989,8 @@ static int link_path_walk(struct nameidata *nd, const char *name)
 			if (last && nd->nest == base)
 				return 0;
 			/* Inside the path, or the last component of a body,
-			 * which is followed as well. */
-			const char *body = walk_component(nd, WALK_FOLLOW);
+			 * which is followed as well: the walk goes on below. */
+			const char *body = walk_component(nd, WALK_FOLLOW | WALK_PARENT);
 			if (body) {
 				if (IS_ERR(body))
 					return (int)PTR_ERR(body);

@@ -97,6 +97,8 @@ def make_folder(share):
         for name, text in (("gone", "g\n"), ("old", "o\n"), ("swap", "A\n"), ("kind", "k\n"),
                            ("grow", "12345")):
             (share / "host" / (name + sfx)).write_text(text)
+        (share / "host" / f"dir{sfx}").mkdir()
+        (share / "host" / f"dir{sfx}" / "f").write_text("d\n")
     for p in [share, *share.rglob("*")]:
         if not p.is_symlink():
             p.chmod(0o755 if p.is_dir() else 0o644)
@@ -290,6 +292,9 @@ def change_host(share, sfx, fresh):
     tmp.replace(h / f"swap{sfx}")
     (h / f"kind{sfx}").unlink()
     (h / f"kind{sfx}").mkdir()
+    (h / f"dir{sfx}").rename(h / f"dir{sfx}.old")   # a step inside the guest's path
+    (h / f"dir{sfx}").mkdir()
+    (h / f"dir{sfx}" / "f").write_text("D\n")
     with open(h / f"grow{sfx}", "a") as f:
         f.write("67890")
     for name in fresh:

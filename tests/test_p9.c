@@ -728,6 +728,7 @@ static void killed_waiter(void)
 	ASSERT_EQ(sys_stat(MNT "/flush", &st), 0);	/* cached: the victim walks one name */
 	uint64_t flushes = ch->flushes, abandoned = ch->abandoned;
 	__atomic_store_n(&flushed_tag, -1, __ATOMIC_RELAXED);
+	p9_chan_quiesce(ch);	/* earlier cases' unwaited clunks */
 	ASSERT_EQ(p9_chan_free_tags(ch), ch->depth);
 	__atomic_store_n(&p9_flush_hook, note_flush, __ATOMIC_RELEASE);
 	__atomic_store_n(&p9_hold_replies, 1, __ATOMIC_RELEASE);
@@ -926,7 +927,7 @@ static void fstest_files(void)
 /* ---- what each cache mode promises when the host changes the folder ---- */
 
 struct before {
-	uint64_t swap_ino;
+	uint64_t swap_ino, dir_ino, dir_f_ino;
 	int64_t grow_size;
 };
 
@@ -944,6 +945,12 @@ static void look_before(const char *sfx, struct before *b)
 	snprintf(p, sizeof(p), MNT "/host/swap%s", sfx);
 	ASSERT_EQ(sys_stat(p, &st), 0);
 	b->swap_ino = st.ino;
+	snprintf(p, sizeof(p), MNT "/host/dir%s", sfx);
+	ASSERT_EQ(sys_stat(p, &st), 0);
+	b->dir_ino = st.ino;
+	snprintf(p, sizeof(p), MNT "/host/dir%s/f", sfx);
+	ASSERT_EQ(sys_stat(p, &st), 0);
+	b->dir_f_ino = st.ino;
 	snprintf(p, sizeof(p), MNT "/host/grow%s", sfx);
 	ASSERT_EQ(sys_stat(p, &st), 0);
 	b->grow_size = st.size;
@@ -970,8 +977,9 @@ static void remount(const char *options)
 }
 
 /* The driver, at each step, removes gone, renames old to new, replaces
- * swap by another file (a new inode), kind by a directory, appends to
- * grow, and makes fresh and fresh_late (docs/design/27-9p.md's lists).
+ * swap by another file (a new inode), kind by a directory, dir by
+ * another directory (dir/f a step below it), appends to grow, and makes
+ * fresh and fresh_late (docs/design/27-9p.md's lists).
  * cache=loose: what the guest had looked up stays as it was; only names
  * it had not looked up, and file contents, are the host's.  cache=none:
  * every path step shows the host's folder at once. */
@@ -996,6 +1004,8 @@ static void host_changes(void)
 	EXPECT_EQ(st.ino, b.swap_ino);
 	EXPECT_EQ(stat_sfx("kind", "", &st), 0);
 	EXPECT_TRUE(S_ISREG(st.mode));
+	EXPECT_EQ(stat_sfx("dir", "/f", &st), 0);
+	EXPECT_EQ(st.ino, b.dir_f_ino);	/* the old directory's, as cached */
 	EXPECT_EQ(stat_sfx("grow", "", &st), 0);
 	EXPECT_EQ(st.size, 5);	/* attributes as cached */
 	EXPECT_EQ(read_all(MNT "/host/grow", buf, sizeof(buf) - 1), 10);	/* contents: the server's */
@@ -1022,13 +1032,24 @@ static void host_changes(void)
 	EXPECT_STREQ(buf, "B\n");
 	EXPECT_EQ(stat_sfx("kind", "2", &st), 0);
 	EXPECT_TRUE(S_ISDIR(st.mode));
+	/* dir2 is checked as a step inside the path (LOOKUP_PARENT: the
+	 * walk's qid alone), and is another directory now.  QEMU's fids
+	 * name paths, so dir2/f would be found through the old dentry too:
+	 * "dir2/." is what shows which directory the dentry holds. */
+	EXPECT_EQ(stat_sfx("dir2", "/.", &st), 0);
+	EXPECT_NE(st.ino, b.dir_ino);
+	EXPECT_EQ(stat_sfx("dir2", "/f", &st), 0);
+	EXPECT_NE(st.ino, b.dir_f_ino);
+	memset(buf, 0, sizeof(buf));
+	EXPECT_EQ(read_all(MNT "/host/dir2/f", buf, sizeof(buf) - 1), 2);
+	EXPECT_STREQ(buf, "D\n");
 	EXPECT_EQ(stat_sfx("grow", "2", &st), 0);
 	EXPECT_EQ(st.size, 10);
-	/* Each of the six changed names was found stale once. */
+	/* Each of the seven changed names was found stale once. */
 	uint64_t now = __atomic_load_n(&v9fs_stale, __ATOMIC_RELAXED) - stale;
 	kprintf("# cache=none: %lu stale dentries dropped, %lu revalidations in all\n", now,
 		__atomic_load_n(&v9fs_revalidations, __ATOMIC_RELAXED));
-	EXPECT_GE(now, 6u);
+	EXPECT_GE(now, 7u);
 	remount("");
 }
 

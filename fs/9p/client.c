@@ -210,7 +210,8 @@ int p9_attach(struct p9_client *c, uint32_t fid, uint32_t uid, struct p9_qid *qi
 	return call_qid(&k, P9_TATTACH + 1, qid);
 }
 
-int p9_walk(struct p9_client *c, uint32_t fid, uint32_t newfid, const char *name, uint32_t len)
+int p9_walk(struct p9_client *c, uint32_t fid, uint32_t newfid, const char *name, uint32_t len,
+	    struct p9_qid *qid)
 {
 	struct call k;
 	int err = call_begin(c, &k, P9_TWALK);
@@ -233,7 +234,11 @@ int p9_walk(struct p9_client *c, uint32_t fid, uint32_t newfid, const char *name
 		return err;
 	if (nwqid > (name ? 1 : 0))
 		return -EIO;
-	return nwqid == (name ? 1 : 0) ? 0 : -ENOENT;
+	if (nwqid != (name ? 1 : 0))
+		return -ENOENT;
+	if (qid && name)
+		*qid = q;
+	return 0;
 }
 
 int p9_getattr(struct p9_client *c, uint32_t fid, struct p9_attr *a)
@@ -533,4 +538,26 @@ int p9_clunk(struct p9_client *c, uint32_t fid)
 		return err;
 	p9_put32(&k.tx, fid);
 	return call_simple(&k, P9_TCLUNK + 1);
+}
+
+/* Tclunk, unwaited: the server forgets the fid whether it answers
+ * Rclunk or Rlerror (clunk(5)), and fids are never reused, so no later
+ * request can meet this one.  The round trip overlaps the caller's next
+ * ones; unmount waits for all of them (p9_chan_quiesce). */
+void p9_clunk_async(struct p9_client *c, uint32_t fid)
+{
+	struct call k;
+	if (call_begin(c, &k, P9_TCLUNK))
+		return;	/* not killable: cannot fail */
+	p9_put32(&k.tx, fid);
+	uint32_t size = k.tx.pos;
+	k.tx.pos = 0;
+	p9_put32(&k.tx, size);
+	k.req->tx_len = size;
+	if (k.tx.err || p9_req_send(k.req)) {
+		p9_req_put(k.req);
+		return;
+	}
+	__atomic_fetch_add(&c->clunks_async, 1, __ATOMIC_RELAXED);
+	p9_req_detach(k.req);
 }

@@ -33,6 +33,7 @@ struct p9_client {
 	uint32_t uid;                   /* fixed at mount: the user Tattach named */
 	uint32_t next_fid;              /* atomic */
 	uint64_t walks;                 /* atomic: Twalks of a name sent (tests) */
+	uint64_t clunks_async;          /* atomic: Tclunks left unwaited (tests) */
 	/* Directory changes (Tlcreate, Tmkdir, Tmknod, Tsymlink, Tlink,
 	 * Tunlinkat, Trenameat) sent and not yet answered to their sender,
 	 * and the most there ever were at once (tests: parallel changes). */
@@ -82,9 +83,11 @@ static inline uint32_t p9_fid_new(struct p9_client *c)
  * answer is kept in c->msize.  -EIO if it does not speak 9P2000.L. */
 int p9_version(struct p9_client *c, uint32_t msize);
 int p9_attach(struct p9_client *c, uint32_t fid, uint32_t uid, struct p9_qid *qid);
-/* Walk one name from fid to a new fid newfid (nameless: a clone).  A
- * name that does not exist: -ENOENT, and newfid is not made. */
-int p9_walk(struct p9_client *c, uint32_t fid, uint32_t newfid, const char *name, uint32_t len);
+/* Walk one name from fid to a new fid newfid (nameless: a clone), and
+ * give the qid it reached in *qid (if qid and name).  A name that does
+ * not exist: -ENOENT, and newfid is not made. */
+int p9_walk(struct p9_client *c, uint32_t fid, uint32_t newfid, const char *name, uint32_t len,
+	    struct p9_qid *qid);
 int p9_getattr(struct p9_client *c, uint32_t fid, struct p9_attr *a);
 struct p9_setattr {
 	uint32_t valid, mode, uid, gid;
@@ -130,5 +133,7 @@ struct p9_statfs {
 };
 int p9_statfs(struct p9_client *c, uint32_t fid, struct p9_statfs *s);
 int p9_clunk(struct p9_client *c, uint32_t fid);
+/* Clunk without waiting for the reply (see client.c). */
+void p9_clunk_async(struct p9_client *c, uint32_t fid);
 
 #endif

@@ -16,6 +16,13 @@
  * the inode's i_rwsem exclusive and its i_attr_seq (fs/permission.h),
  * which a path step does not take (it may hold the parent's).
  *
+ * A step inside the path (LOOKUP_PARENT: the walk goes on below d)
+ * reads nothing but the walk's qid: the name still leads to the same
+ * directory (or symlink), and whatever its attributes, the walk does
+ * not show them.  One round trip, as the walk's fid is clunked
+ * unwaited (p9_clunk_async); the last step, whose attributes stat
+ * shows, takes two.
+ *
  * RCU mode: the lockless walk never calls d_revalidate; a dentry with
  * DCACHE_OP_REVALIDATE makes it leave RCU mode (try_to_unlazy, reason
  * "revalidate") before anything here runs, and
@@ -78,9 +85,31 @@ static bool same_file(const struct inode *inode, const struct p9_attr *a)
 	return a->qid.path == inode->i_ino && (a->mode & S_IFMT) == (mode & S_IFMT);
 }
 
-/* Walk d's name from its parent's fid into a new fid (*fid): 0, the
- * server's error (no fid made), or 1 for the root (no parent). */
-static int walk_name(struct dentry *d, struct p9_client *c, uint32_t *fid)
+/* Is the file a walk reached (qid) the directory or symlink inode is?
+ * Any other type: not known from a qid (QTFILE covers them all), so
+ * no. */
+static bool same_dir_or_link(const struct inode *inode, const struct p9_qid *q)
+{
+	uint32_t mode = __atomic_load_n(&inode->i_mode, __ATOMIC_RELAXED);
+	if (q->path != inode->i_ino)
+		return false;
+	if (S_ISDIR(mode))
+		return (q->type & P9_QTDIR) != 0;
+	return S_ISLNK(mode) && (q->type & P9_QTSYMLINK) != 0;
+}
+
+/* Whether the walk can go on below inode (a directory, or a link to
+ * follow): the types a qid tells apart. */
+static bool walked_through(const struct inode *inode)
+{
+	uint32_t mode = __atomic_load_n(&inode->i_mode, __ATOMIC_RELAXED);
+	return S_ISDIR(mode) || S_ISLNK(mode);
+}
+
+/* Walk d's name from its parent's fid into a new fid (*fid), reaching
+ * *qid: 0, the server's error (no fid made), or 1 for the root (no
+ * parent). */
+static int walk_name(struct dentry *d, struct p9_client *c, uint32_t *fid, struct p9_qid *qid)
 {
 	char name[NAME_MAX + 1];
 	spin_lock(&d->d_lock);
@@ -94,7 +123,7 @@ static int walk_name(struct dentry *d, struct p9_client *c, uint32_t *fid)
 		return 1;
 	}
 	*fid = p9_fid_new(c);
-	int err = p9_walk(c, V9FS_I(dir)->fid, *fid, name, len);
+	int err = p9_walk(c, V9FS_I(dir)->fid, *fid, name, len, qid);
 	dput(parent);
 	return err;
 }
@@ -110,6 +139,9 @@ static int walk_name(struct dentry *d, struct p9_client *c, uint32_t *fid)
  * promise, no weaker.  (Linux's cache=none asks nothing of a dentry that
  * someone holds: it trusts it until its last reference goes.)
  *
+ * A step inside a path (LOOKUP_PARENT) may share a last step's answer,
+ * not the other way: a last step must refresh the attributes.
+ *
  * reval_lock (a leaf) guards the table, each entry's users and its
  * verdict's publication; the entry is freed by its last user.  The
  * dentry, held by every user, cannot be freed and its address reused
@@ -118,6 +150,7 @@ static int walk_name(struct dentry *d, struct p9_client *c, uint32_t *fid)
 struct reval {
 	struct hlist_node chain;
 	const struct dentry *d;
+	bool full;                 /* a last step's: attributes refreshed */
 	unsigned users;            /* the caller that asks, and those waiting */
 	bool valid;
 	struct completion done;
@@ -145,36 +178,37 @@ static void reval_put(struct reval *r)
 		kfree(r);
 }
 
-static bool ask_server(struct dentry *d);
+static bool ask_server(struct dentry *d, bool full);
 
-static bool v9fs_revalidate(struct dentry *d)
+static bool v9fs_revalidate(struct dentry *d, unsigned flags)
 {
 	might_sleep();
 	if (__atomic_load_n(&v9fs_revalidate_off, __ATOMIC_RELAXED))
 		return true;
 	if (__atomic_load_n(&d->d_flags, __ATOMIC_ACQUIRE) & DCACHE_PAR_UPDATE)
 		return true;	/* a change of the name is under way: it decides */
+	bool full = !(flags & LOOKUP_PARENT);
 	struct reval *mine = kmalloc(sizeof(*mine));
 	if (!mine)
-		return ask_server(d);	/* unshared, but answered */
+		return ask_server(d, full);	/* unshared, but answered */
 	struct hlist_head *chain = reval_chain(d);
 	struct hlist_node *pos;
 	struct reval *r = NULL;
-	unsigned long flags = spin_lock_irqsave(&reval_lock);
+	unsigned long irq = spin_lock_irqsave(&reval_lock);
 	hlist_for_each(pos, chain) {
 		struct reval *e = hlist_entry(pos, struct reval, chain);
-		if (e->d == d) {
+		if (e->d == d && (e->full || !full)) {
 			r = e;
 			r->users++;
 			break;
 		}
 	}
 	if (!r) {
-		*mine = (struct reval){ .d = d, .users = 1 };
+		*mine = (struct reval){ .d = d, .full = full, .users = 1 };
 		init_completion(&mine->done);
 		hlist_add_head_rcu(&mine->chain, chain);
 	}
-	spin_unlock_irqrestore(&reval_lock, flags);
+	spin_unlock_irqrestore(&reval_lock, irq);
 	if (r) {
 		kfree(mine);
 		__atomic_fetch_add(&v9fs_revalidations_shared, 1, __ATOMIC_RELAXED);
@@ -186,22 +220,24 @@ static bool v9fs_revalidate(struct dentry *d)
 		return valid;
 	}
 	race_window();	/* published, not yet asked: others may join */
-	bool valid = ask_server(d);
-	flags = spin_lock_irqsave(&reval_lock);
+	bool valid = ask_server(d, full);
+	irq = spin_lock_irqsave(&reval_lock);
 	hlist_del_rcu(&mine->chain);	/* later callers ask afresh */
 	__atomic_store_n(&mine->valid, valid, __ATOMIC_RELEASE);
-	spin_unlock_irqrestore(&reval_lock, flags);
+	spin_unlock_irqrestore(&reval_lock, irq);
 	complete_all(&mine->done);
 	reval_put(mine);
 	return valid;
 }
 
-/* One revalidation's round trips: walk d's name, read what it names. */
-static bool ask_server(struct dentry *d)
+/* One revalidation's round trips: walk d's name, and for the last step
+ * (full) read what it names. */
+static bool ask_server(struct dentry *d, bool full)
 {
 	struct p9_client *c = &V9FS_SB(d->d_sb)->clnt;
 	uint32_t fid;
-	int err = walk_name(d, c, &fid);
+	struct p9_qid qid;
+	int err = walk_name(d, c, &fid, &qid);
 	if (err == 1)
 		return true;	/* the root: nothing to walk from */
 	__atomic_fetch_add(&v9fs_revalidations, 1, __ATOMIC_RELAXED);
@@ -209,13 +245,16 @@ static bool ask_server(struct dentry *d)
 	bool valid;
 	if (err) {
 		valid = err == -ENOENT && !inode;	/* any other error: ask again by lookup */
+	} else if (!full && inode && walked_through(inode)) {
+		valid = same_dir_or_link(inode, &qid);	/* inside the path: the qid says enough */
+		p9_clunk_async(c, fid);
 	} else {
 		struct p9_attr a;
 		err = p9_getattr(c, fid, &a);
 		valid = !err && inode && same_file(inode, &a);
 		if (valid)
 			refresh(inode, &a);
-		p9_clunk(c, fid);
+		p9_clunk_async(c, fid);
 	}
 	if (!valid)
 		__atomic_fetch_add(&v9fs_stale, 1, __ATOMIC_RELAXED);
@@ -266,7 +305,7 @@ int64_t v9fs_dentry_fid(struct dentry *d)
 	if (__atomic_load_n(&vi->fid_stale, __ATOMIC_RELAXED)) {
 		uint32_t fid;
 		struct p9_attr a;
-		int err = walk_name(d, c, &fid);
+		int err = walk_name(d, c, &fid, NULL);
 		if (err == 0) {
 			if ((err = p9_getattr(c, fid, &a)) == 0 && !same_file(inode, &a))
 				err = -ENOENT;	/* the name is another file's now */

@@ -46,7 +46,7 @@ static int v9fs_open(struct inode *inode, struct file *f)
 		if (hook)
 			hook(inode);
 		fid = p9_fid_new(c);
-		int err = p9_walk(c, (uint32_t)from, fid, NULL, 0);	/* a clone to open */
+		int err = p9_walk(c, (uint32_t)from, fid, NULL, 0, NULL);	/* a clone to open */
 		if (!err && (err = p9_lopen(c, fid, S_ISDIR(inode->i_mode) ? O_RDONLY :
 					    lopen_flags(f))))
 			p9_clunk(c, fid);

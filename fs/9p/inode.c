@@ -95,7 +95,7 @@ struct inode *v9fs_iget(struct super_block *sb, uint32_t fid, const struct p9_at
 		inode = iget_locked(sb, a->qid.path);
 	}
 	if (!inode || !(inode->i_state & I_NEW)) {
-		p9_clunk(c, fid);	/* cached (and, with cache=none, checked), or no memory */
+		p9_clunk_async(c, fid);	/* cached (and, with cache=none, checked), or no memory */
 		return inode ? inode : ERR_PTR(-ENOMEM);
 	}
 	struct v9fs_inode *vi = kzalloc(sizeof(*vi));
@@ -121,7 +121,7 @@ struct inode *v9fs_walk_iget(struct inode *dir, const char *name, uint32_t len)
 {
 	struct p9_client *c = V9FS_CLNT(dir);
 	uint32_t fid = p9_fid_new(c);
-	int err = p9_walk(c, V9FS_I(dir)->fid, fid, name, len);
+	int err = p9_walk(c, V9FS_I(dir)->fid, fid, name, len, NULL);
 	if (err)
 		return ERR_PTR(err);
 	struct p9_attr a;
@@ -147,7 +147,7 @@ int64_t v9fs_io_fid(struct inode *inode)
 		err = (int)from;
 	} else if (fid == P9_NOFID) {
 		uint32_t nfid = p9_fid_new(c);
-		err = p9_walk(c, (uint32_t)from, nfid, NULL, 0);	/* a clone to open */
+		err = p9_walk(c, (uint32_t)from, nfid, NULL, 0, NULL);	/* a clone to open */
 		if (!err && (err = p9_lopen(c, nfid, O_RDONLY)))
 			p9_clunk(c, nfid);
 		if (!err)

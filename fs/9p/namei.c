@@ -118,7 +118,7 @@ static int v9fs_create(struct inode *dir, struct dentry *d, uint32_t mode)
 	struct p9_client *c = V9FS_CLNT(dir);
 	uint32_t fid = p9_fid_new(c);
 	struct p9_qid qid;
-	int err = p9_walk(c, dir_fid(dir), fid, NULL, 0);
+	int err = p9_walk(c, dir_fid(dir), fid, NULL, 0, NULL);
 	if (err)
 		return err;
 	mode = S_IFREG | (mode & S_IALLUGO);

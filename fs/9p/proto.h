@@ -30,6 +30,11 @@ enum {
 #define P9_IOHDRSZ 24               /* room a Tread/Twrite header needs */
 #define P9_MAXWELEM 16
 
+/* A qid's type bits (intro(5)); the rest, and 0 (QTFILE), say only
+ * "not a directory nor a symlink". */
+#define P9_QTDIR     0x80
+#define P9_QTSYMLINK 0x02
+
 struct p9_qid {
 	uint8_t type;
 	uint32_t version;

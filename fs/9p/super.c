@@ -174,6 +174,7 @@ static void v9fs_kill_sb(struct super_block *sb)
 	d_prune_sb(sb);
 	dput(sb->s_root);
 	icache_evict_sb(sb);	/* every inode's fids clunked, the root's too */
+	p9_chan_quiesce(s->clnt.chan);	/* and the unwaited clunks answered */
 	p9_chan_release(s->clnt.chan);
 	kfree(s);
 	kfree(sb);

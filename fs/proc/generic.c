@@ -237,10 +237,12 @@ bool proc_emit_table(struct dir_context *ctx, const struct proc_entry *tab, size
 /*
  * The hit rule.  No lock is held across it: the answer is true of some
  * instant during the call, which is all a fresh lookup promises too.  A
- * process reaped after we looked is a lookup that came first.
+ * process reaped after we looked is a lookup that came first.  flags do
+ * not matter: a name is its process's whether the walk ends there or not.
  */
-bool proc_revalidate(struct dentry *d)
+bool proc_revalidate(struct dentry *d, unsigned flags)
 {
+	(void)flags;
 	struct inode *inode = d->d_inode;
 	if (!inode)
 		return false;	/* procfs makes no negative dentries */

@@ -128,6 +128,6 @@ extern const size_t proc_root_nfiles;
 extern const struct proc_entry proc_self_entry, proc_pid_entry, proc_fd_link_entry;
 
 /* fs/proc/generic.c: the revalidation of a hit (docs/design/26-procfs.md). */
-bool proc_revalidate(struct dentry *d);
+bool proc_revalidate(struct dentry *d, unsigned flags);
 
 #endif
