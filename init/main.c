@@ -170,6 +170,7 @@ void kmain(uint32_t magic, uint32_t mbi)
 	idt_enable_ist();
 	pic_disable();
 	cmdline_init(boot_info.cmdline);
+	spin_lock_setup();
 
 	acpi_init();
 	lapic_init();

@@ -129,6 +129,89 @@ static void wait_for_ticket(struct spinlock *l, uint32_t ticket)
 #endif
 }
 
+/* ---- in a virtual machine: test and set ---------------------------- */
+
+/*
+ * A ticket lock hands the lock to the next waiter in line, running or
+ * not.  In a virtual machine with more vCPUs than host cores, that
+ * waiter's vCPU is often descheduled by the host, and every CPU behind
+ * it, the holder's successor included, spins for the rest of a host time
+ * slice (lock-waiter preemption).  So in a guest (CPUID's hypervisor
+ * bit), as Linux's virt_spin_lock does when it has no paravirtual
+ * spinlock, the lock goes to whichever running CPU takes it first: a
+ * waiter watches until the lock is free and takes it with a
+ * compare-and-swap of `next` from `owner` to `owner + 1`, which succeeds
+ * only while no one holds it and no ticket is waiting.  spin_unlock is
+ * the same in both ways, and so the ways mix safely: a CPU that took a
+ * ticket before the switch still gets its turn.  Starvation becomes
+ * possible, as on Linux in a guest; the watchdog (debug builds) reports
+ * a wait that long.
+ *
+ * spinlock.virt=0 keeps tickets, 1 always tests and sets, 2 (default)
+ * chooses by CPUID at spin_lock_setup.  Measured in docs/BENCHMARKS.md
+ * section 10 ("Lock-waiter preemption").
+ */
+static uint64_t virt_param = 2;
+KPARAM("spinlock.virt", kparam_set_u64, virt_param, 0, 2,
+       "0: ticket spinlocks; 1: test-and-set (unfair); 2: test-and-set in a virtual machine");
+static bool virt_spin;	/* read with relaxed loads: either way is correct */
+
+void spin_lock_setup(void)
+{
+	uint32_t a, b, c, d;
+	cpuid(1, 0, &a, &b, &c, &d);
+	bool guest = c & (1u << 31);	/* CPUID.1:ECX.HYPERVISOR */
+	bool on = virt_param == 1 || (virt_param == 2 && guest);
+	__atomic_store_n(&virt_spin, on, __ATOMIC_RELAXED);
+	kprintf("spinlock: %s%s\n", on ? "test-and-set" : "tickets",
+		virt_param == 2 ? (guest ? " (a hypervisor is present)" : " (no hypervisor)") : " (spinlock.virt)");
+}
+
+bool spin_lock_is_virt(void)
+{
+	return __atomic_load_n(&virt_spin, __ATOMIC_RELAXED);
+}
+
+void spin_lock_set_virt(bool on)
+{
+	__atomic_store_n(&virt_spin, on, __ATOMIC_RELAXED);
+}
+
+/* Take l when it is free: the ticket `owner`, if next is still owner. */
+static bool grab_free(struct spinlock *l)
+{
+	uint32_t owner = __atomic_load_n(&l->owner, __ATOMIC_RELAXED);
+	uint32_t expect = owner;
+	return __atomic_compare_exchange_n(&l->next, &expect, owner + 1, false, __ATOMIC_ACQUIRE,
+					   __ATOMIC_RELAXED);
+}
+
+static void virt_spin_lock(struct spinlock *l)
+{
+#if CONFIG_LOCKDEP
+	uint64_t spins = 0, start = 0;
+	bool reported = false;
+#endif
+	while (!grab_free(l)) {
+		do {
+			cpu_relax();
+#if CONFIG_LOCKDEP
+			if ((++spins & 1023) || reported || l->dep_map.key == LOCKDEP_UNTRACKED_KEY)
+				continue;
+			if (!start)
+				start = rdtsc();
+			else if (too_long(rdtsc() - start)) {
+				report_wait(l, rdtsc() - start);
+				reported = true;
+			}
+#endif
+		} while (spin_is_locked(l));
+	}
+#if CONFIG_LOCKDEP
+	l->acquired_tsc = rdtsc();
+#endif
+}
+
 static void lock_at(struct spinlock *l, unsigned subclass, unsigned long ip)
 {
 	preempt_disable();
@@ -137,8 +220,12 @@ static void lock_at(struct spinlock *l, unsigned subclass, unsigned long ip)
 		panic("spinlock %s: recursive lock on CPU %u", l->name, cpu_id());
 #endif
 	lock_acquire(&l->dep_map, subclass, 0, 0, ip);
-	uint32_t ticket = __atomic_fetch_add(&l->next, 1, __ATOMIC_RELAXED);
-	wait_for_ticket(l, ticket);
+	if (__atomic_load_n(&virt_spin, __ATOMIC_RELAXED)) {
+		virt_spin_lock(l);
+	} else {
+		uint32_t ticket = __atomic_fetch_add(&l->next, 1, __ATOMIC_RELAXED);
+		wait_for_ticket(l, ticket);
+	}
 	set_holder(l, (int)cpu_id());
 }
 
@@ -181,11 +268,7 @@ void spin_lock_nested(struct spinlock *l, unsigned subclass)
 bool spin_trylock(struct spinlock *l)
 {
 	preempt_disable();
-	uint32_t owner = __atomic_load_n(&l->owner, __ATOMIC_RELAXED);
-	uint32_t expect = owner;
-	/* Free exactly when next == owner; take ticket `owner` if so. */
-	if (__atomic_compare_exchange_n(&l->next, &expect, owner + 1, false,
-					__ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+	if (grab_free(l)) {	/* free exactly when next == owner */
 		set_holder(l, (int)cpu_id());
 #if CONFIG_LOCKDEP
 		l->acquired_tsc = rdtsc();

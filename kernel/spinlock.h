@@ -1,9 +1,12 @@
 /*
- * spinlock.h: fair (ticket) spinlocks for SMP.
+ * spinlock.h: ticket spinlocks for SMP, test-and-set in a virtual machine.
  *
  * A ticket lock hands the lock out in arrival order: spin_lock takes a
  * ticket (one atomic add on `next`) and spins until `owner` reaches it;
- * spin_unlock advances `owner`.  No CPU can be starved.
+ * spin_unlock advances `owner`.  No CPU can be starved.  In a virtual
+ * machine (spinlock.c, spin_lock_setup) a waiter instead takes the lock
+ * when it sees it free, as Linux's virt_spin_lock: a ticket handed to a
+ * vCPU the host is not running would stall every CPU behind it.
  *
  * Holding a spinlock disables preemption.  Use the _irqsave variants for
  * any lock that an interrupt handler also takes, or the handler can spin
@@ -72,6 +75,12 @@ void __spin_init(struct spinlock *l, const char *name, struct lock_class_key *ke
 extern uint64_t spin_watchdog_ms;
 uint64_t spin_watchdog_reports(void);
 uint64_t spin_watchdog_remote_traces(void);
+
+/* Choose tickets or test-and-set (kmain, once the command line is read;
+ * before it, and in a mix during the switch, both ways work). */
+void spin_lock_setup(void);
+bool spin_lock_is_virt(void);
+void spin_lock_set_virt(bool on);	/* tests: switch at any moment */
 
 void spin_lock(struct spinlock *l);
 /* Take a second lock of a class already held: subclass 1..7 names the level. */

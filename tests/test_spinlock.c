@@ -2,6 +2,7 @@
  * style: a non-atomic read-modify-write that breaks if two CPUs are ever
  * inside together). */
 #include "kernel/ktest.h"
+#include "kernel/kprintf.h"
 #include "kernel/spinlock.h"
 #include "kernel/thread.h"
 #include "kernel/sched.h"
@@ -18,6 +19,7 @@ struct guarded {
 	unsigned max_inside;
 	uint64_t per_cpu[MAX_CPUS];
 	bool irqsave;
+	bool switch_ways;           /* CPU 0 flips tickets / test-and-set */
 };
 
 static void hammer(unsigned cpu, void *arg)
@@ -26,6 +28,8 @@ static void hammer(unsigned cpu, void *arg)
 	unsigned ops = ktest_ops_per_cpu(TOTAL_OPS);
 
 	for (unsigned i = 0; i < ops; i++) {
+		if (g->switch_ways && cpu == 0 && i % 8 == 0)
+			spin_lock_set_virt(!spin_lock_is_virt());
 		unsigned long flags = 0;
 		if (g->irqsave)
 			flags = spin_lock_irqsave(&g->lock);
@@ -49,12 +53,13 @@ static void hammer(unsigned cpu, void *arg)
 	}
 }
 
-static void run(bool irqsave)
+static void run_ways(bool irqsave, bool switch_ways)
 {
 	static struct guarded g;
 	uint64_t expected = 0;
 
-	g = (struct guarded){ .lock = SPINLOCK_INIT("test"), .irqsave = irqsave };
+	g = (struct guarded){ .lock = SPINLOCK_INIT("test"), .irqsave = irqsave,
+			      .switch_ways = switch_ways };
 	ktest_run_on_all_cpus(hammer, &g);
 	for (unsigned i = 0; i < ncpus; i++)
 		expected += g.per_cpu[i];
@@ -62,6 +67,11 @@ static void run(bool irqsave)
 	EXPECT_EQ(g.b, expected);
 	EXPECT_EQ(g.max_inside, 1u);	/* never two inside */
 	EXPECT_FALSE(spin_is_locked(&g.lock));
+}
+
+static void run(bool irqsave)
+{
+	run_ways(irqsave, false);
 }
 
 static void excludes_on_all_cpus(void)
@@ -72,6 +82,19 @@ static void excludes_on_all_cpus(void)
 static void irqsave_excludes_on_all_cpus(void)
 {
 	run(true);
+}
+
+/* The way this boot chose (spinlock.virt), then the other, then both at
+ * once: CPU 0 switches every 8 of its ops, so ticket holders and
+ * waiters meet test-and-set ones on one lock (spinlock.c says they mix). */
+static void both_ways_exclude_and_mix(void)
+{
+	bool chosen = spin_lock_is_virt();
+	spin_lock_set_virt(!chosen);
+	run(false);
+	run_ways(true, true);
+	spin_lock_set_virt(chosen);
+	kprintf("# spinlocks: %s in this boot\n", chosen ? "test-and-set" : "tickets");
 }
 
 static void irqsave_restores_state(void)
@@ -213,6 +236,7 @@ static void watchdog_reports_long_waits_and_holds(void)
 static const struct ktest_case spinlock_cases[] = {
 	KTEST_CASE(excludes_on_all_cpus),
 	KTEST_CASE(irqsave_excludes_on_all_cpus),
+	KTEST_CASE(both_ways_exclude_and_mix),
 	KTEST_CASE(irqsave_restores_state),
 	KTEST_CASE(trylock_fails_while_held),
 	KTEST_CASE(watchdog_reports_long_waits_and_holds),
