@@ -2,13 +2,42 @@
 #include "kernel/string.h"
 #include "kernel/errno.h"
 
-/* Eight bytes a move, then the tail: under QEMU's TCG every iteration of
- * a string instruction costs about the same, so rep movsq is eight times
- * faster than rep movsb on large copies (a 2 MB execve reads its file
- * through here). */
+/*
+ * 64-byte blocks of eight loads and eight stores, then eight bytes a move,
+ * then the tail.  Under QEMU's TCG every iteration of a string
+ * instruction costs about the same, so rep movsq is eight times faster
+ * than rep movsb on large copies (a 2 MB execve reads its file through
+ * here); an unrolled block, plain moves in one translated block, is
+ * faster again: 4 KiB in 2,550 TSC cycles against rep movsq's 3,500
+ * (one boot, -smp 1, 3 rounds of 20,000 copies).  A read copies twice
+ * (the file into a bounce buffer, that to the user: user/sys_fd.c), so
+ * this is most of what a cached 4 KiB pread costs.  This is Linux's
+ * choice too on a CPU without fast string moves (copy_user_generic_
+ * unrolled), QEMU's default qemu64 being one.
+ */
+static inline void copy_blocks(uint64_t **d, const uint64_t **s, size_t blocks)
+{
+	uint64_t *dd = *d;
+	const uint64_t *ss = *s;
+	for (; blocks; blocks--, dd += 8, ss += 8) {
+		for (unsigned half = 0; half < 8; half += 4) {
+			uint64_t a = ss[half], b = ss[half + 1], c = ss[half + 2], e = ss[half + 3];
+			/* Opaque to the compiler: it must not see a copy loop
+			 * and call memcpy for it.  Four registers at a time
+			 * leave the caller-saved ones enough. */
+			__asm__ volatile("" : "+r"(a), "+r"(b), "+r"(c), "+r"(e));
+			dd[half] = a, dd[half + 1] = b, dd[half + 2] = c, dd[half + 3] = e;
+		}
+	}
+	*d = dd;
+	*s = ss;
+}
+
 void *memcpy(void *dst, const void *src, size_t n)
 {
 	void *ret = dst;
+	copy_blocks((uint64_t **)&dst, (const uint64_t **)&src, n / 64);
+	n %= 64;
 	size_t words = n / 8, tail = n % 8;
 	__asm__ volatile("rep movsq" : "+D"(dst), "+S"(src), "+c"(words) : : "memory");
 	__asm__ volatile("rep movsb" : "+D"(dst), "+S"(src), "+c"(tail) : : "memory");
@@ -49,8 +78,7 @@ void clear_page(void *page)
 
 void copy_page(void *dst, const void *src)
 {
-	size_t n = 4096 / 8;
-	__asm__ volatile("rep movsq" : "+D"(dst), "+S"(src), "+c"(n) : : "memory");
+	copy_blocks((uint64_t **)&dst, (const uint64_t **)&src, 4096 / 64);
 }
 
 int memcmp(const void *a, const void *b, size_t n)

@@ -43,10 +43,45 @@
 	popfq
 	.endm
 
-/* __copy_user(dst, src, n): bytes not copied (0: all).  Eight bytes a
- * move, then the tail (see memcpy in kernel/string.c for why). */
+/* One move of a 64-byte block, either side possibly user memory: a
+ * fault goes on at the exact copy below from the block's start (the
+ * block's own pointers and count are advanced only once it is done), and
+ * faults again there, where the fixup counts exactly. */
+	.macro block_mov insn:vararg
+99:	\insn
+	extable 99b, .Lcopy_exact
+	.endm
+
+/* __copy_user(dst, src, n): bytes not copied (0: all).  64-byte blocks of
+ * eight loads and eight stores, then eight bytes a move, then the tail
+ * (see memcpy in kernel/string.c for why). */
 __copy_user:
 	user_access_begin
+	cmpq $64, %rdx
+	jb .Lcopy_exact
+.Lcopy_block:
+	block_mov movq 0(%rsi), %r8
+	block_mov movq 8(%rsi), %r9
+	block_mov movq 16(%rsi), %r10
+	block_mov movq 24(%rsi), %r11
+	block_mov movq %r8, 0(%rdi)
+	block_mov movq %r9, 8(%rdi)
+	block_mov movq %r10, 16(%rdi)
+	block_mov movq %r11, 24(%rdi)
+	block_mov movq 32(%rsi), %r8
+	block_mov movq 40(%rsi), %r9
+	block_mov movq 48(%rsi), %r10
+	block_mov movq 56(%rsi), %r11
+	block_mov movq %r8, 32(%rdi)
+	block_mov movq %r9, 40(%rdi)
+	block_mov movq %r10, 48(%rdi)
+	block_mov movq %r11, 56(%rdi)
+	addq $64, %rsi
+	addq $64, %rdi
+	subq $64, %rdx
+	cmpq $64, %rdx
+	jae .Lcopy_block
+.Lcopy_exact:
 	movq %rdx, %rcx
 	shrq $3, %rcx
 	andl $7, %edx
