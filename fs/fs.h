@@ -153,6 +153,18 @@ struct dir_context {
 	uint64_t pos;            /* the cursor: iterate advances it past each entry emitted */
 };
 
+/* Where read_to puts bytes: kbuf if set, else user memory at ubuf, with
+ * copy_to_user_nofault (which may be called under RCU: ramfs reads
+ * there), so the filesystem never sleeps in a fault for it. */
+struct read_dest {
+	char *kbuf;
+	uint64_t ubuf;
+	bool faulted;          /* a user page was not there: stopped short */
+};
+/* n bytes of src (NULL: zeros) to d at offset at: the bytes placed, n
+ * unless a user page was missing (d->faulted then set). */
+size_t read_dest_copy(struct read_dest *d, size_t at, const void *src, size_t n);
+
 struct file_operations {
 	/* Regular files (and block devices).  write is called with i_rwsem
 	 * exclusive (it may extend the file), as truncate is; read with no
@@ -161,11 +173,17 @@ struct file_operations {
 	 * its block map; block devices), one that can read without it takes
 	 * none (ramfs: its page tree is RCU-safe).  buf is kernel memory
 	 * (the system call layer copies through a bounce buffer:
-	 * user/sys_fd.c), so a copy into it neither faults nor sleeps.
+	 * user/sys_fd.c, unless read_to below), so a copy into it neither
+	 * faults nor sleeps.
 	 * Return bytes moved or a negative errno.  The file is the open
 	 * one (its private_data: what the filesystem's open kept there,
 	 * NULL in a file the kernel made without calling open, exec's). */
 	long (*read)(struct file *f, void *buf, size_t n, uint64_t off);
+	/* Optional, read's contract but into d (kernel memory, or user
+	 * memory copied into without a fault: struct read_dest), so that a
+	 * read from user mode copies once.  A user page not there stops it
+	 * short with d->faulted set; the caller does the rest another way. */
+	long (*read_to)(struct file *f, struct read_dest *d, size_t n, uint64_t off);
 	long (*write)(struct file *f, const void *buf, size_t n, uint64_t off);
 	/* Directories: emit entries from ctx->pos on, with the file's
 	 * position lock held and the directory's i_rwsem shared, or, if

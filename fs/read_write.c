@@ -24,6 +24,8 @@
 #include "fs/syscalls.h"
 #include "fs/task_fs.h"
 #include "kernel/errno.h"
+#include "kernel/string.h"
+#include "kernel/uaccess.h"
 
 static bool is_stream(const struct file *f)
 {
@@ -107,6 +109,48 @@ long sys_read(int fd, void *buf, size_t n)
 		f->f_pos += (uint64_t)r;
 	mutex_unlock(&f->f_pos_lock);
 	fdput(desc);
+	return r;
+}
+
+size_t read_dest_copy(struct read_dest *d, size_t at, const void *src, size_t n)
+{
+	if (d->kbuf) {
+		if (src)
+			memcpy(d->kbuf + at, src, n);
+		else
+			memset(d->kbuf + at, 0, n);
+		return n;
+	}
+	size_t left = src ? copy_to_user_nofault(d->ubuf + at, src, n) :
+			    clear_user_nofault(d->ubuf + at, n);
+	if (left)
+		d->faulted = true;
+	return n - left;
+}
+
+long sys_read_user(int fd, uint64_t ubuf, size_t n, int64_t off, bool *faulted)
+{
+	*faulted = false;
+	struct fd desc;
+	int err = file_for(fd, false, off >= 0, &desc);
+	if (err)
+		return err;
+	struct file *f = desc.file;
+	long r = 0;
+	struct read_dest d = { .ubuf = ubuf };
+	if (is_stream(f) || !f->f_inode->i_fop->read_to) {
+		d.faulted = true;	/* not this way: all of it through the bounce */
+	} else if (off >= 0) {
+		r = f->f_inode->i_fop->read_to(f, &d, n, (uint64_t)off);
+	} else {
+		mutex_lock(&f->f_pos_lock);
+		r = f->f_inode->i_fop->read_to(f, &d, n, f->f_pos);
+		if (r > 0)
+			f->f_pos += (uint64_t)r;
+		mutex_unlock(&f->f_pos_lock);
+	}
+	fdput(desc);
+	*faulted = d.faulted;
 	return r;
 }
 

@@ -90,6 +90,11 @@ int sys_close(int fd);
 long sys_read(int fd, void *buf, size_t n);
 long sys_write(int fd, const void *buf, size_t n);
 long sys_pread(int fd, void *buf, size_t n, int64_t off);
+/* read (off < 0) or pread into user memory, copied once where the
+ * filesystem has read_to: bytes read or an errno; *faulted says it
+ * stopped short (a user page not there, or no read_to: then 0 bytes),
+ * and the caller reads the rest through a bounce buffer (user/sys_fd.c). */
+long sys_read_user(int fd, uint64_t ubuf, size_t n, int64_t off, bool *faulted);
 long sys_pwrite(int fd, const void *buf, size_t n, int64_t off);
 int64_t sys_lseek(int fd, int64_t off, int whence);
 long sys_getdents(int fd, void *buf, size_t n);               /* bytes filled, 0 at the end */

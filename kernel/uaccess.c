@@ -5,6 +5,7 @@
 #include "kernel/uaccess.h"
 #include "kernel/errno.h"
 #include "kernel/layout.h"
+#include "kernel/preempt.h"
 #include "kernel/sched.h"
 
 size_t __copy_user(void *dst, const void *src, size_t n);
@@ -34,6 +35,26 @@ size_t clear_user(uint64_t udst, size_t n)
 	if (!access_ok(udst, n))
 		return n;
 	return __clear_user((void *)udst, n);
+}
+
+size_t copy_to_user_nofault(uint64_t udst, const void *src, size_t n)
+{
+	if (!access_ok(udst, n))
+		return n;
+	preempt_disable();	/* do_page_fault: no sleeping, so no handling */
+	size_t left = __copy_user((void *)udst, src, n);
+	preempt_enable();
+	return left;
+}
+
+size_t clear_user_nofault(uint64_t udst, size_t n)
+{
+	if (!access_ok(udst, n))
+		return n;
+	preempt_disable();
+	size_t left = __clear_user((void *)udst, n);
+	preempt_enable();
+	return left;
 }
 
 size_t fault_in_writeable(uint64_t udst, size_t n)

@@ -34,6 +34,13 @@ size_t copy_from_user(void *dst, uint64_t usrc, size_t n);
 size_t copy_to_user(uint64_t udst, const void *src, size_t n);
 size_t clear_user(uint64_t udst, size_t n);
 size_t fault_in_writeable(uint64_t udst, size_t n);
+/* Linux's contract too: copy_to_user that never sleeps and never makes a
+ * page present (preemption off across it: the fault handler then sends
+ * every fault to the fixup).  Callable under RCU or a spinlock; a page
+ * not present and writable now fails it, and the caller goes another way
+ * (user/sys_fd.c: the bounce buffer). */
+size_t copy_to_user_nofault(uint64_t udst, const void *src, size_t n);
+size_t clear_user_nofault(uint64_t udst, size_t n);
 long strncpy_from_user(char *dst, uint64_t usrc, size_t n);
 
 /* One value, in or out: 0 or -EFAULT. */

@@ -2,8 +2,12 @@
  * sys_fd.c: the system calls on descriptors, mapped onto fs/syscalls.h.
  *
  * Data goes through a kernel bounce buffer of at most BOUNCE bytes a
- * step, so the VFS (and its locks) never touches user memory: a fault is
- * taken only here, with no lock held.  Linux's order of errors is kept:
+ * step, so the VFS (and its locks) never takes a fault on user memory: a
+ * fault is taken only here, with no lock held.  A read from a file whose
+ * filesystem has read_to (ramfs) copies once, straight into the user's
+ * pages, which fault_in_writeable made present first: that copy takes no
+ * fault (copy_to_user_nofault), and what it could not place goes through
+ * the bounce buffer (read_step).  Linux's order of errors is kept:
  * the descriptor is checked first (a zero-length call of the same kind:
  * EBADF, EISDIR, EINVAL), then the buffer (EFAULT, nothing consumed);
  * the zero-length call that finds the first is made only when the count
@@ -69,6 +73,29 @@ static long rw_check(int fd, int64_t off, bool write)
 	return off < 0 ? sys_read(fd, NULL, 0) : sys_pread(fd, NULL, 0, off);
 }
 
+/* One step of a read, n bytes at most into ubuf (writable: faulted in):
+ * once, straight from a file whose filesystem has read_to (its copy
+ * takes no fault), and through the bounce buffer (*bounce, made on first
+ * need) for a file without it or for what a user page not there (yet:
+ * unmapped or write-protected since) stopped. */
+static long read_step(int fd, uint64_t ubuf, size_t n, int64_t off, char **bounce, size_t step)
+{
+	bool faulted;
+	long r = sys_read_user(fd, ubuf, n, off, &faulted);
+	if (r < 0 || !faulted)
+		return r;
+	size_t done = (size_t)r;
+	if (!*bounce && !(*bounce = bounce_get(step)))
+		return done ? (long)done : -ENOMEM;
+	r = off < 0 ? sys_read(fd, *bounce, n - done) :
+		      sys_pread(fd, *bounce, n - done, off + (int64_t)done);
+	if (r > 0 && copy_to_user(ubuf + done, *bounce, (size_t)r))
+		r = -EFAULT;
+	if (r < 0)
+		return done ? (long)done : r;
+	return (long)(done + (size_t)r);
+}
+
 /* read, pread: off < 0 for the file position. */
 static long do_read(int fd, uint64_t ubuf, size_t count, int64_t off)
 {
@@ -81,9 +108,7 @@ static long do_read(int fd, uint64_t ubuf, size_t count, int64_t off)
 		long r = rw_check(fd, off, false);
 		return r < 0 ? r : -EFAULT;
 	}
-	char *buf = bounce_get(step);
-	if (!buf)
-		return -ENOMEM;
+	char *bounce = NULL;
 	size_t done = 0;
 	long r = 0;
 	while (done < count) {
@@ -92,18 +117,19 @@ static long do_read(int fd, uint64_t ubuf, size_t count, int64_t off)
 			r = -EINTR;	/* never seen: the thread dies on its way out */
 			break;
 		}
-		r = off < 0 ? sys_read(fd, buf, n) : sys_pread(fd, buf, n, off + (int64_t)done);
-		if (r <= 0)
-			break;
-		if (copy_to_user(ubuf + done, buf, (size_t)r)) {
+		if (done && fault_in_writeable(ubuf + done, n)) {
 			r = -EFAULT;
 			break;
 		}
+		r = read_step(fd, ubuf + done, n, off < 0 ? -1 : off + (int64_t)done, &bounce, step);
+		if (r <= 0)
+			break;
 		done += (size_t)r;
 		if ((size_t)r < n)
 			break;
 	}
-	bounce_put(buf, step);
+	if (bounce)
+		bounce_put(bounce, step);
 	return done ? (long)done : r;
 }
 

@@ -209,7 +209,10 @@ static size_t chunk_at(uint64_t pos, size_t left)
 	return in_page < left ? in_page : left;
 }
 
-static long ramfs_read(struct file *f, void *buf, size_t n, uint64_t off)
+/* Under RCU (rules 2 and 5) each page's bytes go to d: kernel memory,
+ * or user memory without a fault (read_dest_copy), which stops short if
+ * a user page is not there. */
+static long ramfs_read_to(struct file *f, struct read_dest *d, size_t n, uint64_t off)
 {
 	struct inode *inode = f->f_inode;
 	struct ramfs_file *rf = inode->i_private;
@@ -225,15 +228,20 @@ static long ramfs_read(struct file *f, void *buf, size_t n, uint64_t off)
 		rcu_read_lock();	/* rules 2 and 5 */
 		const char *page = page_find(rf, pos / PAGE_SIZE);
 		race_window_on(rf);	/* found, not yet copied: a truncate may unlink it here */
-		if (page)
-			memcpy((char *)buf + done, page + in_page, chunk);
-		else
-			memset((char *)buf + done, 0, chunk);
+		size_t placed = read_dest_copy(d, done, page ? page + in_page : NULL, chunk);
 		rcu_read_unlock();
-		done += chunk;
+		done += placed;
+		if (placed < chunk)
+			break;	/* a user page not there: the caller goes on */
 	}
 	inode_accessed(inode);
 	return (long)done;
+}
+
+static long ramfs_read(struct file *f, void *buf, size_t n, uint64_t off)
+{
+	struct read_dest d = { .kbuf = buf };
+	return ramfs_read_to(f, &d, n, off);
 }
 
 static long ramfs_write(struct file *f, const void *buf, size_t n, uint64_t off)
@@ -285,4 +293,6 @@ static int ramfs_truncate(struct inode *inode, uint64_t size)
 }
 
 const struct inode_operations ramfs_file_ops = { .truncate = ramfs_truncate };
-const struct file_operations ramfs_file_fops = { .read = ramfs_read, .write = ramfs_write };
+const struct file_operations ramfs_file_fops = {
+	.read = ramfs_read, .read_to = ramfs_read_to, .write = ramfs_write,
+};

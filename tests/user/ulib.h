@@ -23,6 +23,7 @@ typedef int int32_t;
 #define SYS_lstat 6
 #define SYS_mmap 9
 #define SYS_mprotect 10
+#define SYS_lseek 8
 #define SYS_munmap 11
 #define SYS_brk 12
 #define SYS_rt_sigaction 13
