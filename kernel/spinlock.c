@@ -104,29 +104,48 @@ static inline void set_holder(struct spinlock *l, int cpu)
 #endif
 }
 
-static void wait_for_ticket(struct spinlock *l, uint32_t ticket)
+/* A wait's watchdog state (debug builds): one turn per spin. */
+struct spin_wait {
+	uint64_t spins, start;
+	bool reported;
+};
+
+static inline void spin_wait_turn(struct spinlock *l, struct spin_wait *w)
+{
+	cpu_relax();
+#if CONFIG_LOCKDEP
+	/* Look at the clock now and then only; never for the console
+	 * lock, through which a report would print. */
+	if ((++w->spins & 1023) || w->reported || l->dep_map.key == LOCKDEP_UNTRACKED_KEY)
+		return;
+	if (!w->start)
+		w->start = rdtsc();
+	else if (too_long(rdtsc() - w->start)) {
+		report_wait(l, rdtsc() - w->start);
+		w->reported = true;
+	}
+#else
+	(void)l;
+	(void)w;
+#endif
+}
+
+/* The holder's clock starts (debug builds: the watchdog's hold check). */
+static inline void spin_acquired(struct spinlock *l)
 {
 #if CONFIG_LOCKDEP
-	uint64_t spins = 0, start = 0;
-	bool reported = false;
-	while (__atomic_load_n(&l->owner, __ATOMIC_ACQUIRE) != ticket) {
-		cpu_relax();
-		/* Look at the clock now and then only; never for the console
-		 * lock, through which a report would print. */
-		if ((++spins & 1023) || reported || l->dep_map.key == LOCKDEP_UNTRACKED_KEY)
-			continue;
-		if (!start)
-			start = rdtsc();
-		else if (too_long(rdtsc() - start)) {
-			report_wait(l, rdtsc() - start);
-			reported = true;
-		}
-	}
 	l->acquired_tsc = rdtsc();
 #else
-	while (__atomic_load_n(&l->owner, __ATOMIC_ACQUIRE) != ticket)
-		cpu_relax();
+	(void)l;
 #endif
+}
+
+static void wait_for_ticket(struct spinlock *l, uint32_t ticket)
+{
+	struct spin_wait w = { 0 };
+	while (__atomic_load_n(&l->owner, __ATOMIC_ACQUIRE) != ticket)
+		spin_wait_turn(l, &w);
+	spin_acquired(l);
 }
 
 /* ---- in a virtual machine: test and set ---------------------------- */
@@ -188,28 +207,13 @@ static bool grab_free(struct spinlock *l)
 
 static void virt_spin_lock(struct spinlock *l)
 {
-#if CONFIG_LOCKDEP
-	uint64_t spins = 0, start = 0;
-	bool reported = false;
-#endif
+	struct spin_wait w = { 0 };
 	while (!grab_free(l)) {
-		do {
-			cpu_relax();
-#if CONFIG_LOCKDEP
-			if ((++spins & 1023) || reported || l->dep_map.key == LOCKDEP_UNTRACKED_KEY)
-				continue;
-			if (!start)
-				start = rdtsc();
-			else if (too_long(rdtsc() - start)) {
-				report_wait(l, rdtsc() - start);
-				reported = true;
-			}
-#endif
-		} while (spin_is_locked(l));
+		do
+			spin_wait_turn(l, &w);
+		while (spin_is_locked(l));
 	}
-#if CONFIG_LOCKDEP
-	l->acquired_tsc = rdtsc();
-#endif
+	spin_acquired(l);
 }
 
 static void lock_at(struct spinlock *l, unsigned subclass, unsigned long ip)
@@ -270,9 +274,7 @@ bool spin_trylock(struct spinlock *l)
 	preempt_disable();
 	if (grab_free(l)) {	/* free exactly when next == owner */
 		set_holder(l, (int)cpu_id());
-#if CONFIG_LOCKDEP
-		l->acquired_tsc = rdtsc();
-#endif
+		spin_acquired(l);
 		lock_acquire(&l->dep_map, 0, 0, 1, CALLER_IP);
 		return true;
 	}

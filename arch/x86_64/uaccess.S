@@ -52,6 +52,18 @@
 	extable 99b, .Lcopy_exact
 	.endm
 
+/* Half a block: 32 bytes from off, four loads then four stores. */
+	.macro block_half off
+	block_mov movq \off(%rsi), %r8
+	block_mov movq \off+8(%rsi), %r9
+	block_mov movq \off+16(%rsi), %r10
+	block_mov movq \off+24(%rsi), %r11
+	block_mov movq %r8, \off(%rdi)
+	block_mov movq %r9, \off+8(%rdi)
+	block_mov movq %r10, \off+16(%rdi)
+	block_mov movq %r11, \off+24(%rdi)
+	.endm
+
 /* __copy_user(dst, src, n): bytes not copied (0: all).  64-byte blocks of
  * eight loads and eight stores, then eight bytes a move, then the tail
  * (see memcpy in kernel/string.c for why). */
@@ -60,22 +72,8 @@ __copy_user:
 	cmpq $64, %rdx
 	jb .Lcopy_exact
 .Lcopy_block:
-	block_mov movq 0(%rsi), %r8
-	block_mov movq 8(%rsi), %r9
-	block_mov movq 16(%rsi), %r10
-	block_mov movq 24(%rsi), %r11
-	block_mov movq %r8, 0(%rdi)
-	block_mov movq %r9, 8(%rdi)
-	block_mov movq %r10, 16(%rdi)
-	block_mov movq %r11, 24(%rdi)
-	block_mov movq 32(%rsi), %r8
-	block_mov movq 40(%rsi), %r9
-	block_mov movq 48(%rsi), %r10
-	block_mov movq 56(%rsi), %r11
-	block_mov movq %r8, 32(%rdi)
-	block_mov movq %r9, 40(%rdi)
-	block_mov movq %r10, 48(%rdi)
-	block_mov movq %r11, 56(%rdi)
+	block_half 0
+	block_half 32
 	addq $64, %rsi
 	addq $64, %rdi
 	subq $64, %rdx
