@@ -31,9 +31,10 @@
  *                                mmap_lock, taken to install or clear PTEs
  * A page fault may sleep (it allocates), so user memory is touched only
  * where the caller may sleep: copy_from_user and friends (uaccess.h) call
- * might_sleep().  Nothing in fs/ touches user memory (the system calls
- * copy through kernel buffers), so mmap_lock is never taken under a VFS
- * lock.
+ * might_sleep().  Nothing in fs/ takes a fault on user memory: the
+ * system calls copy through kernel buffers, or, for a read through
+ * read_to (ramfs), with copy_to_user_nofault, whose faults go straight to
+ * the fixup; so mmap_lock is never taken under a VFS lock.
  */
 #ifndef KERNEL_MM_H
 #define KERNEL_MM_H
