@@ -206,7 +206,18 @@ static void __schedule(bool preempt)
 	spin_unlock(&rq->lock);
 	irq_restore(flags);
 	if (drop) {	/* an address space the switch replaced */
-		race_window();	/* tests: a preemption here switches this CPU's mm again */
+		/* tests: a preemption here switches this CPU's mm again.  Not
+		 * when this thread is already in the window further up its
+		 * stack: each yield from it comes back through here, and with
+		 * two address spaces taking turns on a CPU every switch has a
+		 * drop, so windows opened inside windows recursed until the
+		 * stack ran out (a tick's worth of yields from one is hundreds
+		 * of switches). */
+		if (!prev->in_switch_window) {
+			prev->in_switch_window = true;
+			race_window();
+			prev->in_switch_window = false;
+		}
 		mmdrop(drop);
 	}
 }

@@ -77,6 +77,9 @@ struct thread {
 	 * abort would leave them dangling, so it waits. */
 	struct jmp_buf *ktest_recover;
 	int no_abort;
+	/* In the race window at the end of a switch (kernel/sched.c): a
+	 * switch back into this thread from a yield in it opens no other. */
+	bool in_switch_window;
 
 	/* Fault injection (kernel/fault_inject.h): own thread only. */
 	unsigned fail_nth, fail_count;
