@@ -470,6 +470,14 @@ void sched_tick(void)
 	}
 }
 
+bool thread_is_running(const struct thread *t)
+{
+	for (unsigned i = 0; i < ncpus; i++)
+		if (READ_ONCE(cpus[i].current) == t)
+			return true;
+	return false;
+}
+
 bool need_resched(void)
 {
 	return READ_ONCE(rq_of(cpu_id())->need_resched);
