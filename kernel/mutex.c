@@ -49,7 +49,7 @@ struct mutex_waiter {
 /* The slow paths' counts (mutex.h: mutex_stats).  Per CPU, so that counting
  * is no shared line; the worst lost-race count is a maximum, written only
  * when it grows. */
-static struct percpu_counter n_sleeps, n_wakeups, n_handoffs, n_steals, n_spins, n_spin_outs;
+static struct percpu_counter n_sleeps, n_wakeups, n_handoffs, n_steals, n_spins, n_spin_outs, n_boosts;
 static uint64_t lost_max;
 
 #define CALLER_IP ((unsigned long)__builtin_return_address(0))
@@ -194,6 +194,13 @@ static int mutex_lock_slow(struct mutex *m, bool killable)
 			if (lost >= MUTEX_HANDOFF_AFTER)	/* held: its unlock hands it to us */
 				__atomic_fetch_or(&m->owner, MUTEX_HANDOFF, __ATOMIC_RELAXED);
 		}
+		/* A holder preempted in its section runs next on its CPU
+		 * (sched_run_next).  It cannot let go and exit meanwhile:
+		 * WAITERS is set, so its unlock takes wait_lock, which we hold. */
+		struct thread *owner = (struct thread *)(__atomic_load_n(&m->owner, __ATOMIC_RELAXED) &
+							 ~MUTEX_FLAGS);
+		if (owner && !thread_is_running(owner) && sched_run_next(owner))
+			percpu_counter_add(&n_boosts, 1);
 		set_current_state(killable ? THREAD_KILLABLE : THREAD_SLEEPING);
 		spin_unlock_irqrestore(&m->wait_lock, flags);
 		percpu_counter_add(&n_sleeps, 1);
@@ -292,6 +299,7 @@ void mutex_stats(struct mutex_stats *s)
 	s->steals = (uint64_t)percpu_counter_sum(&n_steals);
 	s->spins = (uint64_t)percpu_counter_sum(&n_spins);
 	s->spin_outs = (uint64_t)percpu_counter_sum(&n_spin_outs);
+	s->boosts = (uint64_t)percpu_counter_sum(&n_boosts);
 	s->lost_max = __atomic_load_n(&lost_max, __ATOMIC_RELAXED);
 }
 

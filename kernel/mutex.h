@@ -60,11 +60,13 @@ struct thread *mutex_owner(const struct mutex *m);
  * benchmarks): waiters' sleeps, unlocks that woke a waiter, hand-offs,
  * steals (a thread that was not queued took the mutex while others were),
  * locks taken by spinning on a running owner and spins given up at the
- * bound (mutex.c: mutex_spin_on_owner), and the most races a first waiter lost before it got the mutex (since
+ * bound (mutex.c: mutex_spin_on_owner), preempted holders a waiter let
+ * run next (sched_run_next), and the most races a first waiter lost before it got the mutex (since
  * the last mutex_stats_reset_lost_max). */
 struct mutex_stats {
 	uint64_t sleeps, wakeups, handoffs, steals, lost_max;
 	uint64_t spins, spin_outs;	/* taken by spinning; spins that hit the bound */
+	uint64_t boosts;		/* preempted holders a waiter let run next */
 };
 void mutex_stats(struct mutex_stats *s);
 void mutex_stats_reset_lost_max(void);

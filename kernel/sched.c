@@ -63,7 +63,6 @@ static struct runqueue *rq_of(unsigned cpu)
 	return &runqueues[cpu];
 }
 
-/* Caller holds rq->lock. */
 /* Queue t at the head of rq's queue, or at its tail.  Caller holds rq->lock. */
 static void __enqueue_at(struct runqueue *rq, struct thread *t, bool head)
 {
@@ -468,6 +467,34 @@ void sched_tick(void)
 		if (!t->slice)
 			WRITE_ONCE(rq->need_resched, true);
 	}
+}
+
+/*
+ * A sleeping lock's waiter found the holder t preempted, runnable in a
+ * queue: t goes to the head of its queue and its CPU switches now,
+ * whatever is left of the current thread's slice.  Otherwise a holder
+ * preempted at the end of its slice waits for the slices of every thread
+ * queued before it (16 threads on 2 CPUs: 7 slices, 140 ms) while the
+ * lock's waiters sleep: the rename storm's renamers behind stat threads
+ * (bench-linux workload 9).  Linux's slices shrink with the number of
+ * runnable threads; these are two ticks whatever the load.  The caller
+ * keeps t allocated (mutex.c: a holder it reads under the wait_lock its
+ * unlock must take).  True if t was queued and moved.
+ */
+bool sched_run_next(struct thread *t)
+{
+	unsigned long flags = irq_save();
+	struct runqueue *rq = lock_thread_rq(t);
+	bool moved = t->on_rq;
+	if (moved) {
+		__dequeue(rq, t);
+		__enqueue_at(rq, t, true);
+		WRITE_ONCE(rq->need_resched, true);
+		kick_cpu(t->cpu);	/* this CPU: the caller is about to sleep */
+	}
+	spin_unlock(&rq->lock);
+	irq_restore(flags);
+	return moved;
 }
 
 bool thread_is_running(const struct thread *t)

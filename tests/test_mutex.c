@@ -11,6 +11,7 @@
 #include "kernel/preempt.h"
 #include "kernel/race.h"
 #include "kernel/kprintf.h"
+#include "kernel/time.h"
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/percpu.h"
 
@@ -388,6 +389,101 @@ static void killed_first_waiter_passes_on(void)
 	EXPECT_FALSE(mutex_is_locked(&po.m));
 }
 
+/*
+ * A holder preempted in its section runs next once a waiter sleeps on it
+ * (sched_run_next), not after every thread queued on its CPU has had a
+ * slice.  All on one CPU: the holder takes the mutex and yields, which
+ * queues it behind the waiter and BUSY threads that spin, counting the
+ * ticks they see while the mutex is still held (a count, not a time).
+ * The waiter finds the holder not running, lets it run next and sleeps:
+ * the busy threads never run while it is held.  Without the boost each
+ * of them spins through a slice (two ticks) first.
+ */
+#define BUSY 3
+#define BUSY_TICKS_MAX 6
+
+struct boost {
+	struct mutex m;
+	bool held, released;
+	uint64_t busy_ticks;	/* ticks busy threads saw with m held */
+};
+
+static int boost_holder(void *arg)
+{
+	struct boost *b = arg;
+	mutex_lock(&b->m);
+	__atomic_store_n(&b->held, true, __ATOMIC_RELEASE);
+	yield();	/* preempted in the section: to the back of the queue */
+	__atomic_store_n(&b->released, true, __ATOMIC_RELEASE);
+	mutex_unlock(&b->m);
+	return 0;
+}
+
+static int boost_waiter(void *arg)
+{
+	struct boost *b = arg;
+	while (!__atomic_load_n(&b->held, __ATOMIC_ACQUIRE))
+		yield();
+	mutex_lock(&b->m);
+	mutex_unlock(&b->m);
+	return 0;
+}
+
+static int boost_busy(void *arg)
+{
+	struct boost *b = arg;
+	uint64_t last = jiffies, seen = 0;
+	while (!__atomic_load_n(&b->released, __ATOMIC_ACQUIRE) && seen < BUSY_TICKS_MAX) {
+		if (jiffies != last) {
+			last = jiffies;
+			seen++;
+			__atomic_fetch_add(&b->busy_ticks, 1, __ATOMIC_RELAXED);
+		}
+		cpu_relax();
+	}
+	return 0;
+}
+
+/* On the test's CPU: queue the holder, the waiter and the busy threads in
+ * that order, none running before all are queued (preemption off). */
+static int boost_start(void *arg)
+{
+	struct boost *b = arg;
+	int cpu = (int)cpu_id();
+	struct thread *th[2 + BUSY];
+	th[0] = thread_create_stopped("holder", boost_holder, b, cpu);
+	th[1] = thread_create_stopped("waiter", boost_waiter, b, cpu);
+	for (unsigned i = 0; i < BUSY; i++)
+		th[2 + i] = thread_create_stopped("busy", boost_busy, b, cpu);
+	for (unsigned i = 0; i < 2 + BUSY; i++)
+		if (!th[i])
+			return -ENOMEM;	/* the stopped ones stay: a failed case */
+	preempt_disable();
+	for (unsigned i = 0; i < 2 + BUSY; i++)
+		thread_start(th[i]);
+	preempt_enable();
+	for (unsigned i = 0; i < 2 + BUSY; i++)
+		thread_join(th[i]);
+	return 0;
+}
+
+static void preempted_holder_runs_next(void)
+{
+	static struct boost b;
+	struct mutex_stats before, after;
+	b = (struct boost){ .busy_ticks = 0 };
+	mutex_init(&b.m, "test");
+	mutex_stats(&before);
+	struct thread *t = thread_create("boost", boost_start, &b, (int)(ncpus - 1));
+	ASSERT_NOT_NULL(t);
+	ASSERT_EQ(thread_join(t), 0);
+	mutex_stats(&after);
+	kprintf("    # boost: %lu ticks seen by %u busy threads while the mutex was held, "
+		"%lu boosts\n", b.busy_ticks, BUSY, after.boosts - before.boosts);
+	EXPECT_EQ(b.busy_ticks, (uint64_t)0);
+	EXPECT_GT(after.boosts - before.boosts, (uint64_t)0);
+}
+
 static const struct ktest_case mutex_cases[] = {
 	KTEST_CASE(excludes_under_contention),
 	KTEST_CASE(hands_over_in_fifo_order),
@@ -396,5 +492,6 @@ static const struct ktest_case mutex_cases[] = {
 	KTEST_CASE(running_threads_do_not_convoy),
 	KTEST_CASE(first_waiter_loses_boundedly),
 	KTEST_CASE(killed_first_waiter_passes_on),
+	KTEST_CASE(preempted_holder_runs_next),
 };
 KTEST_SUITE(mutex, mutex_cases);
