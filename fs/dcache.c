@@ -120,6 +120,7 @@ static struct percpu_counter dentries_live;
  * prune's climb take its lock; the RCU-walk's ".." reads its count, and
  * gives up if a rename ran meanwhile (fs/namei.c). */
 struct seqlock rename_lock __cacheline_aligned = SEQLOCK_INIT("rename_lock");
+uint64_t d_revalidate_clock __cacheline_aligned;
 
 static unsigned __dcache_shrink(unsigned nr);
 

@@ -134,6 +134,28 @@ struct dentry_operations {
 #define LOOKUP_PARENT 0x1
 
 /*
+ * The revalidation clock, for a d_revalidate that asks a server (9p's
+ * cache=none).  d_revalidate_ticket() numbers a question as it is asked,
+ * before it is sent; a path walk reads d_revalidate_now() as it begins,
+ * and d_revalidate_since() gives the calling thread's reading (fs/namei.c;
+ * UINT64_MAX outside a walk).  An answer to a question numbered at or
+ * after it was asked after the walk began: the server's state at a moment
+ * of the walk, as fresh as the walk may demand, so the filesystem may
+ * answer this step with it instead of asking again.  (A nested walk only
+ * moves the reading later, and its end clears it: never earlier.)
+ */
+extern uint64_t d_revalidate_clock;
+static inline uint64_t d_revalidate_now(void)
+{
+	return __atomic_load_n(&d_revalidate_clock, __ATOMIC_SEQ_CST);
+}
+static inline uint64_t d_revalidate_ticket(void)
+{
+	return __atomic_fetch_add(&d_revalidate_clock, 1, __ATOMIC_SEQ_CST);
+}
+uint64_t d_revalidate_since(void);
+
+/*
  * Three lines in release builds (192 bytes, as Linux's), each dentry on
  * lines of its own (the slab aligns them to 64), so two dentries never
  * share a line.  What goes where is decided by who reads and who writes:
@@ -149,7 +171,8 @@ struct dentry_operations {
  *           (once: see dput) or the shrinker moves it; after d_kill, the
  *           RCU callback in their place; the CPUs that cache a file's
  *           reference on it, written by a CPU's first open of it and by a
- *           fold (fs/d_refcache.c).  No neighbour's change writes here,
+ *           fold (fs/d_refcache.c); d_time, written by a revalidation
+ *           that asked a server.  No neighbour's change writes here,
  *           so a walk that compares this name shares no line with
  *           another CPU's LRU.
  *   line 3: what taking and dropping references, changing children
@@ -204,6 +227,10 @@ struct dentry {
 		 * be reading the dentry and its name.  Off the LRU by then. */
 		struct rcu_head d_rcu;
 	};
+	/* Linux's: the filesystem's, for d_revalidate (9p's cache=none: the
+	 * revalidation clock's reading when the server last confirmed the
+	 * dentry; atomic). */
+	uint64_t d_time;
 
 	/* Line 3. */
 	int d_count;               /* references (atomic) */

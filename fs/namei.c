@@ -64,6 +64,7 @@
 #include "kernel/panic.h"
 #include "kernel/rcu.h"
 #include "kernel/slab.h"
+#include "kernel/thread.h"
 #include "arch/x86_64/percpu.h"
 #include "kernel/string.h"
 #include "kernel/trace.h"
@@ -345,9 +346,15 @@ static int check_path(const char *path)
  * to task_fs.lock (task_root_and_cwd).  terminate_walk undoes either,
  * also after an error.
  */
+uint64_t d_revalidate_since(void)
+{
+	return current_thread()->walk_since;
+}
+
 static int path_init(struct nameidata *nd, unsigned flags)
 {
 	struct dentry *root = nd->given_root, *start = nd->given_start;
+	current_thread()->walk_since = d_revalidate_now();	/* before any step */
 	nd->flags = flags & WALK_NOFOLLOW;
 	nd->rcu = flags & WALK_RCU;
 	nd->depth = 0;
@@ -394,6 +401,7 @@ static void pop_link(struct nameidata *nd)
 
 static void terminate_walk(struct nameidata *nd)
 {
+	current_thread()->walk_since = UINT64_MAX;
 	while (nd->nest)
 		pop_link(nd);
 	if (nd->rcu) {

@@ -90,6 +90,7 @@ static struct thread *thread_alloc(const char *name, int cpu)
 	strlcpy(t->name, name, sizeof(t->name));
 	t->pinned_cpu = cpu;
 	t->refcount = 1;	/* the thread's own */
+	t->walk_since = UINT64_MAX;	/* in no path walk */
 	list_init(&t->rq_node);
 	list_init(&t->thread_node);
 	unsigned long flags = spin_lock_irqsave(&threads_lock);

@@ -88,6 +88,9 @@ struct thread {
 	/* The VFS context: root, current directory, descriptors (fs/task_fs.h).
 	 * Shared with the thread that created it; own thread only changes it. */
 	struct task_fs *fs;
+	/* The revalidation clock's reading when this thread's path walk
+	 * began, UINT64_MAX outside one (fs/namei.c; fs/dcache.h). */
+	uint64_t walk_since;
 	/* Credentials (kernel/cred.h): a reference; own thread only swaps it. */
 	const struct cred *cred;
 

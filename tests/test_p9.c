@@ -1067,10 +1067,11 @@ static void shared_stat_cpu(unsigned cpu, void *arg)
 }
 
 /* Every CPU stats one path at once: each step (storm, s0; the root is
- * not asked about) is either asked of the server or waits for the answer
- * to a revalidation of the same dentry already under way, never both;
- * with two CPUs or more some wait.  Asking every time, as before, gives
- * "0 shared". */
+ * not asked about) is asked of the server, or waits for the answer to a
+ * revalidation of the same dentry already under way, or takes an answer
+ * given since its walk began (d_time), one of the three; with two CPUs
+ * or more some do not ask.  Asking every time, as before, gives "0
+ * shared, 0 reused". */
 static void revalidations_at_once_share_an_answer(void)
 {
 	if (!have_channel())
@@ -1081,14 +1082,43 @@ static void revalidations_at_once_share_an_answer(void)
 	ASSERT_EQ(sys_stat(MNT "/storm/s0", &st), 0);	/* both steps cached */
 	uint64_t asked = __atomic_load_n(&v9fs_revalidations, __ATOMIC_RELAXED);
 	uint64_t shared = __atomic_load_n(&v9fs_revalidations_shared, __ATOMIC_RELAXED);
+	uint64_t reused = __atomic_load_n(&v9fs_revalidations_reused, __ATOMIC_RELAXED);
 	ktest_run_on_all_cpus(shared_stat_cpu, NULL);
 	asked = __atomic_load_n(&v9fs_revalidations, __ATOMIC_RELAXED) - asked;
 	shared = __atomic_load_n(&v9fs_revalidations_shared, __ATOMIC_RELAXED) - shared;
-	kprintf("# %u CPUs x %u stats of one path: %lu revalidations asked, %lu shared\n", ncpus,
-		SHARED_STATS, asked, shared);
-	EXPECT_EQ(asked + shared, 2ull * SHARED_STATS * ncpus);
+	reused = __atomic_load_n(&v9fs_revalidations_reused, __ATOMIC_RELAXED) - reused;
+	kprintf("# %u CPUs x %u stats of one path: %lu revalidations asked, %lu shared, %lu reused\n",
+		ncpus, SHARED_STATS, asked, shared, reused);
+	EXPECT_EQ(asked + shared + reused, 2ull * SHARED_STATS * ncpus);
 	if (ncpus > 1)
-		EXPECT_GT(shared, 0u);
+		EXPECT_GT(shared + reused, 0u);
+	remount("");
+}
+
+/* One thread's stats of one path, one after another: each walk begins
+ * after every answer the last one got, so it may reuse none of them and
+ * asks about both steps itself.  Reusing an answer from before the walk
+ * began (the stamp's number not compared with the walk's start) gives
+ * "98 reused" here, and host_changes's stats after a host change then
+ * see the old state. */
+static void sequential_walks_reuse_nothing(void)
+{
+	if (!have_channel())
+		return;
+	mount_once();
+	remount("cache=none");
+	struct kstat st;
+	ASSERT_EQ(sys_stat(MNT "/storm/s0", &st), 0);
+	uint64_t asked = __atomic_load_n(&v9fs_revalidations, __ATOMIC_RELAXED);
+	uint64_t reused = __atomic_load_n(&v9fs_revalidations_reused, __ATOMIC_RELAXED);
+	for (unsigned i = 0; i < SHARED_STATS; i++)
+		EXPECT_EQ(sys_stat(MNT "/storm/s0", &st), 0);
+	asked = __atomic_load_n(&v9fs_revalidations, __ATOMIC_RELAXED) - asked;
+	reused = __atomic_load_n(&v9fs_revalidations_reused, __ATOMIC_RELAXED) - reused;
+	kprintf("# %u stats of one path in a row: %lu revalidations asked, %lu reused\n",
+		SHARED_STATS, asked, reused);
+	EXPECT_EQ(reused, 0u);
+	EXPECT_EQ(asked, 2ull * SHARED_STATS);
 	remount("");
 }
 
@@ -1233,6 +1263,7 @@ static const struct ktest_case p9_cases[] = {
 	KTEST_CASE(reused_inode_number),
 	KTEST_CASE(same_name_storm),
 	KTEST_CASE(revalidations_at_once_share_an_answer),
+	KTEST_CASE(sequential_walks_reuse_nothing),
 	KTEST_CASE_TIMEOUT(parallel_changes, 240),
 	KTEST_CASE(killed_waiter),
 	KTEST_CASE(per_open_fids),

@@ -34,7 +34,7 @@
  * v9fs_check_fid, v9fs_dentry_fid), under the inode's open_lock.
  *
  * Revalidations of one dentry at once share one answer (reval_lock,
- * below).
+ * below), and a walk takes an answer given since it began (d_time).
  *
  * Locking: that, and reval_lock.  The name is copied under d's d_lock (a rename
  * swaps names under it), the parent taken with dget_parent.  A name a
@@ -180,6 +180,53 @@ static void reval_put(struct reval *r)
 
 static bool ask_server(struct dentry *d, bool full);
 
+/*
+ * Answers since the walk began, reused.  A "valid" answer is stamped on
+ * the dentry (d_time) with its question's number on the revalidation
+ * clock (fs/dcache.h), taken before the question was sent, and whether
+ * it was a last step's (attributes refreshed): (number + 1) << 1 | full,
+ * 0 for none.  A step of a walk that began at or before that number takes
+ * the answer as its own: the server gave it after the walk began, which
+ * is all a walk that had asked itself could promise.  N threads that stat
+ * one path keep answering each other's steps, where Linux's cache=none
+ * asks nothing of a dentry someone holds.  A later change the guest makes
+ * to the name (unlink, rename, create) goes through the server and the
+ * dcache both, so the dcache is still the server's state then; only a
+ * change at the host after the answer is missed, and that came after the
+ * walk began.  The stamp only grows (a compare-and-swap); a stale answer
+ * stamps nothing, as the dentry is unhashed.
+ */
+uint64_t v9fs_revalidations_reused;
+
+static bool answered_since(struct dentry *d, bool full)
+{
+	uint64_t since = d_revalidate_since();
+	uint64_t t = __atomic_load_n(&d->d_time, __ATOMIC_ACQUIRE);
+	if (!t || (t >> 1) - 1 < since || (full && !(t & 1)))
+		return false;
+	__atomic_fetch_add(&v9fs_revalidations_reused, 1, __ATOMIC_RELAXED);
+	return true;
+}
+
+static void stamp_answer(struct dentry *d, uint64_t ticket, bool full)
+{
+	uint64_t t = (ticket + 1) << 1 | full;
+	uint64_t cur = __atomic_load_n(&d->d_time, __ATOMIC_RELAXED);
+	while (cur < t && !__atomic_compare_exchange_n(&d->d_time, &cur, t, false,
+							__ATOMIC_RELEASE, __ATOMIC_RELAXED))
+		;
+}
+
+/* Number the question, ask, and stamp a valid answer. */
+static bool ask_and_stamp(struct dentry *d, bool full)
+{
+	uint64_t ticket = d_revalidate_ticket();
+	bool valid = ask_server(d, full);
+	if (valid)
+		stamp_answer(d, ticket, full);
+	return valid;
+}
+
 static bool v9fs_revalidate(struct dentry *d, unsigned flags)
 {
 	might_sleep();
@@ -188,9 +235,11 @@ static bool v9fs_revalidate(struct dentry *d, unsigned flags)
 	if (__atomic_load_n(&d->d_flags, __ATOMIC_ACQUIRE) & DCACHE_PAR_UPDATE)
 		return true;	/* a change of the name is under way: it decides */
 	bool full = !(flags & LOOKUP_PARENT);
+	if (answered_since(d, full))
+		return true;
 	struct reval *mine = kmalloc(sizeof(*mine));
 	if (!mine)
-		return ask_server(d, full);	/* unshared, but answered */
+		return ask_and_stamp(d, full);	/* unshared, but answered */
 	struct hlist_head *chain = reval_chain(d);
 	struct hlist_node *pos;
 	struct reval *r = NULL;
@@ -220,7 +269,7 @@ static bool v9fs_revalidate(struct dentry *d, unsigned flags)
 		return valid;
 	}
 	race_window();	/* published, not yet asked: others may join */
-	bool valid = ask_server(d, full);
+	bool valid = ask_and_stamp(d, full);
 	irq = spin_lock_irqsave(&reval_lock);
 	hlist_del_rcu(&mine->chain);	/* later callers ask afresh */
 	__atomic_store_n(&mine->valid, valid, __ATOMIC_RELEASE);

@@ -119,10 +119,11 @@ int v9fs_register(void);
 
 /* cache=none's: every cached name asked about again (dentry.c). */
 extern const struct dentry_operations v9fs_dentry_ops_none;
-/* Tests: revalidations sent, those that found a stale dentry, and those
- * that waited for another's verdict (shared); and a
+/* Tests: revalidations sent, those that found a stale dentry, those that
+ * waited for another's verdict (shared), those that took an answer given
+ * since their walk began (reused); and a
  * switch that makes cache=none trust every dentry (to show a test fail). */
-extern uint64_t v9fs_revalidations, v9fs_stale, v9fs_revalidations_shared;
+extern uint64_t v9fs_revalidations, v9fs_stale, v9fs_revalidations_shared, v9fs_revalidations_reused;
 extern bool v9fs_revalidate_off;
 
 extern const struct inode_operations v9fs_dir_iops, v9fs_file_iops, v9fs_link_iops,
