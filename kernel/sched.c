@@ -185,7 +185,7 @@ static void __schedule(bool preempt)
 	WRITE_ONCE(next->slice, SCHED_SLICE_TICKS);	/* wake-ups on other CPUs read it */
 	if (next != prev) {
 		next->on_cpu = true;
-		next->switches_in++;
+		WRITE_ONCE(next->switches_in, next->switches_in + 1);	/* tests read it */
 		rq->switches++;
 		/* The run queue lock passes to next, which releases it: tell the
 		 * validator (its held-lock stacks are per thread) while prev is
@@ -284,9 +284,18 @@ bool wake_up_state(struct thread *t, int states)
 	if ((1 << s) & states) {
 		woke = true;
 		/* Still on its CPU on the way to sleep?  schedule() will see it
-		 * runnable and keep it.  Otherwise queue it. */
-		if (!t->on_cpu && !t->on_rq)
+		 * runnable and keep it.  Preempted on the way (between setting
+		 * its state and schedule()), it is queued already, wherever the
+		 * preemption put it: at the tail, behind every busy thread's
+		 * slice.  A wake-up is a wake-up, so it goes where a woken
+		 * thread goes, as Linux checks preemption for a woken task
+		 * still on its run queue.  Otherwise queue it. */
+		if (t->on_rq) {
+			__dequeue(rq, t);
 			__enqueue_woken(rq, t, t->cpu);
+		} else if (!t->on_cpu) {
+			__enqueue_woken(rq, t, t->cpu);
+		}
 	}
 	spin_unlock(&rq->lock);
 	irq_restore(flags);

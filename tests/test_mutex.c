@@ -388,8 +388,8 @@ static void killed_first_waiter_passes_on(void)
 /*
  * A waiter whose owner is running spins and takes the mutex without
  * sleeping (mutex_spin_on_owner).  Two CPUs, each with one thread: the
- * owner takes the mutex, says so, holds it for a short spin and lets go;
- * the waiter, which did nothing but wait for the word, locks.  Some of
+ * owner takes the mutex, says so, holds it until the waiter is about to
+ * lock and a short spin more, and lets go; the waiter locks.  Some of
  * the rounds must end in a spin: only a tick that marks the waiter's CPU
  * (need_resched) or a spin at its bound (the host stopping the owner's
  * vCPU for long) makes a round sleep.  The convoy test above prints its
@@ -402,8 +402,15 @@ static void killed_first_waiter_passes_on(void)
 struct spin_on {
 	struct mutex m;
 	unsigned round;		/* the owner holds it in this round */
+	unsigned trying;	/* the waiter is about to lock in this round */
 	unsigned waited;	/* the waiter's rounds done */
 };
+
+/* The owner lets go only once the waiter is about to lock (bounded), so
+ * the waiter always meets it held: with a fixed short hold, a host that
+ * ran the two vCPUs one after the other (three boots at once on two
+ * cores) let every round of a boot find the mutex free. */
+#define SPIN_OWNER_WAIT (1u << 22)
 
 static int spin_owner(void *arg)
 {
@@ -413,6 +420,9 @@ static int spin_owner(void *arg)
 			cpu_relax();
 		mutex_lock(&o->m);
 		__atomic_store_n(&o->round, r, __ATOMIC_RELEASE);
+		for (unsigned n = 0; n < SPIN_OWNER_WAIT &&
+		     __atomic_load_n(&o->trying, __ATOMIC_ACQUIRE) != r; n++)
+			cpu_relax();
 		spin_a_little(500);
 		mutex_unlock(&o->m);
 	}
@@ -425,6 +435,7 @@ static int spin_waiter(void *arg)
 	for (unsigned r = 1; r <= SPIN_ROUNDS; r++) {
 		while (__atomic_load_n(&o->round, __ATOMIC_ACQUIRE) != r)
 			cpu_relax();
+		__atomic_store_n(&o->trying, r, __ATOMIC_RELEASE);
 		mutex_lock(&o->m);
 		mutex_unlock(&o->m);
 		__atomic_store_n(&o->waited, r, __ATOMIC_RELEASE);
