@@ -297,6 +297,17 @@ static int starved(void *arg)
 	return 0;
 }
 
+/* fa on CPU 0 and fb on CPU 1, both on arg, until both are done. */
+static void run_pair(const char *na, int (*fa)(void *), const char *nb, int (*fb)(void *), void *arg)
+{
+	struct thread *a = thread_create(na, fa, arg, 0);
+	struct thread *b = thread_create(nb, fb, arg, 1);
+	ASSERT_NOT_NULL(a);
+	ASSERT_NOT_NULL(b);
+	thread_join(b);
+	thread_join(a);
+}
+
 static void first_waiter_loses_boundedly(void)
 {
 	if (ncpus < 2)
@@ -310,12 +321,7 @@ static void first_waiter_loses_boundedly(void)
 		s = (struct starve){ .hog_rounds = 0 };
 		mutex_init(&s.m, "test");
 		mutex_stats_reset_lost_max();
-		struct thread *a = thread_create("hog", hog, &s, 0);
-		struct thread *b = thread_create("starved", starved, &s, 1);
-		ASSERT_NOT_NULL(a);
-		ASSERT_NOT_NULL(b);
-		thread_join(b);
-		thread_join(a);
+		run_pair("hog", hog, "starved", starved, &s);
 		mutex_stats(&st);
 		if (st.lost_max > worst)
 			worst = st.lost_max;
@@ -452,12 +458,7 @@ static void waiter_spins_on_running_owner(void)
 	o = (struct spin_on){ .round = 0 };
 	mutex_init(&o.m, "test");
 	mutex_stats(&before);
-	struct thread *a = thread_create("owner", spin_owner, &o, 0);
-	struct thread *b = thread_create("spinner", spin_waiter, &o, 1);
-	ASSERT_NOT_NULL(a);
-	ASSERT_NOT_NULL(b);
-	thread_join(a);
-	thread_join(b);
+	run_pair("owner", spin_owner, "spinner", spin_waiter, &o);
 	mutex_stats(&after);
 	uint64_t spins = after.spins - before.spins;
 	kprintf("    # spin on owner: %u rounds, %lu spins, %lu at the bound, %lu sleeps\n",
