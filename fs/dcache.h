@@ -222,15 +222,17 @@ struct dentry {
 			 * looks at those tables only.  0 when it is freed: a
 			 * slot's reference keeps it. */
 			uint64_t d_refcache_cpus;
+			/* Linux's: the filesystem's, for d_revalidate (9p's
+			 * cache=none: the revalidation clock's reading when the
+			 * server last confirmed the dentry; atomic).  Read and
+			 * written only through a reference, so never after
+			 * d_kill. */
+			uint64_t d_time;
 		};
 		/* Freeing waits a grace period (d_kill): an RCU-walk may still
 		 * be reading the dentry and its name.  Off the LRU by then. */
 		struct rcu_head d_rcu;
 	};
-	/* Linux's: the filesystem's, for d_revalidate (9p's cache=none: the
-	 * revalidation clock's reading when the server last confirmed the
-	 * dentry; atomic). */
-	uint64_t d_time;
 
 	/* Line 3. */
 	int d_count;               /* references (atomic) */
@@ -245,7 +247,7 @@ struct dentry {
 	/* Bucket lock and the LRU lock of list d_lru_cpu. */
 	struct list_head d_lru;
 } __attribute__((aligned(64)));
-_Static_assert(sizeof(struct rcu_head) >= 16, "d_refcache_cpus shares d_rcu's place");
+_Static_assert(sizeof(struct rcu_head) >= 24, "d_refcache_cpus and d_time share d_rcu's place");
 
 #if !CONFIG_LOCKDEP
 _Static_assert(sizeof(struct dentry) == 192, "a dentry is three lines");
