@@ -37,6 +37,7 @@
 #include "kernel/errno.h"
 #include "kernel/percpu_counter.h"
 #include "kernel/race.h"
+#include "arch/x86_64/cpu.h"
 
 #define MUTEX_FLAGS (MUTEX_WAITERS | MUTEX_HANDOFF)
 
@@ -48,7 +49,7 @@ struct mutex_waiter {
 /* The slow paths' counts (mutex.h: mutex_stats).  Per CPU, so that counting
  * is no shared line; the worst lost-race count is a maximum, written only
  * when it grows. */
-static struct percpu_counter n_sleeps, n_wakeups, n_handoffs, n_steals;
+static struct percpu_counter n_sleeps, n_wakeups, n_handoffs, n_steals, n_spins, n_spin_outs, n_boosts;
 static uint64_t lost_max;
 
 #define CALLER_IP ((unsigned long)__builtin_return_address(0))
@@ -116,6 +117,41 @@ static void note_lost(unsigned lost)
 }
 
 /*
+ * Optimistic spinning (Linux's): before queueing, a thread spins while the
+ * owner is on a CPU, since a running owner lets go soon (mutexes guard
+ * short sections) and a sleep costs more than the wait: besides the
+ * switches, a woken waiter gets its CPU back only when the thread that
+ * took it has run a tick (kernel/sched.c), so T threads renaming among T
+ * that stat spent their renames waiting for the stats' ticks (bench-linux
+ * workload 9).  It stops, and the thread queues, when the owner is not
+ * running (preempted or asleep: it may be long), when the first waiter
+ * was promised the mutex (HANDOFF), when this CPU has something else to
+ * run, or after MUTEX_SPIN_MAX turns, so a waiter on an owner that runs
+ * for long (a test that holds a mutex until the waiter sleeps) does
+ * sleep.  True with the mutex taken.
+ */
+#define MUTEX_SPIN_MAX 16384
+
+static bool mutex_spin_on_owner(struct mutex *m)
+{
+	for (unsigned n = 0; n < MUTEX_SPIN_MAX; n++) {
+		uintptr_t o = __atomic_load_n(&m->owner, __ATOMIC_RELAXED);
+		struct thread *owner = (struct thread *)(o & ~MUTEX_FLAGS);
+		if (!owner) {
+			if (__mutex_trylock(m, false))
+				return true;
+		} else if ((o & MUTEX_HANDOFF) || !thread_is_running(owner)) {
+			return false;
+		}
+		if (need_resched())
+			return false;
+		cpu_relax();
+	}
+	percpu_counter_add(&n_spin_outs, 1);
+	return false;
+}
+
+/*
  * Queue, sleep, and on each wake-up try again; the first waiter that lost
  * MUTEX_HANDOFF_AFTER races asks for the hand-off.  0 with the mutex, or
  * -EINTR (killable, killed while it was taken) without it.  A killed
@@ -129,6 +165,10 @@ static int mutex_lock_slow(struct mutex *m, bool killable)
 	unsigned lost = 0;
 	int ret = 0;
 
+	if (mutex_spin_on_owner(m)) {
+		percpu_counter_add(&n_spins, 1);
+		return 0;
+	}
 	race_window();	/* the owner may let go before we queue */
 	abort_unsafe_begin();	/* w is on a shared list until we return */
 	unsigned long flags = spin_lock_irqsave(&m->wait_lock);
@@ -154,6 +194,13 @@ static int mutex_lock_slow(struct mutex *m, bool killable)
 			if (lost >= MUTEX_HANDOFF_AFTER)	/* held: its unlock hands it to us */
 				__atomic_fetch_or(&m->owner, MUTEX_HANDOFF, __ATOMIC_RELAXED);
 		}
+		/* A holder preempted in its section runs next on its CPU
+		 * (sched_run_next).  It cannot let go and exit meanwhile:
+		 * WAITERS is set, so its unlock takes wait_lock, which we hold. */
+		struct thread *owner = (struct thread *)(__atomic_load_n(&m->owner, __ATOMIC_RELAXED) &
+							 ~MUTEX_FLAGS);
+		if (owner && !thread_is_running(owner) && sched_run_next(owner))
+			percpu_counter_add(&n_boosts, 1);
 		set_current_state(killable ? THREAD_KILLABLE : THREAD_SLEEPING);
 		spin_unlock_irqrestore(&m->wait_lock, flags);
 		percpu_counter_add(&n_sleeps, 1);
@@ -250,6 +297,9 @@ void mutex_stats(struct mutex_stats *s)
 	s->wakeups = (uint64_t)percpu_counter_sum(&n_wakeups);
 	s->handoffs = (uint64_t)percpu_counter_sum(&n_handoffs);
 	s->steals = (uint64_t)percpu_counter_sum(&n_steals);
+	s->spins = (uint64_t)percpu_counter_sum(&n_spins);
+	s->spin_outs = (uint64_t)percpu_counter_sum(&n_spin_outs);
+	s->boosts = (uint64_t)percpu_counter_sum(&n_boosts);
 	s->lost_max = __atomic_load_n(&lost_max, __ATOMIC_RELAXED);
 }
 

@@ -1,8 +1,9 @@
 /*
  * mutex.h: sleeping mutual exclusion with an owner.
  *
- * One thread at a time holds a mutex; others sleep in a queue, in the
- * order they asked (FIFO).  Unlock wakes the first waiter, which takes the
+ * One thread at a time holds a mutex; others spin a while if its owner
+ * is running (it will let go soon), else sleep in a queue, in the order
+ * they asked (FIFO).  Unlock wakes the first waiter, which takes the
  * mutex when it runs unless a running thread took it first (Linux's
  * mutex: a running thread does not wait for a sleeping one to be switched
  * in); a first waiter that lost MUTEX_HANDOFF_AFTER such races gets the
@@ -58,10 +59,14 @@ struct thread *mutex_owner(const struct mutex *m);
 /* What the slow paths did since boot, over all mutexes (for tests and
  * benchmarks): waiters' sleeps, unlocks that woke a waiter, hand-offs,
  * steals (a thread that was not queued took the mutex while others were),
- * and the most races a first waiter lost before it got the mutex (since
+ * locks taken by spinning on a running owner and spins given up at the
+ * bound (mutex.c: mutex_spin_on_owner), preempted holders a waiter let
+ * run next (sched_run_next), and the most races a first waiter lost before it got the mutex (since
  * the last mutex_stats_reset_lost_max). */
 struct mutex_stats {
 	uint64_t sleeps, wakeups, handoffs, steals, lost_max;
+	uint64_t spins, spin_outs;	/* taken by spinning; spins that hit the bound */
+	uint64_t boosts;		/* preempted holders a waiter let run next */
 };
 void mutex_stats(struct mutex_stats *s);
 void mutex_stats_reset_lost_max(void);

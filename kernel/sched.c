@@ -63,7 +63,6 @@ static struct runqueue *rq_of(unsigned cpu)
 	return &runqueues[cpu];
 }
 
-/* Caller holds rq->lock. */
 /* Queue t at the head of rq's queue, or at its tail.  Caller holds rq->lock. */
 static void __enqueue_at(struct runqueue *rq, struct thread *t, bool head)
 {
@@ -186,7 +185,7 @@ static void __schedule(bool preempt)
 	WRITE_ONCE(next->slice, SCHED_SLICE_TICKS);	/* wake-ups on other CPUs read it */
 	if (next != prev) {
 		next->on_cpu = true;
-		next->switches_in++;
+		WRITE_ONCE(next->switches_in, next->switches_in + 1);	/* tests read it */
 		rq->switches++;
 		/* The run queue lock passes to next, which releases it: tell the
 		 * validator (its held-lock stacks are per thread) while prev is
@@ -285,9 +284,18 @@ bool wake_up_state(struct thread *t, int states)
 	if ((1 << s) & states) {
 		woke = true;
 		/* Still on its CPU on the way to sleep?  schedule() will see it
-		 * runnable and keep it.  Otherwise queue it. */
-		if (!t->on_cpu && !t->on_rq)
+		 * runnable and keep it.  Preempted on the way (between setting
+		 * its state and schedule()), it is queued already, wherever the
+		 * preemption put it: at the tail, behind every busy thread's
+		 * slice.  A wake-up is a wake-up, so it goes where a woken
+		 * thread goes, as Linux checks preemption for a woken task
+		 * still on its run queue.  Otherwise queue it. */
+		if (t->on_rq) {
+			__dequeue(rq, t);
 			__enqueue_woken(rq, t, t->cpu);
+		} else if (!t->on_cpu) {
+			__enqueue_woken(rq, t, t->cpu);
+		}
 	}
 	spin_unlock(&rq->lock);
 	irq_restore(flags);
@@ -468,6 +476,42 @@ void sched_tick(void)
 		if (!t->slice)
 			WRITE_ONCE(rq->need_resched, true);
 	}
+}
+
+/*
+ * A sleeping lock's waiter found the holder t preempted, runnable in a
+ * queue: t goes to the head of its queue and its CPU switches now,
+ * whatever is left of the current thread's slice.  Otherwise a holder
+ * preempted at the end of its slice waits for the slices of every thread
+ * queued before it (16 threads on 2 CPUs: 7 slices, 140 ms) while the
+ * lock's waiters sleep: the rename storm's renamers behind stat threads
+ * (bench-linux workload 9).  Linux's slices shrink with the number of
+ * runnable threads; these are two ticks whatever the load.  The caller
+ * keeps t allocated (mutex.c: a holder it reads under the wait_lock its
+ * unlock must take).  True if t was queued and moved.
+ */
+bool sched_run_next(struct thread *t)
+{
+	unsigned long flags = irq_save();
+	struct runqueue *rq = lock_thread_rq(t);
+	bool moved = t->on_rq;
+	if (moved) {
+		__dequeue(rq, t);
+		__enqueue_at(rq, t, true);
+		WRITE_ONCE(rq->need_resched, true);
+		kick_cpu(t->cpu);	/* this CPU: the caller is about to sleep */
+	}
+	spin_unlock(&rq->lock);
+	irq_restore(flags);
+	return moved;
+}
+
+bool thread_is_running(const struct thread *t)
+{
+	for (unsigned i = 0; i < ncpus; i++)
+		if (READ_ONCE(cpus[i].current) == t)
+			return true;
+	return false;
 }
 
 bool need_resched(void)

@@ -32,6 +32,13 @@ bool wake_up_state(struct thread *t, int states); /* only if in one of these (bi
 void sched_enqueue_new(struct thread *t);
 
 bool need_resched(void);            /* this CPU should reschedule (interrupts off) */
+/* Is t the thread some CPU runs now?  Compares pointers only, so t may be
+ * a thread that has exited (the answer is then no, or about a new thread
+ * at the same address: a hint for spinning, never for correctness). */
+bool thread_is_running(const struct thread *t);
+/* Let t, preempted while holding a sleeping lock, run next on its CPU
+ * (kernel/sched.c); the caller keeps t allocated.  True if it was queued. */
+bool sched_run_next(struct thread *t);
 void sched_tick(void);              /* timer interrupt, every CPU */
 void sched_irq_exit(struct trap_frame *tf); /* end of every interrupt: maybe preempt */
 

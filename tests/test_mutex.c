@@ -11,6 +11,7 @@
 #include "kernel/preempt.h"
 #include "kernel/race.h"
 #include "kernel/kprintf.h"
+#include "kernel/time.h"
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/percpu.h"
 
@@ -239,8 +240,9 @@ static void running_threads_do_not_convoy(void)
 	uint64_t acquired = (uint64_t)n * CONVOY_ITERS, sleeps = after.sleeps - before.sleeps;
 	uint64_t steals = after.steals - before.steals;
 	kprintf("    # convoy: %u threads on %u CPUs, %lu acquisitions: %lu sleeps, %lu wake-ups, "
-		  "%lu hand-offs, %lu steals\n", n, ncpus, acquired, sleeps, after.wakeups - before.wakeups,
-		  after.handoffs - before.handoffs, steals);
+		  "%lu hand-offs, %lu steals, %lu spins (%lu at the bound)\n", n, ncpus, acquired, sleeps,
+		  after.wakeups - before.wakeups, after.handoffs - before.handoffs, steals,
+		  after.spins - before.spins, after.spin_outs - before.spin_outs);
 	EXPECT_EQ(c.counter, acquired);
 	/* A convoy sleeps about once an acquisition and never lets a running
 	 * thread go first; here most acquisitions are taken on the run. */
@@ -295,6 +297,17 @@ static int starved(void *arg)
 	return 0;
 }
 
+/* fa on CPU 0 and fb on CPU 1, both on arg, until both are done. */
+static void run_pair(const char *na, int (*fa)(void *), const char *nb, int (*fb)(void *), void *arg)
+{
+	struct thread *a = thread_create(na, fa, arg, 0);
+	struct thread *b = thread_create(nb, fb, arg, 1);
+	ASSERT_NOT_NULL(a);
+	ASSERT_NOT_NULL(b);
+	thread_join(b);
+	thread_join(a);
+}
+
 static void first_waiter_loses_boundedly(void)
 {
 	if (ncpus < 2)
@@ -308,12 +321,7 @@ static void first_waiter_loses_boundedly(void)
 		s = (struct starve){ .hog_rounds = 0 };
 		mutex_init(&s.m, "test");
 		mutex_stats_reset_lost_max();
-		struct thread *a = thread_create("hog", hog, &s, 0);
-		struct thread *b = thread_create("starved", starved, &s, 1);
-		ASSERT_NOT_NULL(a);
-		ASSERT_NOT_NULL(b);
-		thread_join(b);
-		thread_join(a);
+		run_pair("hog", hog, "starved", starved, &s);
 		mutex_stats(&st);
 		if (st.lost_max > worst)
 			worst = st.lost_max;
@@ -383,6 +391,176 @@ static void killed_first_waiter_passes_on(void)
 	EXPECT_FALSE(mutex_is_locked(&po.m));
 }
 
+/*
+ * A waiter whose owner is running spins and takes the mutex without
+ * sleeping (mutex_spin_on_owner).  Two CPUs, each with one thread: the
+ * owner takes the mutex, says so, holds it until the waiter is about to
+ * lock and a short spin more, and lets go; the waiter locks.  Some of
+ * the rounds must end in a spin: only a tick that marks the waiter's CPU
+ * (need_resched) or a spin at its bound (the host stopping the owner's
+ * vCPU for long) makes a round sleep.  The convoy test above prints its
+ * spins but cannot count on them: with four threads on each CPU,
+ * wake-ups keep need_resched set (0 spins in a loaded make test).
+ * Without the spin: "0 spins" here.
+ */
+#define SPIN_ROUNDS 100
+
+struct spin_on {
+	struct mutex m;
+	unsigned round;		/* the owner holds it in this round */
+	unsigned trying;	/* the waiter is about to lock in this round */
+	unsigned waited;	/* the waiter's rounds done */
+};
+
+/* The owner lets go only once the waiter is about to lock (bounded), so
+ * the waiter always meets it held: with a fixed short hold, a host that
+ * ran the two vCPUs one after the other (three boots at once on two
+ * cores) let every round of a boot find the mutex free. */
+#define SPIN_OWNER_WAIT (1u << 22)
+
+static int spin_owner(void *arg)
+{
+	struct spin_on *o = arg;
+	for (unsigned r = 1; r <= SPIN_ROUNDS; r++) {
+		while (__atomic_load_n(&o->waited, __ATOMIC_ACQUIRE) != r - 1)
+			cpu_relax();
+		mutex_lock(&o->m);
+		__atomic_store_n(&o->round, r, __ATOMIC_RELEASE);
+		for (unsigned n = 0; n < SPIN_OWNER_WAIT &&
+		     __atomic_load_n(&o->trying, __ATOMIC_ACQUIRE) != r; n++)
+			cpu_relax();
+		spin_a_little(500);
+		mutex_unlock(&o->m);
+	}
+	return 0;
+}
+
+static int spin_waiter(void *arg)
+{
+	struct spin_on *o = arg;
+	for (unsigned r = 1; r <= SPIN_ROUNDS; r++) {
+		while (__atomic_load_n(&o->round, __ATOMIC_ACQUIRE) != r)
+			cpu_relax();
+		__atomic_store_n(&o->trying, r, __ATOMIC_RELEASE);
+		mutex_lock(&o->m);
+		mutex_unlock(&o->m);
+		__atomic_store_n(&o->waited, r, __ATOMIC_RELEASE);
+	}
+	return 0;
+}
+
+static void waiter_spins_on_running_owner(void)
+{
+	if (ncpus < 2)
+		ktest_skip("needs two CPUs: an owner running while its waiter spins");
+	static struct spin_on o;
+	struct mutex_stats before, after;
+	o = (struct spin_on){ .round = 0 };
+	mutex_init(&o.m, "test");
+	mutex_stats(&before);
+	run_pair("owner", spin_owner, "spinner", spin_waiter, &o);
+	mutex_stats(&after);
+	uint64_t spins = after.spins - before.spins;
+	kprintf("    # spin on owner: %u rounds, %lu spins, %lu at the bound, %lu sleeps\n",
+		SPIN_ROUNDS, spins, after.spin_outs - before.spin_outs, after.sleeps - before.sleeps);
+	EXPECT_GT(spins, (uint64_t)0);
+}
+
+/*
+ * A holder preempted in its section runs next once a waiter sleeps on it
+ * (sched_run_next), not after every thread queued on its CPU has had a
+ * slice.  All on one CPU: the holder takes the mutex and yields, which
+ * queues it behind the waiter and BUSY threads that spin, counting the
+ * ticks they see while the mutex is still held (a count, not a time).
+ * The waiter finds the holder not running, lets it run next and sleeps:
+ * the busy threads never run while it is held.  Without the boost each
+ * of them spins through a slice (two ticks) first.
+ */
+#define BUSY 3
+#define BUSY_TICKS_MAX 6
+
+struct boost {
+	struct mutex m;
+	bool held, released;
+	uint64_t busy_ticks;	/* ticks busy threads saw with m held */
+};
+
+static int boost_holder(void *arg)
+{
+	struct boost *b = arg;
+	mutex_lock(&b->m);
+	__atomic_store_n(&b->held, true, __ATOMIC_RELEASE);
+	yield();	/* preempted in the section: to the back of the queue */
+	__atomic_store_n(&b->released, true, __ATOMIC_RELEASE);
+	mutex_unlock(&b->m);
+	return 0;
+}
+
+static int boost_waiter(void *arg)
+{
+	struct boost *b = arg;
+	while (!__atomic_load_n(&b->held, __ATOMIC_ACQUIRE))
+		yield();
+	mutex_lock(&b->m);
+	mutex_unlock(&b->m);
+	return 0;
+}
+
+static int boost_busy(void *arg)
+{
+	struct boost *b = arg;
+	uint64_t last = jiffies, seen = 0;
+	while (!__atomic_load_n(&b->released, __ATOMIC_ACQUIRE) && seen < BUSY_TICKS_MAX) {
+		if (jiffies != last) {
+			last = jiffies;
+			seen++;
+			__atomic_fetch_add(&b->busy_ticks, 1, __ATOMIC_RELAXED);
+		}
+		cpu_relax();
+	}
+	return 0;
+}
+
+/* On the test's CPU: queue the holder, the waiter and the busy threads in
+ * that order, none running before all are queued (preemption off). */
+static int boost_start(void *arg)
+{
+	struct boost *b = arg;
+	int cpu = (int)cpu_id();
+	struct thread *th[2 + BUSY];
+	th[0] = thread_create_stopped("holder", boost_holder, b, cpu);
+	th[1] = thread_create_stopped("waiter", boost_waiter, b, cpu);
+	for (unsigned i = 0; i < BUSY; i++)
+		th[2 + i] = thread_create_stopped("busy", boost_busy, b, cpu);
+	for (unsigned i = 0; i < 2 + BUSY; i++)
+		if (!th[i])
+			return -ENOMEM;	/* the stopped ones stay: a failed case */
+	preempt_disable();
+	for (unsigned i = 0; i < 2 + BUSY; i++)
+		thread_start(th[i]);
+	preempt_enable();
+	for (unsigned i = 0; i < 2 + BUSY; i++)
+		thread_join(th[i]);
+	return 0;
+}
+
+static void preempted_holder_runs_next(void)
+{
+	static struct boost b;
+	struct mutex_stats before, after;
+	b = (struct boost){ .busy_ticks = 0 };
+	mutex_init(&b.m, "test");
+	mutex_stats(&before);
+	struct thread *t = thread_create("boost", boost_start, &b, (int)(ncpus - 1));
+	ASSERT_NOT_NULL(t);
+	ASSERT_EQ(thread_join(t), 0);
+	mutex_stats(&after);
+	kprintf("    # boost: %lu ticks seen by %u busy threads while the mutex was held, "
+		"%lu boosts\n", b.busy_ticks, BUSY, after.boosts - before.boosts);
+	EXPECT_EQ(b.busy_ticks, (uint64_t)0);
+	EXPECT_GT(after.boosts - before.boosts, (uint64_t)0);
+}
+
 static const struct ktest_case mutex_cases[] = {
 	KTEST_CASE(excludes_under_contention),
 	KTEST_CASE(hands_over_in_fifo_order),
@@ -391,5 +569,7 @@ static const struct ktest_case mutex_cases[] = {
 	KTEST_CASE(running_threads_do_not_convoy),
 	KTEST_CASE(first_waiter_loses_boundedly),
 	KTEST_CASE(killed_first_waiter_passes_on),
+	KTEST_CASE(waiter_spins_on_running_owner),
+	KTEST_CASE(preempted_holder_runs_next),
 };
 KTEST_SUITE(mutex, mutex_cases);
