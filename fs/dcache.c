@@ -689,6 +689,11 @@ static bool d_hit_valid(struct dentry *d, unsigned flags)
 	return false;
 }
 
+struct dentry *d_lookup_cached(struct dentry *parent, const struct qstr *q)
+{
+	return d_lookup_raw(parent, q);
+}
+
 struct dentry *d_lookup_flags(struct dentry *parent, const struct qstr *q, unsigned flags)
 {
 	struct dentry *d = d_lookup_raw(parent, q);

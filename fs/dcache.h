@@ -154,6 +154,18 @@ static inline uint64_t d_revalidate_ticket(void)
 	return __atomic_fetch_add(&d_revalidate_clock, 1, __ATOMIC_SEQ_CST);
 }
 uint64_t d_revalidate_since(void);
+/* For a d_revalidate that can ask about several names in one round trip
+ * (9p's cache=none, a Twalk of up to 16): the rest of the path after the
+ * name being revalidated, as the walk will take it ("b/c" or "/b/c", ""
+ * at the end), or NULL when the call is not a walk's step or the step is
+ * inside a symlink's body (whose end is not the walk's).  It is a guess,
+ * not a promise: the walk may still stop early (an error, a mount, a
+ * link), so a filesystem may answer ahead but must not act ahead. */
+const char *d_revalidate_ahead(void);
+/* The hashed dentry of (parent, q), held, as the dcache has it: the
+ * filesystem is not asked (no d_revalidate).  For a filesystem that
+ * confirms names ahead of the walk (above); q hashed by d_hash_name. */
+struct dentry *d_lookup_cached(struct dentry *parent, const struct qstr *q);
 
 /*
  * Three lines in release builds (192 bytes, as Linux's), each dentry on

@@ -351,6 +351,11 @@ uint64_t d_revalidate_since(void)
 	return current_thread()->walk_since;
 }
 
+const char *d_revalidate_ahead(void)
+{
+	return current_thread()->walk_ahead;
+}
+
 static int path_init(struct nameidata *nd, unsigned flags)
 {
 	struct dentry *root = nd->given_root, *start = nd->given_start;
@@ -917,7 +922,12 @@ static const char *walk_component(struct nameidata *nd, unsigned flags)
 	 * third look at the same chain. */
 	if (!missed) {
 		d_hash_name(dir, &nd->last);
+		/* What follows the name, for a filesystem that revalidates
+		 * names ahead (d_revalidate_ahead): outside link bodies only. */
+		struct thread *self = current_thread();
+		self->walk_ahead = nd->nest ? NULL : nd->last.name + nd->last.len;
 		d = lookup_fast(dir, &nd->last, flags & WALK_PARENT ? LOOKUP_PARENT : 0);
+		self->walk_ahead = NULL;
 		trace_lookup_fast(&nd->last, d);
 	}
 	if (!d) {

@@ -91,6 +91,9 @@ struct thread {
 	/* The revalidation clock's reading when this thread's path walk
 	 * began, UINT64_MAX outside one (fs/namei.c; fs/dcache.h). */
 	uint64_t walk_since;
+	/* While a walk's step looks its name up in the dcache: the rest of
+	 * the path after that name, NULL otherwise (d_revalidate_ahead). */
+	const char *walk_ahead;
 	/* Credentials (kernel/cred.h): a reference; own thread only swaps it. */
 	const struct cred *cred;
 

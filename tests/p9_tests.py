@@ -551,17 +551,22 @@ def check_walks(trace, log_lines):
 
 EVENT = re.compile(r"(v9fs_\w+) tag (\d+) id \d+ (.*)")
 FIDS = re.compile(r"fid (-?\d+)(?: newfid (-?\d+))?")
+NWNAMES = re.compile(r"nwnames (\d+)")   # a Twalk's names; in its return, the names walked
 
 
 def check_fids(trace):
     """Every fid QEMU made was clunked, and no request was lost: each
     Tattach's fid, and each Twalk's newfid unless the server refused it
-    (Rlerror) or a Tflush cancelled it, up to the next Tversion (which
-    ends the session and with it its fids)."""
+    (Rlerror), walked fewer names than asked (an Rwalk with fewer qids
+    makes no fid: 9P's rule, which the suite's a_path_asked_in_one_walk
+    checks against the server), or a Tflush cancelled it, up to the next
+    Tversion (which ends the session and with it its fids)."""
     live, pending, problems = set(), {}, []
-    def commit(tag):
+    def commit(tag, walked=None):
         if tag in pending:
-            live.add(pending.pop(tag))
+            fid, asked = pending.pop(tag)
+            if walked is None or walked == asked:
+                live.add(fid)
     for line in trace.read_text(errors="replace").splitlines():
         m = EVENT.search(line)
         if not m:
@@ -573,13 +578,16 @@ def check_fids(trace):
             live, pending = set(), {}
         elif event in ("v9fs_rerror", "v9fs_rcancel"):
             pending.pop(tag, None)
-        elif event in ("v9fs_walk_return", "v9fs_attach_return"):
+        elif event == "v9fs_walk_return":
+            commit(tag, int(NWNAMES.search(rest).group(1)))
+        elif event == "v9fs_attach_return":
             commit(tag)
         elif event in ("v9fs_walk", "v9fs_attach"):
             commit(tag)
             f = FIDS.search(rest)
             fid = int(f.group(2) if event == "v9fs_walk" else f.group(1))
-            pending[tag] = fid
+            n = NWNAMES.search(rest)
+            pending[tag] = (fid, int(n.group(1)) if n else None)
         elif event == "v9fs_clunk":
             commit(tag)
             live.discard(int(FIDS.search(rest).group(1)))

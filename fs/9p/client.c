@@ -210,34 +210,46 @@ int p9_attach(struct p9_client *c, uint32_t fid, uint32_t uid, struct p9_qid *qi
 	return call_qid(&k, P9_TATTACH + 1, qid);
 }
 
-int p9_walk(struct p9_client *c, uint32_t fid, uint32_t newfid, const char *name, uint32_t len,
-	    struct p9_qid *qid)
+int p9_walk_names(struct p9_client *c, uint32_t fid, uint32_t newfid, const struct p9_wname *names,
+		  unsigned n, struct p9_qid *qids)
 {
+	if (n > P9_MAXWELEM)
+		return -EINVAL;
 	struct call k;
 	int err = call_begin(c, &k, P9_TWALK);
 	if (err)
 		return err;
 	p9_put32(&k.tx, fid);
 	p9_put32(&k.tx, newfid);
-	p9_put16(&k.tx, name ? 1 : 0);
-	if (name) {
-		p9_put_str(&k.tx, name, len);
+	p9_put16(&k.tx, (uint16_t)n);
+	for (unsigned i = 0; i < n; i++)
+		p9_put_str(&k.tx, names[i].name, names[i].len);
+	if (n)
 		__atomic_fetch_add(&c->walks, 1, __ATOMIC_RELAXED);
-	}
 	if ((err = call_run(&k, P9_TWALK + 1)))
 		return err;
 	uint16_t nwqid = p9_get16(&k.rx);
-	struct p9_qid q;
-	if (nwqid == 1)
-		p9_get_qid(&k.rx, &q);
+	for (unsigned i = 0; i < nwqid && i < n; i++)
+		p9_get_qid(&k.rx, &qids[i]);
 	if ((err = call_end(&k)))
 		return err;
-	if (nwqid > (name ? 1 : 0))
+	if (nwqid > n)
 		return -EIO;
-	if (nwqid != (name ? 1 : 0))
-		return -ENOENT;
+	if (nwqid == 0 && n > 0)
+		return -ENOENT;	/* the server owes an Rlerror here: take it as a miss */
+	return nwqid;
+}
+
+int p9_walk(struct p9_client *c, uint32_t fid, uint32_t newfid, const char *name, uint32_t len,
+	    struct p9_qid *qid)
+{
+	struct p9_wname q = { name, len };
+	struct p9_qid got;
+	int n = p9_walk_names(c, fid, newfid, &q, name ? 1 : 0, &got);
+	if (n < 0)
+		return n;
 	if (qid && name)
-		*qid = q;
+		*qid = got;
 	return 0;
 }
 

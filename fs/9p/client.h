@@ -88,6 +88,17 @@ int p9_attach(struct p9_client *c, uint32_t fid, uint32_t uid, struct p9_qid *qi
  * not exist: -ENOENT, and newfid is not made. */
 int p9_walk(struct p9_client *c, uint32_t fid, uint32_t newfid, const char *name, uint32_t len,
 	    struct p9_qid *qid);
+/* One name of a Twalk (not NUL-terminated). */
+struct p9_wname {
+	const char *name;
+	uint32_t len;
+};
+/* Walk n names (at most P9_MAXWELEM) from fid in one round trip: how
+ * many were walked (their qids in qids[0..)), or the server's error for
+ * the first.  newfid names the last only if all n were walked; a walk
+ * that stops on the way makes no fid (9P's rule), so it is not clunked. */
+int p9_walk_names(struct p9_client *c, uint32_t fid, uint32_t newfid, const struct p9_wname *names,
+		  unsigned n, struct p9_qid *qids);
 int p9_getattr(struct p9_client *c, uint32_t fid, struct p9_attr *a);
 struct p9_setattr {
 	uint32_t valid, mode, uid, gid;

@@ -121,9 +121,11 @@ int v9fs_register(void);
 extern const struct dentry_operations v9fs_dentry_ops_none;
 /* Tests: revalidations sent, those that found a stale dentry, those that
  * waited for another's verdict (shared), those that took an answer given
- * since their walk began (reused); and a
+ * since their walk began (reused), names confirmed ahead of their step
+ * by another step's Twalk (answered_ahead); and a
  * switch that makes cache=none trust every dentry (to show a test fail). */
-extern uint64_t v9fs_revalidations, v9fs_stale, v9fs_revalidations_shared, v9fs_revalidations_reused;
+extern uint64_t v9fs_revalidations, v9fs_stale, v9fs_revalidations_shared, v9fs_revalidations_reused,
+	v9fs_answered_ahead;
 extern bool v9fs_revalidate_off;
 
 extern const struct inode_operations v9fs_dir_iops, v9fs_file_iops, v9fs_link_iops,
