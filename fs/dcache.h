@@ -154,6 +154,12 @@ static inline uint64_t d_revalidate_ticket(void)
 	return __atomic_fetch_add(&d_revalidate_clock, 1, __ATOMIC_SEQ_CST);
 }
 uint64_t d_revalidate_since(void);
+/* The calling walk took the answer to the question numbered ticket (a
+ * revalidation it joined, already asked): from now on it may take any
+ * answer numbered ticket or later, no fresher a promise than the one it
+ * took.  Only ever moves the walk's reading earlier; outside a walk,
+ * nothing. */
+void d_revalidate_joined(uint64_t ticket);
 /* For a d_revalidate that can ask about several names in one round trip
  * (9p's cache=none, a Twalk of up to 16): the rest of the path after the
  * name being revalidated, as the walk will take it ("b/c" or "/b/c", ""

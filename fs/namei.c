@@ -351,6 +351,13 @@ uint64_t d_revalidate_since(void)
 	return current_thread()->walk_since;
 }
 
+void d_revalidate_joined(uint64_t ticket)
+{
+	struct thread *t = current_thread();
+	if (t->walk_since != UINT64_MAX && ticket < t->walk_since)
+		t->walk_since = ticket;
+}
+
 const char *d_revalidate_ahead(void)
 {
 	return current_thread()->walk_ahead;

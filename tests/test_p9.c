@@ -1191,6 +1191,80 @@ static void a_path_asked_in_one_walk(void)
 	remount("");
 }
 
+/* A walk that joins another's revalidation takes that walk's answers
+ * ahead.  The first stat (A) asks about "ahead" with the five names below
+ * it and is held, published, until the second (B) has joined it; B then
+ * takes A's answer for "ahead" and, its reading of the clock moved back
+ * to A's question (d_revalidate_joined), A's answers for the five names
+ * after it: 1 question in all.  Without the move B's walk began after
+ * A's question and asks at "a" itself: "2 asked". */
+static struct dentry *join_first;
+static uint64_t join_shared0;
+static bool join_a_waiting;
+
+static void hold_until_joined(struct dentry *d)
+{
+	if (d != join_first)
+		return;
+	__atomic_store_n(&join_a_waiting, true, __ATOMIC_RELEASE);
+	for (unsigned i = 0; i < 200000; i++) {
+		if (__atomic_load_n(&v9fs_revalidations_shared, __ATOMIC_ACQUIRE) != join_shared0)
+			return;
+		yield();
+	}
+}
+
+static int join_stat_a(void *arg)
+{
+	(void)arg;
+	struct kstat st;
+	return (int)sys_stat(AHEAD_PATH, &st);
+}
+
+static int join_stat_b(void *arg)
+{
+	(void)arg;
+	for (unsigned i = 0; i < 200000 && !__atomic_load_n(&join_a_waiting, __ATOMIC_ACQUIRE); i++)
+		yield();
+	struct kstat st;
+	return (int)sys_stat(AHEAD_PATH, &st);
+}
+
+static void a_joined_walk_takes_the_answers_ahead(void)
+{
+	if (!have_channel())
+		return;
+	mount_once();
+	remount("cache=none");
+	struct kstat st;
+	ASSERT_EQ(sys_stat(AHEAD_PATH, &st), 0);	/* made by a_path_asked_in_one_walk */
+	join_first = path_lookup(MNT "/ahead", 0);
+	ASSERT_FALSE(IS_ERR(join_first));
+	join_a_waiting = false;
+	join_shared0 = __atomic_load_n(&v9fs_revalidations_shared, __ATOMIC_RELAXED);
+	uint64_t asked = __atomic_load_n(&v9fs_revalidations, __ATOMIC_RELAXED);
+	uint64_t reused = __atomic_load_n(&v9fs_revalidations_reused, __ATOMIC_RELAXED);
+	__atomic_store_n(&v9fs_reval_hook, hold_until_joined, __ATOMIC_RELEASE);
+	struct thread *a = thread_create("p9joinA", join_stat_a, NULL, THREAD_ANY_CPU);
+	struct thread *b = thread_create("p9joinB", join_stat_b, NULL, THREAD_ANY_CPU);
+	ASSERT_NOT_NULL(a);
+	ASSERT_NOT_NULL(b);
+	EXPECT_EQ(thread_join(a), 0);
+	EXPECT_EQ(thread_join(b), 0);
+	__atomic_store_n(&v9fs_reval_hook, NULL, __ATOMIC_RELEASE);
+	uint64_t shared = __atomic_load_n(&v9fs_revalidations_shared, __ATOMIC_RELAXED) - join_shared0;
+	asked = __atomic_load_n(&v9fs_revalidations, __ATOMIC_RELAXED) - asked;
+	reused = __atomic_load_n(&v9fs_revalidations_reused, __ATOMIC_RELAXED) - reused;
+	kprintf("# two stats of a 6-name path, the second joining the first: %lu asked, "
+		"%lu shared, %lu reused\n", asked, shared, reused);
+	EXPECT_EQ(shared, 1u);
+	EXPECT_EQ(asked, 1u);
+	EXPECT_EQ(reused, 10u);	/* A's five names ahead, by A and by B */
+	dput(join_first);
+	join_first = NULL;
+	remount("");
+}
+
 /* ---- a revalidation meets a change of the name ------------------------ */
 
 static bool probe_armed;
@@ -1334,6 +1408,7 @@ static const struct ktest_case p9_cases[] = {
 	KTEST_CASE(revalidations_at_once_share_an_answer),
 	KTEST_CASE(sequential_walks_reuse_nothing),
 	KTEST_CASE(a_path_asked_in_one_walk),
+	KTEST_CASE(a_joined_walk_takes_the_answers_ahead),
 	KTEST_CASE_TIMEOUT(parallel_changes, 240),
 	KTEST_CASE(killed_waiter),
 	KTEST_CASE(per_open_fids),

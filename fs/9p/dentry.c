@@ -139,7 +139,11 @@ static int walk_name(struct dentry *d, struct p9_client *c, uint32_t *fid, struc
  * moment of the first one's round trips, so a caller that joins may get
  * an answer from just before its own call began: the in-lookup dentry's
  * promise, no weaker.  (Linux's cache=none asks nothing of a dentry that
- * someone holds: it trusts it until its last reference goes.)
+ * someone holds: it trusts it until its last reference goes.)  Having
+ * taken an answer to the question numbered t, the joiner's walk takes
+ * any answer numbered t or later for its other steps too
+ * (d_revalidate_joined): the same promise, the server's state after
+ * question t was sent, and the asker's names ahead are such answers.
  *
  * A step inside a path (LOOKUP_PARENT) may share a last step's answer,
  * not the other way: a last step must refresh the attributes.
@@ -153,6 +157,7 @@ struct reval {
 	struct hlist_node chain;
 	const struct dentry *d;
 	bool full;                 /* a last step's: attributes refreshed */
+	uint64_t ticket;           /* the question's number (revalidation clock) */
 	unsigned users;            /* the caller that asks, and those waiting */
 	bool valid;
 	struct completion done;
@@ -163,8 +168,10 @@ static struct spinlock reval_lock = SPINLOCK_INIT("v9fs_reval");
 static struct hlist_head reval_table[REVAL_CHAINS];
 
 /* Revalidations that waited for another's verdict instead of asking
- * (tests). */
+ * (tests), and a hook called by the one that asks, published and not yet
+ * asking (tests: holds it there until another joins). */
 uint64_t v9fs_revalidations_shared;
+void (*v9fs_reval_hook)(struct dentry *d);
 
 static struct hlist_head *reval_chain(const struct dentry *d)
 {
@@ -219,10 +226,9 @@ static void stamp_answer(struct dentry *d, uint64_t ticket, bool full)
 		;
 }
 
-/* Number the question, ask, and stamp a valid answer. */
-static bool ask_and_stamp(struct dentry *d, bool full)
+/* Ask the question numbered ticket, and stamp a valid answer. */
+static bool ask_and_stamp(struct dentry *d, bool full, uint64_t ticket)
 {
-	uint64_t ticket = d_revalidate_ticket();
 	bool valid = ask_server(d, full, ticket);
 	if (valid)
 		stamp_answer(d, ticket, full);
@@ -241,7 +247,7 @@ static bool v9fs_revalidate(struct dentry *d, unsigned flags)
 		return true;
 	struct reval *mine = kmalloc(sizeof(*mine));
 	if (!mine)
-		return ask_and_stamp(d, full);	/* unshared, but answered */
+		return ask_and_stamp(d, full, d_revalidate_ticket());	/* unshared, but answered */
 	struct hlist_head *chain = reval_chain(d);
 	struct hlist_node *pos;
 	struct reval *r = NULL;
@@ -255,7 +261,10 @@ static bool v9fs_revalidate(struct dentry *d, unsigned flags)
 		}
 	}
 	if (!r) {
-		*mine = (struct reval){ .d = d, .full = full, .users = 1 };
+		/* Numbered now, before it is asked: an earlier number only
+		 * promises less of the answer. */
+		*mine = (struct reval){ .d = d, .full = full, .users = 1,
+					.ticket = d_revalidate_ticket() };
 		init_completion(&mine->done);
 		hlist_add_head_rcu(&mine->chain, chain);
 	}
@@ -267,11 +276,16 @@ static bool v9fs_revalidate(struct dentry *d, unsigned flags)
 		 * "valid" drops nothing from the cache on its account. */
 		bool valid = wait_for_completion_killable(&r->done) ? true :
 			     __atomic_load_n(&r->valid, __ATOMIC_ACQUIRE);
+		if (valid)
+			d_revalidate_joined(r->ticket);	/* and the answers ahead */
 		reval_put(r);
 		return valid;
 	}
 	race_window();	/* published, not yet asked: others may join */
-	bool valid = ask_and_stamp(d, full);
+	void (*hook)(struct dentry *) = __atomic_load_n(&v9fs_reval_hook, __ATOMIC_ACQUIRE);
+	if (hook)
+		hook(d);
+	bool valid = ask_and_stamp(d, full, mine->ticket);
 	irq = spin_lock_irqsave(&reval_lock);
 	hlist_del_rcu(&mine->chain);	/* later callers ask afresh */
 	__atomic_store_n(&mine->valid, valid, __ATOMIC_RELEASE);

@@ -127,6 +127,7 @@ extern const struct dentry_operations v9fs_dentry_ops_none;
 extern uint64_t v9fs_revalidations, v9fs_stale, v9fs_revalidations_shared, v9fs_revalidations_reused,
 	v9fs_answered_ahead;
 extern bool v9fs_revalidate_off;
+extern void (*v9fs_reval_hook)(struct dentry *d);
 
 extern const struct inode_operations v9fs_dir_iops, v9fs_file_iops, v9fs_link_iops,
 	v9fs_special_iops;
