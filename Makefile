@@ -610,7 +610,8 @@ disk: | check-tools
 # boot it once with bench=$(BENCH) on SMP CPUs, and let bench/run.py turn
 # the output into tables, build/bench/results.json and gnuplot PNGs.  KVM
 # only if ACCEL=auto's probe finds it fast (the default here); otherwise
-# TCG, and every table says its timings are only indicative.
+# TCG, and every table says its timings are only indicative.  BENCH_KARGS:
+# more kernel arguments for the boot (e.g. dcache.buckets=N).
 BENCH ?= all
 BENCH_BUILD := $(BUILD)/release
 BENCH_ACCEL := $(if $(filter command line environment,$(origin ACCEL)),$(ACCEL),auto)
@@ -618,7 +619,8 @@ BENCH_MEM := $(if $(filter command line environment,$(origin MEM)),$(MEM),2G)
 bench: check-tools $(BUILD)/initrd.cpio
 	$(Q)$(MAKE) --no-print-directory BUILD=$(BENCH_BUILD) LOCKDEP=0 $(BENCH_BUILD)/smpvfs.elf
 	$(Q)$(PYTHON) -m bench.run --elf $(BENCH_BUILD)/smpvfs.elf --smp $(or $(SMP),4) \
-		--initrd $(BUILD)/initrd.cpio --bench $(BENCH) --accel $(BENCH_ACCEL) --mem $(BENCH_MEM)
+		--initrd $(BUILD)/initrd.cpio --bench $(BENCH) --accel $(BENCH_ACCEL) --mem $(BENCH_MEM) \
+		$(if $(BENCH_KARGS),--kargs "$(BENCH_KARGS)")
 
 # make bench-linux: the workloads of bench/linux/ (static programs of
 # ours and busybox) on smpvfs's release kernel and on Debian's own Linux

@@ -111,10 +111,14 @@ LINUX_KARGS = "console=ttyS0 quiet panic=-1 rdinit=/init"
 #  nowatchdog  no soft/hard-lockup watchdog threads and timers waking
 #        every vCPU: smpvfs has none, and under TCG on a loaded host they
 #        are work that competes with the workloads.
+#  dhash_entries=N  (linux_cmdline) the dentry hash table smpvfs's has
+#        for this memory, one chain per 2 KiB (fs/dcache.c): 4 times
+#        the chains Linux picks itself, so that neither kernel's cached
+#        lookups walk longer chains than the other's.
 # Not chosen: nokaslr (costs nothing once booted), idle=poll (would burn
-# host cores the other vCPUs need), dhash_entries=/ihash_entries= (the
-# caches keep the sizes Linux picks for this memory: the same -m for
-# both), preempt= (a scheduling policy, not a cost).
+# host cores the other vCPUs need), ihash_entries= (the inode cache
+# keeps the size Linux picks), preempt= (a scheduling policy, not a
+# cost).
 LINUX_FAIR_KARGS = ("mitigations=off init_on_alloc=0 randomize_kstack_offset=off "
                     "lsm=capability audit=0 nowatchdog")
 # What init-linux reports of the booted Linux ("LBCFG key: value" lines).
@@ -631,9 +635,26 @@ def parse_smpvfs_config(lines):
     return cfg
 
 
+def mem_bytes(mem):
+    """QEMU's -m value ("2G", "512M", "2048") in bytes."""
+    m = re.fullmatch(r"(\d+)([MmGg]?)", str(mem))
+    if not m:
+        raise SystemExit(f"bench-linux: cannot read -m {mem!r}")
+    return int(m.group(1)) << (30 if m.group(2) in "Gg" and m.group(2) else 20)
+
+
+def dhash_entries(mem):
+    """smpvfs's dentry hash chains for this memory (one per 2 KiB, a power
+    of two), for Linux's dhash_entries=."""
+    n = 1024
+    while n < mem_bytes(mem) // 2048:
+        n <<= 1
+    return n
+
+
 def linux_cmdline(args):
-    return " ".join(w for w in (LINUX_KARGS, "" if args.linux_stock else LINUX_FAIR_KARGS,
-                                args.linux_kargs) if w)
+    fair = "" if args.linux_stock else f"{LINUX_FAIR_KARGS} dhash_entries={dhash_entries(args.mem)}"
+    return " ".join(w for w in (LINUX_KARGS, fair, args.linux_kargs) if w)
 
 
 def kernel_configs(args, facts, boots):

@@ -212,18 +212,20 @@ static int set_dcache_buckets(const struct kparam *p, const char *val, size_t le
 	return err;
 }
 KPARAM("dcache.buckets", set_dcache_buckets, dcache_buckets_param, 1, 1u << 24,
-       "dentry hash chains (a power of two; default: one per 4 KiB of RAM)");
+       "dentry hash chains (a power of two; default: one per 2 KiB of RAM)");
 
 void dcache_init(void)
 {
 	d_refcache_init();
 	/* Sized from RAM at boot, as Linux sizes its table, a power of two:
-	 * one chain per 4 KiB page, 1/256 of RAM in 16-byte chains (Linux:
-	 * one 8-byte chain per 8 KiB).  A dentry costs 192 bytes, so a
-	 * dcache filling a quarter of RAM has chains of about 5; the
-	 * 10^6 dentries of bench/dcache_size in 2 GiB, chains of 1.9. */
+	 * one chain per 2 KiB, 1/128 of RAM in 16-byte chains (Linux: one
+	 * 8-byte chain per 8 KiB, 1/1024).  A dentry costs 192 bytes, so a
+	 * dcache filling a quarter of RAM has chains of about 2.7, and the
+	 * 10^6 dentries of bench/dcache_size in 2 GiB chains of 0.95: a
+	 * lookup then reads about half a dentry besides the one it finds,
+	 * where one per 4 KiB (chains of 1.9) read one (BENCHMARKS 5). */
 	uint64_t n = 1024;
-	while (n < page_total_count() && n < (1u << 24))
+	while (n < 2 * page_total_count() && n < (1u << 24))
 		n <<= 1;
 	if (dcache_buckets_param)
 		n = dcache_buckets_param;
