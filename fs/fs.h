@@ -322,6 +322,10 @@ struct super_block {
 	 * evicting (atomic): icache_evict_sb waits for 0, so the sb outlives
 	 * every evict of its inodes (fs/inode.c). */
 	int s_evicting;
+	/* Test builds: its inodes in the inode hash (atomic), for umount's
+	 * check that none is left (fs/inode.c; a count, not a scan of every
+	 * chain, now that the table is sized from RAM). */
+	int s_hashed_inodes;
 	/* The disk of a filesystem that has one (set by do_mount; fixed),
 	 * else NULL: its write-back errors are what fsync reports. */
 	struct block_device *s_bdev;
