@@ -108,24 +108,35 @@ static bool walked_through(const struct inode *inode)
 	return S_ISDIR(mode) || S_ISLNK(mode);
 }
 
+/* d's name copied into name (its length in *len: a rename swaps names
+ * under d_lock), and its parent held; NULL, nothing held, for the root,
+ * which has no parent to walk from. */
+static struct dentry *name_and_parent(struct dentry *d, char *name, uint32_t *len)
+{
+	spin_lock(&d->d_lock);
+	*len = d->d_name.len;
+	memcpy(name, d->d_name.name, *len);
+	spin_unlock(&d->d_lock);
+	struct dentry *parent = dget_parent(d);
+	if (parent == d || !parent->d_inode) {
+		dput(parent);
+		return NULL;
+	}
+	return parent;
+}
+
 /* Walk d's name from its parent's fid into a new fid (*fid), reaching
  * *qid: 0, the server's error (no fid made), or 1 for the root (no
  * parent). */
 static int walk_name(struct dentry *d, struct p9_client *c, uint32_t *fid, struct p9_qid *qid)
 {
 	char name[NAME_MAX + 1];
-	spin_lock(&d->d_lock);
-	uint32_t len = d->d_name.len;
-	memcpy(name, d->d_name.name, len);
-	spin_unlock(&d->d_lock);
-	struct dentry *parent = dget_parent(d);
-	struct inode *dir = parent->d_inode;
-	if (parent == d || !dir) {
-		dput(parent);
+	uint32_t len;
+	struct dentry *parent = name_and_parent(d, name, &len);
+	if (!parent)
 		return 1;
-	}
 	*fid = p9_fid_new(c);
-	int err = p9_walk(c, V9FS_I(dir)->fid, *fid, name, len, qid);
+	int err = p9_walk(c, V9FS_I(parent->d_inode)->fid, *fid, name, len, qid);
 	dput(parent);
 	return err;
 }
@@ -396,23 +407,17 @@ static bool ask_server(struct dentry *d, bool full, uint64_t ticket)
 	struct p9_client *c = &V9FS_SB(d->d_sb)->clnt;
 	struct ahead a;
 	char first[NAME_MAX + 1];
-	spin_lock(&d->d_lock);
-	uint32_t len = d->d_name.len;
-	memcpy(first, d->d_name.name, len);
-	spin_unlock(&d->d_lock);
-	struct dentry *parent = dget_parent(d);
-	struct inode *dir = parent->d_inode;
-	if (parent == d || !dir) {
-		dput(parent);
+	uint32_t len;
+	struct dentry *parent = name_and_parent(d, first, &len);
+	if (!parent)
 		return true;	/* the root: nothing to walk from */
-	}
 	a.n = 1;
 	a.to_end = false;
 	a.name[0] = (struct p9_wname){ first, len };
 	if (!full)
 		look_ahead(d, &a);
 	uint32_t fid = p9_fid_new(c);
-	int walked = p9_walk_names(c, V9FS_I(dir)->fid, fid, a.name, a.n, a.qid);
+	int walked = p9_walk_names(c, V9FS_I(parent->d_inode)->fid, fid, a.name, a.n, a.qid);
 	dput(parent);
 	__atomic_fetch_add(&v9fs_revalidations, 1, __ATOMIC_RELAXED);
 	struct inode *inode = __atomic_load_n(&d->d_inode, __ATOMIC_ACQUIRE);
