@@ -636,7 +636,7 @@ static struct dentry *__d_lookup(struct dentry *parent, const struct qstr *q)
 	return NULL;
 }
 
-static struct dentry *d_lookup_raw(struct dentry *parent, const struct qstr *q)
+struct dentry *d_lookup_cached(struct dentry *parent, const struct qstr *q)
 {
 	struct spinlock *b = d_bucket(q->hash);
 	spin_lock(b);
@@ -691,14 +691,9 @@ static bool d_hit_valid(struct dentry *d, unsigned flags)
 	return false;
 }
 
-struct dentry *d_lookup_cached(struct dentry *parent, const struct qstr *q)
-{
-	return d_lookup_raw(parent, q);
-}
-
 struct dentry *d_lookup_flags(struct dentry *parent, const struct qstr *q, unsigned flags)
 {
-	struct dentry *d = d_lookup_raw(parent, q);
+	struct dentry *d = d_lookup_cached(parent, q);
 	return d && d_hit_valid(d, flags) ? d : NULL;
 }
 
@@ -852,7 +847,7 @@ struct dentry *d_alloc_parallel(struct dentry *parent, const struct qstr *q)
 		spin_lock(&ib->lock);
 		/* Hashed meanwhile?  Looked at under the in-lookup bucket lock,
 		 * which every move from in-lookup to hashed takes. */
-		struct dentry *d = d_lookup_raw(parent, q);
+		struct dentry *d = d_lookup_cached(parent, q);
 		if (d) {
 			spin_unlock(&ib->lock);
 			if (!d_hit_valid(d, 0))
