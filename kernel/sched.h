@@ -7,8 +7,9 @@
  * (a spinlock is held).  New threads go to the least loaded CPU; a woken
  * thread goes back to the CPU it last ran on, at the head of its queue,
  * and preempts a thread that has run a tick of its slice (sched.c,
- * __enqueue_woken); an idle CPU steals a queued thread from a busy one.
- * Pinned threads never move.
+ * __enqueue_woken); an idle CPU steals a queued thread from a busy one,
+ * and a busy CPU pulls one from a CPU with two more threads than it
+ * (balance_busy).  Pinned threads never move.
  */
 #ifndef KERNEL_SCHED_H
 #define KERNEL_SCHED_H
@@ -21,6 +22,7 @@ struct thread;
 struct trap_frame;
 
 #define SCHED_SLICE_TICKS 2
+#define SCHED_BALANCE_TICKS 4	/* how often a busy CPU compares loads */
 
 void sched_init(void);              /* boot CPU: kmain becomes thread "main" */
 __attribute__((noreturn)) void sched_run_ap(void); /* an AP: become its idle thread */
@@ -44,6 +46,10 @@ void sched_irq_exit(struct trap_frame *tf); /* end of every interrupt: maybe pre
 
 uint64_t sched_context_switches(unsigned cpu);
 unsigned sched_queued(unsigned cpu);
+unsigned sched_pulled(unsigned cpu);  /* threads that CPU took from other queues */
+/* Let t, pinned, run on any CPU from now on (tests; Linux's
+ * set_cpus_allowed for the whole mask). */
+void thread_unpin(struct thread *t);
 void sched_dump(void);              /* every run queue, to the console */
 
 /*

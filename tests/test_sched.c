@@ -151,6 +151,86 @@ static void load_spreads_over_cpus(void)
 	EXPECT_EQ(bits_set(seen), (int)ncpus);
 }
 
+/*
+ * Busy CPUs balance (kernel/sched.c, balance_busy): three busy threads
+ * start pinned to CPU 0 and are then let go, while every other CPU runs
+ * one pinned busy thread of its own, so no CPU is ever idle and nothing
+ * is stolen.  A CPU with one thread must pull one of the three, leaving
+ * two and two.  Without the busy balance all three stay on CPU 0 for
+ * good.  Bounded naps, as above, so a failure reports the queues.
+ */
+struct balance {
+	unsigned stop;
+	unsigned long off_cpu0;     /* bit i: movable thread i ran elsewhere */
+};
+
+static int balance_spinner(void *arg)
+{
+	struct balance *b = arg;
+	while (!__atomic_load_n(&b->stop, __ATOMIC_ACQUIRE))
+		cpu_relax();
+	return 0;
+}
+
+struct mover {
+	struct balance *b;
+	unsigned bit;
+};
+
+static int balance_mover(void *arg)
+{
+	struct mover *m = arg;
+	while (!__atomic_load_n(&m->b->stop, __ATOMIC_ACQUIRE)) {
+		if (cpu_id() != 0)
+			__atomic_fetch_or(&m->b->off_cpu0, 1UL << m->bit, __ATOMIC_RELAXED);
+		cpu_relax();
+	}
+	return 0;
+}
+
+static void busy_cpus_balance(void)
+{
+	struct balance b = { 0, 0 };
+	struct thread *pinned[MAX_CPUS], *movers[3];
+	struct mover m[3];
+
+	if (ncpus < 2)
+		ktest_skip("needs 2 CPUs");
+	unsigned pulled = 0;
+	for (unsigned c = 0; c < ncpus; c++)
+		pulled += sched_pulled(c);
+	for (unsigned c = 1; c < ncpus; c++) {
+		pinned[c] = thread_create("one-per-cpu", balance_spinner, &b, (int)c);
+		ASSERT_NOT_NULL(pinned[c]);
+	}
+	for (unsigned i = 0; i < 3; i++) {
+		m[i] = (struct mover){ &b, i };
+		movers[i] = thread_create("mover", balance_mover, &m[i], 0);
+		ASSERT_NOT_NULL(movers[i]);
+	}
+	for (unsigned i = 0; i < 3; i++)
+		thread_unpin(movers[i]);
+	unsigned naps = 0;
+	while (__atomic_load_n(&b.off_cpu0, __ATOMIC_RELAXED) == 0 && naps++ < 300)
+		sleep_ms(10);
+	unsigned long off = __atomic_load_n(&b.off_cpu0, __ATOMIC_RELAXED);
+	if (!off) {
+		kprintf("    # no thread left CPU 0 after %u naps\n", naps);
+		sched_dump();
+	}
+	__atomic_store_n(&b.stop, 1, __ATOMIC_RELEASE);
+	for (unsigned i = 0; i < 3; i++)
+		thread_join(movers[i]);
+	for (unsigned c = 1; c < ncpus; c++)
+		thread_join(pinned[c]);
+	unsigned now = 0;
+	for (unsigned c = 0; c < ncpus; c++)
+		now += sched_pulled(c);
+	kprintf("    # %d of 3 threads left CPU 0 (%u naps); %u pulls in all\n",
+		bits_set(off), naps, now - pulled);
+	EXPECT_GT(bits_set(off), 0);
+}
+
 static void sleep_counts_ticks(void)
 {
 	uint64_t start = jiffies;
@@ -490,6 +570,7 @@ static const struct ktest_case sched_cases[] = {
 	KTEST_CASE(pinned_threads_stay),
 	KTEST_CASE(busy_thread_is_preempted),
 	KTEST_CASE(load_spreads_over_cpus),
+	KTEST_CASE(busy_cpus_balance),
 	KTEST_CASE(sleep_counts_ticks),
 	KTEST_CASE(kill_ends_killable_sleep_only),
 	KTEST_CASE(idle_cpus_switch_threads),
