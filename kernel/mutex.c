@@ -262,10 +262,14 @@ static void mutex_unlock_slow(struct mutex *m)
 		__atomic_store_n(&m->owner, MUTEX_WAITERS, __ATOMIC_RELEASE);
 		race_window();	/* free, the waiter not woken yet: anyone may take it */
 	}
-	/* w dequeues itself under wait_lock, so it is alive while we hold it. */
-	wake_up_thread(w->thread);
+	/* w dequeues itself under wait_lock, so it is alive while we hold it;
+	 * its thread stays (a reference) until the wake-up, made after
+	 * wait_lock is dropped (kernel/sched.h, struct wake_q). */
+	struct wake_q wq = WAKE_Q_INIT(wq);
+	wake_q_add(&wq, w->thread);
 	percpu_counter_add(&n_wakeups, 1);
 	spin_unlock_irqrestore(&m->wait_lock, flags);
+	wake_up_q(&wq);
 }
 
 void mutex_unlock(struct mutex *m)

@@ -101,23 +101,24 @@ bool down_write_trylock(struct rw_semaphore *s)
 	return true;
 }
 
-static void hand_over(struct rw_semaphore *s, struct rwsem_waiter *w)
+/* The waiter gets the rwsem; its wake-up waits in wq until the caller
+ * has dropped wait_lock (kernel/sched.h, struct wake_q). */
+static void hand_over(struct rw_semaphore *s, struct rwsem_waiter *w, struct wake_q *wq)
 {
 	struct thread *t = w->thread;
 	trace_i_rwsem(TE_RWSEM_WAKE, s, t->tid, 0);
 	list_del(&w->node);
-	thread_get(t);	/* the waiter may run and exit once granted is set */
+	wake_q_add(wq, t);	/* a reference first: once granted is set it may run and exit */
 	__atomic_store_n(&w->granted, true, __ATOMIC_RELEASE);
-	wake_up_thread(t);
-	thread_put(t);
 }
 
 /*
  * Caller holds wait_lock.  Give the rwsem to the head of the queue if it
  * can have it: a writer when nobody holds it, readers when no writer
- * does.  Clears WAITERS when the queue empties.
+ * does.  Clears WAITERS when the queue empties.  The caller wakes wq
+ * after dropping wait_lock.
  */
-static void grant(struct rw_semaphore *s)
+static void grant(struct rw_semaphore *s, struct wake_q *wq)
 {
 	spin_assert_held(&s->wait_lock);
 	while (!list_empty(&s->waiters)) {
@@ -129,13 +130,13 @@ static void grant(struct rw_semaphore *s)
 			if (!__atomic_compare_exchange_n(&s->count, &c, c | RWSEM_WRITER, false,
 							 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
 				continue;	/* a reader left meanwhile: look again */
-			hand_over(s, w);
+			hand_over(s, w, wq);
 			break;		/* one writer, and nobody else */
 		}
 		if (c & RWSEM_WRITER)
 			return;
 		__atomic_fetch_add(&s->count, RWSEM_READER, __ATOMIC_ACQUIRE);
-		hand_over(s, w);	/* and go on: the next may be a reader too */
+		hand_over(s, w, wq);	/* and go on: the next may be a reader too */
 	}
 	if (list_empty(&s->waiters))
 		__atomic_fetch_and(&s->count, ~RWSEM_WAITERS, __ATOMIC_RELAXED);
@@ -150,10 +151,12 @@ static int down_slow(struct rw_semaphore *s, enum waiter_type type, bool killabl
 	abort_unsafe_begin();	/* w is on a shared list until we return */
 	unsigned long flags = spin_lock_irqsave(&s->wait_lock);
 
+	struct wake_q wq = WAKE_Q_INIT(wq);
 	list_add_tail(&w.node, &s->waiters);
 	__atomic_fetch_or(&s->count, RWSEM_WAITERS, __ATOMIC_RELAXED);
-	grant(s);	/* it may have become free before the bit was set */
+	grant(s, &wq);	/* it may have become free before the bit was set */
 	spin_unlock_irqrestore(&s->wait_lock, flags);
+	wake_up_q(&wq);
 
 	for (;;) {
 		set_current_state(killable ? THREAD_KILLABLE : THREAD_SLEEPING);
@@ -168,8 +171,9 @@ static int down_slow(struct rw_semaphore *s, enum waiter_type type, bool killabl
 			list_del(&w.node);
 			/* Those behind us may be grantable now (readers behind a
 			 * killed writer); grant() also clears WAITERS if empty. */
-			grant(s);
+			grant(s, &wq);
 			spin_unlock_irqrestore(&s->wait_lock, flags);
+			wake_up_q(&wq);
 			ret = -EINTR;
 			break;
 		}
@@ -250,9 +254,11 @@ int down_read_killable_nested(struct rw_semaphore *s, unsigned subclass)
 
 static void release_slow(struct rw_semaphore *s)
 {
+	struct wake_q wq = WAKE_Q_INIT(wq);
 	unsigned long flags = spin_lock_irqsave(&s->wait_lock);
-	grant(s);
+	grant(s, &wq);
 	spin_unlock_irqrestore(&s->wait_lock, flags);
+	wake_up_q(&wq);
 }
 
 void up_read(struct rw_semaphore *s)

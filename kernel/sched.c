@@ -91,6 +91,20 @@ static void __dequeue(struct runqueue *rq, struct thread *t)
 	WRITE_ONCE(rq->nr_queued, rq->nr_queued - 1);
 }
 
+/*
+ * Tell cpu to look at its run queue now (another CPU: an IPI; this one
+ * acts at its next interrupt exit).  Never under a run queue lock: under
+ * TCG the write to the local APIC that sends the IPI is slow (a trip into
+ * QEMU's device emulation), and the kicked CPU, entering __schedule at
+ * once, spun on the very run queue lock the sender still held.  With
+ * more vCPUs than host cores that spin lasted until the host ran the
+ * sender again: ext2_dirops at -smp 4, T = 4, did 1,100 changes a second,
+ * sampled (gdb, every vCPU every 30 ms) spinning on a run queue lock in
+ * __schedule or sending an IPI in __enqueue_woken in 2 samples of 3 that
+ * were not idle.  need_resched is set under the lock first, so a CPU that
+ * reschedules before the IPI arrives finds the work, and the IPI then
+ * only costs an empty interrupt.
+ */
 static void kick_cpu(unsigned cpu)
 {
 	if (cpu != cpu_id())
@@ -106,16 +120,18 @@ static void kick_cpu(unsigned cpu)
  * renaming among T that stat did 25 renames/s (bench-linux workload 9).
  * A thread woken again within the tick that switched the current one in
  * does not preempt it: two threads that wake each other do not switch at
- * every wake-up.  Caller holds rq->lock.
+ * every wake-up.  Caller holds rq->lock; true: kick_cpu(cpu) after
+ * releasing it.
  */
-static void __enqueue_woken(struct runqueue *rq, struct thread *t, unsigned cpu)
+static bool __enqueue_woken(struct runqueue *rq, struct thread *t, unsigned cpu)
 {
 	__enqueue_at(rq, t, true);
 	struct thread *cur = READ_ONCE(cpus[cpu].current);
 	if (cur == rq->idle || READ_ONCE(cur->slice) < SCHED_SLICE_TICKS) {
 		WRITE_ONCE(rq->need_resched, true);
-		kick_cpu(cpu);	/* another CPU: now; this one: at the next interrupt */
+		return true;	/* the caller kicks cpu once it has let go of rq->lock */
 	}
+	return false;
 }
 
 /* Runs in the thread just switched to, with this CPU's run queue locked. */
@@ -269,7 +285,7 @@ bool wake_up_state(struct thread *t, int states)
 {
 	unsigned long flags = irq_save();
 	struct runqueue *rq = lock_thread_rq(t);
-	bool woke = false;
+	bool woke = false, kick = false;
 
 	/* A compare-and-swap, not a load and a store: a thread sets its own
 	 * state without this lock (set_current_state), and between our load
@@ -294,12 +310,15 @@ bool wake_up_state(struct thread *t, int states)
 		 * still on its run queue.  Otherwise queue it. */
 		if (t->on_rq) {
 			__dequeue(rq, t);
-			__enqueue_woken(rq, t, t->cpu);
+			kick = __enqueue_woken(rq, t, t->cpu);
 		} else if (!t->on_cpu) {
-			__enqueue_woken(rq, t, t->cpu);
+			kick = __enqueue_woken(rq, t, t->cpu);
 		}
 	}
+	unsigned cpu = t->cpu;	/* read under the lock: the CPU whose queue it joined */
 	spin_unlock(&rq->lock);
+	if (kick)
+		kick_cpu(cpu);
 	irq_restore(flags);
 	return woke;
 }
@@ -307,6 +326,36 @@ bool wake_up_state(struct thread *t, int states)
 bool wake_up_thread(struct thread *t)
 {
 	return wake_up_state(t, (1 << THREAD_SLEEPING) | (1 << THREAD_KILLABLE));
+}
+
+/* The end of a wake queue (a thread's wake_q_next is NULL off a queue). */
+#define WAKE_Q_END ((struct thread *)1)
+
+void wake_q_add(struct wake_q *q, struct thread *t)
+{
+	struct thread *none = NULL;
+	if (!__atomic_compare_exchange_n(&t->wake_q_next, &none, WAKE_Q_END, false, __ATOMIC_SEQ_CST,
+					 __ATOMIC_RELAXED))
+		return;	/* queued elsewhere: woken after this, by that queue's owner */
+	thread_get(t);
+	__atomic_store_n(q->lastp, t, __ATOMIC_RELAXED);	/* the previous one's link, or first */
+	q->lastp = &t->wake_q_next;
+}
+
+void wake_up_q(struct wake_q *q)
+{
+	struct thread *t = q->first;
+	while (t && t != WAKE_Q_END) {
+		struct thread *next = __atomic_load_n(&t->wake_q_next, __ATOMIC_RELAXED);
+		/* Off the queue before the wake-up: a waker that finds it still
+		 * queued from here on relies on the wake-up below. */
+		__atomic_store_n(&t->wake_q_next, NULL, __ATOMIC_SEQ_CST);
+		wake_up_thread(t);
+		thread_put(t);
+		t = next;
+	}
+	q->first = NULL;
+	q->lastp = &q->first;
 }
 
 void set_current_state(int state)
@@ -344,11 +393,12 @@ void sched_enqueue_new(struct thread *t)
 	spin_lock(&rq->lock);
 	t->cpu = cpu;
 	__enqueue(rq, t);
-	if (cpus[cpu].current == rq->idle) {
+	bool kick = cpus[cpu].current == rq->idle;
+	if (kick)
 		WRITE_ONCE(rq->need_resched, true);
-		kick_cpu(cpu);
-	}
 	spin_unlock(&rq->lock);
+	if (kick)
+		kick_cpu(cpu);
 	irq_restore(flags);
 }
 
@@ -549,13 +599,15 @@ bool sched_run_next(struct thread *t)
 	unsigned long flags = irq_save();
 	struct runqueue *rq = lock_thread_rq(t);
 	bool moved = t->on_rq;
+	unsigned cpu = t->cpu;
 	if (moved) {
 		__dequeue(rq, t);
 		__enqueue_at(rq, t, true);
 		WRITE_ONCE(rq->need_resched, true);
-		kick_cpu(t->cpu);	/* this CPU: the caller is about to sleep */
 	}
 	spin_unlock(&rq->lock);
+	if (moved)
+		kick_cpu(cpu);	/* this CPU: the caller is about to sleep */
 	irq_restore(flags);
 	return moved;
 }

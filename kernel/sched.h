@@ -33,6 +33,28 @@ bool wake_up_thread(struct thread *t);            /* wakes a sleeping or killabl
 bool wake_up_state(struct thread *t, int states); /* only if in one of these (bitmask 1<<state) */
 void sched_enqueue_new(struct thread *t);
 
+/*
+ * A wake queue: wake-ups decided under a lock, made after it is dropped
+ * (Linux's wake_q).  A wake-up may send an IPI, slow under TCG; sent under
+ * a sleeping lock's wait_lock, it kept every other CPU that wanted that
+ * lock spinning (kernel/sched.c, kick_cpu).  wake_q_add takes a
+ * reference, so the caller may then let t go on (say, set its granted
+ * flag) before the lock is dropped; wake_up_q wakes every thread queued
+ * and drops the references.  A thread already on another wake queue is
+ * left there: that queue's wake-up comes after this add (wake_up_q takes
+ * a thread off its queue before waking it), so it sees whatever this
+ * waker changed first.  As with any wake-up, a sleeper must check its
+ * condition again when it runs: a queued wake-up may land in a later
+ * sleep.
+ */
+struct wake_q {
+	struct thread *first;
+	struct thread **lastp;
+};
+#define WAKE_Q_INIT(q) { NULL, &(q).first }
+void wake_q_add(struct wake_q *q, struct thread *t);
+void wake_up_q(struct wake_q *q);
+
 bool need_resched(void);            /* this CPU should reschedule (interrupts off) */
 /* Is t the thread some CPU runs now?  Compares pointers only, so t may be
  * a thread that has exited (the answer is then no, or about a new thread

@@ -61,6 +61,7 @@ struct thread {
 	bool on_rq;                /* queued (not running) */
 	bool on_cpu;               /* running, or still switching off its stack */
 	struct list_head rq_node;
+	struct thread *wake_q_next;  /* on a wake queue (kernel/sched.h); atomic */
 	unsigned slice;            /* ticks left before preemption */
 	uint64_t switches_in;      /* times it was switched to */
 

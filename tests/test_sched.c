@@ -157,11 +157,12 @@ static void load_spreads_over_cpus(void)
  * one pinned busy thread of its own, so no CPU is ever idle and nothing
  * is stolen.  A CPU with one thread must pull one of the three, leaving
  * two and two.  Without the busy balance all three stay on CPU 0 for
- * good.  Bounded naps, as above, so a failure reports the queues.
+ * good.  A bounded wait, so a failure reports the queues.
  */
 struct balance {
 	unsigned stop;
 	unsigned long off_cpu0;     /* bit i: movable thread i ran elsewhere */
+	struct wait_queue_head wq;  /* the test waits here for the first move */
 };
 
 static int balance_spinner(void *arg)
@@ -181,8 +182,9 @@ static int balance_mover(void *arg)
 {
 	struct mover *m = arg;
 	while (!__atomic_load_n(&m->b->stop, __ATOMIC_ACQUIRE)) {
-		if (cpu_id() != 0)
-			__atomic_fetch_or(&m->b->off_cpu0, 1UL << m->bit, __ATOMIC_RELAXED);
+		if (cpu_id() != 0 &&
+		    !(__atomic_fetch_or(&m->b->off_cpu0, 1UL << m->bit, __ATOMIC_RELAXED) & (1UL << m->bit)))
+			wake_up_all(&m->b->wq);
 		cpu_relax();
 	}
 	return 0;
@@ -190,7 +192,8 @@ static int balance_mover(void *arg)
 
 static void busy_cpus_balance(void)
 {
-	struct balance b = { 0, 0 };
+	struct balance b = { .stop = 0 };
+	wait_queue_init(&b.wq);
 	struct thread *pinned[MAX_CPUS], *movers[3];
 	struct mover m[3];
 
@@ -210,12 +213,14 @@ static void busy_cpus_balance(void)
 	}
 	for (unsigned i = 0; i < 3; i++)
 		thread_unpin(movers[i]);
-	unsigned naps = 0;
-	while (__atomic_load_n(&b.off_cpu0, __ATOMIC_RELAXED) == 0 && naps++ < 300)
-		sleep_ms(10);
+	/* One sleep, woken by the first move (or 300 ticks): a thread woken
+	 * at every tick would count as load on its CPU at that CPU's every
+	 * tick, when the balance looks, and hide the imbalance. */
+	long left = wait_event_timeout(b.wq, __atomic_load_n(&b.off_cpu0, __ATOMIC_RELAXED) != 0, 300);
 	unsigned long off = __atomic_load_n(&b.off_cpu0, __ATOMIC_RELAXED);
+	unsigned ticks = 300 - (unsigned)left;
 	if (!off) {
-		kprintf("    # no thread left CPU 0 after %u naps\n", naps);
+		kprintf("    # no thread left CPU 0 in 300 ticks\n");
 		sched_dump();
 	}
 	__atomic_store_n(&b.stop, 1, __ATOMIC_RELEASE);
@@ -226,9 +231,68 @@ static void busy_cpus_balance(void)
 	unsigned now = 0;
 	for (unsigned c = 0; c < ncpus; c++)
 		now += sched_pulled(c);
-	kprintf("    # %d of 3 threads left CPU 0 (%u naps); %u pulls in all\n",
-		bits_set(off), naps, now - pulled);
+	kprintf("    # %d of 3 threads left CPU 0 (within %u ticks); %u pulls in all\n",
+		bits_set(off), ticks, now - pulled);
 	EXPECT_GT(bits_set(off), 0);
+}
+
+/*
+ * Wake queues (kernel/sched.h): a thread added twice, or to a second
+ * queue while on a first, is woken once, by the first; each add holds a
+ * reference until its wake-up; wake_up_q leaves the queue empty and
+ * every thread off all queues.  The sleepers count their wake-ups: each
+ * sleeps until its flag is set, so a wake-up lost (a thread left queued,
+ * never woken) would hang its join, and the case's time limit reports it.
+ */
+struct q_sleeper {
+	volatile bool go;
+	unsigned runs;
+};
+
+static int sleep_until_go(void *arg)
+{
+	struct q_sleeper *q = arg;
+	for (;;) {
+		set_current_state(THREAD_SLEEPING);
+		if (__atomic_load_n(&q->go, __ATOMIC_ACQUIRE))
+			break;
+		schedule();
+		q->runs++;
+	}
+	set_current_state(THREAD_RUNNING);
+	return 0;
+}
+
+static void wake_q_wakes_each_once(void)
+{
+	struct q_sleeper q[3] = { 0 };
+	struct thread *t[3];
+	for (int i = 0; i < 3; i++) {
+		t[i] = thread_create("q-sleeper", sleep_until_go, &q[i], THREAD_ANY_CPU);
+		ASSERT_NOT_NULL(t[i]);
+	}
+	for (int i = 0; i < 3; i++)	/* until each is asleep */
+		while (__atomic_load_n(&t[i]->state, __ATOMIC_ACQUIRE) != THREAD_SLEEPING)
+			sleep_ms(1);
+	int refs = __atomic_load_n(&t[0]->refcount, __ATOMIC_RELAXED);
+	struct wake_q a = WAKE_Q_INIT(a), b = WAKE_Q_INIT(b);
+	for (int i = 0; i < 3; i++) {
+		wake_q_add(&a, t[i]);
+		__atomic_store_n(&q[i].go, true, __ATOMIC_RELEASE);
+	}
+	wake_q_add(&a, t[0]);	/* again: already queued */
+	wake_q_add(&b, t[1]);	/* on a: left there */
+	EXPECT_EQ(__atomic_load_n(&t[0]->refcount, __ATOMIC_RELAXED), refs + 1);
+	EXPECT_NULL(b.first);
+	wake_up_q(&b);		/* empty: wakes nobody */
+	EXPECT_EQ(__atomic_load_n(&t[1]->state, __ATOMIC_ACQUIRE), THREAD_SLEEPING);
+	wake_up_q(&a);
+	EXPECT_NULL(a.first);
+	for (int i = 0; i < 3; i++) {
+		EXPECT_NULL(__atomic_load_n(&t[i]->wake_q_next, __ATOMIC_RELAXED));
+		thread_join(t[i]);
+		EXPECT_LE(q[i].runs, 1u);	/* woken once (none if it never slept) */
+	}
 }
 
 static void sleep_counts_ticks(void)
@@ -571,6 +635,7 @@ static const struct ktest_case sched_cases[] = {
 	KTEST_CASE(busy_thread_is_preempted),
 	KTEST_CASE(load_spreads_over_cpus),
 	KTEST_CASE(busy_cpus_balance),
+	KTEST_CASE(wake_q_wakes_each_once),
 	KTEST_CASE(sleep_counts_ticks),
 	KTEST_CASE(kill_ends_killable_sleep_only),
 	KTEST_CASE(idle_cpus_switch_threads),
