@@ -390,7 +390,65 @@ static void changes_of_different_names_in_one_directory(void)
 	sandbox_leave(&s);	/* what stays is e2fsck's, on the host */
 }
 
+/*
+ * Where an add looks for room (dir.c, ext2_add_link's i_room_from): a
+ * directory of three blocks, full but for room in the last; a name of
+ * block 0 is removed, and the next add of a name that long must take
+ * that room in block 0 (the removal lowers the hint); the add after it
+ * finds block 0 full again and goes on to the last block's room, not
+ * growing the directory.  With the removal not lowering the hint the
+ * new name went to block 2.
+ */
+static uint64_t block_of(struct inode *dir, const char *name)
+{
+	struct ext2_dir_pos f;
+	down_read(&dir->i_rwsem);
+	int err = ext2_find_pos(dir, name, (unsigned)strlen(name), &f);
+	up_read(&dir->i_rwsem);
+	if (err)
+		return ~0ull;
+	brelse(f.bh);
+	return f.block;
+}
+
+static void freed_room_is_used_first(void)
+{
+	struct sandbox s;
+	sandbox_enter_disk(&s, "room", test_disk_or_skip("scratch"));
+	ASSERT_EQ(sys_mkdir("r", 0755), 0);
+	struct dentry *parent = path_lookup("r", 0);
+	ASSERT_FALSE(IS_ERR(parent));
+	struct inode *dir = parent->d_inode;
+	char name[32];
+	unsigned n = 0;
+	while (ext2_dir_blocks(dir) < 3 && n < 100000) {
+		snprintf(name, sizeof(name), "r/n%07u", n++);
+		int fd = sys_open(name, O_CREAT | O_EXCL | O_WRONLY, 0644);
+		ASSERT_GE(fd, 0);
+		sys_close(fd);
+	}
+	uint64_t blocks = ext2_dir_blocks(dir);
+	EXPECT_EQ(block_of(dir, "n0000000"), 0ull);
+	EXPECT_EQ(block_of(dir, name + 2), blocks - 1);	/* the last made opened the last block */
+	EXPECT_EQ(sys_unlink("r/n0000000"), 0);
+	int fd = sys_open("r/m0000000", O_CREAT | O_EXCL | O_WRONLY, 0644);
+	ASSERT_GE(fd, 0);
+	sys_close(fd);
+	fd = sys_open("r/m0000001", O_CREAT | O_EXCL | O_WRONLY, 0644);
+	ASSERT_GE(fd, 0);
+	sys_close(fd);
+	uint64_t first = block_of(dir, "m0000000"), second = block_of(dir, "m0000001");
+	kprintf("    # %u names, %lu blocks; the freed room's new name in block %lu, the next in "
+		"block %lu, %lu blocks after\n", n, blocks, first, second, ext2_dir_blocks(dir));
+	EXPECT_EQ(first, 0ull);
+	EXPECT_EQ(second, blocks - 1);
+	EXPECT_EQ(ext2_dir_blocks(dir), blocks);
+	dput(parent);
+	sandbox_leave(&s);
+}
+
 static const struct ktest_case ext2_dirops_cases[] = {
 	KTEST_CASE(changes_of_different_names_in_one_directory),
+	KTEST_CASE(freed_room_is_used_first),
 };
 KTEST_SUITE(ext2_dirops, ext2_dirops_cases);

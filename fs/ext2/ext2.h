@@ -219,6 +219,10 @@ struct ext2_inode_info {
 	struct rw_semaphore i_dir_lock;
 	struct mutex i_grow_mutex;
 	uint64_t i_dir_version;            /* changes of its entries (i_dir_lock) */
+	/* The block add_link looks for room in first: where the last add
+	 * found it, lowered by a removal before it (written under i_dir_lock
+	 * exclusive, read without it: dir.c, ext2_add_link). */
+	uint64_t i_room_from;
 	struct spinlock i_raw_lock;        /* ext2_write_inode's copy */
 	/* A directory: the inode its ".." names, read when the inode is read
 	 * (I_NEW), set by mkdir, changed by rename (both parents' i_rwsem
