@@ -28,7 +28,8 @@
  * and the owner's own slow unlock runs under wait_lock too, so it may
  * store `owner` whole; taking a free mutex is a compare-and-swap from a
  * value with no owner, under wait_lock or not.
- * Order: mutex.wait_lock -> runqueue.lock (wake-ups).
+ * Order: mutex.wait_lock -> runqueue.lock (the boost, sched_run_next);
+ * the unlock's wake-up is made after wait_lock is dropped (wake_q).
  */
 #include "kernel/mutex.h"
 #include "kernel/thread.h"
@@ -266,7 +267,7 @@ static void mutex_unlock_slow(struct mutex *m)
 	 * its thread stays (a reference) until the wake-up, made after
 	 * wait_lock is dropped (kernel/sched.h, struct wake_q). */
 	struct wake_q wq = WAKE_Q_INIT(wq);
-	wake_q_add(&wq, w->thread);
+	wake_q_add(&wq, w->thread);	/* after owner's store, which it must see */
 	percpu_counter_add(&n_wakeups, 1);
 	spin_unlock_irqrestore(&m->wait_lock, flags);
 	wake_up_q(&wq);

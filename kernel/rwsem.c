@@ -17,7 +17,8 @@
  *
  * Locking: wait_lock protects the waiter list and the WAITERS bit; it is
  * taken with interrupts off.  `count` is an atomic.
- * Order: rwsem.wait_lock -> runqueue.lock (wake-ups).
+ * Order: rwsem.wait_lock is a leaf: the wake-ups grant() decides under it
+ * are made after it is dropped (a struct wake_q, kernel/sched.h).
  */
 #include "kernel/rwsem.h"
 #include "kernel/thread.h"
@@ -101,6 +102,8 @@ bool down_write_trylock(struct rw_semaphore *s)
 	return true;
 }
 
+void (*rwsem_hand_over_hook)(struct thread *t);
+
 /* The waiter gets the rwsem; its wake-up waits in wq until the caller
  * has dropped wait_lock (kernel/sched.h, struct wake_q). */
 static void hand_over(struct rw_semaphore *s, struct rwsem_waiter *w, struct wake_q *wq)
@@ -108,8 +111,13 @@ static void hand_over(struct rw_semaphore *s, struct rwsem_waiter *w, struct wak
 	struct thread *t = w->thread;
 	trace_i_rwsem(TE_RWSEM_WAKE, s, t->tid, 0);
 	list_del(&w->node);
-	wake_q_add(wq, t);	/* a reference first: once granted is set it may run and exit */
+	thread_get(t);	/* the waiter may run and exit once granted is set */
 	__atomic_store_n(&w->granted, true, __ATOMIC_RELEASE);
+	/* Queued after granted is set: if another wake queue holds it, that
+	 * wake-up comes after this and finds granted (kernel/sched.h). */
+	wake_q_add_safe(wq, t);
+	if (CONFIG_LOCKDEP && rwsem_hand_over_hook)
+		rwsem_hand_over_hook(t);	/* tests: another queue's wake-up, now */
 }
 
 /*

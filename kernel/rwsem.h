@@ -85,4 +85,9 @@ static inline bool rwsem_is_write_locked(const struct rw_semaphore *s)
 	return __atomic_load_n(&s->count, __ATOMIC_RELAXED) & RWSEM_WRITER;
 }
 
+/* Tests (LOCKDEP builds): called in grant() under wait_lock, once a
+ * waiter has been handed the rwsem and queued for its wake-up. */
+struct thread;
+extern void (*rwsem_hand_over_hook)(struct thread *t);
+
 #endif

@@ -331,15 +331,30 @@ bool wake_up_thread(struct thread *t)
 /* The end of a wake queue (a thread's wake_q_next is NULL off a queue). */
 #define WAKE_Q_END ((struct thread *)1)
 
-void wake_q_add(struct wake_q *q, struct thread *t)
+/* Queue t, whose reference the caller gives up; false (the reference
+ * kept) if t is on a wake queue already. */
+static bool wake_q_link(struct wake_q *q, struct thread *t)
 {
 	struct thread *none = NULL;
 	if (!__atomic_compare_exchange_n(&t->wake_q_next, &none, WAKE_Q_END, false, __ATOMIC_SEQ_CST,
-					 __ATOMIC_RELAXED))
-		return;	/* queued elsewhere: woken after this, by that queue's owner */
-	thread_get(t);
+					 __ATOMIC_SEQ_CST))
+		return false;	/* queued elsewhere: woken after this, by that queue's owner */
 	__atomic_store_n(q->lastp, t, __ATOMIC_RELAXED);	/* the previous one's link, or first */
 	q->lastp = &t->wake_q_next;
+	return true;
+}
+
+void wake_q_add(struct wake_q *q, struct thread *t)
+{
+	thread_get(t);
+	if (!wake_q_link(q, t))
+		thread_put(t);	/* t is alive: the caller's promise, and the other queue's reference */
+}
+
+void wake_q_add_safe(struct wake_q *q, struct thread *t)
+{
+	if (!wake_q_link(q, t))
+		thread_put(t);
 }
 
 void wake_up_q(struct wake_q *q)

@@ -37,13 +37,16 @@ void sched_enqueue_new(struct thread *t);
  * A wake queue: wake-ups decided under a lock, made after it is dropped
  * (Linux's wake_q).  A wake-up may send an IPI, slow under TCG; sent under
  * a sleeping lock's wait_lock, it kept every other CPU that wanted that
- * lock spinning (kernel/sched.c, kick_cpu).  wake_q_add takes a
- * reference, so the caller may then let t go on (say, set its granted
- * flag) before the lock is dropped; wake_up_q wakes every thread queued
- * and drops the references.  A thread already on another wake queue is
- * left there: that queue's wake-up comes after this add (wake_up_q takes
- * a thread off its queue before waking it), so it sees whatever this
- * waker changed first.  As with any wake-up, a sleeper must check its
+ * lock spinning (kernel/sched.c, kick_cpu).  The waker first sets what
+ * the sleeper waits for, then adds the thread: a thread already on
+ * another wake queue is left there, and that queue's wake-up comes after
+ * this add (wake_up_q takes a thread off its queue before waking it; the
+ * add's compare-and-swap is a full barrier), so the sleeper, woken by
+ * it, sees the condition.  wake_q_add takes a reference of its own;
+ * wake_q_add_safe takes over one the caller holds (for a sleeper that
+ * may run and exit as soon as its condition is set), dropping it if the
+ * thread is queued already.  wake_up_q wakes every thread queued and
+ * drops the references.  As with any wake-up, a sleeper must check its
  * condition again when it runs: a queued wake-up may land in a later
  * sleep.
  */
@@ -53,6 +56,7 @@ struct wake_q {
 };
 #define WAKE_Q_INIT(q) { NULL, &(q).first }
 void wake_q_add(struct wake_q *q, struct thread *t);
+void wake_q_add_safe(struct wake_q *q, struct thread *t);
 void wake_up_q(struct wake_q *q);
 
 bool need_resched(void);            /* this CPU should reschedule (interrupts off) */

@@ -9,6 +9,7 @@
  * downgrade_write lets waiting readers in while keeping writers out.
  */
 #include "kernel/ktest.h"
+#include "kernel/kprintf.h"
 #include "kernel/errno.h"
 #include "kernel/rwsem.h"
 #include "kernel/thread.h"
@@ -377,6 +378,88 @@ static void trylocks(void)
 	EXPECT_EQ(sem.count, 0u);
 }
 
+/*
+ * A waiter already on another wake queue (kernel/sched.h, struct wake_q):
+ * the test queues thread t on a wake queue of its own and does not wake
+ * it yet, as a granter of another lock that has dropped its wait_lock
+ * and not yet made its wake-ups; t meanwhile sleeps on sem, which the
+ * test holds.  The test's up_write grants sem to t, whose add to the
+ * release's queue finds t queued and leaves the wake-up to the first
+ * queue; the hook makes that wake-up at once, inside the grant, and
+ * waits until t has run: it either took the rwsem or went back to sleep.
+ * The waker must set `granted` before it adds: with the add first (so the
+ * wake-up lands between the two), t woke, saw nothing granted and slept
+ * for good with the rwsem its own (scratch build: "t still asleep
+ * holding the rwsem after 100 ticks").  Needs t on another CPU.
+ */
+struct other_queue {
+	struct rw_semaphore sem;
+	struct wake_q *pending;
+	volatile bool got;
+};
+
+static struct other_queue *oq;
+
+static void wake_pending(struct thread *t)
+{
+	if (!oq || !oq->pending)
+		return;
+	uint64_t before = __atomic_load_n(&t->switches_in, __ATOMIC_ACQUIRE);
+	wake_up_q(oq->pending);
+	oq->pending = NULL;
+	for (unsigned long spins = 0; spins < 100000000ul && !oq->got; spins++) {
+		if (__atomic_load_n(&t->switches_in, __ATOMIC_ACQUIRE) != before &&
+		    __atomic_load_n(&t->state, __ATOMIC_ACQUIRE) == THREAD_SLEEPING &&
+		    !__atomic_load_n(&t->on_cpu, __ATOMIC_ACQUIRE))
+			break;	/* it ran, found nothing granted, and sleeps again */
+		cpu_relax();
+	}
+}
+
+static int take_write_once(void *p)
+{
+	struct other_queue *q = p;
+	down_write(&q->sem);
+	q->got = true;
+	up_write(&q->sem);
+	return 0;
+}
+
+static void woken_by_another_wake_queue(void)
+{
+	if (ncpus < 2)
+		ktest_skip("needs 2 CPUs");
+	static struct other_queue q;
+	q = (struct other_queue){ .got = false };
+	init_rwsem(&q.sem, "test");
+	down_write(&q.sem);
+	struct thread *t = thread_create("waiter", take_write_once, &q,
+					 (int)((cpu_id() + 1) % ncpus));
+	ASSERT_NOT_NULL(t);
+	wait_until_state(t, THREAD_SLEEPING);
+	struct wake_q other = WAKE_Q_INIT(other);
+	wake_q_add(&other, t);
+	q.pending = &other;
+	oq = &q;
+	rwsem_hand_over_hook = wake_pending;
+	up_write(&q.sem);
+	rwsem_hand_over_hook = NULL;
+	oq = NULL;
+	EXPECT_NULL(q.pending);	/* the hook ran */
+	unsigned ticks = 0;
+	while (!__atomic_load_n(&t->exited, __ATOMIC_ACQUIRE) && ticks++ < 100)
+		sleep_ms(10);
+	bool done = __atomic_load_n(&t->exited, __ATOMIC_ACQUIRE);
+	if (!done) {
+		kprintf("    # t still asleep holding the rwsem after 100 ticks\n");
+		wake_up_thread(t);	/* let it finish, so that it can be joined */
+	}
+	thread_join(t);
+	EXPECT_TRUE(done);
+	EXPECT_TRUE(q.got);
+	EXPECT_EQ(q.sem.count, 0u);
+}
+
 static const struct ktest_case rwsem_cases[] = {
 	KTEST_CASE(readers_hold_it_together),
 	KTEST_CASE(torture_all_cpus),
@@ -385,5 +468,6 @@ static const struct ktest_case rwsem_cases[] = {
 	KTEST_CASE(killed_reader_returns_eintr),
 	KTEST_CASE(downgrade_lets_readers_in),
 	KTEST_CASE(trylocks),
+	KTEST_CASE(woken_by_another_wake_queue),
 };
 KTEST_SUITE(rwsem, rwsem_cases);

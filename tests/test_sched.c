@@ -276,9 +276,9 @@ static void wake_q_wakes_each_once(void)
 			sleep_ms(1);
 	int refs = __atomic_load_n(&t[0]->refcount, __ATOMIC_RELAXED);
 	struct wake_q a = WAKE_Q_INIT(a), b = WAKE_Q_INIT(b);
-	for (int i = 0; i < 3; i++) {
-		wake_q_add(&a, t[i]);
+	for (int i = 0; i < 3; i++) {	/* the condition first, then the add */
 		__atomic_store_n(&q[i].go, true, __ATOMIC_RELEASE);
+		wake_q_add(&a, t[i]);
 	}
 	wake_q_add(&a, t[0]);	/* again: already queued */
 	wake_q_add(&b, t[1]);	/* on a: left there */
