@@ -608,6 +608,8 @@ def boot(args, out):
     slow = SlowStoreCounter(out / "qemu-trace.fifo") if accel == "tcg" else None
     if slow:
         cmd += slow.qemu_args()
+    if os.environ.get("BENCH_GDB"):   # a gdbstub for tools/gdb_sample.py
+        cmd += ["-s"]
     log_path = out / f"bench-smp{args.smp}.log"
     print(f"bench: booting {show_elf(elf)} with -smp {args.smp} -m {args.mem}: {kargs}", flush=True)
     stop = threading.Event()
