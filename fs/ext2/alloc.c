@@ -12,6 +12,12 @@
  * a goal (the block after the inode's last one, or the group of the inode
  * or its parent) and goes on group by group, wrapping around.
  *
+ * A group's free counts are also read without the lock, to skip a full
+ * group before reading its bitmap (a hint: the lock's holder checks
+ * again), so they are written with WRITE_ONCE under it: KCSAN reported
+ * the plain decrement racing with that read (ext2_dirops in the KCSAN
+ * boot, two mkdirs in one group).
+ *
  * A race window sits between finding a bit and setting it, in both
  * allocators (tests/test_ext2_alloc.c): under the lock it only spins;
  * without the lock it is where two CPUs would take one block or inode.
@@ -21,6 +27,7 @@
 #include "kernel/cred.h"
 #include "kernel/err.h"
 #include "kernel/errno.h"
+#include "kernel/kcsan.h"
 #include "kernel/race.h"
 
 /* The bitmap helpers work on a map alone; every caller holds the group's
@@ -102,7 +109,7 @@ int ext2_new_block(struct ext2_sb_info *sbi, uint32_t goal, uint32_t *out)
 		race_window();	/* found, not set: the group lock keeps other CPUs off it */
 		if (bit >= 0) {
 			set_bit((uint8_t *)bh->b_data, (unsigned)bit);
-			gd->bg_free_blocks_count--;
+			WRITE_ONCE(gd->bg_free_blocks_count, gd->bg_free_blocks_count - 1);
 		}
 		spin_unlock(&sbi->group[g].lock);
 		if (bit >= 0) {
@@ -135,7 +142,7 @@ void ext2_free_blocks(struct ext2_sb_info *sbi, uint32_t block, unsigned n)
 		bool was = test_bit((uint8_t *)bh->b_data, bit);
 		if (was) {
 			clear_bit((uint8_t *)bh->b_data, bit);
-			gd->bg_free_blocks_count++;
+			WRITE_ONCE(gd->bg_free_blocks_count, gd->bg_free_blocks_count + 1);
 		}
 		spin_unlock(&sbi->group[g].lock);
 		if (was) {
@@ -178,7 +185,7 @@ int ext2_new_ino(struct ext2_sb_info *sbi, unsigned start, bool dir, uint32_t *o
 		race_window();	/* found, not set: as in ext2_new_block */
 		if (bit >= 0) {
 			set_bit((uint8_t *)bh->b_data, (unsigned)bit);
-			gd->bg_free_inodes_count--;
+			WRITE_ONCE(gd->bg_free_inodes_count, gd->bg_free_inodes_count - 1);
 			if (dir)
 				gd->bg_used_dirs_count++;
 		}
@@ -207,7 +214,7 @@ void ext2_free_ino(struct ext2_sb_info *sbi, uint32_t ino, bool dir)
 	bool was = test_bit((uint8_t *)bh->b_data, bit);
 	if (was) {
 		clear_bit((uint8_t *)bh->b_data, bit);
-		gd->bg_free_inodes_count++;
+		WRITE_ONCE(gd->bg_free_inodes_count, gd->bg_free_inodes_count + 1);
 		if (dir)
 			gd->bg_used_dirs_count--;
 	}
