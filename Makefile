@@ -633,7 +633,8 @@ bench: check-tools $(BUILD)/initrd.cpio
 # runs workloads 1, 2, 5 and 6 at a tenth of their iterations;
 # BENCH_ONLY=6 (a comma list) runs only those workloads.  Linux boots
 # with bench/run_linux.py's LINUX_FAIR_KARGS (mitigations=off...);
-# LINUX_STOCK=1 boots it with Debian's defaults instead.
+# LINUX_STOCK=1 boots it with Debian's defaults instead; SMPVFS_KARGS=... adds words
+# to smpvfs's command line (an A/B switch such as sched.balance=0).
 BENCH_REPS ?= 3
 BENCH_SIZE ?= full
 LINUX_DIR := build/linux
@@ -645,6 +646,7 @@ bench-linux: check-tools $(LINUX_STAMP) $(LB_PROGS) $(BUILD)/user-progs/spawnben
 		--progs $(BUILD)/lb-progs --spawnbench $(BUILD)/user-progs/spawnbench \
 		--smp $(or $(SMP),4) --mem $(BENCH_MEM) --reps $(BENCH_REPS) --size $(BENCH_SIZE) \
 		$(if $(LINUX_KARGS),--linux-kargs "$(LINUX_KARGS)") $(if $(LINUX_STOCK),--linux-stock) \
+		$(if $(SMPVFS_KARGS),--smpvfs-kargs "$(SMPVFS_KARGS)") \
 		$(if $(BENCH_ONLY),--only $(BENCH_ONLY))
 
 # The reference kernel: Debian's linux-image-amd64 (bookworm, 6.1) and the

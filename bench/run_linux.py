@@ -475,7 +475,7 @@ def boot(kernel, rep, args, params, cpio, facts, work):
         make_p9_share(share, params)
         extra = [*extra, *virtfs_args(share.resolve(), "host")]
     if kernel == "smpvfs":
-        iso = make_iso(args.elf, SMPVFS_KARGS, REPO / "build" / "iso", initrd=cpio)
+        iso = make_iso(args.elf, smpvfs_cmdline(args), REPO / "build" / "iso", initrd=cpio)
         cmd = qemu_command(cfg, iso, extra=extra)
     else:
         vmlinuz = args.linux / "root" / "boot" / f"vmlinuz-{facts['version']}"
@@ -513,8 +513,9 @@ def boot(kernel, rep, args, params, cpio, facts, work):
     lines = log.read_bytes().decode(errors="replace").splitlines() if log.exists() else []
     rec["results"] = parse_lines(lines)
     rec["config"] = parse_config(lines) if kernel == "linux" else parse_smpvfs_config(lines)
-    if kernel == "smpvfs" and not args.count and (rec["config"].get("cmdline") or "").split() != SMPVFS_KARGS.split():
-        rec["problems"].append(f"smpvfs booted with {rec['config'].get('cmdline')!r}, not {SMPVFS_KARGS!r}")
+    want = smpvfs_cmdline(args)
+    if kernel == "smpvfs" and not args.count and (rec["config"].get("cmdline") or "").split() != want.split():
+        rec["problems"].append(f"smpvfs booted with {rec['config'].get('cmdline')!r}, not {want!r}")
     if kernel == "linux" and not args.count:
         # The command line must be the one asked for, as the guest read it.
         got = rec["config"].get("cmdline")
@@ -652,6 +653,11 @@ def dhash_entries(mem):
     return n
 
 
+def smpvfs_cmdline(args):
+    """SMPVFS_KARGS and --smpvfs-kargs (an A/B switch such as sched.balance=0)."""
+    return " ".join(w for w in (SMPVFS_KARGS, args.smpvfs_kargs) if w)
+
+
 def linux_cmdline(args):
     fair = "" if args.linux_stock else f"{LINUX_FAIR_KARGS} dhash_entries={dhash_entries(args.mem)}"
     return " ".join(w for w in (LINUX_KARGS, fair, args.linux_kargs) if w)
@@ -666,7 +672,7 @@ def kernel_configs(args, facts, boots):
     scfg = first.get("smpvfs", {}).get("config", {})
     return {
         "smpvfs": dict(machine, version=f"smpvfs release build (LOCKDEP=0), {show(args.elf)}",
-                       cmdline=SMPVFS_KARGS, boot="GRUB ISO, multiboot2, the initramfs as a module",
+                       cmdline=smpvfs_cmdline(args), boot="GRUB ISO, multiboot2, the initramfs as a module",
                        reported_cmdline=scfg.get("cmdline"), mem_total=scfg.get("memtotal"),
                        hash_tables=scfg.get("hash"), mitigations="none (smpvfs has no side-channel defences)",
                        qemu=first.get("smpvfs", {}).get("qemu")),
@@ -1145,6 +1151,7 @@ def main():
     parser.add_argument("--mem", default="2G")
     parser.add_argument("--reps", type=int, default=3, help="boots of each kernel")
     parser.add_argument("--linux-kargs", default="", help="more words for Linux's command line")
+    parser.add_argument("--smpvfs-kargs", default="", help="more words for smpvfs's command line")
     parser.add_argument("--linux-stock", action="store_true",
                         help="boot Linux without LINUX_FAIR_KARGS (Debian's defaults: mitigations on...)")
     parser.add_argument("--size", choices=("full", "short", "quick"), default="full",
@@ -1196,7 +1203,7 @@ def main():
     print(f"bench-linux: smpvfs {show(args.elf)} and Debian's Linux {facts['version']} "
           f"(modules: {', '.join(Path(m).stem for m in facts['modules'])}), -smp {args.smp} -m {args.mem}, "
           f"TCG, {args.reps} boots each, alternating, size {args.size}; initramfs {show(cpio)}", flush=True)
-    print(f"bench-linux: smpvfs's command line: {SMPVFS_KARGS}\n"
+    print(f"bench-linux: smpvfs's command line: {smpvfs_cmdline(args)}\n"
           f"bench-linux: Linux's command line: {linux_cmdline(args)}", flush=True)
     boots = []
     for kernel, rep in order(args.reps):
@@ -1223,7 +1230,7 @@ def main():
         return 0
     result = {"generated": started, "host": host, "smp": args.smp, "mem": args.mem, "accel": "tcg",
               "linux": facts["version"], "linux_kargs": linux_cmdline(args),
-              "smpvfs_kargs": SMPVFS_KARGS, "elf": show(args.elf), "size": args.size,
+              "smpvfs_kargs": smpvfs_cmdline(args), "elf": show(args.elf), "size": args.size,
               "kernels": kernel_configs(args, facts, boots), "boots": boots}
     stem = f"linux-smp{args.smp}"
     failed = [b for b in boots if b["problems"]]

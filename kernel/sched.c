@@ -32,6 +32,7 @@
 #include "kernel/kprintf.h"
 #include "kernel/ktimer.h"
 #include "kernel/kcsan.h"
+#include "kernel/cmdline.h"
 #include "kernel/ksyms.h"
 #include "kernel/lockdep.h"
 #include "kernel/time.h"
@@ -490,8 +491,14 @@ static bool steal_work(void)
  * imbalance.  Trylocks, as stealing: a busy CPU never spins here on a
  * lock whose holder the host may have descheduled.
  */
+static uint64_t balance_param = 1;
+KPARAM("sched.balance", kparam_set_u64, balance_param, 0, 1,
+       "1: busy CPUs pull from a CPU two threads busier (default); 0: only idle CPUs steal");
+
 static void balance_busy(unsigned me, struct runqueue *rq)
 {
+	if (!READ_ONCE(balance_param))
+		return;
 	unsigned busiest = me, most = cpu_load(me);
 	unsigned mine = most;
 	for (unsigned i = 0; i < ncpus; i++) {
