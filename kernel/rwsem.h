@@ -4,12 +4,17 @@
  * This is the lock the VFS puts in every inode (i_rwsem): lookups take it
  * shared, so they run in parallel; directory changes take it exclusive.
  *
- * Fairness: waiters queue in FIFO order and a released rwsem is handed
- * directly to the head of the queue (one writer, or every reader at the
- * head up to the first writer).  While anyone waits, newcomers queue too,
- * even readers that could share with current readers: so a writer that
- * waits is never overtaken by readers arriving after it, and a stream of
- * readers cannot starve it.
+ * Fairness: waiters queue in FIFO order.  Readers at the head of the
+ * queue are handed the rwsem together when no writer holds it; a writer
+ * at the head is woken to take it, and a thread that is running may take
+ * a free rwsem first (Linux's rwsem: a running thread does not wait for
+ * a sleeping one to be switched in, so a queue does not turn into a
+ * convoy), spinning for it while a running writer holds it.  That is
+ * bounded: a first waiter that lost RWSEM_HANDOFF_AFTER such races asks
+ * for a hand-off (RWSEM_HANDOFF), and then nobody goes ahead of it.  A
+ * reader never goes ahead of a queued thread to share with readers that
+ * hold the rwsem: so a waiting writer is overtaken by no reader arriving
+ * while readers hold it, and a stream of readers cannot starve it.
  *
  * Cost: the uncontended read path is one compare-and-swap to take and one
  * atomic subtract to release; the uncontended write path one
@@ -27,9 +32,11 @@
 #include "kernel/spinlock.h"
 
 struct rw_semaphore {
-	/* Bit 0: a writer holds it.  Bit 1: threads wait.  Bits 8 and up:
-	 * the number of readers holding it (RWSEM_READER units). */
+	/* Bit 0: a writer holds it.  Bit 1: threads wait.  Bit 2: the first
+	 * waiter asked for a hand-off.  Bits 8 and up: the number of readers
+	 * holding it (RWSEM_READER units). */
 	uint64_t count;
+	struct thread *owner;      /* the writer holding it, for spinners: a hint */
 	struct spinlock wait_lock; /* protects waiters and the waiters bit */
 	struct list_head waiters;  /* struct rwsem_waiter, FIFO */
 	const char *name;
@@ -38,9 +45,13 @@ struct rw_semaphore {
 
 #define RWSEM_WRITER  1ULL
 #define RWSEM_WAITERS 2ULL
+#define RWSEM_HANDOFF 4ULL
 #define RWSEM_READER  256ULL
+/* Races a first waiter may lose to running threads before it asks for the
+ * hand-off (as the mutex: one). */
+#define RWSEM_HANDOFF_AFTER 1
 
-#define RWSEM_INIT(s, n) { .count = 0, .wait_lock = SPINLOCK_INIT("rwsem.wait_lock"), \
+#define RWSEM_INIT(s, n) { .count = 0, .owner = 0, .wait_lock = SPINLOCK_INIT("rwsem.wait_lock"), \
 	.waiters = LIST_HEAD_INIT((s).waiters), .name = (n), .dep_map = LOCKDEP_MAP_INIT(n) }
 
 /* init_rwsem gives each call site its own lock class. */
@@ -84,6 +95,16 @@ static inline bool rwsem_is_write_locked(const struct rw_semaphore *s)
 {
 	return __atomic_load_n(&s->count, __ATOMIC_RELAXED) & RWSEM_WRITER;
 }
+
+/* The slow paths' counts since boot: waiters' sleeps, hand-offs asked
+ * for and made, steals (taken past waiting threads), acquisitions made
+ * by spinning before queueing (steals or not), spins given up at the
+ * bound, and the most races a first waiter lost. */
+struct rwsem_stats {
+	uint64_t sleeps, handoffs, steals, spins, spin_outs, lost_max;
+};
+void rwsem_stats(struct rwsem_stats *st);
+void rwsem_stats_reset_lost_max(void);
 
 /* Tests (LOCKDEP builds): called in grant() under wait_lock, once a
  * waiter has been handed the rwsem and queued for its wake-up. */
