@@ -140,6 +140,7 @@ struct watchpoint {
 	bool write;
 	bool marked;                /* a marked write: only a plain access races with it */
 	unsigned cpu;
+	uint64_t since;             /* TSC when the watcher took the slot (kcsan_dump_state) */
 	/* Written by the checker in CLAIMED, read by the watcher in HIT. */
 	struct access_info other;
 };
@@ -152,6 +153,12 @@ struct kcsan_cpu {
 	uint64_t rng;
 	unsigned in_runtime;
 	unsigned suppress;          /* data_race() nesting */
+	/* For kcsan_dump_state, since the last kcsan_track(): watchpoints
+	 * this CPU set, samples it dropped because their slot was busy, and
+	 * of those the slot held longest (cycles, by whom, on what). */
+	uint64_t watched, busy;
+	uint64_t busy_max, busy_addr;
+	unsigned busy_cpu;
 } __attribute__((aligned(64)));
 static struct kcsan_cpu kcpu[MAX_CPUS];
 
@@ -395,10 +402,22 @@ static void watch(uintptr_t addr, size_t size, unsigned type, uint64_t pc, uint6
 	uint32_t gen = WP_GEN(word) + 1;
 	if (WP_STATE(word) != WP_FREE ||
 	    !__atomic_compare_exchange_n(&w->word, &word, WP_WORD(gen, WP_SETUP), false,
-					 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
-		goto out;	/* the slot is busy: skip this sample */
+					 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+		/* The slot is busy: skip this sample. */
+		uint64_t held = rdtsc() - __atomic_load_n(&w->since, __ATOMIC_RELAXED);
+		__atomic_store_n(&c->busy, c->busy + 1, __ATOMIC_RELAXED);
+		if (held > c->busy_max) {
+			__atomic_store_n(&c->busy_max, held, __ATOMIC_RELAXED);
+			__atomic_store_n(&c->busy_addr, __atomic_load_n(&w->addr, __ATOMIC_RELAXED),
+					 __ATOMIC_RELAXED);
+			__atomic_store_n(&c->busy_cpu, __atomic_load_n(&w->cpu, __ATOMIC_RELAXED),
+					 __ATOMIC_RELAXED);
+		}
+		goto out;
+	}
 
 	bool marked = (type & A_MARKED) != 0;
+	__atomic_store_n(&w->since, rdtsc(), __ATOMIC_RELAXED);
 	__atomic_store_n(&w->addr, addr, __ATOMIC_RELAXED);
 	__atomic_store_n(&w->size, size, __ATOMIC_RELAXED);
 	__atomic_store_n(&w->write, (type & A_WRITE) != 0, __ATOMIC_RELAXED);
@@ -407,6 +426,7 @@ static void watch(uintptr_t addr, size_t size, unsigned type, uint64_t pc, uint6
 	__atomic_store_n(&w->word, WP_WORD(gen, WP_WATCHING), __ATOMIC_RELEASE);
 	__atomic_fetch_add(&nwatching, 1, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&watched, 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&c->watched, c->watched + 1, __ATOMIC_RELAXED);
 	if (marked)
 		__atomic_fetch_add(&watched_marked, 1, __ATOMIC_RELAXED);
 	if (rcu_read_lock_depth() > 0)
@@ -677,6 +697,11 @@ void kcsan_track(const void *addr, size_t size)
 	__atomic_store_n(&track_size, size, __ATOMIC_RELAXED);
 	__atomic_store_n(&tracked_watched, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&tracked_races, 0, __ATOMIC_RELAXED);
+	for (unsigned i = 0; i < MAX_CPUS; i++) {
+		__atomic_store_n(&kcpu[i].watched, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&kcpu[i].busy, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&kcpu[i].busy_max, 0, __ATOMIC_RELAXED);
+	}
 }
 
 uint64_t kcsan_tracked_watched(void)
@@ -698,7 +723,42 @@ uint64_t kcsan_set_skip(uint64_t n)
 	return old;
 }
 
+static const char *const wp_state_names[8] = {
+	"FREE", "SETUP", "WATCHING", "CLAIMED", "HIT", "?5", "?6", "?7",
+};
+
+/* What a detector test prints when it saw too few watchpoints or the
+ * wrong races: a CPU whose in_runtime or suppress is stuck never watches
+ * again, and a slot stuck busy never takes addr's watchpoint. */
+void kcsan_dump_state(const void *addr)
+{
+	unsigned i = ((uintptr_t)addr >> 3) % NSLOTS;
+	struct watchpoint *w = &watchpoints[i];
+	uint32_t word = __atomic_load_n(&w->word, __ATOMIC_ACQUIRE);
+	kprintf("kcsan: state: watching %d, skip %lu, %u slots busy; slot %u (of %p): %s, "
+		"generation %u, last %p by CPU %u\n", kcsan_watching(), skip_param,
+		__atomic_load_n(&nwatching, __ATOMIC_RELAXED), i, addr,
+		wp_state_names[WP_STATE(word)], WP_GEN(word),
+		(void *)__atomic_load_n(&w->addr, __ATOMIC_RELAXED),
+		__atomic_load_n(&w->cpu, __ATOMIC_RELAXED));
+	for (unsigned cpu = 0; cpu < ncpus; cpu++) {
+		struct kcsan_cpu *c = &kcpu[cpu];
+		kprintf("kcsan:   CPU %u: in_runtime %u, suppress %u, skip %ld, %lu watchpoints set, "
+			"%lu dropped (slot busy, longest %lu us: %p by CPU %u) since kcsan_track\n",
+			cpu, __atomic_load_n(&c->in_runtime, __ATOMIC_RELAXED),
+			__atomic_load_n(&c->suppress, __ATOMIC_RELAXED),
+			__atomic_load_n(&c->skip, __ATOMIC_RELAXED),
+			__atomic_load_n(&c->watched, __ATOMIC_RELAXED),
+			__atomic_load_n(&c->busy, __ATOMIC_RELAXED),
+			__atomic_load_n(&c->busy_max, __ATOMIC_RELAXED) * 1000 / tsc_khz,
+			(void *)__atomic_load_n(&c->busy_addr, __ATOMIC_RELAXED),
+			__atomic_load_n(&c->busy_cpu, __ATOMIC_RELAXED));
+	}
+}
+
 #else /* !CONFIG_KCSAN */
+
+void kcsan_dump_state(const void *addr) { (void)addr; }
 
 void kcsan_track(const void *addr, size_t size) { (void)addr; (void)size; }
 uint64_t kcsan_tracked_watched(void) { return 0; }

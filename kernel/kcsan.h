@@ -70,5 +70,10 @@ void kcsan_track(const void *addr, size_t size);
 uint64_t kcsan_tracked_watched(void);
 uint64_t kcsan_tracked_races(void);
 uint64_t kcsan_set_skip(uint64_t n);
+/* And when one of them fails: print each CPU's in_runtime, suppress and
+ * skip, the watchpoints it set and the samples it dropped on a busy slot
+ * since kcsan_track() (with the longest-held slot it found), and the
+ * state of the slot addr's watchpoints go in. */
+void kcsan_dump_state(const void *addr);
 
 #endif
