@@ -41,8 +41,9 @@
  * plain side needs the mark).
  *
  * Slots.  A watchpoint lives in the slot of the 8-byte granule where it
- * starts; it is at most 8 bytes, so it covers that granule and maybe the
- * next one.  An access of granules [g, h] looks at the slots of g-1..h.
+ * starts, or if that one is busy in one of the next NSLOTS_ALT - 1; it is
+ * at most 8 bytes, so it covers that granule and maybe the next one.  An
+ * access of granules [g, h] looks at the slots of g-1 .. h+NSLOTS_ALT-1.
  * A slot's state word carries a generation, bumped on every reuse, so a
  * checker that read a slot's fields and then claims it (compare-exchange
  * on the whole word) cannot claim a newer watchpoint by mistake.
@@ -116,6 +117,13 @@ KPARAM("kcsan.delay_us", kparam_set_u64, watch_us, 1, 10000,
 enum { A_WRITE = 1, A_MARKED = 2 };
 
 #define NSLOTS 64
+/* A watchpoint takes its granule's slot or, if that one is busy, one of
+ * the next NSLOTS_ALT - 1 (Linux's KCSAN does the same).  With one slot,
+ * a watcher whose vCPU the host stopped for milliseconds, on any of the
+ * 1/64 of addresses that share the slot, made every sample of a write
+ * loop find it busy and be dropped: kcsan.read_once_write_once_are_not_
+ * reported saw 0 watchpoints on its counter, 976 samples dropped. */
+#define NSLOTS_ALT 3
 #define STACK_DEPTH 12
 
 enum { WP_FREE, WP_SETUP, WP_WATCHING, WP_CLAIMED, WP_HIT };
@@ -382,12 +390,14 @@ static void check_slot(struct watchpoint *w, uintptr_t addr, size_t size, unsign
 static void check(uintptr_t addr, size_t size, unsigned type, uint64_t pc, uint64_t fp)
 {
 	uintptr_t first = addr >> 3, last = (addr + size - 1) >> 3;
-	if (last - first + 2 >= NSLOTS) {
+	if (last - first + 1 + NSLOTS_ALT >= NSLOTS) {
 		for (unsigned i = 0; i < NSLOTS; i++)
 			check_slot(&watchpoints[i], addr, size, type, pc, fp);
 		return;
 	}
-	for (uintptr_t g = first - 1; g != last + 1; g++)
+	/* A watchpoint that may overlap starts in granule first - 1 .. last,
+	 * and sits in its granule's slot or one of the NSLOTS_ALT - 1 after. */
+	for (uintptr_t g = first - 1; g != last + NSLOTS_ALT; g++)
 		check_slot(&watchpoints[g % NSLOTS], addr, size, type, pc, fp);
 }
 
@@ -397,13 +407,21 @@ static void watch(uintptr_t addr, size_t size, unsigned type, uint64_t pc, uint6
 	unsigned long flags = enter_runtime(&c);
 	if (!c)
 		return;
-	struct watchpoint *w = &watchpoints[(addr >> 3) % NSLOTS];
-	uint32_t word = __atomic_load_n(&w->word, __ATOMIC_RELAXED);
-	uint32_t gen = WP_GEN(word) + 1;
-	if (WP_STATE(word) != WP_FREE ||
-	    !__atomic_compare_exchange_n(&w->word, &word, WP_WORD(gen, WP_SETUP), false,
-					 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
-		/* The slot is busy: skip this sample. */
+	/* The granule's slot, or if that is busy one of the next
+	 * NSLOTS_ALT - 1 (check() looks that far). */
+	struct watchpoint *w = NULL;
+	uint32_t word = 0, gen = 0;
+	for (unsigned i = 0; i < NSLOTS_ALT; i++) {
+		w = &watchpoints[((addr >> 3) + i) % NSLOTS];
+		word = __atomic_load_n(&w->word, __ATOMIC_RELAXED);
+		gen = WP_GEN(word) + 1;
+		if (WP_STATE(word) == WP_FREE &&
+		    __atomic_compare_exchange_n(&w->word, &word, WP_WORD(gen, WP_SETUP), false,
+						__ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+			break;
+		if (i + 1 < NSLOTS_ALT)
+			continue;
+		/* Every slot busy: skip this sample. */
 		uint64_t held = rdtsc() - __atomic_load_n(&w->since, __ATOMIC_RELAXED);
 		__atomic_store_n(&c->busy, c->busy + 1, __ATOMIC_RELAXED);
 		if (held > c->busy_max) {
@@ -756,7 +774,28 @@ void kcsan_dump_state(const void *addr)
 	}
 }
 
+/* Tests: hold the slot addr's watchpoints go to first busy (SETUP, which
+ * no checker claims), as a watcher stopped by its host would, or let it
+ * go.  A watchpoint on addr must then take another slot. */
+void kcsan_occupy_slot(const void *addr, bool on)
+{
+	struct watchpoint *w = &watchpoints[((uintptr_t)addr >> 3) % NSLOTS];
+	for (;;) {
+		uint32_t word = __atomic_load_n(&w->word, __ATOMIC_ACQUIRE);
+		if (on && WP_STATE(word) != WP_FREE) {
+			cpu_relax();	/* a watcher is using it: wait for its end */
+			continue;
+		}
+		uint32_t next = on ? WP_WORD(WP_GEN(word) + 1, WP_SETUP) : WP_WORD(WP_GEN(word), WP_FREE);
+		if (__atomic_compare_exchange_n(&w->word, &word, next, false,
+						__ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+			return;
+	}
+}
+
 #else /* !CONFIG_KCSAN */
+
+void kcsan_occupy_slot(const void *addr, bool on) { (void)addr; (void)on; }
 
 void kcsan_dump_state(const void *addr) { (void)addr; }
 

@@ -75,5 +75,8 @@ uint64_t kcsan_set_skip(uint64_t n);
  * since kcsan_track() (with the longest-held slot it found), and the
  * state of the slot addr's watchpoints go in. */
 void kcsan_dump_state(const void *addr);
+/* Tests: hold (on) or let go of the watchpoint slot addr maps to first,
+ * as a watcher would whose vCPU the host stopped. */
+void kcsan_occupy_slot(const void *addr, bool on);
 
 #endif
