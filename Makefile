@@ -546,7 +546,7 @@ test-shell: $(BUILD)/smpvfs.elf
 # and the kernel would take the words after it as a separate, unknown key.)
 KCSAN_SUITES := kcsan,lookup,vfs_fuzz,dcache_races,perm_races,rcu,rcuwalk,rcuwalk_races,rename_races,fifo,read_races
 KCSAN_SUITES := $(KCSAN_SUITES),refcache,refcache_races,dirops_races,fd_races
-KCSAN_SUITES := $(KCSAN_SUITES),ext2_stress,ext2_fuzz,ext2_dirhash_races,ext2_alloc_races,ext2_dirops
+KCSAN_SUITES := $(KCSAN_SUITES),ext2_stress,ext2_fuzz,ext2_dirhash_races,ext2_alloc_races,ext2_dirops,ext2_prefetch
 # A 16-bucket dcache hash in that boot: every chain an RCU-walk follows
 # then holds dentries that renames move to other chains.  Race windows on
 # in every test (one window in four draws), so that writers land at other

@@ -584,6 +584,7 @@ static const uint8_t dtype_of_ft[] = {
 struct iterate_walk {
 	struct dir_context *ctx;
 	bool filetype;
+	struct ext2_sb_info *prefetch;	/* queue subdirectories (prefetch.c) */
 };
 
 /* An entry at or after the position is emitted; the position then goes
@@ -596,6 +597,8 @@ static int emit_one(void *arg, struct ext2_dir_pos *p)
 	if (p->pos >= w->ctx->pos && p->ino) {
 		uint8_t ft = __atomic_load_n(&de->file_type, __ATOMIC_RELAXED);
 		unsigned dt = w->filetype && ft < sizeof(dtype_of_ft) ? dtype_of_ft[ft] : DT_UNKNOWN;
+		if (w->prefetch && dt == DT_DIR && !is_dots(p))
+			ext2_prefetch_dir(w->prefetch, p->ino);
 		if (!w->ctx->emit(w->ctx, de->name, p->name_len, p->ino, dt))
 			return EXT2_WALK_STOP;
 	}
@@ -609,8 +612,18 @@ static int ext2_iterate(struct file *f, struct dir_context *ctx)
 {
 	struct inode *dir = f->f_inode;
 	struct ext2_sb_info *sbi = EXT2_SB(dir->i_sb);
-	struct iterate_walk w = { ctx, sbi->filetype };
+	struct iterate_walk w = { ctx, sbi->filetype, NULL };
+	/* Until a listing has reached the end of the directory once, every
+	 * subdirectory listed is queued for read-ahead (prefetch.c): a walk of
+	 * the tree comes next.  Not only the first call's: a first call may
+	 * list nothing (busybox find's first getdents here emitted no entry),
+	 * and a small buffer lists a directory over many calls. */
+	bool prefetch = sbi->filetype && !__atomic_load_n(&EXT2_I(dir)->i_prefetched, __ATOMIC_RELAXED);
+	if (prefetch)
+		w.prefetch = sbi;
 	int r = ext2_dir_walk(dir, ctx->pos / sbi->block_size, emit_one, &w);
+	if (prefetch && r == EXT2_WALK_NEXT)
+		__atomic_store_n(&EXT2_I(dir)->i_prefetched, true, __ATOMIC_RELAXED);
 	return r < 0 ? r : 0;
 }
 

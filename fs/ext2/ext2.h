@@ -196,6 +196,10 @@ struct ext2_sb_info {
 	uint64_t io_errors;                /* I/O errors met (atomic) */
 	unsigned errors;                   /* ext2_error reports (atomic) */
 	struct ext2_dirhash_stats dirhash;
+	/* prefetch.c: entries queued and not yet done (atomic); no more
+	 * queued once closed (prefetch.c's lock), at umount. */
+	unsigned pf_pending;
+	bool pf_closed;
 };
 
 /* A symlink's target, freed a grace period after its inode (an RCU-walk's
@@ -228,6 +232,9 @@ struct ext2_inode_info {
 	 * (I_NEW), set by mkdir, changed by rename (both parents' i_rwsem
 	 * exclusive); read by lookups in its parent (shared).  Atomic. */
 	uint32_t i_dotdot;
+	/* A directory's listing reached its end once, queueing its
+	 * subdirectories for read-ahead (prefetch.c); set once, atomic. */
+	bool i_prefetched;
 	/* Freed a grace period after evict: an RCU-walk that read i_private
 	 * just before may still read i_link (ext2_get_link). */
 	struct rcu_head i_rcu;
@@ -259,6 +266,12 @@ unsigned ext2_group_of_ino(struct ext2_sb_info *sbi, uint32_t ino);
 
 /* inode.c */
 struct inode *ext2_iget(struct super_block *sb, uint32_t ino);
+/* prefetch.c's read of a directory inode it may never look up: up to max
+ * of its first blocks' numbers into blocks (direct blocks only, each
+ * inside the filesystem), 0 if ino is not a directory or cannot be read.
+ * A hint: the raw inode is read without the inode's locks. */
+unsigned ext2_dir_blocks_hint(struct ext2_sb_info *sbi, uint32_t ino, uint32_t *blocks,
+			      unsigned max);
 /* A new inode for dir, in state I_NEW (unlock_new_inode when done). */
 void ext2_init_info(struct ext2_inode_info *ei);       /* a zeroed one's locks */
 struct inode *ext2_new_inode(struct inode *dir, uint32_t mode);
@@ -349,6 +362,18 @@ int ext2_find_entry_pos(struct inode *dir, const char *name, unsigned len, uint3
  * ino?  1 yes, 0 no, or -errno.  Caller holds dir's i_rwsem. */
 int ext2_other_name(struct inode *dir, uint32_t ino, uint64_t pos);
 unsigned ext2_dtype(uint32_t mode);
+
+/* prefetch.c: the first readdir of a directory queues its subdirectories
+ * (ext2_prefetch_dir), whose inodes and first blocks worker threads read
+ * ahead; ext2_prefetch_drain at umount waits for the filesystem's
+ * entries and takes no more; ext2_prefetch_wait (tests) waits without
+ * closing. */
+void ext2_prefetch_start(void);
+void ext2_prefetch_dir(struct ext2_sb_info *sbi, uint32_t ino);
+void ext2_prefetch_wait(struct ext2_sb_info *sbi);
+void ext2_prefetch_drain(struct ext2_sb_info *sbi);
+void ext2_prefetch_stats(uint64_t *queued, uint64_t *dropped, uint64_t *done);
+bool ext2_prefetch_set(bool on);	/* tests: on or off; the old setting */
 extern const struct file_operations ext2_dir_fops;
 
 /* dirhash.c: the index of a directory of ext2_dirhash_min_blocks or

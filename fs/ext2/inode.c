@@ -25,6 +25,7 @@
 #include "fs/syscalls.h"
 #include "kernel/err.h"
 #include "kernel/errno.h"
+#include "kernel/kcsan.h"
 #include "kernel/kmalloc.h"
 #include "kernel/mutex.h"
 #include "kernel/rwsem.h"
@@ -228,6 +229,41 @@ static int read_inode(struct inode *inode)
 	}
 	ext2_set_ops(inode);
 	return 0;
+}
+
+unsigned ext2_dir_blocks_hint(struct ext2_sb_info *sbi, uint32_t ino, uint32_t *blocks,
+			      unsigned max)
+{
+	if (ino == 0 || ino > sbi->inodes_count || (ino < sbi->first_ino && ino != EXT2_ROOT_INO))
+		return 0;
+	unsigned off;
+	uint32_t block = raw_location(sbi, ino, &off);
+	if (block >= sbi->blocks_count)
+		return 0;
+	struct buffer_head *bh = bread_itable(sbi, ino, block);
+	if (IS_ERR(bh))
+		return 0;
+	/* Copied without the inode's i_raw_lock (prefetch.c does not hold the
+	 * inode, may not even have it in memory): a write may be under way, so
+	 * the copy may mix old and new values; that costs a wasted read. */
+	struct ext2_inode raw;
+	data_race(memcpy(&raw, bh->b_data + off, sizeof(raw)));
+	brelse(bh);
+	if ((raw.i_mode & S_IFMT) != S_IFDIR)
+		return 0;
+	uint64_t n = raw.i_size / sbi->block_size;
+	if (n > max)
+		n = max;
+	if (n > EXT2_NDIR_BLOCKS)
+		n = EXT2_NDIR_BLOCKS;
+	unsigned got = 0;
+	for (unsigned i = 0; i < n; i++) {
+		uint32_t b = raw.i_block[i];
+		if (b <= sbi->first_data_block || b >= sbi->blocks_count)
+			break;
+		blocks[got++] = b;
+	}
+	return got;
 }
 
 struct inode *ext2_iget(struct super_block *sb, uint32_t ino)

@@ -305,6 +305,7 @@ static struct super_block *ext2_mount(struct block_device *bdev, unsigned flags,
 	kprintf("ext2: %s: %u blocks of %u bytes, %u inodes, %u groups%s\n", bdev->name,
 		sbi->blocks_count, sbi->block_size, sbi->inodes_count, sbi->groups,
 		ro ? ", read-only" : "");
+	ext2_prefetch_start();
 	return sb;
 }
 
@@ -321,6 +322,7 @@ static void final_sync(struct ext2_sb_info *sbi)
 static void ext2_kill_sb(struct super_block *sb)
 {
 	struct ext2_sb_info *sbi = EXT2_SB(sb);
+	ext2_prefetch_drain(sbi);	/* no worker reads for sbi after this */
 	d_prune_sb(sb);
 	dput(sb->s_root);
 	icache_evict_sb(sb);	/* every inode lets go of its table block */
