@@ -205,6 +205,7 @@ static bool rwsem_spin(struct rw_semaphore *s, enum waiter_type type)
 }
 
 void (*rwsem_hand_over_hook)(struct thread *t);
+void (*rwsem_grant_read_hook)(struct rw_semaphore *s);
 
 /* The waiter gets the rwsem (the caller took it on its behalf); its
  * wake-up waits in wq until the caller has dropped wait_lock
@@ -280,11 +281,20 @@ static void grant(struct rw_semaphore *s, struct wake_q *wq, bool released)
 				lost_race(s, w);
 			return;
 		}
-		if (first && (c & RWSEM_HANDOFF)) {
-			__atomic_fetch_and(&s->count, ~RWSEM_HANDOFF, __ATOMIC_RELAXED);
+		race_window();	/* no writer seen: a running one may steal it now */
+		if (CONFIG_LOCKDEP && rwsem_grant_read_hook)
+			rwsem_grant_read_hook(s);
+		/* The share is added only to the count that had no writer: a
+		 * steal since the load (rwsem_spin takes no wait_lock) fails the
+		 * exchange, and the next turn sees the writer (a race this
+		 * reader lost).  An add after the check let both in. */
+		bool handoff = first && (c & RWSEM_HANDOFF);
+		uint64_t next = (handoff ? c & ~RWSEM_HANDOFF : c) + RWSEM_READER;
+		if (!__atomic_compare_exchange_n(&s->count, &c, next, false, __ATOMIC_ACQUIRE,
+						 __ATOMIC_RELAXED))
+			continue;
+		if (handoff)
 			percpu_counter_add(&n_handoffs, 1);
-		}
-		__atomic_fetch_add(&s->count, RWSEM_READER, __ATOMIC_ACQUIRE);
 		hand_over(s, w, wq);	/* and go on: the next may be a reader too */
 		first = false;
 	}

@@ -110,5 +110,9 @@ void rwsem_stats_reset_lost_max(void);
  * waiter has been handed the rwsem and queued for its wake-up. */
 struct thread;
 extern void (*rwsem_hand_over_hook)(struct thread *t);
+/* Tests (LOCKDEP builds): called in grant() under wait_lock, between its
+ * reading of the count (no writer) and the reader's share taken, where a
+ * running writer's steal may come in. */
+extern void (*rwsem_grant_read_hook)(struct rw_semaphore *s);
 
 #endif

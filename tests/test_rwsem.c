@@ -405,6 +405,126 @@ static void running_writer_goes_first_once(void)
 	EXPECT_EQ(h.sem.count, 0u);
 }
 
+/*
+ * A grant never overlaps a steal.  Each round: the test holds the rwsem
+ * for writing, a reader queues behind it and sleeps, and the test lets
+ * go: up_write's release hands the rwsem to the queued reader (grant(),
+ * under wait_lock), while a second writer, running on another CPU, takes
+ * it in the same moment (rwsem_spin's steal, no wait_lock).  Exactly one
+ * of them may win.  grant() once checked "no writer" with a load and then
+ * added the reader's share, so a steal between the two let both in: the
+ * reader then saw the writer inside, or its up_read found the writer's
+ * bit ("up_read without a reader holding it"), as ext2's i_dir_lock did
+ * once in a make bench run sampled by gdb.  A hook in that window
+ * (rwsem_grant_read_hook) lets the second writer go and holds the window
+ * open until it has stolen the rwsem or a bound has passed, so every
+ * round tries the race.  Needs 2 CPUs.
+ */
+#define OVERLAP_ROUNDS 20
+
+struct overlap {
+	struct rw_semaphore sem;
+	unsigned readers_in, writers_in;	/* atomic */
+	unsigned both;		/* a holder saw the other kind inside (atomic) */
+	bool window;		/* grant() is between its check and its add */
+	bool in_window;		/* the second writer took the rwsem in it */
+};
+
+static void hold_and_check(struct overlap *o, unsigned *mine, const unsigned *other)
+{
+	__atomic_fetch_add(mine, 1, __ATOMIC_SEQ_CST);
+	bool seen = false;
+	for (unsigned i = 0; i < 64 && !seen; i++) {
+		seen = __atomic_load_n(other, __ATOMIC_SEQ_CST) != 0;
+		spin_a_little(16);
+	}
+	if (seen)
+		__atomic_fetch_add(&o->both, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_sub(mine, 1, __ATOMIC_SEQ_CST);
+}
+
+static int overlap_reader(void *p)
+{
+	struct overlap *o = p;
+	down_read(&o->sem);
+	if (__atomic_load_n(&o->sem.count, __ATOMIC_RELAXED) & RWSEM_WRITER)
+		__atomic_fetch_add(&o->both, 1, __ATOMIC_RELAXED);	/* the rwsem's own word */
+	hold_and_check(o, &o->readers_in, &o->writers_in);
+	up_read(&o->sem);
+	return 0;
+}
+
+static int overlap_writer(void *p)
+{
+	struct overlap *o = p;
+	while (!__atomic_load_n(&o->window, __ATOMIC_ACQUIRE))
+		cpu_relax();
+	down_write(&o->sem);
+	if (rwsem_readers(&o->sem))
+		__atomic_fetch_add(&o->both, 1, __ATOMIC_RELAXED);
+	hold_and_check(o, &o->writers_in, &o->readers_in);
+	up_write(&o->sem);
+	return 0;
+}
+
+static struct overlap *overlap_now;
+
+/* grant()'s window: the second writer goes now, and the window stays open
+ * until it has the rwsem (a steal) or a bound has passed (the fixed
+ * grant() never lets it in there: it waits behind the reader). */
+static void window_for_a_steal(struct rw_semaphore *s)
+{
+	struct overlap *o = overlap_now;
+	if (!o || s != &o->sem || __atomic_load_n(&o->window, __ATOMIC_RELAXED))
+		return;
+	__atomic_store_n(&o->window, true, __ATOMIC_RELEASE);
+	for (unsigned i = 0; i < 2000000; i++) {
+		if (__atomic_load_n(&s->count, __ATOMIC_ACQUIRE) & RWSEM_WRITER) {
+			o->in_window = true;
+			return;
+		}
+		cpu_relax();
+	}
+}
+
+static void grant_never_overlaps_a_steal(void)
+{
+	if (ncpus < 2) {
+		kprintf("    # one CPU: no writer beside the release; skipped\n");
+		return;
+	}
+	static struct overlap o;
+	unsigned stolen = 0;
+	overlap_now = &o;
+	rwsem_grant_read_hook = window_for_a_steal;
+	for (unsigned r = 0; r < OVERLAP_ROUNDS; r++) {
+		unsigned both = o.both;
+		o = (struct overlap){ .both = both };
+		init_rwsem(&o.sem, "test");
+		down_write(&o.sem);
+		struct thread *rd = thread_create("ov-reader", overlap_reader, &o, THREAD_ANY_CPU);
+		ASSERT_NOT_NULL(rd);
+		wait_until_state(rd, THREAD_SLEEPING);	/* queued behind us */
+		/* On a CPU other than the one we are on now (we may have moved
+		 * while we waited), so that it runs while our release holds
+		 * grant()'s window open with interrupts off. */
+		int other = (int)((cpu_id() + 1) % ncpus);
+		struct thread *wr = thread_create("ov-writer", overlap_writer, &o, other);
+		ASSERT_NOT_NULL(wr);
+		up_write(&o.sem);
+		thread_join(rd);
+		thread_join(wr);
+		stolen += o.in_window;
+		EXPECT_EQ(o.sem.count, 0u);
+	}
+	rwsem_grant_read_hook = NULL;
+	overlap_now = NULL;
+	kprintf("    # %u rounds: the writer took it inside grant()'s window in %u; %u overlaps\n",
+		OVERLAP_ROUNDS, stolen, o.both);
+	EXPECT_EQ(o.both, 0u);
+	EXPECT_GT(stolen, 0u);	/* the race was tried */
+}
+
 /* ---- killable ---- */
 
 struct kill_arg {
@@ -645,6 +765,7 @@ static const struct ktest_case rwsem_cases[] = {
 	KTEST_CASE(writer_not_starved_by_readers),
 	KTEST_CASE(running_threads_do_not_convoy),
 	KTEST_CASE(running_writer_goes_first_once),
+	KTEST_CASE(grant_never_overlaps_a_steal),
 	KTEST_CASE(killed_writer_returns_eintr),
 	KTEST_CASE(killed_reader_returns_eintr),
 	KTEST_CASE(downgrade_lets_readers_in),
