@@ -95,7 +95,7 @@ static void versus_lookup(const struct bench_modes *m, struct bench_modes_result
 	const struct dirops_params *p = m->arg;
 	lp = (struct lookup_slow_params){ p->latency_ms, 5 * p->k };	/* the same sleeps per thread */
 	struct bench_modes lm = { "lookup_slow", "lookups_per_thread", lp.k, lp.latency_ms, m->reps,
-				  lookup_slow_once, &lp, "rate" };
+				  lookup_slow_once, &lp, "rate", NULL };
 	struct bench_modes_result l = bench_modes_measure(&lm, t);
 	uint64_t of = bench_ratio_milli(d.ratio_milli, l.ratio_milli);
 	kprintf("  %7u %12lu.%02lu %12lu.%02lu %6lu.%02lu %7s\n", t, d.ratio_milli / 1000,
@@ -121,11 +121,11 @@ static void bench_dirops_slow(unsigned scale)
 	static struct dirops_params p;
 	p = (struct dirops_params){ 10, scale ? 4 : 1 };
 	struct bench_modes m = { "dirops_slow", "changes_per_thread", 3 * p.k, p.latency_ms,
-				 scale ? DIROPS_REPS : 1, dirops_once, &p, "rate" };
+				 scale ? DIROPS_REPS : 1, dirops_once, &p, "rate", NULL };
 
 	kprintf("  L = %u ms sleep per lookup and change, K = %u rounds of create, rename, unlink "
 		"per thread, %u reps per mode\n", p.latency_ms, p.k, m.reps);
-	bench_modes_header("changes");
+	bench_modes_header("changes", "0.9 T");
 	struct bench_modes_result big[2];
 	bool serial = false;
 	for (unsigned ti = 0; ti < nt; ti++) {

@@ -200,9 +200,9 @@ static void device_rows(struct block_device *bdev, const unsigned *threads, unsi
 	mutex_init(&d.serial, "disk_device");
 	kprintf("  the device alone: K = %u reads of 4 KiB per thread, straight from the disk; "
 		"exclusive: one at a time\n", k);
-	bench_modes_header("reads");
+	bench_modes_header("reads", "0.9 T");
 	struct bench_modes m = { "disk_lookup", "reads_per_thread", k, 0, DISK_REPS, raw_once, &d,
-				 "device" };
+				 "device", NULL };
 	for (unsigned ti = 0; ti < n; ti++)
 		bench_modes_row(&m, threads[ti]);
 }
@@ -235,11 +235,11 @@ static void bench_disk_lookup(unsigned scale)
 	}
 	kprintf("  K = %u stats per thread, each one read of its own inode block; %u reps per mode\n",
 		k, DISK_REPS);
-	bench_modes_header("stats");
+	bench_modes_header("stats", "0.9 T");
 	static struct disk_params d;
 	d = (struct disk_params){ &p, sbi->bdev, k };
 	struct bench_modes m = { "disk_lookup", "stats_per_thread", k, 0, DISK_REPS, lookup_once, &d,
-				 "rate" };
+				 "rate", NULL };
 	for (unsigned ti = 0; ti < 5; ti++)
 		bench_modes_row(&m, threads[ti]);
 	device_rows(sbi->bdev, threads, 5, k);

@@ -77,11 +77,11 @@ static void bench_lookup_slow(unsigned scale)
 	static struct lookup_slow_params p;
 	p = (struct lookup_slow_params){ scale ? 50 : 10, scale ? 4 : 1 };
 	struct bench_modes m = { "lookup_slow", "lookups_per_thread", p.k, p.latency_ms,
-				 scale ? SLOW_REPS : 1, lookup_slow_once, &p, "rate" };
+				 scale ? SLOW_REPS : 1, lookup_slow_once, &p, "rate", NULL };
 
 	kprintf("  L = %u ms sleep per lookup, K = %u lookups per thread, %u reps per mode\n",
 		p.latency_ms, p.k, m.reps);
-	bench_modes_header("lookups");
+	bench_modes_header("lookups", "0.9 T");
 	for (unsigned ti = 0; ti < nt; ti++)
 		bench_modes_row(&m, scale ? threads[ti] : 2);	/* tiny: one team of two */
 }

@@ -170,7 +170,7 @@ static void bench_p9_lookup(unsigned scale)
 		return;
 	}
 	struct bench_modes m = { "p9_lookup", "lookups_per_thread", k, 0, scale ? P9_REPS : 1,
-				 p9_lookup_once, &p, "rate" };
+				 p9_lookup_once, &p, "rate", NULL };
 	kprintf("  cache=loose, K = %u lookups per thread (Twalk + Tgetattr each), %u reps per kind\n",
 		k, m.reps);
 	kprintf("  %7s %22s %22s %8s %6s\n", "threads", "shared dir lookups/s", "own dirs lookups/s",
