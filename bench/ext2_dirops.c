@@ -38,11 +38,12 @@
 
 #define MNT "/bench-ext2-dirops"
 #define DIR MNT "/dirops"
-/* Names per thread and run: 600 changes, tens of milliseconds at T = 1
- * since adds stopped walking every block (ext2 i_room_from); with 12, a
- * run was under a millisecond, less than a tick. */
-#define K 200
-#define REPS 3
+/* Names per thread and run: 1,500 changes, about 25 ms at T = 1 (with
+ * 12, a run was under a millisecond, less than a tick; with 200, 10 ms,
+ * and the ratio of one run's medians moved by 0.3 from run to run).  At
+ * T = 8, 4,000 inodes: the image has 6,384 free. */
+#define K 500
+#define REPS 5
 
 /* Mount each disk read-write at MNT in turn until one has /dirops;
  * *disk is the one mounted. */

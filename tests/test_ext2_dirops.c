@@ -447,8 +447,101 @@ static void freed_room_is_used_first(void)
 	sandbox_leave(&s);
 }
 
+/*
+ * A removal found the entry before its own on a copy of the block, with
+ * no lock (refind_early); an add may split that entry before the removal
+ * takes i_dir_lock.  Entries a, b, c in one block; b is removed, so a's
+ * record covers b's room.  The unlink of c is held (ext2_refind_hook)
+ * after its walk of the copy, while x is created: x goes into a's room,
+ * between a and c.  The unlink then goes on.  Its merge must join c's
+ * record to x's, the entry before it now; joined to a's, as the copy
+ * said, it would swallow x.  With the unlink's i_dir_version check taken
+ * out (refind_locked), this failed: x was not in the directory.
+ */
+struct held_unlink {
+	struct thread *unlinker;
+	bool held, go;
+	int err;
+};
+static struct held_unlink *held_now;
+
+static void hold_refind(struct inode *dir)
+{
+	(void)dir;
+	struct held_unlink *h = held_now;
+	if (!h || current_thread() != __atomic_load_n(&h->unlinker, __ATOMIC_ACQUIRE))
+		return;
+	__atomic_store_n(&h->held, true, __ATOMIC_RELEASE);
+	while (!__atomic_load_n(&h->go, __ATOMIC_ACQUIRE))
+		yield();
+}
+
+static int unlink_c(void *arg)
+{
+	struct held_unlink *h = arg;
+	while (!__atomic_load_n(&h->unlinker, __ATOMIC_ACQUIRE))
+		yield();
+	h->err = sys_unlink("h/c");
+	return 0;
+}
+
+static bool in_dir(struct inode *dir, const char *name)
+{
+	uint32_t ino = 0;
+	down_read(&dir->i_rwsem);
+	int err = ext2_find_entry_linear(dir, name, (unsigned)strlen(name), &ino);
+	up_read(&dir->i_rwsem);
+	return err == 0 && ino != 0;
+}
+
+static void an_add_before_a_held_removal(void)
+{
+	struct sandbox s;
+	sandbox_enter_disk(&s, "held", test_disk_or_skip("scratch"));
+	ASSERT_EQ(sys_mkdir("h", 0755), 0);
+	static const char *const names[] = { "h/a", "h/b", "h/c" };
+	for (unsigned i = 0; i < 3; i++) {
+		int fd = sys_open(names[i], O_CREAT | O_EXCL | O_WRONLY, 0644);
+		ASSERT_GE(fd, 0);
+		sys_close(fd);
+	}
+	struct dentry *parent = path_lookup("h", 0);
+	ASSERT_FALSE(IS_ERR(parent));
+	struct inode *dir = parent->d_inode;
+	ASSERT_EQ(sys_unlink("h/b"), 0);
+
+	static struct held_unlink h;
+	h = (struct held_unlink){ .err = 1 };
+	held_now = &h;
+	ext2_refind_hook = hold_refind;
+	struct thread *t = thread_create("unlink-c", unlink_c, &h, THREAD_ANY_CPU);
+	ASSERT_NOT_NULL(t);
+	__atomic_store_n(&h.unlinker, t, __ATOMIC_RELEASE);
+	while (!__atomic_load_n(&h.held, __ATOMIC_ACQUIRE))
+		yield();
+	int fd = sys_open("h/x", O_CREAT | O_EXCL | O_WRONLY, 0644);
+	EXPECT_GE(fd, 0);
+	if (fd >= 0)
+		sys_close(fd);
+	__atomic_store_n(&h.go, true, __ATOMIC_RELEASE);
+	thread_join(t);
+	ext2_refind_hook = NULL;
+	held_now = NULL;
+
+	bool a = in_dir(dir, "a"), x = in_dir(dir, "x"), c = in_dir(dir, "c");
+	kprintf("    # after the held unlink of c: a %s, x %s, c %s (unlink: %d)\n", a ? "there" : "GONE",
+		x ? "there" : "GONE", c ? "still there" : "gone", h.err);
+	EXPECT_EQ(h.err, 0);
+	EXPECT_TRUE(a);
+	EXPECT_TRUE(x);
+	EXPECT_FALSE(c);
+	dput(parent);
+	sandbox_leave(&s);	/* e2fsck judges the disk on the host */
+}
+
 static const struct ktest_case ext2_dirops_cases[] = {
 	KTEST_CASE(changes_of_different_names_in_one_directory),
 	KTEST_CASE(freed_room_is_used_first),
+	KTEST_CASE(an_add_before_a_held_removal),
 };
 KTEST_SUITE(ext2_dirops, ext2_dirops_cases);

@@ -78,11 +78,10 @@ bad:
 	return -EIO;
 }
 
-int ext2_dir_walk_block(struct inode *dir, struct buffer_head *bh, uint64_t block,
+static int walk_entries(struct inode *dir, struct buffer_head *bh, uint64_t block,
 			ext2_dir_visit_t visit, void *arg)
 {
 	unsigned bs = EXT2_SB(dir->i_sb)->block_size;
-	rwsem_assert_held(&EXT2_I(dir)->i_dir_lock);
 	struct ext2_dir_pos p = { .bh = bh, .block = block };
 	for (; p.off < bs; p.prev = p.off, p.off += p.rec_len) {
 		p.pos = block * bs + p.off;
@@ -94,6 +93,24 @@ int ext2_dir_walk_block(struct inode *dir, struct buffer_head *bh, uint64_t bloc
 			return r;
 	}
 	return EXT2_WALK_NEXT;
+}
+
+int ext2_dir_walk_block(struct inode *dir, struct buffer_head *bh, uint64_t block,
+			ext2_dir_visit_t visit, void *arg)
+{
+	rwsem_assert_held(&EXT2_I(dir)->i_dir_lock);
+	return walk_entries(dir, bh, block, visit, arg);
+}
+
+int ext2_dir_walk_copy(struct inode *dir, const char *copy, uint64_t block, ext2_dir_visit_t visit,
+		       void *arg)
+{
+	/* The walk reads entries through p->bh->b_data only: a buffer head
+	 * that carries the copy and nothing else (never hashed, held or
+	 * released) lets the same checks run on it. */
+	struct buffer_head shadow = { .b_data = (char *)copy, .b_blocknr = block,
+				      .b_size = EXT2_SB(dir->i_sb)->block_size };
+	return walk_entries(dir, &shadow, block, visit, arg);
 }
 
 int ext2_dir_walk(struct inode *dir, uint64_t first, ext2_dir_visit_t visit, void *arg)

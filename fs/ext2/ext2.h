@@ -222,7 +222,7 @@ struct ext2_inode_info {
 	/* A directory's locks (the top of this file; dir.c's head): */
 	struct rw_semaphore i_dir_lock;
 	struct mutex i_grow_mutex;
-	uint64_t i_dir_version;            /* changes of its entries (i_dir_lock) */
+	uint64_t i_dir_version;            /* writes of its blocks (i_dir_lock): every one bumps it */
 	/* The block add_link looks for room in first: where the last add
 	 * found it, lowered by a removal before it (written under i_dir_lock
 	 * exclusive, read without it: dir.c, ext2_add_link). */
@@ -335,6 +335,15 @@ int ext2_dir_walk(struct inode *dir, uint64_t first, ext2_dir_visit_t visit, voi
  * released here, even when the visit answers EXT2_WALK_STOP. */
 int ext2_dir_walk_block(struct inode *dir, struct buffer_head *bh, uint64_t block,
 			ext2_dir_visit_t visit, void *arg);
+/* Tests (LOCKDEP builds): called by a removal or a re-pointing of an
+ * entry between its walk of a copy of the block (the entry before it
+ * found) and its taking of i_dir_lock exclusive. */
+extern void (*ext2_refind_hook)(struct inode *dir);
+/* The same over a private copy of block `block` (copied under i_dir_lock
+ * shared), with no lock: a visit must not keep the block (p->bh is a
+ * stand-in for the copy). */
+int ext2_dir_walk_copy(struct inode *dir, const char *copy, uint64_t block, ext2_dir_visit_t visit,
+		       void *arg);
 
 /* dir.c */
 /* The entry's inode: 0, -ENOENT, or an error (through the index if any). */
