@@ -203,6 +203,11 @@ static void __schedule(bool preempt)
 	WRITE_ONCE(rq->need_resched, false);
 	WRITE_ONCE(next->slice, SCHED_SLICE_TICKS);	/* wake-ups on other CPUs read it */
 	if (next != prev) {
+		uint64_t now = rdtsc();
+		if (prev->run_since)
+			__atomic_store_n(&prev->run_cycles, prev->run_cycles + (now - prev->run_since),
+					 __ATOMIC_RELAXED);
+		next->run_since = now;
 		next->on_cpu = true;
 		WRITE_ONCE(next->switches_in, next->switches_in + 1);	/* tests read it */
 		rq->switches++;
@@ -639,6 +644,16 @@ bool thread_is_running(const struct thread *t)
 		if (READ_ONCE(cpus[i].current) == t)
 			return true;
 	return false;
+}
+
+uint64_t thread_cputime_ns(struct thread *t)
+{
+	unsigned long flags = irq_save();	/* no switch between the two reads */
+	uint64_t cycles = __atomic_load_n(&t->run_cycles, __ATOMIC_RELAXED);
+	if (t == this_cpu()->current && t->run_since)
+		cycles += rdtsc() - t->run_since;
+	irq_restore(flags);
+	return tsc_cycles_to_ns(cycles);
 }
 
 bool need_resched(void)

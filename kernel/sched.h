@@ -60,6 +60,12 @@ void wake_q_add_safe(struct wake_q *q, struct thread *t);
 void wake_up_q(struct wake_q *q);
 
 bool need_resched(void);            /* this CPU should reschedule (interrupts off) */
+/* The CPU time t has run, in ns: up to its last switch out, and for the
+ * calling thread up to now (Linux's CLOCK_THREAD_CPUTIME_ID).  Counted
+ * by the TSC at each switch, so time the host took from the vCPU while
+ * t was current counts as t's, as on any hypervisor without steal-time
+ * accounting. */
+uint64_t thread_cputime_ns(struct thread *t);
 /* Is t the thread some CPU runs now?  Compares pointers only, so t may be
  * a thread that has exited (the answer is then no, or about a new thread
  * at the same address: a hint for spinning, never for correctness). */

@@ -64,6 +64,11 @@ struct thread {
 	struct thread *wake_q_next;  /* on a wake queue (kernel/sched.h); atomic */
 	unsigned slice;            /* ticks left before preemption */
 	uint64_t switches_in;      /* times it was switched to */
+	/* CPU time: TSC cycles it ran until its last switch out (written by
+	 * the CPU switching it out, atomic: others read it), and the TSC when
+	 * it was last switched in (its own CPU's; 0: never yet). */
+	uint64_t run_cycles;
+	uint64_t run_since;
 
 	/* Atomics. */
 	int refcount;

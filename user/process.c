@@ -258,6 +258,17 @@ static void exit_thread_resources(struct thread *t)
 	task_fs_exit();		/* the last thread closes the descriptors */
 }
 
+uint64_t process_cputime_ns(struct signal_struct *p)
+{
+	unsigned long flags = spin_lock_irqsave(&tasklist_lock);
+	uint64_t ns = p->dead_cputime_ns;
+	struct list_head *pos;
+	list_for_each(pos, &p->threads)
+		ns += thread_cputime_ns(list_entry(pos, struct thread, thread_node));
+	spin_unlock_irqrestore(&tasklist_lock, flags);
+	return ns;
+}
+
 void do_exit(int status)
 {
 	struct thread *t = current_thread();
@@ -266,6 +277,7 @@ void do_exit(int status)
 	exit_thread_resources(t);
 	unsigned long flags = spin_lock_irqsave(&tasklist_lock);
 	list_del(&t->thread_node);
+	sig->dead_cputime_ns += thread_cputime_ns(t);	/* its last stretch: a little lost */
 	if (!sig->group_exit)
 		sig->exit_code = status;
 	struct exec_info *ei = NULL;

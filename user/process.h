@@ -75,6 +75,7 @@ struct signal_struct {
 	struct list_head all_node;      /* in all processes */
 	struct list_head threads;       /* its live threads (thread.thread_node) */
 	unsigned nr_threads;
+	uint64_t dead_cputime_ns;       /* the CPU time of its threads that exited */
 	unsigned pgid, sid;
 	uint32_t uid;                   /* for kill's permission check (user/sys_cred.c) */
 	enum proc_state state;
@@ -131,6 +132,9 @@ struct signal_struct *process_spawn_in(const char *cwd, const char *path, char *
  * status (as wait4's: WIFEXITED ...). */
 int process_wait(struct signal_struct *p);
 bool process_alive(struct signal_struct *p);    /* not yet a zombie */
+/* The CPU time of all of p's threads, live and exited, in ns (Linux's
+ * CLOCK_PROCESS_CPUTIME_ID). */
+uint64_t process_cputime_ns(struct signal_struct *p);
 void process_put(struct signal_struct *p);
 /* Give p's process group the terminal (tty foreground), for process_spawn
  * callers that run it in the foreground. */

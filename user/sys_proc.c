@@ -283,8 +283,14 @@ static long clock_ns(int clk, int64_t *ns)
 		*ns = ktime_real_ns();
 		return 0;
 	case CLOCK_MONOTONIC: case CLOCK_MONOTONIC_RAW: case CLOCK_MONOTONIC_COARSE:
-	case CLOCK_BOOTTIME: case CLOCK_PROCESS_CPUTIME_ID: case CLOCK_THREAD_CPUTIME_ID:
+	case CLOCK_BOOTTIME:
 		*ns = (int64_t)ktime_ns();
+		return 0;
+	case CLOCK_THREAD_CPUTIME_ID:
+		*ns = (int64_t)thread_cputime_ns(current_thread());
+		return 0;
+	case CLOCK_PROCESS_CPUTIME_ID:
+		*ns = (int64_t)process_cputime_ns(current_thread()->signal);
 		return 0;
 	default:
 		return -EINVAL;
