@@ -207,6 +207,14 @@ static bool rwsem_spin(struct rw_semaphore *s, enum waiter_type type)
 void (*rwsem_hand_over_hook)(struct thread *t);
 void (*rwsem_grant_read_hook)(struct rw_semaphore *s);
 
+bool rwsem_steal_write_for_tests(struct rw_semaphore *s)
+{
+	if (!rwsem_steal(s, WAIT_WRITE))
+		return false;
+	lock_acquire(&s->dep_map, 0, 0, 1, CALLER_IP);
+	return true;
+}
+
 /* The waiter gets the rwsem (the caller took it on its behalf); its
  * wake-up waits in wq until the caller has dropped wait_lock
  * (kernel/sched.h, struct wake_q). */

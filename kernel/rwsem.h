@@ -114,5 +114,10 @@ extern void (*rwsem_hand_over_hook)(struct thread *t);
  * reading of the count (no writer) and the reader's share taken, where a
  * running writer's steal may come in. */
 extern void (*rwsem_grant_read_hook)(struct rw_semaphore *s);
+/* Tests: the steal a running writer makes before it queues (rwsem_spin's
+ * compare-and-swap), made by the caller, who then holds the rwsem for
+ * writing (the validator told, as after a trylock) and lets it go with
+ * up_write.  False if the rules did not allow it. */
+bool rwsem_steal_write_for_tests(struct rw_semaphore *s);
 
 #endif
