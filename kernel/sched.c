@@ -648,10 +648,19 @@ bool thread_is_running(const struct thread *t)
 
 uint64_t thread_cputime_ns(struct thread *t)
 {
-	unsigned long flags = irq_save();	/* no switch between the two reads */
-	uint64_t cycles = __atomic_load_n(&t->run_cycles, __ATOMIC_RELAXED);
-	if (t == this_cpu()->current && t->run_since)
-		cycles += rdtsc() - t->run_since;
+	unsigned long flags = irq_save();	/* no switch between the reads */
+	uint64_t cycles;
+	if (t == this_cpu()->current) {
+		cycles = t->run_cycles + (t->run_since ? rdtsc() - t->run_since : 0);
+	} else {
+		/* Its run queue's lock holds it where it is (switches are made
+		 * under it): running on its CPU since run_since, or not. */
+		struct runqueue *rq = lock_thread_rq(t);
+		cycles = t->run_cycles;
+		if (READ_ONCE(cpus[t->cpu].current) == t && t->run_since)
+			cycles += rdtsc() - t->run_since;
+		spin_unlock(&rq->lock);
+	}
 	irq_restore(flags);
 	return tsc_cycles_to_ns(cycles);
 }

@@ -60,8 +60,9 @@ void wake_q_add_safe(struct wake_q *q, struct thread *t);
 void wake_up_q(struct wake_q *q);
 
 bool need_resched(void);            /* this CPU should reschedule (interrupts off) */
-/* The CPU time t has run, in ns: up to its last switch out, and for the
- * calling thread up to now (Linux's CLOCK_THREAD_CPUTIME_ID).  Counted
+/* The CPU time t has run, in ns, up to now (Linux's
+ * CLOCK_THREAD_CPUTIME_ID); for a thread running on another CPU it takes
+ * that CPU's run queue lock (interrupts off inside).  Counted
  * by the TSC at each switch, so time the host took from the vCPU while
  * t was current counts as t's, as on any hypervisor without steal-time
  * accounting. */

@@ -1,7 +1,7 @@
 /* cputime: the CPU-time clocks against the monotonic one, as Linux keeps
  * them (clock_gettime(2)): a thread that sleeps uses almost none of its
  * clock, one that spins uses no more than the time that passes, and the
- * process's clock counts its threads, exited ones too.  Prints what it
+ * process's clock counts its threads, exited ones and running ones.  Prints what it
  * measured ("sleep_cpu_us 12" ...) and exits 0, or with the number of the
  * first check that failed.  Runs on Linux unchanged. */
 #include "ulib.h"
@@ -42,6 +42,16 @@ static void helper(long ns)
 	helper_cpu = clock_ns(CLOCK_THREAD_CPUTIME_ID);
 }
 
+static volatile long runner_cpu, runner_stop;
+
+/* Spin, publishing this thread's clock, until told to stop. */
+static void runner(long unused)
+{
+	(void)unused;
+	while (!runner_stop)
+		runner_cpu = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+}
+
 static char stack[16384] __attribute__((aligned(16)));
 
 int main(int argc, char **argv, char **envp)
@@ -76,5 +86,21 @@ int main(int argc, char **argv, char **envp)
 	report("process_cpu_us", p1 / 1000);
 	if (helper_cpu < 20000000 || p1 - p0 < helper_cpu || p1 + 1000000 < mine + helper_cpu)
 		return 6;
+	/* 4: ... and a thread running now, on another CPU if there is one
+	 * (its time since it was last switched in is part of it). */
+	tid = 0;
+	if (thread_spawn(runner, 0, stack + sizeof(stack), &tid) < 0)
+		return 7;
+	long w0 = now_ns();
+	while (runner_cpu < 10000000 && now_ns() - w0 < 10000000000L)
+		sys0(SYS_sched_yield);
+	long seen = runner_cpu;
+	long p2 = clock_ns(CLOCK_PROCESS_CPUTIME_ID), mine2 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	runner_stop = 1;
+	thread_join(&tid);
+	report("runner_cpu_us", seen / 1000);
+	report("process_cpu_us", p2 / 1000);
+	if (seen < 10000000 || p2 + 1000000 < mine2 + helper_cpu + seen)
+		return 8;
 	return 0;
 }
