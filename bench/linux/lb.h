@@ -70,6 +70,39 @@ static inline void lb_wait_go(void)
 		sys0(SYS_sched_yield);
 }
 
+/* The CPU time each worker spent in its measured loop (its own clock,
+ * CLOCK_THREAD_CPUTIME_ID): against the round's wall time it tells a
+ * round the guest gave to other threads from one whose vCPUs the host
+ * ran slower.  lb_cpu_begin after lb_wait_go, lb_cpu_end after the loop;
+ * lb_cpu_sum for the line's cpu_ns. */
+static long lb_cpu[MAXT];
+
+static inline long lb_thread_cpu_ns(void)
+{
+	long ts[2];
+	if (sys2(SYS_clock_gettime, 3 /* CLOCK_THREAD_CPUTIME_ID */, ts) != 0)
+		return 0;
+	return ts[0] * 1000000000L + ts[1];
+}
+
+static inline void lb_cpu_begin(long i)
+{
+	lb_cpu[i] = lb_thread_cpu_ns();
+}
+
+static inline void lb_cpu_end(long i)
+{
+	lb_cpu[i] = lb_thread_cpu_ns() - lb_cpu[i];
+}
+
+static inline long lb_cpu_sum(long n)
+{
+	long sum = 0;
+	for (long i = 0; i < n; i++)
+		sum += lb_cpu[i];
+	return sum;
+}
+
 /* Wait for the n threads; the nanoseconds since t0. */
 static inline long lb_join(long n, long t0)
 {

@@ -9,7 +9,8 @@
  * every open succeeds, every read returns 4096 bytes whose first and
  * last bytes are the pattern's, and the whole 4 KiB once per thread.
  * Prints
- *     LB w=file mode=M threads=N iters=I ns=NS bad=B
+ *     LB w=file mode=M threads=N iters=I ns=NS cpu_ns=C bad=B
+ * (C: the workers' CPU time in their loops, summed: lb.h)
  */
 #include "lb.h"
 
@@ -36,6 +37,7 @@ static void worker(long t)
 	if (fd < 0)
 		bad[t]++;
 	lb_wait_go();
+	lb_cpu_begin(t);
 	for (long k = 0; k < iters; k++) {
 		if (!reading) {
 			long f = sys3(SYS_open, path, O_RDONLY, 0);
@@ -46,6 +48,7 @@ static void worker(long t)
 			bad[t]++;
 		}
 	}
+	lb_cpu_end(t);
 	if (reading) {
 		bad[t] += check(buf, 0, CHUNK) != 0;
 		sys1(SYS_close, fd);
@@ -75,6 +78,7 @@ int main(int argc, char **argv, char **envp)
 	lb_num(&l, "threads", n);
 	lb_num(&l, "iters", iters);
 	lb_num(&l, "ns", ns);
+	lb_num(&l, "cpu_ns", lb_cpu_sum(n));
 	lb_num(&l, "bad", nbad);
 	lb_emit(&l);
 	return 0;

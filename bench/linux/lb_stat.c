@@ -6,7 +6,8 @@
  * absolute path, so both are 6 components).  Every file has a size of
  * its own, so each call is checked: status 0, the file's size and
  * inode number.  Prints
- *     LB w=stat mode=M threads=N iters=I ns=NS bad=B
+ *     LB w=stat mode=M threads=N iters=I ns=NS cpu_ns=C bad=B
+ * (C: the workers' CPU time in their loops, summed: lb.h)
  */
 #include "lb.h"
 
@@ -19,10 +20,12 @@ static void worker(long i)
 {
 	struct lb_stat st;
 	lb_wait_go();
+	lb_cpu_begin(i);
 	for (long k = 0; k < iters; k++)
 		if (sys2(SYS_stat, paths[i], &st) != 0 || st.st_size != want_size[i] ||
 		    st.st_ino != want_ino[i])
 			bad[i]++;
+	lb_cpu_end(i);
 }
 
 /* mkdir -p the directories of path (not its last component). */
@@ -73,6 +76,7 @@ int main(int argc, char **argv, char **envp)
 	lb_num(&l, "threads", n);
 	lb_num(&l, "iters", iters);
 	lb_num(&l, "ns", ns);
+	lb_num(&l, "cpu_ns", lb_cpu_sum(n));
 	lb_num(&l, "bad", nbad);
 	lb_emit(&l);
 	return 0;
