@@ -1131,6 +1131,54 @@ def print_counts(boots):
     return rows
 
 
+def slow_rounds(boots, below=0.8):
+    """Rounds of the workloads whose lines carry cpu_ns (1 and 2) below
+    `below` of their row's median rate, each with its workers' CPU time
+    against the wall time and its work per CPU second against the row's
+    median: (kernel, label, threads, rate/median, cpu/wall, per-cpu/median)."""
+    by_row = {}
+    for b in boots:
+        for r in b["results"]:
+            if r.get("cpu_ns") and r.get("ns") and r.get("iters"):
+                n = r["threads"]
+                key = (b["kernel"], r["w"], r.get("mode", ""), n)
+                work = n * r["iters"]
+                by_row.setdefault(key, []).append(
+                    (work / r["ns"], r["cpu_ns"] / (n * r["ns"]), work / r["cpu_ns"]))
+    out = []
+    for (kernel, w, mode, n), rounds in sorted(by_row.items()):
+        med = statistics.median(x[0] for x in rounds)
+        med_cpu = statistics.median(x[2] for x in rounds)
+        for rate, share, per_cpu in rounds:
+            if rate < below * med:
+                label = {"file read": "pread", "file open": "open+close"}.get(f"{w} {mode}",
+                                                                            f"{w} {mode}")
+                out.append((kernel, label, n, rate / med, share, per_cpu / med_cpu))
+    return out
+
+
+def print_slow_rounds(boots):
+    """Issue 41's slow rounds, placed: a single worker that kept its vCPU
+    for the whole round (CPU time >= 0.9 of the wall time) yet did less per
+    CPU second lost the time to the host; CPU time below the wall time
+    means the guest ran something else on the workers' vCPUs."""
+    slow = slow_rounds(boots)
+    if not slow:
+        return
+    print()
+    print("== rounds below 0.8 of their row's median (workloads 1 and 2: the workers' own "
+          "CPU-time clocks)")
+    print(f"   {'kernel':7} {'round':14} {'N':>2} {'rate/median':>11} {'CPU/wall':>8} "
+          f"{'work per CPU s/median':>21}")
+    for kernel, label, n, rate, share, per_cpu in slow:
+        print(f"   {kernel:7} {label:14} {n:2} {rate:11.2f} {share:8.2f} {per_cpu:21.2f}")
+    for kernel in sorted({s[0] for s in slow}):
+        single = [s for s in slow if s[0] == kernel and s[2] == 1]
+        host = [s for s in single if s[4] >= 0.9]
+        print(f"   {kernel}: {len(single)} single-worker rounds slow, {len(host)} of them with the "
+              f"worker on its vCPU the whole round (the host's time)")
+
+
 def order(reps):
     """smpvfs, Linux, Linux, smpvfs, smpvfs, Linux, ...: each kernel goes first as often."""
     seq = []
@@ -1244,6 +1292,7 @@ def main():
     result["rows"] = rows
     (out / f"{stem}.json").write_text(json.dumps(result, indent=1) + "\n")
     print_table(rows, boots, result["kernels"])
+    print_slow_rounds(boots)
     png = plot(rows, out, plot_subtitle(result), stem)
     print(f"bench-linux: wrote {show(out / (stem + '.json'))}" + (f" and {show(png)}" if png else ""))
     print(f"bench-linux: host load average {host['load_before'][0]:.2f} before, "
