@@ -1222,6 +1222,7 @@ def main():
     if args.parse:
         saved = json.loads(args.parse.read_text())
         print_table(saved["rows"], saved["boots"], saved.get("kernels"))
+        print_slow_rounds(saved["boots"])
         if saved["rows"]:
             stem = args.parse.name.removesuffix(".json")
             png = plot(saved["rows"], out, plot_subtitle(saved), stem)
