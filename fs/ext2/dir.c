@@ -343,6 +343,27 @@ static int append(struct inode *dir, uint64_t n, struct room *r, struct inode *i
 	return 0;
 }
 
+/* A copy of bh's block as it is under i_dir_lock shared; returns the
+ * i_dir_version it goes with, for unchanged_since under the lock
+ * exclusive. */
+static uint64_t copy_block(struct inode *dir, const struct buffer_head *bh, char *copy)
+{
+	struct ext2_inode_info *ei = EXT2_I(dir);
+	down_read(&ei->i_dir_lock);
+	memcpy(copy, bh->b_data, EXT2_SB(dir->i_sb)->block_size);
+	uint64_t seen = __atomic_load_n(&ei->i_dir_version, __ATOMIC_RELAXED);
+	up_read(&ei->i_dir_lock);
+	return seen;
+}
+
+/* Under i_dir_lock exclusive: no block of dir was written since the copy
+ * that went with `seen`, so what the copy said is so. */
+static bool unchanged_since(struct inode *dir, uint64_t seen)
+{
+	rwsem_assert_held_write(&EXT2_I(dir)->i_dir_lock);
+	return __atomic_load_n(&EXT2_I(dir)->i_dir_version, __ATOMIC_RELAXED) == seen;
+}
+
 /*
  * Each block is read with no ext2 lock, copied under i_dir_lock shared,
  * and the copy searched for room with no lock; then, under the lock
@@ -395,15 +416,12 @@ int ext2_add_link(struct inode *dir, const char *name, unsigned len, struct inod
 			break;
 		}
 		r.found = false;
-		down_read(&ei->i_dir_lock);
-		memcpy(copy, bh->b_data, bs);
-		uint64_t seen = __atomic_load_n(&ei->i_dir_version, __ATOMIC_RELAXED);
-		up_read(&ei->i_dir_lock);
+		uint64_t seen = copy_block(dir, bh, copy);
 		err = ext2_dir_walk_copy(dir, copy, b, room_visit, &r);
 		if (err >= 0 && r.found) {
 			race_window();	/* room found, not locked: another change may come first */
 			down_write(&ei->i_dir_lock);
-			if (__atomic_load_n(&ei->i_dir_version, __ATOMIC_RELAXED) != seen) {
+			if (!unchanged_since(dir, seen)) {
 				r.found = false;	/* changed since: the room may be gone */
 				err = ext2_dir_walk_block(dir, bh, b, room_visit, &r);
 			}
@@ -488,15 +506,10 @@ static int prev_visit(void *arg, struct ext2_dir_pos *p)
 static bool refind_early(struct inode *dir, const struct ext2_dir_pos *f, struct ext2_dir_pos *q,
 			 uint64_t *seen)
 {
-	struct ext2_inode_info *ei = EXT2_I(dir);
-	unsigned bs = EXT2_SB(dir->i_sb)->block_size;
-	char *copy = kmalloc(bs);
+	char *copy = kmalloc(EXT2_SB(dir->i_sb)->block_size);
 	if (!copy)
 		return false;
-	down_read(&ei->i_dir_lock);
-	memcpy(copy, f->bh->b_data, bs);
-	*seen = __atomic_load_n(&ei->i_dir_version, __ATOMIC_RELAXED);
-	up_read(&ei->i_dir_lock);
+	*seen = copy_block(dir, f->bh, copy);
 	struct prev_of w = { .f = f };
 	int err = ext2_dir_walk_copy(dir, copy, f->block, prev_visit, &w);
 	kfree(copy);
@@ -522,7 +535,7 @@ static void refind_window(struct inode *dir)
 static int refind_locked(struct inode *dir, const struct ext2_dir_pos *f, struct ext2_dir_pos *q,
 			 bool early, uint64_t seen)
 {
-	if (early && __atomic_load_n(&EXT2_I(dir)->i_dir_version, __ATOMIC_RELAXED) == seen)
+	if (early && unchanged_since(dir, seen))
 		return 0;
 	return refind(dir, f, q);
 }
