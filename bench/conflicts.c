@@ -54,6 +54,7 @@
 #include "bench/conflicts.h"
 #include "bench/team.h"
 #include "fs/dcache.h"
+#include "fs/dirops.h"
 #include "fs/fs.h"
 #include "fs/namei.h"
 #include "fs/syscalls.h"
@@ -391,6 +392,42 @@ static int prepare_miss(bool exclusive)
 static int prepare_miss_shared(void) { return prepare_miss(false); }
 static int prepare_miss_exclusive(void) { return prepare_miss(true); }
 
+/* The directory changes in either vfs.dirops mode (restored after the
+ * pair), so that the per-name lock's cost is an exact difference: one
+ * create, rename and unlink of names of their own in /cf/d, each name's
+ * first change a create as in ext2_dirops (the name never looked up). */
+static bool saved_dirops;
+
+static int prepare_dirops(bool exclusive)
+{
+	int err = prepare_d();
+	if (err)
+		return err;
+	/* Each change once first, so the region's is not the first. */
+	if ((err = create("/cf/d/w0")) || (err = sys_rename("/cf/d/w0", "/cf/d/w1")) ||
+	    (err = sys_unlink("/cf/d/w1")))
+		return err;
+	__atomic_store_n(&vfs_dirops_exclusive, exclusive, __ATOMIC_RELEASE);
+	return 0;
+}
+
+static int prepare_dirops_shared(void) { return prepare_dirops(false); }
+static int prepare_dirops_exclusive(void) { return prepare_dirops(true); }
+
+/* The ext2_dirops member's loop body on ramfs, one change a region: a
+ * create of a name never looked up, a rename of a file to a name never
+ * looked up, an unlink of the renamed file. */
+static int prepare_renamed(bool exclusive)
+{
+	int err = prepare_dirops(exclusive);
+	if (!err)
+		err = sys_rename("/cf/d/x1", "/cf/d/r1");
+	return err;
+}
+
+static int prepare_renamed_shared(void) { return prepare_renamed(false); }
+static int prepare_renamed_exclusive(void) { return prepare_renamed(true); }
+
 #define C(n) (CONFLICT_COUNTED + (n))
 CONFLICT_REGION(0x8001, lookup6())
 CONFLICT_REGION(0x8002, sys_stat("/cf/a/b/c/d/e/f", &side[i].st))
@@ -406,6 +443,12 @@ CONFLICT_REGION(0x800b, sys_unlink("/cf/d/x1"))
 CONFLICT_REGION(0x800c, expect(sys_read(side[i].fd, side[i].buf, 64), 64))
 CONFLICT_REGION(0x800f, open_close("/cf/a/b/c/d/e/f"))
 CONFLICT_REGION(0x8010, expect(sys_read(side[i].fd, side[i].buf, 64), 64))
+CONFLICT_REGION(0x8011, create("/cf/d/c0"))
+CONFLICT_REGION(0x8012, create("/cf/d/c0"))
+CONFLICT_REGION(0x8013, sys_rename("/cf/d/x0", "/cf/d/r0"))
+CONFLICT_REGION(0x8014, sys_rename("/cf/d/x0", "/cf/d/r0"))
+CONFLICT_REGION(0x8015, sys_unlink("/cf/d/r1"))
+CONFLICT_REGION(0x8016, sys_unlink("/cf/d/r1"))
 
 /* C(15)'s setup: the file opened once on this CPU, so that the counted
  * open takes its reference from the CPU's cache (fs/d_refcache.c), as
@@ -449,6 +492,12 @@ static const struct conflict_pair pairs[] = {
 	/* C(12) in a table the side has alone (a single-threaded process):
 	 * fdget takes no reference (fs/fdtable.h). */
 	{ C(16), "read-64-bytes-own-table", region_0x8010, prepare_read, unshare_fs, 1 },
+	{ C(17), "create-new-name-vfs.dirops=shared", region_0x8011, prepare_dirops_shared, NULL, 1 },
+	{ C(18), "create-new-name-vfs.dirops=exclusive", region_0x8012, prepare_dirops_exclusive, NULL, 1 },
+	{ C(19), "rename-to-new-name-vfs.dirops=shared", region_0x8013, prepare_dirops_shared, NULL, 1 },
+	{ C(20), "rename-to-new-name-vfs.dirops=exclusive", region_0x8014, prepare_dirops_exclusive, NULL, 1 },
+	{ C(21), "unlink-renamed-vfs.dirops=shared", region_0x8015, prepare_renamed_shared, NULL, 1 },
+	{ C(22), "unlink-renamed-vfs.dirops=exclusive", region_0x8016, prepare_renamed_exclusive, NULL, 1 },
 };
 #define NPAIRS (sizeof(pairs) / sizeof(pairs[0]))
 
@@ -504,6 +553,7 @@ static void cleanup(const struct conflict_pair *p)
 	if (p->prepare == prepare_slab_control)   /* the only state outside /cf */
 		cleanup_slab_control();
 	__atomic_store_n(&vfs_lookup_exclusive, saved_exclusive, __ATOMIC_RELEASE);
+	__atomic_store_n(&vfs_dirops_exclusive, saved_dirops, __ATOMIC_RELEASE);
 	char path[128] = "/cf";
 	remove_tree(path, sizeof(path), 0);
 }
@@ -693,6 +743,7 @@ int conflicts_begin(void)
 		once = true;
 	}
 	saved_exclusive = __atomic_load_n(&vfs_lookup_exclusive, __ATOMIC_ACQUIRE);
+	saved_dirops = __atomic_load_n(&vfs_dirops_exclusive, __ATOMIC_ACQUIRE);
 	if (conflicts_traced) {
 		slab_map.cap = 1024;
 		slab_map.last_id = 0;

@@ -312,6 +312,16 @@ def check_controls(results):
     return all(ok.values())
 
 
+def print_profile(args, plog):
+    """The profiled region's instructions by function, over its runs (a
+    region run again after a tick counts twice: the total says)."""
+    from bench.run_linux import kernel_symbols, plugin_profile
+    prof = plugin_profile(plog, kernel_symbols("smpvfs", args))
+    print(f"region {args.profile:#x}: {sum(prof.values())} instructions by function")
+    for name, n in sorted(prof.items(), key=lambda kv: -kv[1]):
+        print(f"    {n:7d}  {name}")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--elf", default=str(BUILD / "release" / "smpvfs.elf"))
@@ -320,6 +330,9 @@ def main():
     ap.add_argument("--shell", action="store_true",
                     help="boot to the shell under the plugin; the table after poweroff")
     ap.add_argument("--timeout", type=int, default=600)
+    ap.add_argument("--profile", type=lambda v: int(v, 0), metavar="ID",
+                    help="also print counted region ID's instructions by kernel function "
+                         "(an id as the kernel prints it, e.g. 0x8011)")
     args = ap.parse_args()
     out = BUILD / "conflicts"
     out.mkdir(parents=True, exist_ok=True)
@@ -328,7 +341,8 @@ def main():
     iso = make_iso(Path(args.elf), kargs, BUILD / "iso")
     cmd = qemu_command(Config("bios", 2, "pc", "tcg", "512M", "conflicts"), iso)
     plog = out / "plugin.log"
-    cmd += ["-plugin", args.plugin, "-d", "plugin", "-D", str(plog)]
+    plugin = args.plugin + (f",profile={args.profile}" if args.profile else "")
+    cmd += ["-plugin", plugin, "-d", "plugin", "-D", str(plog)]
     if args.shell:
         # The serial line on the terminal and in serial.log at once.
         i = cmd.index("-serial")
@@ -346,6 +360,8 @@ def main():
     results, counts, missing, kstatus, names = parse(
         (out / "serial.log").read_text(errors="replace"), plog.read_text(), syms, Fields(args.elf))
     show(results, counts)
+    if args.profile:
+        print_profile(args, plog)
     for line in (out / "serial.log").read_text(errors="replace").splitlines():
         if m := re.search(r"conflicts: (grace period: .*)", line):
             print(m[1])
