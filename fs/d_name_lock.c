@@ -31,8 +31,10 @@
  * that slept re-checks parent and name under d_lock (d_move changes them
  * under it), since the dentry may have been renamed or unhashed meanwhile.
  *
- * Locking: d_lock guards PAR_UPDATE's changes (an atomic or/and on
- * d_flags, which readers load without a lock).  Waiters sleep on one of
+ * Locking: PAR_UPDATE is set under d_lock, in one critical section with
+ * the check that the dentry still names (parent, name), and cleared by
+ * an atomic and without it (d_name_unlock says why); readers load it
+ * without a lock.  Waiters sleep on one of
  * NAME_WQS shared queues picked by the dentry's address, as in-lookup
  * waiters do (fs/dcache.c), and hold a reference, so the dentry outlives
  * the wait.  The order of the name lock among all locks, and why it
@@ -87,16 +89,47 @@ static bool still_named(const struct dentry *d, const struct dentry *parent, con
 	       !memcmp(d->d_name.name, q->name, q->len);
 }
 
-/* Set PAR_UPDATE if it is clear; true if we did. */
-static bool try_set(struct dentry *d)
+/* Why try_lock did not take the name. */
+enum { TAKEN, HELD, MOVED };
+
+/*
+ * Set PAR_UPDATE if it is clear and d still names (parent, q): one
+ * critical section of d_lock for both, the common case's only one.
+ * Setting the bit under d_lock is what d_invalidate relies on (it reads
+ * the bit under d_lock): either it sees the bit, or we see its unhash.
+ * MOVED: d was renamed or unhashed (while we waited, or before we
+ * looked); the bit was set and is cleared again by the caller's unlock,
+ * which wakes anyone who saw it set meanwhile.
+ */
+static inline __attribute__((always_inline)) int try_lock(struct dentry *d, const struct dentry *parent,
+						      const struct qstr *q)
 {
-	bool got = false;
+	int got = HELD;
 	spin_lock(&d->d_lock);
 	if (!par_update(d)) {
 		__atomic_fetch_or(&d->d_flags, DCACHE_PAR_UPDATE, __ATOMIC_ACQUIRE);
-		got = true;
+		got = still_named(d, parent, q) ? TAKEN : MOVED;
 	}
 	spin_unlock(&d->d_lock);
+	return got;
+}
+
+/* The wait, out of line (a change rarely meets another of its name, and
+ * the wait's frame would cost every change its set-up): sleeps until
+ * the holder lets go and takes the name then.  TAKEN, MOVED, or -EINTR
+ * with nothing held. */
+static __attribute__((noinline)) int wait_and_lock(struct dentry *d, const struct dentry *parent,
+						   const struct qstr *q)
+{
+	int got;
+	while ((got = try_lock(d, parent, q)) == HELD) {
+		__atomic_fetch_add(&name_lock_waits, 1, __ATOMIC_RELAXED);
+		trace_namelock_wait(d);
+		int err = wait_event_killable(*name_wq(d), !par_update(d));
+		trace_namelock_woken(d, err);
+		if (err)
+			return err;
+	}
 	return got;
 }
 
@@ -104,32 +137,49 @@ int d_name_lock(struct dentry *d, struct dentry *parent, const struct qstr *q, u
 {
 	lock_acquire(&name_lock_map, subclass, 0, 0, (unsigned long)__builtin_return_address(0));
 	race_window();	/* looked up, not yet locked: another change of the name may lock it first */
-	while (!try_set(d)) {
-		__atomic_fetch_add(&name_lock_waits, 1, __ATOMIC_RELAXED);
-		trace_namelock_wait(d);
-		int err = wait_event_killable(*name_wq(d), !par_update(d));
-		trace_namelock_woken(d, err);
-		if (err) {
-			lock_release(&name_lock_map, (unsigned long)__builtin_return_address(0));
-			return err;
-		}
-	}
-	spin_lock(&d->d_lock);
-	bool ok = still_named(d, parent, q);
-	spin_unlock(&d->d_lock);
-	if (!ok) {
+	int got = try_lock(d, parent, q);
+	if (got == HELD)
+		got = wait_and_lock(d, parent, q);
+	if (got == TAKEN)
+		return 0;
+	if (got == MOVED) {
 		d_name_unlock(d);	/* renamed or unhashed while we waited */
 		return -EAGAIN;
 	}
-	return 0;
+	lock_release(&name_lock_map, (unsigned long)__builtin_return_address(0));
+	return got;	/* -EINTR */
 }
 
+/*
+ * A dentry born locked: a create that misses the cache locks the name of
+ * the in-lookup dentry it owns, before the filesystem's lookup and before
+ * d_add hashes it, instead of locking the hashed dentry after (one
+ * critical section of d_lock and the name's compare fewer, on every
+ * create of a new name).  Nothing else can reach d yet except through
+ * the in-lookup hash, whose finders wait for the lookup to end and then
+ * find the bit set; it is not hashed, so no d_invalidate can be deciding
+ * about it (the bucket lock d_add takes orders our set before any).  So
+ * no d_lock, and no check of the name: no rename can move d before we
+ * let go, since a rename must lock its name first.
+ */
+void d_name_lock_new(struct dentry *d, unsigned subclass)
+{
+	BUG_ON(!d_in_lookup(d));
+	lock_acquire(&name_lock_map, subclass, 0, 0, (unsigned long)__builtin_return_address(0));
+	unsigned was = __atomic_fetch_or(&d->d_flags, DCACHE_PAR_UPDATE, __ATOMIC_ACQUIRE);
+	BUG_ON(was & DCACHE_PAR_UPDATE);
+}
+
+/*
+ * The clear needs no d_lock: every change of d_flags is an atomic
+ * read-modify-write (dcache.c's set and clear), and a reader under d_lock
+ * (d_invalidate) may see the bit either way: set, it leaves the name to
+ * the change, which is just ending; clear, it acts as after the end.
+ */
 void d_name_unlock(struct dentry *d)
 {
-	spin_lock(&d->d_lock);
-	BUG_ON(!par_update(d));
-	__atomic_fetch_and(&d->d_flags, ~DCACHE_PAR_UPDATE, __ATOMIC_RELEASE);
-	spin_unlock(&d->d_lock);
+	unsigned was = __atomic_fetch_and(&d->d_flags, ~DCACHE_PAR_UPDATE, __ATOMIC_RELEASE);
+	BUG_ON(!(was & DCACHE_PAR_UPDATE));
 	lock_release(&name_lock_map, (unsigned long)__builtin_return_address(0));
 	/* wq_has_sleeper's fence orders the clear before its look, against
 	 * a waiter's check after it queues (kernel/waitqueue.h). */

@@ -42,7 +42,8 @@
  *                          dget_parent and d_name for d_path (d_move holds
  *                          the moved dentries' d_locks too)
  *   mount_lock             DCACHE_MOUNTED (fs/mount.c)
- *   dentry.d_lock, too     DCACHE_PAR_UPDATE, the name lock (fs/d_name_lock.c)
+ *   dentry.d_lock, too     setting DCACHE_PAR_UPDATE, the name lock (fs/d_name_lock.c;
+ *                          its holder clears it with an atomic and alone)
  *   dentry LRU lock        one CPU's LRU list of unused dentries and its
  *                          batch of dentries joining it; d_lru changes
  *                          only under both it and the dentry's bucket
@@ -212,7 +213,7 @@ struct dentry {
 	struct qstr d_name;        /* d_lock and the bucket lock (+ rename_lock between directories); d_iname or the heap */
 	/* DCACHE_*, changed with atomic or/and: HASHED under the dcache
 	 * bucket lock, IN_LOOKUP under the in-lookup bucket lock, MOUNTED
-	 * under mount_lock, PAR_UPDATE under d_lock.  So even a read under
+	 * under mount_lock, PAR_UPDATE set under d_lock.  So even a read under
 	 * one of those locks races with another bit's change: every read is
 	 * marked (an acquire load, or READ_ONCE where no order is needed). */
 	unsigned d_flags;
@@ -446,6 +447,10 @@ extern void (*d_delete_hook)(struct dentry *d);
  */
 enum { D_NAME_LOCK_FIRST = 0, D_NAME_LOCK_SECOND = 1 };
 int d_name_lock(struct dentry *d, struct dentry *parent, const struct qstr *q, unsigned subclass);
+/* The same for d in the in-lookup state, whose lookup the caller owns
+ * (d_alloc_parallel made it): no one else can hold or wait for its name,
+ * so it cannot fail or sleep. */
+void d_name_lock_new(struct dentry *d, unsigned subclass);
 void d_name_unlock(struct dentry *d);
 /* Whether someone holds d's name lock (for assertions). */
 bool d_name_locked(const struct dentry *d);

@@ -154,22 +154,40 @@ static struct dentry *lookup_fast(struct dentry *dir, const struct qstr *q, unsi
  * in-lookup one that we alone ask the filesystem about while other
  * lookups of the same name wait for it to leave the in-lookup state
  * (d_add, or d_lookup_done if the filesystem did not answer).
+ * name_lock (a directory change, i_rwsem shared): the in-lookup dentry's
+ * name is locked before the filesystem is asked (d_name_lock_new), and
+ * *locked says so; a hashed dentry found is returned unlocked.
  */
-static struct dentry *__lookup_slow(struct dentry *dir, const struct qstr *q)
+static struct dentry *lookup_slow_core(struct dentry *dir, const struct qstr *q, bool name_lock,
+				       unsigned subclass, bool *locked)
 {
 	rwsem_assert_held(&dir->d_inode->i_rwsem);
+	*locked = false;
 	struct dentry *d = d_alloc_parallel(dir, q);
 	if (IS_ERR(d) || !d_in_lookup(d))
 		return d;
+	if (name_lock) {
+		d_name_lock_new(d, subclass);
+		*locked = true;
+	}
 	int err = dirop_fs_op("lookup", dir->d_inode, d, NULL,
 			      dir->d_inode->i_op->lookup(dir->d_inode, d));	/* we alone, for this name */
 	race_window();	/* d_add'ed, perhaps, and not yet done */
 	d_lookup_done(d);
 	if (err) {
+		if (*locked)
+			d_name_unlock(d);
+		*locked = false;
 		dput(d);
 		return ERR_PTR(err);
 	}
 	return d;
+}
+
+static struct dentry *__lookup_slow(struct dentry *dir, const struct qstr *q)
+{
+	bool locked;
+	return lookup_slow_core(dir, q, false, 0, &locked);
 }
 
 /* The slow path: dir's i_rwsem shared, so lookups in one directory run
@@ -251,15 +269,28 @@ void dirop_unlock_dir(struct dentry *dir, bool shared)
 		up_write(&dir->d_inode->i_rwsem);
 }
 
+struct dentry *lookup_one_lock_new(struct dentry *dir, const char *name, size_t len,
+				   unsigned subclass, bool *locked)
+{
+	*locked = false;
+	int err = lookup_one_common(dir, len);
+	if (err)
+		return ERR_PTR(err);
+	rwsem_assert_held_read(&dir->d_inode->i_rwsem);
+	struct qstr q = { name, (uint32_t)len, 0 };
+	d_hash_name(dir, &q);
+	return lookup_slow_core(dir, &q, true, subclass, locked);
+}
+
 struct dentry *lookup_one_name_locked(struct dentry *dir, const char *name, size_t len,
 				      unsigned subclass)
 {
-	rwsem_assert_held_read(&dir->d_inode->i_rwsem);
 	struct qstr q = { name, (uint32_t)len, 0 };
 	for (;;) {
-		struct dentry *d = lookup_one(dir, name, len);
-		if (IS_ERR(d))
-			return d;
+		bool locked;
+		struct dentry *d = lookup_one_lock_new(dir, name, len, subclass, &locked);
+		if (IS_ERR(d) || locked)
+			return d;	/* a new name: its dentry was born locked */
 		int err = d_name_lock(d, dir, &q, subclass);
 		if (!err)
 			return d;

@@ -24,7 +24,8 @@
  * That is the exclusive mode (rename_exclusive).  In the shared mode
  * (FS_PAR_DIROPS, vfs.dirops=shared: rename_shared) the directories are
  * taken shared and the two names locked instead (fs/d_name_lock.c): in
- * one directory both names by address; between two, the mutex, the old
+ * one directory the source's and then a new target's, born locked, or
+ * else both by address; between two, the mutex, the old
  * directory, the source's name, and only then the new directory and the
  * target's name, each ancestry check before the name it guards is locked
  * (docs/design/24-dirops.md, R5); then step 3, except that a directory
@@ -298,34 +299,94 @@ static int lock_found(struct rename_name *n, unsigned subclass)
 	return err;
 }
 
-/* Within one directory, held shared: both names, locked by address (a
- * rename the other way takes them in the same order). */
+/* Both names of a rename within one directory, held shared, locked by
+ * address (a rename the other way takes them in the same order): 0,
+ * -EAGAIN (something changed: nothing held, look again), or an error. */
+static int lock_both_by_address(struct rename_name *o, struct rename_name *n)
+{
+	int err = find_name(o);
+	if (!err)
+		err = find_name(n);
+	if (err)
+		return err;
+	if (o->d == n->d) {	/* one name: rename(a, a) */
+		err = lock_found(o, D_NAME_LOCK_FIRST);
+		if (!err) {
+			dput(n->d);
+			n->d = o->d;	/* shares o's reference and lock */
+			return 0;
+		}
+	} else {
+		struct rename_name *first = o->d < n->d ? o : n, *second = first == o ? n : o;
+		err = lock_found(first, D_NAME_LOCK_FIRST);
+		if (!err) {
+			err = lock_found(second, D_NAME_LOCK_SECOND);
+			if (!err)
+				return 0;
+		}
+	}
+	put_name(o);
+	put_name(n);
+	return err;
+}
+
+#define TARGET_FIRST 1	/* source_then_target: the order needs the target first */
+
+/*
+ * The common case of a rename within one directory, a name to a new one,
+ * for one name lock less than lock_both_by_address: the source's name is
+ * locked first, and the target looked up after; a target not in the
+ * cache is born locked (lookup_one_lock_new), with no d_lock and no
+ * compare.  That breaks no order: a lock that is born is taken without a
+ * wait, and nothing can wait for it before it is ours, so it closes no
+ * cycle; and we wait for nothing after it but the inodes, as after
+ * lock_both_by_address.  A cached target after the source by address is
+ * locked in that order; one before it sends the caller to
+ * lock_both_by_address with nothing held (TARGET_FIRST).  0, -EAGAIN,
+ * TARGET_FIRST or an error, as lock_both_by_address.  The model checks
+ * both (docs/design/09-dirops-model.md, the rename in one directory).
+ */
+static int source_then_target(struct rename_name *o, struct rename_name *n)
+{
+	int err = find_name(o);
+	if (!err)
+		err = lock_found(o, D_NAME_LOCK_FIRST);
+	if (err)
+		return err;	/* -EAGAIN included: nothing held */
+	bool born;
+	n->d = lookup_one_lock_new(n->dir, n->name, n->len, D_NAME_LOCK_SECOND, &born);
+	if (IS_ERR(n->d)) {
+		err = (int)PTR_ERR(n->d);
+		n->d = NULL;
+		put_name(o);
+		return err;
+	}
+	n->seen = n->d->d_inode;
+	n->locked = born;
+	if (born)
+		return 0;
+	if (n->d == o->d) {	/* one name: rename(a, a) */
+		dput(n->d);
+		n->d = o->d;
+		return 0;
+	}
+	if (o->d < n->d) {
+		err = lock_found(n, D_NAME_LOCK_SECOND);
+		if (err)
+			put_name(o);
+		return err;
+	}
+	put_name(n);
+	put_name(o);
+	return TARGET_FIRST;
+}
+
 static int lock_names_one_dir(struct rename_name *o, struct rename_name *n)
 {
 	for (;;) {
-		int err = find_name(o);
-		if (!err)
-			err = find_name(n);
-		if (err)
-			return err;
-		if (o->d == n->d) {	/* one name: rename(a, a) */
-			err = lock_found(o, D_NAME_LOCK_FIRST);
-			if (!err) {
-				dput(n->d);
-				n->d = o->d;	/* shares o's reference and lock */
-				return 0;
-			}
-		} else {
-			struct rename_name *first = o->d < n->d ? o : n, *second = first == o ? n : o;
-			err = lock_found(first, D_NAME_LOCK_FIRST);
-			if (!err) {
-				err = lock_found(second, D_NAME_LOCK_SECOND);
-				if (!err)
-					return 0;
-			}
-		}
-		put_name(o);
-		put_name(n);
+		int err = source_then_target(o, n);
+		if (err == TARGET_FIRST)
+			err = lock_both_by_address(o, n);
 		if (err != -EAGAIN)
 			return err;
 	}

@@ -49,6 +49,10 @@
  *                       filesystem's rename (d_drop first)       -> I5
  *   MUT_NAME_ORDER      rename locks its two names in argument
  *                       order, not by address                -> deadlock
+ *   MUT_NO_TARGET_FIRST a rename within one directory that holds
+ *                       its source's name locks a cached target
+ *                       before it by address too, instead of
+ *                       letting go (TARGET_FIRST)   -> deadlock
  *   MUT_LATE_ANCESTOR   rename checks ancestry after taking the
  *                       name locks, not before               -> deadlock
  *   MUT_BOTH_DIRS_FIRST a cross-directory rename takes both
@@ -202,6 +206,26 @@ inline lookup_locked(s, g)
 		break
 	od
 }
+/* lookup_one_lock_new: lookup_locked, and a name not in the cache comes
+ * back with its new dentry's name lock i held (born = true).  C sets the
+ * bit on the in-lookup dentry before the filesystem is asked; nothing
+ * can reach that dentry before d_add hashes it (lookups of the name wait
+ * for the in-lookup one), so the lock is taken here in d_add's step. */
+inline lookup_new_locked(s, g, i, born)
+{
+	do
+	:: atomic { nh[s] > 0 -> g = gen[s]; held[s]++; born = false; break }
+	:: atomic { nh[s] == 0 && inl[s] == 0 -> inl[s] = _pid };
+		atomic { assert(!ON(5) || !mid[s]); _v = fs[s] };		/* ->lookup: I5 */
+		atomic {	/* d_add (the lock born with it), d_lookup_done */
+			nh[s]++; gen[s] = (gen[s] + 1) % 8; dobj[s] = _v; held[s] = 1;
+			inl[s] = 0; g = gen[s]; _v = 0;
+			lk_s[_pid * 2 + i] = s + 1; lk_g[_pid * 2 + i] = g; born = true
+		};
+		check_inv();
+		break
+	od
+}
 inline dput(s, g) { atomic { if :: CURRENT(s, g) && held[s] > 0 -> held[s]-- :: else -> skip fi } }
 /* d_delete: negative in place if we alone hold it, else unhashed. */
 inline d_delete(s)
@@ -245,9 +269,11 @@ inline op_create(d, n)
 	s1 = SLOT(d, n);
 	dir_lock(d);
 	do
-	:: lookup_locked(s1, g1);
 #if !defined(EXCLUSIVE) && !defined(MUT_NO_NAMELOCK)
-		lock_name_checked(0, s1, g1);
+	:: lookup_new_locked(s1, g1, 0, born);	/* a new name: born locked */
+		if :: !born -> lock_name_checked(0, s1, g1) :: else -> skip fi;
+#else
+	:: lookup_locked(s1, g1);
 #endif
 		if
 		:: stale -> name_unlock(0); dput(s1, g1); stale = false
@@ -457,25 +483,52 @@ inline op_rename(odir, on, ndir, nn)
 		:: else -> break
 		fi
 	:: odir == ndir ->
-		/* in one directory: both names, by address (slot) */
+#ifdef MUT_NAME_ORDER
+		/* both names in argument order (a mutant) */
 		lookup_locked(s1, g1);
 		lookup_locked(s2, g2);
 		atomic { w1 = dobj[s1]; w2 = dobj[s2] };
-#ifdef MUT_NAME_ORDER
 		lock_name_checked(0, s1, g1);
 		if :: !stale -> lock_name_checked(1, s2, g2) :: else -> skip fi;
+		atomic { if :: !stale && (dobj[s1] != w1 || dobj[s2] != w2) -> stale = true :: else -> skip fi };
 #else
+		/* in one directory (source_then_target): the source's name,
+		 * then the target looked up: a new one born locked, a cached
+		 * one after the source by address locked in order; else
+		 * (TARGET_FIRST) both let go, and locked by address
+		 * (lock_both_by_address) */
+		lookup_locked(s1, g1);
+		atomic { w1 = dobj[s1] };
+		lock_name_checked(0, s1, g1);
+		atomic { if :: !stale && dobj[s1] != w1 -> stale = true :: else -> skip fi };
 		if
-		:: s1 < s2 -> lock_name_checked(0, s1, g1);
-			if :: !stale -> lock_name_checked(1, s2, g2) :: else -> skip fi
-		:: else -> lock_name_checked(1, s2, g2);
-			if :: !stale -> lock_name_checked(0, s1, g1) :: else -> skip fi
+		:: !stale ->
+			lookup_new_locked(s2, g2, 1, born);
+			atomic { w2 = dobj[s2] };
+			if
+			:: born -> skip
+			:: !born && s1 < s2 -> lock_name_checked(1, s2, g2);
+				atomic { if :: !stale && dobj[s2] != w2 -> stale = true :: else -> skip fi }
+#ifdef MUT_NO_TARGET_FIRST
+			:: !born && s1 > s2 -> lock_name_checked(1, s2, g2);
+				atomic { if :: !stale && dobj[s2] != w2 -> stale = true :: else -> skip fi }
+#else
+			:: !born && s1 > s2 ->
+				name_unlock(0); dput(s1, g1); dput(s2, g2);
+				lookup_locked(s1, g1);
+				lookup_locked(s2, g2);
+				atomic { w1 = dobj[s1]; w2 = dobj[s2] };
+				lock_name_checked(1, s2, g2);
+				if :: !stale -> lock_name_checked(0, s1, g1) :: else -> skip fi;
+				atomic { if :: !stale && (dobj[s1] != w1 || dobj[s2] != w2) -> stale = true :: else -> skip fi }
+#endif
+			fi
+		:: else -> skip
 		fi;
 #endif
-		atomic { if :: !stale && (dobj[s1] != w1 || dobj[s2] != w2) -> stale = true :: else -> skip fi };
 		if
 		:: stale -> name_unlock(0); name_unlock(1); dput(s1, g1); dput(s2, g2);
-			stale = false; w1 = 0; w2 = 0
+			stale = false; w1 = 0; w2 = 0; g2 = 8
 		:: else -> break
 		fi
 #endif
@@ -628,6 +681,7 @@ proctype worker(byte m)
 	byte s1, s2, g1, g2, v1, v2, w1, w2, err, _v, _x, _k;
 	byte _ci, _cx, _ck, _cn, _cp;	/* check_inv's */
 	bool stale, anc, ndl;	/* ndl: a rename holds its new directory */
+	bool born;	/* lookup_new_locked: the name's lock was born with its dentry */
 	bool ndl2;	/* a rename leaves the directory it moves unlocked */
 	do
 	:: count < OPS ->
@@ -642,7 +696,7 @@ proctype worker(byte m)
 		fi;
 		printf("MSC: thread %d: op %d done: %d\n", _pid, op, err);
 		atomic { count++; op = 0; d1 = 0; n1 = 0; d2 = 0; n2 = 0; s1 = 0; s2 = 0;
-			 g1 = 0; g2 = 0; v1 = 0; v2 = 0; w1 = 0; w2 = 0; err = 0 }
+			 g1 = 0; g2 = 0; v1 = 0; v2 = 0; w1 = 0; w2 = 0; err = 0; born = false }
 	:: else -> break
 	od
 }

@@ -91,6 +91,7 @@ chain_a() {
 	check mut-rmdir-nolock dirops.pml 'assertion violated.*\(3==3\)' -E -- -DMUT_RMDIR_NOLOCK -DINV=3
 	check mut-no-ancestor dirops.pml 'assertion violated.*\(4==4\)' -E -- -DMUT_NO_ANCESTOR -DINV=4
 	check mut-lock-moved-dir dirops.pml 'invalid end state' "" -- -DMUT_LOCK_MOVED_DIR
+	check mut-no-target-first dirops.pml 'invalid end state' "" -- -DMUT_NO_TARGET_FIRST
 }
 chain_b() {
 	# Today's protocol: the reference.
@@ -110,7 +111,7 @@ wait $a
 # The verdicts in a fixed order; a check that printed none failed too.
 for name in exclusive mv-explicit mv-busybox parallel mut-no-recheck mut-no-namelock \
 	mut-rmdir-nolock mut-no-ancestor mut-no-rename-mutex mut-ddrop mut-name-order \
-	mut-late-ancestor mut-both-dirs-first mut-lock-moved-dir; do
+	mut-late-ancestor mut-both-dirs-first mut-lock-moved-dir mut-no-target-first; do
 	if [ -s "$out/$name.result" ]; then
 		cat "$out/$name.result"
 		grep -q FAILED "$out/$name.result" && failed=1
