@@ -69,6 +69,7 @@
 #include "kernel/mutex.h"
 #include "kernel/rcu.h"
 #include "kernel/rwsem.h"
+#include "kernel/seqlock.h"
 #include "kernel/spinlock.h"
 
 struct buffer_head;
@@ -223,6 +224,9 @@ struct ext2_inode_info {
 	struct rw_semaphore i_dir_lock;
 	struct mutex i_grow_mutex;
 	uint64_t i_dir_version;            /* writes of its blocks (i_dir_lock): every one bumps it */
+	/* Odd while a holder of i_dir_lock exclusive may be writing a block:
+	 * copy_block (dir.c) copies without the lock when it stays even. */
+	struct seqcount i_dir_seq;
 	/* The block add_link looks for room in first: where the last add
 	 * found it, lowered by a removal before it (written under i_dir_lock
 	 * exclusive, read without it: dir.c, ext2_add_link). */

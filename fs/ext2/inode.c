@@ -288,6 +288,7 @@ struct inode *ext2_iget(struct super_block *sb, uint32_t ino)
 void ext2_init_info(struct ext2_inode_info *ei)
 {
 	init_rwsem(&ei->i_dir_lock, "ext2_dir");
+	ei->i_dir_seq = (struct seqcount)SEQCOUNT_INIT;
 	mutex_init(&ei->i_grow_mutex, "ext2_dir_grow");
 	spin_init(&ei->i_raw_lock, "ext2_raw_inode");
 }
