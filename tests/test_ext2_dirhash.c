@@ -18,6 +18,7 @@
  */
 #include "kernel/ktest.h"
 #include "fs/dcache.h"
+#include "fs/dirops.h"
 #include "fs/ext2/ext2.h"
 #include "fs/namei.h"
 #include "fs/syscalls.h"
@@ -33,6 +34,7 @@
 #include "kernel/sched.h"
 #include "kernel/string.h"
 #include "kernel/thread.h"
+#include "kernel/time.h"
 #include "arch/x86_64/percpu.h"
 #include "tests/sandbox.h"
 #include "tests/test_disk.h"
@@ -398,6 +400,128 @@ static void build_fails_falls_back(void)
 	sandbox_leave(&s);
 }
 
+/* ---- a probe without the lock outlives the table it read --------------- */
+
+/* A probe reads the table with no lock (dirhash.c); a change may grow it
+ * meanwhile, replacing it, and the old one must stay whole until the
+ * probe leaves its RCU read side.  The hook holds one probe there, on
+ * its own CPU, while another CPU adds names until the table grows; the
+ * grower then looks at the old table, which a free without the grace
+ * period would have poisoned (0x6b in every byte). */
+static struct grow_race {
+	struct inode *dir;
+	struct dentry *dd;
+	struct ext2_dirhash *seen;   /* the table the held probe loaded */
+	unsigned once, paused, resumed, grown;   /* atomic flags */
+	unsigned nslots0, live0;     /* the old table's when the probe loaded it */
+	unsigned nslots, live;       /* the old table's, read by the grower */
+	unsigned added;
+	int err;
+	uint32_t ino;
+} gr;
+
+/* Probes that read the table in the window: tables the grower saw, not a
+ * count of the hook's calls (other lookups may pass by). */
+static void hold_probe(struct inode *dir)
+{
+	if (dir != gr.dir || __atomic_exchange_n(&gr.once, 1, __ATOMIC_ACQ_REL))
+		return;
+	gr.seen = __atomic_load_n(&EXT2_I(dir)->i_dirhash, __ATOMIC_ACQUIRE);
+	if (gr.seen)
+		ext2_dirhash_shape(gr.seen, &gr.nslots0, &gr.live0);
+	__atomic_store_n(&gr.paused, 1, __ATOMIC_RELEASE);	/* seen, for the grower */
+	/* In an RCU read side: no sleep.  Bounded, if the grower never
+	 * comes (10 s, then the case fails on `resumed`). */
+	uint64_t until = jiffies + 1000;
+	while (!__atomic_load_n(&gr.grown, __ATOMIC_ACQUIRE) && jiffies < until)
+		cpu_relax();
+	__atomic_store_n(&gr.resumed, 1, __ATOMIC_RELEASE);
+}
+
+static int held_prober(void *unused)
+{
+	(void)unused;
+	char name[48];
+	name_of(name, sizeof(name), 0);
+	down_read(&gr.dir->i_rwsem);
+	gr.err = ext2_find_entry(gr.dir, name, strlen(name), &gr.ino);
+	up_read(&gr.dir->i_rwsem);
+	return 0;
+}
+
+static int grower(void *unused)
+{
+	(void)unused;
+	uint64_t until = jiffies + 1000;	/* 10 s for the prober to be held */
+	while (!__atomic_load_n(&gr.paused, __ATOMIC_ACQUIRE) && jiffies < until)
+		yield();
+	struct ext2_dirhash *old = gr.seen;
+	for (unsigned k = 1000; k < 1400 && gr.added < 400 && old &&
+	     __atomic_load_n(&EXT2_I(gr.dir)->i_dirhash, __ATOMIC_ACQUIRE) == old; k++) {
+		char name[48];
+		name_of(name, sizeof(name), k);
+		if (vfs_create_name(gr.dd, name, strlen(name), S_IFREG | 0644) == 0)
+			gr.added++;
+	}
+	/* The probe still holds its read side (else the old table may be
+	 * gone for a good reason): look at the table it loaded. */
+	if (old && !__atomic_load_n(&gr.resumed, __ATOMIC_ACQUIRE))
+		ext2_dirhash_shape(old, &gr.nslots, &gr.live);
+	__atomic_store_n(&gr.grown, 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+static void a_probe_outlives_a_grown_table(void)
+{
+	if (ncpus < 2 || !CONFIG_LOCKDEP) {
+		ktest_skip("needs two CPUs (the held probe spins with preemption off) and the hook");
+	}
+	struct block_device *bdev = test_disk_or_skip("scratch");
+	struct sandbox s;
+	sandbox_enter_disk(&s, "dirhash-grow", bdev);
+	ASSERT_EQ(sys_mkdir("d", 0755), 0);
+	/* A small table (40 names: 64 slots, a slab object, which a free
+	 * poisons) that grows within a few adds. */
+	unsigned min_blocks = ext2_dirhash_min_blocks;
+	ext2_dirhash_min_blocks = 1;
+	for (unsigned k = 0; k < 40; k++)
+		create_name("d", k);
+	memset(&gr, 0, sizeof(gr));
+	gr.dir = dir_inode("d", &gr.dd);
+	ASSERT_NOT_NULL(gr.dir);
+	uint32_t ino0 = ino_at("d", 0);
+	int e1, e2;
+	uint32_t i1, i2;
+	both(gr.dir, 1, &e1, &i1, &e2, &i2);	/* builds the table */
+	struct ext2_dirhash *first = __atomic_load_n(&EXT2_I(gr.dir)->i_dirhash, __ATOMIC_ACQUIRE);
+	EXPECT_NOT_NULL(first);
+	ext2_dirhash_probe_hook = hold_probe;
+	struct thread *p = thread_create("dh-prober", held_prober, NULL, 1);
+	ASSERT_NOT_NULL(p);
+	struct thread *g = thread_create("dh-grower", grower, NULL, 0);
+	ASSERT_NOT_NULL(g);
+	thread_join(p);
+	thread_join(g);
+	ext2_dirhash_probe_hook = NULL;
+	ext2_dirhash_min_blocks = min_blocks;
+	struct ext2_dirhash *now = __atomic_load_n(&EXT2_I(gr.dir)->i_dirhash, __ATOMIC_ACQUIRE);
+	kprintf("    # held probe: %s; %u names added; the old table, %u slots and %u live when "
+		"loaded, looked at while it was held: %u slots, %u live; %s\n",
+		gr.paused ? "held" : "never held", gr.added, gr.nslots0, gr.live0, gr.nslots, gr.live,
+		now != gr.seen ? "grown" : "not grown");
+	EXPECT_TRUE(gr.paused);
+	EXPECT_TRUE(gr.seen == first);
+	EXPECT_TRUE(now != gr.seen);	/* it grew while the probe held the old one */
+	EXPECT_GT(gr.nslots0, 0u);
+	EXPECT_EQ(gr.nslots, gr.nslots0);	/* whole: 0x6b6b6b6b if freed */
+	EXPECT_GE(gr.live, gr.live0);	/* the adds before the growth went in */
+	EXPECT_LE(gr.live, gr.nslots0);
+	EXPECT_EQ(gr.err, 0);	/* and the held probe's answer is right */
+	EXPECT_EQ(gr.ino, ino0);
+	dput(gr.dd);
+	sandbox_leave(&s);
+}
+
 static const struct ktest_case ext2_dirhash_cases[] = {
 	KTEST_CASE(index_agrees_with_scan),
 	KTEST_CASE(build_fails_falls_back),
@@ -409,5 +533,6 @@ KTEST_SUITE(ext2_dirhash, ext2_dirhash_cases);
  * forty seconds there). */
 static const struct ktest_case ext2_dirhash_races_cases[] = {
 	KTEST_CASE(build_races_lookups),
+	KTEST_CASE(a_probe_outlives_a_grown_table),
 };
 KTEST_SUITE(ext2_dirhash_races, ext2_dirhash_races_cases);

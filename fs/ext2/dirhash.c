@@ -27,12 +27,16 @@
  *   a table's slots and counts, and a table's replacement (grown,
  *              dropped)  the directory's i_dir_lock: exclusive to change
  *              (every change of entries holds it: dir.c), shared to read.
- *              A probe copies the positions under name's hash out under
- *              it shared, with i_dir_version, and the lookup then reads
- *              their blocks unlocked: a position found wrong is the
- *              table's fault only if the version did not move meanwhile
- *              (ext2_dirhash_stale).  So a table is never read after it
- *              was freed, and a lookup never reads a block under it.
+ *              A probe copies the positions under name's hash out, with
+ *              i_dir_version, with no lock while no writer is inside
+ *              (the directory's i_dir_seq, dir.c) and under it shared
+ *              otherwise, and the lookup then reads their blocks
+ *              unlocked: a position found wrong is the table's fault
+ *              only if the version did not move meanwhile
+ *              (ext2_dirhash_stale).  A table is freed after an RCU
+ *              grace period (kfree_rcu), since a lockless probe may be
+ *              reading the one a change replaced; a lookup never reads a
+ *              block under the lock.
  *   dirhash_lock (spinlock)  the list of every table (the shrinker's,
  *              oldest first) and the memory they hold.  A table leaves its
  *              directory only under it: the shrinker frees one only if
@@ -55,6 +59,9 @@
 #include "kernel/kmalloc.h"
 #include "kernel/kprintf.h"
 #include "kernel/list.h"
+#include "kernel/kcsan.h"
+#include "kernel/rcu.h"
+#include "kernel/seqlock.h"
 #include "kernel/race.h"
 #include "kernel/rwsem.h"
 #include "kernel/shrinker.h"
@@ -84,6 +91,7 @@ struct ext2_dirhash {
 	/* i_dir_lock exclusive to change, shared to read: */
 	unsigned nslots;            /* a power of two */
 	unsigned live, deleted;
+	struct rcu_head rcu;        /* freed after a grace period: probes read it locklessly */
 	struct dh_slot slot[];
 };
 
@@ -132,7 +140,7 @@ static void release(struct ext2_dirhash *dh)
 	spin_lock(&dirhash_lock);
 	dirhash_mem -= dh->bytes;
 	spin_unlock(&dirhash_lock);
-	kfree(dh);
+	kfree_rcu(dh, rcu);
 }
 
 /* Free up to nr tables no lookup is using, the least recently used
@@ -161,7 +169,7 @@ static unsigned long reclaim(unsigned long nr)
 	while (!list_empty(&gone)) {
 		struct ext2_dirhash *dh = list_first_entry(&gone, struct ext2_dirhash, lru);
 		list_del(&dh->lru);
-		kfree(dh);
+		kfree_rcu(dh, rcu);
 	}
 	return freed;
 }
@@ -301,31 +309,80 @@ static void maybe_build(struct inode *dir)
 
 /* ---- lookups ---------------------------------------------------------------- */
 
+/* The positions under hash in dh, into p (at most nslots slots looked
+ * at, so a table read while it changes cannot loop); false if there are
+ * more than EXT2_DIRHASH_PROBE_MAX (the caller scans). */
+static bool probe_slots(const struct ext2_dirhash *dh, uint32_t hash, struct ext2_dirhash_probe *p)
+{
+	unsigned mask = dh->nslots - 1, i = hash & mask;
+	for (unsigned k = 0; k < dh->nslots && dh->slot[i].pos != POS_EMPTY; k++, i = (i + 1) & mask) {
+		race_window();	/* a slot read: an add or removal may change the next */
+		if (dh->slot[i].pos == POS_DELETED || dh->slot[i].hash != hash)
+			continue;
+		if (p->n == EXT2_DIRHASH_PROBE_MAX)
+			return false;	/* that many names of one hash: scan */
+		p->pos[p->n++] = dh->slot[i].pos - POS_BIAS;
+	}
+	return true;
+}
+
+void (*ext2_dirhash_probe_hook)(struct inode *dir);
+
+void ext2_dirhash_shape(const struct ext2_dirhash *dh, unsigned *nslots, unsigned *live)
+{
+	*nslots = READ_ONCE(dh->nslots);
+	*live = READ_ONCE(dh->live);
+}
+
+/* The probe, under i_dir_lock shared, or (racy) inside a read of
+ * i_dir_seq and an RCU read side, whose caller checks the count after:
+ * whether the table answered, with the positions and i_dir_version. */
+static bool probe_table(struct inode *dir, uint32_t hash, struct ext2_dirhash_probe *p, bool racy)
+{
+	struct ext2_inode_info *ei = EXT2_I(dir);
+	struct ext2_dirhash *dh = __atomic_load_n(&ei->i_dirhash, __ATOMIC_ACQUIRE);
+	if (!dh || dh == DIRHASH_BUILDING || __atomic_load_n(&dh->stale, __ATOMIC_RELAXED))
+		return false;
+	if (!__atomic_load_n(&dh->referenced, __ATOMIC_RELAXED))
+		__atomic_store_n(&dh->referenced, true, __ATOMIC_RELAXED);
+	*p = (struct ext2_dirhash_probe){ .hash = hash,
+					  .version = __atomic_load_n(&ei->i_dir_version, __ATOMIC_RELAXED) };
+	if (CONFIG_LOCKDEP && racy && ext2_dirhash_probe_hook)
+		ext2_dirhash_probe_hook(dir);	/* the table loaded, its slots not yet read */
+	/* Racy by design: slots an exclusive holder changes meanwhile move
+	 * i_dir_seq, and the caller throws the answer away. */
+	return racy ? data_race(probe_slots(dh, hash, p)) : probe_slots(dh, hash, p);
+}
+
+/*
+ * Probed with no lock while no writer is inside, as copy_block (dir.c)
+ * copies: i_dir_seq even before and the same after, and the table,
+ * which a change may replace (grow) or drop meanwhile, freed only after
+ * a grace period.  Under i_dir_lock shared a probe queued behind any
+ * writer that waited for other readers, and slept: 83 of 670 sleeps on
+ * i_dir_lock in one shared T = 8 run of ext2_dirops at -smp 4.  A writer
+ * inside, or one that came in: the probe again under the lock.
+ */
 bool ext2_dirhash_probe(struct inode *dir, const char *name, unsigned len,
 			struct ext2_dirhash_probe *p)
 {
 	struct ext2_inode_info *ei = EXT2_I(dir);
 	rwsem_assert_held(&dir->i_rwsem);
 	maybe_build(dir);
-	down_read(&ei->i_dir_lock);
-	struct ext2_dirhash *dh = __atomic_load_n(&ei->i_dirhash, __ATOMIC_ACQUIRE);
-	bool use = dh && dh != DIRHASH_BUILDING && !__atomic_load_n(&dh->stale, __ATOMIC_RELAXED);
-	if (use) {
-		if (!__atomic_load_n(&dh->referenced, __ATOMIC_RELAXED))
-			__atomic_store_n(&dh->referenced, true, __ATOMIC_RELAXED);
-		uint32_t hash = name_hash(name, len);
-		unsigned mask = dh->nslots - 1;
-		*p = (struct ext2_dirhash_probe){ .hash = hash, .version = ei->i_dir_version };
-		for (unsigned i = hash & mask; use && dh->slot[i].pos != POS_EMPTY; i = (i + 1) & mask) {
-			if (dh->slot[i].pos == POS_DELETED || dh->slot[i].hash != hash)
-				continue;
-			if (p->n == EXT2_DIRHASH_PROBE_MAX)
-				use = false;	/* that many names of one hash: scan */
-			else
-				p->pos[p->n++] = dh->slot[i].pos - POS_BIAS;
-		}
+	uint32_t hash = name_hash(name, len);
+	bool use = false, done = false;
+	unsigned seq = raw_read_seqcount(&ei->i_dir_seq);
+	if (!(seq & 1)) {
+		rcu_read_lock();
+		use = probe_table(dir, hash, p, true);
+		rcu_read_unlock();
+		done = !read_seqcount_retry(&ei->i_dir_seq, seq);
 	}
-	up_read(&ei->i_dir_lock);
+	if (!done) {
+		down_read(&ei->i_dir_lock);
+		use = probe_table(dir, hash, p, false);
+		up_read(&ei->i_dir_lock);
+	}
 	if (!use && ext2_dir_blocks(dir) >= ext2_dirhash_min_blocks)
 		COUNT(dir, scans);
 	return use;
@@ -382,7 +439,8 @@ void ext2_dirhash_drop(struct inode *dir)
 		dh = NULL;
 	}
 	spin_unlock(&dirhash_lock);
-	kfree(dh);
+	if (dh)
+		kfree_rcu(dh, rcu);
 }
 
 /* dh, copied into a table with room for one more entry; NULL if there is

@@ -406,10 +406,16 @@ void ext2_dirhash_init(void);
 /* Start looking for name in dir's index, building the index if the
  * directory is big and has none: false if there is none to use (scan),
  * else the positions (byte offsets in dir) the index holds under name's
- * hash (none: name is not in the directory).  Takes i_dir_lock shared;
+ * hash (none: name is not in the directory).  Takes no ext2 lock while
+ * no change of dir's blocks is under way, i_dir_lock shared otherwise;
  * caller holds i_rwsem. */
 bool ext2_dirhash_probe(struct inode *dir, const char *name, unsigned len,
 			struct ext2_dirhash_probe *p);
+/* Tests only (debug builds): called by a probe without the lock, inside
+ * its RCU read side, with the table loaded and its slots not yet read. */
+extern void (*ext2_dirhash_probe_hook)(struct inode *dir);
+/* Tests only: a table's slots and live entries, as they are now. */
+void ext2_dirhash_shape(const struct ext2_dirhash *dh, unsigned *nslots, unsigned *live);
 /* Would the index have filed this name under the probe's hash? */
 bool ext2_dirhash_agrees(struct ext2_dirhash_probe *p, const char *name, unsigned len);
 /* The index's position pos was wrong: if nothing changed in dir since
