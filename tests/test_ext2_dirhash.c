@@ -11,6 +11,11 @@
  *                            i_rwsem shared race into a directory with no
  *                            index: exactly one builds it per round, and
  *                            every answer is right;
+ *   a_probe_outlives_a_grown_table  (ext2_dirhash_races) a probe without
+ *                            the lock, held inside its RCU read side with
+ *                            the table loaded, while another CPU grows the
+ *                            table: the old one stays whole until it lets
+ *                            go, and the probe's answer is right;
  *   build_fails_falls_back   a build whose allocations fail leaves no
  *                            index and the lookup right; so do creates whose
  *                            index cannot grow; the shrinker frees indexes
