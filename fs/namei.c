@@ -210,24 +210,33 @@ static struct dentry *lookup_slow(struct dentry *dir, const struct qstr *q)
 	return d;
 }
 
-struct dentry *lookup_one(struct dentry *dir, const char *name, size_t len)
+/* The lookup_one family's start: the name checked and hashed into q. */
+static int one_name(struct dentry *dir, const char *name, size_t len, struct qstr *q)
 {
 	int err = lookup_one_common(dir, len);
 	if (err)
+		return err;
+	*q = (struct qstr){ name, (uint32_t)len, 0 };
+	d_hash_name(dir, q);
+	return 0;
+}
+
+struct dentry *lookup_one(struct dentry *dir, const char *name, size_t len)
+{
+	struct qstr q;
+	int err = one_name(dir, name, len, &q);
+	if (err)
 		return ERR_PTR(err);
 	rwsem_assert_held(&dir->d_inode->i_rwsem);
-	struct qstr q = { name, (uint32_t)len, 0 };
-	d_hash_name(dir, &q);
 	return __lookup_slow(dir, &q);
 }
 
 struct dentry *lookup_one_unlocked(struct dentry *dir, const char *name, size_t len)
 {
-	int err = lookup_one_common(dir, len);
+	struct qstr q;
+	int err = one_name(dir, name, len, &q);
 	if (err)
 		return ERR_PTR(err);
-	struct qstr q = { name, (uint32_t)len, 0 };
-	d_hash_name(dir, &q);
 	struct dentry *d = lookup_fast(dir, &q, 0);
 	if (d)
 		return d;
@@ -273,12 +282,11 @@ struct dentry *lookup_one_lock_new(struct dentry *dir, const char *name, size_t 
 				   unsigned subclass, bool *locked)
 {
 	*locked = false;
-	int err = lookup_one_common(dir, len);
+	struct qstr q;
+	int err = one_name(dir, name, len, &q);
 	if (err)
 		return ERR_PTR(err);
 	rwsem_assert_held_read(&dir->d_inode->i_rwsem);
-	struct qstr q = { name, (uint32_t)len, 0 };
-	d_hash_name(dir, &q);
 	return lookup_slow_core(dir, &q, true, subclass, locked);
 }
 
