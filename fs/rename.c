@@ -334,10 +334,9 @@ static int lock_both_by_address(struct rename_name *o, struct rename_name *n)
 
 /*
  * The common case of a rename within one directory, a name to a new one,
- * for one name lock less than lock_both_by_address: the source's name is
- * locked first, and the target looked up after; a target not in the
- * cache is born locked (lookup_one_lock_new), with no d_lock and no
- * compare.  That breaks no order: a lock that is born is taken without a
+ * cheaper than lock_both_by_address: the source's name is locked first,
+ * and the target looked up after; a target not in the cache is born
+ * locked (lookup_one_lock_new), with no d_lock and no compare.  That breaks no order: a lock that is born is taken without a
  * wait, and nothing can wait for it before it is ours, so it closes no
  * cycle; and we wait for nothing after it but the inodes, as after
  * lock_both_by_address.  A cached target after the source by address is
