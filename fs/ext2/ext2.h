@@ -35,6 +35,10 @@
  *                         take it shared around one block already read,
  *                         writers exclusive around the change of one
  *                         block already read: no disk read under it.
+ *                         A change's copy of a block (dir.c, copy_block)
+ *                         and an index probe (dirhash.c) skip it while
+ *                         i_dir_seq, odd during every exclusive hold,
+ *                         says no writer is inside.
  *   ext2_inode_info.i_grow_mutex ("ext2_dir_grow")  the append of a new
  *                         block to a directory (its block map, i_last_alloc);
  *                         it may read a bitmap or pointer block, and
