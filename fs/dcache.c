@@ -835,7 +835,28 @@ static int d_wait_lookup(struct dentry *d)
 	return wait_event_killable(*lookup_wq(d), !d_in_lookup(d));
 }
 
-struct dentry *d_alloc_parallel(struct dentry *parent, const struct qstr *q)
+/*
+ * d_lookup_cached, and for a change (locked not NULL) the name lock of
+ * what it finds taken if it is free, in the bucket lock's section: there
+ * d is the hashed dentry of (parent, q) (d_move and every unhash hold
+ * the bucket), which is all d_name_lock's check under d_lock asks.  A
+ * name its filesystem must revalidate is not locked here: the revalidate
+ * comes first, and it leaves a name a change holds alone.
+ */
+static struct dentry *lookup_cached_trylock(struct dentry *parent, const struct qstr *q, bool *locked)
+{
+	if (!locked)
+		return d_lookup_cached(parent, q);
+	struct spinlock *b = d_bucket(q->hash);
+	spin_lock(b);
+	struct dentry *d = __d_lookup(parent, q);
+	if (d && !d_must_revalidate(d))
+		*locked = d_name_trylock_hashed(d);
+	spin_unlock(b);
+	return d;
+}
+
+static struct dentry *alloc_parallel(struct dentry *parent, const struct qstr *q, bool *locked)
 {
 	/* The new dentry is allocated only once the name is known to be
 	 * neither cached nor being looked up: a cached name never fails
@@ -847,7 +868,7 @@ struct dentry *d_alloc_parallel(struct dentry *parent, const struct qstr *q)
 		spin_lock(&ib->lock);
 		/* Hashed meanwhile?  Looked at under the in-lookup bucket lock,
 		 * which every move from in-lookup to hashed takes. */
-		struct dentry *d = d_lookup_cached(parent, q);
+		struct dentry *d = lookup_cached_trylock(parent, q, locked);
 		if (d) {
 			spin_unlock(&ib->lock);
 			if (!d_hit_valid(d, 0))
@@ -893,6 +914,17 @@ struct dentry *d_alloc_parallel(struct dentry *parent, const struct qstr *q)
 			return ERR_PTR(err);
 		}
 	}
+}
+
+struct dentry *d_alloc_parallel(struct dentry *parent, const struct qstr *q)
+{
+	return alloc_parallel(parent, q, NULL);
+}
+
+struct dentry *d_alloc_parallel_trylock(struct dentry *parent, const struct qstr *q, bool *locked)
+{
+	*locked = false;
+	return alloc_parallel(parent, q, locked);
 }
 
 /* Take d off the in-lookup hash and end its in-lookup state.  Caller

@@ -42,8 +42,9 @@
  *                          dget_parent and d_name for d_path (d_move holds
  *                          the moved dentries' d_locks too)
  *   mount_lock             DCACHE_MOUNTED (fs/mount.c)
- *   dentry.d_lock, too     setting DCACHE_PAR_UPDATE, the name lock (fs/d_name_lock.c;
- *                          its holder clears it with an atomic and alone)
+ *   dentry.d_lock, or the  setting DCACHE_PAR_UPDATE, the name lock (fs/d_name_lock.c:
+ *   dcache bucket lock     an atomic or, whose old value says who won; its
+ *                          holder clears it with an atomic and alone)
  *   dentry LRU lock        one CPU's LRU list of unused dentries and its
  *                          batch of dentries joining it; d_lru changes
  *                          only under both it and the dentry's bucket
@@ -394,6 +395,11 @@ void d_assert_found_hashed(struct dentry *d, unsigned seq);
  * same time), then looks again.
  */
 struct dentry *d_alloc_parallel(struct dentry *parent, const struct qstr *name);
+/* The same for a change of the name (its lock to be taken): a hashed
+ * dentry found whose name lock is free comes back with it taken
+ * (*locked; the caller then calls d_name_lock_found), in the one bucket
+ * lock section that found it.  Else *locked is false. */
+struct dentry *d_alloc_parallel_trylock(struct dentry *parent, const struct qstr *name, bool *locked);
 static inline bool d_in_lookup(const struct dentry *d)
 {
 	return __atomic_load_n(&d->d_flags, __ATOMIC_ACQUIRE) & DCACHE_IN_LOOKUP;
@@ -451,6 +457,12 @@ int d_name_lock(struct dentry *d, struct dentry *parent, const struct qstr *q, u
  * (d_alloc_parallel made it): no one else can hold or wait for its name,
  * so it cannot fail or sleep. */
 void d_name_lock_new(struct dentry *d, unsigned subclass);
+/* For d_alloc_parallel_trylock: under the bucket lock of d's chain, d
+ * just found there, take its name lock if it is free (true). */
+bool d_name_trylock_hashed(struct dentry *d);
+/* The validator's record of a lock d_name_trylock_hashed took, once the
+ * bucket locks are let go. */
+void d_name_lock_found(struct dentry *d, unsigned subclass);
 void d_name_unlock(struct dentry *d);
 /* Whether someone holds d's name lock (for assertions). */
 bool d_name_locked(const struct dentry *d);

@@ -155,17 +155,24 @@ static struct dentry *lookup_fast(struct dentry *dir, const struct qstr *q, unsi
  * lookups of the same name wait for it to leave the in-lookup state
  * (d_add, or d_lookup_done if the filesystem did not answer).
  * name_lock (a directory change, i_rwsem shared): the in-lookup dentry's
- * name is locked before the filesystem is asked (d_name_lock_new), and
- * *locked says so; a hashed dentry found is returned unlocked.
+ * name is locked before the filesystem is asked (d_name_lock_new), a
+ * hashed dentry's where it was found if no one holds it
+ * (d_alloc_parallel_trylock), and *locked says so; a hashed dentry whose
+ * name is held is returned unlocked (the caller waits in d_name_lock).
  */
 static struct dentry *lookup_slow_core(struct dentry *dir, const struct qstr *q, bool name_lock,
 				       unsigned subclass, bool *locked)
 {
 	rwsem_assert_held(&dir->d_inode->i_rwsem);
 	*locked = false;
-	struct dentry *d = d_alloc_parallel(dir, q);
-	if (IS_ERR(d) || !d_in_lookup(d))
+	struct dentry *d = name_lock ? d_alloc_parallel_trylock(dir, q, locked) : d_alloc_parallel(dir, q);
+	if (IS_ERR(d))
 		return d;
+	if (!d_in_lookup(d)) {
+		if (*locked)
+			d_name_lock_found(d, subclass);
+		return d;
+	}
 	if (name_lock) {
 		d_name_lock_new(d, subclass);
 		*locked = true;
@@ -278,7 +285,7 @@ void dirop_unlock_dir(struct dentry *dir, bool shared)
 		up_write(&dir->d_inode->i_rwsem);
 }
 
-struct dentry *lookup_one_lock_new(struct dentry *dir, const char *name, size_t len,
+struct dentry *lookup_one_trylock(struct dentry *dir, const char *name, size_t len,
 				   unsigned subclass, bool *locked)
 {
 	*locked = false;
@@ -296,9 +303,9 @@ struct dentry *lookup_one_name_locked(struct dentry *dir, const char *name, size
 	struct qstr q = { name, (uint32_t)len, 0 };
 	for (;;) {
 		bool locked;
-		struct dentry *d = lookup_one_lock_new(dir, name, len, subclass, &locked);
+		struct dentry *d = lookup_one_trylock(dir, name, len, subclass, &locked);
 		if (IS_ERR(d) || locked)
-			return d;	/* a new name: its dentry was born locked */
+			return d;	/* born locked (a new name), or locked where found */
 		int err = d_name_lock(d, dir, &q, subclass);
 		if (!err)
 			return d;

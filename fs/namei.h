@@ -51,16 +51,18 @@ struct dentry *lookup_one(struct dentry *dir, const char *name, size_t len);
  * its dentry's name (d_name_lock), looking again if the dentry was
  * renamed or unhashed while we waited: the dentry with a reference and
  * its name locked, or ERR_PTR (-EINTR if killed; nothing held).
- * lookup_one_lock_new: with dir held shared, look name up; a name not in
+ * lookup_one_trylock: with dir held shared, look name up; a name not in
  * the cache comes back with its new dentry's name locked (*locked: born
- * locked, d_name_lock_new), a cached one with a reference only.
+ * locked, d_name_lock_new), a cached one with its name locked too if no
+ * one held it where the lookup found it (*locked), else with a reference
+ * only (the caller waits in d_name_lock).
  */
 bool dirop_shared(const struct dentry *dir);
 int dirop_lock_dir(struct dentry *dir, bool shared, unsigned subclass);
 void dirop_unlock_dir(struct dentry *dir, bool shared);
 struct dentry *lookup_one_name_locked(struct dentry *dir, const char *name, size_t len,
 				      unsigned subclass);
-struct dentry *lookup_one_lock_new(struct dentry *dir, const char *name, size_t len,
+struct dentry *lookup_one_trylock(struct dentry *dir, const char *name, size_t len,
 				   unsigned subclass, bool *locked);
 
 /*

@@ -283,6 +283,20 @@ static int find_name(struct rename_name *n)
 	return 0;
 }
 
+/* The same, and n's name locked where it was found (n->locked), if it
+ * was new (born locked) or no one held it; else as find_name. */
+static int find_name_trylock(struct rename_name *n, unsigned subclass)
+{
+	n->d = lookup_one_trylock(n->dir, n->name, n->len, subclass, &n->locked);
+	if (IS_ERR(n->d)) {
+		int err = (int)PTR_ERR(n->d);
+		n->d = NULL;
+		return err;
+	}
+	n->seen = n->d->d_inode;
+	return 0;
+}
+
 /* Lock n's name and check it still names what we saw: 0, -EAGAIN (look
  * again: nothing of n held but its reference, dropped too), -EINTR. */
 static int lock_found(struct rename_name *n, unsigned subclass)
@@ -334,35 +348,35 @@ static int lock_both_by_address(struct rename_name *o, struct rename_name *n)
 
 /*
  * The common case of a rename within one directory, a name to a new one,
- * cheaper than lock_both_by_address: the source's name is locked first,
- * and the target looked up after; a target not in the cache is born
- * locked (lookup_one_lock_new), with no d_lock and no compare.  That breaks no order: a lock that is born is taken without a
- * wait, and nothing can wait for it before it is ours, so it closes no
- * cycle; and we wait for nothing after it but the inodes, as after
- * lock_both_by_address.  A cached target after the source by address is
- * locked in that order; one before it sends the caller to
- * lock_both_by_address with nothing held (TARGET_FIRST).  0, -EAGAIN,
- * TARGET_FIRST or an error, as lock_both_by_address.  The model checks
- * both (docs/design/09-dirops-model.md, the rename in one directory).
+ * cheaper than lock_both_by_address: the source's name is locked first
+ * (where its lookup found it, if no one held it), and the target looked
+ * up after; a target not in the cache is born locked
+ * (lookup_one_trylock), a cached one whose lock is free is locked where
+ * it is found, with no d_lock and no compare either way.  That breaks no
+ * order: neither way waits, and nothing can wait for a born lock before
+ * it is ours, so neither closes a cycle; and we wait for nothing after
+ * it but the inodes, as after lock_both_by_address.  A cached target
+ * someone holds is waited for if it comes after the source by address;
+ * one before it sends the caller to lock_both_by_address with nothing
+ * held (TARGET_FIRST).  0, -EAGAIN, TARGET_FIRST or an error, as
+ * lock_both_by_address.  The model checks both
+ * (docs/design/09-dirops-model.md, the rename in one directory).
  */
 static int source_then_target(struct rename_name *o, struct rename_name *n)
 {
-	int err = find_name(o);
-	if (!err)
+	int err = find_name_trylock(o, D_NAME_LOCK_FIRST);
+	if (!err && !o->locked)
 		err = lock_found(o, D_NAME_LOCK_FIRST);
 	if (err)
 		return err;	/* -EAGAIN included: nothing held */
-	bool born;
-	n->d = lookup_one_lock_new(n->dir, n->name, n->len, D_NAME_LOCK_SECOND, &born);
-	if (IS_ERR(n->d)) {
-		err = (int)PTR_ERR(n->d);
-		n->d = NULL;
+	/* The target's lock taken where it is found never waits, so its
+	 * order against the source's does not matter. */
+	err = find_name_trylock(n, D_NAME_LOCK_SECOND);
+	if (err) {
 		put_name(o);
 		return err;
 	}
-	n->seen = n->d->d_inode;
-	n->locked = born;
-	if (born)
+	if (n->locked)
 		return 0;
 	if (n->d == o->d) {	/* one name: rename(a, a) */
 		dput(n->d);

@@ -42,6 +42,9 @@
  *                       (the dentry may have been unhashed while we
  *                       waited)                                  -> I1
  *   MUT_NO_NAMELOCK     create takes no name lock                -> I2
+ *   MUT_TRYLOCK_BLIND   a lookup that locks the name it finds
+ *                       takes it without looking whether someone
+ *                       holds it (the or's old value ignored)    -> I2
  *   MUT_RMDIR_NOLOCK    rmdir does not lock the victim exclusive -> I3
  *   MUT_NO_RENAME_MUTEX cross-directory renames not serialized   -> I4
  *   MUT_NO_ANCESTOR     rename skips "into its own subtree"      -> I4
@@ -131,6 +134,8 @@ inline up_write(o) { assert(wr[o] == _pid); wr[o] = 0 }
 #define HOLDS(t, i, s, g) (lk_s[(t) * 2 + (i)] == (s) + 1 && lk_g[(t) * 2 + (i)] == (g))
 #define HOLDS_T(t, s, g) (_pid != (t) && (HOLDS(t, 0, s, g) || HOLDS(t, 1, s, g)))
 #define NAME_LOCKED(s, g) (HOLDS_T(1, s, g) || HOLDS_T(2, s, g) || HOLDS_T(3, s, g))
+/* The same, we included (a trylock fails on a lock of our own). */
+#define NAME_HELD(s, g) (NAME_LOCKED(s, g) || HOLDS(_pid, 0, s, g) || HOLDS(_pid, 1, s, g))
 inline name_lock(i, s, g) { atomic { !NAME_LOCKED(s, g) -> lk_s[_pid * 2 + i] = s + 1; lk_g[_pid * 2 + i] = g } }
 inline name_unlock(i) { atomic { lk_s[_pid * 2 + i] = 0; lk_g[_pid * 2 + i] = 0 } }
 /* Still the hashed dentry of its name?  (Linux's series: being hashed is
@@ -206,21 +211,34 @@ inline lookup_locked(s, g)
 		break
 	od
 }
-/* lookup_one_lock_new: lookup_locked, and a name not in the cache comes
- * back with its new dentry's name lock i held (born = true).  C sets the
- * bit on the in-lookup dentry before the filesystem is asked; nothing
- * can reach that dentry before d_add hashes it (lookups of the name wait
- * for the in-lookup one), so the lock is taken here in d_add's step. */
-inline lookup_new_locked(s, g, i, born)
+/* lookup_one_trylock: lookup_locked, and the name's lock i taken where
+ * it is found if that needs no wait (locked = true).  A name not in the
+ * cache is born locked: C sets the bit on the in-lookup dentry before the
+ * filesystem is asked, and nothing can reach that dentry before d_add
+ * hashes it (lookups of the name wait for the in-lookup one), so the lock
+ * is taken here in d_add's step.  A cached name is locked in the step
+ * that finds it, if no one (we included) holds it: C sets the bit under
+ * the dcache bucket lock it found the dentry under, where the dentry is
+ * still the hashed one of its name (d_name_trylock_hashed). */
+inline lookup_trylock(s, g, i, locked)
 {
 	do
-	:: atomic { nh[s] > 0 -> g = gen[s]; held[s]++; born = false; break }
+	:: atomic { nh[s] > 0 -> g = gen[s]; held[s]++;
+#ifndef MUT_TRYLOCK_BLIND
+		if
+		:: !NAME_HELD(s, g) -> lk_s[_pid * 2 + i] = s + 1; lk_g[_pid * 2 + i] = g; locked = true
+		:: else -> locked = false
+		fi;
+#else
+		lk_s[_pid * 2 + i] = s + 1; lk_g[_pid * 2 + i] = g; locked = true;
+#endif
+		break }
 	:: atomic { nh[s] == 0 && inl[s] == 0 -> inl[s] = _pid };
 		atomic { assert(!ON(5) || !mid[s]); _v = fs[s] };		/* ->lookup: I5 */
 		atomic {	/* d_add (the lock born with it), d_lookup_done */
 			nh[s]++; gen[s] = (gen[s] + 1) % 8; dobj[s] = _v; held[s] = 1;
 			inl[s] = 0; g = gen[s]; _v = 0;
-			lk_s[_pid * 2 + i] = s + 1; lk_g[_pid * 2 + i] = g; born = true
+			lk_s[_pid * 2 + i] = s + 1; lk_g[_pid * 2 + i] = g; locked = true
 		};
 		check_inv();
 		break
@@ -270,8 +288,8 @@ inline op_create(d, n)
 	dir_lock(d);
 	do
 #if !defined(EXCLUSIVE) && !defined(MUT_NO_NAMELOCK)
-	:: lookup_new_locked(s1, g1, 0, born);	/* a new name: born locked */
-		if :: !born -> lock_name_checked(0, s1, g1) :: else -> skip fi;
+	:: lookup_trylock(s1, g1, 0, locked);	/* born locked, or locked where found */
+		if :: !locked -> lock_name_checked(0, s1, g1) :: else -> skip fi;
 #else
 	:: lookup_locked(s1, g1);
 #endif
@@ -305,9 +323,11 @@ inline op_remove(d, n, isrmdir)
 	s1 = SLOT(d, n);
 	dir_lock(d);
 	do
-	:: lookup_locked(s1, g1);
 #ifndef EXCLUSIVE
-		lock_name_checked(0, s1, g1);
+	:: lookup_trylock(s1, g1, 0, locked);	/* lookup_one_name_locked */
+		if :: !locked -> lock_name_checked(0, s1, g1) :: else -> skip fi;
+#else
+	:: lookup_locked(s1, g1);
 #endif
 		if
 		:: stale -> name_unlock(0); dput(s1, g1); stale = false
@@ -492,28 +512,32 @@ inline op_rename(odir, on, ndir, nn)
 		if :: !stale -> lock_name_checked(1, s2, g2) :: else -> skip fi;
 		atomic { if :: !stale && (dobj[s1] != w1 || dobj[s2] != w2) -> stale = true :: else -> skip fi };
 #else
-		/* in one directory (source_then_target): the source's name,
-		 * then the target looked up: a new one born locked, a cached
-		 * one after the source by address locked in order; else
+		/* in one directory (source_then_target): the source's name
+		 * (locked where found if free), then the target looked up: a
+		 * new one born locked, a cached one locked where found if
+		 * free, else waited for if after the source by address; else
 		 * (TARGET_FIRST) both let go, and locked by address
 		 * (lock_both_by_address) */
-		lookup_locked(s1, g1);
+		lookup_trylock(s1, g1, 0, locked);
 		atomic { w1 = dobj[s1] };
-		lock_name_checked(0, s1, g1);
-		atomic { if :: !stale && dobj[s1] != w1 -> stale = true :: else -> skip fi };
+		if
+		:: !locked -> lock_name_checked(0, s1, g1);
+			atomic { if :: !stale && dobj[s1] != w1 -> stale = true :: else -> skip fi }
+		:: else -> skip
+		fi;
 		if
 		:: !stale ->
-			lookup_new_locked(s2, g2, 1, born);
+			lookup_trylock(s2, g2, 1, locked);
 			atomic { w2 = dobj[s2] };
 			if
-			:: born -> skip
-			:: !born && s1 < s2 -> lock_name_checked(1, s2, g2);
+			:: locked -> skip
+			:: !locked && s1 < s2 -> lock_name_checked(1, s2, g2);
 				atomic { if :: !stale && dobj[s2] != w2 -> stale = true :: else -> skip fi }
 #ifdef MUT_NO_TARGET_FIRST
-			:: !born && s1 > s2 -> lock_name_checked(1, s2, g2);
+			:: !locked && s1 > s2 -> lock_name_checked(1, s2, g2);
 				atomic { if :: !stale && dobj[s2] != w2 -> stale = true :: else -> skip fi }
 #else
-			:: !born && s1 > s2 ->
+			:: !locked && s1 > s2 ->
 				name_unlock(0); dput(s1, g1); dput(s2, g2);
 				lookup_locked(s1, g1);
 				lookup_locked(s2, g2);
@@ -681,7 +705,7 @@ proctype worker(byte m)
 	byte s1, s2, g1, g2, v1, v2, w1, w2, err, _v, _x, _k;
 	byte _ci, _cx, _ck, _cn, _cp;	/* check_inv's */
 	bool stale, anc, ndl;	/* ndl: a rename holds its new directory */
-	bool born;	/* lookup_new_locked: the name's lock was born with its dentry */
+	bool locked;	/* lookup_trylock: the name's lock was taken where it was found */
 	bool ndl2;	/* a rename leaves the directory it moves unlocked */
 	do
 	:: count < OPS ->
@@ -696,7 +720,7 @@ proctype worker(byte m)
 		fi;
 		printf("MSC: thread %d: op %d done: %d\n", _pid, op, err);
 		atomic { count++; op = 0; d1 = 0; n1 = 0; d2 = 0; n2 = 0; s1 = 0; s2 = 0;
-			 g1 = 0; g2 = 0; v1 = 0; v2 = 0; w1 = 0; w2 = 0; err = 0; born = false }
+			 g1 = 0; g2 = 0; v1 = 0; v2 = 0; w1 = 0; w2 = 0; err = 0; locked = false }
 	:: else -> break
 	od
 }

@@ -100,6 +100,7 @@ chain_b() {
 	check mv-busybox mv_race.pml 'assertion violated.*dead' "" -- -DROUNDS=$rounds
 	check mut-no-rename-mutex dirops.pml 'assertion violated.*\(4==4\)' -E -- -DMUT_NO_RENAME_MUTEX -DINV=4
 	check mut-ddrop dirops.pml 'assertion violated.*\(5==5\)' -E -- -DMUT_DDROP -DINV=5
+	check mut-trylock-blind dirops.pml 'assertion violated.*\(2==2\)' -E -- -DMUT_TRYLOCK_BLIND -DINV=2
 	check mut-name-order dirops.pml 'invalid end state' "" -- -DMUT_NAME_ORDER
 	check mut-late-ancestor dirops.pml 'invalid end state' "" -- -DMUT_LATE_ANCESTOR
 	check mut-both-dirs-first dirops.pml 'invalid end state' "" -- -DMUT_BOTH_DIRS_FIRST
@@ -111,7 +112,7 @@ wait $a
 # The verdicts in a fixed order; a check that printed none failed too.
 for name in exclusive mv-explicit mv-busybox parallel mut-no-recheck mut-no-namelock \
 	mut-rmdir-nolock mut-no-ancestor mut-no-rename-mutex mut-ddrop mut-name-order \
-	mut-late-ancestor mut-both-dirs-first mut-lock-moved-dir mut-no-target-first; do
+	mut-late-ancestor mut-both-dirs-first mut-lock-moved-dir mut-no-target-first mut-trylock-blind; do
 	if [ -s "$out/$name.result" ]; then
 		cat "$out/$name.result"
 		grep -q FAILED "$out/$name.result" && failed=1
