@@ -77,7 +77,7 @@ void bench_rec_emit(struct bench_rec *r);
  * The target is 0.9 T (parallel lookups' bar) unless target_milli says
  * otherwise; a target ending in 1 ("1.001") means strictly above.
  */
-#define BENCH_MODES_REPS 8
+#define BENCH_MODES_REPS 16
 typedef uint64_t bench_mode_once_fn(void *arg, unsigned t, unsigned rep, bool excl,
 				    unsigned *in_flight);
 struct bench_modes {

@@ -225,6 +225,11 @@ def ext2_dirops_target_lines(bench):
         met &= ok
         lines.append(f"     T={t:<3} shared/exclusive {ratio:6.3f} ({'>= 1' if t == 1 else '> 1'}), "
                      f"disk reads {n if n is not None else '?'} (0)" + ("" if ok else "  MISSED"))
+    for c in tables.get("control", []):
+        # Not part of the verdict: how far two identical modes' ratio
+        # strayed in the same boot, to read T = 1's against.
+        lines.append(f"     control: exclusive against exclusive at T={c['threads']}, "
+                     f"{c['ratio_milli'] / 1000:6.3f} (the benchmark's own error)")
     return lines, met
 
 
