@@ -79,7 +79,8 @@ struct kmem_cache {
 	void *quarantine[SLAB_QUARANTINE];
 };
 
-/* The byte freed objects are filled with: a field that reads as all
+/* The byte freed objects are filled with in debug builds (CONFIG_LOCKDEP;
+ * release builds leave them as they were): a field that reads as all
  * SLAB_POISON bytes was, in all likelihood, read after the free. */
 #define SLAB_POISON 0x6b
 
@@ -126,7 +127,8 @@ void kmem_cache_settle_cpu(void);
  * often the next one allocated, and a stale pointer then reads a live
  * object of the same type: the bug hides.  (KASAN's quarantine does this
  * for Linux.)  They still count as freed (kmem_cache_live).  Call it
- * right after creating the cache.
+ * right after creating the cache, in debug builds only (CONFIG_LOCKDEP:
+ * release builds do not poison).
  */
 void kmem_cache_quarantine(struct kmem_cache *c);
 
