@@ -270,31 +270,29 @@ static void put_name(struct rename_name *n)
 	n->locked = false;
 }
 
+/* Keep what a lookup of n gave: 0, or its error with nothing kept. */
+static int keep_found(struct rename_name *n, struct dentry *d)
+{
+	if (IS_ERR(d)) {
+		n->d = NULL;
+		return (int)PTR_ERR(d);
+	}
+	n->d = d;
+	n->seen = d->d_inode;
+	return 0;
+}
+
 /* Look n up with its directory held shared; 0 or the lookup's error. */
 static int find_name(struct rename_name *n)
 {
-	n->d = lookup_one(n->dir, n->name, n->len);
-	if (IS_ERR(n->d)) {
-		int err = (int)PTR_ERR(n->d);
-		n->d = NULL;
-		return err;
-	}
-	n->seen = n->d->d_inode;
-	return 0;
+	return keep_found(n, lookup_one(n->dir, n->name, n->len));
 }
 
 /* The same, and n's name locked where it was found (n->locked), if it
  * was new (born locked) or no one held it; else as find_name. */
 static int find_name_trylock(struct rename_name *n, unsigned subclass)
 {
-	n->d = lookup_one_trylock(n->dir, n->name, n->len, subclass, &n->locked);
-	if (IS_ERR(n->d)) {
-		int err = (int)PTR_ERR(n->d);
-		n->d = NULL;
-		return err;
-	}
-	n->seen = n->d->d_inode;
-	return 0;
+	return keep_found(n, lookup_one_trylock(n->dir, n->name, n->len, subclass, &n->locked));
 }
 
 /* Lock n's name and check it still names what we saw: 0, -EAGAIN (look
