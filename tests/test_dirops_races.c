@@ -472,11 +472,82 @@ static void killed_name_lock_waiter_leaves_cleanly(void)
 	sandbox_leave(&sb);
 }
 
+/* ---- a free cached name is locked where its lookup finds it ------------ */
+
+/* lookup_one_trylock on dir's name: the dentry (a reference) and whether
+ * its name lock came with it. */
+static struct dentry *trylock_name(struct dentry *dir, const char *name, bool *locked)
+{
+	struct dentry *d = lookup_one_trylock(dir, name, strlen(name), D_NAME_LOCK_FIRST, locked);
+	ASSERT_FALSE(IS_ERR(d));
+	return d;
+}
+
+static void a_free_cached_name_is_locked_where_found(void)
+{
+	struct sandbox sb;
+	sandbox_enter(&sb, "foundlock");
+	ASSERT_EQ(sys_mkdir("d", 0755), 0);
+	if (!shared_mode()) {
+		EXPECT_EQ(sys_rmdir("d"), 0);
+		sandbox_leave(&sb);
+		ktest_skip("vfs.dirops=exclusive: no name lock");
+	}
+	int fd = sys_open("d/n0", O_CREAT | O_WRONLY, 0644);
+	ASSERT_TRUE(fd >= 0);
+	sys_close(fd);
+	struct kstat st;
+	EXPECT_EQ(sys_lstat("d/n1", &st), -ENOENT);	/* a cached negative dentry */
+	struct dentry *dir = path_lookup("d", 0);
+	ASSERT_FALSE(IS_ERR(dir));
+	struct rw_semaphore *sem = &dir->d_inode->i_rwsem;
+	uint64_t waits = d_name_lock_waits();
+	bool locked, again;
+	/* One name held at a time, as a change holds (the validator knows a
+	 * thread's name locks only as a rename's first and second). */
+	down_read(sem);
+	/* A cached positive name no one holds: locked as it is found. */
+	struct dentry *n0 = trylock_name(dir, "n0", &locked);
+	EXPECT_TRUE(locked);
+	EXPECT_TRUE(d_name_locked(n0));
+	EXPECT_NOT_NULL(n0->d_inode);
+	/* Held (by us): the same dentry, not locked a second time. */
+	struct dentry *n0b = trylock_name(dir, "n0", &again);
+	EXPECT_FALSE(again);
+	EXPECT_TRUE(n0b == n0);
+	if (locked || again)
+		d_name_unlock(n0);	/* one bit, whoever thought they took it */
+	/* A cached negative name: the same. */
+	struct dentry *n1 = trylock_name(dir, "n1", &locked);
+	EXPECT_TRUE(locked);
+	EXPECT_NULL(n1->d_inode);
+	if (locked)
+		d_name_unlock(n1);
+	/* A name never looked up: born locked. */
+	struct dentry *n2 = trylock_name(dir, "n2", &locked);
+	EXPECT_TRUE(locked);
+	EXPECT_NULL(n2->d_inode);
+	if (locked)
+		d_name_unlock(n2);
+	up_read(sem);
+	EXPECT_EQ(d_name_lock_waits(), waits);	/* none of it waited */
+	EXPECT_FALSE(d_name_locked(n0));
+	dput(n2);
+	dput(n1);
+	dput(n0b);
+	dput(n0);
+	dput(dir);
+	EXPECT_EQ(sys_unlink("d/n0"), 0);
+	EXPECT_EQ(sys_rmdir("d"), 0);
+	sandbox_leave(&sb);
+}
+
 static const struct ktest_case dirops_races_cases[] = {
 	KTEST_CASE_TIMEOUT(changes_of_one_name_exclude, 300),
 	KTEST_CASE_TIMEOUT(changes_against_rmdir, 300),
 	KTEST_CASE_TIMEOUT(cross_renames_both_ways_finish, 300),
 	KTEST_CASE_TIMEOUT(create_against_slow_lookup, 300),
 	KTEST_CASE_TIMEOUT(killed_name_lock_waiter_leaves_cleanly, 60),
+	KTEST_CASE(a_free_cached_name_is_locked_where_found),
 };
 KTEST_SUITE(dirops_races, dirops_races_cases);
