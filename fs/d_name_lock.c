@@ -39,8 +39,9 @@
  * (d_name_unlock says why); readers load it without a lock.  Waiters
  * sleep on one of NAME_WQS shared queues picked by the dentry's address,
  * as in-lookup waiters do (fs/dcache.c), and hold a reference, so the
- * dentry outlives the wait.  The order of the name lock among all locks, and why it
- * cannot deadlock: docs/design/08-lock-order.md and 24-dirops.md.  The
+ * dentry outlives the wait.  The order of the name lock among all locks,
+ * and why it cannot deadlock: docs/design/08-lock-order.md and
+ * 24-dirops.md.  The
  * validator knows it as the class "d_name_lock" with two subclasses:
  * D_NAME_LOCK_FIRST, and D_NAME_LOCK_SECOND for a rename's second name.
  */
@@ -91,6 +92,16 @@ static bool still_named(const struct dentry *d, const struct dentry *parent, con
 	       !memcmp(d->d_name.name, q->name, q->len);
 }
 
+/* Set PAR_UPDATE if it is clear: whether we did.  Both ways of taking
+ * the name (try_lock under d_lock, d_name_trylock_hashed under the
+ * bucket lock) come here, and neither lock excludes the other, so the
+ * or's old value decides; the load first spares a held bit the atomic. */
+static bool take_bit(struct dentry *d)
+{
+	return !par_update(d) &&
+	       !(__atomic_fetch_or(&d->d_flags, DCACHE_PAR_UPDATE, __ATOMIC_ACQUIRE) & DCACHE_PAR_UPDATE);
+}
+
 /* Why try_lock did not take the name. */
 enum { TAKEN, HELD, MOVED };
 
@@ -108,10 +119,7 @@ static inline __attribute__((always_inline)) int try_lock(struct dentry *d, cons
 {
 	int got = HELD;
 	spin_lock(&d->d_lock);
-	/* The or's old value decides: d_name_trylock_hashed sets the bit
-	 * under the bucket lock, not d_lock. */
-	if (!par_update(d) && !(__atomic_fetch_or(&d->d_flags, DCACHE_PAR_UPDATE, __ATOMIC_ACQUIRE) &
-				DCACHE_PAR_UPDATE))
+	if (take_bit(d))
 		got = still_named(d, parent, q) ? TAKEN : MOVED;
 	spin_unlock(&d->d_lock);
 	return got;
@@ -184,8 +192,7 @@ void d_name_lock_new(struct dentry *d, unsigned subclass)
  */
 bool d_name_trylock_hashed(struct dentry *d)
 {
-	return !par_update(d) &&
-	       !(__atomic_fetch_or(&d->d_flags, DCACHE_PAR_UPDATE, __ATOMIC_ACQUIRE) & DCACHE_PAR_UPDATE);
+	return take_bit(d);
 }
 
 void d_name_lock_found(struct dentry *d, unsigned subclass)

@@ -636,13 +636,29 @@ static struct dentry *__d_lookup(struct dentry *parent, const struct qstr *q)
 	return NULL;
 }
 
-struct dentry *d_lookup_cached(struct dentry *parent, const struct qstr *q)
+/*
+ * The hashed dentry of (parent, q), with a reference, or NULL; and for a
+ * change (locked not NULL) the name lock of what it finds taken if it is
+ * free, in the bucket lock's section: there d is the hashed dentry of
+ * (parent, q) (d_move and every unhash hold the bucket), which is all
+ * d_name_lock's check under d_lock asks.  A name its filesystem must
+ * revalidate is not locked here: the revalidate comes first, and it
+ * leaves a name a change holds alone.
+ */
+static struct dentry *lookup_cached_trylock(struct dentry *parent, const struct qstr *q, bool *locked)
 {
 	struct spinlock *b = d_bucket(q->hash);
 	spin_lock(b);
 	struct dentry *d = __d_lookup(parent, q);
+	if (locked && d && !d_must_revalidate(d))
+		*locked = d_name_trylock_hashed(d);
 	spin_unlock(b);
 	return d;
+}
+
+struct dentry *d_lookup_cached(struct dentry *parent, const struct qstr *q)
+{
+	return lookup_cached_trylock(parent, q, NULL);
 }
 
 bool d_invalidate(struct dentry *d)
@@ -833,27 +849,6 @@ bool d_put_not_last(struct dentry *d)
 static int d_wait_lookup(struct dentry *d)
 {
 	return wait_event_killable(*lookup_wq(d), !d_in_lookup(d));
-}
-
-/*
- * d_lookup_cached, and for a change (locked not NULL) the name lock of
- * what it finds taken if it is free, in the bucket lock's section: there
- * d is the hashed dentry of (parent, q) (d_move and every unhash hold
- * the bucket), which is all d_name_lock's check under d_lock asks.  A
- * name its filesystem must revalidate is not locked here: the revalidate
- * comes first, and it leaves a name a change holds alone.
- */
-static struct dentry *lookup_cached_trylock(struct dentry *parent, const struct qstr *q, bool *locked)
-{
-	if (!locked)
-		return d_lookup_cached(parent, q);
-	struct spinlock *b = d_bucket(q->hash);
-	spin_lock(b);
-	struct dentry *d = __d_lookup(parent, q);
-	if (d && !d_must_revalidate(d))
-		*locked = d_name_trylock_hashed(d);
-	spin_unlock(b);
-	return d;
 }
 
 static struct dentry *alloc_parallel(struct dentry *parent, const struct qstr *q, bool *locked)

@@ -425,16 +425,23 @@ static int create_n0(void *arg)
 	return 0;
 }
 
-static void killed_name_lock_waiter_leaves_cleanly(void)
+/* A sandbox with an empty directory d, for a case about the name lock
+ * itself: skipped (why) in the exclusive mode, which has none. */
+static void enter_name_lock_case(struct sandbox *sb, const char *name, const char *why)
 {
-	struct sandbox sb;
-	sandbox_enter(&sb, "killname");
+	sandbox_enter(sb, name);
 	ASSERT_EQ(sys_mkdir("d", 0755), 0);
 	if (!shared_mode()) {
 		EXPECT_EQ(sys_rmdir("d"), 0);
-		sandbox_leave(&sb);
-		ktest_skip("vfs.dirops=exclusive: no name lock (dirops_kill covers i_rwsem)");
+		sandbox_leave(sb);
+		ktest_skip(why);
 	}
+}
+
+static void killed_name_lock_waiter_leaves_cleanly(void)
+{
+	struct sandbox sb;
+	enter_name_lock_case(&sb, "killname", "vfs.dirops=exclusive: no name lock (dirops_kill covers i_rwsem)");
 	struct dentry *dir = path_lookup("d", 0);
 	ASSERT_FALSE(IS_ERR(dir));
 	struct rw_semaphore *sem = &dir->d_inode->i_rwsem;
@@ -486,13 +493,7 @@ static struct dentry *trylock_name(struct dentry *dir, const char *name, bool *l
 static void a_free_cached_name_is_locked_where_found(void)
 {
 	struct sandbox sb;
-	sandbox_enter(&sb, "foundlock");
-	ASSERT_EQ(sys_mkdir("d", 0755), 0);
-	if (!shared_mode()) {
-		EXPECT_EQ(sys_rmdir("d"), 0);
-		sandbox_leave(&sb);
-		ktest_skip("vfs.dirops=exclusive: no name lock");
-	}
+	enter_name_lock_case(&sb, "foundlock", "vfs.dirops=exclusive: no name lock");
 	int fd = sys_open("d/n0", O_CREAT | O_WRONLY, 0644);
 	ASSERT_TRUE(fd >= 0);
 	sys_close(fd);
