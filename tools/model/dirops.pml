@@ -65,6 +65,14 @@
  *                       directory it moves exclusive, as the
  *                       exclusive protocol does (its ".." stays,
  *                       so Linux and fs/rename.c do not)  -> deadlock
+ *   MUT_SOURCE_DIR_FIRST
+ *                       a rename of a file between two directories
+ *                       with the rename lock shared takes the old
+ *                       directory first, not in the tree's order
+ *                                                    -> deadlock
+ *   MUT_NO_BACKOFF      a directory found as the source of such a
+ *                       rename is moved with the lock shared too
+ *                                                          -> I4
  * The mutants are of the parallel protocol (the exclusive one has
  * neither name locks nor their rules).
  */
@@ -101,12 +109,13 @@ byte gen[NSLOT];	/* which dentry is the hashed one (mod 8) */
 byte dobj[NSLOT];	/* its inode, 0: negative */
 byte held[NSLOT];	/* references on it */
 byte inl[NSLOT];	/* in-lookup: the owner's pid (d_alloc_parallel) */
-byte dpar[4];		/* a directory's d_parent, 0 for ROOT or removed */
+byte dpar[4];		/* a directory's d_parent, 0 for ROOT (a removed one keeps
+			 * it, as a dentry does) */
 /* the locks */
-byte wr[NOBJ];		/* i_rwsem: the writer's pid */
+byte wr[NOBJ];		/* i_rwsem (and s_rename_rwsem, RMX): the writer's pid */
 byte rd[NOBJ];		/* i_rwsem: readers */
 byte ww[NOBJ];		/* i_rwsem: writers waiting (readers then queue) */
-byte rmx;		/* s_rename_mutex: its holder's pid */
+#define RMX 0		/* s_rename_rwsem: lock 0 of the three arrays below */
 byte lk_s[8];		/* name locks: thread t's i-th (i < 2) is on */
 byte lk_g[8];		/* slot lk_s-1, dentry gen lk_g */
 /* observers */
@@ -127,6 +136,31 @@ inline up_write(o) { assert(wr[o] == _pid); wr[o] = 0 }
 #else
 #define dir_lock(o) down_read(o)
 #define dir_unlock(o) up_read(o)
+#endif
+/* s_rename_rwsem: exclusive for a rename between two directories that
+ * may move a directory, shared for one that moves a file (FILE_MODE). */
+#ifndef MUT_NO_RENAME_MUTEX
+#define rmx_read() down_read(RMX)
+#define rmx_unread() up_read(RMX)
+#define rmx_write() down_write(RMX)
+#define rmx_unwrite() up_write(RMX)
+#else
+#define rmx_read() skip
+#define rmx_unread() skip
+#define rmx_write() skip
+#define rmx_unwrite() skip
+#endif
+/* The parallel protocol moves files between directories with the rename
+ * lock shared, its directories taken in the tree's order (dir_key).
+ * Three mutants keep it exclusive for files too: they break rules of the
+ * exclusive path, and this small world shows their deadlocks with a file
+ * as the source only (MUT_LOCK_MOVED_DIR's needs a rename out of B into
+ * A, which with the lock shared takes A first: the order lock_two takes
+ * A and B in; a directory inside B, which the exclusive path would move
+ * in the old order, needs a longer menu than OPS = 1 searches). */
+#if !defined(EXCLUSIVE) && !defined(MUT_BOTH_DIRS_FIRST) && !defined(MUT_LATE_ANCESTOR) && \
+    !defined(MUT_LOCK_MOVED_DIR)
+#define FILE_MODE
 #endif
 
 /* The per-name lock: on one dentry (slot s, gen g); a second taker
@@ -190,6 +224,22 @@ inline is_ancestor(a, d, res)
 	:: _x != a && (_x == ROOT || _x == 0 || _k >= 4) -> break
 	:: else -> _x = dpar[_x]; _k++
 	od
+}
+
+/* dir_key(d, key): where d comes in the tree's order of directories
+ * (rename.c's dir_order): shallower first, then by address.  A parent
+ * comes before its child whatever their addresses, so it is the order of
+ * rmdir (the parent, then its victim) too.  Depths stay while the
+ * rename lock is held shared: only its exclusive holders move
+ * directories between directories. */
+inline dir_key(d, key)
+{
+	_x = d; key = 0;
+	do
+	:: _x == ROOT || _x == 0 -> break
+	:: else -> _x = dpar[_x]; key++
+	od;
+	key = key * 4 + d
 }
 
 /* ---- the dcache ------------------------------------------------------- */
@@ -363,7 +413,7 @@ inline op_remove(d, n, isrmdir)
 		:: err == 0 ->
 			atomic { fs[s1] = 0; if :: isrmdir -> dead[v1] = true :: else -> skip fi };	/* ->unlink, ->rmdir */
 			check_inv();
-			atomic { d_delete(s1); if :: isrmdir -> dpar[v1] = 0 :: else -> skip fi; chg[s1]-- };
+			atomic { d_delete(s1); chg[s1]-- };
 			check_inv()
 		:: else -> skip
 		fi;
@@ -398,6 +448,113 @@ inline rename_ancestry(odir, ndir)
 	anc = false
 }
 
+/* The target's "over an ancestor of the source's directory" check. */
+inline target_ancestry(odir)
+{
+	atomic {
+		w2 = dobj[s2];
+		if
+		:: ISDIR(w2) -> is_ancestor(w2, odir, anc);
+			if :: anc -> err = 39 :: else -> skip fi; anc = false	/* ENOTEMPTY */
+		:: else -> skip
+		fi
+	}
+}
+
+/* One try of a rename between two directories with the rename lock
+ * shared (rename.c's lock_names_by_tree): the two directories in the
+ * tree's order (nfirst: the new one comes first), each taken shared
+ * and its name looked up and locked before the next directory.  The
+ * source must be a file: a directory found there sends the rename back
+ * to the lock exclusive.  Each ancestry check still comes before the
+ * lock of the name it guards.  fm says how it ended: 1 done (both
+ * directories held, and both names unless err), 2 back off (nothing
+ * held but the rename lock), 0 again (the first directory kept). */
+inline rename_files(odir, ndir)
+{
+	if
+	:: !nfirst ->
+		if :: !odl -> dir_lock(odir); odl = true :: else -> skip fi;
+		lookup_locked(s1, g1);
+		atomic { w1 = dobj[s1] };
+		if
+		:: w1 == 0 -> err = 2; fm = 1		/* ENOENT */
+#ifndef MUT_NO_BACKOFF
+		:: ISDIR(w1) -> fm = 2
+		:: else ->
+#else
+		:: else -> if
+			:: ISDIR(w1) -> atomic { is_ancestor(w1, ndir, anc); if :: anc -> err = 22 :: else -> skip fi; anc = false }
+			:: else -> skip
+			fi;
+			if :: err != 0 -> fm = 1; goto files_out :: else -> skip fi;
+#endif
+			lock_name_checked(0, s1, g1);
+			atomic { if :: !stale && dobj[s1] != w1 -> stale = true :: else -> skip fi };
+			if
+			:: !stale ->
+				dir_lock(ndir); ndl = true;
+				lookup_locked(s2, g2);
+				target_ancestry(odir);
+				if
+				:: err == 0 -> lock_name_checked(1, s2, g2);
+					atomic { if :: !stale && (dobj[s2] != w2 || !CURRENT(s1, g1)) -> stale = true :: else -> skip fi }
+				:: else -> skip
+				fi
+			:: else -> skip
+			fi;
+			fm = (stale -> 0 : 1)
+		fi
+	:: nfirst ->
+		if :: !ndl -> dir_lock(ndir); ndl = true :: else -> skip fi;
+		lookup_locked(s2, g2);
+		target_ancestry(odir);	/* its error waits for the source's ENOENT */
+		if
+		:: err == 0 -> lock_name_checked(1, s2, g2);
+			atomic { if :: !stale && dobj[s2] != w2 -> stale = true :: else -> skip fi }
+		:: else -> skip
+		fi;
+		if
+		:: !stale ->
+			dir_lock(odir); odl = true;
+			lookup_locked(s1, g1);
+			atomic { w1 = dobj[s1] };
+			if
+			:: w1 == 0 -> err = 2; fm = 1
+#ifndef MUT_NO_BACKOFF
+			:: ISDIR(w1) -> fm = 2
+#else
+			:: err == 0 && ISDIR(w1) -> atomic { is_ancestor(w1, ndir, anc); if :: anc -> err = 22 :: else -> skip fi; anc = false };
+				if
+				:: err == 0 -> lock_name_checked(0, s1, g1);
+					atomic { if :: !stale && (dobj[s1] != w1 || !CURRENT(s2, g2)) -> stale = true :: else -> skip fi }
+				:: else -> skip
+				fi;
+				fm = (stale -> 0 : 1)
+#endif
+			:: else ->
+				if
+				:: err == 0 -> lock_name_checked(0, s1, g1);
+					atomic { if :: !stale && (dobj[s1] != w1 || !CURRENT(s2, g2)) -> stale = true :: else -> skip fi }
+				:: else -> skip
+				fi;
+				fm = (stale -> 0 : 1)
+			fi
+		:: else -> fm = 0
+		fi
+	fi;
+files_out:
+	if
+	:: fm != 1 ->	/* let go of the names and the second directory;
+			 * of the first too, and the rename lock, to back off */
+		name_unlock(0); name_unlock(1); dput(s1, g1); dput(s2, g2);
+		if :: odl && (fm == 2 || nfirst) -> dir_unlock(odir); odl = false :: else -> skip fi;
+		if :: ndl && (fm == 2 || !nfirst) -> dir_unlock(ndir); ndl = false :: else -> skip fi;
+		stale = false; err = 0; w1 = 0; w2 = 0; g1 = 8; g2 = 8
+	:: else -> skip
+	fi
+}
+
 /* rename (vfs_rename, do_rename, d_move) of (od, on) to (nd, nn).
  *
  * Today's (-DEXCLUSIVE): the mutex, both directories (the ancestor
@@ -413,13 +570,30 @@ inline rename_ancestry(odir, ndir)
 inline op_rename(odir, on, ndir, nn)
 {
 	s1 = SLOT(odir, on); s2 = SLOT(ndir, nn);
-	g2 = 8;		/* no dentry yet (gens are 0..7): dput skips it */
+	g1 = 8; g2 = 8;		/* no dentry yet (gens are 0..7): dput skips it */
 	if
-	:: odir == ndir -> dir_lock(odir)
+	:: odir == ndir -> dir_lock(odir); odl = true
 	:: else ->
-#ifndef MUT_NO_RENAME_MUTEX
-		atomic { rmx == 0 -> rmx = _pid };
+#ifdef FILE_MODE
+		/* a file first: the rename lock shared, the directories
+		 * in the tree's order; a directory found as the source sends
+		 * the rename back here to take the lock exclusive */
+		rmx_read();
+		atomic { dir_key(odir, w1); dir_key(ndir, w2); nfirst = (w2 < w1); w1 = 0; w2 = 0 };
+#ifdef MUT_SOURCE_DIR_FIRST
+		nfirst = false;
 #endif
+		do
+		:: rename_files(odir, ndir);
+			if :: fm == 0 -> skip :: else -> break fi
+		od;
+		nfirst = false;
+		if
+		:: fm == 2 -> rmx_unread(); rmx_write(); dir_lock(odir); odl = true
+		:: else -> skip
+		fi
+#else
+		rmx_write();
 #if defined(EXCLUSIVE) || defined(MUT_BOTH_DIRS_FIRST)
 		/* lock_rename: the ancestor first, unrelated ones by address */
 		is_ancestor(ndir, odir, anc);
@@ -430,11 +604,15 @@ inline op_rename(odir, on, ndir, nn)
 		fi;
 		dir_lock(v1);
 		if :: v1 == odir -> dir_lock(ndir) :: else -> dir_lock(odir) fi;
-		ndl = true; v1 = 0; anc = false
+		odl = true; ndl = true; v1 = 0; anc = false
 #else
-		dir_lock(odir)	/* the new directory after the source's name */
+		dir_lock(odir); odl = true	/* the new directory after the source's name */
+#endif
 #endif
 	fi;
+	if
+	:: fm == 1 -> skip	/* rename_files has locked it all */
+	:: else ->
 	do
 #ifdef EXCLUSIVE
 	:: lookup_locked(s1, g1);
@@ -556,7 +734,8 @@ inline op_rename(odir, on, ndir, nn)
 		:: else -> break
 		fi
 #endif
-	od;
+	od
+	fi;
 	/* may_rename's other checks */
 	atomic {
 		v1 = dobj[s1]; v2 = dobj[s2];
@@ -618,7 +797,6 @@ inline op_rename(odir, on, ndir, nn)
 				:: else -> skip
 				fi;
 				if :: ISDIR(v1) -> dpar[v1] = ndir :: else -> skip fi;
-				if :: ISDIR(v2) -> dpar[v2] = 0 :: else -> skip fi;
 				mid[s1] = false; mid[s2] = false; chg[s1]--; chg[s2]--;
 				anc = false
 			};
@@ -634,11 +812,14 @@ inline op_rename(odir, on, ndir, nn)
 	name_unlock(0); name_unlock(1);
 #endif
 	dput(s1, g1); dput(s2, g2);
-	dir_unlock(odir);
+	if :: odl -> dir_unlock(odir); odl = false :: else -> skip fi;
 	if :: ndl -> dir_unlock(ndir); ndl = false :: else -> skip fi;
-#ifndef MUT_NO_RENAME_MUTEX
-	if :: odir != ndir -> rmx = 0 :: else -> skip fi
-#endif
+	if
+	:: odir != ndir && fm == 1 -> rmx_unread()
+	:: odir != ndir && fm != 1 -> rmx_unwrite()
+	:: else -> skip
+	fi;
+	fm = 0
 }
 
 /* ---- the threads ------------------------------------------------------ */
@@ -691,6 +872,7 @@ inline choose(m)
 		:: PICK(RMDIR, ROOT, 0, 0, 0)	/* A: not empty */
 		:: PICK(RENAME, A, 1, ROOT, 2)	/* G up, to a new name */
 		:: PICK(RENAME, ROOT, 0, ROOT, 1)	/* A over B: B must be empty */
+		:: PICK(RENAME, B, 0, A, 1)	/* T1's file in B over G: against G into B */
 #ifdef LARGE
 		:: PICK(LOOKUP, B, 0, 0, 0)
 		:: PICK(RENAME, A, 1, A, 0)	/* G over F */
@@ -707,6 +889,9 @@ proctype worker(byte m)
 	bool stale, anc, ndl;	/* ndl: a rename holds its new directory */
 	bool locked;	/* lookup_trylock: the name's lock was taken where it was found */
 	bool ndl2;	/* a rename leaves the directory it moves unlocked */
+	bool odl;	/* a rename holds its old directory */
+	bool nfirst;	/* a rename of a file: the new directory comes first */
+	byte fm;	/* how rename_files ended */
 	do
 	:: count < OPS ->
 		atomic { choose(m) };

@@ -92,6 +92,7 @@ chain_a() {
 	check mut-no-ancestor dirops.pml 'assertion violated.*\(4==4\)' -E -- -DMUT_NO_ANCESTOR -DINV=4
 	check mut-lock-moved-dir dirops.pml 'invalid end state' "" -- -DMUT_LOCK_MOVED_DIR
 	check mut-no-target-first dirops.pml 'invalid end state' "" -- -DMUT_NO_TARGET_FIRST
+	check mut-no-backoff dirops.pml 'assertion violated.*\(4==4\)' -E -- -DMUT_NO_BACKOFF -DINV=4
 }
 chain_b() {
 	# Today's protocol: the reference.
@@ -104,6 +105,7 @@ chain_b() {
 	check mut-name-order dirops.pml 'invalid end state' "" -- -DMUT_NAME_ORDER
 	check mut-late-ancestor dirops.pml 'invalid end state' "" -- -DMUT_LATE_ANCESTOR
 	check mut-both-dirs-first dirops.pml 'invalid end state' "" -- -DMUT_BOTH_DIRS_FIRST
+	check mut-source-dir-first dirops.pml 'invalid end state' "" -- -DMUT_SOURCE_DIR_FIRST
 }
 chain_a &
 a=$!
@@ -112,7 +114,8 @@ wait $a
 # The verdicts in a fixed order; a check that printed none failed too.
 for name in exclusive mv-explicit mv-busybox parallel mut-no-recheck mut-no-namelock \
 	mut-rmdir-nolock mut-no-ancestor mut-no-rename-mutex mut-ddrop mut-name-order \
-	mut-late-ancestor mut-both-dirs-first mut-lock-moved-dir mut-no-target-first mut-trylock-blind; do
+	mut-late-ancestor mut-both-dirs-first mut-lock-moved-dir mut-no-target-first mut-trylock-blind \
+	mut-no-backoff mut-source-dir-first; do
 	if [ -s "$out/$name.result" ]; then
 		cat "$out/$name.result"
 		grep -q FAILED "$out/$name.result" && failed=1
