@@ -1590,7 +1590,8 @@ static void lock_children(struct dentry *a, struct dentry *b)
 /*
  * Move d to target's place, target to d's (rename: target is the name
  * being replaced, or a negative dentry for a new name), in one step for
- * every lookup.  Caller holds both parents' i_rwsem exclusive.
+ * every lookup.  Caller holds both parents' i_rwsem, exclusive or shared
+ * with both names locked (d_assert_may_change).
  *
  * rename_lock is taken only when the parents differ: its readers (d_path,
  * prune_climb, an RCU-walk's "..") follow d_parent chains, and a move
@@ -1598,9 +1599,10 @@ static void lock_children(struct dentry *a, struct dentry *b)
  * which the holders of the moved dentries' d_locks (taken here too) and
  * of their buckets' locks see change in one step; d_path reads each name
  * under its d_lock for that.  So a rename in one directory writes no line
- * that a path walk elsewhere reads.  Two moves that skip rename_lock run
- * in two directories (each parent's i_rwsem is held exclusive), and take
- * their bucket pairs in address order.
+ * that a path walk elsewhere reads.  Moves that skip rename_lock (in two
+ * directories, or of different names in one) take their bucket pairs,
+ * and moves between directories (since files move with s_rename_rwsem
+ * shared, several at once) their parents' pairs, in address order.
  *
  * A negative target that only the caller holds (a rename to a new name)
  * ends hashed under d's old name, a negative dentry for the name that is

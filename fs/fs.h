@@ -314,9 +314,11 @@ struct super_block {
 	uint64_t s_dev;                 /* a number per instance, for stat */
 	unsigned s_flags;               /* SB_RDONLY; fixed at mount */
 	struct mount *s_mount;          /* where it is mounted (fs/mount.c); NULL if not */
-	/* Cross-directory renames, one at a time, so the ancestry check and
-	 * the order "ancestor first" hold while they lock (fs/rename.c). */
-	struct mutex s_rename_mutex;
+	/* Renames between two directories: exclusive for one that may move
+	 * a directory, so the ancestry checks and the order "ancestor first"
+	 * hold while it locks; shared for one that moves a file, which
+	 * needs only that no directory changes parent (fs/rename.c). */
+	struct rw_semaphore s_rename_rwsem;
 	char s_options[64];             /* as mounted, for the mount list */
 	/* Inodes of this sb the shrinker has taken off the LRU and is still
 	 * evicting (atomic): icache_evict_sb waits for 0, so the sb outlives

@@ -3,9 +3,10 @@
  *
  * Locking, in the order rename takes them (docs/design/08-lock-order.md has
  * the order among all locks):
- *   1. Between two directories, the super block's s_rename_mutex: one
- *      cross-directory rename at a time per filesystem, so no other rename
- *      can change the tree's shape while we check ancestry and lock.
+ *   1. Between two directories, the super block's s_rename_rwsem
+ *      exclusive: one cross-directory rename at a time per filesystem, so
+ *      no other rename can change the tree's shape while we check
+ *      ancestry and lock.
  *   2. The directories' i_rwsem exclusive: the one that is an ancestor of
  *      the other first (ancestor-first is the order every other operation
  *      uses too: a parent before its child); unrelated ones by address.
@@ -25,11 +26,14 @@
  * (FS_PAR_DIROPS, vfs.dirops=shared: rename_shared) the directories are
  * taken shared and the two names locked instead (fs/d_name_lock.c): in
  * one directory the source's and then a new target's, born locked, or
- * else both by address; between two, the mutex, the old
- * directory, the source's name, and only then the new directory and the
- * target's name, each ancestry check before the name it guards is locked
- * (docs/design/24-dirops.md, R5); then step 3, except that a directory
- * renamed within its directory is not locked (R7).
+ * else both by address; between two, s_rename_rwsem shared if the source
+ * is a file (no directory moves, so the tree's order of directories,
+ * shallower first and then by address, holds: the first directory in it
+ * and its name, then the second and its name, lock_files_by_tree), else
+ * exclusive and the old directory and the source's name first; each
+ * ancestry check before the name it guards is locked (docs/design/
+ * 24-dirops.md, R4 and R5); then step 3, except that a directory renamed
+ * within its directory is not locked (R7).
  * Then the filesystem renames, and d_move moves the dentry in one step for
  * lookups: it holds both hash buckets' locks (and d_lookup holds its
  * bucket's), so a concurrent lookup sees the old name or the new one,
@@ -47,11 +51,11 @@
 #include "kernel/race.h"
 #include "kernel/trace.h"
 
-/* Is a an ancestor of d, or d itself?  Caller holds s_rename_mutex, so
- * directories' parents do not change. */
+/* Is a an ancestor of d, or d itself?  Caller holds s_rename_rwsem
+ * (either way), so directories' parents do not change. */
 static bool is_ancestor(struct dentry *a, struct dentry *d)
 {
-	mutex_assert_held(&d->d_sb->s_rename_mutex);
+	rwsem_assert_held(&d->d_sb->s_rename_rwsem);
 	for (;;) {
 		if (d == a)
 			return true;
@@ -63,7 +67,7 @@ static bool is_ancestor(struct dentry *a, struct dentry *d)
 
 /* The checks between finding both names and locking the source and
  * victim inodes, in Linux's order: the ancestry ones (which need only
- * s_rename_mutex) before the file types. */
+ * s_rename_rwsem) before the file types. */
 static int may_rename(struct dentry *old_dir, struct dentry *old, struct dentry *new_dir,
 		      struct dentry *new)
 {
@@ -149,19 +153,20 @@ static int lock_dirs(struct dentry *old_dir, struct dentry *new_dir)
 
 /*
  * Lock the two directories of a rename (Linux's lock_rename): one
- * directory alone; two with the super block's s_rename_mutex first, so
- * that the tree keeps its shape while lock_dirs looks at ancestry.
- * Killable: 0, or -EINTR holding nothing.  unlock_rename gives all back.
+ * directory alone; two with the super block's s_rename_rwsem exclusive
+ * first, so that the tree keeps its shape while lock_dirs looks at
+ * ancestry.  Killable: 0, or -EINTR holding nothing.  unlock_rename
+ * gives all back.
  */
 static int lock_rename(struct dentry *old_dir, struct dentry *new_dir)
 {
 	if (old_dir == new_dir)
 		return down_write_killable(&old_dir->d_inode->i_rwsem) ? -EINTR : 0;
 	struct super_block *sb = old_dir->d_sb;
-	if (mutex_lock_killable(&sb->s_rename_mutex))
+	if (down_write_killable(&sb->s_rename_rwsem))
 		return -EINTR;
 	if (lock_dirs(old_dir, new_dir)) {
-		mutex_unlock(&sb->s_rename_mutex);
+		up_write(&sb->s_rename_rwsem);
 		return -EINTR;
 	}
 	return 0;
@@ -172,7 +177,7 @@ static void unlock_rename(struct dentry *old_dir, struct dentry *new_dir)
 	up_write(&old_dir->d_inode->i_rwsem);
 	if (old_dir != new_dir) {
 		up_write(&new_dir->d_inode->i_rwsem);
-		mutex_unlock(&old_dir->d_sb->s_rename_mutex);
+		up_write(&old_dir->d_sb->s_rename_rwsem);
 	}
 }
 
@@ -258,6 +263,7 @@ struct rename_name {
 	size_t len;
 	struct inode *seen;
 	bool locked;
+	bool dir_held;	/* dir's i_rwsem, shared */
 };
 
 static void put_name(struct rename_name *n)
@@ -403,60 +409,154 @@ static int lock_names_one_dir(struct rename_name *o, struct rename_name *n)
 	}
 }
 
-/*
- * Between two directories (P5 of the model): the caller holds
- * s_rename_mutex and the old directory shared.  The source is looked up,
- * "into its own subtree" checked, its name locked; only then the new
- * directory is taken shared, the target looked up, "over an ancestor of
- * the source's directory" checked, its name locked.  Each check comes
- * before the lock of the name it guards, so no rename waits for the name
- * of a directory it holds (a deadlock: MUT_LATE_ANCESTOR), and the new
- * directory comes after the source's name, so a rename in the old
- * directory that replaces the new one cannot hold that name while it
- * waits for us (MUT_BOTH_DIRS_FIRST).  Returns 0 with both names locked
- * and *new_held set, or an error with only the old directory held.
- */
-static int lock_names_two_dirs(struct rename_name *o, struct rename_name *n, bool *new_held)
+/* Take x's directory shared, if not yet, as the rename's first (sub
+ * I_RWSEM_PARENT) or second directory; then look x up.  0, -EINTR, or
+ * the lookup's error. */
+static int enter_dir(struct rename_name *x, unsigned sub)
 {
-	int err;
+	if (!x->dir_held) {
+		if (dirop_lock_dir(x->dir, true, sub))
+			return -EINTR;
+		x->dir_held = true;
+	}
+	return find_name(x);
+}
+
+static void leave_dir(struct rename_name *x)
+{
+	if (x->dir_held)
+		dirop_unlock_dir(x->dir, true);
+	x->dir_held = false;
+}
+
+#define SOURCE_IS_DIR 1	/* lock_files_by_tree: take the rename lock exclusive */
+
+/* The source's checks, before its name is locked: ENOENT first, as
+ * Linux; then a directory is "into its own subtree" checked, or, with
+ * the rename lock shared (files_only), sent back (SOURCE_IS_DIR). */
+static int check_source(struct rename_name *o, struct rename_name *n, bool files_only)
+{
+	if (!o->seen)
+		return -ENOENT;
+	if (!S_ISDIR(o->seen->i_mode))
+		return 0;
+	if (files_only)
+		return SOURCE_IS_DIR;
+	return is_ancestor(o->d, n->dir) ? -EINVAL : 0;
+}
+
+/* The target's, before its name is locked: not over a directory that
+ * holds the source (whatever the source's type, as may_rename). */
+static int check_target(struct rename_name *o, struct rename_name *n)
+{
+	if (n->seen && S_ISDIR(n->seen->i_mode) && is_ancestor(n->d, o->dir))
+		return -ENOTEMPTY;
+	return 0;
+}
+
+/*
+ * One try at the two names of a rename between two directories (P5 of
+ * the model): the first directory a (o's or n's) shared, its name looked
+ * up, checked and locked; only then the second directory b, its name
+ * looked up, checked and locked.  Each check comes before the lock of the
+ * name it guards, so no rename waits for the name of a directory it
+ * holds (a deadlock: MUT_LATE_ANCESTOR), and the second directory comes
+ * after the first's name, so a rename in the first directory that
+ * replaces the second cannot hold that name while it waits for us
+ * (MUT_BOTH_DIRS_FIRST).  The target's ENOTEMPTY, when the target comes
+ * first, waits for the source's checks: ENOENT comes before it in Linux.
+ * 0 with both names locked, or an error with what is held recorded in o
+ * and n; -EAGAIN: something changed, let go of all but a's directory
+ * and try again.
+ */
+static int lock_names_once(struct rename_name *o, struct rename_name *n, bool new_first,
+			   bool files_only)
+{
+	struct rename_name *a = new_first ? n : o, *b = new_first ? o : n;
+	int late = 0;
+	int err = enter_dir(a, I_RWSEM_PARENT);
+	if (!err && a == o)
+		err = check_source(o, n, files_only);
+	else if (!err)
+		late = check_target(o, n);
+	if (!err && !late)
+		err = lock_found(a, D_NAME_LOCK_FIRST);
+	if (err)
+		return err;
+	race_window();	/* the first name held, the second directory not yet */
+	err = enter_dir(b, I_RWSEM_PARENT2);
+	if (!err)
+		err = b == o ? check_source(o, n, files_only) : check_target(o, n);
+	if (!err)
+		err = late;
+	if (!err)
+		err = lock_found(b, D_NAME_LOCK_SECOND);
+	if (!err && d_unhashed(a->d))
+		err = -EAGAIN;
+	return err;
+}
+
+/* Let go of both names, and of the second directory (b: o's, when the
+ * new one came first); of the first too if all. */
+static void put_names(struct rename_name *o, struct rename_name *n, struct rename_name *b, bool all)
+{
+	put_name(n);
+	put_name(o);
+	leave_dir(b);
+	if (all) {
+		leave_dir(o);
+		leave_dir(n);
+	}
+}
+
+/* Where a directory comes in the tree's order: its depth.  Caller holds
+ * s_rename_rwsem, so no directory changes parent. */
+static unsigned dir_depth(struct dentry *d)
+{
+	rwsem_assert_held(&d->d_sb->s_rename_rwsem);
+	unsigned depth = 0;
+	for (; d->d_parent != d; d = d->d_parent)
+		depth++;
+	return depth;
+}
+
+/*
+ * A rename of a file between two directories, s_rename_rwsem shared: no
+ * directory moves while we hold it, so the tree's order of directories
+ * (shallower first, then by inode address) stays put, and every thread
+ * that holds two directories takes them in it: renames of files, and
+ * rmdir, which takes a parent before its child.  So the first directory
+ * is the shallower one, not the old one: two files renamed each into the
+ * other's directory would otherwise each hold its source's name and wait
+ * for the other's (MUT_SOURCE_DIR_FIRST).  A directory as the source
+ * returns SOURCE_IS_DIR with nothing held.
+ */
+static int lock_files_by_tree(struct rename_name *o, struct rename_name *n)
+{
+	unsigned od = dir_depth(o->dir), nd = dir_depth(n->dir);
+	bool new_first = nd != od ? nd < od : n->dir->d_inode < o->dir->d_inode;
 	for (;;) {
-		err = find_name(o);
-		if (err)
+		int err = lock_names_once(o, n, new_first, true);
+		if (err != -EAGAIN && err != SOURCE_IS_DIR)
 			return err;
-		if (!o->seen)
-			err = -ENOENT;	/* first, as Linux: before either ancestry check */
-		else if (S_ISDIR(o->seen->i_mode) && is_ancestor(o->d, n->dir))
-			err = -EINVAL;	/* into its own subtree */
-		if (!err)
-			err = lock_found(o, D_NAME_LOCK_FIRST);
-		if (err == -EAGAIN)
-			continue;
-		if (err)
-			break;
-		race_window();	/* the source's name held, the new directory not yet */
-		if (dirop_lock_dir(n->dir, true, I_RWSEM_PARENT2)) {
-			err = -EINTR;
-			break;
-		}
-		*new_held = true;
-		err = find_name(n);
-		if (!err && n->seen && S_ISDIR(n->seen->i_mode) && is_ancestor(n->d, o->dir))
-			err = -ENOTEMPTY;	/* over an ancestor of the source's directory */
-		if (!err)
-			err = lock_found(n, D_NAME_LOCK_SECOND);
-		if (!err && d_unhashed(o->d))
-			err = -EAGAIN;
-		if (!err)
-			return 0;
-		put_name(n);
-		put_name(o);
-		dirop_unlock_dir(n->dir, true);
-		*new_held = false;
-		if (err != -EAGAIN)
+		put_names(o, n, new_first ? o : n, err == SOURCE_IS_DIR);
+		if (err == SOURCE_IS_DIR)
 			return err;
 	}
-	put_name(o);
-	return err;
+}
+
+/* A rename that may move a directory, s_rename_rwsem exclusive: the old
+ * directory first, then the new one (no other rename between two
+ * directories runs; the ancestry checks keep the order "ancestor first"
+ * where it matters, docs/design/24-dirops.md, R5). */
+static int lock_names_two_dirs(struct rename_name *o, struct rename_name *n)
+{
+	for (;;) {
+		int err = lock_names_once(o, n, false, false);
+		if (err != -EAGAIN)
+			return err;
+		put_names(o, n, n, false);
+	}
 }
 
 /* The parallel protocol's rename: both directories shared, both names
@@ -464,27 +564,40 @@ static int lock_names_two_dirs(struct rename_name *o, struct rename_name *n, boo
 static int rename_shared(struct dentry *old_dir, const char *old_name, size_t old_len,
 			 struct dentry *new_dir, const char *new_name, size_t new_len)
 {
-	struct rename_name o = { old_dir, NULL, old_name, old_len, NULL, false };
-	struct rename_name n = { new_dir, NULL, new_name, new_len, NULL, false };
-	bool cross = old_dir != new_dir, new_held = false;
-	struct mutex *rm = &old_dir->d_sb->s_rename_mutex;
-	if (cross && mutex_lock_killable(rm))
-		return -EINTR;
-	int err = dirop_lock_dir(old_dir, true, I_RWSEM_PARENT);
-	if (!err) {
-		err = cross ? lock_names_two_dirs(&o, &n, &new_held) : lock_names_one_dir(&o, &n);
-		if (!err)
-			err = do_rename(old_dir, o.d, new_dir, n.d, true);
-		if (n.d == o.d)
-			n.d = NULL;	/* rename(a, a): one reference, one lock */
-		put_name(&n);
-		put_name(&o);
-		if (new_held)
-			dirop_unlock_dir(new_dir, true);
-		dirop_unlock_dir(old_dir, true);
+	struct rename_name o = { .dir = old_dir, .name = old_name, .len = old_len };
+	struct rename_name n = { .dir = new_dir, .name = new_name, .len = new_len };
+	struct rw_semaphore *rs = &old_dir->d_sb->s_rename_rwsem;
+	bool exclusive = false;
+	int err;
+	if (old_dir == new_dir) {
+		err = dirop_lock_dir(old_dir, true, I_RWSEM_PARENT);
+		if (err)
+			return err;
+		o.dir_held = true;
+		err = lock_names_one_dir(&o, &n);
+	} else {
+		if (down_read_killable(rs))
+			return -EINTR;
+		err = lock_files_by_tree(&o, &n);
+		if (err == SOURCE_IS_DIR) {
+			up_read(rs);
+			if (down_write_killable(rs))
+				return -EINTR;
+			exclusive = true;
+			err = lock_names_two_dirs(&o, &n);
+		}
 	}
-	if (cross)
-		mutex_unlock(rm);
+	if (!err)
+		err = do_rename(old_dir, o.d, new_dir, n.d, true);
+	if (n.d == o.d)
+		n.d = NULL;	/* rename(a, a): one reference, one lock */
+	put_names(&o, &n, &n, true);
+	if (old_dir != new_dir) {
+		if (exclusive)
+			up_write(rs);
+		else
+			up_read(rs);
+	}
 	return err;
 }
 

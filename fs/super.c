@@ -56,6 +56,6 @@ void sb_init(struct super_block *sb, const struct file_system_type *type,
 	sb->s_type = type;
 	sb->s_op = ops;
 	sb->s_dev = __atomic_fetch_add(&next_dev, 1, __ATOMIC_RELAXED);
-	mutex_init(&sb->s_rename_mutex, "s_rename_mutex");
+	init_rwsem(&sb->s_rename_rwsem, "s_rename_rwsem");
 	sb->s_bdev = NULL;	/* do_mount sets it for a filesystem on a disk */
 }

@@ -209,7 +209,8 @@ static void killed_in_nested_waits(void)
 	struct kcall cross = { K_RENAME, "d/f", "d2/f", 0 };
 	kill_behind(&cross, second, "d", dirs_and_children);
 	kill_behind(&cross, second, "d2", dirs_and_children);
-	EXPECT_FALSE(mutex_is_locked(&top->d_sb->s_rename_mutex));
+	EXPECT_EQ(rwsem_readers(&top->d_sb->s_rename_rwsem), 0u);
+	EXPECT_FALSE(rwsem_is_write_locked(&top->d_sb->s_rename_rwsem));
 	dput(top);
 	EXPECT_EQ(sys_stat("d/f", &st), 0);	/* nothing was done */
 	EXPECT_EQ(sys_stat("d/e", &st), 0);

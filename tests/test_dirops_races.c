@@ -305,6 +305,14 @@ static void cross_rounds(struct cross_race *c, unsigned me)
 	static const char *const mv[2][2] = { { "a/n0", "b/n1" }, { "b/n1", "a/n0" } };
 	static const char *const dir_mv[2][2] = { { "a/n2", "b/n3/n2" }, { "b/n3", "a/n2/n3" } };
 	for (unsigned k = 0; k < c->iters; k++) {
+		/* Each puts its source back if the other moved it away, so
+		 * both files are there as often as not: then each rename
+		 * holds its source's name and comes for the other's, which
+		 * only the tree's order of the two directories keeps from
+		 * deadlocking (fs/rename.c, lock_files_by_tree). */
+		int fd = sys_open(mv[me][0], O_CREAT | O_WRONLY, 0644);
+		if (fd >= 0)
+			sys_close(fd);
 		if (!sys_rename(mv[me][0], mv[me][1]))
 			c->ok[me]++;
 		/* Directories the other way round: each would go into the
@@ -347,8 +355,8 @@ static void cross_renames_both_ways_finish(void)
 	watch_stop();
 	struct kstat st;
 	unsigned files = (sys_lstat("a/n0", &st) == 0) + (sys_lstat("b/n1", &st) == 0);
-	kprintf("    # %u + %u renames done each way; %u file left of 2\n", c.ok[0], c.ok[1], files);
-	EXPECT_EQ(files, 1u);	/* the first replacing rename took one */
+	kprintf("    # %u + %u renames done each way; %u files left\n", c.ok[0], c.ok[1], files);
+	EXPECT_GE(files, 1u);	/* a rename replaces, never loses both */
 	EXPECT_GT(c.ok[0] + c.ok[1], 0u);
 	EXPECT_EQ(sys_lstat("a/n2", &st), 0);	/* the directories came back */
 	EXPECT_EQ(sys_lstat("b/n3", &st), 0);

@@ -419,7 +419,7 @@ static void rename_dir_over_empty_dir(void)
  * while the other moves r into p/q.  Each rename alone is legal; after
  * either one the other would put a directory inside itself.  Both paths
  * are walked before either rename locks anything, so only a check made
- * under s_rename_mutex can see the other move: the one that locks second
+ * under s_rename_rwsem (exclusive: a directory moves) can see the other move: the one that locks second
  * must find its source above its target's directory (EINVAL), or must
  * not find its path at all (ENOENT, if its walk came after the move).  If
  * both succeeded, p/q/r/s/p would be a loop that no path reaches: two
