@@ -540,7 +540,9 @@ COUNT_CALLS = {1: "getpid (entry and exit only)", 2: "stat, 6-component cached p
                3: "open + close, cached file", 4: "pread 4 KiB, cached file",
                5: "lstat of a missing name (negative dentry)", 6: "stat, 2-component cached path",
                7: "stat of a name never looked up (4 components)",
-               8: "the same stat again (negative dentry, 4 components)"}
+               8: "the same stat again (negative dentry, 4 components)",
+               9: "rename to a new name in one directory",
+               10: "rename of a file into another directory"}
 COUNT_RE = re.compile(r"count id=(\d+) cpu\d+ insns=(\d+)")
 
 
@@ -1132,7 +1134,7 @@ def print_counts(boots):
 
 
 def slow_rounds(boots, below=0.8):
-    """Rounds of the workloads whose lines carry cpu_ns (1 and 2) below
+    """Rounds of the workloads whose lines carry cpu_ns (1, 2 and 9) below
     `below` of their row's median rate, each with its workers' CPU time
     against the wall time and its work per CPU second against the row's
     median: (kernel, label, threads, rate/median, cpu/wall, per-cpu/median)."""
@@ -1151,8 +1153,8 @@ def slow_rounds(boots, below=0.8):
         med_cpu = statistics.median(x[2] for x in rounds)
         for rate, share, per_cpu in rounds:
             if rate < below * med:
-                label = {"file read": "pread", "file open": "open+close"}.get(f"{w} {mode}",
-                                                                            f"{w} {mode}")
+                label = {"file read": "pread", "file open": "open+close",
+                         "renames ": "rename storm"}.get(f"{w} {mode}", f"{w} {mode}")
                 out.append((kernel, label, n, rate / med, share, per_cpu / med_cpu))
     return out
 
@@ -1166,8 +1168,8 @@ def print_slow_rounds(boots):
     if not slow:
         return
     print()
-    print("== rounds below 0.8 of their row's median (workloads 1 and 2: the workers' own "
-          "CPU-time clocks)")
+    print("== rounds below 0.8 of their row's median (workloads 1, 2 and 9: the workers' "
+          "own CPU-time clocks; 9's workers are its renamers)")
     print(f"   {'kernel':7} {'round':14} {'N':>2} {'rate/median':>11} {'CPU/wall':>8} "
           f"{'work per CPU s/median':>21}")
     for kernel, label, n, rate, share, per_cpu in slow:

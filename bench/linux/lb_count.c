@@ -15,6 +15,10 @@
  *     the lookup asks the filesystem and leaves a negative dentry, as
  *     each miss of bench-linux's include search does the first time)
  *   8 the same stat again (the negative dentry found)
+ *   9 rename of a file to a new name in its directory (ROOT/c/r to
+ *     ROOT/c/s, as the rename storm's first step)
+ *  10 rename of that file into another directory (ROOT/c/s to
+ *     ROOT/c/b/r, the storm's second; an uncounted rename brings it back)
  * Prints "LB w=count reps=REPS bad=B" when done.
  */
 #include "lb.h"
@@ -29,6 +33,7 @@ int main(int argc, char **argv, char **envp)
 		return 2;
 	long reps = number(argv[2]), bad = 0;
 	char deep[128], file[128], missing[128], top[128], mid[128], fresh[160], leaf[48];
+	char mv_r[160], mv_s[160], mv_b[160];
 	lb_join_path(deep, sizeof(deep), argv[1], "c/b/c/d/f");
 	lb_join_path(top, sizeof(top), argv[1], "c");
 	lb_join_path(file, sizeof(file), top, "file");
@@ -40,7 +45,10 @@ int main(int argc, char **argv, char **envp)
 			sys2(SYS_mkdir, deep, 0755);
 			*p = '/';
 		}
-	if (lb_make_file(deep, 10) < 0 || lb_make_file(file, 8192) < 0)
+	lb_join_path(mv_r, sizeof(mv_r), top, "r");
+	lb_join_path(mv_s, sizeof(mv_s), top, "s");
+	lb_join_path(mv_b, sizeof(mv_b), mid, "r");
+	if (lb_make_file(deep, 10) < 0 || lb_make_file(file, 8192) < 0 || lb_make_file(mv_r, 0) < 0)
 		return 3;
 	long fd = sys3(SYS_open, file, O_RDONLY, 0);
 	static char buf[4096];
@@ -82,6 +90,15 @@ int main(int argc, char **argv, char **envp)
 		ret = sys2(SYS_stat, fresh, &st);
 		conflict_region_end(COUNTED(8));
 		bad += ret != -2;
+		conflict_region_begin(COUNTED(9));
+		ret = sys2(SYS_rename, mv_r, mv_s);
+		conflict_region_end(COUNTED(9));
+		bad += ret != 0;
+		conflict_region_begin(COUNTED(10));
+		ret = sys2(SYS_rename, mv_s, mv_b);
+		conflict_region_end(COUNTED(10));
+		bad += ret != 0;
+		bad += sys2(SYS_rename, mv_b, mv_r) != 0;
 	}
 	struct lb_line l;
 	lb_begin(&l, "count");

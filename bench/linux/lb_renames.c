@@ -12,8 +12,11 @@
  * Checked: every rename succeeds, every stat of a stable name finds a
  * file, and afterwards a holds r0..r<T-1> and its stable names, b only
  * its own.  Prints
- *     LB w=renames threads=T iters=I stats=S ns=NS bad=B
- * with NS the renames' time, S the stats made meanwhile.
+ *     LB w=renames threads=T iters=I stats=S ns=NS cpu_ns=C bad=B
+ * with NS the renames' time, S the stats made meanwhile, C the renaming
+ * threads' CPU time (lb.h: against T * NS it says whether a slow round
+ * lost its time on the renamers' vCPUs or off them: asleep on a lock,
+ * queued behind a stat thread, or the host's).
  */
 #include "lb.h"
 
@@ -65,11 +68,13 @@ static void renamer(long i)
 	name_of(s_a, sizeof(s_a), 'a', 's', i);
 	name_of(r_b, sizeof(r_b), 'b', 'r', i);
 	lb_wait_go();
+	lb_cpu_begin(i);
 	for (long k = 0; k < iters; k++) {
 		bad[i] += sys2(SYS_rename, r_a, s_a) != 0;
 		bad[i] += sys2(SYS_rename, s_a, r_b) != 0;
 		bad[i] += sys2(SYS_rename, r_b, r_a) != 0;
 	}
+	lb_cpu_end(i);
 	__atomic_fetch_sub(&renamers_left, 1, __ATOMIC_RELEASE);
 }
 
@@ -131,6 +136,7 @@ int main(int argc, char **argv, char **envp)
 	lb_num(&l, "iters", iters);
 	lb_num(&l, "stats", nstats);
 	lb_num(&l, "ns", ns);
+	lb_num(&l, "cpu_ns", lb_cpu_sum(nthreads));
 	lb_num(&l, "bad", nbad);
 	lb_emit(&l);
 	return 0;
