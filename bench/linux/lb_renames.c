@@ -12,18 +12,20 @@
  * Checked: every rename succeeds, every stat of a stable name finds a
  * file, and afterwards a holds r0..r<T-1> and its stable names, b only
  * its own.  Prints
- *     LB w=renames threads=T iters=I stats=S ns=NS cpu_ns=C bad=B
+ *     LB w=renames threads=T iters=I stats=S ns=NS cpu_ns=C first_ns=F bad=B
  * with NS the renames' time, S the stats made meanwhile, C the renaming
  * threads' CPU time (lb.h: against T * NS it says whether a slow round
  * lost its time on the renamers' vCPUs or off them: asleep on a lock,
- * queued behind a stat thread, or the host's).
+ * queued behind a stat thread, or the host's), F when the first renamer
+ * ended (from the same start as NS: F well below NS means the renamers
+ * ended at different times, their CPUs shared unevenly).
  */
 #include "lb.h"
 
 #define STABLE 100
 
 static const char *top;
-static long nthreads, iters, bad[2 * MAXT], stats[MAXT];
+static long nthreads, iters, bad[2 * MAXT], stats[MAXT], first_end;
 static volatile int renamers_left;
 
 /* DIR/<dir>/<c><n> */
@@ -75,6 +77,8 @@ static void renamer(long i)
 		bad[i] += sys2(SYS_rename, r_b, r_a) != 0;
 	}
 	lb_cpu_end(i);
+	long end = now_ns(), was = 0;
+	__atomic_compare_exchange_n(&first_end, &was, end, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
 	__atomic_fetch_sub(&renamers_left, 1, __ATOMIC_RELEASE);
 }
 
@@ -137,6 +141,7 @@ int main(int argc, char **argv, char **envp)
 	lb_num(&l, "stats", nstats);
 	lb_num(&l, "ns", ns);
 	lb_num(&l, "cpu_ns", lb_cpu_sum(nthreads));
+	lb_num(&l, "first_ns", first_end - t0);
 	lb_num(&l, "bad", nbad);
 	lb_emit(&l);
 	return 0;
