@@ -12,13 +12,16 @@
  * Checked: every rename succeeds, every stat of a stable name finds a
  * file, and afterwards a holds r0..r<T-1> and its stable names, b only
  * its own.  Prints
- *     LB w=renames threads=T iters=I stats=S ns=NS cpu_ns=C first_ns=F bad=B
+ *     LB w=renames threads=T iters=I stats=S ns=NS cpu_ns=C first_ns=F
+ *        cpu_min_ns=A cpu_max_ns=Z bad=B
  * with NS the renames' time, S the stats made meanwhile, C the renaming
  * threads' CPU time (lb.h: against T * NS it says whether a slow round
  * lost its time on the renamers' vCPUs or off them: asleep on a lock,
  * queued behind a stat thread, or the host's), F when the first renamer
  * ended (from the same start as NS: F well below NS means the renamers
- * ended at different times, their CPUs shared unevenly).
+ * ended at different times), A and Z the least and most CPU time one
+ * renamer used for its ITERS (apart: the same work cost some more, a
+ * lock spun on; close: some got their CPU time sooner).
  */
 #include "lb.h"
 
@@ -142,6 +145,13 @@ int main(int argc, char **argv, char **envp)
 	lb_num(&l, "ns", ns);
 	lb_num(&l, "cpu_ns", lb_cpu_sum(nthreads));
 	lb_num(&l, "first_ns", first_end - t0);
+	long lo = lb_cpu[0], hi = lb_cpu[0];
+	for (long i = 1; i < nthreads; i++) {
+		lo = lb_cpu[i] < lo ? lb_cpu[i] : lo;
+		hi = lb_cpu[i] > hi ? lb_cpu[i] : hi;
+	}
+	lb_num(&l, "cpu_min_ns", lo);
+	lb_num(&l, "cpu_max_ns", hi);
 	lb_num(&l, "bad", nbad);
 	lb_emit(&l);
 	return 0;
