@@ -496,16 +496,33 @@ static int lock_names_once(struct rename_name *o, struct rename_name *n, bool ne
 	return err;
 }
 
-/* Let go of both names, and of the second directory (b: o's, when the
- * new one came first); of the first too if all. */
-static void put_names(struct rename_name *o, struct rename_name *n, struct rename_name *b, bool all)
+/* Let go of both names and of every directory held but keep's (NULL:
+ * all of them). */
+static void put_names(struct rename_name *o, struct rename_name *n, struct rename_name *keep)
 {
 	put_name(n);
 	put_name(o);
-	leave_dir(b);
-	if (all) {
+	if (o != keep)
 		leave_dir(o);
+	if (n != keep)
 		leave_dir(n);
+}
+
+/* The two names of a rename between two directories, lock_names_once
+ * again until nothing changed under it, the first directory kept held
+ * between tries: new_first and files_only as there.  With the rename lock
+ * exclusive (a rename that may move a directory) the old directory comes
+ * first: no other rename between two directories runs, and the ancestry
+ * checks keep the order "ancestor first" where it matters
+ * (docs/design/24-dirops.md, R5). */
+static int lock_names_two_dirs(struct rename_name *o, struct rename_name *n, bool new_first,
+			       bool files_only)
+{
+	for (;;) {
+		int err = lock_names_once(o, n, new_first, files_only);
+		if (err != -EAGAIN)
+			return err;
+		put_names(o, n, new_first ? n : o);
 	}
 }
 
@@ -535,28 +552,10 @@ static int lock_files_by_tree(struct rename_name *o, struct rename_name *n)
 {
 	unsigned od = dir_depth(o->dir), nd = dir_depth(n->dir);
 	bool new_first = nd != od ? nd < od : n->dir->d_inode < o->dir->d_inode;
-	for (;;) {
-		int err = lock_names_once(o, n, new_first, true);
-		if (err != -EAGAIN && err != SOURCE_IS_DIR)
-			return err;
-		put_names(o, n, new_first ? o : n, err == SOURCE_IS_DIR);
-		if (err == SOURCE_IS_DIR)
-			return err;
-	}
-}
-
-/* A rename that may move a directory, s_rename_rwsem exclusive: the old
- * directory first, then the new one (no other rename between two
- * directories runs; the ancestry checks keep the order "ancestor first"
- * where it matters, docs/design/24-dirops.md, R5). */
-static int lock_names_two_dirs(struct rename_name *o, struct rename_name *n)
-{
-	for (;;) {
-		int err = lock_names_once(o, n, false, false);
-		if (err != -EAGAIN)
-			return err;
-		put_names(o, n, n, false);
-	}
+	int err = lock_names_two_dirs(o, n, new_first, true);
+	if (err == SOURCE_IS_DIR)
+		put_names(o, n, NULL);
+	return err;
 }
 
 /* The parallel protocol's rename: both directories shared, both names
@@ -584,14 +583,14 @@ static int rename_shared(struct dentry *old_dir, const char *old_name, size_t ol
 			if (down_write_killable(rs))
 				return -EINTR;
 			exclusive = true;
-			err = lock_names_two_dirs(&o, &n);
+			err = lock_names_two_dirs(&o, &n, false, false);
 		}
 	}
 	if (!err)
 		err = do_rename(old_dir, o.d, new_dir, n.d, true);
 	if (n.d == o.d)
 		n.d = NULL;	/* rename(a, a): one reference, one lock */
-	put_names(&o, &n, &n, true);
+	put_names(&o, &n, NULL);
 	if (old_dir != new_dir) {
 		if (exclusive)
 			up_write(rs);

@@ -4,7 +4,8 @@
  * Two protocols, one set of threads and one set of invariants:
  *   -DEXCLUSIVE   today's (fs/dirops.c, fs/rename.c at bb87fe9): every
  *                 change takes its directory's i_rwsem exclusive; a
- *                 cross-directory rename takes s_rename_mutex, then both
+ *                 cross-directory rename takes s_rename_rwsem
+ *                 exclusive (a mutex at bb87fe9), then both
  *                 directories exclusive, the ancestor first.
  *   (default)     the parallel protocol of issue 42: a change takes its
  *                 directory's i_rwsem SHARED and locks the names it changes
@@ -429,7 +430,7 @@ inline op_remove(d, n, isrmdir)
 	dir_unlock(d)
 }
 
-/* The ancestry checks of may_rename, under s_rename_mutex. */
+/* The ancestry checks of may_rename, under s_rename_rwsem exclusive. */
 inline rename_ancestry(odir, ndir)
 {
 	v1 = dobj[s1]; v2 = dobj[s2];

@@ -13,7 +13,8 @@
  *     rename(SRC, DEST/basename(SRC)), else rename(SRC, DEST) as given
  *     (coreutils/mv.c);
  *   - sys_rename: path_parent of both paths (walks), then vfs_rename:
- *     lock_rename (s_rename_mutex, then both i_rwsem exclusive, the
+ *     lock_rename (s_rename_rwsem exclusive, a mutex when this was
+ *     written, then both i_rwsem exclusive, the
  *     ancestor first), lookup_one of both names under the locks,
  *     may_rename (is_ancestor both ways, under the mutex), lock_two of
  *     source and victim, may_rename_now (IS_DEADDIR of the new parent), the
@@ -51,7 +52,7 @@ byte par[NDIR];			/* dcache: a directory's d_parent (0: unhashed) */
 byte nam[NDIR];			/* dcache: its d_name */
 bool dead[NDIR];		/* IS_DEADDIR */
 byte wr[NDIR];			/* i_rwsem: the writer's pid + 1 (0: free) */
-byte rename_mutex;		/* s_rename_mutex: its holder's pid + 1 */
+byte rename_mutex;		/* s_rename_rwsem, exclusive: its holder's pid + 1 */
 bool mid;			/* between the filesystem's rename and d_move */
 
 /* Lock an i_rwsem exclusive.  Readers (lookup_slow) play no part here:
